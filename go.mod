@@ -1,0 +1,3 @@
+module github.com/idemsim/idemsim
+
+go 1.26

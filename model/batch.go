@@ -1,0 +1,56 @@
+package model
+
+import "strconv"
+
+// Batch is one record batch for one partition, as carried by a produce
+// request (Kafka's message format v2: one batch per partition per request).
+// Without idempotence PID is [NoProducerID], Epoch [NoEpoch] and the
+// sequences [NoSequence].
+type Batch struct {
+	Partition int32
+	PID       ProducerID
+	Epoch     int16
+	// FirstSeq and LastSeq are the sequence range, wrapping in the
+	// producer's [SeqSpace]: LastSeq = FirstSeq + len(Records) - 1.
+	FirstSeq int32
+	LastSeq  int32
+	// Transactional is the batch header's transactional bit.
+	Transactional bool
+	Records       []Record
+}
+
+// Idempotent reports whether the batch carries a producer id.
+func (b *Batch) Idempotent() bool { return b.PID != NoProducerID }
+
+// AppendDescription appends "p0 pid=1000 e=0 seq=0..4 n=5".
+func (b *Batch) AppendDescription(out []byte) []byte {
+	out = append(out, 'p')
+	out = strconv.AppendInt(out, int64(b.Partition), 10)
+	if b.PID == NoProducerID {
+		out = append(out, " pid=none"...)
+	} else {
+		out = append(out, " pid="...)
+		out = strconv.AppendInt(out, int64(b.PID), 10)
+		out = append(out, " e="...)
+		out = strconv.AppendInt(out, int64(b.Epoch), 10)
+		out = append(out, " seq="...)
+		out = strconv.AppendInt(out, int64(b.FirstSeq), 10)
+		out = append(out, ".."...)
+		out = strconv.AppendInt(out, int64(b.LastSeq), 10)
+	}
+	if b.Transactional {
+		out = append(out, " txn"...)
+	}
+	out = append(out, " n="...)
+	out = strconv.AppendInt(out, int64(len(b.Records)), 10)
+	if len(b.Records) > 0 {
+		out = append(out, " ["...)
+		out = b.Records[0].ID.AppendID(out)
+		if len(b.Records) > 1 {
+			out = append(out, ".."...)
+			out = b.Records[len(b.Records)-1].ID.AppendID(out)
+		}
+		out = append(out, ']')
+	}
+	return out
+}

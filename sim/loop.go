@@ -1,0 +1,114 @@
+package sim
+
+import "time"
+
+// Handler receives the events a [Loop] runs. now is the event's time, seq its
+// scheduling sequence number.
+type Handler[E Event] interface {
+	Handle(now Time, seq uint64, ev E)
+}
+
+// Limits bound a run. A zero field means "no limit" for that dimension.
+type Limits struct {
+	// Until is the last simulated time at which an event may run; events
+	// scheduled later stay pending. Zero means no time limit.
+	Until Time
+	// MaxEvents is the largest number of events the run may handle.
+	// Zero means no limit.
+	MaxEvents int64
+}
+
+// StopReason tells why [Loop.Run] returned.
+type StopReason uint8
+
+const (
+	// StopDrained: no event was pending.
+	StopDrained StopReason = iota
+	// StopTimeLimit: the next pending event lies after Limits.Until.
+	StopTimeLimit
+	// StopEventLimit: Limits.MaxEvents events have run.
+	StopEventLimit
+	// StopRequested: the handler called [Loop.Stop].
+	StopRequested
+)
+
+// String returns the reason's name as printed in reports.
+func (r StopReason) String() string {
+	switch r {
+	case StopDrained:
+		return "drained"
+	case StopTimeLimit:
+		return "time-limit"
+	case StopEventLimit:
+		return "event-limit"
+	case StopRequested:
+		return "stopped"
+	}
+	return "unknown"
+}
+
+// Loop is the next-event simulation loop: a clock and a [Queue]. It is not
+// safe for concurrent use; a run is single-threaded by design.
+type Loop[E Event] struct {
+	q      Queue[E]
+	now    Time
+	events int64 // events handled so far
+	stop   bool
+}
+
+// Now returns the current simulated time: the time of the event being
+// handled, or of the last one handled.
+func (l *Loop[E]) Now() Time { return l.now }
+
+// Events returns how many events have been handled.
+func (l *Loop[E]) Events() int64 { return l.events }
+
+// Pending returns the number of scheduled events not yet run.
+func (l *Loop[E]) Pending() int { return l.q.Len() }
+
+// At schedules ev at time at. A time in the past is moved to Now, so an
+// event never runs before the one that scheduled it. It returns the event's
+// scheduling sequence number.
+func (l *Loop[E]) At(at Time, ev E) uint64 {
+	if at < l.now {
+		at = l.now
+	}
+	return l.q.Push(at, ev)
+}
+
+// After schedules ev d after Now. A negative d counts as zero.
+func (l *Loop[E]) After(d time.Duration, ev E) uint64 {
+	if d < 0 {
+		d = 0
+	}
+	return l.q.Push(l.now.Add(d), ev)
+}
+
+// Stop asks Run to return after the current event.
+func (l *Loop[E]) Stop() { l.stop = true }
+
+// Run handles events in (time, sequence) order until the queue is empty, the
+// next event lies after lim.Until, lim.MaxEvents events have run, or the
+// handler calls Stop, whichever comes first.
+func (l *Loop[E]) Run(lim Limits, h Handler[E]) StopReason {
+	l.stop = false
+	for {
+		at, ok := l.q.Peek()
+		if !ok {
+			return StopDrained
+		}
+		if lim.Until > 0 && at > lim.Until {
+			return StopTimeLimit
+		}
+		if lim.MaxEvents > 0 && l.events >= lim.MaxEvents {
+			return StopEventLimit
+		}
+		at, seq, ev := l.q.Pop()
+		l.now = at
+		l.events++
+		h.Handle(at, seq, ev)
+		if l.stop {
+			return StopRequested
+		}
+	}
+}

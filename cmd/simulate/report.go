@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/idemsim/idemsim/scenarios"
+)
+
+// checked lists the invariants every run judges, in report order.
+var checked = []string{"INV-DUP", "INV-LOSS", "INV-ORDER", "LIVE-PROD"}
+
+// writeReport prints the human-readable report: scenario and parameters,
+// counts, verdicts, trace hash, and on a violation the reproduce command.
+func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
+	mode := "on"
+	if !r.Idempotence {
+		mode = "off"
+	}
+	fmt.Fprintf(w, "idemsim: scenario %s  seed %d  idempotence %s\n", r.Scenario, r.Seed, mode)
+	fmt.Fprintln(w, "\nparameters:")
+	for _, kv := range r.Params {
+		v := kv.Value
+		if v == "" {
+			v = `""`
+		}
+		fmt.Fprintf(w, "  %-40s %s\n", kv.Key, v)
+	}
+	for _, n := range r.ConfigNotes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if withTrace {
+		fmt.Fprintln(w, "\ntimeline:")
+		for _, l := range r.Trace {
+			fmt.Fprintln(w, "  "+l)
+		}
+	}
+	fmt.Fprintln(w, "\ncounts:")
+	row := func(k string, v int64) { fmt.Fprintf(w, "  %-14s %d\n", k, v) }
+	row("sent", r.Sent)
+	row("acked", r.Acked)
+	row("failed", r.Failed)
+	row("pending", r.Pending)
+	row("appended", r.Appended)
+	row("duplicates", r.Duplicates)
+	row("reordered", r.Reordered)
+	row("lost_acked", r.LostAcked)
+	row("fenced", r.Fenced)
+	row("zombie_writes", r.ZombieWrite)
+	row("epoch_bumps", r.EpochBumps)
+	if len(r.Errors) > 0 {
+		keys := make([]string, 0, len(r.Errors))
+		for k := range r.Errors {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s=%d", k, r.Errors[k])
+		}
+		fmt.Fprintf(w, "  %-14s %s\n", "errors", strings.Join(parts, " "))
+	}
+	fmt.Fprintf(w, "  %-14s %d events, %.3fs simulated\n", "run", r.Events, float64(r.SimTimeNs)/1e9)
+
+	fmt.Fprintln(w, "\nverdicts:")
+	for _, inv := range checked {
+		var vs []scenarios.Violation
+		for _, v := range r.Violations {
+			if v.Invariant == inv {
+				vs = append(vs, v)
+			}
+		}
+		if len(vs) == 0 {
+			fmt.Fprintf(w, "  %-10s ok\n", inv)
+			continue
+		}
+		fmt.Fprintf(w, "  %-10s VIOLATED\n", inv)
+		for _, v := range vs {
+			fmt.Fprintf(w, "    at %.6fs: %s\n", float64(v.AtNs)/1e9, v.Detail)
+		}
+	}
+	fmt.Fprintf(w, "\ntrace-hash %s\n", r.TraceHash)
+	if r.HasViolations() {
+		fmt.Fprintf(w, "\nreproduce: %s -trace\n", r.Reproduce)
+	}
+}
+
+// writeDescription prints a scenario's story, parameters and expectations.
+func writeDescription(w io.Writer, sc *scenarios.Scenario) {
+	fmt.Fprintf(w, "%s: %s\n\n%s\n\n", sc.Name, sc.Summary, sc.Story)
+	fmt.Fprintf(w, "expect with idempotence off: %s\n", sc.ExpectOff)
+	fmt.Fprintf(w, "expect with idempotence on:  %s\n\nparameters (-set key=value):\n", sc.ExpectOn)
+	for _, p := range sc.Values().Params() {
+		d := p.Default
+		if d == "" {
+			d = `""`
+		}
+		unit := p.Unit
+		if unit != "" {
+			unit = " " + unit
+		}
+		fmt.Fprintf(w, "  %-40s default %s%s (%s): %s\n", p.Key, d, unit, p.Allowed(), p.Doc)
+	}
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/idemsim/idemsim/scenarios"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitViolation = 1
+	exitUsage     = 2
+)
+
+// setFlags collects repeated -set key=value flags.
+type setFlags []scenarios.KV
+
+func (s *setFlags) String() string { return "" }
+
+func (s *setFlags) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want key=value, got %q", v)
+	}
+	*s = append(*s, scenarios.KV{Key: k, Value: val})
+	return nil
+}
+
+// run is the whole command; main only exits with its result.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		seedText    = fs.String("seed", "", "run seed, 0..18446744073709551615 (default: a random seed, printed)")
+		scenario    = fs.String("scenario", "", "scenario name (see -list)")
+		idempotence = fs.Bool("idempotence", true, "enable.idempotence (Kafka 3.0+ default: on)")
+		trace       = fs.Bool("trace", false, "also print the timeline")
+		asJSON      = fs.Bool("json", false, "print one JSON object instead of the report")
+		list        = fs.Bool("list", false, "list the scenarios")
+		describe    = fs.String("describe", "", "describe a scenario: story, parameters, expectations")
+		sets        setFlags
+	)
+	fs.Var(&sets, "set", "override a parameter, key=value (repeatable; see -describe)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: simulate -seed N -scenario NAME [flags]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage // flag has printed the error and usage
+	}
+	if fs.NArg() > 0 {
+		return usageErr(stderr, fmt.Sprintf("unexpected argument %q (flags only; see -h)", fs.Arg(0)))
+	}
+	if *list {
+		for _, s := range scenarios.All() {
+			fmt.Fprintf(stdout, "%-10s %s\n", s.Name, s.Summary)
+		}
+		return exitOK
+	}
+	if *describe != "" {
+		sc, err := scenarios.Lookup(*describe)
+		if err != nil {
+			return usageErr(stderr, "-describe: "+err.Error())
+		}
+		writeDescription(stdout, sc)
+		return exitOK
+	}
+	if *scenario == "" {
+		return usageErr(stderr, "-scenario is required (known: "+strings.Join(scenarios.Names(), ", ")+")")
+	}
+	sc, err := scenarios.Lookup(*scenario)
+	if err != nil {
+		return usageErr(stderr, "-scenario: "+err.Error())
+	}
+	var seed uint64
+	if *seedText == "" {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return usageErr(stderr, "cannot draw a random seed: "+err.Error())
+		}
+		seed = binary.LittleEndian.Uint64(b[:])
+	} else if seed, err = strconv.ParseUint(*seedText, 10, 64); err != nil {
+		return usageErr(stderr, fmt.Sprintf("-seed %q is not allowed (allowed: an integer 0..18446744073709551615)", *seedText))
+	}
+	explicitIdem := false
+	fs.Visit(func(f *flag.Flag) { explicitIdem = explicitIdem || f.Name == "idempotence" })
+	all := []scenarios.KV{}
+	if explicitIdem {
+		all = append(all, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(*idempotence)})
+	}
+	all = append(all, sets...)
+
+	spec := scenarios.Spec{Scenario: sc, Seed: seed, Sets: all, KeepTrace: *trace && !*asJSON}
+	res, err := scenarios.Run(spec)
+	if err != nil {
+		return usageErr(stderr, err.Error())
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintln(stderr, "simulate:", err)
+			return exitUsage
+		}
+	} else {
+		writeReport(stdout, res, *trace)
+	}
+	if res.HasViolations() {
+		return exitViolation
+	}
+	return exitOK
+}
+
+func usageErr(w io.Writer, msg string) int {
+	fmt.Fprintln(w, "simulate: "+msg)
+	return exitUsage
+}

@@ -1,0 +1,168 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/idemsim/idemsim/sim"
+)
+
+// Invariant names, as in bug-zoo §0.4.
+const (
+	InvDup   = "INV-DUP"
+	InvLoss  = "INV-LOSS"
+	InvOrder = "INV-ORDER"
+	InvSeq   = "INV-SEQ"
+	InvDedup = "INV-DEDUP"
+	InvFence = "INV-FENCE"
+	InvState = "INV-STATE"
+	InvEpoch = "INV-EPOCH"
+	LiveProd = "LIVE-PROD"
+)
+
+// Violation is one broken invariant, with the records or batches involved.
+type Violation struct {
+	Invariant string   `json:"invariant"`
+	Detail    string   `json:"detail"`
+	At        sim.Time `json:"at_ns"`
+}
+
+// Counts are a run's tallies as the checker sees them.
+type Counts struct {
+	// Sent is the number of records the application sent.
+	Sent int64 `json:"sent"`
+	// Acked is the number of records acknowledged to the application.
+	Acked int64 `json:"acked"`
+	// Failed is the number of records reported failed.
+	Failed int64 `json:"failed"`
+	// Pending is the number of records with no outcome at the end.
+	Pending int64 `json:"pending"`
+	// Appended is the number of data records in the logs, copies included.
+	Appended int64 `json:"appended"`
+	// Duplicates counts extra copies: a record k times in the logs adds k-1.
+	Duplicates int64 `json:"duplicates"`
+	// Reordered counts records that reached their partition's log after a
+	// record the same application sent later.
+	Reordered int64 `json:"reordered"`
+	// LostAcked counts acknowledged records missing from the logs.
+	LostAcked int64 `json:"lost_acked"`
+}
+
+// Checker watches a run and judges it against the safety and liveness
+// invariants. It is fed as the run goes (outcomes, appends), so its cost is
+// linear in the run's length, and judged once at the end.
+type Checker struct {
+	counts   Counts
+	outcomes map[RecordID]Outcome
+	// copies counts each record's appearances in the logs.
+	copies map[RecordID]int32
+	// maxN is, per (app, partition), the largest message number appended.
+	maxN       map[[2]int64]int64
+	reorders   []Violation
+	violations []Violation
+}
+
+// NewChecker returns an empty checker.
+func NewChecker() *Checker {
+	return &Checker{outcomes: make(map[RecordID]Outcome), copies: make(map[RecordID]int32), maxN: make(map[[2]int64]int64)}
+}
+
+// OnSend records that the application sent a record.
+func (c *Checker) OnSend() { c.counts.Sent++ }
+
+// OnOutcome records what the application learned about a record.
+func (c *Checker) OnOutcome(o Outcome) {
+	if prev, ok := c.outcomes[o.ID]; ok {
+		panic(fmt.Sprintf("model: two outcomes for %v: %v then %v", o.ID, prev.Err, o.Err))
+	}
+	c.outcomes[o.ID] = o
+	if o.Err == ErrNone {
+		c.counts.Acked++
+	} else {
+		c.counts.Failed++
+	}
+}
+
+// OnAppend records a data batch appended to a partition log.
+func (c *Checker) OnAppend(now sim.Time, e *LogEntry) {
+	for _, r := range e.Batch.Records {
+		c.counts.Appended++
+		c.copies[r.ID]++
+		if c.copies[r.ID] > 1 {
+			c.counts.Duplicates++
+			continue
+		}
+		k := [2]int64{int64(r.ID.App), int64(r.Partition)}
+		if m, ok := c.maxN[k]; ok && r.ID.N < m {
+			c.counts.Reordered++
+			if len(c.reorders) < 8 {
+				c.reorders = append(c.reorders, Violation{Invariant: InvOrder, At: now,
+					Detail: fmt.Sprintf("%v appended at p%d offset %d after %v (%s)", r.ID, r.Partition, e.FirstOffset, RecordID{App: r.ID.App, N: m}, batchTag(&e.Batch))})
+			}
+		} else {
+			c.maxN[k] = r.ID.N
+		}
+	}
+}
+
+func batchTag(b *Batch) string { return string(b.AppendDescription(nil)) }
+
+// Finish judges the run: logs are the final partition logs; pending is the
+// number of records still unresolved when the run ended; end is the end time.
+func (c *Checker) Finish(end sim.Time, logs [][]LogEntry, pending int64) (Counts, []Violation) {
+	c.counts.Pending = pending
+	var v []Violation
+	// INV-DUP: each record at most once. Report in log order.
+	seen := make(map[RecordID]bool)
+	nd := 0
+	for pi, log := range logs {
+		for i := range log {
+			e := &log[i]
+			for j, r := range e.Batch.Records {
+				if c.copies[r.ID] > 1 && seen[r.ID] {
+					if nd < 8 {
+						v = append(v, Violation{Invariant: InvDup, At: e.AppendedAt,
+							Detail: fmt.Sprintf("%v again at p%d offset %d (%s)", r.ID, pi, e.FirstOffset+int64(j), batchTag(&e.Batch))})
+					}
+					nd++
+				}
+				seen[r.ID] = true
+			}
+		}
+	}
+	if nd > 8 {
+		v = append(v, Violation{Invariant: InvDup, At: end, Detail: fmt.Sprintf("... and %d more duplicate copies", nd-8)})
+	}
+	v = append(v, c.reorders...)
+	if c.counts.Reordered > int64(len(c.reorders)) {
+		v = append(v, Violation{Invariant: InvOrder, At: end, Detail: fmt.Sprintf("... %d reordered records in all", c.counts.Reordered)})
+	}
+	// INV-LOSS: every acknowledged record is in the log.
+	ids := make([]RecordID, 0, len(c.outcomes))
+	for id, o := range c.outcomes {
+		if o.Err == ErrNone && c.copies[id] == 0 {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b RecordID) int {
+		if a.App != b.App {
+			return int(a.App - b.App)
+		}
+		return int(a.N - b.N)
+	})
+	c.counts.LostAcked = int64(len(ids))
+	for i, id := range ids {
+		if i == 8 {
+			v = append(v, Violation{Invariant: InvLoss, At: end, Detail: fmt.Sprintf("... and %d more", len(ids)-8)})
+			break
+		}
+		o := c.outcomes[id]
+		v = append(v, Violation{Invariant: InvLoss, At: o.At, Detail: fmt.Sprintf("%v acknowledged at offset %d of p%d but not in the log", id, o.Offset, o.Partition)})
+	}
+	// LIVE-PROD: every record resolved.
+	if pending > 0 {
+		v = append(v, Violation{Invariant: LiveProd, At: end, Detail: fmt.Sprintf("%d records still unresolved at the end of the run", pending)})
+	}
+	c.violations = append(c.violations, v...)
+	return c.counts, v
+}

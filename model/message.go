@@ -1,0 +1,130 @@
+package model
+
+import "strconv"
+
+// Message is a protocol message between nodes. Every message describes
+// itself in one deterministic line for the trace.
+type Message interface {
+	AppendDescription(b []byte) []byte
+	// IsResponse tells a response from a request; the network applies the
+	// response-loss probability to responses.
+	IsResponse() bool
+}
+
+// ProduceRequest is Kafka's ProduceRequest: at most one batch per partition.
+type ProduceRequest struct {
+	// CorrelationID identifies the request on its connection.
+	CorrelationID int64
+	// Acks is -1 (all), 0 or 1. With acks=0 the broker sends no response.
+	Acks            int8
+	TransactionalID string
+	Batches         []Batch
+}
+
+// IsResponse returns false.
+func (*ProduceRequest) IsResponse() bool { return false }
+
+// AppendDescription appends "Produce#3 {p0 pid=1000 e=0 seq=0..0 n=1 [a1:0]}".
+func (r *ProduceRequest) AppendDescription(b []byte) []byte {
+	b = append(b, "Produce#"...)
+	b = strconv.AppendInt(b, r.CorrelationID, 10)
+	for i := range r.Batches {
+		b = append(b, " {"...)
+		b = r.Batches[i].AppendDescription(b)
+		b = append(b, '}')
+	}
+	return b
+}
+
+// PartitionResponse is the outcome for one partition of a produce request.
+type PartitionResponse struct {
+	Partition int32
+	Err       ErrCode
+	// BaseOffset is the batch's first offset (for a duplicate, the
+	// original one), or -1 on error.
+	BaseOffset int64
+}
+
+// ProduceResponse answers a [ProduceRequest].
+type ProduceResponse struct {
+	CorrelationID int64
+	Partitions    []PartitionResponse
+}
+
+// IsResponse returns true.
+func (*ProduceResponse) IsResponse() bool { return true }
+
+// AppendDescription appends "ProduceResp#3 {p0 NONE off=17}".
+func (r *ProduceResponse) AppendDescription(b []byte) []byte {
+	b = append(b, "ProduceResp#"...)
+	b = strconv.AppendInt(b, r.CorrelationID, 10)
+	for _, p := range r.Partitions {
+		b = append(b, " {p"...)
+		b = strconv.AppendInt(b, int64(p.Partition), 10)
+		b = append(b, ' ')
+		b = append(b, p.Err.String()...)
+		if p.Err == ErrNone {
+			b = append(b, " off="...)
+			b = strconv.AppendInt(b, p.BaseOffset, 10)
+		}
+		b = append(b, '}')
+	}
+	return b
+}
+
+// InitProducerIDRequest is Kafka's InitProducerIdRequest. With a
+// transactional id it goes to the transaction coordinator, which fences
+// older instances; ExpectedPID and ExpectedEpoch carry the KIP-360 pair, or
+// NoProducerID and NoEpoch.
+type InitProducerIDRequest struct {
+	CorrelationID   int64
+	TransactionalID string
+	ExpectedPID     ProducerID
+	ExpectedEpoch   int16
+}
+
+// IsResponse returns false.
+func (*InitProducerIDRequest) IsResponse() bool { return false }
+
+// AppendDescription appends "InitProducerId#1 txn=t1 expect=1000/0".
+func (r *InitProducerIDRequest) AppendDescription(b []byte) []byte {
+	b = append(b, "InitProducerId#"...)
+	b = strconv.AppendInt(b, r.CorrelationID, 10)
+	if r.TransactionalID != "" {
+		b = append(b, " txn="...)
+		b = append(b, r.TransactionalID...)
+	}
+	if r.ExpectedPID != NoProducerID {
+		b = append(b, " expect="...)
+		b = strconv.AppendInt(b, int64(r.ExpectedPID), 10)
+		b = append(b, '/')
+		b = strconv.AppendInt(b, int64(r.ExpectedEpoch), 10)
+	}
+	return b
+}
+
+// InitProducerIDResponse answers an [InitProducerIDRequest].
+type InitProducerIDResponse struct {
+	CorrelationID int64
+	Err           ErrCode
+	PID           ProducerID
+	Epoch         int16
+}
+
+// IsResponse returns true.
+func (*InitProducerIDResponse) IsResponse() bool { return true }
+
+// AppendDescription appends "InitProducerIdResp#1 NONE pid=1000 e=0".
+func (r *InitProducerIDResponse) AppendDescription(b []byte) []byte {
+	b = append(b, "InitProducerIdResp#"...)
+	b = strconv.AppendInt(b, r.CorrelationID, 10)
+	b = append(b, ' ')
+	b = append(b, r.Err.String()...)
+	if r.Err == ErrNone {
+		b = append(b, " pid="...)
+		b = strconv.AppendInt(b, int64(r.PID), 10)
+		b = append(b, " e="...)
+		b = strconv.AppendInt(b, int64(r.Epoch), 10)
+	}
+	return b
+}

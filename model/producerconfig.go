@@ -1,0 +1,132 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// ClientPolicy chooses whose client behaviour the producer models on the
+// same fault schedule.
+type ClientPolicy uint8
+
+const (
+	// PolicyJava is Apache Kafka's Java producer (the reference, spec C).
+	PolicyJava ClientPolicy = iota
+	// PolicyLibrdkafka is librdkafka's idempotent producer: it bumps the
+	// epoch only for an unknown producer and keeps "possibly persisted"
+	// bookkeeping (bug-zoo Z13, Z15).
+	PolicyLibrdkafka
+)
+
+// String returns "java" or "librdkafka".
+func (c ClientPolicy) String() string {
+	if c == PolicyLibrdkafka {
+		return "librdkafka"
+	}
+	return "java"
+}
+
+// ProducerConfig holds a producer's settings under Kafka's names. Durations
+// are in simulated time. Start from [DefaultProducerConfig].
+type ProducerConfig struct {
+	// EnableIdempotence is enable.idempotence (default true).
+	EnableIdempotence bool
+	// IdempotenceExplicit records that the user set enable.idempotence; a
+	// conflict is then an error instead of quietly turning it off.
+	IdempotenceExplicit bool
+	// Acks is acks: -1 (all, the default), 0 or 1.
+	Acks int8
+	// Retries is retries, 0..2147483647 (default 2147483647).
+	Retries int32
+	// MaxInFlight is max.in.flight.requests.per.connection, >= 1
+	// (default 5).
+	MaxInFlight int
+	// AllowInFlightAboveFive is the what-if switch for studies of
+	// idempotence with more than 5 requests in flight, which Kafka
+	// refuses.
+	AllowInFlightAboveFive bool
+	// DeliveryTimeout is delivery.timeout.ms (default 120000 ms).
+	DeliveryTimeout time.Duration
+	// RequestTimeout is request.timeout.ms (default 30000 ms).
+	RequestTimeout time.Duration
+	// RetryBackoff is retry.backoff.ms (default 100 ms).
+	RetryBackoff time.Duration
+	// RetryBackoffMax is retry.backoff.max.ms (default 1000 ms).
+	RetryBackoffMax time.Duration
+	// ReconnectBackoff is reconnect.backoff.ms (default 50 ms).
+	ReconnectBackoff time.Duration
+	// Linger is linger.ms (default 0, as in Kafka 3.x).
+	Linger time.Duration
+	// BatchSize is batch.size counted in records, >= 1 (default 16).
+	BatchSize int
+	// TransactionalID is transactional.id; empty means none.
+	TransactionalID string
+	// Seq is the sequence-number space; it must match the brokers'.
+	Seq SeqSpace
+	// Policy is the client whose behaviour is modelled (default java).
+	Policy ClientPolicy
+}
+
+// DefaultProducerConfig returns Kafka 3.0+ defaults.
+func DefaultProducerConfig() ProducerConfig {
+	return ProducerConfig{
+		EnableIdempotence: true,
+		Acks:              -1,
+		Retries:           math.MaxInt32,
+		MaxInFlight:       5,
+		DeliveryTimeout:   120 * time.Second,
+		RequestTimeout:    30 * time.Second,
+		RetryBackoff:      100 * time.Millisecond,
+		RetryBackoffMax:   time.Second,
+		ReconnectBackoff:  50 * time.Millisecond,
+		BatchSize:         16,
+	}
+}
+
+// Resolve applies Kafka's configuration rules
+// (ProducerConfig.postProcessAndValidateIdempotenceConfigs,
+// KafkaProducer.configureDeliveryTimeout) and returns the effective
+// configuration. An explicit conflict is an error naming the setting; an
+// implicit one quietly disables idempotence, as Kafka does, and is
+// reported in notes.
+func (c ProducerConfig) Resolve() (eff ProducerConfig, notes []string, err error) {
+	switch {
+	case c.Acks != -1 && c.Acks != 0 && c.Acks != 1:
+		return c, nil, fmt.Errorf("acks=%d is not allowed (allowed: all, -1, 0, 1)", c.Acks)
+	case c.Retries < 0:
+		return c, nil, fmt.Errorf("retries=%d is negative (allowed: 0..2147483647)", c.Retries)
+	case c.MaxInFlight < 1:
+		return c, nil, fmt.Errorf("max.in.flight.requests.per.connection=%d is not allowed (allowed: >= 1)", c.MaxInFlight)
+	case c.BatchSize < 1:
+		return c, nil, fmt.Errorf("batch.size=%d is not allowed (allowed: >= 1 records)", c.BatchSize)
+	case c.DeliveryTimeout < 0 || c.RequestTimeout <= 0 || c.RetryBackoff < 0 || c.RetryBackoffMax < 0 || c.Linger < 0 || c.ReconnectBackoff < 0:
+		return c, nil, fmt.Errorf("producer timeouts must be >= 0 and request.timeout.ms > 0")
+	}
+	if c.EnableIdempotence {
+		var conflict string
+		switch {
+		case c.Acks != -1:
+			conflict = fmt.Sprintf("acks=%d (idempotence needs acks=all)", c.Acks)
+		case c.Retries == 0:
+			conflict = "retries=0 (idempotence needs retries > 0)"
+		case c.MaxInFlight > 5 && !c.AllowInFlightAboveFive:
+			conflict = fmt.Sprintf("max.in.flight.requests.per.connection=%d (idempotence needs <= 5)", c.MaxInFlight)
+		}
+		if conflict != "" {
+			if c.IdempotenceExplicit {
+				return c, nil, fmt.Errorf("enable.idempotence=true conflicts with %s", conflict)
+			}
+			c.EnableIdempotence = false
+			notes = append(notes, "idempotence disabled implicitly: "+conflict)
+		}
+	}
+	if c.TransactionalID != "" && !c.EnableIdempotence {
+		return c, notes, fmt.Errorf("transactional.id=%s needs enable.idempotence=true", c.TransactionalID)
+	}
+	if min := c.Linger + c.RequestTimeout; c.DeliveryTimeout < min {
+		notes = append(notes, fmt.Sprintf("delivery.timeout.ms raised to linger.ms + request.timeout.ms = %d", min.Milliseconds()))
+		c.DeliveryTimeout = min
+	}
+	return c, notes, nil
+}

@@ -1,0 +1,257 @@
+package net
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/idemsim/idemsim/sim"
+)
+
+// NodeID names a node on the network: a small index the world assigns.
+type NodeID int32
+
+// Direction says whether a message is a request or a response, which picks
+// its loss probability.
+type Direction uint8
+
+// Directions.
+const (
+	Request Direction = iota
+	Response
+)
+
+// Conn is one connection between a client node and a server node. A
+// connection is identified by its endpoints and its generation: every
+// reconnect starts a new generation, and a message of an older generation
+// never arrives.
+type Conn struct {
+	Client, Server NodeID
+	Gen            uint32
+}
+
+// AppendDescription appends "p1>b1#2"-style text using the given names.
+func (c Conn) appendTo(b []byte, names []string) []byte {
+	b = append(b, names[c.Client]...)
+	b = append(b, '>')
+	b = append(b, names[c.Server]...)
+	b = append(b, '#')
+	return strconv.AppendUint(b, uint64(c.Gen), 10)
+}
+
+// Token travels with a message from [Network.Send] to [Network.Arrive].
+type Token struct {
+	Conn Conn
+	Dir  Direction
+	// Cut is the partition counter of the link at send time.
+	Cut uint32
+}
+
+// Fate is what happened to a message.
+type Fate uint8
+
+// Fates.
+const (
+	// Delivered: the message arrives.
+	Delivered Fate = iota
+	// Lost: the message was lost on the wire (a loss draw).
+	Lost
+	// ConnBroken: the connection broke before the message arrived.
+	ConnBroken
+	// Partitioned: a network partition cut the message off.
+	Partitioned
+)
+
+var fateNames = [...]string{"delivered", "lost", "conn-broken", "partitioned"}
+
+// String returns the fate's trace name.
+func (f Fate) String() string { return fateNames[f] }
+
+// Sent is the result of [Network.Send].
+type Sent struct {
+	Fate Fate
+	// At is the arrival time, when Fate is Delivered.
+	At sim.Time
+	// DupAt is the arrival time of a duplicate copy, or -1 (datagram mode).
+	DupAt sim.Time
+	Tok   Token
+}
+
+// connState is a connection's live state.
+type connState struct {
+	gen    uint32
+	broken bool
+	// last holds the latest scheduled arrival per direction, for FIFO.
+	last [2]sim.Time
+}
+
+// Network is the simulated network. It is a pure state machine over the
+// caller's clock: it schedules nothing itself.
+type Network struct {
+	cfg   Config
+	rng   *rand.Rand
+	names []string
+	// conns is indexed by client*len(names)+server.
+	conns []connState
+	// cuts[a*n+b] counts partitions begun on the directed link a->b;
+	// blocked[a*n+b] tells whether a->b is cut now.
+	cuts    []uint32
+	blocked []bool
+	reqPPM  uint32
+	respPPM uint32
+	dupPPM  uint32
+}
+
+// New returns a network over the named nodes. cfg must be valid
+// ([Config.Validate]); rng is the network's own random stream.
+func New(cfg Config, rng *rand.Rand, names []string) *Network {
+	n := len(names)
+	return &Network{
+		cfg: cfg, rng: rng, names: names,
+		conns:   make([]connState, n*n),
+		cuts:    make([]uint32, n*n),
+		blocked: make([]bool, n*n),
+		reqPPM:  ppm(cfg.RequestLoss), respPPM: ppm(cfg.ResponseLoss), dupPPM: ppm(cfg.Duplicate),
+	}
+}
+
+// Config returns the network's configuration.
+func (nw *Network) Config() Config { return nw.cfg }
+
+// Name returns a node's name.
+func (nw *Network) Name(id NodeID) string { return nw.names[id] }
+
+func (nw *Network) conn(c, s NodeID) *connState { return &nw.conns[int(c)*len(nw.names)+int(s)] }
+
+// Connect opens a new connection from client to server, abandoning any older
+// one: messages of older generations will not arrive.
+func (nw *Network) Connect(client, server NodeID) Conn {
+	cs := nw.conn(client, server)
+	cs.gen++
+	cs.broken = false
+	return Conn{Client: client, Server: server, Gen: cs.gen}
+}
+
+// Close closes c, as a client does on a request timeout; what is still on
+// the wire is lost.
+func (nw *Network) Close(c Conn) {
+	cs := nw.conn(c.Client, c.Server)
+	if cs.gen == c.Gen {
+		cs.broken = true
+	}
+}
+
+// Alive reports whether c is the current, unbroken connection.
+func (nw *Network) Alive(c Conn) bool {
+	cs := nw.conn(c.Client, c.Server)
+	return cs.gen == c.Gen && !cs.broken
+}
+
+// Send puts a message on connection c in direction dir at time now and
+// decides its fate. In TCP mode a lost message breaks the connection; the
+// message's arrival never precedes an earlier message's on the same
+// connection and direction.
+func (nw *Network) Send(now sim.Time, c Conn, dir Direction) Sent {
+	from, to := c.Client, c.Server
+	if dir == Response {
+		from, to = to, from
+	}
+	link := int(from)*len(nw.names) + int(to)
+	s := Sent{DupAt: -1, Tok: Token{Conn: c, Dir: dir, Cut: nw.cuts[link]}}
+	cs := nw.conn(c.Client, c.Server)
+	if nw.cfg.Mode == TCP && (cs.gen != c.Gen || cs.broken) {
+		s.Fate = ConnBroken
+		return s
+	}
+	if nw.blocked[link] {
+		s.Fate = Partitioned
+		if nw.cfg.Mode == TCP {
+			cs.broken = true
+		}
+		return s
+	}
+	p := nw.reqPPM
+	if dir == Response {
+		p = nw.respPPM
+	}
+	if sim.Chance(nw.rng, p) {
+		s.Fate = Lost
+		if nw.cfg.Mode == TCP {
+			cs.broken = true
+		}
+		return s
+	}
+	at := now.Add(nw.cfg.Latency.Draw(nw.rng))
+	if nw.cfg.Mode == TCP {
+		if at < cs.last[dir] {
+			at = cs.last[dir]
+		}
+		cs.last[dir] = at
+	} else if sim.Chance(nw.rng, nw.dupPPM) {
+		s.DupAt = now.Add(nw.cfg.Latency.Draw(nw.rng))
+	}
+	s.At = at
+	return s
+}
+
+// Arrive decides, at arrival time, whether a message sent with tok survived:
+// in TCP mode its connection must still be the live one, and in either mode
+// no partition may have cut its link since it was sent.
+func (nw *Network) Arrive(tok Token) Fate {
+	c := tok.Conn
+	from, to := c.Client, c.Server
+	if tok.Dir == Response {
+		from, to = to, from
+	}
+	link := int(from)*len(nw.names) + int(to)
+	if nw.blocked[link] || nw.cuts[link] != tok.Cut {
+		if nw.cfg.Mode == TCP {
+			nw.Close(c)
+		}
+		return Partitioned
+	}
+	if nw.cfg.Mode == TCP {
+		cs := nw.conn(c.Client, c.Server)
+		if cs.gen != c.Gen || cs.broken {
+			return ConnBroken
+		}
+	}
+	return Delivered
+}
+
+// Cut starts a one-way partition: messages from a to b are dropped, including
+// those already on the wire. Cutting a cut link changes nothing.
+func (nw *Network) Cut(a, b NodeID) {
+	l := int(a)*len(nw.names) + int(b)
+	if !nw.blocked[l] {
+		nw.blocked[l] = true
+		nw.cuts[l]++
+	}
+}
+
+// Heal ends a partition from a to b.
+func (nw *Network) Heal(a, b NodeID) { nw.blocked[int(a)*len(nw.names)+int(b)] = false }
+
+// Blocked reports whether the link a->b is cut now.
+func (nw *Network) Blocked(a, b NodeID) bool { return nw.blocked[int(a)*len(nw.names)+int(b)] }
+
+// AppendConn appends the connection's description, e.g. "p1>b1#2".
+func (nw *Network) AppendConn(b []byte, c Conn) []byte { return c.appendTo(b, nw.names) }
+
+// Quiet turns every fault source off and heals every partition:
+// no loss, no duplication, no tail delays. The world switches to it when the
+// fault plan ends (the run's second, healing phase).
+func (nw *Network) Quiet() {
+	nw.reqPPM, nw.respPPM, nw.dupPPM = 0, 0, 0
+	nw.cfg.Latency.TailProb = 0
+	for i := range nw.blocked {
+		nw.blocked[i] = false
+	}
+}
+
+// MaxLatencyHint is a coarse upper bound of one message's delay, used to
+// size run-time limits.
+func (nw *Network) MaxLatencyHint() time.Duration {
+	l := nw.cfg.Latency
+	return l.Base + 20*l.Spread + l.Tail
+}

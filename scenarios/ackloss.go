@@ -1,0 +1,27 @@
+package scenarios
+
+func ackloss() *Scenario {
+	return &Scenario{
+		Name:    "ackloss",
+		Summary: "an acknowledgement is lost; without idempotence the retry lands twice",
+		Story: `The broker appends a batch, but its acknowledgement is lost on the way
+back. The producer hears nothing, times out after request.timeout.ms,
+reconnects and sends the same batch again. Without idempotence the broker
+cannot tell the retry from new data and appends it a second time. With
+idempotence the retry carries the same producer id, epoch and sequence
+range as a batch in the broker's 5-batch window, so the broker answers it
+with success and the original offset, and appends nothing.`,
+		ExpectOff: "duplicates in about the fraction of runs the response loss predicts (INV-DUP fails)",
+		ExpectOn:  "no duplicates, no reordering, nothing acknowledged is lost",
+		Defaults: []KV{
+			{"records", "20"},
+			{"net.response_loss", "0.05"},
+			{"request.timeout.ms", "1000"},
+			{"batch.size", "1"},
+		},
+		build: func(w *World) error {
+			w.addApp(0)
+			return nil
+		},
+	}
+}

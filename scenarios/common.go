@@ -1,0 +1,50 @@
+package scenarios
+
+import "math"
+
+// commonParams are the parameters every scenario has: the workload, the
+// producer's Kafka configs, the broker's knobs and the network. Scenarios
+// override some defaults and add their own.
+func commonParams() []Param {
+	return []Param{
+		// Workload.
+		{Key: "records", Kind: Int, Default: "20", Unit: "records", Doc: "records each application sends", Min: 1, Max: 1_000_000},
+		{Key: "send.interval.ms", Kind: Int, Default: "100", Unit: "ms", Doc: "time between two sends of one application", Min: 0, Max: 3_600_000},
+		{Key: "partitions", Kind: Int, Default: "1", Unit: "partitions", Doc: "partitions of the topic, all led by broker b1; records go round-robin", Min: 1, Max: 64},
+
+		// Producer (Kafka names, Kafka 3.0+ defaults).
+		{Key: "enable.idempotence", Kind: Bool, Default: "true", Doc: "enable.idempotence; set from -idempotence"},
+		{Key: "acks", Kind: Enum, Default: "all", Values: []string{"all", "-1", "0", "1"}, Doc: "acks"},
+		{Key: "retries", Kind: Int, Default: "2147483647", Doc: "retries", Min: 0, Max: math.MaxInt32},
+		{Key: "max.in.flight.requests.per.connection", Kind: Int, Default: "5", Unit: "requests", Doc: "max.in.flight.requests.per.connection", Min: 1, Max: 100},
+		{Key: "max.in.flight.above.five", Kind: Bool, Default: "false", Doc: "what-if: allow idempotence with more than 5 in flight (Kafka refuses)"},
+		{Key: "delivery.timeout.ms", Kind: Int, Default: "120000", Unit: "ms", Doc: "delivery.timeout.ms", Min: 0, Max: math.MaxInt32},
+		{Key: "request.timeout.ms", Kind: Int, Default: "30000", Unit: "ms", Doc: "request.timeout.ms", Min: 1, Max: math.MaxInt32},
+		{Key: "retry.backoff.ms", Kind: Int, Default: "100", Unit: "ms", Doc: "retry.backoff.ms", Min: 0, Max: math.MaxInt32},
+		{Key: "retry.backoff.max.ms", Kind: Int, Default: "1000", Unit: "ms", Doc: "retry.backoff.max.ms", Min: 0, Max: math.MaxInt32},
+		{Key: "reconnect.backoff.ms", Kind: Int, Default: "50", Unit: "ms", Doc: "reconnect.backoff.ms", Min: 0, Max: math.MaxInt32},
+		{Key: "linger.ms", Kind: Int, Default: "0", Unit: "ms", Doc: "linger.ms", Min: 0, Max: math.MaxInt32},
+		{Key: "batch.size", Kind: Int, Default: "16", Unit: "records", Doc: "batch.size, counted in records", Min: 1, Max: 100_000},
+		{Key: "transactional.id", Kind: String, Default: "", Doc: "transactional.id; empty for none"},
+		{Key: "client.policy", Kind: Enum, Default: "java", Values: []string{"java", "librdkafka"}, Doc: "whose client behaviour to model"},
+
+		// Broker.
+		{Key: "broker.window", Kind: Int, Default: "5", Unit: "batches", Doc: "batches cached per producer for duplicate detection (Kafka: 5)", Min: 1, Max: 1000},
+		{Key: "broker.dedup", Kind: Bool, Default: "true", Doc: "what-if: false removes the dedup window (Redpanda <= 21.10)"},
+		{Key: "broker.epoch.check", Kind: Bool, Default: "true", Doc: "what-if: false accepts batches of a lower epoch"},
+		{Key: "sequence.bits", Kind: Int, Default: "31", Unit: "bits", Doc: "width of sequence numbers (Kafka: 31, wrapping at 2147483647)", Min: 1, Max: 31},
+		{Key: "producer.id.expiration.ms", Kind: Int, Default: "86400000", Unit: "ms", Doc: "producer.id.expiration.ms", Min: 1, Max: math.MaxInt64 / 1e6},
+
+		// Network.
+		{Key: "net.mode", Kind: Enum, Default: "tcp", Values: []string{"tcp", "datagram"}, Doc: "tcp: per-connection FIFO, a loss breaks the connection; datagram: independent loss, duplication, reordering"},
+		{Key: "net.latency", Kind: Enum, Default: "lognormal", Values: []string{"constant", "uniform", "exponential", "lognormal"}, Doc: "one-way latency distribution"},
+		{Key: "net.latency.base", Kind: Duration, Default: "500us", Doc: "minimum one-way latency", Min: 0, Max: 3600e9},
+		{Key: "net.latency.spread", Kind: Duration, Default: "1ms", Doc: "latency scale above the base (uniform width, exponential mean, log-normal median)", Min: 0, Max: 3600e9},
+		{Key: "net.latency.sigma", Kind: Float, Default: "0.5", Doc: "log-normal shape", Min: 0, Max: 5},
+		{Key: "net.latency.tail_prob", Kind: Float, Default: "0", Unit: "probability", Doc: "probability of a rare long delay", Min: 0, Max: 1},
+		{Key: "net.latency.tail", Kind: Duration, Default: "0s", Doc: "extra delay of a tail message", Min: 0, Max: 3600e9},
+		{Key: "net.request_loss", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a request is lost", Min: 0, Max: 1},
+		{Key: "net.response_loss", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a response is lost", Min: 0, Max: 1},
+		{Key: "net.duplicate", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a message is delivered twice (datagram only)", Min: 0, Max: 1},
+	}
+}

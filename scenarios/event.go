@@ -1,0 +1,58 @@
+package scenarios
+
+import (
+	"strconv"
+
+	simnet "github.com/idemsim/idemsim/net"
+)
+
+// evKind is the kind of a world event.
+type evKind uint8
+
+const (
+	// evAppSend: application app sends its next record.
+	evAppSend evKind = iota
+	// evDeliver: message msg arrives at node.
+	evDeliver
+	// evWake: producer instance node's wake-up with token n.
+	evWake
+	// evStart: producer instance node starts.
+	evStart
+	// evFault: fault-plan action n takes effect.
+	evFault
+)
+
+var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault"}
+
+// Event is one pending world event: a small value, so the loop's queue holds
+// it without allocating.
+type Event struct {
+	kind evKind
+	node int32  // instance or destination node
+	app  int32  // application (evAppSend)
+	msg  uint64 // message id (evDeliver)
+	n    uint64 // wake token, fault index
+	tok  simnet.Token
+}
+
+// AppendDescription appends e.g. "deliver m17 to=2".
+func (e Event) AppendDescription(b []byte) []byte {
+	b = append(b, evNames[e.kind]...)
+	switch e.kind {
+	case evAppSend:
+		b = append(b, " app="...)
+		b = strconv.AppendInt(b, int64(e.app), 10)
+	case evDeliver:
+		b = append(b, " m"...)
+		b = strconv.AppendUint(b, e.msg, 10)
+		b = append(b, " to="...)
+		b = strconv.AppendInt(b, int64(e.node), 10)
+	case evWake, evStart:
+		b = append(b, " node="...)
+		b = strconv.AppendInt(b, int64(e.node), 10)
+	case evFault:
+		b = append(b, " #"...)
+		b = strconv.AppendUint(b, e.n, 10)
+	}
+	return b
+}

@@ -1,0 +1,213 @@
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// Spec is everything one run depends on. Two runs of equal specs produce
+// the same trace, byte for byte.
+type Spec struct {
+	Scenario *Scenario
+	Seed     uint64
+	// Sets are the user's key=value overrides, applied in order.
+	Sets []KV
+	// Trace, if not nil, receives the timeline as it is written.
+	Trace io.Writer
+	// KeepTrace keeps the timeline in Result.Trace.
+	KeepTrace bool
+	// MaxEvents bounds the run; 0 means 50,000,000.
+	MaxEvents int64
+}
+
+// Result is a run's report: every field is deterministic in the Spec.
+type Result struct {
+	Scenario    string           `json:"scenario"`
+	Seed        uint64           `json:"seed"`
+	Idempotence bool             `json:"idempotence"`
+	TraceHash   string           `json:"trace_hash"`
+	Events      int64            `json:"events"`
+	SimTimeNs   int64            `json:"sim_time_ns"`
+	Stop        string           `json:"stop"`
+	Params      []KV             `json:"params"`
+	ConfigNotes []string         `json:"config_notes"`
+	Sent        int64            `json:"sent"`
+	Acked       int64            `json:"acked"`
+	Failed      int64            `json:"failed"`
+	Pending     int64            `json:"pending"`
+	Appended    int64            `json:"appended"`
+	Duplicates  int64            `json:"duplicates"`
+	Reordered   int64            `json:"reordered"`
+	LostAcked   int64            `json:"lost_acked"`
+	Fenced      int64            `json:"fenced"`
+	ZombieWrite int64            `json:"zombie_writes"`
+	EpochBumps  int64            `json:"epoch_bumps"`
+	Errors      map[string]int64 `json:"errors"`
+	Violations  []Violation      `json:"violations"`
+	Reproduce   string           `json:"reproduce"`
+
+	// Latencies are the send-to-ack times of acknowledged records, in
+	// acknowledgement order (for sweeps and plots; not in the JSON).
+	Latencies []time.Duration `json:"-"`
+	// Trace is the timeline, when Spec.KeepTrace was set.
+	Trace []string `json:"-"`
+}
+
+// Violation is a broken invariant with where and when it broke.
+type Violation struct {
+	Invariant string `json:"invariant"`
+	Detail    string `json:"detail"`
+	AtNs      int64  `json:"at_ns"`
+}
+
+// Failed reports whether any invariant was violated.
+func (r *Result) HasViolations() bool { return len(r.Violations) > 0 }
+
+// Resolve applies the spec's overrides to the scenario's defaults and
+// checks the producer configuration, returning the values, the effective
+// producer configuration and Kafka's configuration notes.
+func Resolve(sc *Scenario, sets []KV) (*Values, model.ProducerConfig, []string, error) {
+	v := sc.Values()
+	for _, kv := range sets {
+		if err := v.Set(kv.Key, kv.Value); err != nil {
+			return nil, model.ProducerConfig{}, nil, err
+		}
+	}
+	pc := model.DefaultProducerConfig()
+	pc.EnableIdempotence = v.Bool("enable.idempotence")
+	pc.IdempotenceExplicit = v.Explicit("enable.idempotence")
+	acks := v.Get("acks")
+	if acks == "all" {
+		acks = "-1"
+	}
+	a, _ := strconv.Atoi(acks)
+	pc.Acks = int8(a)
+	pc.Retries = int32(v.Int("retries"))
+	pc.MaxInFlight = int(v.Int("max.in.flight.requests.per.connection"))
+	pc.AllowInFlightAboveFive = v.Bool("max.in.flight.above.five")
+	pc.DeliveryTimeout = v.Millis("delivery.timeout.ms")
+	pc.RequestTimeout = v.Millis("request.timeout.ms")
+	pc.RetryBackoff = v.Millis("retry.backoff.ms")
+	pc.RetryBackoffMax = v.Millis("retry.backoff.max.ms")
+	pc.ReconnectBackoff = v.Millis("reconnect.backoff.ms")
+	pc.Linger = v.Millis("linger.ms")
+	pc.BatchSize = int(v.Int("batch.size"))
+	pc.TransactionalID = v.Get("transactional.id")
+	pc.Seq = model.SeqSpace{Bits: uint8(v.Int("sequence.bits"))}
+	if v.Get("client.policy") == "librdkafka" {
+		pc.Policy = model.PolicyLibrdkafka
+	}
+	eff, notes, err := pc.Resolve()
+	if err != nil {
+		return nil, model.ProducerConfig{}, nil, err
+	}
+	if _, err := netConfig(v); err != nil {
+		return nil, model.ProducerConfig{}, nil, err
+	}
+	return v, eff, notes, nil
+}
+
+// Run runs one simulation. The error is a configuration error; invariant
+// violations are reported in the result.
+func Run(spec Spec) (*Result, error) {
+	sc := spec.Scenario
+	vals, pcfg, notes, err := Resolve(sc, spec.Sets)
+	if err != nil {
+		return nil, err
+	}
+	w, err := newWorld(sc, vals, spec.Seed, pcfg, notes)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Trace != nil {
+		w.trace.Tee(spec.Trace)
+	}
+	if spec.KeepTrace {
+		w.trace.Keep()
+	}
+	w.line(0, "sim", "run scenario="+sc.Name+" seed="+strconv.FormatUint(spec.Seed, 10)+" idempotence="+strconv.FormatBool(pcfg.EnableIdempotence))
+	maxEv := spec.MaxEvents
+	if maxEv == 0 {
+		maxEv = 50_000_000
+	}
+	stop := w.loop.Run(sim.Limits{Until: w.horizon(), MaxEvents: maxEv}, w)
+	end := w.loop.Now()
+	w.line(end, "sim", "end "+stop.String())
+
+	logs := make([][]model.LogEntry, len(w.broker.Partitions()))
+	for i, p := range w.broker.Partitions() {
+		logs[i] = p.Log()
+	}
+	counts, vs := w.chk.Finish(end, logs, w.pending())
+	r := &Result{
+		Scenario: sc.Name, Seed: spec.Seed, Idempotence: pcfg.EnableIdempotence,
+		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stop.String(),
+		Params: vals.List(), ConfigNotes: notes,
+		Sent: counts.Sent, Acked: counts.Acked, Failed: counts.Failed, Pending: counts.Pending,
+		Appended: counts.Appended, Duplicates: counts.Duplicates, Reordered: counts.Reordered, LostAcked: counts.LostAcked,
+		Fenced: w.fenced, ZombieWrite: w.zombieWrites, Errors: w.errors,
+		Latencies: w.latencies, Trace: w.trace.Lines(),
+	}
+	if r.ConfigNotes == nil {
+		r.ConfigNotes = []string{}
+	}
+	for _, in := range w.instances {
+		r.EpochBumps += int64(in.prod.EpochBumps())
+	}
+	r.Violations = make([]Violation, 0, len(vs))
+	for _, v := range vs {
+		r.Violations = append(r.Violations, Violation{Invariant: v.Invariant, Detail: v.Detail, AtNs: int64(v.At)})
+	}
+	if stop == sim.StopEventLimit || stop == sim.StopTimeLimit {
+		r.Violations = append(r.Violations, Violation{Invariant: model.LiveProd, AtNs: int64(end),
+			Detail: fmt.Sprintf("run did not settle: stopped at %s (%s)", end, stop)})
+	}
+	r.Reproduce = ReproduceCommand(sc.Name, spec.Seed, spec.Sets)
+	return r, nil
+}
+
+// horizon is the latest time a run may reach: the last send plus twice the
+// delivery timeout and a margin. A healthy run drains long before.
+func (w *World) horizon() sim.Time {
+	var last time.Duration
+	for _, a := range w.apps {
+		last = max(last, time.Duration(a.records)*a.interval)
+	}
+	h := last + 2*w.pcfg.DeliveryTimeout + 2*w.pcfg.RequestTimeout + time.Minute
+	if h <= 0 || h > time.Duration(math.MaxInt64/4) {
+		h = time.Duration(math.MaxInt64 / 4)
+	}
+	return sim.Time(h)
+}
+
+// ReproduceCommand returns the one command that reproduces a run.
+func ReproduceCommand(scenario string, seed uint64, sets []KV) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "go run ./cmd/simulate -seed %d -scenario %s", seed, scenario)
+	sets = slices.Clone(sets)
+	for _, kv := range sets {
+		if kv.Key == "enable.idempotence" {
+			fmt.Fprintf(&b, " -idempotence=%s", kv.Value)
+			continue
+		}
+		fmt.Fprintf(&b, " -set %s=%s", kv.Key, shellQuote(kv.Value))
+	}
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-:/+=,@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,70 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Scenario is one named, documented simulation setup: a value, not code
+// with side effects. Its parameters are the common ones ([Values]) with the
+// scenario's own defaults and additions.
+type Scenario struct {
+	// Name is the identifier used with -scenario.
+	Name string
+	// Summary is one line for -list.
+	Summary string
+	// Story tells what happens, for -describe.
+	Story string
+	// ExpectOff and ExpectOn say what to expect with idempotence off and
+	// on.
+	ExpectOff, ExpectOn string
+	// Defaults override common parameter defaults.
+	Defaults []KV
+	// Extra are the scenario's own parameters.
+	Extra []Param
+	// build adds the scenario's applications, instances and faults.
+	build func(w *World) error
+}
+
+// Values returns the scenario's parameters at their defaults.
+func (s *Scenario) Values() *Values {
+	ps := append(commonParams(), s.Extra...)
+	slices.SortFunc(ps, func(a, b Param) int { return strings.Compare(a.Key, b.Key) })
+	v := newValues(ps)
+	for _, kv := range s.Defaults {
+		v.setDefault(kv.Key, kv.Value)
+		for i := range v.params {
+			if v.params[i].Key == kv.Key {
+				v.params[i].Default = kv.Value
+			}
+		}
+	}
+	return v
+}
+
+// All returns the scenario catalogue, sorted by name.
+func All() []*Scenario {
+	all := []*Scenario{ackloss()}
+	slices.SortFunc(all, func(a, b *Scenario) int { return strings.Compare(a.Name, b.Name) })
+	return all
+}
+
+// Names returns the catalogue's names, sorted.
+func Names() []string {
+	var n []string
+	for _, s := range All() {
+		n = append(n, s.Name)
+	}
+	return n
+}
+
+// Lookup returns the scenario called name.
+func Lookup(name string) (*Scenario, error) {
+	for _, s := range All() {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Names(), ", "))
+}

@@ -1,0 +1,446 @@
+package scenarios
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/idemsim/idemsim/model"
+	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// instance is one producer instance (a process) of an application.
+type instance struct {
+	node  simnet.NodeID
+	name  string
+	app   *app
+	index int // position among the app's instances
+	prod  *model.Producer
+	// conns holds the instance's connection per destination: index 0 is
+	// the coordinator, 1+i broker i.
+	conns   []simnet.Conn
+	started bool
+	// activeAt is when the instance got its producer id (or started,
+	// without idempotence); later instances make earlier ones zombies.
+	activeAt sim.Time
+	active   bool
+}
+
+// app is one application: a stream of records with stable ids, sent
+// through its current producer instance.
+type app struct {
+	id        int32
+	records   int64 // records to send
+	next      int64 // next message number
+	interval  time.Duration
+	instances []*instance
+}
+
+// wire is a message on the network.
+type wire struct {
+	m    model.Message
+	inst *instance // the producer end
+	dest int32     // the server end, as a producer destination
+	refs int       // scheduled deliveries (2 for a duplicated datagram)
+}
+
+// World wires producers, brokers, the coordinator and the network to the
+// event loop, dispatches events and feeds the checker. It is built from a
+// [Scenario] and a seed by [Run].
+type World struct {
+	sc   *Scenario
+	vals *Values
+	seed uint64
+
+	loop  sim.Loop[Event]
+	trace *sim.Trace
+	nw    *simnet.Network
+	names []string
+
+	pcfg      model.ProducerConfig
+	cfgNotes  []string
+	apps      []*app
+	instances []*instance
+	broker    *model.Broker
+	brokerID  simnet.NodeID
+	coordID   simnet.NodeID
+	coord     *coordinator
+
+	msgs    map[uint64]*wire
+	nextMsg uint64
+	chk     *model.Checker
+
+	errors       map[string]int64
+	fenced       int64
+	zombieWrites int64
+	latencies    []time.Duration
+}
+
+// Nodes' random streams are derived from these names.
+func streamOf(name string) uint64 { return sim.StreamID(name) }
+
+// newWorld builds the world for one run.
+func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig, notes []string) (*World, error) {
+	w := &World{sc: sc, vals: vals, seed: seed, pcfg: pcfg, cfgNotes: notes,
+		trace: sim.NewTrace(), msgs: make(map[uint64]*wire), chk: model.NewChecker(), errors: make(map[string]int64)}
+	if err := sc.build(w); err != nil {
+		return nil, err
+	}
+	// Name the nodes: producer instances, then the broker and coordinator.
+	for _, in := range w.instances {
+		in.node = simnet.NodeID(len(w.names))
+		w.names = append(w.names, in.name)
+	}
+	w.brokerID = simnet.NodeID(len(w.names))
+	w.names = append(w.names, "b1")
+	w.coordID = simnet.NodeID(len(w.names))
+	w.names = append(w.names, "c1")
+
+	ncfg, err := netConfig(vals)
+	if err != nil {
+		return nil, err
+	}
+	w.nw = simnet.New(ncfg, sim.NewRand(seed, streamOf("net")), w.names)
+	parts := int(vals.Int("partitions"))
+	w.broker = model.NewBroker(parts, model.PartitionConfig{
+		Window:               int(vals.Int("broker.window")),
+		NoDedup:              !vals.Bool("broker.dedup"),
+		NoEpochCheck:         !vals.Bool("broker.epoch.check"),
+		Seq:                  model.SeqSpace{Bits: uint8(vals.Int("sequence.bits"))},
+		ProducerIDExpiration: vals.Millis("producer.id.expiration.ms"),
+	})
+	w.coord = newCoordinator()
+	leaders := make([]int32, parts)
+	for _, in := range w.instances {
+		in.prod = model.NewProducer(pcfg, in.app.id, leaders, sim.NewRand(seed, streamOf("producer/"+in.name)))
+		in.conns = make([]simnet.Conn, 2)
+	}
+	return w, nil
+}
+
+// netConfig builds and validates the network configuration.
+func netConfig(v *Values) (simnet.Config, error) {
+	mode, err := simnet.ParseMode(v.Get("net.mode"))
+	if err != nil {
+		return simnet.Config{}, err
+	}
+	dist, err := simnet.ParseDist(v.Get("net.latency"))
+	if err != nil {
+		return simnet.Config{}, err
+	}
+	c := simnet.Config{
+		Mode: mode,
+		Latency: simnet.Latency{Dist: dist, Base: v.Duration("net.latency.base"), Spread: v.Duration("net.latency.spread"),
+			Sigma: v.Float("net.latency.sigma"), TailProb: v.Float("net.latency.tail_prob"), Tail: v.Duration("net.latency.tail")},
+		RequestLoss:  v.Float("net.request_loss"),
+		ResponseLoss: v.Float("net.response_loss"),
+		Duplicate:    v.Float("net.duplicate"),
+	}
+	return c, c.Validate()
+}
+
+// addApp adds an application with one producer instance that starts at t.
+func (w *World) addApp(start sim.Time) *app {
+	a := &app{id: int32(len(w.apps)), records: w.vals.Int("records"), interval: w.vals.Millis("send.interval.ms")}
+	w.apps = append(w.apps, a)
+	w.addInstance(a, start)
+	return a
+}
+
+// addInstance adds a producer instance of a, starting at t.
+func (w *World) addInstance(a *app, start sim.Time) *instance {
+	in := &instance{app: a, index: len(a.instances), name: "p" + strconv.Itoa(len(w.instances)+1)}
+	a.instances = append(a.instances, in)
+	w.instances = append(w.instances, in)
+	w.loop.At(start, Event{kind: evStart, node: int32(len(w.instances) - 1)})
+	return in
+}
+
+// current returns the app's newest started instance.
+func (a *app) current() *instance {
+	for i := len(a.instances) - 1; i >= 0; i-- {
+		if a.instances[i].started {
+			return a.instances[i]
+		}
+	}
+	return nil
+}
+
+// Handle dispatches one event ([sim.Handler]).
+func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
+	switch ev.kind {
+	case evStart:
+		in := w.instances[ev.node]
+		in.started = true
+		w.line(now, in.name, "start instance of app "+strconv.Itoa(int(in.app.id)))
+		if !w.pcfg.EnableIdempotence {
+			w.activate(now, in)
+		}
+		w.apply(now, in, in.prod.Start(now))
+		if in.index == 0 {
+			w.loop.At(now, Event{kind: evAppSend, app: in.app.id})
+		}
+	case evAppSend:
+		w.appSend(now, w.apps[ev.app])
+	case evWake:
+		in := w.instances[ev.node]
+		w.apply(now, in, in.prod.Wake(now, ev.n))
+	case evDeliver:
+		w.deliver(now, ev)
+	default:
+		panic(fmt.Sprintf("scenarios: unknown event kind %d", ev.kind))
+	}
+}
+
+func (w *World) appSend(now sim.Time, a *app) {
+	if a.next >= a.records {
+		return
+	}
+	in := a.current()
+	id := model.RecordID{App: a.id, N: a.next}
+	parts := int64(len(w.broker.Partitions()))
+	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: int32(a.next % parts), SentAt: now}
+	a.next++
+	w.chk.OnSend()
+	b := w.trace.Begin(now)
+	b = append(b, in.name...)
+	b = append(b, " app-send "...)
+	b = id.AppendID(b)
+	b = append(b, " p"...)
+	b = strconv.AppendInt(b, int64(rec.Partition), 10)
+	w.trace.Commit(b)
+	w.apply(now, in, in.prod.Send(now, rec))
+	if a.next < a.records {
+		w.loop.After(a.interval, Event{kind: evAppSend, app: a.id})
+	}
+}
+
+// destNode maps a producer destination to a network node.
+func (w *World) destNode(dest int32) simnet.NodeID {
+	if dest == model.DestCoordinator {
+		return w.coordID
+	}
+	return w.brokerID
+}
+
+// apply carries out a producer's effects.
+func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
+	for i := range outs {
+		o := &outs[i]
+		switch o.Kind {
+		case model.OutConnect:
+			in.conns[o.Dest+1] = w.nw.Connect(in.node, w.destNode(o.Dest))
+		case model.OutClose:
+			w.nw.Close(in.conns[o.Dest+1])
+		case model.OutSend:
+			w.send(now, in, o.Dest, o.Msg, in.conns[o.Dest+1], simnet.Request)
+		case model.OutWake:
+			w.loop.At(o.At, Event{kind: evWake, node: int32(in.node), n: o.Timer})
+		case model.OutResult:
+			w.outcome(now, in, o.Result)
+		case model.OutNote:
+			w.line(now, in.name, o.Note)
+			switch o.NoteKind {
+			case model.NotePID:
+				w.activate(now, in)
+			case model.NoteFatal:
+				w.errors[in.prod.Fatal().String()+"(fatal)"]++
+			}
+		}
+	}
+}
+
+// activate marks in as its app's live instance; older ones become zombies.
+func (w *World) activate(now sim.Time, in *instance) {
+	if !in.active {
+		in.active = true
+		in.activeAt = now
+	}
+}
+
+// isZombie reports whether a newer instance of in's app was active.
+func (w *World) isZombie(in *instance) bool {
+	for _, o := range in.app.instances[in.index+1:] {
+		if o.active {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *World) outcome(now sim.Time, in *instance, o model.Outcome) {
+	w.chk.OnOutcome(o)
+	b := w.trace.Begin(now)
+	b = append(b, in.name...)
+	if o.Err == model.ErrNone {
+		b = append(b, " ack "...)
+		b = o.ID.AppendID(b)
+		b = append(b, " off="...)
+		b = strconv.AppendInt(b, o.Offset, 10)
+		w.latencies = append(w.latencies, now.Sub(o.SentAt))
+	} else {
+		b = append(b, " fail "...)
+		b = o.ID.AppendID(b)
+		b = append(b, ' ')
+		b = append(b, o.Err.String()...)
+		if o.Err == model.ErrDeliveryTimeout {
+			w.errors[o.Err.String()]++
+		}
+	}
+	w.trace.Commit(b)
+}
+
+// send puts m on the network from its sender and schedules its arrival.
+func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c simnet.Conn, dir simnet.Direction) {
+	s := w.nw.Send(now, c, dir)
+	from, to := in.name, w.names[w.destNode(dest)]
+	if dir == simnet.Response {
+		from, to = to, from
+	}
+	b := w.trace.Begin(now)
+	b = append(b, from...)
+	b = append(b, " send "...)
+	b = m.AppendDescription(b)
+	b = append(b, " -> "...)
+	b = append(b, to...)
+	if s.Fate != simnet.Delivered {
+		b = append(b, " DROPPED "...)
+		b = append(b, s.Fate.String()...)
+	}
+	w.trace.Commit(b)
+	if s.Fate != simnet.Delivered {
+		return
+	}
+	w.nextMsg++
+	id := w.nextMsg
+	wr := &wire{m: m, inst: in, dest: dest, refs: 1}
+	w.msgs[id] = wr
+	target := int32(w.destNode(dest))
+	if dir == simnet.Response {
+		target = int32(in.node)
+	}
+	w.loop.At(s.At, Event{kind: evDeliver, node: target, msg: id, tok: s.Tok})
+	if s.DupAt >= 0 {
+		wr.refs++
+		w.loop.At(s.DupAt, Event{kind: evDeliver, node: target, msg: id, tok: s.Tok})
+	}
+}
+
+// deliver hands an arriving message to its node.
+func (w *World) deliver(now sim.Time, ev Event) {
+	wr := w.msgs[ev.msg]
+	wr.refs--
+	if wr.refs == 0 {
+		delete(w.msgs, ev.msg)
+	}
+	to := w.names[ev.node]
+	if f := w.nw.Arrive(ev.tok); f != simnet.Delivered {
+		b := w.trace.Begin(now)
+		b = append(b, to...)
+		b = append(b, " lost-on-wire "...)
+		b = wr.m.AppendDescription(b)
+		b = append(b, ' ')
+		b = append(b, f.String()...)
+		w.trace.Commit(b)
+		return
+	}
+	b := w.trace.Begin(now)
+	b = append(b, to...)
+	b = append(b, " recv "...)
+	b = wr.m.AppendDescription(b)
+	w.trace.Commit(b)
+	switch m := wr.m.(type) {
+	case *model.ProduceRequest:
+		w.handleProduce(now, wr, m, ev.tok.Conn)
+	case *model.InitProducerIDRequest:
+		resp := w.coord.initProducerID(m)
+		w.send(now, wr.inst, wr.dest, resp, ev.tok.Conn, simnet.Response)
+	case *model.ProduceResponse:
+		for _, p := range m.Partitions {
+			if p.Err != model.ErrNone {
+				w.errors[p.Err.String()]++
+			}
+		}
+		w.apply(now, wr.inst, wr.inst.prod.Receive(now, wr.dest, m))
+	case *model.InitProducerIDResponse:
+		if m.Err != model.ErrNone {
+			w.errors[m.Err.String()]++
+		}
+		w.apply(now, wr.inst, wr.inst.prod.Receive(now, wr.dest, m))
+	default:
+		panic(fmt.Sprintf("scenarios: cannot deliver %T", m))
+	}
+}
+
+func (w *World) handleProduce(now sim.Time, wr *wire, req *model.ProduceRequest, c simnet.Conn) {
+	resp, results := w.broker.HandleProduce(now, req)
+	zombie := w.isZombie(wr.inst)
+	for i, r := range results {
+		bt := &req.Batches[i]
+		b := w.trace.Begin(now)
+		b = append(b, "b1 "...)
+		switch {
+		case r.Duplicate:
+			b = append(b, "duplicate "...)
+		case r.Err == model.ErrNone:
+			b = append(b, "append "...)
+		default:
+			b = append(b, "reject "...)
+		}
+		b = bt.AppendDescription(b)
+		if r.Err == model.ErrNone {
+			b = append(b, " off="...)
+			b = strconv.AppendInt(b, r.FirstOffset, 10)
+			b = append(b, ".."...)
+			b = strconv.AppendInt(b, r.LastOffset, 10)
+		} else {
+			b = append(b, ' ')
+			b = append(b, r.Err.String()...)
+			if r.Reason != "" {
+				b = append(b, " ("...)
+				b = append(b, r.Reason...)
+				b = append(b, ')')
+			}
+		}
+		w.trace.Commit(b)
+		if r.Err == model.ErrInvalidProducerEpoch || r.Err == model.ErrProducerFenced {
+			w.fenced++
+		}
+		if r.Err == model.ErrNone && !r.Duplicate {
+			log := w.broker.Partition(bt.Partition).Log()
+			w.chk.OnAppend(now, &log[len(log)-1])
+			if zombie {
+				w.zombieWrites += int64(len(bt.Records))
+			}
+		}
+	}
+	if resp != nil {
+		w.send(now, wr.inst, wr.dest, resp, c, simnet.Response)
+	}
+}
+
+// line commits a free-form trace line for node.
+func (w *World) line(now sim.Time, node, text string) {
+	b := w.trace.Begin(now)
+	b = append(b, node...)
+	b = append(b, ' ')
+	b = append(b, text...)
+	w.trace.Commit(b)
+}
+
+// pending returns the records the application sent whose outcome is
+// unknown.
+func (w *World) pending() int64 {
+	var n int64
+	for _, in := range w.instances {
+		n += int64(in.prod.Pending())
+	}
+	return n
+}
+
+var _ sim.Handler[Event] = (*World)(nil)
+
+// rngFor is kept for scenario builders that need their own stream.
+func (w *World) rngFor(name string) *rand.Rand { return sim.NewRand(w.seed, streamOf(name)) }

@@ -1,3 +1,5 @@
 module github.com/idemsim/idemsim
 
 go 1.26
+
+require pgregory.net/rapid v1.3.0

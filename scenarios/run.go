@@ -51,6 +51,7 @@ type Result struct {
 	ZombieWrite int64            `json:"zombie_writes"`
 	EpochBumps  int64            `json:"epoch_bumps"`
 	Errors      map[string]int64 `json:"errors"`
+	Net         NetStats         `json:"net"`
 	Violations  []Violation      `json:"violations"`
 	Reproduce   string           `json:"reproduce"`
 
@@ -153,7 +154,7 @@ func Run(spec Spec) (*Result, error) {
 		Params: vals.List(), ConfigNotes: notes,
 		Sent: counts.Sent, Acked: counts.Acked, Failed: counts.Failed, Pending: counts.Pending,
 		Appended: counts.Appended, Duplicates: counts.Duplicates, Reordered: counts.Reordered, LostAcked: counts.LostAcked,
-		Fenced: w.fenced, ZombieWrite: w.zombieWrites, Errors: w.errors,
+		Fenced: w.fenced, ZombieWrite: w.zombieWrites, Errors: w.errors, Net: w.netStats,
 		Latencies: w.latencies, Trace: w.trace.Lines(),
 	}
 	if r.ConfigNotes == nil {

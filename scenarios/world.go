@@ -73,6 +73,7 @@ type World struct {
 	chk     *model.Checker
 
 	errors       map[string]int64
+	netStats     NetStats
 	fenced       int64
 	zombieWrites int64
 	latencies    []time.Duration
@@ -295,6 +296,7 @@ func (w *World) outcome(now sim.Time, in *instance, o model.Outcome) {
 // send puts m on the network from its sender and schedules its arrival.
 func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c simnet.Conn, dir simnet.Direction) {
 	s := w.nw.Send(now, c, dir)
+	w.netStats.count(dir, s.Fate)
 	from, to := in.name, w.names[w.destNode(dest)]
 	if dir == simnet.Response {
 		from, to = to, from
@@ -337,6 +339,7 @@ func (w *World) deliver(now sim.Time, ev Event) {
 	}
 	to := w.names[ev.node]
 	if f := w.nw.Arrive(ev.tok); f != simnet.Delivered {
+		w.netStats.Dropped++
 		b := w.trace.Begin(now)
 		b = append(b, to...)
 		b = append(b, " lost-on-wire "...)
@@ -444,3 +447,33 @@ var _ sim.Handler[Event] = (*World)(nil)
 
 // rngFor is kept for scenario builders that need their own stream.
 func (w *World) rngFor(name string) *rand.Rand { return sim.NewRand(w.seed, streamOf(name)) }
+
+// NetStats counts what happened to messages on the network.
+type NetStats struct {
+	// RequestsSent and ResponsesSent count messages put on the wire.
+	RequestsSent  int64 `json:"requests_sent"`
+	ResponsesSent int64 `json:"responses_sent"`
+	// RequestsLost and ResponsesLost count loss draws that came up lost.
+	RequestsLost  int64 `json:"requests_lost"`
+	ResponsesLost int64 `json:"responses_lost"`
+	// Dropped counts messages dropped for a broken connection or a
+	// partition, at send or on the wire.
+	Dropped int64 `json:"dropped"`
+}
+
+func (n *NetStats) count(dir simnet.Direction, f simnet.Fate) {
+	if dir == simnet.Request {
+		n.RequestsSent++
+		if f == simnet.Lost {
+			n.RequestsLost++
+		}
+	} else {
+		n.ResponsesSent++
+		if f == simnet.Lost {
+			n.ResponsesLost++
+		}
+	}
+	if f == simnet.ConnBroken || f == simnet.Partitioned {
+		n.Dropped++
+	}
+}

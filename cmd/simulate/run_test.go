@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestExitCodesAndMessages(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		code    int
+		stdout  string // substring
+		stderrs string // substring of the one-line error
+	}{
+		{[]string{"-seed", "42", "-scenario", "ackloss"}, 0, "INV-DUP    ok", ""},
+		{[]string{"-seed", "4", "-scenario", "ackloss", "-idempotence=false"}, 1, "reproduce: go run ./cmd/simulate -seed 4 -scenario ackloss -idempotence=false", ""},
+		{[]string{"-list"}, 0, "ackloss", ""},
+		{[]string{"-describe", "ackloss"}, 0, "expect with idempotence off", ""},
+		{[]string{"-seed", "42"}, 2, "", "simulate: -scenario is required (known: ackloss"},
+		{[]string{"-seed", "42", "-scenario", "nope"}, 2, "", `simulate: -scenario: unknown scenario "nope" (known: ackloss`},
+		{[]string{"-seed", "-3", "-scenario", "ackloss"}, 2, "", `simulate: -seed "-3" is not allowed (allowed: an integer 0..18446744073709551615)`},
+		{[]string{"-seed", "1", "-scenario", "ackloss", "-set", "net.response_loss=1.5"}, 2, "", "simulate: net.response_loss=1.5 is out of range (allowed: 0..1)"},
+		{[]string{"-seed", "1", "-scenario", "ackloss", "-set", "bogus=1"}, 2, "", `simulate: unknown parameter "bogus"`},
+		{[]string{"-seed", "1", "-scenario", "ackloss", "-set", "acks"}, 2, "", `invalid value "acks" for flag -set: want key=value`},
+		{[]string{"-seed", "1", "-scenario", "ackloss", "-idempotence=true", "-set", "acks=1"}, 2, "", "simulate: enable.idempotence=true conflicts with acks=1"},
+		{[]string{"-seed", "1", "-scenario", "ackloss", "extra"}, 2, "", `simulate: unexpected argument "extra"`},
+		{[]string{"-nosuchflag"}, 2, "", "flag provided but not defined: -nosuchflag"},
+		{[]string{"-h"}, 0, "", "usage: simulate -seed N -scenario NAME [flags]"},
+	} {
+		code, out, errOut := runCLI(c.args...)
+		if code != c.code {
+			t.Errorf("simulate %v: exit %d, want %d\nstderr: %s", c.args, code, c.code, errOut)
+			continue
+		}
+		if !strings.Contains(out, c.stdout) {
+			t.Errorf("simulate %v: stdout lacks %q:\n%s", c.args, c.stdout, out)
+		}
+		if !strings.Contains(errOut, c.stderrs) {
+			t.Errorf("simulate %v: stderr %q lacks %q", c.args, errOut, c.stderrs)
+		}
+		if c.code == 2 && strings.Contains(errOut, "goroutine") {
+			t.Errorf("simulate %v: stack trace on stderr", c.args)
+		}
+	}
+}
+
+// TestImplicitConflictDisablesIdempotence: acks=1 with idempotence left at
+// its default quietly turns it off, as Kafka does, and the report says so.
+func TestImplicitConflictDisablesIdempotence(t *testing.T) {
+	code, out, _ := runCLI("-seed", "1", "-scenario", "ackloss", "-set", "acks=1", "-json")
+	if code == 2 {
+		t.Fatalf("exit 2 for an implicit conflict")
+	}
+	var r struct {
+		Idempotence bool     `json:"idempotence"`
+		Notes       []string `json:"config_notes"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Idempotence || len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "idempotence disabled implicitly: acks=1") {
+		t.Fatalf("idempotence=%v notes=%v, want off with a note", r.Idempotence, r.Notes)
+	}
+}
+
+func TestJSONFieldsAndDeterminism(t *testing.T) {
+	_, a, _ := runCLI("-seed", "4", "-scenario", "ackloss", "-idempotence=false", "-json")
+	_, b, _ := runCLI("-seed", "4", "-scenario", "ackloss", "-idempotence=false", "-json")
+	if a != b {
+		t.Fatal("two identical runs printed different JSON")
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(a), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"scenario", "seed", "idempotence", "trace_hash", "events", "sim_time_ns", "sent", "acked",
+		"appended", "duplicates", "reordered", "lost_acked", "fenced", "zombie_writes", "errors", "violations", "reproduce"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	if m["duplicates"].(float64) < 1 {
+		t.Errorf("seed 4 without idempotence: duplicates = %v, want >= 1", m["duplicates"])
+	}
+	vs := m["violations"].([]any)
+	if len(vs) == 0 || vs[0].(map[string]any)["invariant"] != "INV-DUP" {
+		t.Errorf("violations = %v, want INV-DUP first", vs)
+	}
+}
+
+func TestTraceFlagPrintsTimeline(t *testing.T) {
+	_, out, _ := runCLI("-seed", "4", "-scenario", "ackloss", "-idempotence=false", "-trace")
+	if !strings.Contains(out, "timeline:") || !strings.Contains(out, "b1 append p0 pid=none n=1 [a0:8] off=13..13") {
+		t.Fatalf("timeline missing or changed:\n%s", out)
+	}
+}

@@ -1,0 +1,216 @@
+package lint
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/idemsim/idemsim"
+
+// allowed lists, per package directory, the project packages it may import.
+// Standard-library imports are always allowed; third-party imports only
+// where listed with a trailing "*" prefix rule.
+var allowed = map[string][]string{
+	"sim":          {},
+	"model":        {"sim"},
+	"net":          {"sim"},
+	"scenarios":    {"sim", "model", "net", "ext:*"},
+	"plots":        {"sim", "ext:gonum.org/"},
+	"cmd/simulate": {"*"},
+}
+
+// world is the simulated world: no wall clock, no unseeded randomness, no
+// goroutines.
+var world = []string{"sim", "model", "net", "scenarios"}
+
+func root(t *testing.T) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = up
+	}
+}
+
+type file struct {
+	pkg  string // directory relative to the root
+	path string
+	f    *ast.File
+	test bool
+}
+
+func parseAll(t *testing.T) []file {
+	r := root(t)
+	var out []file
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(r, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != r {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(r, filepath.Dir(p))
+		out = append(out, file{pkg: filepath.ToSlash(rel), path: p, f: f, test: strings.HasSuffix(p, "_test.go")})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// TestImportMatrix enforces who may import whom (sim is the leaf; model and
+// net import only sim; scenarios wires; plots never runs a simulation).
+func TestImportMatrix(t *testing.T) {
+	for _, f := range parseAll(t) {
+		if f.test {
+			continue
+		}
+		rules, ok := allowed[f.pkg]
+		if !ok {
+			continue // internal/... and other helpers
+		}
+		for _, im := range f.f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if isStd(p) || slicesContains(rules, "*") {
+				continue
+			}
+			if strings.HasPrefix(p, module+"/") {
+				dep := strings.TrimPrefix(p, module+"/")
+				if !slicesContains(rules, dep) {
+					t.Errorf("%s: package %s may not import %s (allowed: %v)", f.path, f.pkg, dep, rules)
+				}
+				continue
+			}
+			ok := false
+			for _, r := range rules {
+				if r == "ext:*" || strings.HasPrefix(r, "ext:") && strings.HasPrefix(p, strings.TrimPrefix(r, "ext:")) {
+					ok = true
+				}
+			}
+			if !ok {
+				t.Errorf("%s: package %s may not import third-party %s", f.path, f.pkg, p)
+			}
+		}
+	}
+}
+
+// TestSimnetAlias: every importer of the project's net package names it
+// simnet, and nothing imports the standard library's net without the alias
+// stdnet.
+func TestSimnetAlias(t *testing.T) {
+	for _, f := range parseAll(t) {
+		for _, im := range f.f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			name := ""
+			if im.Name != nil {
+				name = im.Name.Name
+			}
+			if p == module+"/net" && name != "simnet" {
+				t.Errorf("%s: import %q as simnet, not %q", f.path, p, name)
+			}
+			if p == "net" && name != "stdnet" {
+				t.Errorf("%s: the standard library's net must be imported as stdnet", f.path)
+			}
+		}
+	}
+}
+
+// TestDeterminismBans: the simulated world never reads the wall clock, uses
+// unseeded or global randomness, starts goroutines, or uses channels and
+// locks.
+func TestDeterminismBans(t *testing.T) {
+	r := root(t)
+	fset := token.NewFileSet()
+	for _, pkg := range world {
+		files, _ := filepath.Glob(filepath.Join(r, pkg, "*.go"))
+		for _, p := range files {
+			if strings.HasSuffix(p, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, p, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]string{} // local name -> import path
+			for _, im := range f.Imports {
+				ip, _ := strconv.Unquote(im.Path.Value)
+				switch ip {
+				case "math/rand", "crypto/rand", "sync", "sync/atomic", "unsafe":
+					t.Errorf("%s: imports %s, banned in the simulated world", p, ip)
+				}
+				local := ip[strings.LastIndex(ip, "/")+1:]
+				if ip == "math/rand/v2" {
+					local = "rand"
+				}
+				if im.Name != nil {
+					local = im.Name.Name
+				}
+				names[local] = ip
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.GoStmt:
+					t.Errorf("%s: go statement in the simulated world", fset.Position(x.Pos()))
+				case *ast.ChanType:
+					t.Errorf("%s: channel in the simulated world", fset.Position(x.Pos()))
+				case *ast.SelectorExpr:
+					id, ok := x.X.(*ast.Ident)
+					if !ok {
+						return true
+					}
+					switch names[id.Name] {
+					case "time":
+						switch x.Sel.Name {
+						case "Now", "Since", "Until", "Sleep", "After", "AfterFunc", "Tick", "NewTimer", "NewTicker":
+							t.Errorf("%s: time.%s reads the wall clock", fset.Position(x.Pos()), x.Sel.Name)
+						}
+					case "math/rand/v2":
+						switch x.Sel.Name {
+						case "New", "NewPCG", "Rand", "PCG", "Source", "NewChaCha8", "ChaCha8", "NewZipf", "Zipf":
+						default:
+							t.Errorf("%s: rand.%s uses the global, unseeded source", fset.Position(x.Pos()), x.Sel.Name)
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -20,11 +20,13 @@ const (
 	ErrRequestTimedOut              ErrCode = 7
 	ErrNetworkException             ErrCode = 13
 	ErrNotEnoughReplicas            ErrCode = 19
+	ErrInvalidRequest               ErrCode = 42
 	ErrOutOfOrderSequenceNumber     ErrCode = 45
 	ErrDuplicateSequenceNumber      ErrCode = 46
 	ErrInvalidProducerEpoch         ErrCode = 47
 	ErrInvalidTxnState              ErrCode = 48
 	ErrInvalidProducerIDMapping     ErrCode = 49
+	ErrInvalidTransactionTimeout    ErrCode = 50
 	ErrConcurrentTransactions       ErrCode = 51
 	ErrTransactionCoordinatorFenced ErrCode = 52
 	ErrUnknownProducerID            ErrCode = 59
@@ -48,11 +50,13 @@ var errNames = map[ErrCode]string{
 	ErrRequestTimedOut:              "REQUEST_TIMED_OUT",
 	ErrNetworkException:             "NETWORK_EXCEPTION",
 	ErrNotEnoughReplicas:            "NOT_ENOUGH_REPLICAS",
+	ErrInvalidRequest:               "INVALID_REQUEST",
 	ErrOutOfOrderSequenceNumber:     "OUT_OF_ORDER_SEQUENCE_NUMBER",
 	ErrDuplicateSequenceNumber:      "DUPLICATE_SEQUENCE_NUMBER",
 	ErrInvalidProducerEpoch:         "INVALID_PRODUCER_EPOCH",
 	ErrInvalidTxnState:              "INVALID_TXN_STATE",
 	ErrInvalidProducerIDMapping:     "INVALID_PRODUCER_ID_MAPPING",
+	ErrInvalidTransactionTimeout:    "INVALID_TRANSACTION_TIMEOUT",
 	ErrConcurrentTransactions:       "CONCURRENT_TRANSACTIONS",
 	ErrTransactionCoordinatorFenced: "TRANSACTION_COORDINATOR_FENCED",
 	ErrUnknownProducerID:            "UNKNOWN_PRODUCER_ID",

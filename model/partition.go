@@ -30,6 +30,30 @@ type PartitionConfig struct {
 	// idle this long is removed (never while a transaction is open).
 	// Zero means Kafka's default, 86400000 ms (1 day).
 	ProducerIDExpiration time.Duration
+	// NoPartitionVerification turns KIP-890 part 1 verification off
+	// (transaction.partition.verification.enable=false; Kafka's default is
+	// true, 3.6+). With verification on, the first transactional batch of a
+	// transaction on this partition is appended only if the caller's
+	// [AppendOptions.Verification] is ErrNone (semantics B4.0, B9.3).
+	NoPartitionVerification bool
+	// SnapshotEvery is the number of log entries (data batches and
+	// markers) between two producer-state snapshots, a stand-in for Kafka's
+	// snapshot at every segment roll (segment.bytes). 0 means no periodic
+	// snapshots: only a clean restart and every rebuild take one, so an
+	// unclean restart replays the log from the last of those (or from
+	// offset 0). Range 0..2^31-1.
+	SnapshotEvery int
+}
+
+// DefaultProducerIDExpiration is producer.id.expiration.ms's default,
+// 86400000 ms (KIP-854, Kafka 3.4+).
+const DefaultProducerIDExpiration = 24 * time.Hour
+
+func (c PartitionConfig) expiration() time.Duration {
+	if c.ProducerIDExpiration <= 0 {
+		return DefaultProducerIDExpiration
+	}
+	return c.ProducerIDExpiration
 }
 
 func (c PartitionConfig) window() int {
@@ -83,6 +107,9 @@ type LogEntry struct {
 	Marker MarkerType
 	// AppendedAt is the simulated time of the append.
 	AppendedAt sim.Time
+	// CoordinatorEpoch is the coordinator epoch a marker carried; -1 for
+	// data. Kept so that a rebuild (B11.2) can replay markers.
+	CoordinatorEpoch int32
 }
 
 // MarkerType is the control record of a transaction marker.
@@ -133,6 +160,10 @@ type Partition struct {
 	// producers maps producer id to its state on this partition. Never
 	// iterated in map order where the order could reach a trace.
 	producers map[ProducerID]*ProducerStateEntry
+	// snap is the newest producer-state snapshot (nil before the first);
+	// sinceSnap counts log entries appended after it.
+	snap      *ProducerSnapshot
+	sinceSnap int
 }
 
 // NewPartition returns an empty partition with the given settings.
@@ -164,27 +195,89 @@ func (p *Partition) ProducerIDs() []ProducerID {
 	return ids
 }
 
+// AppendOptions carries what the leader learned outside the batch itself.
+// The zero value is "nothing to report".
+type AppendOptions struct {
+	// Verification is the transaction coordinator's answer to KIP-890 part
+	// 1 verification (AddPartitionsToTxn verify-only; Kafka's
+	// TransactionCoordinator.handleVerifyPartitionsInTransaction), as
+	// returned by [Coordinator.VerifyPartition]. It is read only when
+	// verification is on, the batch is transactional and the producer has
+	// no open transaction on this partition. ErrNone (the zero value) means
+	// verified. The leader translates other answers as ReplicaManager does:
+	// PRODUCER_FENCED becomes INVALID_PRODUCER_EPOCH; CONCURRENT_TRANSACTIONS,
+	// NOT_ENOUGH_REPLICAS, REQUEST_TIMED_OUT and NETWORK_EXCEPTION (the
+	// coordinator busy or unreachable) become the retriable
+	// NOT_ENOUGH_REPLICAS; anything else becomes INVALID_TXN_STATE.
+	Verification ErrCode
+}
+
 // Append validates and appends a client's data batch, running Kafka's
 // checks in order (semantics B4; UnifiedLog.analyzeAndValidateProducerState,
 // ProducerAppendInfo.appendDataBatch). The first failing check decides;
-// a failed batch changes nothing.
-//
-// Simplification: KIP-890 partition verification (B4.0, B4.3, B4.5) is
-// not modelled on this path.
+// a failed batch changes nothing. Append is [Partition.AppendWith] with
+// zero options, i.e. a transactional batch counts as verified.
 func (p *Partition) Append(now sim.Time, b Batch) AppendResult {
+	return p.AppendWith(now, b, AppendOptions{})
+}
+
+// errResult returns a failed AppendResult.
+func errResult(e ErrCode, reason string) AppendResult {
+	return AppendResult{Err: e, FirstOffset: -1, LastOffset: -1, Reason: reason}
+}
+
+// AppendWith is [Partition.Append] with options. The check order
+// (semantics B4) is:
+//
+//  0. KIP-890 part 1 verification (only with verification on, for a
+//     transactional batch of a producer without an open transaction here);
+//  1. record validation: a negative sequence, or a LastSeq that does not
+//     match the record count, is INVALID_RECORD;
+//  2. duplicate: same epoch and exactly the same [FirstSeq, LastSeq] as a
+//     cached batch is success with the ORIGINAL offsets, nothing appended;
+//  4. a lower epoch is INVALID_PRODUCER_EPOCH;
+//  6. a higher epoch not at sequence 0 (for a known producer), or the same
+//     epoch not at last+1 (wrapping), is OUT_OF_ORDER_SEQUENCE_NUMBER; an
+//     unknown producer is accepted at any sequence and epoch;
+//  7. a non-transactional batch while a transaction is open is
+//     INVALID_TXN_STATE;
+//  8. accept.
+//
+// DUPLICATE_SEQUENCE_NUMBER and UNKNOWN_PRODUCER_ID are never returned
+// (B7.5, B13). Simplifications: the verification guard re-check (B4.3) and
+// the verification sequence guard (B4.5, VerificationStateEntry) are not
+// modelled, because verification is answered synchronously here.
+func (p *Partition) AppendWith(now sim.Time, b Batch, o AppendOptions) AppendResult {
 	n := int64(len(b.Records))
 	if !b.Idempotent() {
 		// No producer id: appended blindly, no producer state.
-		return p.appendData(now, b, n)
+		r := p.appendData(now, b, n)
+		p.maybeSnapshot()
+		return r
+	}
+	e := p.producers[b.PID]
+	// B4.0: verification round-trip, before the log append.
+	if b.Transactional && !p.cfg.NoPartitionVerification && (e == nil || e.TxnFirstOffset < 0) && o.Verification != ErrNone {
+		switch o.Verification {
+		case ErrProducerFenced, ErrInvalidProducerEpoch:
+			return errResult(ErrInvalidProducerEpoch, "verification: coordinator fenced the epoch")
+		case ErrConcurrentTransactions, ErrNotEnoughReplicas, ErrRequestTimedOut, ErrNetworkException:
+			return errResult(ErrNotEnoughReplicas, "verification: coordinator busy or unavailable")
+		default:
+			return errResult(ErrInvalidTxnState, "verification: partition not in transaction")
+		}
 	}
 	// B4.1: record validation.
 	if b.FirstSeq < 0 || b.LastSeq < 0 {
-		return AppendResult{Err: ErrInvalidRecord, FirstOffset: -1, LastOffset: -1, Reason: "negative sequence"}
+		return errResult(ErrInvalidRecord, "negative sequence")
 	}
-	e := p.producers[b.PID]
+	if b.LastSeq > p.cfg.Seq.Max() || b.FirstSeq > p.cfg.Seq.Max() || p.cfg.Seq.Count(b.FirstSeq, b.LastSeq) != n {
+		return errResult(ErrInvalidRecord, "sequence range does not match record count")
+	}
 	// B4.2: duplicate check, before the epoch and sequence checks.
 	if e != nil && !p.cfg.NoDedup && e.Epoch == b.Epoch {
-		for _, m := range e.Batches {
+		for i := range e.Batches {
+			m := &e.Batches[i]
 			if m.FirstSeq == b.FirstSeq && m.LastSeq == b.LastSeq {
 				return AppendResult{Err: ErrNone, FirstOffset: m.FirstOffset, LastOffset: m.LastOffset, Duplicate: true, Reason: "duplicate of cached batch"}
 			}
@@ -196,25 +289,36 @@ func (p *Partition) Append(now sim.Time, b Batch) AppendResult {
 	}
 	// B4.4: epoch check.
 	if e != nil && b.Epoch < epoch && !p.cfg.NoEpochCheck {
-		return AppendResult{Err: ErrInvalidProducerEpoch, FirstOffset: -1, LastOffset: -1, Reason: "epoch below current " + itoa(int64(epoch))}
+		return errResult(ErrInvalidProducerEpoch, "epoch below current "+itoa(int64(epoch)))
 	}
 	// B4.6: sequence check.
 	if b.Epoch != epoch {
 		if b.FirstSeq != 0 && epoch != NoEpoch {
-			return AppendResult{Err: ErrOutOfOrderSequenceNumber, FirstOffset: -1, LastOffset: -1, Reason: "new epoch must start at 0"}
+			return errResult(ErrOutOfOrderSequenceNumber, "new epoch must start at 0")
 		}
 	} else if epoch != NoEpoch {
-		if !p.cfg.Seq.Next(last, b.FirstSeq) && !(last == -1 && b.FirstSeq == 0) {
-			return AppendResult{Err: ErrOutOfOrderSequenceNumber, FirstOffset: -1, LastOffset: -1,
-				Reason: "seq " + itoa(int64(b.FirstSeq)) + " after last " + itoa(int64(last))}
+		// last == -1 (empty window after a marker) admits only 0.
+		if !p.cfg.Seq.Next(last, b.FirstSeq) {
+			return errResult(ErrOutOfOrderSequenceNumber, "seq "+itoa(int64(b.FirstSeq))+" after last "+itoa(int64(last)))
 		}
 	}
 	// B4.7: transaction-state check.
 	if e != nil && e.TxnFirstOffset >= 0 && !b.Transactional {
-		return AppendResult{Err: ErrInvalidTxnState, FirstOffset: -1, LastOffset: -1, Reason: "non-transactional write during open transaction"}
+		return errResult(ErrInvalidTxnState, "non-transactional write during open transaction")
 	}
 	// B4.8: accept.
 	r := p.appendData(now, b, n)
+	p.applyData(b, r.FirstOffset, r.LastOffset, now)
+	p.maybeSnapshot()
+	return r
+}
+
+// applyData updates producer state for an appended data batch without any
+// validation: the accept step of the client path and the whole of the
+// replication path (ProducerAppendInfo with AppendOrigin.REPLICATION,
+// semantics B12).
+func (p *Partition) applyData(b Batch, first, last int64, now sim.Time) {
+	e := p.producers[b.PID]
 	if e == nil {
 		e = &ProducerStateEntry{Epoch: b.Epoch, CoordinatorEpoch: -1, TxnFirstOffset: -1}
 		p.producers[b.PID] = e
@@ -223,12 +327,101 @@ func (p *Partition) Append(now sim.Time, b Batch) AppendResult {
 		e.Epoch = b.Epoch
 		e.Batches = e.Batches[:0]
 	}
-	p.pushBatch(e, BatchMetadata{FirstSeq: b.FirstSeq, LastSeq: b.LastSeq, FirstOffset: r.FirstOffset, LastOffset: r.LastOffset, Timestamp: now})
+	p.pushBatch(e, BatchMetadata{FirstSeq: b.FirstSeq, LastSeq: b.LastSeq, FirstOffset: first, LastOffset: last, Timestamp: now})
 	e.LastTimestamp = now
 	if b.Transactional && e.TxnFirstOffset < 0 {
-		e.TxnFirstOffset = r.FirstOffset
+		e.TxnFirstOffset = first
 	}
-	return r
+}
+
+// AppendMarker appends a transaction marker (a control batch written by the
+// coordinator's WriteTxnMarkers, AppendOrigin.COORDINATOR) for pid, with
+// the checks of ProducerAppendInfo.appendEndTxnMarker (semantics B8):
+//
+//  1. epoch below the entry's epoch: INVALID_PRODUCER_EPOCH;
+//  2. coordinatorEpoch below the entry's coordinator epoch:
+//     TRANSACTION_COORDINATOR_FENCED;
+//  3. otherwise the marker takes 1 offset, the entry moves to epoch
+//     (clearing the window if that changed it), records coordinatorEpoch
+//     and closes the open transaction. An unknown pid gets a new entry with
+//     an empty window.
+//
+// The duplicate check does not apply to markers, and a marker is accepted
+// whether or not a transaction is open. [PartitionConfig.NoEpochCheck]
+// does not apply to markers. m must be MarkerCommit or MarkerAbort.
+func (p *Partition) AppendMarker(now sim.Time, pid ProducerID, epoch int16, coordinatorEpoch int32, m MarkerType) AppendResult {
+	if m != MarkerCommit && m != MarkerAbort {
+		panic("model: AppendMarker needs MarkerCommit or MarkerAbort")
+	}
+	e := p.producers[pid]
+	if e != nil && epoch < e.Epoch {
+		return errResult(ErrInvalidProducerEpoch, "marker epoch below current "+itoa(int64(e.Epoch)))
+	}
+	if e != nil && coordinatorEpoch < e.CoordinatorEpoch {
+		return errResult(ErrTransactionCoordinatorFenced, "coordinator epoch below "+itoa(int64(e.CoordinatorEpoch)))
+	}
+	off := p.nextOffset
+	p.nextOffset++
+	p.log = append(p.log, LogEntry{
+		FirstOffset: off, LastOffset: off,
+		Batch:            Batch{Partition: p.ID, PID: pid, Epoch: epoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: true},
+		Marker:           m,
+		AppendedAt:       now,
+		CoordinatorEpoch: coordinatorEpoch,
+	})
+	p.applyMarker(pid, epoch, coordinatorEpoch, now)
+	p.maybeSnapshot()
+	return AppendResult{Err: ErrNone, FirstOffset: off, LastOffset: off, Reason: m.String()}
+}
+
+// applyMarker updates producer state for an appended marker.
+func (p *Partition) applyMarker(pid ProducerID, epoch int16, coordinatorEpoch int32, now sim.Time) {
+	e := p.producers[pid]
+	if e == nil {
+		e = &ProducerStateEntry{Epoch: epoch, CoordinatorEpoch: -1, TxnFirstOffset: -1}
+		p.producers[pid] = e
+	}
+	if e.Epoch != epoch {
+		e.Epoch = epoch
+		e.Batches = e.Batches[:0]
+	}
+	e.CoordinatorEpoch = coordinatorEpoch
+	e.TxnFirstOffset = -1
+	e.LastTimestamp = now
+}
+
+// ExpireProducers runs the periodic producer-state expiry
+// (ProducerStateManager.removeExpiredProducers, semantics B10): it removes
+// every entry with no open transaction whose last batch or marker is at
+// least producer.id.expiration.ms old (now - LastTimestamp >= expiration).
+// It returns the removed ids in increasing order. Scheduling it (Kafka:
+// every producer.id.expiration.check.interval.ms, default 600000 ms) is
+// the caller's business.
+func (p *Partition) ExpireProducers(now sim.Time) []ProducerID {
+	var out []ProducerID
+	exp := p.cfg.expiration()
+	for id, e := range p.producers {
+		if e.TxnFirstOffset < 0 && now.Sub(e.LastTimestamp) >= exp {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	for _, id := range out {
+		delete(p.producers, id)
+	}
+	return out
+}
+
+// ExpireProducer removes pid's entry as if producer.id.expiration.ms had
+// passed, unless a transaction is open for it here (B10.1, B19). It
+// reports whether an entry was removed.
+func (p *Partition) ExpireProducer(pid ProducerID) bool {
+	e := p.producers[pid]
+	if e == nil || e.TxnFirstOffset >= 0 {
+		return false
+	}
+	delete(p.producers, pid)
+	return true
 }
 
 // pushBatch adds m to e's window, dropping the oldest beyond the window.
@@ -248,7 +441,7 @@ func (p *Partition) appendData(now sim.Time, b Batch, n int64) AppendResult {
 	first := p.nextOffset
 	last := first + n - 1
 	p.nextOffset += n
-	p.log = append(p.log, LogEntry{FirstOffset: first, LastOffset: last, Batch: b, AppendedAt: now})
+	p.log = append(p.log, LogEntry{FirstOffset: first, LastOffset: last, Batch: b, AppendedAt: now, CoordinatorEpoch: -1})
 	return AppendResult{Err: ErrNone, FirstOffset: first, LastOffset: last}
 }
 

@@ -1,0 +1,644 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemsim/idemsim/sim"
+)
+
+// TestConformance replays every *.json vector in $IDEMSIM_CONFORMANCE_DIR,
+// or else in testdata/conformance (our own vectors), against fresh
+// partitions and a fresh coordinator, and compares every expect. The
+// format is /work/shared/kafka/conformance/README.md plus the extensions
+// documented in testdata/conformance/README.md. Unknown ops and keys fail.
+func TestConformance(t *testing.T) {
+	dir := os.Getenv("IDEMSIM_CONFORMANCE_DIR")
+	if dir == "" {
+		dir = filepath.Join("testdata", "conformance")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no *.json vectors in %s", dir)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := runVector(data); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
+		})
+	}
+}
+
+// jobj is one JSON object whose keys are checked against an allowed set.
+type jobj map[string]json.RawMessage
+
+func parseObj(raw json.RawMessage, allowed ...string) (jobj, error) {
+	var o jobj
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&o); err != nil {
+		return nil, err
+	}
+	if o == nil {
+		return nil, fmt.Errorf("expected an object, got %s", raw)
+	}
+	for k := range o {
+		if !slices.Contains(allowed, k) {
+			keys := make([]string, 0, len(o))
+			for k := range o {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			return nil, fmt.Errorf("unknown key %q (keys %v; allowed %v)", k, keys, allowed)
+		}
+	}
+	return o, nil
+}
+
+func (o jobj) has(k string) bool { _, ok := o[k]; return ok }
+
+func (o jobj) get(k string, v any, required bool) error {
+	raw, ok := o[k]
+	if !ok {
+		if required {
+			return fmt.Errorf("missing required key %q", k)
+		}
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("key %q: %v", k, err)
+	}
+	return nil
+}
+
+// vecRunner holds the model under test for one vector file.
+type vecRunner struct {
+	pcfg  PartitionConfig
+	parts map[int32]*Partition
+	coord *Coordinator
+	now   sim.Time
+}
+
+func (r *vecRunner) part(id int32) *Partition {
+	p := r.parts[id]
+	if p == nil {
+		p = NewPartition(id, r.pcfg)
+		r.parts[id] = p
+	}
+	return p
+}
+
+func runVector(data []byte) error {
+	top, err := parseObj(data, "name", "description", "source", "uncertain", "window", "config", "steps")
+	if err != nil {
+		return fmt.Errorf("file: %v", err)
+	}
+	var window int
+	if err := top.get("window", &window, false); err != nil {
+		return err
+	}
+	var cfgRaw json.RawMessage = []byte("{}")
+	if top.has("config") {
+		cfgRaw = top["config"]
+	}
+	cfg, err := parseObj(cfgRaw, "nextPid", "transactionVersion", "verification", "snapshotEvery", "producerIdExpirationMs", "epochBits")
+	if err != nil {
+		return fmt.Errorf("config: %v", err)
+	}
+	var (
+		nextPid           int64 = 1000
+		tv, snapEvery, eb int
+		verification      bool
+		expMs             int64
+	)
+	for _, e := range []error{cfg.get("nextPid", &nextPid, false), cfg.get("transactionVersion", &tv, false),
+		cfg.get("verification", &verification, false), cfg.get("snapshotEvery", &snapEvery, false),
+		cfg.get("producerIdExpirationMs", &expMs, false), cfg.get("epochBits", &eb, false)} {
+		if e != nil {
+			return fmt.Errorf("config: %v", e)
+		}
+	}
+	r := &vecRunner{
+		pcfg: PartitionConfig{Window: window, NoPartitionVerification: !verification, SnapshotEvery: snapEvery,
+			ProducerIDExpiration: time.Duration(expMs) * time.Millisecond},
+		parts: make(map[int32]*Partition),
+		coord: NewCoordinator(CoordinatorConfig{NextPID: ProducerID(nextPid), TransactionVersion: tv, EpochBits: uint8(eb)}),
+	}
+	var steps []json.RawMessage
+	if err := top.get("steps", &steps, true); err != nil {
+		return err
+	}
+	if len(steps) == 0 {
+		return fmt.Errorf("no steps")
+	}
+	for i, s := range steps {
+		var head struct {
+			Op string `json:"op"`
+		}
+		if err := json.Unmarshal(s, &head); err != nil {
+			return fmt.Errorf("step %d: %v", i, err)
+		}
+		if err := r.step(head.Op, s); err != nil {
+			return fmt.Errorf("step %d (%s): %v\n\tstep: %s", i, head.Op, err, s)
+		}
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func (r *vecRunner) step(op string, raw json.RawMessage) error {
+	common := []string{"op", "comment"}
+	keys := func(k ...string) []string { return append(slices.Clone(common), k...) }
+	switch op {
+	case "append":
+		o, err := parseObj(raw, keys("pid", "epoch", "firstSeq", "lastSeq", "transactional", "partition", "verified", "expect")...)
+		if err != nil {
+			return err
+		}
+		var (
+			pid               int64
+			epoch             int16
+			first, last, part int32
+			txn               bool
+			verified          = true
+		)
+		if err := firstErr(o.get("pid", &pid, true), o.get("epoch", &epoch, true), o.get("firstSeq", &first, true),
+			o.get("lastSeq", &last, true), o.get("transactional", &txn, false), o.get("partition", &part, false),
+			o.get("verified", &verified, false)); err != nil {
+			return err
+		}
+		p := r.part(part)
+		n := int64(1)
+		if first >= 0 && last >= 0 {
+			n = p.Config().Seq.Count(first, last)
+		}
+		if n > 1<<20 {
+			return fmt.Errorf("batch of %d records is too large for the runner", n)
+		}
+		b := Batch{Partition: part, PID: ProducerID(pid), Epoch: epoch, FirstSeq: first, LastSeq: last, Transactional: txn, Records: make([]Record, n)}
+		opts := AppendOptions{}
+		if !verified {
+			opts.Verification = ErrInvalidTxnState
+		}
+		leo := p.LogEndOffset()
+		res := p.AppendWith(r.now, b, opts)
+		// Model invariants, whatever the vector says.
+		if res.Err == ErrDuplicateSequenceNumber || res.Err == ErrUnknownProducerID {
+			return fmt.Errorf("partition returned legacy error %v", res.Err)
+		}
+		if (res.Err != ErrNone || res.Duplicate) && p.LogEndOffset() != leo {
+			return fmt.Errorf("rejected or duplicate batch moved the log end offset %d -> %d", leo, p.LogEndOffset())
+		}
+		if res.Err == ErrNone && !res.Duplicate && (res.FirstOffset != leo || p.LogEndOffset() != leo+n) {
+			return fmt.Errorf("accepted batch got offsets %d..%d with log end %d -> %d", res.FirstOffset, res.LastOffset, leo, p.LogEndOffset())
+		}
+		return r.expectAppend(o, res)
+	case "marker":
+		o, err := parseObj(raw, keys("pid", "epoch", "commit", "coordinatorEpoch", "partition", "expect")...)
+		if err != nil {
+			return err
+		}
+		var (
+			pid    int64
+			epoch  int16
+			commit bool
+			ce     int32
+			part   int32
+		)
+		if err := firstErr(o.get("pid", &pid, true), o.get("epoch", &epoch, true), o.get("commit", &commit, true),
+			o.get("coordinatorEpoch", &ce, false), o.get("partition", &part, false)); err != nil {
+			return err
+		}
+		m := MarkerAbort
+		if commit {
+			m = MarkerCommit
+		}
+		return r.expectAppend(o, r.part(part).AppendMarker(r.now, ProducerID(pid), epoch, ce, m))
+	case "expire_producer":
+		o, err := parseObj(raw, keys("pid", "partition", "expect")...)
+		if err != nil {
+			return err
+		}
+		var (
+			pid  int64
+			part int32
+		)
+		if err := firstErr(o.get("pid", &pid, true), o.get("partition", &part, false)); err != nil {
+			return err
+		}
+		got := r.part(part).ExpireProducer(ProducerID(pid))
+		if !o.has("expect") {
+			return nil
+		}
+		ex, err := parseObj(o["expect"], "expired")
+		if err != nil {
+			return fmt.Errorf("expect: %v", err)
+		}
+		var want bool
+		if err := ex.get("expired", &want, true); err != nil {
+			return err
+		}
+		if got != want {
+			return fmt.Errorf("expired = %v, want %v", got, want)
+		}
+		return nil
+	case "expire_producers": // extension: periodic expiry at the current time
+		o, err := parseObj(raw, keys("partition", "expect")...)
+		if err != nil {
+			return err
+		}
+		var part int32
+		if err := o.get("partition", &part, false); err != nil {
+			return err
+		}
+		got := r.part(part).ExpireProducers(r.now)
+		ex, err := parseObj(o["expect"], "expired")
+		if err != nil {
+			return fmt.Errorf("expect: %v", err)
+		}
+		var want []ProducerID
+		if err := ex.get("expired", &want, true); err != nil {
+			return err
+		}
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			return fmt.Errorf("expired = %v, want %v", got, want)
+		}
+		return nil
+	case "advance": // extension: advance the clock
+		o, err := parseObj(raw, keys("ms")...)
+		if err != nil {
+			return err
+		}
+		var ms int64
+		if err := o.get("ms", &ms, true); err != nil {
+			return err
+		}
+		r.now = r.now.Add(time.Duration(ms) * time.Millisecond)
+		return nil
+	case "snapshot": // extension: take a producer-state snapshot
+		o, err := parseObj(raw, keys("partition")...)
+		if err != nil {
+			return err
+		}
+		var part int32
+		if err := o.get("partition", &part, false); err != nil {
+			return err
+		}
+		r.part(part).Snapshot()
+		return nil
+	case "restart_broker":
+		o, err := parseObj(raw, keys("clean")...) // "clean" is an extension, default true
+		if err != nil {
+			return err
+		}
+		clean := true
+		if err := o.get("clean", &clean, false); err != nil {
+			return err
+		}
+		ids := make([]int32, 0, len(r.parts))
+		for id := range r.parts {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			r.parts[id].Restart(r.now, clean)
+		}
+		return nil
+	case "check_state":
+		o, err := parseObj(raw, keys("pid", "partition", "expect")...)
+		if err != nil {
+			return err
+		}
+		var (
+			pid  int64
+			part int32
+		)
+		if err := firstErr(o.get("pid", &pid, true), o.get("partition", &part, false)); err != nil {
+			return err
+		}
+		return r.checkState(r.part(part).Producer(ProducerID(pid)), o["expect"])
+	case "init_producer_id":
+		o, err := parseObj(raw, keys("transactionalId", "producerId", "producerEpoch", "expect")...)
+		if err != nil {
+			return err
+		}
+		if !o.has("transactionalId") {
+			return fmt.Errorf("missing required key %q", "transactionalId")
+		}
+		var (
+			id    *string
+			pid   int64 = -1
+			epoch int16 = -1
+		)
+		if err := firstErr(o.get("transactionalId", &id, false), o.get("producerId", &pid, false), o.get("producerEpoch", &epoch, false)); err != nil {
+			return err
+		}
+		res := r.coord.InitProducerID(r.now, InitProducerIDRequest{TransactionalID: id, ProducerID: ProducerID(pid), ProducerEpoch: epoch})
+		if id != nil {
+			r.coord.MarkersWritten(r.now, *id)
+		}
+		return expectCoord(o["expect"], res.Err, res.ProducerID, res.Epoch, res.Markers, false)
+	case "add_partitions":
+		o, err := parseObj(raw, keys("transactionalId", "pid", "epoch", "partitions", "expect")...)
+		if err != nil {
+			return err
+		}
+		var (
+			id    string
+			pid   int64
+			epoch int16
+			parts []int32
+		)
+		if err := firstErr(o.get("transactionalId", &id, true), o.get("pid", &pid, true), o.get("epoch", &epoch, true), o.get("partitions", &parts, true)); err != nil {
+			return err
+		}
+		e := r.coord.AddPartitionsToTxn(r.now, id, ProducerID(pid), epoch, parts)
+		return expectCoord(o["expect"], e, NoProducerID, NoEpoch, nil, true)
+	case "end_txn":
+		o, err := parseObj(raw, keys("transactionalId", "pid", "epoch", "commit", "expect")...)
+		if err != nil {
+			return err
+		}
+		var (
+			id     string
+			pid    int64
+			epoch  int16
+			commit bool
+		)
+		if err := firstErr(o.get("transactionalId", &id, true), o.get("pid", &pid, true), o.get("epoch", &epoch, true), o.get("commit", &commit, true)); err != nil {
+			return err
+		}
+		res := r.coord.EndTxn(r.now, EndTxnRequest{TransactionalID: id, ProducerID: ProducerID(pid), ProducerEpoch: epoch, Commit: commit})
+		r.coord.MarkersWritten(r.now, id)
+		return expectCoord(o["expect"], res.Err, res.ProducerID, res.Epoch, res.Markers, true)
+	case "coord_seed":
+		o, err := parseObj(raw, keys("transactionalId", "pid", "epoch", "lastEpoch", "state", "prevPid", "partitions")...)
+		if err != nil {
+			return err
+		}
+		var (
+			id    string
+			pid   int64
+			epoch int16
+			last  int16 = -1
+			state string
+			prev  int64
+			parts []int32
+		)
+		if err := firstErr(o.get("transactionalId", &id, true), o.get("pid", &pid, true), o.get("epoch", &epoch, true),
+			o.get("lastEpoch", &last, false), o.get("state", &state, true), o.get("partitions", &parts, false)); err != nil {
+			return err
+		}
+		prev = pid
+		if err := o.get("prevPid", &prev, false); err != nil {
+			return err
+		}
+		st, ok := ParseTxnState(state)
+		if !ok {
+			return fmt.Errorf("unknown state %q", state)
+		}
+		r.coord.SetTxn(TxnMetadata{TransactionalID: id, ProducerID: ProducerID(pid), PrevProducerID: ProducerID(prev),
+			ProducerEpoch: epoch, LastProducerEpoch: last, State: st, Partitions: parts,
+			TxnTimeout: DefaultTransactionTimeout, TxnStartTime: r.now, LastUpdate: r.now})
+		return nil
+	}
+	return fmt.Errorf("unknown op %q", op)
+}
+
+// expectAppend compares an append or marker result with its expect.
+func (r *vecRunner) expectAppend(o jobj, res AppendResult) error {
+	if !o.has("expect") {
+		return fmt.Errorf("missing expect")
+	}
+	ex, err := parseObj(o["expect"], "result", "offset", "lastOffset", "error")
+	if err != nil {
+		return fmt.Errorf("expect: %v", err)
+	}
+	var result, errName string
+	if err := firstErr(ex.get("result", &result, true), ex.get("error", &errName, false)); err != nil {
+		return err
+	}
+	got := "ok"
+	switch {
+	case res.Err != ErrNone:
+		got = "error"
+	case res.Duplicate:
+		got = "duplicate"
+	}
+	switch result {
+	case "ok", "duplicate", "error":
+	default:
+		return fmt.Errorf("unknown result %q", result)
+	}
+	if got != result || (result == "error" && res.Err.String() != errName) {
+		return fmt.Errorf("got result %s %v (%s), want %s %s", got, res.Err, res.Reason, result, errName)
+	}
+	for _, c := range []struct {
+		k   string
+		got int64
+	}{{"offset", res.FirstOffset}, {"lastOffset", res.LastOffset}} {
+		if ex.has(c.k) {
+			var want int64
+			if err := ex.get(c.k, &want, true); err != nil {
+				return err
+			}
+			if c.got != want {
+				return fmt.Errorf("%s = %d, want %d", c.k, c.got, want)
+			}
+		}
+	}
+	return nil
+}
+
+// expectCoord compares a coordinator response with its expect:
+// {"pid","epoch"} or {"error"}, plus "result":"ok" where allowed and the
+// "markers" extension.
+func expectCoord(raw json.RawMessage, e ErrCode, pid ProducerID, epoch int16, markers []TxnMarker, allowResult bool) error {
+	if raw == nil {
+		return fmt.Errorf("missing expect")
+	}
+	allowed := []string{"pid", "epoch", "error", "markers"}
+	if allowResult {
+		allowed = append(allowed, "result")
+	}
+	ex, err := parseObj(raw, allowed...)
+	if err != nil {
+		return fmt.Errorf("expect: %v", err)
+	}
+	if ex.has("error") {
+		var name string
+		if err := ex.get("error", &name, true); err != nil {
+			return err
+		}
+		if e.String() != name {
+			return fmt.Errorf("error = %v, want %s", e, name)
+		}
+	} else if e != ErrNone {
+		return fmt.Errorf("error = %v, want success", e)
+	}
+	if ex.has("result") {
+		var res string
+		if err := ex.get("result", &res, true); err != nil {
+			return err
+		}
+		if res != "ok" {
+			return fmt.Errorf("unknown result %q", res)
+		}
+	}
+	if ex.has("pid") {
+		var want int64
+		if err := ex.get("pid", &want, true); err != nil {
+			return err
+		}
+		if int64(pid) != want {
+			return fmt.Errorf("pid = %d, want %d", pid, want)
+		}
+	}
+	if ex.has("epoch") {
+		var want int16
+		if err := ex.get("epoch", &want, true); err != nil {
+			return err
+		}
+		if epoch != want {
+			return fmt.Errorf("epoch = %d, want %d", epoch, want)
+		}
+	}
+	if ex.has("markers") {
+		var want []json.RawMessage
+		if err := ex.get("markers", &want, true); err != nil {
+			return err
+		}
+		var got []string
+		for _, m := range markers {
+			got = append(got, fmt.Sprintf("p%d pid=%d e=%d %v", m.Partition, m.PID, m.Epoch, m.Marker))
+		}
+		var ws []string
+		for _, w := range want {
+			mo, err := parseObj(w, "partition", "pid", "epoch", "commit")
+			if err != nil {
+				return fmt.Errorf("expect.markers: %v", err)
+			}
+			var (
+				part   int32
+				p      int64
+				ep     int16
+				commit bool
+			)
+			if err := firstErr(mo.get("partition", &part, true), mo.get("pid", &p, true), mo.get("epoch", &ep, true), mo.get("commit", &commit, true)); err != nil {
+				return err
+			}
+			mt := MarkerAbort
+			if commit {
+				mt = MarkerCommit
+			}
+			ws = append(ws, fmt.Sprintf("p%d pid=%d e=%d %v", part, p, ep, mt))
+		}
+		if strings.Join(got, "; ") != strings.Join(ws, "; ") {
+			return fmt.Errorf("markers = [%s], want [%s]", strings.Join(got, "; "), strings.Join(ws, "; "))
+		}
+	}
+	return nil
+}
+
+// checkState compares a producer entry with a check_state expect.
+func (r *vecRunner) checkState(e *ProducerStateEntry, raw json.RawMessage) error {
+	if raw == nil {
+		return fmt.Errorf("missing expect")
+	}
+	ex, err := parseObj(raw, "exists", "epoch", "lastSeq", "window", "ongoingTxn", "coordinatorEpoch")
+	if err != nil {
+		return fmt.Errorf("expect: %v", err)
+	}
+	if ex.has("exists") {
+		var want bool
+		if err := ex.get("exists", &want, true); err != nil {
+			return err
+		}
+		if (e != nil) != want {
+			return fmt.Errorf("exists = %v, want %v", e != nil, want)
+		}
+	}
+	if e == nil {
+		for _, k := range []string{"epoch", "lastSeq", "window", "ongoingTxn", "coordinatorEpoch"} {
+			if ex.has(k) {
+				return fmt.Errorf("no producer entry, but expect has %q", k)
+			}
+		}
+		return nil
+	}
+	if ex.has("epoch") {
+		var want int16
+		if err := ex.get("epoch", &want, true); err != nil {
+			return err
+		}
+		if e.Epoch != want {
+			return fmt.Errorf("epoch = %d, want %d", e.Epoch, want)
+		}
+	}
+	if ex.has("coordinatorEpoch") {
+		var want int32
+		if err := ex.get("coordinatorEpoch", &want, true); err != nil {
+			return err
+		}
+		if e.CoordinatorEpoch != want {
+			return fmt.Errorf("coordinatorEpoch = %d, want %d", e.CoordinatorEpoch, want)
+		}
+	}
+	if ex.has("lastSeq") {
+		var want int32
+		if err := ex.get("lastSeq", &want, true); err != nil {
+			return err
+		}
+		if got := e.lastSeq(); got != want {
+			return fmt.Errorf("lastSeq = %d, want %d", got, want)
+		}
+	}
+	if ex.has("ongoingTxn") {
+		var want bool
+		if err := ex.get("ongoingTxn", &want, true); err != nil {
+			return err
+		}
+		if got := e.TxnFirstOffset >= 0; got != want {
+			return fmt.Errorf("ongoingTxn = %v, want %v", got, want)
+		}
+	}
+	if ex.has("window") {
+		var want [][4]int64
+		if err := ex.get("window", &want, true); err != nil {
+			return err
+		}
+		got := make([][4]int64, 0, len(e.Batches))
+		for _, m := range e.Batches {
+			got = append(got, [4]int64{int64(m.FirstSeq), int64(m.LastSeq), m.FirstOffset, m.LastOffset})
+		}
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("window = %v, want %v", got, want)
+		}
+	}
+	return nil
+}

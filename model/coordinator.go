@@ -1,0 +1,559 @@
+package model
+
+import (
+	"slices"
+	"time"
+
+	"github.com/idemsim/idemsim/sim"
+)
+
+// TxnState is a transactional id's state on the transaction coordinator
+// (Kafka's TransactionState). PrepareEpochFence and Dead are not
+// represented: a fence goes straight to PrepareAbort with the bumped epoch,
+// and transactional-id expiry is not modelled.
+type TxnState uint8
+
+// Transaction states.
+const (
+	TxnEmpty TxnState = iota
+	TxnOngoing
+	// TxnPrepareCommit and TxnPrepareAbort hold while the markers are being
+	// written: from EndTxn (or a fence) until [Coordinator.MarkersWritten].
+	TxnPrepareCommit
+	TxnPrepareAbort
+	TxnCompleteCommit
+	TxnCompleteAbort
+)
+
+var txnStateNames = [...]string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort"}
+
+// String returns Kafka's name, e.g. "CompleteCommit".
+func (s TxnState) String() string {
+	if int(s) < len(txnStateNames) {
+		return txnStateNames[s]
+	}
+	return "TxnState(" + itoa(int64(s)) + ")"
+}
+
+// ParseTxnState returns the state with Kafka's name s.
+func ParseTxnState(s string) (TxnState, bool) {
+	for i, n := range txnStateNames {
+		if n == s {
+			return TxnState(i), true
+		}
+	}
+	return 0, false
+}
+
+// DefaultNextPID is the first producer id a [Coordinator] hands out unless
+// configured otherwise. Kafka only promises uniqueness (blocks of 1000 per
+// broker, ProducerIdManager); idemsim uses a strictly increasing counter.
+const DefaultNextPID ProducerID = 1000
+
+// Kafka's defaults for the coordinator's timeouts.
+const (
+	// DefaultTransactionTimeout is the client's transaction.timeout.ms
+	// default, 60000 ms, used when a request carries 0.
+	DefaultTransactionTimeout = 60 * time.Second
+	// DefaultTransactionMaxTimeout is transaction.max.timeout.ms, 900000 ms.
+	DefaultTransactionMaxTimeout = 15 * time.Minute
+)
+
+// CoordinatorConfig holds a transaction coordinator's settings. The zero
+// value is Kafka's behaviour (classic transactions).
+type CoordinatorConfig struct {
+	// NextPID is the first producer id handed out; each new id is the
+	// previous plus 1. 0 means [DefaultNextPID].
+	NextPID ProducerID
+	// EpochBits is the producer epoch width in bits, 2..16; 0 means Kafka's
+	// 16 (int16). The largest epoch is 2^(EpochBits-1)-1 (Kafka: 32767) and
+	// an epoch counts as exhausted one below that (32766,
+	// TransactionMetadata.isEpochExhausted). Narrower widths are a what-if
+	// knob that makes pid rotation reachable in short runs.
+	EpochBits uint8
+	// TransactionVersion is Kafka's transaction.version feature: 0 or 1 for
+	// classic transactions (EndTxn keeps the epoch), 2 for KIP-890 part 2
+	// (every EndTxn bumps the epoch and the markers carry the new one).
+	TransactionVersion int
+	// CoordinatorEpoch is the coordinator epoch stamped on every marker
+	// (the epoch of the __transaction_state partition leader), >= 0.
+	CoordinatorEpoch int32
+	// TransactionMaxTimeout is transaction.max.timeout.ms; a longer
+	// requested timeout is INVALID_TRANSACTION_TIMEOUT. 0 means
+	// [DefaultTransactionMaxTimeout].
+	TransactionMaxTimeout time.Duration
+}
+
+// MaxEpoch returns the largest producer epoch, 2^(EpochBits-1)-1
+// (Kafka: Short.MAX_VALUE = 32767).
+func (c CoordinatorConfig) MaxEpoch() int16 {
+	b := c.EpochBits
+	if b == 0 || b > 16 {
+		b = 16
+	}
+	if b < 2 {
+		b = 2
+	}
+	return int16(int32(1)<<(b-1) - 1)
+}
+
+// EpochExhausted reports whether e can no longer be bumped for a client:
+// e >= MaxEpoch-1 (TransactionMetadata.isEpochExhausted). MaxEpoch itself
+// is reserved for the one-off fence of an ongoing transaction.
+func (c CoordinatorConfig) EpochExhausted(e int16) bool { return e >= c.MaxEpoch()-1 }
+
+func (c CoordinatorConfig) maxTimeout() time.Duration {
+	if c.TransactionMaxTimeout <= 0 {
+		return DefaultTransactionMaxTimeout
+	}
+	return c.TransactionMaxTimeout
+}
+
+// TxnMetadata is the coordinator's record for one transactional id
+// (Kafka's TransactionMetadata).
+type TxnMetadata struct {
+	TransactionalID string
+	ProducerID      ProducerID
+	// PrevProducerID is the pid before the last rotation (epoch
+	// exhaustion), or NoProducerID; it lets a retry across the rotation be
+	// recognised (T1.7).
+	PrevProducerID ProducerID
+	// ProducerEpoch is the current epoch; NoEpoch right after creation.
+	ProducerEpoch int16
+	// LastProducerEpoch is the epoch before the last KIP-360 bump (or the
+	// last TV2 EndTxn bump), or NoEpoch; a retry carrying it is answered
+	// with the current epoch.
+	LastProducerEpoch int16
+	State             TxnState
+	// Partitions are the partitions in the open transaction, increasing.
+	Partitions []int32
+	// TxnTimeout is the transaction's transaction.timeout.ms.
+	TxnTimeout time.Duration
+	// TxnStartTime is when the transaction became Ongoing.
+	TxnStartTime sim.Time
+	// LastUpdate is the time of the last state change.
+	LastUpdate sim.Time
+}
+
+func (m *TxnMetadata) clone() TxnMetadata {
+	c := *m
+	c.Partitions = slices.Clone(m.Partitions)
+	return c
+}
+
+// TxnMarker is one WriteTxnMarkers entry the coordinator asks the caller to
+// deliver to a partition leader ([Partition.AppendMarker]).
+type TxnMarker struct {
+	TransactionalID  string
+	Partition        int32
+	PID              ProducerID
+	Epoch            int16
+	CoordinatorEpoch int32
+	Marker           MarkerType
+}
+
+// InitProducerIDRequest is an InitProducerId request (v3+, KIP-360).
+type InitProducerIDRequest struct {
+	// TransactionalID is transactional.id; nil for an idempotent-only
+	// producer. An empty string is INVALID_REQUEST.
+	TransactionalID *string
+	// TransactionTimeout is transaction.timeout.ms; 0 means
+	// [DefaultTransactionTimeout].
+	TransactionTimeout time.Duration
+	// ProducerID and ProducerEpoch are the KIP-360 current pair, or
+	// NoProducerID and NoEpoch when absent. Setting only one is
+	// INVALID_REQUEST.
+	ProducerID    ProducerID
+	ProducerEpoch int16
+}
+
+// InitProducerIDResult is the response, plus the markers of a fence.
+type InitProducerIDResult struct {
+	Err        ErrCode
+	ProducerID ProducerID
+	Epoch      int16
+	// Markers are the ABORT markers (with the bumped epoch) of an ongoing
+	// transaction that this request fenced (T1.8); the caller delivers
+	// them and then calls [Coordinator.MarkersWritten]. In partition order.
+	Markers []TxnMarker
+	Reason  string
+}
+
+// EndTxnRequest is an EndTxn request.
+type EndTxnRequest struct {
+	TransactionalID string
+	ProducerID      ProducerID
+	ProducerEpoch   int16
+	// Commit is true for COMMIT, false for ABORT.
+	Commit bool
+}
+
+// EndTxnResult is the response (EndTxn v5 carries pid and epoch), plus the
+// markers to write.
+type EndTxnResult struct {
+	Err        ErrCode
+	ProducerID ProducerID
+	Epoch      int16
+	// Markers are the COMMIT or ABORT markers for every partition of the
+	// transaction, when this request started completing it; in partition
+	// order. The caller delivers them and then calls
+	// [Coordinator.MarkersWritten].
+	Markers []TxnMarker
+	Reason  string
+}
+
+// Coordinator is a transaction coordinator (Kafka's TransactionCoordinator
+// with its TransactionStateManager), as a pure state machine: requests go
+// in, responses and marker-write requests come out as values. Writes to
+// __transaction_state are instantaneous; marker delivery is the caller's.
+type Coordinator struct {
+	cfg     CoordinatorConfig
+	nextPID ProducerID
+	// txns maps transactional.id to its metadata. Iterated only through
+	// sorted keys.
+	txns map[string]*TxnMetadata
+}
+
+// NewCoordinator returns a coordinator with no transactional ids.
+func NewCoordinator(cfg CoordinatorConfig) *Coordinator {
+	n := cfg.NextPID
+	if n == 0 {
+		n = DefaultNextPID
+	}
+	return &Coordinator{cfg: cfg, nextPID: n, txns: make(map[string]*TxnMetadata)}
+}
+
+// Config returns the coordinator's settings.
+func (c *Coordinator) Config() CoordinatorConfig { return c.cfg }
+
+// Txn returns a copy of the metadata for a transactional id.
+func (c *Coordinator) Txn(transactionalID string) (TxnMetadata, bool) {
+	m := c.txns[transactionalID]
+	if m == nil {
+		return TxnMetadata{}, false
+	}
+	return m.clone(), true
+}
+
+// TransactionalIDs returns the known transactional ids, sorted.
+func (c *Coordinator) TransactionalIDs() []string {
+	ids := make([]string, 0, len(c.txns))
+	for id := range c.txns {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// SetTxn installs metadata directly, as if loaded from __transaction_state
+// by a new coordinator; also a test fixture (e.g. to start near epoch
+// exhaustion). Partitions are sorted and deduplicated.
+func (c *Coordinator) SetTxn(m TxnMetadata) {
+	cp := m.clone()
+	slices.Sort(cp.Partitions)
+	cp.Partitions = slices.Compact(cp.Partitions)
+	c.txns[m.TransactionalID] = &cp
+}
+
+func (c *Coordinator) newPID() ProducerID {
+	p := c.nextPID
+	c.nextPID++
+	return p
+}
+
+// InitProducerID handles InitProducerId (semantics T1;
+// TransactionCoordinator.handleInitProducerId, TransactionMetadata
+// prepareIncrementProducerEpoch / prepareProducerIdRotation /
+// prepareFenceProducerEpoch):
+//
+//   - a half-set pair is INVALID_REQUEST; a nil id gets a new pid at epoch 0;
+//     an empty id is INVALID_REQUEST; a timeout above
+//     transaction.max.timeout.ms is INVALID_TRANSACTION_TIMEOUT;
+//   - an unknown id gets metadata with a new pid at epoch -1 (so the
+//     answer is epoch 0);
+//   - a pair that belongs to neither the current pid, nor (with an
+//     exhausted epoch) the previous pid, is PRODUCER_FENCED;
+//   - Prepare*: CONCURRENT_TRANSACTIONS;
+//   - Empty/Complete*: rotate to a new pid at epoch 0 if the epoch is
+//     exhausted (and the pair, if any, carries the current epoch); else
+//     bump (no pair, or pair at the current epoch); return the current
+//     epoch for a retry carrying the last epoch; else PRODUCER_FENCED;
+//   - Ongoing: fence (epoch+1), abort the transaction with ABORT markers at
+//     that epoch (returned in Markers), answer CONCURRENT_TRANSACTIONS.
+func (c *Coordinator) InitProducerID(now sim.Time, req InitProducerIDRequest) InitProducerIDResult {
+	fail := func(e ErrCode, why string) InitProducerIDResult {
+		return InitProducerIDResult{Err: e, ProducerID: NoProducerID, Epoch: NoEpoch, Reason: why}
+	}
+	hasPID, hasEpoch := req.ProducerID != NoProducerID, req.ProducerEpoch != NoEpoch
+	if hasPID != hasEpoch {
+		return fail(ErrInvalidRequest, "only one of producerId/producerEpoch set")
+	}
+	if req.TransactionalID == nil {
+		return InitProducerIDResult{ProducerID: c.newPID(), Epoch: 0, Reason: "idempotent producer"}
+	}
+	id := *req.TransactionalID
+	if id == "" {
+		return fail(ErrInvalidRequest, "empty transactional.id")
+	}
+	timeout := req.TransactionTimeout
+	if timeout == 0 {
+		timeout = DefaultTransactionTimeout
+	}
+	if timeout < 0 || timeout > c.cfg.maxTimeout() {
+		return fail(ErrInvalidTransactionTimeout, "timeout above transaction.max.timeout.ms")
+	}
+	m := c.txns[id]
+	if m == nil {
+		m = &TxnMetadata{TransactionalID: id, ProducerID: c.newPID(), PrevProducerID: NoProducerID,
+			ProducerEpoch: NoEpoch, LastProducerEpoch: NoEpoch, State: TxnEmpty, TxnTimeout: timeout, LastUpdate: now}
+		c.txns[id] = m
+	}
+	if hasPID {
+		valid := m.ProducerEpoch == NoEpoch || req.ProducerID == m.ProducerID ||
+			(req.ProducerID == m.PrevProducerID && c.cfg.EpochExhausted(req.ProducerEpoch))
+		if !valid {
+			return fail(ErrProducerFenced, "pid/epoch pair does not belong to this transactional.id")
+		}
+	}
+	switch m.State {
+	case TxnPrepareCommit, TxnPrepareAbort:
+		return fail(ErrConcurrentTransactions, "transaction completing")
+	case TxnOngoing:
+		mk := c.fenceAndAbort(now, m)
+		r := fail(ErrConcurrentTransactions, "fenced and aborted ongoing transaction")
+		r.Markers = mk
+		return r
+	}
+	// Empty, CompleteCommit, CompleteAbort.
+	cur := m.ProducerEpoch
+	switch {
+	case c.cfg.EpochExhausted(cur) && (!hasPID || req.ProducerEpoch == cur):
+		m.PrevProducerID = m.ProducerID
+		m.ProducerID = c.newPID()
+		m.ProducerEpoch = 0
+		m.LastProducerEpoch = NoEpoch
+		if hasPID {
+			m.LastProducerEpoch = cur
+		}
+	case !hasPID:
+		m.ProducerEpoch = cur + 1
+		m.LastProducerEpoch = NoEpoch
+	case req.ProducerEpoch == cur || cur == NoEpoch:
+		m.ProducerEpoch = cur + 1
+		m.LastProducerEpoch = cur
+	case req.ProducerEpoch == m.LastProducerEpoch:
+		// The earlier bump succeeded but its response was lost.
+		return InitProducerIDResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Reason: "retry of an earlier bump"}
+	default:
+		return fail(ErrProducerFenced, "stale producer epoch")
+	}
+	m.State = TxnEmpty
+	m.Partitions = nil
+	m.TxnTimeout = timeout
+	m.LastUpdate = now
+	return InitProducerIDResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch}
+}
+
+// fenceAndAbort bumps the epoch of an ongoing transaction by one (never
+// past MaxEpoch) and moves it to PrepareAbort; it returns the ABORT
+// markers carrying the bumped epoch (T1.8, T2, T4.3). A transaction with
+// no partitions completes at once.
+func (c *Coordinator) fenceAndAbort(now sim.Time, m *TxnMetadata) []TxnMarker {
+	if m.ProducerEpoch < c.cfg.MaxEpoch() {
+		m.ProducerEpoch++
+	}
+	m.LastProducerEpoch = NoEpoch
+	m.State = TxnPrepareAbort
+	m.LastUpdate = now
+	mk := c.markers(m, m.ProducerID, m.ProducerEpoch, MarkerAbort)
+	if len(mk) == 0 {
+		c.MarkersWritten(now, m.TransactionalID)
+	}
+	return mk
+}
+
+func (c *Coordinator) markers(m *TxnMetadata, pid ProducerID, epoch int16, mt MarkerType) []TxnMarker {
+	out := make([]TxnMarker, 0, len(m.Partitions))
+	for _, p := range m.Partitions {
+		out = append(out, TxnMarker{TransactionalID: m.TransactionalID, Partition: p, PID: pid, Epoch: epoch,
+			CoordinatorEpoch: c.cfg.CoordinatorEpoch, Marker: mt})
+	}
+	return out
+}
+
+// AddPartitionsToTxn handles the classic AddPartitionsToTxn request
+// (T4.1; TransactionCoordinator.handleAddPartitionsToTransaction): unknown
+// id or pid mismatch is INVALID_PRODUCER_ID_MAPPING, another epoch is
+// PRODUCER_FENCED, Prepare* is CONCURRENT_TRANSACTIONS; otherwise the
+// partitions join the transaction, which becomes Ongoing (starting its
+// timeout clock if it was not).
+func (c *Coordinator) AddPartitionsToTxn(now sim.Time, transactionalID string, pid ProducerID, epoch int16, partitions []int32) ErrCode {
+	m := c.txns[transactionalID]
+	switch {
+	case m == nil || m.ProducerID != pid:
+		return ErrInvalidProducerIDMapping
+	case m.ProducerEpoch != epoch:
+		return ErrProducerFenced
+	case m.State == TxnPrepareCommit || m.State == TxnPrepareAbort:
+		return ErrConcurrentTransactions
+	}
+	if m.State != TxnOngoing {
+		m.State = TxnOngoing
+		m.Partitions = m.Partitions[:0]
+		m.TxnStartTime = now
+	}
+	for _, p := range partitions {
+		if i, found := slices.BinarySearch(m.Partitions, p); !found {
+			m.Partitions = slices.Insert(m.Partitions, i, p)
+		}
+	}
+	m.LastUpdate = now
+	return ErrNone
+}
+
+// VerifyPartition answers a partition leader's KIP-890 part 1 verification
+// (AddPartitionsToTxn v4 verify-only; handleVerifyPartitionsInTransaction):
+// ErrNone if partition is in pid's ongoing transaction at this epoch;
+// INVALID_PRODUCER_ID_MAPPING for an unknown id or pid; PRODUCER_FENCED for
+// another epoch; CONCURRENT_TRANSACTIONS while completing; else
+// INVALID_TXN_STATE. Pass the answer as [AppendOptions.Verification].
+func (c *Coordinator) VerifyPartition(transactionalID string, pid ProducerID, epoch int16, partition int32) ErrCode {
+	m := c.txns[transactionalID]
+	switch {
+	case m == nil || m.ProducerID != pid:
+		return ErrInvalidProducerIDMapping
+	case m.ProducerEpoch != epoch:
+		return ErrProducerFenced
+	case m.State == TxnPrepareCommit || m.State == TxnPrepareAbort:
+		return ErrConcurrentTransactions
+	case m.State != TxnOngoing:
+		return ErrInvalidTxnState
+	}
+	if _, found := slices.BinarySearch(m.Partitions, partition); !found {
+		return ErrInvalidTxnState
+	}
+	return ErrNone
+}
+
+// EndTxn handles EndTxn (T4.2, T5 part 2; TransactionCoordinator.endTransaction).
+//
+// Classic (TransactionVersion < 2): unknown id or pid mismatch is
+// INVALID_PRODUCER_ID_MAPPING; another epoch is PRODUCER_FENCED; Ongoing
+// moves to Prepare* and returns the markers (same epoch); Prepare* with the
+// same result is CONCURRENT_TRANSACTIONS; Complete* with the same result is
+// success (a retry); the opposite result, or Empty, is INVALID_TXN_STATE.
+//
+// Transaction version 2: Ongoing requires the current epoch and bumps it;
+// the markers and the response carry the new epoch. If the current epoch is
+// exhausted, the id instead rotates to a new pid at epoch 0: the markers
+// carry the old pid at epoch+1 and the response the new pid (T3.4; the
+// first response is uncertain in the spec). In Prepare*/Complete* only a
+// retry is accepted: the previous epoch of the current pid, or the last
+// epoch of the previous pid after a rotation; it is answered as in the
+// classic case, with the current pid and epoch. Anything else is
+// PRODUCER_FENCED (so is the current epoch with no open transaction),
+// except in Empty with the current epoch, which is INVALID_TXN_STATE.
+func (c *Coordinator) EndTxn(now sim.Time, req EndTxnRequest) EndTxnResult {
+	fail := func(e ErrCode, why string) EndTxnResult {
+		return EndTxnResult{Err: e, ProducerID: NoProducerID, Epoch: NoEpoch, Reason: why}
+	}
+	want, prep := TxnCompleteAbort, TxnPrepareAbort
+	mt := MarkerAbort
+	if req.Commit {
+		want, prep, mt = TxnCompleteCommit, TxnPrepareCommit, MarkerCommit
+	}
+	m := c.txns[req.TransactionalID]
+	tv2 := c.cfg.TransactionVersion >= 2
+	retry := false
+	if m != nil && tv2 {
+		retry = (req.ProducerID == m.ProducerID && m.ProducerEpoch > 0 && req.ProducerEpoch == m.ProducerEpoch-1) ||
+			(req.ProducerID == m.PrevProducerID && req.ProducerEpoch == m.LastProducerEpoch && m.State != TxnOngoing && m.State != TxnEmpty)
+	}
+	if m == nil || (m.ProducerID != req.ProducerID && !retry) {
+		return fail(ErrInvalidProducerIDMapping, "unknown transactional.id or producer id")
+	}
+	if !tv2 || m.State == TxnOngoing || m.State == TxnEmpty {
+		if req.ProducerEpoch != m.ProducerEpoch {
+			return fail(ErrProducerFenced, "epoch is not the current epoch")
+		}
+	} else if !retry {
+		return fail(ErrProducerFenced, "no open transaction at this epoch")
+	}
+	ok := EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch}
+	switch m.State {
+	case TxnEmpty:
+		return fail(ErrInvalidTxnState, "no transaction")
+	case TxnOngoing:
+		pid, epoch := m.ProducerID, m.ProducerEpoch
+		if tv2 {
+			if c.cfg.EpochExhausted(m.ProducerEpoch) {
+				m.PrevProducerID, m.LastProducerEpoch = m.ProducerID, m.ProducerEpoch
+				epoch = m.ProducerEpoch + 1
+				m.ProducerID, m.ProducerEpoch = c.newPID(), 0
+			} else {
+				m.LastProducerEpoch = m.ProducerEpoch
+				m.ProducerEpoch++
+				epoch = m.ProducerEpoch
+			}
+		}
+		m.State = prep
+		m.LastUpdate = now
+		mk := c.markers(m, pid, epoch, mt)
+		if len(mk) == 0 {
+			// Nothing to write: complete at once.
+			c.MarkersWritten(now, m.TransactionalID)
+		}
+		return EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Markers: mk}
+	case TxnPrepareCommit, TxnPrepareAbort:
+		if m.State == prep {
+			return fail(ErrConcurrentTransactions, "markers still being written")
+		}
+		return fail(ErrInvalidTxnState, "completing with the opposite result")
+	default: // Complete*
+		if m.State == want {
+			ok.Reason = "retry of a completed EndTxn"
+			return ok
+		}
+		return fail(ErrInvalidTxnState, "completed with the opposite result")
+	}
+}
+
+// MarkersWritten tells the coordinator that every marker of the completing
+// transaction has been written (TransactionMarkerChannelManager, then
+// TransactionMetadata.prepareComplete): Prepare* moves to Complete* and the
+// partition set is cleared. It reports whether a transaction was completing.
+func (c *Coordinator) MarkersWritten(now sim.Time, transactionalID string) bool {
+	m := c.txns[transactionalID]
+	if m == nil {
+		return false
+	}
+	switch m.State {
+	case TxnPrepareCommit:
+		m.State = TxnCompleteCommit
+	case TxnPrepareAbort:
+		m.State = TxnCompleteAbort
+	default:
+		return false
+	}
+	m.Partitions = nil
+	m.LastUpdate = now
+	return true
+}
+
+// AbortTimedOutTransactions fences and aborts every Ongoing transaction
+// whose transaction.timeout.ms has run out (now - TxnStartTime >=
+// TxnTimeout), in transactional-id order, as
+// TransactionCoordinator.abortTimedOutTransactions does (T4.3): the epoch
+// goes up by 1 and the returned ABORT markers carry it. Scheduling it
+// (Kafka: every 10 s) is the caller's business; call
+// [Coordinator.MarkersWritten] per id once its markers are delivered.
+func (c *Coordinator) AbortTimedOutTransactions(now sim.Time) []TxnMarker {
+	var out []TxnMarker
+	for _, id := range c.TransactionalIDs() {
+		m := c.txns[id]
+		if m.State == TxnOngoing && now.Sub(m.TxnStartTime) >= m.TxnTimeout {
+			out = append(out, c.fenceAndAbort(now, m)...)
+		}
+	}
+	return out
+}

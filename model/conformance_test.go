@@ -358,7 +358,7 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 		if err := firstErr(o.get("transactionalId", &id, false), o.get("producerId", &pid, false), o.get("producerEpoch", &epoch, false)); err != nil {
 			return err
 		}
-		res := r.coord.InitProducerID(r.now, InitProducerIDRequest{TransactionalID: id, ProducerID: ProducerID(pid), ProducerEpoch: epoch})
+		res := r.coord.InitProducerID(r.now, InitProducerIDCall{TransactionalID: id, ProducerID: ProducerID(pid), ProducerEpoch: epoch})
 		if id != nil {
 			r.coord.MarkersWritten(r.now, *id)
 		}

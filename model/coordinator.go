@@ -152,8 +152,10 @@ type TxnMarker struct {
 	Marker           MarkerType
 }
 
-// InitProducerIDRequest is an InitProducerId request (v3+, KIP-360).
-type InitProducerIDRequest struct {
+// InitProducerIDCall is the content of an InitProducerId request (v3+,
+// KIP-360) as the coordinator sees it; the wire message is
+// [InitProducerIDRequest].
+type InitProducerIDCall struct {
 	// TransactionalID is transactional.id; nil for an idempotent-only
 	// producer. An empty string is INVALID_REQUEST.
 	TransactionalID *string
@@ -280,7 +282,7 @@ func (c *Coordinator) newPID() ProducerID {
 //     epoch for a retry carrying the last epoch; else PRODUCER_FENCED;
 //   - Ongoing: fence (epoch+1), abort the transaction with ABORT markers at
 //     that epoch (returned in Markers), answer CONCURRENT_TRANSACTIONS.
-func (c *Coordinator) InitProducerID(now sim.Time, req InitProducerIDRequest) InitProducerIDResult {
+func (c *Coordinator) InitProducerID(now sim.Time, req InitProducerIDCall) InitProducerIDResult {
 	fail := func(e ErrCode, why string) InitProducerIDResult {
 		return InitProducerIDResult{Err: e, ProducerID: NoProducerID, Epoch: NoEpoch, Reason: why}
 	}

@@ -14,7 +14,7 @@ func strp(s string) *string { return &s }
 // CONCURRENT_TRANSACTIONS, the opposite result INVALID_TXN_STATE.
 func TestCoordinatorPendingMarkers(t *testing.T) {
 	c := NewCoordinator(CoordinatorConfig{CoordinatorEpoch: 4})
-	r := c.InitProducerID(0, InitProducerIDRequest{TransactionalID: strp("t"), ProducerID: NoProducerID, ProducerEpoch: NoEpoch})
+	r := c.InitProducerID(0, InitProducerIDCall{TransactionalID: strp("t"), ProducerID: NoProducerID, ProducerEpoch: NoEpoch})
 	if r.Err != ErrNone || r.ProducerID != 1000 || r.Epoch != 0 {
 		t.Fatalf("init: %+v", r)
 	}
@@ -38,7 +38,7 @@ func TestCoordinatorPendingMarkers(t *testing.T) {
 	if m, _ := c.Txn("t"); m.State != TxnPrepareCommit {
 		t.Fatalf("state %v", m.State)
 	}
-	if r := c.InitProducerID(0, InitProducerIDRequest{TransactionalID: strp("t"), ProducerID: NoProducerID, ProducerEpoch: NoEpoch}); r.Err != ErrConcurrentTransactions {
+	if r := c.InitProducerID(0, InitProducerIDCall{TransactionalID: strp("t"), ProducerID: NoProducerID, ProducerEpoch: NoEpoch}); r.Err != ErrConcurrentTransactions {
 		t.Fatalf("init while completing: %v", r.Err)
 	}
 	if e := c.AddPartitionsToTxn(0, "t", 1000, 0, []int32{1}); e != ErrConcurrentTransactions {
@@ -64,11 +64,11 @@ func TestCoordinatorPendingMarkers(t *testing.T) {
 func TestCoordinatorTimeouts(t *testing.T) {
 	c := NewCoordinator(CoordinatorConfig{})
 	at := func(d time.Duration) sim.Time { return sim.Time(0).Add(d) }
-	if r := c.InitProducerID(0, InitProducerIDRequest{TransactionalID: strp("x"), TransactionTimeout: 16 * time.Minute, ProducerID: NoProducerID, ProducerEpoch: NoEpoch}); r.Err != ErrInvalidTransactionTimeout {
+	if r := c.InitProducerID(0, InitProducerIDCall{TransactionalID: strp("x"), TransactionTimeout: 16 * time.Minute, ProducerID: NoProducerID, ProducerEpoch: NoEpoch}); r.Err != ErrInvalidTransactionTimeout {
 		t.Fatalf("too long a timeout: %v", r.Err)
 	}
 	for _, id := range []string{"b", "a"} {
-		r := c.InitProducerID(0, InitProducerIDRequest{TransactionalID: strp(id), TransactionTimeout: 10 * time.Second, ProducerID: NoProducerID, ProducerEpoch: NoEpoch})
+		r := c.InitProducerID(0, InitProducerIDCall{TransactionalID: strp(id), TransactionTimeout: 10 * time.Second, ProducerID: NoProducerID, ProducerEpoch: NoEpoch})
 		if r.Err != ErrNone {
 			t.Fatal(r.Err)
 		}
@@ -91,15 +91,15 @@ func TestCoordinatorTimeouts(t *testing.T) {
 	// KIP-360 with the producer's own (pre-fence) pair: CONCURRENT_TRANSACTIONS
 	// until the markers are written, then PRODUCER_FENCED, because the fence
 	// reset lastProducerEpoch (semantics T4.3 leaves real recovery uncertain).
-	if r := c.InitProducerID(0, InitProducerIDRequest{TransactionalID: strp("a"), ProducerID: m.ProducerID, ProducerEpoch: 0}); r.Err != ErrConcurrentTransactions {
+	if r := c.InitProducerID(0, InitProducerIDCall{TransactionalID: strp("a"), ProducerID: m.ProducerID, ProducerEpoch: 0}); r.Err != ErrConcurrentTransactions {
 		t.Fatalf("init before markers written: %v", r.Err)
 	}
 	c.MarkersWritten(0, "a")
-	if r := c.InitProducerID(0, InitProducerIDRequest{TransactionalID: strp("a"), ProducerID: m.ProducerID, ProducerEpoch: 0}); r.Err != ErrProducerFenced {
+	if r := c.InitProducerID(0, InitProducerIDCall{TransactionalID: strp("a"), ProducerID: m.ProducerID, ProducerEpoch: 0}); r.Err != ErrProducerFenced {
 		// The fence reset lastProducerEpoch, so the old pair is stale.
 		t.Fatalf("init with pre-fence pair: %+v", r)
 	}
-	if r := c.InitProducerID(0, InitProducerIDRequest{TransactionalID: strp("a"), ProducerID: m.ProducerID, ProducerEpoch: 1}); r.Err != ErrNone || r.Epoch != 2 {
+	if r := c.InitProducerID(0, InitProducerIDCall{TransactionalID: strp("a"), ProducerID: m.ProducerID, ProducerEpoch: 1}); r.Err != ErrNone || r.Epoch != 2 {
 		t.Fatalf("init with fenced pair: %+v", r)
 	}
 }
@@ -109,13 +109,13 @@ func TestCoordinatorTimeouts(t *testing.T) {
 func TestZombieEndToEnd(t *testing.T) {
 	c := NewCoordinator(CoordinatorConfig{})
 	p := NewPartition(0, PartitionConfig{})
-	a := c.InitProducerID(0, InitProducerIDRequest{TransactionalID: strp("t"), ProducerID: NoProducerID, ProducerEpoch: NoEpoch})
+	a := c.InitProducerID(0, InitProducerIDCall{TransactionalID: strp("t"), ProducerID: NoProducerID, ProducerEpoch: NoEpoch})
 	c.AddPartitionsToTxn(0, "t", a.ProducerID, a.Epoch, []int32{0})
 	ok := p.AppendWith(0, mk(SeqSpace{}, a.ProducerID, a.Epoch, 0, 0, true), AppendOptions{Verification: c.VerifyPartition("t", a.ProducerID, a.Epoch, 0)})
 	if ok.Err != ErrNone {
 		t.Fatal(ok.Err)
 	}
-	b := c.InitProducerID(0, InitProducerIDRequest{TransactionalID: strp("t"), ProducerID: NoProducerID, ProducerEpoch: NoEpoch})
+	b := c.InitProducerID(0, InitProducerIDCall{TransactionalID: strp("t"), ProducerID: NoProducerID, ProducerEpoch: NoEpoch})
 	if b.Err != ErrConcurrentTransactions || len(b.Markers) != 1 {
 		t.Fatalf("fence: %+v", b)
 	}
@@ -128,7 +128,7 @@ func TestZombieEndToEnd(t *testing.T) {
 	if r := p.Append(0, mk(SeqSpace{}, a.ProducerID, a.Epoch, 1, 1, true)); r.Err != ErrInvalidProducerEpoch {
 		t.Fatalf("zombie produce: %v", r.Err)
 	}
-	b = c.InitProducerID(0, InitProducerIDRequest{TransactionalID: strp("t"), ProducerID: NoProducerID, ProducerEpoch: NoEpoch})
+	b = c.InitProducerID(0, InitProducerIDCall{TransactionalID: strp("t"), ProducerID: NoProducerID, ProducerEpoch: NoEpoch})
 	if b.Err != ErrNone || b.Epoch != a.Epoch+2 {
 		t.Fatalf("new instance: %+v", b)
 	}

@@ -33,6 +33,8 @@ func commonParams() []Param {
 		{Key: "broker.dedup", Kind: Bool, Default: "true", Doc: "what-if: false removes the dedup window (Redpanda <= 21.10)"},
 		{Key: "broker.epoch.check", Kind: Bool, Default: "true", Doc: "what-if: false accepts batches of a lower epoch"},
 		{Key: "sequence.bits", Kind: Int, Default: "31", Unit: "bits", Doc: "width of sequence numbers (Kafka: 31, wrapping at 2147483647)", Min: 1, Max: 31},
+		{Key: "epoch.bits", Kind: Int, Default: "16", Unit: "bits", Doc: "width of producer epochs, signed (Kafka: 16, epochs 0..32767; the coordinator rotates the producer id at 32766)", Min: 2, Max: 16},
+		{Key: "coordinator.next.pid", Kind: Int, Default: "1000", Doc: "first producer id the coordinator hands out (then +1 each)", Min: 0, Max: 1 << 62},
 		{Key: "producer.id.expiration.ms", Kind: Int, Default: "86400000", Unit: "ms", Doc: "producer.id.expiration.ms", Min: 1, Max: math.MaxInt64 / 1e6},
 
 		// Network.

@@ -66,7 +66,7 @@ type World struct {
 	broker    *model.Broker
 	brokerID  simnet.NodeID
 	coordID   simnet.NodeID
-	coord     *coordinator
+	coord     *model.Coordinator
 
 	msgs    map[uint64]*wire
 	nextMsg uint64
@@ -112,7 +112,7 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		Seq:                  model.SeqSpace{Bits: uint8(vals.Int("sequence.bits"))},
 		ProducerIDExpiration: vals.Millis("producer.id.expiration.ms"),
 	})
-	w.coord = newCoordinator()
+	w.coord = model.NewCoordinator(model.CoordinatorConfig{NextPID: model.ProducerID(vals.Int("coordinator.next.pid")), EpochBits: uint8(vals.Int("epoch.bits"))})
 	leaders := make([]int32, parts)
 	for _, in := range w.instances {
 		in.prod = model.NewProducer(pcfg, in.app.id, leaders, sim.NewRand(seed, streamOf("producer/"+in.name)))
@@ -358,8 +358,7 @@ func (w *World) deliver(now sim.Time, ev Event) {
 	case *model.ProduceRequest:
 		w.handleProduce(now, wr, m, ev.tok.Conn)
 	case *model.InitProducerIDRequest:
-		resp := w.coord.initProducerID(m)
-		w.send(now, wr.inst, wr.dest, resp, ev.tok.Conn, simnet.Response)
+		w.send(now, wr.inst, wr.dest, w.initProducerID(now, m), ev.tok.Conn, simnet.Response)
 	case *model.ProduceResponse:
 		for _, p := range m.Partitions {
 			if p.Err != model.ErrNone {
@@ -476,4 +475,39 @@ func (n *NetStats) count(dir simnet.Direction, f simnet.Fate) {
 	if f == simnet.ConnBroken || f == simnet.Partitioned {
 		n.Dropped++
 	}
+}
+
+// initProducerID runs an InitProducerId on the coordinator. Markers of a
+// fenced transaction are written to the partitions at once: idemsim does
+// not model the WriteTxnMarkers round-trip.
+func (w *World) initProducerID(now sim.Time, m *model.InitProducerIDRequest) *model.InitProducerIDResponse {
+	call := model.InitProducerIDCall{ProducerID: m.ExpectedPID, ProducerEpoch: m.ExpectedEpoch}
+	if m.TransactionalID != "" {
+		id := m.TransactionalID
+		call.TransactionalID = &id
+	}
+	res := w.coord.InitProducerID(now, call)
+	b := w.trace.Begin(now)
+	b = append(b, "c1 init-producer-id "...)
+	b = append(b, res.Err.String()...)
+	if res.Err == model.ErrNone {
+		b = append(b, " pid="...)
+		b = strconv.AppendInt(b, int64(res.ProducerID), 10)
+		b = append(b, " e="...)
+		b = strconv.AppendInt(b, int64(res.Epoch), 10)
+	}
+	if res.Reason != "" {
+		b = append(b, " ("...)
+		b = append(b, res.Reason...)
+		b = append(b, ')')
+	}
+	w.trace.Commit(b)
+	if len(res.Markers) > 0 {
+		for _, mk := range res.Markers {
+			r := w.broker.Partition(mk.Partition).AppendMarker(now, mk.PID, mk.Epoch, mk.CoordinatorEpoch, mk.Marker)
+			w.line(now, "b1", "marker "+mk.Marker.String()+" p"+strconv.Itoa(int(mk.Partition))+" pid="+strconv.FormatInt(int64(mk.PID), 10)+" e="+strconv.Itoa(int(mk.Epoch))+" -> "+r.Err.String())
+		}
+		w.coord.MarkersWritten(now, m.TransactionalID)
+	}
+	return &model.InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}
 }

@@ -30,30 +30,34 @@ type Spec struct {
 
 // Result is a run's report: every field is deterministic in the Spec.
 type Result struct {
-	Scenario    string           `json:"scenario"`
-	Seed        uint64           `json:"seed"`
-	Idempotence bool             `json:"idempotence"`
-	TraceHash   string           `json:"trace_hash"`
-	Events      int64            `json:"events"`
-	SimTimeNs   int64            `json:"sim_time_ns"`
-	Stop        string           `json:"stop"`
-	Params      []KV             `json:"params"`
-	ConfigNotes []string         `json:"config_notes"`
-	Sent        int64            `json:"sent"`
-	Acked       int64            `json:"acked"`
-	Failed      int64            `json:"failed"`
-	Pending     int64            `json:"pending"`
-	Appended    int64            `json:"appended"`
-	Duplicates  int64            `json:"duplicates"`
-	Reordered   int64            `json:"reordered"`
-	LostAcked   int64            `json:"lost_acked"`
-	Fenced      int64            `json:"fenced"`
-	ZombieWrite int64            `json:"zombie_writes"`
-	EpochBumps  int64            `json:"epoch_bumps"`
-	Errors      map[string]int64 `json:"errors"`
-	Net         NetStats         `json:"net"`
-	Violations  []Violation      `json:"violations"`
-	Reproduce   string           `json:"reproduce"`
+	Scenario    string   `json:"scenario"`
+	Seed        uint64   `json:"seed"`
+	Idempotence bool     `json:"idempotence"`
+	TraceHash   string   `json:"trace_hash"`
+	Events      int64    `json:"events"`
+	SimTimeNs   int64    `json:"sim_time_ns"`
+	Stop        string   `json:"stop"`
+	Params      []KV     `json:"params"`
+	ConfigNotes []string `json:"config_notes"`
+	Sent        int64    `json:"sent"`
+	Acked       int64    `json:"acked"`
+	Failed      int64    `json:"failed"`
+	Pending     int64    `json:"pending"`
+	Appended    int64    `json:"appended"`
+	Duplicates  int64    `json:"duplicates"`
+	Reordered   int64    `json:"reordered"`
+	LostAcked   int64    `json:"lost_acked"`
+	Fenced      int64    `json:"fenced"`
+	ZombieWrite int64    `json:"zombie_writes"`
+	// ZombieAttempts counts produce batches a superseded instance got to
+	// the broker; ZombieRejected those rejected for a stale epoch.
+	ZombieAttempts int64            `json:"zombie_attempts"`
+	ZombieRejected int64            `json:"zombie_rejected"`
+	EpochBumps     int64            `json:"epoch_bumps"`
+	Errors         map[string]int64 `json:"errors"`
+	Net            NetStats         `json:"net"`
+	Violations     []Violation      `json:"violations"`
+	Reproduce      string           `json:"reproduce"`
 
 	// Latencies are the send-to-ack times of acknowledged records, in
 	// acknowledgement order (for sweeps and plots; not in the JSON).
@@ -154,7 +158,7 @@ func Run(spec Spec) (*Result, error) {
 		Params: vals.List(), ConfigNotes: notes,
 		Sent: counts.Sent, Acked: counts.Acked, Failed: counts.Failed, Pending: counts.Pending,
 		Appended: counts.Appended, Duplicates: counts.Duplicates, Reordered: counts.Reordered, LostAcked: counts.LostAcked,
-		Fenced: w.fenced, ZombieWrite: w.zombieWrites, Errors: w.errors, Net: w.netStats,
+		Fenced: w.fenced, ZombieWrite: w.zombieWrites, ZombieAttempts: w.zombieAttempts, ZombieRejected: w.zombieRejected, Errors: w.errors, Net: w.netStats,
 		Latencies: w.latencies, Trace: w.trace.Lines(),
 	}
 	if r.ConfigNotes == nil {

@@ -76,7 +76,12 @@ type World struct {
 	netStats     NetStats
 	fenced       int64
 	zombieWrites int64
-	latencies    []time.Duration
+	// zombieAttempts counts produce batches that reached the broker from
+	// an instance after a newer one of its app became active;
+	// zombieRejected those of them the broker rejected for a stale epoch.
+	zombieAttempts int64
+	zombieRejected int64
+	latencies      []time.Duration
 }
 
 // Nodes' random streams are derived from these names.
@@ -407,8 +412,15 @@ func (w *World) handleProduce(now sim.Time, wr *wire, req *model.ProduceRequest,
 			}
 		}
 		w.trace.Commit(b)
-		if r.Err == model.ErrInvalidProducerEpoch || r.Err == model.ErrProducerFenced {
+		stale := r.Err == model.ErrInvalidProducerEpoch || r.Err == model.ErrProducerFenced
+		if stale {
 			w.fenced++
+		}
+		if zombie {
+			w.zombieAttempts++
+			if stale {
+				w.zombieRejected++
+			}
 		}
 		if r.Err == model.ErrNone && !r.Duplicate {
 			log := w.broker.Partition(bt.Partition).Log()

@@ -52,6 +52,7 @@ type Counts struct {
 // invariants. It is fed as the run goes (outcomes, appends), so its cost is
 // linear in the run's length, and judged once at the end.
 type Checker struct {
+	cfg      CheckerConfig
 	counts   Counts
 	outcomes map[RecordID]Outcome
 	// copies counts each record's appearances in the logs.
@@ -60,11 +61,130 @@ type Checker struct {
 	maxN       map[[2]int64]int64
 	reorders   []Violation
 	violations []Violation
+	// seqs tracks, per (pid, partition), the last appended batch's epoch
+	// and last sequence, for INV-SEQ.
+	seqs map[[2]int64]seqState
+	// fencedBelow is, per pid, the highest epoch the coordinator handed
+	// out (INV-FENCE: nothing below it may be appended afterwards).
+	fencedBelow map[ProducerID]int16
+	// lastEpoch is, per pid, the last epoch the coordinator handed out
+	// (INV-EPOCH: epochs never decrease for a pid).
+	lastEpoch map[ProducerID]int16
+	// shape holds the log-shape violations (INV-SEQ, INV-FENCE,
+	// INV-EPOCH, INV-DEDUP, INV-STATE) found as the run went.
+	shape []Violation
 }
 
-// NewChecker returns an empty checker.
-func NewChecker() *Checker {
-	return &Checker{outcomes: make(map[RecordID]Outcome), copies: make(map[RecordID]int32), maxN: make(map[[2]int64]int64)}
+type seqState struct {
+	epoch   int16
+	lastSeq int32
+}
+
+// CheckerConfig tells the checker the run's sequence space and epoch range.
+type CheckerConfig struct {
+	Seq SeqSpace
+	// MaxEpoch is the largest valid producer epoch (Kafka: 32767).
+	MaxEpoch int16
+}
+
+// NewChecker returns an empty checker for Kafka's sequence and epoch
+// ranges.
+func NewChecker() *Checker { return NewCheckerWith(CheckerConfig{MaxEpoch: 32767}) }
+
+// NewCheckerWith returns an empty checker for the given ranges.
+func NewCheckerWith(cfg CheckerConfig) *Checker {
+	return &Checker{cfg: cfg, outcomes: make(map[RecordID]Outcome), copies: make(map[RecordID]int32), maxN: make(map[[2]int64]int64),
+		seqs: make(map[[2]int64]seqState), fencedBelow: make(map[ProducerID]int16), lastEpoch: make(map[ProducerID]int16)}
+}
+
+// maxShape bounds the log-shape violations kept per run; the rest are
+// counted in one closing line.
+const maxShape = 24
+
+func (c *Checker) shapeViolation(v Violation) {
+	c.shape = append(c.shape, v)
+}
+
+// OnEpochAssigned records that the coordinator handed pid the given epoch
+// (InitProducerId). INV-EPOCH: the epoch is within 0..MaxEpoch and never
+// lower than one handed out before for the same pid. INV-FENCE: from now
+// on no data batch of pid with a lower epoch may be appended.
+func (c *Checker) OnEpochAssigned(now sim.Time, pid ProducerID, epoch int16) {
+	if epoch < 0 || epoch > c.cfg.MaxEpoch {
+		c.shapeViolation(Violation{Invariant: InvEpoch, At: now, Detail: fmt.Sprintf("pid %d given epoch %d outside 0..%d", pid, epoch, c.cfg.MaxEpoch)})
+	}
+	if last, ok := c.lastEpoch[pid]; ok && epoch < last {
+		c.shapeViolation(Violation{Invariant: InvEpoch, At: now, Detail: fmt.Sprintf("pid %d epoch went from %d down to %d", pid, last, epoch)})
+	}
+	c.lastEpoch[pid] = epoch
+	if epoch > c.fencedBelow[pid] {
+		c.fencedBelow[pid] = epoch
+	}
+}
+
+// OnDuplicate records a batch the broker answered as a duplicate of the
+// log entry orig. INV-DEDUP: the stored batch must carry the same records
+// with the same payload digests; otherwise the broker acknowledged new
+// data without writing it.
+func (c *Checker) OnDuplicate(now sim.Time, b *Batch, orig *LogEntry) {
+	same := orig != nil && len(orig.Batch.Records) == len(b.Records)
+	for i := 0; same && i < len(b.Records); i++ {
+		same = b.Records[i].ID == orig.Batch.Records[i].ID && b.Records[i].Digest == orig.Batch.Records[i].Digest
+	}
+	if !same {
+		d := fmt.Sprintf("%s answered as a duplicate of ", batchTag(b))
+		if orig == nil {
+			d += "nothing in the log"
+		} else {
+			d += fmt.Sprintf("offset %d, which holds %s", orig.FirstOffset, batchTag(&orig.Batch))
+		}
+		c.shapeViolation(Violation{Invariant: InvDedup, At: now, Detail: d})
+	}
+}
+
+// OnStateCheck records the outcome of comparing a restarted broker's
+// producer state with a replay of its log (INV-STATE); diff is empty when
+// they agree.
+func (c *Checker) OnStateCheck(now sim.Time, partition int32, diff string) {
+	if diff != "" {
+		c.shapeViolation(Violation{Invariant: InvState, At: now, Detail: fmt.Sprintf("p%d after restart: %s", partition, diff)})
+	}
+}
+
+// checkShape applies INV-SEQ, INV-FENCE and INV-EPOCH to an appended data
+// batch.
+func (c *Checker) checkShape(now sim.Time, e *LogEntry) {
+	b := &e.Batch
+	if !b.Idempotent() {
+		return
+	}
+	if b.Epoch < 0 || b.Epoch > c.cfg.MaxEpoch {
+		c.shapeViolation(Violation{Invariant: InvEpoch, At: now, Detail: fmt.Sprintf("%s appended at offset %d with epoch outside 0..%d", batchTag(b), e.FirstOffset, c.cfg.MaxEpoch)})
+	}
+	if f, ok := c.fencedBelow[b.PID]; ok && b.Epoch < f {
+		c.shapeViolation(Violation{Invariant: InvFence, At: now, Detail: fmt.Sprintf("%s appended at offset %d after the coordinator moved pid %d to epoch %d", batchTag(b), e.FirstOffset, b.PID, f)})
+	}
+	k := [2]int64{int64(b.PID), int64(b.Partition)}
+	st, seen := c.seqs[k]
+	switch {
+	case !seen || b.Epoch > st.epoch:
+		if b.FirstSeq != 0 {
+			what := "first batch of the pid on the partition"
+			if seen {
+				what = "first batch of epoch " + itoa(int64(b.Epoch))
+			}
+			c.shapeViolation(Violation{Invariant: InvSeq, At: now, Detail: fmt.Sprintf("%s at offset %d does not start at sequence 0 (%s)", batchTag(b), e.FirstOffset, what)})
+		}
+	case b.Epoch < st.epoch:
+		c.shapeViolation(Violation{Invariant: InvSeq, At: now, Detail: fmt.Sprintf("%s at offset %d: epoch went down from %d", batchTag(b), e.FirstOffset, st.epoch)})
+	default:
+		if !c.cfg.Seq.Next(st.lastSeq, b.FirstSeq) {
+			c.shapeViolation(Violation{Invariant: InvSeq, At: now, Detail: fmt.Sprintf("%s at offset %d does not follow sequence %d", batchTag(b), e.FirstOffset, st.lastSeq)})
+		}
+	}
+	if !seen || b.Epoch >= st.epoch {
+		c.seqs[k] = seqState{epoch: b.Epoch, lastSeq: b.LastSeq}
+	}
 }
 
 // OnSend records that the application sent a record.
@@ -85,6 +205,7 @@ func (c *Checker) OnOutcome(o Outcome) {
 
 // OnAppend records a data batch appended to a partition log.
 func (c *Checker) OnAppend(now sim.Time, e *LogEntry) {
+	c.checkShape(now, e)
 	for _, r := range e.Batch.Records {
 		c.counts.Appended++
 		c.copies[r.ID]++
@@ -132,6 +253,13 @@ func (c *Checker) Finish(end sim.Time, logs [][]LogEntry, pending int64) (Counts
 	}
 	if nd > 8 {
 		v = append(v, Violation{Invariant: InvDup, At: end, Detail: fmt.Sprintf("... and %d more duplicate copies", nd-8)})
+	}
+	for i, sv := range c.shape {
+		if i == maxShape {
+			v = append(v, Violation{Invariant: sv.Invariant, At: end, Detail: fmt.Sprintf("... and %d more log-shape violations", len(c.shape)-maxShape)})
+			break
+		}
+		v = append(v, sv)
 	}
 	v = append(v, c.reorders...)
 	if c.counts.Reordered > int64(len(c.reorders)) {

@@ -171,6 +171,12 @@ func Run(spec Spec) (*Result, error) {
 	for _, v := range vs {
 		r.Violations = append(r.Violations, Violation{Invariant: v.Invariant, Detail: v.Detail, AtNs: int64(v.At)})
 	}
+	for _, in := range w.instances {
+		if f := in.prod.Fatal(); f != model.ErrNone && !w.isZombie(in) {
+			r.Violations = append(r.Violations, Violation{Invariant: model.LiveProd, AtNs: int64(end),
+				Detail: fmt.Sprintf("spurious fatal: instance %s stopped with %s while no newer instance of its application existed", in.name, f)})
+		}
+	}
 	if stop == sim.StopEventLimit || stop == sim.StopTimeLimit {
 		r.Violations = append(r.Violations, Violation{Invariant: model.LiveProd, AtNs: int64(end),
 			Detail: fmt.Sprintf("run did not settle: stopped at %s (%s)", end, stop)})

@@ -90,7 +90,7 @@ func streamOf(name string) uint64 { return sim.StreamID(name) }
 // newWorld builds the world for one run.
 func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig, notes []string) (*World, error) {
 	w := &World{sc: sc, vals: vals, seed: seed, pcfg: pcfg, cfgNotes: notes,
-		trace: sim.NewTrace(), msgs: make(map[uint64]*wire), chk: model.NewChecker(), errors: make(map[string]int64)}
+		trace: sim.NewTrace(), msgs: make(map[uint64]*wire), errors: make(map[string]int64)}
 	if err := sc.build(w); err != nil {
 		return nil, err
 	}
@@ -118,6 +118,7 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		ProducerIDExpiration: vals.Millis("producer.id.expiration.ms"),
 	})
 	w.coord = model.NewCoordinator(model.CoordinatorConfig{NextPID: model.ProducerID(vals.Int("coordinator.next.pid")), EpochBits: uint8(vals.Int("epoch.bits"))})
+	w.chk = model.NewCheckerWith(model.CheckerConfig{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch()})
 	leaders := make([]int32, parts)
 	for _, in := range w.instances {
 		in.prod = model.NewProducer(pcfg, in.app.id, leaders, sim.NewRand(seed, streamOf("producer/"+in.name)))
@@ -422,6 +423,9 @@ func (w *World) handleProduce(now sim.Time, wr *wire, req *model.ProduceRequest,
 				w.zombieRejected++
 			}
 		}
+		if r.Duplicate {
+			w.chk.OnDuplicate(now, bt, w.broker.Partition(bt.Partition).EntryAt(r.FirstOffset))
+		}
 		if r.Err == model.ErrNone && !r.Duplicate {
 			log := w.broker.Partition(bt.Partition).Log()
 			w.chk.OnAppend(now, &log[len(log)-1])
@@ -514,6 +518,9 @@ func (w *World) initProducerID(now sim.Time, m *model.InitProducerIDRequest) *mo
 		b = append(b, ')')
 	}
 	w.trace.Commit(b)
+	if res.Err == model.ErrNone {
+		w.chk.OnEpochAssigned(now, res.ProducerID, res.Epoch)
+	}
 	if len(res.Markers) > 0 {
 		for _, mk := range res.Markers {
 			r := w.broker.Partition(mk.Partition).AppendMarker(now, mk.PID, mk.Epoch, mk.CoordinatorEpoch, mk.Marker)

@@ -1,0 +1,102 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemsim/idemsim/sim"
+)
+
+// DropState forgets every producer's state while keeping the log, as a
+// broker that restarts without snapshots and without rebuilding from its
+// log would (bug-zoo Z08; not Kafka's behaviour, a what-if).
+func (p *Partition) DropState() {
+	p.producers = make(map[ProducerID]*ProducerStateEntry)
+}
+
+// StateDiff compares the partition's producer state with what replaying its
+// whole log through the replication path yields (bug-zoo INV-STATE), skipping
+// entries that would have expired by now. It compares, per producer id, the
+// epoch, the newest batch's sequence and offsets, and the open transaction;
+// the older batches of the window are not compared, since Kafka's own
+// snapshots keep only the newest (semantics B11). It returns "" when they
+// agree, else a description of the first differences.
+func (p *Partition) StateDiff(now sim.Time) string {
+	ref := NewPartition(p.ID, p.cfg)
+	for i := range p.log {
+		le := &p.log[i]
+		if !le.Batch.Idempotent() {
+			continue
+		}
+		if le.Marker != MarkerNone {
+			ref.applyMarker(le.Batch.PID, le.Batch.Epoch, le.CoordinatorEpoch, le.AppendedAt)
+			continue
+		}
+		ref.applyData(le.Batch, le.FirstOffset, le.LastOffset, le.AppendedAt)
+	}
+	exp := p.cfg.expiration()
+	var diffs []string
+	seen := map[ProducerID]bool{}
+	for _, pid := range append(ref.ProducerIDs(), p.ProducerIDs()...) {
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		want, got := ref.producers[pid], p.producers[pid]
+		if want != nil && want.TxnFirstOffset < 0 && now.Sub(want.LastTimestamp) >= exp {
+			want = nil // would have expired
+		}
+		if d := entryDiff(want, got); d != "" {
+			diffs = append(diffs, fmt.Sprintf("pid %d: %s", pid, d))
+		}
+	}
+	if len(diffs) > 3 {
+		diffs = append(diffs[:3], fmt.Sprintf("and %d more", len(diffs)-3))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+func entryDiff(want, got *ProducerStateEntry) string {
+	switch {
+	case want == nil && got == nil:
+		return ""
+	case want == nil:
+		return "state present but the log implies none"
+	case got == nil:
+		return fmt.Sprintf("state lost (log implies epoch %d, last seq %d)", want.Epoch, want.lastSeq())
+	}
+	var d []string
+	if want.Epoch != got.Epoch {
+		d = append(d, fmt.Sprintf("epoch %d, log implies %d", got.Epoch, want.Epoch))
+	}
+	if want.lastSeq() != got.lastSeq() {
+		d = append(d, fmt.Sprintf("last seq %d, log implies %d", got.lastSeq(), want.lastSeq()))
+	}
+	if len(want.Batches) > 0 && len(got.Batches) > 0 {
+		w, g := want.Batches[len(want.Batches)-1], got.Batches[len(got.Batches)-1]
+		if w.LastOffset != g.LastOffset {
+			d = append(d, fmt.Sprintf("last offset %d, log implies %d", g.LastOffset, w.LastOffset))
+		}
+	}
+	if want.TxnFirstOffset != got.TxnFirstOffset {
+		d = append(d, fmt.Sprintf("open txn at %d, log implies %d", got.TxnFirstOffset, want.TxnFirstOffset))
+	}
+	return strings.Join(d, ", ")
+}
+
+// EntryAt returns the log entry holding offset off, or nil.
+func (p *Partition) EntryAt(off int64) *LogEntry {
+	lo, hi := 0, len(p.log)
+	for lo < hi {
+		m := (lo + hi) / 2
+		switch e := &p.log[m]; {
+		case e.LastOffset < off:
+			lo = m + 1
+		case e.FirstOffset > off:
+			hi = m
+		default:
+			return e
+		}
+	}
+	return nil
+}

@@ -1,0 +1,37 @@
+package model
+
+import "testing"
+
+func TestStateDiff(t *testing.T) {
+	p := NewPartition(0, PartitionConfig{})
+	for i := int32(0); i < 4; i++ {
+		if r := p.Append(0, stateTestBatch(7, 0, i*2, 2)); r.Err != ErrNone {
+			t.Fatalf("append %d: %v", i, r.Err)
+		}
+	}
+	if d := p.StateDiff(0); d != "" {
+		t.Fatalf("fresh partition: diff %q", d)
+	}
+	p.Restart(0, true) // keeps only the newest batch: still agrees
+	if d := p.StateDiff(0); d != "" {
+		t.Fatalf("after a clean restart: diff %q", d)
+	}
+	p.DropState()
+	if d := p.StateDiff(0); d == "" {
+		t.Fatal("after dropping state: no diff")
+	}
+	if e := p.EntryAt(5); e == nil || e.FirstOffset != 4 {
+		t.Fatalf("EntryAt(5) = %+v, want the batch at 4..5", e)
+	}
+	if p.EntryAt(8) != nil {
+		t.Fatal("EntryAt(8) past the end found an entry")
+	}
+}
+
+func stateTestBatch(pid ProducerID, epoch int16, first int32, n int) Batch {
+	b := Batch{PID: pid, Epoch: epoch, FirstSeq: first, LastSeq: first + int32(n) - 1}
+	for i := 0; i < n; i++ {
+		b.Records = append(b.Records, Record{ID: RecordID{N: int64(first) + int64(i)}})
+	}
+	return b
+}

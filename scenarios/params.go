@@ -86,8 +86,11 @@ func (p *Param) check(s string) error {
 
 func (p *Param) rangeText() string {
 	f := func(x float64) string {
-		if p.Kind == Duration {
+		switch p.Kind {
+		case Duration:
 			return time.Duration(x).String()
+		case Int:
+			return strconv.FormatFloat(x, 'f', 0, 64)
 		}
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}

@@ -26,6 +26,9 @@ type Spec struct {
 	KeepTrace bool
 	// MaxEvents bounds the run; 0 means 50,000,000.
 	MaxEvents int64
+	// ScenarioFile is the path of the scenario file the scenario came
+	// from, if any; the reproduce command then names the file.
+	ScenarioFile string
 }
 
 // Result is a run's report: every field is deterministic in the Spec.
@@ -182,6 +185,9 @@ func Run(spec Spec) (*Result, error) {
 			Detail: fmt.Sprintf("run did not settle: stopped at %s (%s)", end, stop)})
 	}
 	r.Reproduce = ReproduceCommand(sc.Name, spec.Seed, spec.Sets)
+	if spec.ScenarioFile != "" {
+		r.Reproduce = strings.Replace(r.Reproduce, "-scenario "+sc.Name, "-scenario-file "+shellQuote(spec.ScenarioFile), 1)
+	}
 	return r, nil
 }
 

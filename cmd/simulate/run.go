@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -42,6 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var (
 		seedText    = fs.String("seed", "", "run seed, 0..18446744073709551615 (default: a random seed, printed)")
 		scenario    = fs.String("scenario", "", "scenario name (see -list)")
+		scenFile    = fs.String("scenario-file", "", "run the scenario described in a YAML file (see README)")
 		idempotence = fs.Bool("idempotence", true, "enable.idempotence (Kafka 3.0+ default: on)")
 		trace       = fs.Bool("trace", false, "also print the timeline")
 		asJSON      = fs.Bool("json", false, "print one JSON object instead of the report")
@@ -77,14 +79,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 		writeDescription(stdout, sc)
 		return exitOK
 	}
-	if *scenario == "" {
+	var sc *scenarios.Scenario
+	var fileSets []scenarios.KV
+	switch {
+	case *scenario != "" && *scenFile != "":
+		return usageErr(stderr, "-scenario and -scenario-file exclude each other")
+	case *scenFile != "":
+		data, err := os.ReadFile(*scenFile)
+		if err != nil {
+			return usageErr(stderr, "-scenario-file: "+err.Error())
+		}
+		f, err := scenarios.ParseScenarioFile(*scenFile, data)
+		if err != nil {
+			return usageErr(stderr, err.Error())
+		}
+		if f.Plan != "" {
+			return usageErr(stderr, fmt.Sprintf("%s:%d: plans in scenario files are not supported yet", *scenFile, f.PlanLine))
+		}
+		sc, fileSets = f.Scenario, f.Sets
+	case *scenario == "":
 		return usageErr(stderr, "-scenario is required (known: "+strings.Join(scenarios.Names(), ", ")+")")
-	}
-	sc, err := scenarios.Lookup(*scenario)
-	if err != nil {
-		return usageErr(stderr, "-scenario: "+err.Error())
+	default:
+		var err error
+		if sc, err = scenarios.Lookup(*scenario); err != nil {
+			return usageErr(stderr, "-scenario: "+err.Error())
+		}
 	}
 	var seed uint64
+	var err error
 	if *seedText == "" {
 		var b [8]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -96,13 +118,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	explicitIdem := false
 	fs.Visit(func(f *flag.Flag) { explicitIdem = explicitIdem || f.Name == "idempotence" })
-	all := []scenarios.KV{}
+	all := append([]scenarios.KV{}, fileSets...)
 	if explicitIdem {
 		all = append(all, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(*idempotence)})
 	}
 	all = append(all, sets...)
 
-	spec := scenarios.Spec{Scenario: sc, Seed: seed, Sets: all, KeepTrace: *trace && !*asJSON}
+	spec := scenarios.Spec{Scenario: sc, Seed: seed, Sets: all, KeepTrace: *trace && !*asJSON, ScenarioFile: *scenFile}
 	res, err := scenarios.Run(spec)
 	if err != nil {
 		return usageErr(stderr, err.Error())

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -100,5 +101,28 @@ func TestTraceFlagPrintsTimeline(t *testing.T) {
 	_, out, _ := runCLI("-seed", "4", "-scenario", "ackloss", "-idempotence=false", "-trace")
 	if !strings.Contains(out, "timeline:") || !strings.Contains(out, "b1 append p0 pid=none n=1 [a0:8] off=13..13") {
 		t.Fatalf("timeline missing or changed:\n%s", out)
+	}
+}
+
+func TestScenarioFileFlag(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/study.yaml"
+	if err := os.WriteFile(path, []byte("name: study\nbase: ackloss\nparams:\n  records: 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("-scenario-file", path, "-seed", "3", "-json")
+	if code == 2 || !strings.Contains(out, `"sent": 7`) || !strings.Contains(out, `"scenario": "study"`) {
+		t.Fatalf("exit %d, stderr %q, out:\n%s", code, errOut, out)
+	}
+	if err := os.WriteFile(path, []byte("name: study\nbase: ackloss\nparams:\n  records: -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCLI("-scenario-file", path, "-seed", "3")
+	if code != 2 || !strings.Contains(errOut, "study.yaml:4: records=-1 is out of range (allowed: 1..1000000)") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLI("-scenario-file", dir+"/missing.yaml", "-seed", "3")
+	if code != 2 || !strings.Contains(errOut, "simulate: -scenario-file: open") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }

@@ -22,6 +22,14 @@ const (
 	Response
 )
 
+// String returns "request" or "response".
+func (d Direction) String() string {
+	if d == Response {
+		return "response"
+	}
+	return "request"
+}
+
 // Conn is one connection between a client node and a server node. A
 // connection is identified by its endpoints and its generation: every
 // reconnect starts a new generation, and a message of an older generation

@@ -51,7 +51,7 @@ func (w *World) initFaults(planText, planFile string) error {
 	for _, a := range w.apps {
 		last = max(last, time.Duration(a.records)*a.interval)
 	}
-	if planText != "" {
+	if planText != "" || planFile != "" {
 		p, err := simnet.ParsePlan(planText)
 		if err != nil {
 			return planErr(planFile, err)

@@ -26,8 +26,8 @@ type Spec struct {
 	KeepTrace bool
 	// MaxEvents bounds the run; 0 means 50,000,000.
 	MaxEvents int64
-	// PlanText, if not empty, is the fault plan to replay (docs/plans.md)
-	// instead of the one the seed generates.
+	// PlanText, if not empty (or if PlanFile is set), is the fault plan to
+	// replay (docs/plans.md) instead of the one the seed generates.
 	PlanText string
 	// PlanFile names where PlanText came from, for errors and the
 	// reproduce command.

@@ -154,7 +154,6 @@ func TestPause(t *testing.T) {
 	}
 }
 
-
 // TestBrokerPauseAndCrash: a paused broker's held requests are lost when
 // their connection broke meanwhile; a crashed broker restarts with its
 // log; with idempotence the run converges without duplicates or loss.

@@ -232,3 +232,31 @@ func TestDrift(t *testing.T) {
 		t.Errorf("with +50%% drift: timeout at %s, want 1.3s", got)
 	}
 }
+
+// TestPlanEndHeals: at the plan's end a crashed broker restarts, a paused
+// producer resumes, partitions heal and random loss stops; the run then
+// converges.
+func TestPlanEndHeals(t *testing.T) {
+	plan := "1s crash b1\n1s partition p1 | c1\n1s partition-oneway p1 > b1\n2s pause p1 1h\nend 5s\n"
+	r := run(t, Spec{Seed: 4, Sets: kv("records", "40", "net.response_loss", "0.3", "request.timeout.ms", "500"), PlanText: plan})
+	if r.HasViolations() || r.Acked != 40 {
+		t.Fatalf("violations %v, acked %d", r.Violations, r.Acked)
+	}
+	end := grep(r.Trace, "fault plan end")
+	if len(end) != 1 || at(end[0]) != "5.000000000s" {
+		t.Fatalf("plan end lines: %v", end)
+	}
+	for _, want := range []string{"b1 restarts", "p1 resumes with"} {
+		if l := grep(r.Trace, want); len(l) != 1 || at(l[0]) != "5.000000000s" {
+			t.Errorf("%q at the end: %v", want, l)
+		}
+	}
+	// After the end nothing is lost on the wire.
+	after := false
+	for _, l := range r.Trace {
+		after = after || strings.Contains(l, "fault plan end")
+		if after && (strings.Contains(l, "DROPPED lost") || strings.Contains(l, "DROPPED partitioned")) {
+			t.Errorf("a loss after the plan's end: %s", l)
+		}
+	}
+}

@@ -2,6 +2,9 @@ package net
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -50,6 +53,26 @@ type Config struct {
 	// Duplicate is the probability, 0..1, that a message is delivered
 	// twice. Datagram mode only.
 	Duplicate float64
+	// Reorder is the probability, 0..1, that a message is held back by an
+	// extra ReorderDelay, so that messages sent shortly after it overtake
+	// it. Datagram mode only (a TCP connection never reorders).
+	Reorder float64
+	// ReorderDelay is the extra delay of a held-back message, >= 0.
+	ReorderDelay time.Duration
+	// DisconnectNotice is the probability, 0..1, that a client learns that
+	// its connection broke (a TCP RST, one server-to-client latency after
+	// the break) instead of only at request.timeout.ms. TCP mode only; a
+	// notice never crosses a partition.
+	DisconnectNotice float64
+	// Links override Latency on single directed links. A link not listed
+	// uses Latency. Names must be nodes of the network.
+	Links []LinkLatency
+}
+
+// LinkLatency is the latency of one directed link From -> To.
+type LinkLatency struct {
+	From, To string
+	Latency  Latency
 }
 
 // Validate reports the first field out of range, naming it.
@@ -65,6 +88,27 @@ func (c *Config) Validate() error {
 	}
 	if c.Duplicate > 0 && c.Mode != Datagram {
 		return fmt.Errorf("net.duplicate=%v needs net.mode=datagram (tcp never duplicates)", c.Duplicate)
+	}
+	if err := checkProb("net.reorder", c.Reorder); err != nil {
+		return err
+	}
+	if c.Reorder > 0 && c.Mode != Datagram {
+		return fmt.Errorf("net.reorder=%v needs net.mode=datagram (tcp never reorders a connection)", c.Reorder)
+	}
+	if err := checkDur("net.reorder.delay", c.ReorderDelay); err != nil {
+		return err
+	}
+	if err := checkProb("net.disconnect_notice", c.DisconnectNotice); err != nil {
+		return err
+	}
+	for i := range c.Links {
+		l := &c.Links[i]
+		if l.From == "" || l.To == "" || l.From == l.To {
+			return fmt.Errorf("net.link.latency: link %q>%q needs two different nodes", l.From, l.To)
+		}
+		if err := l.Latency.Validate("net.link.latency " + l.From + ">" + l.To); err != nil {
+			return err
+		}
 	}
 	return c.Latency.Validate("net.latency")
 }
@@ -85,4 +129,69 @@ func checkDur(name string, d time.Duration) error {
 		return fmt.Errorf("%s=%v is negative (allowed: >= 0)", name, d)
 	}
 	return nil
+}
+
+// CheckNodes reports a link override that names a node not in names.
+func (c *Config) CheckNodes(names []string) error {
+	for _, l := range c.Links {
+		for _, n := range [2]string{l.From, l.To} {
+			if !slices.Contains(names, n) {
+				s := slices.Sorted(slices.Values(names))
+				return fmt.Errorf("net.link.latency: unknown node %q (known: %s)", n, strings.Join(s, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// ParseLinkLatencies parses per-link latency overrides: links separated by
+// ";", each "FROM>TO DIST key=value ...", where DIST is a [Dist] name and
+// the keys are base, spread, sigma, tail_prob and tail, e.g.
+//
+//	p1>b1 constant base=5ms; b1>p1 lognormal base=1ms spread=2ms tail_prob=0.01 tail=200ms
+//
+// Omitted keys are zero. The result still needs [Config.Validate].
+func ParseLinkLatencies(s string) ([]LinkLatency, error) {
+	var out []LinkLatency
+	for part := range strings.SplitSeq(s, ";") {
+		f := strings.Fields(part)
+		if len(f) == 0 {
+			continue
+		}
+		from, to, ok := strings.Cut(f[0], ">")
+		if !ok || from == "" || to == "" {
+			return nil, fmt.Errorf("net.link.latency: %q is not a link (want FROM>TO, e.g. p1>b1)", f[0])
+		}
+		if len(f) < 2 {
+			return nil, fmt.Errorf("net.link.latency: link %s needs a distribution (allowed: constant, uniform, exponential, lognormal)", f[0])
+		}
+		d, err := ParseDist(f[1])
+		if err != nil {
+			return nil, fmt.Errorf("net.link.latency: link %s: %v", f[0], err)
+		}
+		l := LinkLatency{From: from, To: to, Latency: Latency{Dist: d}}
+		for _, kv := range f[2:] {
+			k, v, _ := strings.Cut(kv, "=")
+			var err error
+			switch k {
+			case "base":
+				l.Latency.Base, err = time.ParseDuration(v)
+			case "spread":
+				l.Latency.Spread, err = time.ParseDuration(v)
+			case "tail":
+				l.Latency.Tail, err = time.ParseDuration(v)
+			case "sigma":
+				l.Latency.Sigma, err = strconv.ParseFloat(v, 64)
+			case "tail_prob":
+				l.Latency.TailProb, err = strconv.ParseFloat(v, 64)
+			default:
+				return nil, fmt.Errorf("net.link.latency: link %s: unknown key %q (allowed: base, spread, sigma, tail_prob, tail)", f[0], k)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("net.link.latency: link %s: %s=%q is not valid", f[0], k, v)
+			}
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }

@@ -15,8 +15,22 @@
 // [TCP] (the default) is faithful to Kafka: messages on one connection
 // arrive in the order they were sent, and a lost message breaks the
 // connection, which loses everything still on it. [Datagram] is for what-if
-// studies: each message is lost, duplicated and delayed independently, so
-// messages may overtake each other.
+// studies: each message is lost, duplicated, delayed and held back
+// ([Config.Reorder]) independently, so messages may overtake each other.
+// Latency is set per directed link ([Config.Links]). A broken TCP
+// connection may give its client a disconnect notice one latency later
+// ([Network.TakeNotices]). The network does not model server processing:
+// the world hands each arriving request to its server at once, so a server
+// handles one request at a time per connection, in arrival order.
+//
+// # Fault plans
+//
+// A [Plan] is a list of timed, typed [Action] values (pause, crash,
+// restart, partitions, heals, numbered drops, clock drift) and an end. It
+// prints as text ([Plan.String]) and parses back ([ParsePlan]);
+// [GeneratePlan] draws one from a seed. The format is documented in
+// docs/plans.md. The network itself only carries out partitions and drops;
+// the world carries out the rest.
 //
 // # Determinism
 //

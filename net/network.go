@@ -2,6 +2,7 @@ package net
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -20,6 +21,14 @@ const (
 	Request Direction = iota
 	Response
 )
+
+// String returns "request" or "response".
+func (d Direction) String() string {
+	if d == Response {
+		return "response"
+	}
+	return "request"
+}
 
 // Conn is one connection between a client node and a server node. A
 // connection is identified by its endpoints and its generation: every
@@ -74,7 +83,17 @@ type Sent struct {
 	At sim.Time
 	// DupAt is the arrival time of a duplicate copy, or -1 (datagram mode).
 	DupAt sim.Time
-	Tok   Token
+	// Held is the extra delay of a held-back (reordered) message, or 0.
+	Held time.Duration
+	// Forced is true when the caller forced the loss ([Network.SendLost]).
+	Forced bool
+	Tok    Token
+}
+
+// Notice tells a client at At that its connection Conn broke (a TCP RST).
+type Notice struct {
+	Conn Conn
+	At   sim.Time
 }
 
 // connState is a connection's live state.
@@ -93,26 +112,48 @@ type Network struct {
 	names []string
 	// conns is indexed by client*len(names)+server.
 	conns []connState
+	// lat[a*n+b] is the latency of the directed link a->b.
+	lat []Latency
 	// cuts[a*n+b] counts partitions begun on the directed link a->b;
 	// blocked[a*n+b] tells whether a->b is cut now.
-	cuts    []uint32
-	blocked []bool
-	reqPPM  uint32
-	respPPM uint32
-	dupPPM  uint32
+	cuts       []uint32
+	blocked    []bool
+	reqPPM     uint32
+	respPPM    uint32
+	dupPPM     uint32
+	reorderPPM uint32
+	noticePPM  uint32
+	// broken lists connections broken by the network (not by their
+	// client) since the last [Network.TakeNotices], in break order.
+	broken  []Conn
+	notices []Notice
 }
 
 // New returns a network over the named nodes. cfg must be valid
-// ([Config.Validate]); rng is the network's own random stream.
+// ([Config.Validate] and [Config.CheckNodes]); rng is the network's own
+// random stream.
 func New(cfg Config, rng *rand.Rand, names []string) *Network {
 	n := len(names)
-	return &Network{
+	nw := &Network{
 		cfg: cfg, rng: rng, names: names,
 		conns:   make([]connState, n*n),
+		lat:     make([]Latency, n*n),
 		cuts:    make([]uint32, n*n),
 		blocked: make([]bool, n*n),
 		reqPPM:  ppm(cfg.RequestLoss), respPPM: ppm(cfg.ResponseLoss), dupPPM: ppm(cfg.Duplicate),
+		reorderPPM: ppm(cfg.Reorder), noticePPM: ppm(cfg.DisconnectNotice),
 	}
+	for i := range nw.lat {
+		nw.lat[i] = cfg.Latency
+	}
+	for _, l := range cfg.Links {
+		a, b := slices.Index(names, l.From), slices.Index(names, l.To)
+		if a < 0 || b < 0 {
+			panic("net: link " + l.From + ">" + l.To + " names an unknown node")
+		}
+		nw.lat[a*n+b] = l.Latency
+	}
+	return nw
 }
 
 // Config returns the network's configuration.
@@ -152,6 +193,17 @@ func (nw *Network) Alive(c Conn) bool {
 // message's arrival never precedes an earlier message's on the same
 // connection and direction.
 func (nw *Network) Send(now sim.Time, c Conn, dir Direction) Sent {
+	return nw.send(now, c, dir, false)
+}
+
+// SendLost is [Network.Send] for a message the caller (a fault plan) wants
+// lost: it is lost like a random loss, without a draw, unless the
+// connection is already broken or the link is cut.
+func (nw *Network) SendLost(now sim.Time, c Conn, dir Direction) Sent {
+	return nw.send(now, c, dir, true)
+}
+
+func (nw *Network) send(now sim.Time, c Conn, dir Direction, lose bool) Sent {
 	from, to := c.Client, c.Server
 	if dir == Response {
 		from, to = to, from
@@ -165,34 +217,83 @@ func (nw *Network) Send(now sim.Time, c Conn, dir Direction) Sent {
 	}
 	if nw.blocked[link] {
 		s.Fate = Partitioned
-		if nw.cfg.Mode == TCP {
-			cs.broken = true
-		}
+		nw.breakConn(c)
 		return s
 	}
 	p := nw.reqPPM
 	if dir == Response {
 		p = nw.respPPM
 	}
-	if sim.Chance(nw.rng, p) {
+	if lose || sim.Chance(nw.rng, p) {
 		s.Fate = Lost
-		if nw.cfg.Mode == TCP {
-			cs.broken = true
-		}
+		s.Forced = lose
+		nw.breakConn(c)
 		return s
 	}
-	at := now.Add(nw.cfg.Latency.Draw(nw.rng))
+	lat := &nw.lat[link]
+	at := now.Add(lat.Draw(nw.rng))
 	if nw.cfg.Mode == TCP {
 		if at < cs.last[dir] {
 			at = cs.last[dir]
 		}
 		cs.last[dir] = at
-	} else if sim.Chance(nw.rng, nw.dupPPM) {
-		s.DupAt = now.Add(nw.cfg.Latency.Draw(nw.rng))
+	} else {
+		if sim.Chance(nw.rng, nw.reorderPPM) {
+			s.Held = nw.cfg.ReorderDelay
+			at = at.Add(s.Held)
+		}
+		if sim.Chance(nw.rng, nw.dupPPM) {
+			s.DupAt = now.Add(lat.Draw(nw.rng))
+		}
 	}
 	s.At = at
 	return s
 }
+
+// breakConn breaks c in TCP mode, as a loss or partition does, and
+// remembers it for [Network.TakeNotices].
+func (nw *Network) breakConn(c Conn) {
+	if nw.cfg.Mode != TCP {
+		return
+	}
+	cs := nw.conn(c.Client, c.Server)
+	if cs.gen == c.Gen && !cs.broken {
+		cs.broken = true
+		nw.broken = append(nw.broken, c)
+	}
+}
+
+// Break breaks c from outside the network, as a crash of its server does:
+// what is on it is lost, and the client may get a notice. Unlike
+// [Network.Close] it applies in both modes' bookkeeping but only TCP
+// connections carry state.
+func (nw *Network) Break(c Conn) { nw.breakConn(c) }
+
+// TakeNotices returns, for the connections the network broke since the
+// last call, the notices their clients get, and forgets them. Each broken
+// connection gets a notice with probability [Config.DisconnectNotice], one
+// server-to-client latency after now, unless that direction is cut. The
+// returned slice is valid until the next call.
+func (nw *Network) TakeNotices(now sim.Time) []Notice {
+	nw.notices = nw.notices[:0]
+	for _, c := range nw.broken {
+		if nw.Blocked(c.Server, c.Client) || !sim.Chance(nw.rng, nw.noticePPM) {
+			continue
+		}
+		nw.notices = append(nw.notices, Notice{Conn: c, At: now.Add(nw.Delay(c.Server, c.Client))})
+	}
+	nw.broken = nw.broken[:0]
+	return nw.notices
+}
+
+// Delay draws one delay of the directed link from -> to.
+func (nw *Network) Delay(from, to NodeID) time.Duration {
+	return nw.lat[int(from)*len(nw.names)+int(to)].Draw(nw.rng)
+}
+
+// Current reports whether c is the newest connection of its endpoints
+// (it may be broken).
+func (nw *Network) Current(c Conn) bool { return nw.conn(c.Client, c.Server).gen == c.Gen }
 
 // Arrive decides, at arrival time, whether a message sent with tok survived:
 // in TCP mode its connection must still be the live one, and in either mode
@@ -205,9 +306,7 @@ func (nw *Network) Arrive(tok Token) Fate {
 	}
 	link := int(from)*len(nw.names) + int(to)
 	if nw.blocked[link] || nw.cuts[link] != tok.Cut {
-		if nw.cfg.Mode == TCP {
-			nw.Close(c)
-		}
+		nw.breakConn(c)
 		return Partitioned
 	}
 	if nw.cfg.Mode == TCP {
@@ -242,8 +341,11 @@ func (nw *Network) AppendConn(b []byte, c Conn) []byte { return c.appendTo(b, nw
 // no loss, no duplication, no tail delays. The world switches to it when the
 // fault plan ends (the run's second, healing phase).
 func (nw *Network) Quiet() {
-	nw.reqPPM, nw.respPPM, nw.dupPPM = 0, 0, 0
+	nw.reqPPM, nw.respPPM, nw.dupPPM, nw.reorderPPM = 0, 0, 0, 0
 	nw.cfg.Latency.TailProb = 0
+	for i := range nw.lat {
+		nw.lat[i].TailProb = 0
+	}
 	for i := range nw.blocked {
 		nw.blocked[i] = false
 	}
@@ -252,6 +354,10 @@ func (nw *Network) Quiet() {
 // MaxLatencyHint is a coarse upper bound of one message's delay, used to
 // size run-time limits.
 func (nw *Network) MaxLatencyHint() time.Duration {
-	l := nw.cfg.Latency
-	return l.Base + 20*l.Spread + l.Tail
+	var m time.Duration
+	for i := range nw.lat {
+		l := &nw.lat[i]
+		m = max(m, l.Base+20*l.Spread+l.Tail)
+	}
+	return m + nw.cfg.ReorderDelay
 }

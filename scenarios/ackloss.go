@@ -18,6 +18,9 @@ with success and the original offset, and appends nothing.`,
 			{"net.response_loss", "0.05"},
 			{"request.timeout.ms", "1000"},
 			{"batch.size", "1"},
+			// The story: the producer hears nothing and waits for
+			// request.timeout.ms, so no RST tells it the connection broke.
+			{"net.disconnect_notice", "0"},
 		},
 		build: func(w *World) error {
 			w.addApp(0)

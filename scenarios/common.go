@@ -32,6 +32,7 @@ func commonParams() []Param {
 		{Key: "broker.window", Kind: Int, Default: "5", Unit: "batches", Doc: "batches cached per producer for duplicate detection (Kafka: 5)", Min: 1, Max: 1000},
 		{Key: "broker.dedup", Kind: Bool, Default: "true", Doc: "what-if: false removes the dedup window (Redpanda <= 21.10)"},
 		{Key: "broker.epoch.check", Kind: Bool, Default: "true", Doc: "what-if: false accepts batches of a lower epoch"},
+		{Key: "broker.restart.rebuild", Kind: Enum, Default: "log", Values: []string{"log", "none"}, Doc: "how a restarted broker rebuilds producer state: log (Kafka: snapshot plus log replay) or none (what-if: state lost, bug-zoo Z08)"},
 		{Key: "sequence.bits", Kind: Int, Default: "31", Unit: "bits", Doc: "width of sequence numbers (Kafka: 31, wrapping at 2147483647)", Min: 1, Max: 31},
 		{Key: "epoch.bits", Kind: Int, Default: "16", Unit: "bits", Doc: "width of producer epochs, signed (Kafka: 16, epochs 0..32767; the coordinator rotates the producer id at 32766)", Min: 2, Max: 16},
 		{Key: "coordinator.next.pid", Kind: Int, Default: "1000", Doc: "first producer id the coordinator hands out (then +1 each)", Min: 0, Max: 1 << 62},
@@ -48,5 +49,17 @@ func commonParams() []Param {
 		{Key: "net.request_loss", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a request is lost", Min: 0, Max: 1},
 		{Key: "net.response_loss", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a response is lost", Min: 0, Max: 1},
 		{Key: "net.duplicate", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a message is delivered twice (datagram only)", Min: 0, Max: 1},
+		{Key: "net.reorder", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a message is held back by net.reorder.delay so later ones overtake it (datagram only)", Min: 0, Max: 1},
+		{Key: "net.reorder.delay", Kind: Duration, Default: "5ms", Doc: "extra delay of a held-back (reordered) message", Min: 0, Max: 3600e9},
+		{Key: "net.disconnect_notice", Kind: Float, Default: "1", Unit: "probability", Doc: "tcp: probability that a producer learns of a broken connection one latency later (an RST) rather than at request.timeout.ms; never across a partition", Min: 0, Max: 1},
+		{Key: "net.link.latency", Kind: String, Default: "", Doc: "per-link latency overrides, ';'-separated 'FROM>TO DIST key=value...' with keys base, spread, sigma, tail_prob, tail, e.g. 'p1>b1 constant base=5ms; b1>p1 uniform base=1ms spread=4ms'"},
+
+		// Faults (see docs/plans.md).
+		{Key: "fault.count", Kind: Int, Default: "0", Unit: "faults", Doc: "faults the seed's generated fault plan draws (a pause, a crash+restart, a partition+heal count one each)", Min: 0, Max: 10_000},
+		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: all, or a comma list of pause, crash, partition, oneway, drop, drift"},
+		{Key: "fault.window", Kind: Duration, Default: "0s", Doc: "generated faults start in [0, window); 0 = the workload's length plus request.timeout.ms", Min: 0, Max: 1e15},
+		{Key: "fault.end", Kind: Duration, Default: "0s", Doc: "end of the fault phase (plan 'end'); then faults stop, the network heals, processes resume; 0 = last send plus delivery.timeout.ms", Min: 0, Max: 1e15},
+		{Key: "fault.max_duration", Kind: Duration, Default: "10s", Doc: "longest generated pause, partition or crash downtime", Min: 1e6, Max: 1e15},
+		{Key: "fault.producer.resend", Kind: Bool, Default: "false", Doc: "after a producer instance crash and restart, the application sends its unresolved records again (else they are abandoned)"},
 	}
 }

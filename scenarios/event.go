@@ -20,9 +20,14 @@ const (
 	evStart
 	// evFault: fault-plan action n takes effect.
 	evFault
+	// evResume: the pause of node set by fault-plan action n ends.
+	evResume
+	// evDisconnect: producer instance node learns that its connection
+	// tok.Conn to destination n-1 broke.
+	evDisconnect
 )
 
-var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault"}
+var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect"}
 
 // Event is one pending world event: a small value, so the loop's queue holds
 // it without allocating.
@@ -31,7 +36,8 @@ type Event struct {
 	node int32  // instance or destination node
 	app  int32  // application (evAppSend)
 	msg  uint64 // message id (evDeliver)
-	n    uint64 // wake token, fault index
+	n    uint64 // wake token, fault index, destination+1
+	gen  uint32 // producer incarnation (evWake, evDisconnect)
 	tok  simnet.Token
 }
 
@@ -47,10 +53,10 @@ func (e Event) AppendDescription(b []byte) []byte {
 		b = strconv.AppendUint(b, e.msg, 10)
 		b = append(b, " to="...)
 		b = strconv.AppendInt(b, int64(e.node), 10)
-	case evWake, evStart:
+	case evWake, evStart, evDisconnect:
 		b = append(b, " node="...)
 		b = strconv.AppendInt(b, int64(e.node), 10)
-	case evFault:
+	case evFault, evResume:
 		b = append(b, " #"...)
 		b = strconv.AppendUint(b, e.n, 10)
 	}

@@ -29,6 +29,15 @@ type Spec struct {
 	// ScenarioFile is the path of the scenario file the scenario came
 	// from, if any; the reproduce command then names the file.
 	ScenarioFile string
+	// PlanText, if not empty (or if PlanFile is set), is the fault plan to
+	// replay (docs/plans.md) instead of the one the seed generates.
+	PlanText string
+	// PlanFile names where PlanText came from, for errors and the
+	// reproduce command.
+	PlanFile string
+	// PlanLine is, for a plan embedded in ScenarioFile, the file line of
+	// the plan's first line.
+	PlanLine int
 }
 
 // Result is a run's report: every field is deterministic in the Spec.
@@ -50,6 +59,7 @@ type Result struct {
 	Duplicates  int64    `json:"duplicates"`
 	Reordered   int64    `json:"reordered"`
 	LostAcked   int64    `json:"lost_acked"`
+	Abandoned   int64    `json:"abandoned"`
 	Fenced      int64    `json:"fenced"`
 	ZombieWrite int64    `json:"zombie_writes"`
 	// ZombieAttempts counts produce batches a superseded instance got to
@@ -67,6 +77,8 @@ type Result struct {
 	Latencies []time.Duration `json:"-"`
 	// Trace is the timeline, when Spec.KeepTrace was set.
 	Trace []string `json:"-"`
+	// Plan is the run's fault plan, as text (docs/plans.md).
+	Plan string `json:"-"`
 }
 
 // Violation is a broken invariant with where and when it broke.
@@ -135,6 +147,9 @@ func Run(spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := w.initFaults(spec.PlanText, planSource(spec)); err != nil {
+		return nil, err
+	}
 	if spec.Trace != nil {
 		w.trace.Tee(spec.Trace)
 	}
@@ -146,8 +161,24 @@ func Run(spec Spec) (*Result, error) {
 	if maxEv == 0 {
 		maxEv = 50_000_000
 	}
-	stop := w.loop.Run(sim.Limits{Until: w.horizon(), MaxEvents: maxEv}, w)
+	// Two phases: faults until the plan's end, then a healed world that
+	// must converge. A run that drained before the end with no process
+	// paused or crashed never needs the second phase.
+	horizon := w.horizon()
+	var stop sim.StopReason
+	if w.planEnd < horizon {
+		stop = w.loop.Run(sim.Limits{Until: w.planEnd, MaxEvents: maxEv}, w)
+		if stop == sim.StopTimeLimit || stop == sim.StopDrained && w.faulty() {
+			w.endFaults(w.planEnd)
+			stop = w.loop.Run(sim.Limits{Until: horizon, MaxEvents: maxEv}, w)
+		}
+	} else {
+		stop = w.loop.Run(sim.Limits{Until: horizon, MaxEvents: maxEv}, w)
+	}
 	end := w.loop.Now()
+	if w.ended && end < w.planEnd {
+		end = w.planEnd
+	}
 	w.line(end, "sim", "end "+stop.String())
 
 	logs := make([][]model.LogEntry, len(w.broker.Partitions()))
@@ -161,8 +192,8 @@ func Run(spec Spec) (*Result, error) {
 		Params: vals.List(), ConfigNotes: notes,
 		Sent: counts.Sent, Acked: counts.Acked, Failed: counts.Failed, Pending: counts.Pending,
 		Appended: counts.Appended, Duplicates: counts.Duplicates, Reordered: counts.Reordered, LostAcked: counts.LostAcked,
-		Fenced: w.fenced, ZombieWrite: w.zombieWrites, ZombieAttempts: w.zombieAttempts, ZombieRejected: w.zombieRejected, Errors: w.errors, Net: w.netStats,
-		Latencies: w.latencies, Trace: w.trace.Lines(),
+		Abandoned: w.abandoned, Fenced: w.fenced, ZombieWrite: w.zombieWrites, ZombieAttempts: w.zombieAttempts, ZombieRejected: w.zombieRejected, Errors: w.errors, Net: w.netStats,
+		Latencies: w.latencies, Trace: w.trace.Lines(), Plan: w.plan.String(),
 	}
 	if r.ConfigNotes == nil {
 		r.ConfigNotes = []string{}
@@ -182,23 +213,28 @@ func Run(spec Spec) (*Result, error) {
 	}
 	if stop == sim.StopEventLimit || stop == sim.StopTimeLimit {
 		r.Violations = append(r.Violations, Violation{Invariant: model.LiveProd, AtNs: int64(end),
-			Detail: fmt.Sprintf("run did not settle: stopped at %s (%s)", end, stop)})
+			Detail: fmt.Sprintf("run did not settle: stopped at %s (%s), the fault plan ended at %s", end, stop, w.planEnd)})
 	}
 	r.Reproduce = ReproduceCommand(sc.Name, spec.Seed, spec.Sets)
 	if spec.ScenarioFile != "" {
 		r.Reproduce = strings.Replace(r.Reproduce, "-scenario "+sc.Name, "-scenario-file "+shellQuote(spec.ScenarioFile), 1)
 	}
+	if spec.PlanFile != "" {
+		r.Reproduce += " -plan-file " + shellQuote(spec.PlanFile)
+	}
 	return r, nil
 }
 
-// horizon is the latest time a run may reach: the last send plus twice the
-// delivery timeout and a margin. A healthy run drains long before.
+// horizon is the latest time a run may reach: the later of the fault
+// plan's end and the last send plus the delivery timeout, then the
+// delivery timeout again and a margin (the convergence deadline,
+// LIVE-PROD). A healthy run drains long before.
 func (w *World) horizon() sim.Time {
 	var last time.Duration
 	for _, a := range w.apps {
 		last = max(last, time.Duration(a.records)*a.interval)
 	}
-	h := last + 2*w.pcfg.DeliveryTimeout + 2*w.pcfg.RequestTimeout + time.Minute
+	h := max(w.planEnd.Duration(), last+w.pcfg.DeliveryTimeout) + w.pcfg.DeliveryTimeout + 2*w.pcfg.RequestTimeout + time.Minute
 	if h <= 0 || h > time.Duration(math.MaxInt64/4) {
 		h = time.Duration(math.MaxInt64 / 4)
 	}
@@ -227,4 +263,33 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// PlanText returns the fault plan a spec's run would use, as text: the
+// replayed plan of spec.PlanText, or the one the seed generates.
+func PlanText(spec Spec) (string, error) {
+	vals, pcfg, notes, err := Resolve(spec.Scenario, spec.Sets)
+	if err != nil {
+		return "", err
+	}
+	w, err := newWorld(spec.Scenario, vals, spec.Seed, pcfg, notes)
+	if err != nil {
+		return "", err
+	}
+	if err := w.initFaults(spec.PlanText, planSource(spec)); err != nil {
+		return "", err
+	}
+	return w.plan.String(), nil
+}
+
+// scenarioFilePrefix marks a plan source that is embedded in a scenario
+// file: the prefix, the file name, a NUL and the file line of the plan.
+const scenarioFilePrefix = "\x00scenario-file:"
+
+// planSource names where a spec's plan text comes from, for errors.
+func planSource(spec Spec) string {
+	if spec.PlanFile == "" && spec.ScenarioFile != "" && spec.PlanText != "" {
+		return scenarioFilePrefix + spec.ScenarioFile + "\x00" + strconv.Itoa(spec.PlanLine)
+	}
+	return spec.PlanFile
 }

@@ -2,8 +2,11 @@ package scenarios
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
+
+	simnet "github.com/idemsim/idemsim/net"
 )
 
 // Scenario is one named, documented simulation setup: a value, not code
@@ -25,6 +28,12 @@ type Scenario struct {
 	Extra []Param
 	// build adds the scenario's applications, instances and faults.
 	build func(w *World) error
+	// plan, if set, draws the scenario's fault plan from rng (the run's
+	// "faults" stream) for the world's nodes. A zero End is filled in
+	// from fault.end. Nil means the generic generator
+	// ([simnet.GeneratePlan] with the fault.* parameters), which with
+	// fault.count=0 gives a plan with no actions.
+	plan func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan
 }
 
 // Values returns the scenario's parameters at their defaults.

@@ -26,6 +26,12 @@ type instance struct {
 	// without idempotence); later instances make earlier ones zombies.
 	activeAt sim.Time
 	active   bool
+	// inc is the incarnation: it grows at every crash, so that wake-ups
+	// and responses meant for an earlier incarnation are dropped.
+	inc uint32
+	// unresolved holds the records sent through this instance whose
+	// outcome is unknown, by message number.
+	unresolved map[int64]model.Record
 }
 
 // app is one application: a stream of records with stable ids, sent
@@ -44,6 +50,11 @@ type wire struct {
 	inst *instance // the producer end
 	dest int32     // the server end, as a producer destination
 	refs int       // scheduled deliveries (2 for a duplicated datagram)
+	// inc is the producer's incarnation when it sent the request.
+	inc uint32
+	// reqNo numbers the request on its link (1-based, per run); a
+	// response carries its request's number.
+	reqNo int64
 }
 
 // World wires producers, brokers, the coordinator and the network to the
@@ -82,6 +93,18 @@ type World struct {
 	zombieAttempts int64
 	zombieRejected int64
 	latencies      []time.Duration
+
+	// Faults (faults.go).
+	plan    simnet.Plan
+	planEnd sim.Time
+	nodes   []nodeState // indexed by NodeID
+	// reqCount[client*len(names)+server] counts the requests sent on
+	// that link.
+	reqCount  []int64
+	drops     []dropRule
+	ended     bool
+	resend    bool
+	abandoned int64
 }
 
 // Nodes' random streams are derived from these names.
@@ -106,6 +129,9 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 
 	ncfg, err := netConfig(vals)
 	if err != nil {
+		return nil, err
+	}
+	if err := ncfg.CheckNodes(w.names); err != nil {
 		return nil, err
 	}
 	w.nw = simnet.New(ncfg, sim.NewRand(seed, streamOf("net")), w.names)
@@ -144,7 +170,16 @@ func netConfig(v *Values) (simnet.Config, error) {
 		RequestLoss:  v.Float("net.request_loss"),
 		ResponseLoss: v.Float("net.response_loss"),
 		Duplicate:    v.Float("net.duplicate"),
+		Reorder:      v.Float("net.reorder"),
+		ReorderDelay: v.Duration("net.reorder.delay"),
+
+		DisconnectNotice: v.Float("net.disconnect_notice"),
 	}
+	links, err := simnet.ParseLinkLatencies(v.Get("net.link.latency"))
+	if err != nil {
+		return simnet.Config{}, err
+	}
+	c.Links = links
 	return c, c.Validate()
 }
 
@@ -158,7 +193,7 @@ func (w *World) addApp(start sim.Time) *app {
 
 // addInstance adds a producer instance of a, starting at t.
 func (w *World) addInstance(a *app, start sim.Time) *instance {
-	in := &instance{app: a, index: len(a.instances), name: "p" + strconv.Itoa(len(w.instances)+1)}
+	in := &instance{app: a, index: len(a.instances), name: "p" + strconv.Itoa(len(w.instances)+1), unresolved: make(map[int64]model.Record)}
 	a.instances = append(a.instances, in)
 	w.instances = append(w.instances, in)
 	w.loop.At(start, Event{kind: evStart, node: int32(len(w.instances) - 1)})
@@ -177,6 +212,9 @@ func (a *app) current() *instance {
 
 // Handle dispatches one event ([sim.Handler]).
 func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
+	if n := w.target(ev); n >= 0 && w.gate(now, n, ev) {
+		return
+	}
 	switch ev.kind {
 	case evStart:
 		in := w.instances[ev.node]
@@ -193,9 +231,18 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		w.appSend(now, w.apps[ev.app])
 	case evWake:
 		in := w.instances[ev.node]
+		if ev.gen != in.inc {
+			return // a timer of a crashed incarnation
+		}
 		w.apply(now, in, in.prod.Wake(now, ev.n))
 	case evDeliver:
 		w.deliver(now, ev)
+	case evFault:
+		w.fault(now, int(ev.n))
+	case evResume:
+		w.endPause(now, simnet.NodeID(ev.node))
+	case evDisconnect:
+		w.disconnected(now, ev)
 	default:
 		panic(fmt.Sprintf("scenarios: unknown event kind %d", ev.kind))
 	}
@@ -210,6 +257,7 @@ func (w *World) appSend(now sim.Time, a *app) {
 	parts := int64(len(w.broker.Partitions()))
 	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: int32(a.next % parts), SentAt: now}
 	a.next++
+	in.unresolved[id.N] = rec
 	w.chk.OnSend()
 	b := w.trace.Begin(now)
 	b = append(b, in.name...)
@@ -242,9 +290,12 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 		case model.OutClose:
 			w.nw.Close(in.conns[o.Dest+1])
 		case model.OutSend:
-			w.send(now, in, o.Dest, o.Msg, in.conns[o.Dest+1], simnet.Request)
+			c := in.conns[o.Dest+1]
+			link := int(c.Client)*len(w.names) + int(c.Server)
+			w.reqCount[link]++
+			w.send(now, in, o.Dest, o.Msg, c, simnet.Request, w.reqCount[link], in.inc)
 		case model.OutWake:
-			w.loop.At(o.At, Event{kind: evWake, node: int32(in.node), n: o.Timer})
+			w.loop.At(w.drifted(now, in.node, o.At), Event{kind: evWake, node: int32(in.node), n: o.Timer, gen: in.inc})
 		case model.OutResult:
 			w.outcome(now, in, o.Result)
 		case model.OutNote:
@@ -278,6 +329,7 @@ func (w *World) isZombie(in *instance) bool {
 }
 
 func (w *World) outcome(now sim.Time, in *instance, o model.Outcome) {
+	delete(in.unresolved, o.ID.N)
 	w.chk.OnOutcome(o)
 	b := w.trace.Begin(now)
 	b = append(b, in.name...)
@@ -300,8 +352,14 @@ func (w *World) outcome(now sim.Time, in *instance, o model.Outcome) {
 }
 
 // send puts m on the network from its sender and schedules its arrival.
-func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c simnet.Conn, dir simnet.Direction) {
-	s := w.nw.Send(now, c, dir)
+func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c simnet.Conn, dir simnet.Direction, reqNo int64, inc uint32) {
+	var s simnet.Sent
+	if w.planDrop(dir, reqNo, c) {
+		s = w.nw.SendLost(now, c, dir)
+	} else {
+		s = w.nw.Send(now, c, dir)
+	}
+	w.takeNotices(now)
 	w.netStats.count(dir, s.Fate)
 	from, to := in.name, w.names[w.destNode(dest)]
 	if dir == simnet.Response {
@@ -316,14 +374,37 @@ func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c 
 	if s.Fate != simnet.Delivered {
 		b = append(b, " DROPPED "...)
 		b = append(b, s.Fate.String()...)
+		if s.Forced {
+			b = append(b, " (plan: "...)
+			b = append(b, dir.String()...)
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, reqNo, 10)
+			b = append(b, ' ')
+			b = w.nw.AppendConn(b, c)
+			b = append(b, ')')
+		}
+	} else if s.Held > 0 {
+		b = append(b, " reorder+"...)
+		b = append(b, s.Held.String()...)
 	}
 	w.trace.Commit(b)
 	if s.Fate != simnet.Delivered {
 		return
 	}
+	if s.DupAt >= 0 {
+		b := w.trace.Begin(now)
+		b = append(b, from...)
+		b = append(b, " dup "...)
+		b = m.AppendDescription(b)
+		b = append(b, " -> "...)
+		b = append(b, to...)
+		b = append(b, " at="...)
+		b = s.DupAt.AppendTo(b)
+		w.trace.Commit(b)
+	}
 	w.nextMsg++
 	id := w.nextMsg
-	wr := &wire{m: m, inst: in, dest: dest, refs: 1}
+	wr := &wire{m: m, inst: in, dest: dest, refs: 1, inc: inc, reqNo: reqNo}
 	w.msgs[id] = wr
 	target := int32(w.destNode(dest))
 	if dir == simnet.Response {
@@ -344,14 +425,20 @@ func (w *World) deliver(now sim.Time, ev Event) {
 		delete(w.msgs, ev.msg)
 	}
 	to := w.names[ev.node]
-	if f := w.nw.Arrive(ev.tok); f != simnet.Delivered {
+	f := w.nw.Arrive(ev.tok)
+	w.takeNotices(now)
+	why := f.String()
+	if f == simnet.Delivered && ev.tok.Dir == simnet.Response && wr.inc != wr.inst.inc {
+		f, why = simnet.Lost, "stale-incarnation"
+	}
+	if f != simnet.Delivered {
 		w.netStats.Dropped++
 		b := w.trace.Begin(now)
 		b = append(b, to...)
 		b = append(b, " lost-on-wire "...)
 		b = wr.m.AppendDescription(b)
 		b = append(b, ' ')
-		b = append(b, f.String()...)
+		b = append(b, why...)
 		w.trace.Commit(b)
 		return
 	}
@@ -364,7 +451,7 @@ func (w *World) deliver(now sim.Time, ev Event) {
 	case *model.ProduceRequest:
 		w.handleProduce(now, wr, m, ev.tok.Conn)
 	case *model.InitProducerIDRequest:
-		w.send(now, wr.inst, wr.dest, w.initProducerID(now, m), ev.tok.Conn, simnet.Response)
+		w.send(now, wr.inst, wr.dest, w.initProducerID(now, m), ev.tok.Conn, simnet.Response, wr.reqNo, wr.inc)
 	case *model.ProduceResponse:
 		for _, p := range m.Partitions {
 			if p.Err != model.ErrNone {
@@ -435,7 +522,7 @@ func (w *World) handleProduce(now sim.Time, wr *wire, req *model.ProduceRequest,
 		}
 	}
 	if resp != nil {
-		w.send(now, wr.inst, wr.dest, resp, c, simnet.Response)
+		w.send(now, wr.inst, wr.dest, resp, c, simnet.Response, wr.reqNo, wr.inc)
 	}
 }
 
@@ -453,6 +540,10 @@ func (w *World) line(now sim.Time, node, text string) {
 func (w *World) pending() int64 {
 	var n int64
 	for _, in := range w.instances {
+		if w.nodes[in.node].crashed {
+			n += int64(len(in.unresolved)) // waiting to be sent again
+			continue
+		}
 		n += int64(in.prod.Pending())
 	}
 	return n

@@ -47,6 +47,7 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	row("duplicates", r.Duplicates)
 	row("reordered", r.Reordered)
 	row("lost_acked", r.LostAcked)
+	row("abandoned", r.Abandoned)
 	row("fenced", r.Fenced)
 	row("zombie_writes", r.ZombieWrite)
 	row("epoch_bumps", r.EpochBumps)

@@ -49,6 +49,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		asJSON      = fs.Bool("json", false, "print one JSON object instead of the report")
 		list        = fs.Bool("list", false, "list the scenarios")
 		describe    = fs.String("describe", "", "describe a scenario: story, parameters, expectations")
+		showPlan    = fs.Bool("plan", false, "print the run's fault plan (docs/plans.md) and exit without running")
+		planOut     = fs.String("plan-out", "", "save the run's fault plan to `FILE`, then run")
+		planFile    = fs.String("plan-file", "", "replay the fault plan in `FILE` instead of generating one from the seed")
 		sets        setFlags
 	)
 	fs.Var(&sets, "set", "override a parameter, key=value (repeatable; see -describe)")
@@ -81,6 +84,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var sc *scenarios.Scenario
 	var fileSets []scenarios.KV
+	var filePlan string
+	var filePlanLine int
 	switch {
 	case *scenario != "" && *scenFile != "":
 		return usageErr(stderr, "-scenario and -scenario-file exclude each other")
@@ -93,10 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageErr(stderr, err.Error())
 		}
-		if f.Plan != "" {
-			return usageErr(stderr, fmt.Sprintf("%s:%d: plans in scenario files are not supported yet", *scenFile, f.PlanLine))
-		}
-		sc, fileSets = f.Scenario, f.Sets
+		sc, fileSets, filePlan, filePlanLine = f.Scenario, f.Sets, f.Plan, f.PlanLine
 	case *scenario == "":
 		return usageErr(stderr, "-scenario is required (known: "+strings.Join(scenarios.Names(), ", ")+")")
 	default:
@@ -125,6 +127,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	all = append(all, sets...)
 
 	spec := scenarios.Spec{Scenario: sc, Seed: seed, Sets: all, KeepTrace: *trace && !*asJSON, ScenarioFile: *scenFile}
+	if filePlan != "" {
+		spec.PlanText, spec.PlanLine = filePlan, filePlanLine
+	}
+	if *planFile != "" {
+		text, err := os.ReadFile(*planFile)
+		if err != nil {
+			return usageErr(stderr, fmt.Sprintf("-plan-file: cannot read %s: %v", *planFile, unwrapPath(err)))
+		}
+		spec.PlanText, spec.PlanFile = string(text), *planFile
+	}
+	if *showPlan || *planOut != "" {
+		text, err := scenarios.PlanText(spec)
+		if err != nil {
+			return usageErr(stderr, err.Error())
+		}
+		if *showPlan {
+			fmt.Fprint(stdout, text)
+			return exitOK
+		}
+		if err := os.WriteFile(*planOut, []byte(text), 0o644); err != nil {
+			return usageErr(stderr, fmt.Sprintf("-plan-out: cannot write %s: %v", *planOut, unwrapPath(err)))
+		}
+	}
 	res, err := scenarios.Run(spec)
 	if err != nil {
 		return usageErr(stderr, err.Error())
@@ -143,6 +168,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	return exitOK
+}
+
+// unwrapPath drops the path and operation of an *os.PathError, which the
+// message names already.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func usageErr(w io.Writer, msg string) int {

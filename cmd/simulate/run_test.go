@@ -126,3 +126,21 @@ func TestScenarioFileFlag(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+func TestScenarioFilePlanErrorsNameFileLines(t *testing.T) {
+	path := t.TempDir() + "/s.yaml"
+	src := "name: study\nbase: ackloss\nparams:\n  records: 7\nplan: |\n  1s pause p1 2s\n  2s bogus b1\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI("-scenario-file", path, "-seed", "1")
+	if code != 2 || !strings.Contains(errOut, "s.yaml:7: plan: unknown action \"bogus\"") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	good := strings.Replace(src, "  2s bogus b1\n", "  0.5s crash b1\n  1.5s restart b1 clean\n", 1)
+	os.WriteFile(path, []byte(good), 0o644)
+	code, out, errOut := runCLI("-scenario-file", path, "-seed", "1", "-trace")
+	if code != 0 || !strings.Contains(out, "fault crash b1") {
+		t.Fatalf("exit %d, stderr %q, out:\n%s", code, errOut, out)
+	}
+}

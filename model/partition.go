@@ -22,6 +22,11 @@ type PartitionConfig struct {
 	// appended batch is judged by the sequence check alone. Redpanda up to
 	// 21.10 behaved this way (bug-zoo Z16). What-if knob.
 	NoDedup bool
+	// EmptyPartitionCheck models KAFKA-15591, fixed in Kafka 4.5: a
+	// partition whose log never held a record rejects an unknown
+	// producer's first batch unless it starts at sequence 0. Off by
+	// default, as in the 4.0 code the reference spec was read from.
+	EmptyPartitionCheck bool
 	// NoEpochCheck skips the "lower epoch" rejection (what-if knob).
 	NoEpochCheck bool
 	// Seq is the sequence-number space (Kafka: 31 bits).
@@ -292,6 +297,11 @@ func (p *Partition) AppendWith(now sim.Time, b Batch, o AppendOptions) AppendRes
 		return errResult(ErrInvalidProducerEpoch, "epoch below current "+itoa(int64(epoch)))
 	}
 	// B4.6: sequence check.
+	if e == nil && p.cfg.EmptyPartitionCheck && p.nextOffset == 0 && b.FirstSeq != 0 {
+		// KAFKA-15591 (Kafka 4.5): a partition whose log never held a
+		// record accepts an unknown producer only at sequence 0.
+		return errResult(ErrOutOfOrderSequenceNumber, "first produce to an empty partition must start at 0 (KAFKA-15591)")
+	}
 	if b.Epoch != epoch {
 		if b.FirstSeq != 0 && epoch != NoEpoch {
 			return errResult(ErrOutOfOrderSequenceNumber, "new epoch must start at 0")

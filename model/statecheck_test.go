@@ -35,3 +35,23 @@ func stateTestBatch(pid ProducerID, epoch int16, first int32, n int) Batch {
 	}
 	return b
 }
+
+func TestEmptyPartitionCheck(t *testing.T) {
+	// Kafka 4.0: an unknown producer is accepted at any sequence, even on
+	// a partition that never held a record (KAFKA-15591).
+	old := NewPartition(0, PartitionConfig{})
+	if r := old.Append(0, stateTestBatch(9, 0, 17, 5)); r.Err != ErrNone {
+		t.Fatalf("4.0 broker: first batch at seq 17: %v", r.Err)
+	}
+	fixed := NewPartition(0, PartitionConfig{EmptyPartitionCheck: true})
+	if r := fixed.Append(0, stateTestBatch(9, 0, 17, 5)); r.Err != ErrOutOfOrderSequenceNumber {
+		t.Fatalf("4.5 broker: first batch at seq 17: %v, want OUT_OF_ORDER_SEQUENCE_NUMBER", r.Err)
+	}
+	if r := fixed.Append(0, stateTestBatch(9, 0, 0, 17)); r.Err != ErrNone {
+		t.Fatalf("4.5 broker: first batch at seq 0: %v", r.Err)
+	}
+	// Once the log holds records, an unknown producer is accepted anywhere.
+	if r := fixed.Append(0, stateTestBatch(10, 0, 40, 1)); r.Err != ErrNone {
+		t.Fatalf("4.5 broker, non-empty log: %v", r.Err)
+	}
+}

@@ -42,6 +42,9 @@ type app struct {
 	next      int64 // next message number
 	interval  time.Duration
 	instances []*instance
+	// chain numbers the app's stream of send events; a takeover starts a
+	// new chain, and events of older chains are ignored.
+	chain uint64
 }
 
 // wire is a message on the network.
@@ -78,6 +81,7 @@ type World struct {
 	brokerID  simnet.NodeID
 	coordID   simnet.NodeID
 	coord     *model.Coordinator
+	bs        brokerSide
 
 	msgs    map[uint64]*wire
 	nextMsg uint64
@@ -140,10 +144,12 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		Window:               int(vals.Int("broker.window")),
 		NoDedup:              !vals.Bool("broker.dedup"),
 		NoEpochCheck:         !vals.Bool("broker.epoch.check"),
+		EmptyPartitionCheck:  vals.Bool("broker.empty.partition.check"),
 		Seq:                  model.SeqSpace{Bits: uint8(vals.Int("sequence.bits"))},
 		ProducerIDExpiration: vals.Millis("producer.id.expiration.ms"),
 	})
 	w.coord = model.NewCoordinator(model.CoordinatorConfig{NextPID: model.ProducerID(vals.Int("coordinator.next.pid")), EpochBits: uint8(vals.Int("epoch.bits"))})
+	w.initBrokerSide()
 	w.chk = model.NewCheckerWith(model.CheckerConfig{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch()})
 	leaders := make([]int32, parts)
 	for _, in := range w.instances {
@@ -226,9 +232,13 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		w.apply(now, in, in.prod.Start(now))
 		if in.index == 0 {
 			w.loop.At(now, Event{kind: evAppSend, app: in.app.id})
+		} else {
+			w.takeover(now, in)
 		}
 	case evAppSend:
-		w.appSend(now, w.apps[ev.app])
+		if a := w.apps[ev.app]; ev.n == a.chain {
+			w.appSend(now, a)
+		}
 	case evWake:
 		in := w.instances[ev.node]
 		if ev.gen != in.inc {
@@ -268,7 +278,7 @@ func (w *World) appSend(now sim.Time, a *app) {
 	w.trace.Commit(b)
 	w.apply(now, in, in.prod.Send(now, rec))
 	if a.next < a.records {
-		w.loop.After(a.interval, Event{kind: evAppSend, app: a.id})
+		w.loop.After(a.interval, Event{kind: evAppSend, app: a.id, n: a.chain})
 	}
 }
 
@@ -470,7 +480,8 @@ func (w *World) deliver(now sim.Time, ev Event) {
 }
 
 func (w *World) handleProduce(now sim.Time, wr *wire, req *model.ProduceRequest, c simnet.Conn) {
-	resp, results := w.broker.HandleProduce(now, req)
+	w.expireCheck(now)
+	resp, results := w.produce(now, req)
 	zombie := w.isZombie(wr.inst)
 	for i, r := range results {
 		bt := &req.Batches[i]

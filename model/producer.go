@@ -117,8 +117,9 @@ type partState struct {
 	unresolvedNext int32
 	bumpWanted     bool // requestEpochBumpForPartition
 	onWire         int  // batches of this partition on the wire (done ones too)
-	// ppNext (librdkafka policy) is the sequence after the last batch
-	// that failed with a "possibly persisted" error, or -1.
+	// ppNext (librdkafka policy) is the sequence after the earliest
+	// unacknowledged batch that failed with a "possibly persisted" error,
+	// or -1: librdkafka then expects the broker to be past it.
 	ppNext int32
 	// drainWait (librdkafka policy): after an error, send nothing for the
 	// partition until everything on the wire is back.
@@ -586,7 +587,7 @@ func (p *Producer) isNextSeq(ps *partState, seq int32) bool {
 // 1.x-2.2, rdkafka_request.c rd_kafka_handle_Produce_error, as bug-zoo Z13
 // and Z15 describe it):
 //   - a disconnect or timeout of a sent batch is "possibly persisted": the
-//     partition remembers the sequence after it;
+//     partition remembers the sequence after it (the earliest such);
 //   - every error makes the partition wait until nothing of it is on the
 //     wire, then its batches are resent in order, with no one-in-flight
 //     retry mode;
@@ -604,7 +605,7 @@ func (p *Producer) rdkComplete(now sim.Time, b *pbatch, err ErrCode) {
 	switch {
 	case err == ErrNetworkException || err == ErrRequestTimedOut:
 		next := p.cfg.Seq.Add(b.b.LastSeq, 1)
-		if ps.ppNext < 0 || p.seqAfter(next, ps.ppNext) {
+		if ps.ppNext < 0 || p.seqAfter(ps.ppNext, next) {
 			ps.ppNext = next
 		}
 	case err == ErrOutOfOrderSequenceNumber:

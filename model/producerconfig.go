@@ -48,6 +48,10 @@ type ProducerConfig struct {
 	AllowInFlightAboveFive bool
 	// DeliveryTimeout is delivery.timeout.ms (default 120000 ms).
 	DeliveryTimeout time.Duration
+	// DeliveryTimeoutExplicit records that the user set
+	// delivery.timeout.ms; a value below linger.ms + request.timeout.ms is
+	// then an error instead of being raised quietly (C1.4).
+	DeliveryTimeoutExplicit bool
 	// RequestTimeout is request.timeout.ms (default 30000 ms).
 	RequestTimeout time.Duration
 	// RetryBackoff is retry.backoff.ms (default 100 ms).
@@ -89,7 +93,11 @@ func DefaultProducerConfig() ProducerConfig {
 // KafkaProducer.configureDeliveryTimeout) and returns the effective
 // configuration. An explicit conflict is an error naming the setting; an
 // implicit one quietly disables idempotence, as Kafka does, and is
-// reported in notes.
+// reported in notes. Kafka's rules, in its order: idempotence needs
+// acks=all, retries > 0 and max.in.flight.requests.per.connection <= 5
+// (the last one can be waived with AllowInFlightAboveFive, a what-if that
+// Kafka does not have); transactional.id needs idempotence; and
+// delivery.timeout.ms must cover linger.ms + request.timeout.ms.
 func (c ProducerConfig) Resolve() (eff ProducerConfig, notes []string, err error) {
 	switch {
 	case c.Acks != -1 && c.Acks != 0 && c.Acks != 1:
@@ -112,6 +120,8 @@ func (c ProducerConfig) Resolve() (eff ProducerConfig, notes []string, err error
 			conflict = "retries=0 (idempotence needs retries > 0)"
 		case c.MaxInFlight > 5 && !c.AllowInFlightAboveFive:
 			conflict = fmt.Sprintf("max.in.flight.requests.per.connection=%d (idempotence needs <= 5)", c.MaxInFlight)
+		case c.MaxInFlight > 5:
+			notes = append(notes, fmt.Sprintf("what-if: idempotence with max.in.flight.requests.per.connection=%d, which Kafka refuses", c.MaxInFlight))
 		}
 		if conflict != "" {
 			if c.IdempotenceExplicit {
@@ -125,6 +135,9 @@ func (c ProducerConfig) Resolve() (eff ProducerConfig, notes []string, err error
 		return c, notes, fmt.Errorf("transactional.id=%s needs enable.idempotence=true", c.TransactionalID)
 	}
 	if min := c.Linger + c.RequestTimeout; c.DeliveryTimeout < min {
+		if c.DeliveryTimeoutExplicit {
+			return c, notes, fmt.Errorf("delivery.timeout.ms=%d should be equal to or larger than linger.ms + request.timeout.ms = %d", c.DeliveryTimeout.Milliseconds(), min.Milliseconds())
+		}
 		notes = append(notes, fmt.Sprintf("delivery.timeout.ms raised to linger.ms + request.timeout.ms = %d", min.Milliseconds()))
 		c.DeliveryTimeout = min
 	}

@@ -37,7 +37,22 @@ func (p *Producer) poll(now sim.Time) {
 			p.sendInit(now)
 		}
 	}
-	p.expireBatches(now)
+	if p.expireBatches(now) && idem && p.fatal == ErrNone {
+		// Kafka's sender loop runs again at once: an expiry can leave a
+		// partition unresolved with nothing in flight (C7.4).
+		p.maybeResolve(now)
+		p.maybeBump(now)
+		if p.abortErr != ErrNone {
+			p.abortQueued(now, p.abortErr)
+		}
+		if p.txnBump && p.nothingOnWire() {
+			p.sendInit(now)
+		}
+	}
+	if p.fatal != ErrNone {
+		p.scheduleWake(now)
+		return
+	}
 	if !idem || p.pid != NoProducerID && !p.txnBump && !p.rdkBump {
 		p.drain(now)
 	}
@@ -72,7 +87,8 @@ func (p *Producer) checkRequestTimeouts(now sim.Time) {
 // from creation, on the wire or queued (Sender.sendProducerData, C7.1).
 // A batch that had been re-enqueued makes its partition unresolved
 // (markSequenceUnresolved, C7.2).
-func (p *Producer) expireBatches(now sim.Time) {
+func (p *Producer) expireBatches(now sim.Time) bool {
+	any := false
 	for _, ps := range p.parts {
 		var exp []*pbatch
 		for _, b := range ps.unacked {
@@ -89,6 +105,7 @@ func (p *Producer) expireBatches(now sim.Time) {
 			if b.done {
 				continue
 			}
+			any = true
 			p.note(NoteExpired, "batch "+string(b.b.AppendDescription(nil))+" expired after delivery.timeout.ms")
 			p.failBatch(now, b, ErrDeliveryTimeout, false)
 			if p.cfg.EnableIdempotence && b.hasSeq && b.inRetry {
@@ -99,10 +116,11 @@ func (p *Producer) expireBatches(now sim.Time) {
 				ps.unresolved = true
 			}
 			if p.fatal != ErrNone {
-				return
+				return true
 			}
 		}
 	}
+	return any
 }
 
 // maybeResolve settles unresolved partitions once none of their sequenced

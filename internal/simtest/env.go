@@ -196,8 +196,10 @@ func (e *Env) apply(n *Node, outs []model.Out) {
 			n.gen[d]++
 			n.open[d] = true
 		case model.OutClose:
-			n.open[d] = false
-			e.dropConn(n, o.Dest, n.gen[d])
+			if n.open[d] { // else the network closed it already
+				n.open[d] = false
+				e.dropConn(n, o.Dest, n.gen[d])
+			}
 		case model.OutSend:
 			e.nextMsg++
 			env := &Envelope{ID: e.nextMsg, Node: n, Dest: o.Dest, Gen: n.gen[d], Msg: o.Msg}
@@ -225,7 +227,11 @@ func (e *Env) dropConn(n *Node, dest int32, gen int) {
 	var lost []string
 	e.Net = slices.DeleteFunc(e.Net, func(m *Envelope) bool {
 		if m.Node == n && m.Dest == dest && m.Gen == gen {
-			lost = append(lost, m.Type()+"#"+strconv.Itoa(m.ID))
+			desc := string(m.Msg.AppendDescription(nil))
+			if i := strings.IndexByte(desc, ' '); i >= 0 {
+				desc = desc[:i]
+			}
+			lost = append(lost, desc)
 			return true
 		}
 		return false
@@ -324,6 +330,29 @@ func (e *Env) Deliver(m *Envelope) {
 		e.Net = append(e.Net, env)
 		e.printf("%s\n", env.Describe())
 	}
+}
+
+// Reject takes the Produce request m off the network without appending
+// anything and answers every batch in it with err, as a broker that lost
+// leadership or producer state would (NOT_LEADER_OR_FOLLOWER,
+// UNKNOWN_PRODUCER_ID, ...).
+func (e *Env) Reject(m *Envelope, err model.ErrCode) {
+	e.remove(m)
+	req, ok := m.Msg.(*model.ProduceRequest)
+	if !ok || m.ToNode {
+		e.printf("cannot reject %s\n", m.Describe())
+		return
+	}
+	resp := &model.ProduceResponse{CorrelationID: req.CorrelationID}
+	for i := range req.Batches {
+		bt := &req.Batches[i]
+		e.printf("b0 reject %s %v (injected)\n", string(bt.AppendDescription(nil)), err)
+		resp.Partitions = append(resp.Partitions, model.PartitionResponse{Partition: bt.Partition, Err: err, BaseOffset: -1})
+	}
+	e.nextMsg++
+	env := &Envelope{ID: e.nextMsg, Node: m.Node, Dest: m.Dest, ToNode: true, Gen: m.Gen, Msg: resp}
+	e.Net = append(e.Net, env)
+	e.printf("%s\n", env.Describe())
 }
 
 // Stabilize delivers messages, oldest first, until none is left or limit

@@ -34,6 +34,9 @@ import (
 //	    InitProducerIdResp.
 //	drop [from=p1] [to=b0] [type=ProduceResp] [n=1]
 //	    Lose the matching messages; the connection stays up.
+//	reject [from=p1] err=UNKNOWN_PRODUCER_ID [n=1]
+//	    The broker answers the matching Produce requests with err for
+//	    every batch, appending nothing.
 //	stabilize
 //	    Deliver everything, oldest first, until the network is empty.
 //	advance 30s
@@ -87,8 +90,9 @@ func (e *Env) Handle(t *testing.T, d *datadriven.TestData) string {
 		for range cnt {
 			e.Send(n, int32(part))
 		}
-	case "deliver", "drop":
+	case "deliver", "drop", "reject":
 		f, cnt := Filter{}, 0
+		var code model.ErrCode
 		for _, a := range d.CmdArgs {
 			switch a.Key {
 			case "from":
@@ -99,18 +103,30 @@ func (e *Env) Handle(t *testing.T, d *datadriven.TestData) string {
 				f.Type = a.Vals[0]
 			case "n":
 				cnt = atoi(t, a.Vals[0])
+			case "err":
+				c, ok := model.ParseErrCode(a.Vals[0])
+				if !ok {
+					t.Fatalf("%s: unknown error %s", d.Pos, a.Vals[0])
+				}
+				code = c
 			default:
 				t.Fatalf("%s: unknown argument %s", d.Pos, a.Key)
 			}
+		}
+		if d.Cmd == "reject" {
+			f.Type = "Produce"
 		}
 		ms := e.Select(f, cnt)
 		if len(ms) == 0 {
 			return "no matching message"
 		}
 		for _, m := range ms {
-			if d.Cmd == "drop" {
+			switch d.Cmd {
+			case "drop":
 				e.Drop(m)
-			} else {
+			case "reject":
+				e.Reject(m, code)
+			default:
 				e.Deliver(m)
 			}
 		}

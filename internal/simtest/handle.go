@@ -322,4 +322,3 @@ func ParseProducerConfig(args []datadriven.CmdArg) (model.ProducerConfig, int32,
 	}
 	return c, app, nil
 }
-

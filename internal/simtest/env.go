@@ -42,6 +42,10 @@ type Node struct {
 	// dest+1); open tells whether it is open.
 	gen  [2]int
 	open [2]bool
+	// dead marks connection generations that lost a message: like a TCP
+	// connection that stopped delivering, nothing more gets through until
+	// the producer closes it.
+	dead [2]int
 	// wakeAt and wakeTok are the producer's latest wake-up request.
 	wakeAt  sim.Time
 	wakeTok uint64
@@ -203,6 +207,10 @@ func (e *Env) apply(n *Node, outs []model.Out) {
 		case model.OutSend:
 			e.nextMsg++
 			env := &Envelope{ID: e.nextMsg, Node: n, Dest: o.Dest, Gen: n.gen[d], Msg: o.Msg}
+			if n.dead[d] == n.gen[d] {
+				e.printf("%s lost on a dead connection\n", env.Describe())
+				continue
+			}
 			e.Net = append(e.Net, env)
 			e.printf("%s\n", env.Describe())
 		case model.OutWake:
@@ -282,6 +290,17 @@ func (e *Env) Drop(m *Envelope) {
 	e.printf("dropped %s\n", m.Describe())
 }
 
+// Blackhole loses m as a TCP connection loses data: m and everything else
+// on its connection is gone, and so is whatever is sent on it later, until
+// the producer closes it (typically after request.timeout.ms). This is the
+// loss Kafka's design assumes (spec S.2); Drop goes beyond it.
+func (e *Env) Blackhole(m *Envelope) {
+	n, d := m.Node, m.Dest+1
+	n.dead[d] = m.Gen
+	e.Net = slices.DeleteFunc(e.Net, func(o *Envelope) bool { return o.Node == n && o.Dest == m.Dest && o.Gen == m.Gen })
+	e.printf("connection %s-%s stops delivering (lost %s)\n", n.Name, destName(m.Dest), m.Describe())
+}
+
 func (e *Env) remove(m *Envelope) {
 	if i := slices.Index(e.Net, m); i >= 0 {
 		e.Net = slices.Delete(e.Net, i, i+1)
@@ -323,6 +342,10 @@ func (e *Env) Deliver(m *Envelope) {
 		}
 	case *model.InitProducerIDRequest:
 		resp = e.Coord.InitProducerID(req)
+	}
+	if resp != nil && n.dead[m.Dest+1] == m.Gen {
+		e.printf("%s lost on a dead connection\n", string(resp.AppendDescription(nil)))
+		return
 	}
 	if resp != nil {
 		e.nextMsg++

@@ -117,8 +117,8 @@ func TestProducerResponses(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		cfg      func(*ProducerConfig)
-		acked    int   // records acknowledged first
-		before   int   // batches in flight before the target
+		acked    int // records acknowledged first
+		before   int // batches in flight before the target
 		err      ErrCode
 		logStart int64 // LogStartOffset in the response
 		// expectations right after the response
@@ -298,7 +298,11 @@ func TestProducerConfigResolve(t *testing.T) {
 		{name: "explicit acks=0 is an error", mut: func(c *ProducerConfig) { c.Acks = 0; c.IdempotenceExplicit = true }, err: "acks=0"},
 		{name: "explicit retries=0 is an error", mut: func(c *ProducerConfig) { c.Retries = 0; c.IdempotenceExplicit = true }, err: "retries=0"},
 		{name: "explicit in-flight 6 is an error", mut: func(c *ProducerConfig) { c.MaxInFlight = 6; c.IdempotenceExplicit = true }, err: "max.in.flight.requests.per.connection=6"},
-		{name: "what-if in-flight 6", mut: func(c *ProducerConfig) { c.MaxInFlight = 6; c.IdempotenceExplicit = true; c.AllowInFlightAboveFive = true }, idem: true, note: "what-if"},
+		{name: "what-if in-flight 6", mut: func(c *ProducerConfig) {
+			c.MaxInFlight = 6
+			c.IdempotenceExplicit = true
+			c.AllowInFlightAboveFive = true
+		}, idem: true, note: "what-if"},
 		{name: "transactional.id needs idempotence", mut: func(c *ProducerConfig) { c.TransactionalID = "t"; c.EnableIdempotence = false }, err: "transactional.id"},
 		{name: "transactional.id with implicit conflict", mut: func(c *ProducerConfig) { c.TransactionalID = "t"; c.Acks = 1 }, err: "transactional.id"},
 		{name: "idempotence off explicitly", mut: func(c *ProducerConfig) { c.EnableIdempotence = false; c.IdempotenceExplicit = true; c.Acks = 1 }},

@@ -2,7 +2,6 @@ module github.com/idemsim/idemsim
 
 go 1.26
 
-require (
-	github.com/cockroachdb/datadriven v1.0.3 // indirect
-	github.com/pmezard/go-difflib v1.0.0 // indirect
-)
+require github.com/cockroachdb/datadriven v1.0.3
+
+require github.com/pmezard/go-difflib v1.0.0 // indirect

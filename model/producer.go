@@ -167,6 +167,17 @@ type dconn struct {
 //     batches from 0 (C6).
 //   - delivery.timeout.ms expiry and unresolved sequences (C7).
 //
+// Where issue 4's text and Kafka's code differ, the code (spec) wins:
+//   - OUT_OF_ORDER_SEQUENCE_NUMBER bumps the epoch only for the head batch
+//     (lastAckedSequence+1) of an idempotent producer; a later batch is
+//     retried unchanged, and a transactional producer fails the head batch
+//     with an abortable error (C5.3).
+//   - UNKNOWN_PRODUCER_ID is retried without a bump when the response has
+//     no log start offset or the batch was already renumbered (C5.5).
+//   - INVALID_PRODUCER_EPOCH is fatal only for a transactional producer
+//     (through its fenced abort); an idempotent one fails the batch and
+//     bumps locally (C5.4). PRODUCER_FENCED is always fatal (C5.6).
+//
 // Transactions are modelled only as far as the producer id and epoch go:
 // there is no BeginTxn/EndTxn. An abortable error (C5.3, C5.4, C7.4) makes
 // the instance fail its queued batches, wait for its in-flight requests,
@@ -540,7 +551,7 @@ func (p *Producer) failBatch(now sim.Time, b *pbatch, err ErrCode, adjust bool) 
 		// C5.4: abortable error; the application's abortTransaction sends
 		// EndTxn at the stale epoch, which the coordinator answers
 		// PRODUCER_FENCED (T2.4): fatal. idemsim goes there directly.
-		p.note(NoteFatal, "INVALID_PRODUCER_EPOCH on a transactional producer: abortable, then EndTxn is fenced")
+		p.note(NoteInfo, "INVALID_PRODUCER_EPOCH on a transactional producer: abortable, then EndTxn is fenced")
 		p.enterFatal(now, ErrProducerFenced)
 		return
 	case txn:
@@ -612,7 +623,7 @@ func (p *Producer) rdkComplete(now sim.Time, b *pbatch, err ErrCode) {
 		pp := ps.ppNext >= 0 && !p.seqAfter(ps.ppNext, b.b.FirstSeq)
 		if pp || p.isNextSeq(ps, b.b.FirstSeq) {
 			p.finish(now, b, err, -1)
-			p.note(NoteFatal, "p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": sequence desynchronization")
+			p.note(NoteInfo, "p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": sequence desynchronization")
 			p.enterFatal(now, ErrOutOfOrderSequenceNumber)
 			return
 		}

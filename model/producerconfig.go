@@ -13,9 +13,14 @@ type ClientPolicy uint8
 const (
 	// PolicyJava is Apache Kafka's Java producer (the reference, spec C).
 	PolicyJava ClientPolicy = iota
-	// PolicyLibrdkafka is librdkafka's idempotent producer: it bumps the
-	// epoch only for an unknown producer and keeps "possibly persisted"
-	// bookkeeping (bug-zoo Z13, Z15).
+	// PolicyLibrdkafka is librdkafka's idempotent producer (1.x-2.2): it
+	// bumps the epoch only for an unknown producer, and then for all
+	// partitions at once after draining them (bug-zoo Z13); it keeps
+	// "possibly persisted" bookkeeping, so OUT_OF_ORDER_SEQUENCE_NUMBER
+	// after a disconnected or timed-out batch is a fatal "sequence
+	// desynchronization" (Z15); and it resends after an error only once the
+	// partition has nothing on the wire, with no one-in-flight retry mode.
+	// Only the idempotent path differs; see Producer.rdkComplete.
 	PolicyLibrdkafka
 )
 

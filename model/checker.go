@@ -295,10 +295,56 @@ func (c *Checker) Finish(end sim.Time, logs [][]LogEntry, pending int64) (Counts
 		o := c.outcomes[id]
 		v = append(v, Violation{Invariant: InvLoss, At: o.At, Detail: fmt.Sprintf("%v acknowledged at offset %d of p%d but not in the log", id, o.Offset, o.Partition)})
 	}
+	v = append(v, checkAckedOffsets(c.outcomes, logs)...)
 	// LIVE-PROD: every record resolved.
 	if pending > 0 {
 		v = append(v, Violation{Invariant: LiveProd, At: end, Detail: fmt.Sprintf("%d records still unresolved at the end of the run", pending)})
 	}
 	c.violations = append(c.violations, v...)
 	return c.counts, v
+}
+
+// checkAckedOffsets is INV-DEDUP seen from the application: a record
+// acknowledged with an offset must be at that offset, with its own id and
+// payload digest. A broker that answered "duplicate" for a batch whose
+// sequence range collided with different data (bug-zoo Z11) fails it.
+func checkAckedOffsets(outcomes map[RecordID]Outcome, logs [][]LogEntry) []Violation {
+	var bad []Outcome
+	for _, o := range outcomes {
+		if o.Err != ErrNone || o.Offset < 0 || int(o.Partition) >= len(logs) {
+			continue
+		}
+		log := logs[o.Partition]
+		i, _ := slices.BinarySearchFunc(log, o.Offset, func(e LogEntry, off int64) int {
+			switch {
+			case e.LastOffset < off:
+				return -1
+			case e.FirstOffset > off:
+				return 1
+			}
+			return 0
+		})
+		if i < len(log) && log[i].FirstOffset <= o.Offset && o.Offset <= log[i].LastOffset && log[i].Marker == MarkerNone {
+			r := log[i].Batch.Records[o.Offset-log[i].FirstOffset]
+			if r.ID == o.ID && r.Digest == o.Digest {
+				continue
+			}
+		}
+		bad = append(bad, o)
+	}
+	slices.SortFunc(bad, func(a, b Outcome) int {
+		if a.ID.App != b.ID.App {
+			return int(a.ID.App - b.ID.App)
+		}
+		return int(a.ID.N - b.ID.N)
+	})
+	var v []Violation
+	for i, o := range bad {
+		if i == 8 {
+			v = append(v, Violation{Invariant: InvDedup, At: o.At, Detail: fmt.Sprintf("... and %d more", len(bad)-8)})
+			break
+		}
+		v = append(v, Violation{Invariant: InvDedup, At: o.At, Detail: fmt.Sprintf("%v acknowledged at p%d offset %d, which holds other data", o.ID, o.Partition, o.Offset)})
+	}
+	return v
 }

@@ -94,7 +94,7 @@ func TestCheckerCounts(t *testing.T) {
 	if counts != want {
 		t.Fatalf("counts %+v, want %+v", counts, want)
 	}
-	if got := invariants(vs); got != "INV-DUP,INV-DUP,INV-LOSS,LIVE-PROD" {
+	if got := invariants(vs); got != "INV-DUP,INV-DUP,INV-LOSS,INV-DEDUP,LIVE-PROD" {
 		t.Fatalf("violations %q (%v)", got, vs)
 	}
 }

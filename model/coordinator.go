@@ -82,6 +82,15 @@ type CoordinatorConfig struct {
 	// requested timeout is INVALID_TRANSACTION_TIMEOUT. 0 means
 	// [DefaultTransactionMaxTimeout].
 	TransactionMaxTimeout time.Duration
+
+	// BugNoRotate (defect K19367, what-if): at an exhausted epoch the
+	// coordinator keeps the producer id and bumps the epoch anyway, which
+	// runs past MaxEpoch and wraps negative.
+	BugNoRotate bool
+	// BugNoBumpOnTimeout (defect KAFKA-6119, bug-zoo Z05b): a transaction
+	// timeout aborts without bumping the epoch, so the producer is not
+	// fenced and carries on.
+	BugNoBumpOnTimeout bool
 }
 
 // MaxEpoch returns the largest producer epoch, 2^(EpochBits-1)-1
@@ -329,6 +338,13 @@ func (c *Coordinator) InitProducerID(now sim.Time, req InitProducerIDCall) InitP
 	// Empty, CompleteCommit, CompleteAbort.
 	cur := m.ProducerEpoch
 	switch {
+	case c.cfg.BugNoRotate && c.cfg.EpochExhausted(cur) && (!hasPID || req.ProducerEpoch == cur):
+		next := int32(cur) + 1
+		if next > int32(c.cfg.MaxEpoch()) {
+			next = -int32(c.cfg.MaxEpoch()) - 1 // two's-complement wrap
+		}
+		m.ProducerEpoch = int16(next)
+		m.LastProducerEpoch = NoEpoch
 	case c.cfg.EpochExhausted(cur) && (!hasPID || req.ProducerEpoch == cur):
 		m.PrevProducerID = m.ProducerID
 		m.ProducerID = c.newPID()
@@ -554,6 +570,16 @@ func (c *Coordinator) AbortTimedOutTransactions(now sim.Time) []TxnMarker {
 	for _, id := range c.TransactionalIDs() {
 		m := c.txns[id]
 		if m.State == TxnOngoing && now.Sub(m.TxnStartTime) >= m.TxnTimeout {
+			if c.cfg.BugNoBumpOnTimeout {
+				m.State = TxnPrepareAbort
+				m.LastUpdate = now
+				mk := c.markers(m, m.ProducerID, m.ProducerEpoch, MarkerAbort)
+				if len(mk) == 0 {
+					c.MarkersWritten(now, id)
+				}
+				out = append(out, mk...)
+				continue
+			}
 			out = append(out, c.fenceAndAbort(now, m)...)
 		}
 	}

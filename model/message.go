@@ -43,6 +43,11 @@ type PartitionResponse struct {
 	// BaseOffset is the batch's first offset (for a duplicate, the
 	// original one), or -1 on error.
 	BaseOffset int64
+	// LogStartOffset is the partition's log start offset, which the client
+	// compares with its last acknowledged offset on UNKNOWN_PRODUCER_ID
+	// (spec C5.5); -1 means unknown. The zero value suits a log that was
+	// never truncated.
+	LogStartOffset int64
 }
 
 // ProduceResponse answers a [ProduceRequest].

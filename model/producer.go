@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -79,32 +78,52 @@ type Outcome struct {
 type pbatch struct {
 	b         Batch
 	createdAt sim.Time
-	hasSeq    bool
-	attempts  int32
-	retryAt   sim.Time
-	inRetry   bool // re-enqueued at least once
-	resetSeq  bool // sequence rewritten by an epoch bump
-	req       *prequest
-	done      bool
+	// hasSeq: the batch got its pid, epoch and sequence when it was first
+	// drained (C3.2). A plain retry never changes them (C3.3, bug-zoo Z22).
+	hasSeq   bool
+	attempts int32
+	retryAt  sim.Time
+	inRetry  bool // re-enqueued at least once (ProducerBatch.inRetry)
+	resetSeq bool // sequence rewritten by an epoch bump (sequenceHasBeenReset)
+	// req is the request the batch is on the wire in, or nil.
+	req  *prequest
+	done bool // the application has the batch's outcome
 }
 
 // partState is the client's state for one partition (TxnPartitionEntry plus
 // the accumulator's deque).
 type partState struct {
 	id int32
-	// queue holds batches not on the wire: sequenced retries first, in
-	// sequence order, then new batches in creation order.
+	// queue is the accumulator's deque: batches not on the wire.
+	// Sequenced retries come first, in sequence order
+	// (insertInSequenceOrder); then new batches in creation order.
 	queue []*pbatch
 	// unacked holds every sequenced, unfinished batch (on the wire or
-	// queued for retry), in sequence order (Kafka's inflightBatches).
-	unacked      []*pbatch
-	pid          ProducerID
-	epoch        int16
-	nextSeq      int32
-	lastAckedSeq int32
-	unresolved   bool
-	bumpWanted   bool
-	onWire       int // batches of this partition on the wire
+	// queued for retry), in sequence order (Kafka's
+	// inflightBatchesBySequence). Without idempotence it holds the
+	// unfinished batches that were sent at least once.
+	unacked []*pbatch
+	// pid and epoch are the ones this partition's sequences belong to;
+	// they lag the producer's after a bump until the partition has
+	// nothing in flight (C6.2).
+	pid             ProducerID
+	epoch           int16
+	nextSeq         int32
+	lastAckedSeq    int32 // -1 when nothing was acked under pid/epoch
+	lastAckedOffset int64 // -1 when unknown
+	// unresolved is set when a sent batch expired (C7.2); unresolvedNext
+	// is then the sequence after the expired batch.
+	unresolved     bool
+	unresolvedNext int32
+	bumpWanted     bool // requestEpochBumpForPartition
+	onWire         int  // batches of this partition on the wire (done ones too)
+	// ppNext (librdkafka policy) is the sequence after the earliest
+	// unacknowledged batch that failed with a "possibly persisted" error,
+	// or -1: librdkafka then expects the broker to be past it.
+	ppNext int32
+	// drainWait (librdkafka policy): after an error, send nothing for the
+	// partition until everything on the wire is back.
+	drainWait bool
 }
 
 // prequest is one produce or InitProducerId request on the wire.
@@ -121,7 +140,8 @@ type dconn struct {
 	dest        int32
 	ready       bool
 	reconnectAt sim.Time
-	inflight    []*prequest
+	// inflight holds the connection's requests, oldest first.
+	inflight []*prequest
 }
 
 // Producer models a Kafka producer instance (KafkaProducer with its Sender,
@@ -129,16 +149,60 @@ type dconn struct {
 // application calls [Producer.Send], the world feeds in responses,
 // disconnects and wake-ups, and every call returns the effects to carry out.
 // The returned slice is valid until the next call.
+//
+// The behaviour follows the Java client (semantics Part C) unless
+// Config().Policy is [PolicyLibrdkafka]:
+//   - Configuration: [ProducerConfig.Resolve] (C1).
+//   - InitProducerId at start when idempotent; nothing is drained until a
+//     producer id is known (C2).
+//   - Sequences are assigned when a batch is first drained and kept on
+//     every plain retry (C3); batch membership is frozen at first send
+//     (Z22).
+//   - At most max.in.flight requests per connection; a partition whose
+//     queue head is a retry drains only its lowest unacknowledged batch,
+//     which drops it to one request in flight (C4.4).
+//   - Responses are handled as Sender.completeBatch, Sender.canRetry and
+//     TransactionManager.canRetry/handleFailedBatch do (C5), including the
+//     KIP-360 local epoch bump that renumbers a partition's unacknowledged
+//     batches from 0 (C6).
+//   - delivery.timeout.ms expiry and unresolved sequences (C7).
+//
+// Where issue 4's text and Kafka's code differ, the code (spec) wins:
+//   - OUT_OF_ORDER_SEQUENCE_NUMBER bumps the epoch only for the head batch
+//     (lastAckedSequence+1) of an idempotent producer; a later batch is
+//     retried unchanged, and a transactional producer fails the head batch
+//     with an abortable error (C5.3).
+//   - UNKNOWN_PRODUCER_ID is retried without a bump when the response has
+//     no log start offset or the batch was already renumbered (C5.5).
+//   - INVALID_PRODUCER_EPOCH is fatal only for a transactional producer
+//     (through its fenced abort); an idempotent one fails the batch and
+//     bumps locally (C5.4). PRODUCER_FENCED is always fatal (C5.6).
+//
+// Transactions are modelled only as far as the producer id and epoch go:
+// there is no BeginTxn/EndTxn. An abortable error (C5.3, C5.4, C7.4) makes
+// the instance fail its queued batches, wait for its in-flight requests,
+// and then send InitProducerId with its current pid/epoch (KIP-360), which
+// stands for the application's abortTransaction(); a coordinator answer of
+// PRODUCER_FENCED is fatal.
 type Producer struct {
 	cfg     ProducerConfig
 	app     int32
 	rng     *rand.Rand
 	leaders []int32 // leader destination per partition
 
-	pid       ProducerID
-	epoch     int16
-	initSent  bool
-	fatal     ErrCode
+	pid         ProducerID
+	epoch       int16
+	initSent    bool
+	initRetryAt sim.Time
+	fatal       ErrCode
+	// abortErr is the error that put a transactional instance in its
+	// abortable-error state, or ErrNone; txnBump asks the coordinator for
+	// an epoch bump once nothing is on the wire.
+	abortErr ErrCode
+	txnBump  bool
+	// rdkBump (librdkafka policy) asks for a producer-wide epoch bump once
+	// nothing is on the wire.
+	rdkBump   bool
 	bumps     int
 	parts     []*partState
 	conns     []*dconn
@@ -148,13 +212,13 @@ type Producer struct {
 	out       []Out
 }
 
-// NewProducer returns producer instance for application app, writing to
+// NewProducer returns a producer instance for application app, writing to
 // len(leaders) partitions, partition i led by broker leaders[i]. cfg must
 // come from [ProducerConfig.Resolve]. rng is the instance's own stream.
 func NewProducer(cfg ProducerConfig, app int32, leaders []int32, rng *rand.Rand) *Producer {
 	p := &Producer{cfg: cfg, app: app, rng: rng, leaders: leaders, pid: NoProducerID, epoch: NoEpoch, wakeAt: -1}
 	for i := range leaders {
-		p.parts = append(p.parts, &partState{id: int32(i), pid: NoProducerID, epoch: NoEpoch, lastAckedSeq: -1})
+		p.parts = append(p.parts, &partState{id: int32(i), pid: NoProducerID, epoch: NoEpoch, lastAckedSeq: -1, lastAckedOffset: -1, ppNext: -1})
 	}
 	return p
 }
@@ -169,6 +233,10 @@ func (p *Producer) PID() (ProducerID, int16) { return p.pid, p.epoch }
 // Fatal returns the error that put the instance in its fatal state, or
 // ErrNone.
 func (p *Producer) Fatal() ErrCode { return p.fatal }
+
+// AbortableError returns the error that put a transactional instance in
+// its abortable-error state, or ErrNone once the epoch bump finished.
+func (p *Producer) AbortableError() ErrCode { return p.abortErr }
 
 // EpochBumps returns how many times this instance bumped its epoch.
 func (p *Producer) EpochBumps() int { return p.bumps }
@@ -197,11 +265,17 @@ func (p *Producer) Start(now sim.Time) []Out {
 	return p.out
 }
 
-// Send is the application's send of rec.
+// Send is the application's send of rec. A fatal instance fails it with
+// its fatal error, and a transactional instance in abortable-error state
+// with that error (Kafka's send throws in both states).
 func (p *Producer) Send(now sim.Time, rec Record) []Out {
 	p.out = p.out[:0]
 	if p.fatal != ErrNone {
 		p.result(now, rec, p.fatal, -1)
+		return p.out
+	}
+	if p.abortErr != ErrNone {
+		p.result(now, rec, p.abortErr, -1)
 		return p.out
 	}
 	ps := p.parts[rec.Partition]
@@ -210,7 +284,7 @@ func (p *Producer) Send(now sim.Time, rec Record) []Out {
 		last = ps.queue[n-1]
 	}
 	if last == nil || last.hasSeq || last.attempts > 0 || len(last.b.Records) >= p.cfg.BatchSize {
-		last = &pbatch{b: Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.cfg.TransactionalID != ""}, createdAt: now}
+		last = &pbatch{b: Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: false}, createdAt: now}
 		ps.queue = append(ps.queue, last)
 	}
 	last.b.Records = append(last.b.Records, rec)
@@ -265,10 +339,14 @@ func (p *Producer) Receive(now sim.Time, dest int32, m Message) []Out {
 	c.inflight = slices.Delete(c.inflight, i, i+1)
 	switch r := m.(type) {
 	case *ProduceResponse:
-		for _, pr := range r.Partitions {
-			for _, b := range q.batches {
-				if b.b.Partition == pr.Partition && b.req == q {
-					p.complete(now, b, pr.Err, pr.BaseOffset)
+		for _, b := range q.batches {
+			if b.req != q {
+				continue
+			}
+			for _, pr := range r.Partitions {
+				if pr.Partition == b.b.Partition {
+					p.complete(now, b, pr.Err, pr.BaseOffset, pr.LogStartOffset)
+					break
 				}
 			}
 		}
@@ -280,16 +358,30 @@ func (p *Producer) Receive(now sim.Time, dest int32, m Message) []Out {
 	return p.out
 }
 
+// handleInit handles the InitProducerId answer (InitProducerIdHandler).
 func (p *Producer) handleInit(now sim.Time, r *InitProducerIDResponse) {
 	switch {
 	case r.Err == ErrNone:
+		if p.txnBump {
+			// C6.3.4: after the coordinator's bump every partition starts
+			// again at sequence 0 under the new epoch.
+			p.txnBump = false
+			p.abortErr = ErrNone
+			p.bumps++
+			p.note(NoteEpochBump, "epoch bump "+strconv.Itoa(int(p.epoch))+" -> "+strconv.Itoa(int(r.Epoch))+" (coordinator)")
+			for _, ps := range p.parts {
+				p.resetPartition(ps, r.PID, r.Epoch)
+			}
+		}
 		p.pid, p.epoch = r.PID, r.Epoch
 		p.note(NotePID, "producer id "+strconv.FormatInt(int64(r.PID), 10)+" epoch "+strconv.Itoa(int(r.Epoch)))
 	case r.Err == ErrProducerFenced || r.Err == ErrInvalidProducerEpoch:
+		// C5.6: fenced on a transactional API is fatal.
 		p.enterFatal(now, ErrProducerFenced)
 	default:
 		// Retriable (CONCURRENT_TRANSACTIONS, coordinator errors): ask
-		// again on the next poll after a backoff.
+		// again after retry.backoff.ms.
+		p.initRetryAt = now.Add(p.cfg.RetryBackoff)
 		p.note(NoteRetry, "InitProducerId "+r.Err.String()+", retrying")
 	}
 }
@@ -306,7 +398,15 @@ func (p *Producer) conn(dest int32) *dconn {
 }
 
 // dropConn fails every request on c with err, closes it and schedules the
-// reconnect (NetworkClient's disconnect handling).
+// reconnect (NetworkClient.processDisconnection).
+//
+// The requests fail oldest first (InFlightRequests.clearAll returns the
+// node's deque through descendingIterator). Without idempotence each
+// failed batch goes back to the front of its deque (RecordAccumulator
+// reenqueue: addFirst), so several failed requests of one partition are
+// retried newest first: Kafka reverses them, which is one source of the
+// reordering that bug-zoo Z02 describes. With idempotence they are put
+// back in sequence order instead (insertInSequenceOrder).
 func (p *Producer) dropConn(now sim.Time, c *dconn, err ErrCode) {
 	reqs := c.inflight
 	c.inflight = nil
@@ -320,82 +420,248 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err ErrCode) {
 		}
 		for _, b := range q.batches {
 			if b.req == q {
-				p.complete(now, b, err, -1)
+				p.complete(now, b, err, -1, 0)
 			}
 		}
 	}
 }
 
-// complete handles one partition's outcome for batch b (Sender.completeBatch
-// and TransactionManager's error handling, spec C5).
-func (p *Producer) complete(now sim.Time, b *pbatch, err ErrCode, offset int64) {
+// complete handles one partition's outcome for batch b
+// (Sender.completeBatch, spec C5). logStart is the response's log start
+// offset, -1 when unknown.
+func (p *Producer) complete(now sim.Time, b *pbatch, err ErrCode, offset, logStart int64) {
 	ps := p.parts[b.b.Partition]
 	b.req = nil
 	ps.onWire--
+	if err == ErrNone {
+		p.completeOK(now, b, offset)
+		return
+	}
 	if b.done {
-		return // already expired to the application (C7)
+		// Expired earlier (C7.1): canRetry is false for a completed batch
+		// and completeExceptionally does nothing.
+		return
 	}
-	switch {
-	case err == ErrNone || err == ErrDuplicateSequenceNumber:
-		if err == ErrDuplicateSequenceNumber {
-			offset = -1
-		}
-		p.finish(now, b, ErrNone, offset)
-		if b.hasSeq && b.b.Epoch == ps.epoch && p.seqAfter(b.b.LastSeq, ps.lastAckedSeq) {
-			ps.lastAckedSeq = b.b.LastSeq
-		}
-	case err == ErrOutOfOrderSequenceNumber || err == ErrUnknownProducerID:
-		head := ps.lastAckedSeq == -1 && b.b.FirstSeq == 0 || p.cfg.Seq.Next(ps.lastAckedSeq, b.b.FirstSeq)
-		bump := false
-		switch p.cfg.Policy {
-		case PolicyJava:
-			bump = head && !b.resetSeq && !ps.unresolved
-		case PolicyLibrdkafka:
-			bump = err == ErrUnknownProducerID
-		}
-		if bump {
-			if p.cfg.TransactionalID != "" {
-				// C5.3: a transactional producer fails the batch and needs
-				// abort + InitProducerId; idemsim models the application's
-				// abort as failing the batch and re-initialising.
-				p.finish(now, b, err, -1)
-				ps.bumpWanted = true
-				return
-			}
-			ps.bumpWanted = true
-			p.note(NoteRetry, err.String()+" on head batch p"+strconv.Itoa(int(ps.id))+" seq "+strconv.Itoa(int(b.b.FirstSeq))+": epoch bump requested")
-		}
-		p.retry(now, b, err)
-	case err == ErrInvalidProducerEpoch || err == ErrProducerFenced:
-		if p.cfg.TransactionalID != "" || err == ErrProducerFenced {
-			// A transactional producer's next step, abortTransaction and
-			// EndTxn at the stale epoch, is answered PRODUCER_FENCED,
-			// which is fatal (T2.4); idemsim goes there directly.
-			p.finish(now, b, err, -1)
-			p.enterFatal(now, ErrProducerFenced)
-			return
-		}
-		// C5.4: an idempotent producer fails the batch and bumps.
-		p.finish(now, b, err, -1)
-		ps.bumpWanted = true
-	case err.Retriable():
-		p.retry(now, b, err)
-	default:
-		// C5.9: a definitive failure.
-		p.finish(now, b, err, -1)
-		if b.hasSeq && b.attempts < p.cfg.Retries {
-			ps.bumpWanted = true
-		}
-	}
-}
-
-// retry re-enqueues b with backoff, or fails it when it cannot be retried
-// (Sender.canRetry).
-func (p *Producer) retry(now sim.Time, b *pbatch, err ErrCode) {
-	if b.attempts >= p.cfg.Retries || now >= b.createdAt.Add(p.cfg.DeliveryTimeout) {
+	if p.fatal != ErrNone {
 		p.finish(now, b, err, -1)
 		return
 	}
+	if p.cfg.Policy == PolicyLibrdkafka && p.cfg.EnableIdempotence {
+		p.rdkComplete(now, b, err)
+		return
+	}
+	if p.canRetry(now, b, err, logStart) {
+		p.reenqueueRetry(now, b)
+		return
+	}
+	if err == ErrDuplicateSequenceNumber {
+		// C5.2: an old broker's duplicate is a success of unknown offset.
+		p.completeOK(now, b, -1)
+		return
+	}
+	p.failBatch(now, b, err, b.attempts < p.cfg.Retries)
+}
+
+// completeOK is a success (TransactionManager.handleCompletedBatch, C5.1).
+// It runs for a batch that already expired, too: a late acknowledgement
+// still moves lastAckedSequence, which is how C7.4 learns that an expired
+// batch was written.
+func (p *Producer) completeOK(now sim.Time, b *pbatch, offset int64) {
+	ps := p.parts[b.b.Partition]
+	if b.hasSeq {
+		if p.seqAfter(b.b.LastSeq, ps.lastAckedSeq) {
+			ps.lastAckedSeq = b.b.LastSeq
+		}
+		if offset >= 0 {
+			if last := offset + int64(len(b.b.Records)) - 1; last > ps.lastAckedOffset {
+				ps.lastAckedOffset = last
+			}
+		}
+		if ps.ppNext >= 0 && !p.seqAfter(ps.ppNext, p.cfg.Seq.Add(b.b.LastSeq, 1)) {
+			ps.ppNext = -1
+		}
+	}
+	p.finish(now, b, ErrNone, offset)
+}
+
+// canRetry is Sender.canRetry with TransactionManager.canRetry (C4.6,
+// C5.3, C5.5). Like Kafka's, it requests epoch bumps as a side effect, and
+// only when the batch is still within its delivery timeout and retries.
+func (p *Producer) canRetry(now sim.Time, b *pbatch, err ErrCode, logStart int64) bool {
+	if now >= b.createdAt.Add(p.cfg.DeliveryTimeout) || b.attempts >= p.cfg.Retries {
+		return false
+	}
+	if !p.cfg.EnableIdempotence {
+		return err.Retriable()
+	}
+	ps := p.parts[b.b.Partition]
+	txn := p.cfg.TransactionalID != ""
+	switch err {
+	case ErrUnknownProducerID:
+		switch {
+		case logStart < 0, b.resetSeq:
+			return true
+		case ps.lastAckedOffset < logStart:
+			// The log head went and the producer state with it.
+			if txn {
+				p.resetPartition(ps, ps.pid, ps.epoch)
+				p.note(NoteRetry, "UNKNOWN_PRODUCER_ID on p"+itoa(int64(ps.id))+": sequences restart at 0")
+			} else {
+				p.requestBump(ps, err, b)
+			}
+			return true
+		case !txn:
+			p.requestBump(ps, err, b)
+			return true
+		}
+		return false
+	case ErrOutOfOrderSequenceNumber:
+		if !ps.unresolved && (b.resetSeq || !p.isNextSeq(ps, b.b.FirstSeq)) {
+			// An earlier batch failed; this one goes after it (C5.3).
+			return true
+		}
+		if !txn {
+			if !ps.unresolved || b.b.FirstSeq == ps.unresolvedNext {
+				p.requestBump(ps, err, b)
+			}
+			return true
+		}
+		return false
+	}
+	return err.Retriable()
+}
+
+// failBatch fails b to the application (Sender.failBatch with
+// TransactionManager.handleFailedBatch, C5.4, C5.6, C5.9). adjust is false
+// when the retries were exhausted or the batch expired: its fate is then
+// unknown and sequences must not be adjusted.
+func (p *Producer) failBatch(now sim.Time, b *pbatch, err ErrCode, adjust bool) {
+	p.finish(now, b, err, -1)
+	if !p.cfg.EnableIdempotence {
+		return
+	}
+	ps := p.parts[b.b.Partition]
+	txn := p.cfg.TransactionalID != ""
+	// maybeTransitionToErrorState.
+	switch {
+	case err == ErrProducerFenced:
+		p.enterFatal(now, ErrProducerFenced)
+		return
+	case txn && err == ErrInvalidProducerEpoch:
+		// C5.4: abortable error; the application's abortTransaction sends
+		// EndTxn at the stale epoch, which the coordinator answers
+		// PRODUCER_FENCED (T2.4): fatal. idemsim goes there directly.
+		p.note(NoteInfo, "INVALID_PRODUCER_EPOCH on a transactional producer: abortable, then EndTxn is fenced")
+		p.enterFatal(now, ErrProducerFenced)
+		return
+	case txn:
+		p.abortable(now, err)
+		return
+	}
+	switch {
+	case err == ErrOutOfOrderSequenceNumber:
+		p.requestBump(ps, err, b)
+	case adjust:
+		p.requestBump(ps, err, b)
+	}
+}
+
+// abortable puts a transactional instance in its abortable-error state
+// (C5.3, C6.3): the epoch must be bumped through the coordinator.
+func (p *Producer) abortable(now sim.Time, err ErrCode) {
+	if p.abortErr != ErrNone {
+		return
+	}
+	p.abortErr = err
+	p.txnBump = true
+	p.note(NoteRetry, "abortable error "+err.String()+": abort and bump the epoch through the coordinator")
+}
+
+// requestBump marks ps for an epoch bump (requestIdempotentEpochBumpForPartition).
+func (p *Producer) requestBump(ps *partState, err ErrCode, b *pbatch) {
+	if !ps.bumpWanted {
+		p.note(NoteRetry, err.String()+" on p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": epoch bump requested")
+	}
+	ps.bumpWanted = true
+}
+
+// isNextSeq reports whether seq is the partition's head: lastAckedSeq+1
+// (TransactionManager.isNextSequence).
+func (p *Producer) isNextSeq(ps *partState, seq int32) bool {
+	if ps.lastAckedSeq < 0 {
+		return seq == 0
+	}
+	return p.cfg.Seq.Next(ps.lastAckedSeq, seq)
+}
+
+// rdkComplete handles an error under the librdkafka policy (librdkafka
+// 1.x-2.2, rdkafka_request.c rd_kafka_handle_Produce_error, as bug-zoo Z13
+// and Z15 describe it):
+//   - a disconnect or timeout of a sent batch is "possibly persisted": the
+//     partition remembers the sequence after it (the earliest such);
+//   - every error makes the partition wait until nothing of it is on the
+//     wire, then its batches are resent in order, with no one-in-flight
+//     retry mode;
+//   - OUT_OF_ORDER_SEQUENCE_NUMBER after a possibly-persisted batch, or on
+//     the head batch, is a fatal "sequence desynchronization" (Z15); on a
+//     later batch it is retried;
+//   - UNKNOWN_PRODUCER_ID bumps the epoch for the whole producer once all
+//     partitions are drained, and every partition restarts at sequence 0,
+//     including batches that were possibly persisted (Z13);
+//   - other non-retriable errors fail the batch without a bump.
+func (p *Producer) rdkComplete(now sim.Time, b *pbatch, err ErrCode) {
+	ps := p.parts[b.b.Partition]
+	ps.drainWait = true
+	timeUp := now >= b.createdAt.Add(p.cfg.DeliveryTimeout) || b.attempts >= p.cfg.Retries
+	switch {
+	case err == ErrNetworkException || err == ErrRequestTimedOut:
+		next := p.cfg.Seq.Add(b.b.LastSeq, 1)
+		if ps.ppNext < 0 || p.seqAfter(ps.ppNext, next) {
+			ps.ppNext = next
+		}
+	case err == ErrOutOfOrderSequenceNumber:
+		pp := ps.ppNext >= 0 && !p.seqAfter(ps.ppNext, b.b.FirstSeq)
+		if pp || p.isNextSeq(ps, b.b.FirstSeq) {
+			p.finish(now, b, err, -1)
+			p.note(NoteInfo, "p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": sequence desynchronization")
+			p.enterFatal(now, ErrOutOfOrderSequenceNumber)
+			return
+		}
+		if p.cfg.BugBumpOnAnyOOSN && !p.rdkBump {
+			p.note(NoteRetry, "bug Z13: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+itoa(int64(ps.id))+": drain and bump the epoch")
+			p.rdkBump = true
+		}
+		if !timeUp {
+			p.reenqueueRetry(now, b)
+			return
+		}
+	case err == ErrUnknownProducerID:
+		if !p.rdkBump {
+			p.note(NoteRetry, "UNKNOWN_PRODUCER_ID on p"+itoa(int64(ps.id))+": drain and bump the epoch")
+		}
+		p.rdkBump = true
+		if !timeUp {
+			p.reenqueueRetry(now, b)
+			return
+		}
+	case err == ErrDuplicateSequenceNumber:
+		p.completeOK(now, b, -1)
+		return
+	case err == ErrProducerFenced:
+		p.finish(now, b, err, -1)
+		p.enterFatal(now, ErrProducerFenced)
+		return
+	}
+	if err.Retriable() && !timeUp {
+		p.reenqueueRetry(now, b)
+		return
+	}
+	p.finish(now, b, err, -1)
+}
+
+// reenqueueRetry puts b back for a retry after the backoff (Sender
+// reenqueueBatch, C4.3).
+func (p *Producer) reenqueueRetry(now sim.Time, b *pbatch) {
 	ps := p.parts[b.b.Partition]
 	b.inRetry = true
 	b.retryAt = now.Add(p.backoff(b.attempts))
@@ -404,7 +670,7 @@ func (p *Producer) retry(now sim.Time, b *pbatch, err ErrCode) {
 
 // reenqueue inserts b back into its partition's queue: by sequence among
 // sequenced batches (RecordAccumulator.insertInSequenceOrder), or at the
-// front without idempotence.
+// front without idempotence (addFirst; see dropConn).
 func (p *Producer) reenqueue(ps *partState, b *pbatch) {
 	i := 0
 	if b.hasSeq {
@@ -415,8 +681,8 @@ func (p *Producer) reenqueue(ps *partState, b *pbatch) {
 	ps.queue = slices.Insert(ps.queue, i, b)
 }
 
-// seqBefore orders two sequenced batches of one partition: older epoch first,
-// then by position in the unacked list (which is in sequence order, wrap
+// seqBefore orders two sequenced batches of one partition by their
+// position in the unacked list, which is in sequence order (wrap
 // included).
 func (p *Producer) seqBefore(a, b *pbatch) bool {
 	ps := p.parts[a.b.Partition]
@@ -434,20 +700,23 @@ func (p *Producer) seqAfter(a, b int32) bool {
 }
 
 // backoff is retry.backoff.ms * 2^(attempts-1), capped at
-// retry.backoff.max.ms, with ±20% jitter (KIP-580).
+// retry.backoff.max.ms, with ±20% jitter (KIP-580, C1.2). Kafka draws the
+// jitter on every readiness check; idemsim draws it once per retry.
 func (p *Producer) backoff(attempts int32) time.Duration {
-	d := float64(p.cfg.RetryBackoff)
-	if attempts > 1 {
-		d *= math.Pow(2, float64(min(attempts-1, 30)))
+	d := int64(p.cfg.RetryBackoff)
+	for i := int32(1); i < attempts && d < int64(p.cfg.RetryBackoffMax); i++ {
+		d *= 2
 	}
-	if m := float64(p.cfg.RetryBackoffMax); d > m && m >= float64(p.cfg.RetryBackoff) {
+	if m := int64(p.cfg.RetryBackoffMax); d > m && m >= int64(p.cfg.RetryBackoff) {
 		d = m
 	}
 	if d <= 0 {
 		return 0
 	}
-	j := 0.8 + 0.4*p.rng.Float64()
-	return time.Duration(int64(d*j/1e3) * 1e3) // whole microseconds
+	// ±20%, in whole microseconds.
+	j := d / 5
+	d = d - j + p.rng.Int64N(2*j+1)
+	return time.Duration(d / 1e3 * 1e3)
 }
 
 // finish ends b with an outcome for each record.
@@ -480,340 +749,46 @@ func (p *Producer) note(k NoteKind, s string) {
 	p.out = append(p.out, Out{Kind: OutNote, NoteKind: k, Note: s})
 }
 
-// enterFatal stops the instance: every unfinished record fails.
+// enterFatal stops the instance (transitionToFatalError). Batches not on
+// the wire fail now with err (Sender.maybeAbortBatches); batches on the
+// wire complete when their responses come or their requests time out, as
+// in Kafka, but are never retried.
 func (p *Producer) enterFatal(now sim.Time, err ErrCode) {
 	if p.fatal != ErrNone {
 		return
 	}
 	p.fatal = err
 	p.note(NoteFatal, "fatal "+err.String()+": instance stops")
+	p.abortQueued(now, err)
+}
+
+// abortQueued fails every batch that is not on the wire.
+func (p *Producer) abortQueued(now sim.Time, err ErrCode) {
 	for _, ps := range p.parts {
 		for len(ps.queue) > 0 {
 			p.finish(now, ps.queue[0], err, -1)
 		}
-		for len(ps.unacked) > 0 {
-			p.finish(now, ps.unacked[0], err, -1)
-		}
 	}
 }
 
-// poll is one pass of the sender loop (Sender.runOnce).
-func (p *Producer) poll(now sim.Time) {
-	if p.fatal != ErrNone {
-		return
+// MetadataFlap tells the producer that the topic's metadata briefly said the
+// topic does not exist (a restarting broker). A correct client keeps its
+// partition state. With BugResetSeqOnMetadataFlap (librdkafka 1.9.0) each
+// partition with nothing on the wire restarts its sequences at 0 under the
+// same producer id and epoch.
+func (p *Producer) MetadataFlap(now sim.Time) []Out {
+	p.out = p.out[:0]
+	if !p.cfg.BugResetSeqOnMetadataFlap || !p.cfg.EnableIdempotence {
+		p.note(NoteInfo, "metadata flap: partition state kept")
+		return p.out
 	}
-	p.checkRequestTimeouts(now)
-	p.expireBatches(now)
-	idem := p.cfg.EnableIdempotence
-	if idem {
-		p.maybeResolve()
-		p.maybeBump(now)
-		if p.pid == NoProducerID {
-			p.sendInit(now)
-		}
-	}
-	if !idem || p.pid != NoProducerID {
-		p.drain(now)
-	}
-	p.scheduleWake(now)
-}
-
-func (p *Producer) checkRequestTimeouts(now sim.Time) {
-	for _, c := range p.conns {
-		for _, q := range c.inflight {
-			if now >= q.sentAt.Add(p.cfg.RequestTimeout) {
-				p.note(NoteRetry, "request #"+strconv.FormatInt(q.corr, 10)+" timed out: disconnecting")
-				p.dropConn(now, c, ErrRequestTimedOut)
-				break
-			}
-		}
-	}
-}
-
-// expireBatches fails batches past delivery.timeout.ms (C7.1, C7.2).
-func (p *Producer) expireBatches(now sim.Time) {
 	for _, ps := range p.parts {
-		for _, list := range [][]*pbatch{slices.Clone(ps.unacked), slices.Clone(ps.queue)} {
-			for _, b := range list {
-				if b.done || now < b.createdAt.Add(p.cfg.DeliveryTimeout) {
-					continue
-				}
-				if b.hasSeq && b.inRetry && !ps.unresolved {
-					ps.unresolved = true
-				}
-				p.note(NoteExpired, "batch p"+strconv.Itoa(int(ps.id))+" expired after delivery.timeout.ms")
-				p.finish(now, b, ErrDeliveryTimeout, -1)
-			}
-		}
-	}
-}
-
-// maybeResolve settles unresolved partitions once nothing of theirs is on
-// the wire (TransactionManager.maybeResolveSequences, C7.4).
-func (p *Producer) maybeResolve() {
-	for _, ps := range p.parts {
-		if !ps.unresolved || ps.onWire > 0 || len(ps.unacked) > 0 {
+		if ps.onWire > 0 || len(ps.unacked) > 0 {
 			continue
 		}
-		ps.unresolved = false
-		if ps.lastAckedSeq == -1 && ps.nextSeq == 0 || ps.lastAckedSeq >= 0 && p.cfg.Seq.Next(ps.lastAckedSeq, ps.nextSeq) {
-			continue
-		}
-		ps.bumpWanted = true
+		ps.nextSeq, ps.lastAckedSeq = 0, -1
+		p.note(NoteInfo, "bug Z11: metadata flap drops p"+itoa(int64(ps.id))+"'s state: sequences restart at 0")
 	}
-}
-
-// maybeBump carries out a requested epoch bump locally (C6.1) and switches
-// idle partitions to the current epoch (C6.2).
-func (p *Producer) maybeBump(now sim.Time) {
-	want := false
-	for _, ps := range p.parts {
-		want = want || ps.bumpWanted
-	}
-	if want && p.pid != NoProducerID {
-		if p.cfg.TransactionalID != "" {
-			// The coordinator bumps a transactional producer (C6.3).
-			p.requestInit(true)
-		} else if p.epoch == math.MaxInt16 {
-			// C6.4: an exhausted epoch gets a new producer id.
-			p.note(NoteEpochBump, "epoch exhausted: requesting a new producer id")
-			p.pid, p.epoch = NoProducerID, NoEpoch
-		} else {
-			p.bumps++
-			p.note(NoteEpochBump, "epoch bump "+strconv.Itoa(int(p.epoch))+" -> "+strconv.Itoa(int(p.epoch)+1)+" (local)")
-			p.epoch++
-		}
-		for _, ps := range p.parts {
-			if !ps.bumpWanted {
-				continue
-			}
-			ps.bumpWanted = false
-			p.resetPartition(ps)
-		}
-	}
-	// C6.2: a partition adopts the current pid/epoch once it has nothing
-	// of the old one in flight.
-	for _, ps := range p.parts {
-		if (ps.pid != p.pid || ps.epoch != p.epoch) && len(ps.unacked) == 0 {
-			ps.pid, ps.epoch = p.pid, p.epoch
-			ps.nextSeq, ps.lastAckedSeq = 0, -1
-		}
-	}
-}
-
-// resetPartition renumbers a partition's unacknowledged batches from 0
-// under the new pid/epoch. Batches on the wire are detached from their
-// requests: a late response for them is ignored and they are sent again.
-func (p *Producer) resetPartition(ps *partState) {
-	for _, b := range ps.unacked {
-		if b.req != nil {
-			b.req = nil
-			ps.onWire--
-			b.retryAt = 0
-			p.reenqueue(ps, b)
-		}
-	}
-	ps.pid, ps.epoch = p.pid, p.epoch
-	seq := int32(0)
-	for _, b := range ps.unacked {
-		n := int64(len(b.b.Records))
-		b.b.PID, b.b.Epoch = p.pid, p.epoch
-		b.b.FirstSeq = seq
-		b.b.LastSeq = p.cfg.Seq.Add(seq, n-1)
-		b.resetSeq = true
-		seq = p.cfg.Seq.Add(seq, n)
-	}
-	ps.nextSeq = seq
-	ps.lastAckedSeq = -1
-	ps.unresolved = false
-	if p.pid == NoProducerID {
-		ps.epoch = NoEpoch
-	}
-}
-
-func (p *Producer) requestInit(bump bool) {
-	if bump {
-		p.note(NoteEpochBump, "epoch bump requested from the coordinator")
-		p.pid, p.epoch = NoProducerID, NoEpoch
-	}
-}
-
-func (p *Producer) sendInit(now sim.Time) {
-	if p.initSent {
-		return
-	}
-	c := p.conn(DestCoordinator)
-	if !p.ensureConn(now, c) {
-		return
-	}
-	p.initSent = true
-	p.nextCorr++
-	req := &InitProducerIDRequest{CorrelationID: p.nextCorr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch}
-	q := &prequest{corr: p.nextCorr, dest: DestCoordinator, sentAt: now, init: true}
-	c.inflight = append(c.inflight, q)
-	p.out = append(p.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: req})
-}
-
-// ensureConn connects c if it is down and its reconnect backoff is over.
-func (p *Producer) ensureConn(now sim.Time, c *dconn) bool {
-	if c.ready {
-		return true
-	}
-	if now < c.reconnectAt {
-		return false
-	}
-	c.ready = true
-	p.out = append(p.out, Out{Kind: OutConnect, Dest: c.dest})
-	return true
-}
-
-// drain sends ready batches, at most max.in.flight requests per connection
-// (RecordAccumulator.drain and Sender.sendProduceRequests).
-func (p *Producer) drain(now sim.Time) {
-	for dest := int32(0); ; dest++ {
-		any := false
-		for _, l := range p.leaders {
-			any = any || l == dest
-		}
-		if !any {
-			if int(dest) >= len(p.leaders) {
-				return
-			}
-			continue
-		}
-		c := p.conn(dest)
-		for len(c.inflight) < p.cfg.MaxInFlight {
-			var batches []*pbatch
-			for _, ps := range p.parts {
-				if p.leaders[ps.id] != dest {
-					continue
-				}
-				if b := p.drainable(now, ps); b != nil {
-					batches = append(batches, b)
-				}
-			}
-			if len(batches) == 0 {
-				break
-			}
-			if !p.ensureConn(now, c) {
-				break
-			}
-			p.nextCorr++
-			q := &prequest{corr: p.nextCorr, dest: dest, sentAt: now, batches: batches}
-			req := &ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TransactionalID: p.cfg.TransactionalID}
-			for _, b := range batches {
-				ps := p.parts[b.b.Partition]
-				ps.queue = slices.DeleteFunc(ps.queue, func(x *pbatch) bool { return x == b })
-				if p.cfg.EnableIdempotence && !b.hasSeq {
-					n := int64(len(b.b.Records))
-					b.b.PID, b.b.Epoch = ps.pid, ps.epoch
-					b.b.FirstSeq = ps.nextSeq
-					b.b.LastSeq = p.cfg.Seq.Add(ps.nextSeq, n-1)
-					ps.nextSeq = p.cfg.Seq.Add(ps.nextSeq, n)
-					b.hasSeq = true
-					ps.unacked = append(ps.unacked, b)
-				} else if !p.cfg.EnableIdempotence && !slices.Contains(ps.unacked, b) {
-					ps.unacked = append(ps.unacked, b)
-				}
-				b.attempts++
-				b.req = q
-				ps.onWire++
-				req.Batches = append(req.Batches, b.b)
-			}
-			c.inflight = append(c.inflight, q)
-			p.out = append(p.out, Out{Kind: OutSend, Dest: dest, Msg: req})
-			if p.cfg.Acks == 0 {
-				// acks=0: the request completes as soon as it is sent.
-				c.inflight = c.inflight[:len(c.inflight)-1]
-				for _, b := range q.batches {
-					p.complete(now, b, ErrNone, -1)
-				}
-			}
-		}
-	}
-}
-
-// drainable returns the partition's batch to send now, or nil
-// (RecordAccumulator.ready/drain and shouldStopDrainBatchesForPartition).
-func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
-	if len(ps.queue) == 0 {
-		return nil
-	}
-	b := ps.queue[0]
-	if now < b.retryAt {
-		return nil
-	}
-	if p.cfg.MaxInFlight == 1 && ps.onWire > 0 {
-		return nil // guaranteeMessageOrder mutes the partition
-	}
-	if p.cfg.EnableIdempotence {
-		if b.hasSeq {
-			// Retry mode: only the lowest unacknowledged sequence may go,
-			// and only when nothing else of the partition is on the wire.
-			if len(ps.unacked) > 0 && ps.unacked[0] != b {
-				return nil
-			}
-			if b.b.PID != ps.pid || b.b.Epoch != ps.epoch {
-				return nil
-			}
-			return b
-		}
-		if ps.unresolved || ps.pid != p.pid || ps.epoch != p.epoch {
-			return nil
-		}
-		for _, u := range ps.unacked {
-			if u.req == nil {
-				return nil // retries first
-			}
-		}
-	}
-	if len(b.b.Records) < p.cfg.BatchSize && now < b.createdAt.Add(p.cfg.Linger) {
-		return nil
-	}
-	return b
-}
-
-// scheduleWake asks for a wake-up at the earliest deadline.
-func (p *Producer) scheduleWake(now sim.Time) {
-	next := sim.Time(math.MaxInt64)
-	at := func(t sim.Time) {
-		// A deadline at or before now was handled by this poll; what is
-		// still waiting then waits for a response, not for time.
-		if t > now && t < next {
-			next = t
-		}
-	}
-	for _, c := range p.conns {
-		if !c.ready && c.reconnectAt > now {
-			at(c.reconnectAt)
-		}
-		for _, q := range c.inflight {
-			at(q.sentAt.Add(p.cfg.RequestTimeout))
-		}
-	}
-	for _, ps := range p.parts {
-		for _, b := range ps.unacked {
-			at(b.createdAt.Add(p.cfg.DeliveryTimeout))
-		}
-		for i, b := range ps.queue {
-			at(b.createdAt.Add(p.cfg.DeliveryTimeout))
-			if i == 0 {
-				if b.retryAt > now {
-					at(b.retryAt)
-				}
-				if !b.hasSeq && len(b.b.Records) < p.cfg.BatchSize {
-					at(b.createdAt.Add(p.cfg.Linger))
-				}
-			}
-		}
-	}
-	if next == math.MaxInt64 {
-		return
-	}
-	if p.wakeAt >= 0 && p.wakeAt <= next && p.wakeAt > now {
-		return
-	}
-	p.wakeAt = next
-	p.wakeToken++
-	p.out = append(p.out, Out{Kind: OutWake, At: next, Timer: p.wakeToken})
+	p.poll(now)
+	return p.out
 }

@@ -13,9 +13,14 @@ type ClientPolicy uint8
 const (
 	// PolicyJava is Apache Kafka's Java producer (the reference, spec C).
 	PolicyJava ClientPolicy = iota
-	// PolicyLibrdkafka is librdkafka's idempotent producer: it bumps the
-	// epoch only for an unknown producer and keeps "possibly persisted"
-	// bookkeeping (bug-zoo Z13, Z15).
+	// PolicyLibrdkafka is librdkafka's idempotent producer (1.x-2.2): it
+	// bumps the epoch only for an unknown producer, and then for all
+	// partitions at once after draining them (bug-zoo Z13); it keeps
+	// "possibly persisted" bookkeeping, so OUT_OF_ORDER_SEQUENCE_NUMBER
+	// after a disconnected or timed-out batch is a fatal "sequence
+	// desynchronization" (Z15); and it resends after an error only once the
+	// partition has nothing on the wire, with no one-in-flight retry mode.
+	// Only the idempotent path differs; see Producer.rdkComplete.
 	PolicyLibrdkafka
 )
 
@@ -48,6 +53,10 @@ type ProducerConfig struct {
 	AllowInFlightAboveFive bool
 	// DeliveryTimeout is delivery.timeout.ms (default 120000 ms).
 	DeliveryTimeout time.Duration
+	// DeliveryTimeoutExplicit records that the user set
+	// delivery.timeout.ms; a value below linger.ms + request.timeout.ms is
+	// then an error instead of being raised quietly (C1.4).
+	DeliveryTimeoutExplicit bool
 	// RequestTimeout is request.timeout.ms (default 30000 ms).
 	RequestTimeout time.Duration
 	// RetryBackoff is retry.backoff.ms (default 100 ms).
@@ -66,6 +75,24 @@ type ProducerConfig struct {
 	Seq SeqSpace
 	// Policy is the client whose behaviour is modelled (default java).
 	Policy ClientPolicy
+
+	// Historical client defects, off by default; scenarios turn them on
+	// with -bug (bug-zoo IDs).
+
+	// BugResetSeqOnMetadataFlap: when the topic's metadata briefly says
+	// the topic is gone, the client drops its partition state and restarts
+	// sequences at 0 under the same producer id and epoch (librdkafka
+	// 1.9.0, bug-zoo Z11).
+	BugResetSeqOnMetadataFlap bool
+	// BugReuseExpiredSeq: a written batch that expires frees its sequence
+	// numbers for the next records instead of leaving the partition
+	// unresolved (franz-go #1217, bug-zoo Z11).
+	BugReuseExpiredSeq bool
+	// BugBumpOnAnyOOSN: with the librdkafka policy, any
+	// OUT_OF_ORDER_SEQUENCE_NUMBER, not only one after an unknown
+	// producer, bumps the epoch and restarts every partition at sequence 0,
+	// possibly-persisted batches included (librdkafka #4953, bug-zoo Z13).
+	BugBumpOnAnyOOSN bool
 }
 
 // DefaultProducerConfig returns Kafka 3.0+ defaults.
@@ -89,7 +116,11 @@ func DefaultProducerConfig() ProducerConfig {
 // KafkaProducer.configureDeliveryTimeout) and returns the effective
 // configuration. An explicit conflict is an error naming the setting; an
 // implicit one quietly disables idempotence, as Kafka does, and is
-// reported in notes.
+// reported in notes. Kafka's rules, in its order: idempotence needs
+// acks=all, retries > 0 and max.in.flight.requests.per.connection <= 5
+// (the last one can be waived with AllowInFlightAboveFive, a what-if that
+// Kafka does not have); transactional.id needs idempotence; and
+// delivery.timeout.ms must cover linger.ms + request.timeout.ms.
 func (c ProducerConfig) Resolve() (eff ProducerConfig, notes []string, err error) {
 	switch {
 	case c.Acks != -1 && c.Acks != 0 && c.Acks != 1:
@@ -112,6 +143,8 @@ func (c ProducerConfig) Resolve() (eff ProducerConfig, notes []string, err error
 			conflict = "retries=0 (idempotence needs retries > 0)"
 		case c.MaxInFlight > 5 && !c.AllowInFlightAboveFive:
 			conflict = fmt.Sprintf("max.in.flight.requests.per.connection=%d (idempotence needs <= 5)", c.MaxInFlight)
+		case c.MaxInFlight > 5:
+			notes = append(notes, fmt.Sprintf("what-if: idempotence with max.in.flight.requests.per.connection=%d, which Kafka refuses", c.MaxInFlight))
 		}
 		if conflict != "" {
 			if c.IdempotenceExplicit {
@@ -125,6 +158,9 @@ func (c ProducerConfig) Resolve() (eff ProducerConfig, notes []string, err error
 		return c, notes, fmt.Errorf("transactional.id=%s needs enable.idempotence=true", c.TransactionalID)
 	}
 	if min := c.Linger + c.RequestTimeout; c.DeliveryTimeout < min {
+		if c.DeliveryTimeoutExplicit {
+			return c, notes, fmt.Errorf("delivery.timeout.ms=%d should be equal to or larger than linger.ms + request.timeout.ms = %d", c.DeliveryTimeout.Milliseconds(), min.Milliseconds())
+		}
 		notes = append(notes, fmt.Sprintf("delivery.timeout.ms raised to linger.ms + request.timeout.ms = %d", min.Milliseconds()))
 		c.DeliveryTimeout = min
 	}

@@ -13,6 +13,8 @@ range as a batch in the broker's 5-batch window, so the broker answers it
 with success and the original offset, and appends nothing.`,
 		ExpectOff: "duplicates in about the fraction of runs the response loss predicts (INV-DUP fails)",
 		ExpectOn:  "no duplicates, no reordering, nothing acknowledged is lost",
+		OffShows:  []string{"INV-DUP"},
+		Bugs:      []string{"Z16"},
 		Defaults: []KV{
 			{"records", "20"},
 			{"net.response_loss", "0.05"},

@@ -10,6 +10,8 @@ func commonParams() []Param {
 		// Workload.
 		{Key: "records", Kind: Int, Default: "20", Unit: "records", Doc: "records each application sends", Min: 1, Max: 1_000_000},
 		{Key: "send.interval.ms", Kind: Int, Default: "100", Unit: "ms", Doc: "time between two sends of one application", Min: 0, Max: 3_600_000},
+		{Key: "app.idle.after", Kind: Int, Default: "0", Unit: "records", Doc: "records the application sends before it goes idle once (0: never)", Min: 0, Max: 1_000_000},
+		{Key: "app.idle.ms", Kind: Int, Default: "0", Unit: "ms", Doc: "length of that idle period", Min: 0, Max: 3_600_000},
 		{Key: "partitions", Kind: Int, Default: "1", Unit: "partitions", Doc: "partitions of the topic, all led by broker b1; records go round-robin", Min: 1, Max: 64},
 
 		// Producer (Kafka names, Kafka 3.0+ defaults).
@@ -28,11 +30,18 @@ func commonParams() []Param {
 		{Key: "transactional.id", Kind: String, Default: "", Doc: "transactional.id; empty for none"},
 		{Key: "client.policy", Kind: Enum, Default: "java", Values: []string{"java", "librdkafka"}, Doc: "whose client behaviour to model"},
 
+		// Historical defects (-bug sets these).
+		{Key: "producer.bug.metaflap_reset", Kind: Bool, Default: "false", Doc: "defect Z11 (librdkafka 1.9.0): a metadata flap restarts sequences at 0"},
+		{Key: "producer.bug.reuse_expired_seq", Kind: Bool, Default: "false", Doc: "defect Z11f (franz-go #1217): an expired written batch frees its sequence numbers"},
+		{Key: "producer.bug.bump_on_any_oosn", Kind: Bool, Default: "false", Doc: "defect Z13 (librdkafka #4953): any OUT_OF_ORDER_SEQUENCE_NUMBER bumps and resets every partition (client.policy=librdkafka)"},
+		{Key: "coordinator.bug.no_rotate", Kind: Bool, Default: "false", Doc: "defect K19367: the coordinator does not rotate the producer id at an exhausted epoch"},
+		{Key: "coordinator.bug.no_bump_on_timeout", Kind: Bool, Default: "false", Doc: "defect Z05b (KAFKA-6119): a transaction timeout aborts without bumping the epoch"},
+
 		// Broker.
 		{Key: "broker.window", Kind: Int, Default: "5", Unit: "batches", Doc: "batches cached per producer for duplicate detection (Kafka: 5)", Min: 1, Max: 1000},
 		{Key: "broker.dedup", Kind: Bool, Default: "true", Doc: "what-if: false removes the dedup window (Redpanda <= 21.10)"},
 		{Key: "broker.epoch.check", Kind: Bool, Default: "true", Doc: "what-if: false accepts batches of a lower epoch"},
-		{Key: "broker.empty.partition.check", Kind: Bool, Default: "false", Doc: "KAFKA-15591 (Kafka 4.5): a never-written partition accepts an unknown producer only at sequence 0; false is Kafka 2.5-4.4"},
+		{Key: "broker.empty.partition.check", Kind: Bool, Default: "true", Doc: "KAFKA-15591 (Kafka 4.5): a never-written partition accepts an unknown producer only at sequence 0; false is Kafka 2.5-4.4 (-bug Z12)"},
 		{Key: "broker.transient_error", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a batch is answered NOT_ENOUGH_REPLICAS (retriable, nothing appended)", Min: 0, Max: 1},
 		{Key: "partition.not_ready.batches", Kind: Int, Default: "0", Unit: "batches", Doc: "the first batches each partition answers NOT_LEADER_OR_FOLLOWER, as a freshly created partition does", Min: 0, Max: 1_000_000},
 		{Key: "producer.id.expiration.check.interval.ms", Kind: Int, Default: "600000", Unit: "ms", Doc: "producer.id.expiration.check.interval.ms: how often expired producer state is removed", Min: 1, Max: math.MaxInt32},

@@ -25,9 +25,11 @@ const (
 	// evDisconnect: producer instance node learns that its connection
 	// tok.Conn to destination n-1 broke.
 	evDisconnect
+	// evMetaFlap: the topic's metadata flaps (scenario seqreuse).
+	evMetaFlap
 )
 
-var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect"}
+var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap"}
 
 // Event is one pending world event: a small value, so the loop's queue holds
 // it without allocating.

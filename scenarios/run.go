@@ -125,10 +125,22 @@ func Resolve(sc *Scenario, sets []KV) (*Values, model.ProducerConfig, []string, 
 	if v.Get("client.policy") == "librdkafka" {
 		pc.Policy = model.PolicyLibrdkafka
 	}
+	pc.BugResetSeqOnMetadataFlap = v.Bool("producer.bug.metaflap_reset")
+	pc.BugReuseExpiredSeq = v.Bool("producer.bug.reuse_expired_seq")
+	pc.BugBumpOnAnyOOSN = v.Bool("producer.bug.bump_on_any_oosn")
+	var preNotes []string
+	if !pc.EnableIdempotence && pc.TransactionalID != "" && !v.Explicit("transactional.id") {
+		// The scenario's own transactional.id cannot stand without
+		// idempotence (Kafka refuses it); a scenario run with
+		// -idempotence=false drops it, and says so.
+		preNotes = append(preNotes, "transactional.id="+pc.TransactionalID+" dropped: it needs idempotence")
+		pc.TransactionalID = ""
+	}
 	eff, notes, err := pc.Resolve()
 	if err != nil {
 		return nil, model.ProducerConfig{}, nil, err
 	}
+	notes = append(preNotes, notes...)
 	if _, err := netConfig(v); err != nil {
 		return nil, model.ProducerConfig{}, nil, err
 	}

@@ -26,6 +26,18 @@ type Scenario struct {
 	Defaults []KV
 	// Extra are the scenario's own parameters.
 	Extra []Param
+	// OffShows lists the invariants of which at least one fires, within
+	// 200 seeds, with idempotence off: the failure the scenario exists to
+	// show. Empty when the failure needs idempotence (OffNote says why).
+	OffShows []string
+	OffNote  string
+	// OnShows lists invariants that fire with idempotence on too, because
+	// real Kafka has the same failure (OnNote says why); empty when Kafka
+	// guarantees the scenario safe.
+	OnShows []string
+	OnNote  string
+	// Bugs lists the -bug IDs that make sense with this scenario.
+	Bugs []string
 	// build adds the scenario's applications, instances and faults.
 	build func(w *World) error
 	// plan, if set, draws the scenario's fault plan from rng (the run's
@@ -54,7 +66,7 @@ func (s *Scenario) Values() *Values {
 
 // All returns the scenario catalogue, sorted by name.
 func All() []*Scenario {
-	all := []*Scenario{ackloss()}
+	all := []*Scenario{ackloss(), reorder(), inflight6(), restart(), zombie(), expiry(), statelost(), wrap(), epochx(), seqreuse(), emptypart(), crossbump()}
 	slices.SortFunc(all, func(a, b *Scenario) int { return strings.Compare(a.Name, b.Name) })
 	return all
 }

@@ -45,6 +45,10 @@ type app struct {
 	// chain numbers the app's stream of send events; a takeover starts a
 	// new chain, and events of older chains are ignored.
 	chain uint64
+	// idleAfter and idle: after sending idleAfter records the application
+	// pauses its sends for idle (0: never).
+	idleAfter int64
+	idle      time.Duration
 }
 
 // wire is a message on the network.
@@ -148,7 +152,8 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		Seq:                  model.SeqSpace{Bits: uint8(vals.Int("sequence.bits"))},
 		ProducerIDExpiration: vals.Millis("producer.id.expiration.ms"),
 	})
-	w.coord = model.NewCoordinator(model.CoordinatorConfig{NextPID: model.ProducerID(vals.Int("coordinator.next.pid")), EpochBits: uint8(vals.Int("epoch.bits"))})
+	w.coord = model.NewCoordinator(model.CoordinatorConfig{NextPID: model.ProducerID(vals.Int("coordinator.next.pid")), EpochBits: uint8(vals.Int("epoch.bits")),
+		BugNoRotate: vals.Bool("coordinator.bug.no_rotate"), BugNoBumpOnTimeout: vals.Bool("coordinator.bug.no_bump_on_timeout")})
 	w.initBrokerSide()
 	w.chk = model.NewCheckerWith(model.CheckerConfig{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch()})
 	leaders := make([]int32, parts)
@@ -191,7 +196,8 @@ func netConfig(v *Values) (simnet.Config, error) {
 
 // addApp adds an application with one producer instance that starts at t.
 func (w *World) addApp(start sim.Time) *app {
-	a := &app{id: int32(len(w.apps)), records: w.vals.Int("records"), interval: w.vals.Millis("send.interval.ms")}
+	a := &app{id: int32(len(w.apps)), records: w.vals.Int("records"), interval: w.vals.Millis("send.interval.ms"),
+		idleAfter: w.vals.Int("app.idle.after"), idle: w.vals.Millis("app.idle.ms")}
 	w.apps = append(w.apps, a)
 	w.addInstance(a, start)
 	return a
@@ -249,6 +255,13 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		w.deliver(now, ev)
 	case evFault:
 		w.fault(now, int(ev.n))
+	case evMetaFlap:
+		w.line(now, "b1", "metadata flap: the topic briefly looks deleted")
+		for _, in := range w.instances {
+			if in.started && !w.nodes[in.node].crashed {
+				w.apply(now, in, in.prod.MetadataFlap(now))
+			}
+		}
 	case evResume:
 		w.endPause(now, simnet.NodeID(ev.node))
 	case evDisconnect:
@@ -278,7 +291,12 @@ func (w *World) appSend(now sim.Time, a *app) {
 	w.trace.Commit(b)
 	w.apply(now, in, in.prod.Send(now, rec))
 	if a.next < a.records {
-		w.loop.After(a.interval, Event{kind: evAppSend, app: a.id, n: a.chain})
+		d := a.interval
+		if a.idleAfter > 0 && a.next == a.idleAfter {
+			d += a.idle
+			w.line(now, in.name, "app goes idle for "+a.idle.String())
+		}
+		w.loop.After(d, Event{kind: evAppSend, app: a.id, n: a.chain})
 	}
 }
 

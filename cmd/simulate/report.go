@@ -92,7 +92,20 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 func writeDescription(w io.Writer, sc *scenarios.Scenario) {
 	fmt.Fprintf(w, "%s: %s\n\n%s\n\n", sc.Name, sc.Summary, sc.Story)
 	fmt.Fprintf(w, "expect with idempotence off: %s\n", sc.ExpectOff)
-	fmt.Fprintf(w, "expect with idempotence on:  %s\n\nparameters (-set key=value):\n", sc.ExpectOn)
+	if sc.OffNote != "" {
+		fmt.Fprintf(w, "  (%s)\n", sc.OffNote)
+	}
+	fmt.Fprintf(w, "expect with idempotence on:  %s\n", sc.ExpectOn)
+	if len(sc.OnShows) > 0 {
+		fmt.Fprintf(w, "  %s fails with idempotence on as well, as in real Kafka: %s\n", strings.Join(sc.OnShows, ", "), sc.OnNote)
+	}
+	if bugs := scenarios.BugsFor(sc.Name); len(bugs) > 0 {
+		fmt.Fprintln(w, "\nhistorical defects (-bug ID):")
+		for _, b := range bugs {
+			fmt.Fprintf(w, "  %-7s %s\n          breaks %s; source: %s\n", b.ID, b.Title, b.Breaks, b.Source)
+		}
+	}
+	fmt.Fprintln(w, "\nparameters (-set key=value):")
 	for _, p := range sc.Values().Params() {
 		d := p.Default
 		if d == "" {

@@ -55,6 +55,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		sets        setFlags
 	)
 	fs.Var(&sets, "set", "override a parameter, key=value (repeatable; see -describe)")
+	var bugs setFlags
+	fs.Func("bug", "turn a documented historical defect back on, by bug-zoo ID (repeatable; see -describe)", func(id string) error {
+		b, err := scenarios.LookupBug(id)
+		if err != nil {
+			return err
+		}
+		bugs = append(bugs, scenarios.KV{Key: "-bug", Value: b.ID})
+		return nil
+	})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simulate -seed N -scenario NAME [flags]")
 		fs.PrintDefaults()
@@ -123,6 +132,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	all := append([]scenarios.KV{}, fileSets...)
 	if explicitIdem {
 		all = append(all, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(*idempotence)})
+	}
+	for _, b := range bugs {
+		bug, _ := scenarios.LookupBug(b.Value)
+		all = append(all, bug.Sets...)
 	}
 	all = append(all, sets...)
 

@@ -1,0 +1,456 @@
+package model
+
+import (
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/idemsim/idemsim/sim"
+)
+
+// poll is one pass of the sender loop (Sender.runOnce).
+func (p *Producer) poll(now sim.Time) {
+	if p.fatal != ErrNone {
+		// A fatal instance sends nothing more, but its network client
+		// still times out requests (Sender.runOnce returns early after
+		// maybeAbortBatches; client.poll keeps running).
+		p.checkRequestTimeouts(now)
+		p.abortQueued(now, p.fatal)
+		p.scheduleWake(now)
+		return
+	}
+	p.checkRequestTimeouts(now)
+	idem := p.cfg.EnableIdempotence
+	if idem {
+		p.maybeResolve(now)
+		p.maybeBump(now)
+		if p.abortErr != ErrNone {
+			// Abortable error: undrained batches fail
+			// (accumulator.abortUndrainedBatches).
+			p.abortQueued(now, p.abortErr)
+		}
+		if p.fatal != ErrNone {
+			p.scheduleWake(now)
+			return
+		}
+		if p.pid == NoProducerID || p.txnBump && p.nothingOnWire() {
+			p.sendInit(now)
+		}
+	}
+	if p.expireBatches(now) && idem && p.fatal == ErrNone {
+		// Kafka's sender loop runs again at once: an expiry can leave a
+		// partition unresolved with nothing in flight (C7.4).
+		p.maybeResolve(now)
+		p.maybeBump(now)
+		if p.abortErr != ErrNone {
+			p.abortQueued(now, p.abortErr)
+		}
+		if p.txnBump && p.nothingOnWire() {
+			p.sendInit(now)
+		}
+	}
+	if p.fatal != ErrNone {
+		p.scheduleWake(now)
+		return
+	}
+	if !idem || p.pid != NoProducerID && !p.txnBump && !p.rdkBump {
+		p.drain(now)
+	}
+	p.scheduleWake(now)
+}
+
+func (p *Producer) nothingOnWire() bool {
+	for _, ps := range p.parts {
+		if ps.onWire > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// checkRequestTimeouts disconnects a connection with a request older than
+// request.timeout.ms; all its requests then fail with REQUEST_TIMED_OUT
+// (NetworkClient.handleTimedOutRequests, C4.7).
+func (p *Producer) checkRequestTimeouts(now sim.Time) {
+	for _, c := range p.conns {
+		for _, q := range c.inflight {
+			if now >= q.sentAt.Add(p.cfg.RequestTimeout) {
+				p.note(NoteRetry, "request #"+strconv.FormatInt(q.corr, 10)+" timed out: disconnecting")
+				p.dropConn(now, c, ErrRequestTimedOut)
+				break
+			}
+		}
+	}
+}
+
+// expireBatches fails batches that reached delivery.timeout.ms, counted
+// from creation, on the wire or queued (Sender.sendProducerData, C7.1).
+// A batch that had been re-enqueued makes its partition unresolved
+// (markSequenceUnresolved, C7.2).
+func (p *Producer) expireBatches(now sim.Time) bool {
+	any := false
+	for _, ps := range p.parts {
+		var exp []*pbatch
+		for _, b := range ps.unacked {
+			if b.req != nil && now >= b.createdAt.Add(p.cfg.DeliveryTimeout) {
+				exp = append(exp, b)
+			}
+		}
+		for _, b := range ps.queue {
+			if now >= b.createdAt.Add(p.cfg.DeliveryTimeout) {
+				exp = append(exp, b)
+			}
+		}
+		var freed []*pbatch
+		for _, b := range exp {
+			if b.done {
+				continue
+			}
+			any = true
+			p.note(NoteExpired, "batch "+string(b.b.AppendDescription(nil))+" expired after delivery.timeout.ms")
+			p.failBatch(now, b, ErrDeliveryTimeout, false)
+			if p.cfg.BugReuseExpiredSeq && b.hasSeq {
+				freed = append(freed, b)
+				continue
+			}
+			if p.cfg.EnableIdempotence && b.hasSeq && b.inRetry {
+				next := p.cfg.Seq.Add(b.b.LastSeq, 1)
+				if !ps.unresolved || p.seqAfter(next, ps.unresolvedNext) {
+					ps.unresolvedNext = next
+				}
+				ps.unresolved = true
+			}
+			if p.fatal != ErrNone {
+				return true
+			}
+		}
+		// franz-go #1217 (bug Z11f): the producer takes the expired
+		// batch as never written and rewinds the partition's sequence to
+		// it; later batches not on the wire lose their sequences and are
+		// numbered again when drained.
+		if len(freed) > 0 {
+			first := freed[0]
+			ps.nextSeq = first.b.FirstSeq
+			keep := ps.unacked[:0]
+			for _, u := range ps.unacked {
+				if u.req == nil && !u.done {
+					u.hasSeq, u.resetSeq = false, false
+					u.b.PID, u.b.Epoch, u.b.FirstSeq, u.b.LastSeq = NoProducerID, NoEpoch, NoSequence, NoSequence
+					continue
+				}
+				keep = append(keep, u)
+			}
+			ps.unacked = keep
+			p.note(NoteInfo, "bug Z11f: p"+itoa(int64(ps.id))+" rewinds its sequence to "+itoa(int64(first.b.FirstSeq))+" after an expired batch")
+		}
+	}
+	return any
+}
+
+// maybeResolve settles unresolved partitions once none of their sequenced
+// batches is unfinished (TransactionManager.maybeResolveSequences, C7.4).
+// Like Kafka, it does not wait for expired batches whose requests are
+// still on the wire.
+func (p *Producer) maybeResolve(now sim.Time) {
+	for _, ps := range p.parts {
+		if !ps.unresolved || len(ps.unacked) > 0 {
+			continue
+		}
+		ps.unresolved = false
+		if p.isNextSeq(ps, ps.nextSeq) {
+			continue // a later batch was acked: the expired ones were written
+		}
+		if p.cfg.TransactionalID != "" {
+			p.abortable(now, ErrDeliveryTimeout)
+			continue
+		}
+		p.note(NoteRetry, "p"+strconv.Itoa(int(ps.id))+" unresolved after expiry: epoch bump requested")
+		ps.bumpWanted = true
+	}
+}
+
+// maybeBump carries out a requested idempotent epoch bump locally, before
+// anything is sent (TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded,
+// C6.1). A transactional producer's bump goes through the coordinator
+// instead (C6.3): its requests are dropped here and txnBump is set by the
+// abortable error.
+func (p *Producer) maybeBump(now sim.Time) {
+	if p.cfg.Policy == PolicyLibrdkafka {
+		p.rdkMaybeBump()
+		return
+	}
+	want := false
+	for _, ps := range p.parts {
+		want = want || ps.bumpWanted
+	}
+	if !want || p.pid == NoProducerID {
+		return
+	}
+	if p.cfg.TransactionalID != "" {
+		for _, ps := range p.parts {
+			ps.bumpWanted = false
+		}
+		return
+	}
+	if p.epoch == math.MaxInt16 {
+		// C6.4: an exhausted epoch gets a new producer id.
+		p.note(NoteEpochBump, "epoch exhausted: requesting a new producer id")
+		p.pid, p.epoch = NoProducerID, NoEpoch
+	} else {
+		p.bumps++
+		p.note(NoteEpochBump, "epoch bump "+strconv.Itoa(int(p.epoch))+" -> "+strconv.Itoa(int(p.epoch)+1)+" (local)")
+		p.epoch++
+	}
+	for _, ps := range p.parts {
+		if ps.bumpWanted {
+			ps.bumpWanted = false
+			p.resetPartition(ps, p.pid, p.epoch)
+		}
+	}
+}
+
+// rdkMaybeBump is the librdkafka policy's producer-wide bump: once nothing
+// is on the wire, the epoch goes up by one and every partition's
+// unfinished batches are renumbered from 0 (librdkafka asks the
+// coordinator; idemsim bumps locally).
+func (p *Producer) rdkMaybeBump() {
+	if !p.rdkBump || p.pid == NoProducerID || !p.nothingOnWire() {
+		return
+	}
+	p.rdkBump = false
+	p.bumps++
+	p.note(NoteEpochBump, "epoch bump "+strconv.Itoa(int(p.epoch))+" -> "+strconv.Itoa(int(p.epoch)+1)+" (all partitions)")
+	p.epoch++
+	for _, ps := range p.parts {
+		p.resetPartition(ps, p.pid, p.epoch)
+	}
+}
+
+// resetPartition renumbers a partition's unacknowledged batches from 0
+// under pid/epoch (TxnPartitionMap.startSequencesAtBeginning). As in
+// Kafka, batches on the wire are rewritten in place: they stay on the
+// wire with the old numbering, and their responses are handled as usual
+// (an OUT_OF_ORDER_SEQUENCE_NUMBER then retries, since the sequence was
+// reset).
+func (p *Producer) resetPartition(ps *partState, pid ProducerID, epoch int16) {
+	ps.pid, ps.epoch = pid, epoch
+	seq := int32(0)
+	for _, b := range ps.unacked {
+		n := int64(len(b.b.Records))
+		b.b.PID, b.b.Epoch = pid, epoch
+		b.b.FirstSeq = seq
+		b.b.LastSeq = p.cfg.Seq.Add(seq, n-1)
+		b.resetSeq = true
+		seq = p.cfg.Seq.Add(seq, n)
+	}
+	ps.nextSeq = seq
+	ps.lastAckedSeq = -1
+	ps.unresolved = false
+	ps.ppNext = -1
+	if pid == NoProducerID {
+		ps.epoch = NoEpoch
+	}
+}
+
+// sendInit sends InitProducerId to the coordinator: at start, after an
+// exhausted epoch, or (transactional) for a KIP-360 bump with the current
+// pid/epoch as the expected pair.
+func (p *Producer) sendInit(now sim.Time) {
+	if p.initSent || now < p.initRetryAt {
+		return
+	}
+	c := p.conn(DestCoordinator)
+	if !p.ensureConn(now, c) {
+		return
+	}
+	p.initSent = true
+	p.nextCorr++
+	req := &InitProducerIDRequest{CorrelationID: p.nextCorr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch}
+	if p.txnBump && p.pid != NoProducerID {
+		req.ExpectedPID, req.ExpectedEpoch = p.pid, p.epoch
+	}
+	q := &prequest{corr: p.nextCorr, dest: DestCoordinator, sentAt: now, init: true}
+	c.inflight = append(c.inflight, q)
+	p.out = append(p.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: req})
+}
+
+// ensureConn connects c if it is down and its reconnect backoff is over.
+func (p *Producer) ensureConn(now sim.Time, c *dconn) bool {
+	if c.ready {
+		return true
+	}
+	if now < c.reconnectAt {
+		return false
+	}
+	c.ready = true
+	p.out = append(p.out, Out{Kind: OutConnect, Dest: c.dest})
+	return true
+}
+
+// drain sends ready batches, one per partition per request and at most
+// max.in.flight requests per connection (RecordAccumulator.drain,
+// Sender.sendProduceRequests). Destinations go in increasing order.
+func (p *Producer) drain(now sim.Time) {
+	maxDest := int32(-1)
+	for _, l := range p.leaders {
+		maxDest = max(maxDest, l)
+	}
+	for dest := int32(0); dest <= maxDest; dest++ {
+		if !slices.Contains(p.leaders, dest) {
+			continue
+		}
+		c := p.conn(dest)
+		for len(c.inflight) < p.cfg.MaxInFlight {
+			var batches []*pbatch
+			for _, ps := range p.parts {
+				if p.leaders[ps.id] != dest {
+					continue
+				}
+				if b := p.drainable(now, ps); b != nil {
+					batches = append(batches, b)
+				}
+			}
+			if len(batches) == 0 {
+				break
+			}
+			if !p.ensureConn(now, c) {
+				break
+			}
+			p.sendProduce(now, c, batches)
+		}
+	}
+}
+
+// sendProduce puts batches on the wire in one request, assigning sequences
+// to first sends (RecordAccumulator.drainBatchesForOneNode, C3.2).
+func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
+	p.nextCorr++
+	q := &prequest{corr: p.nextCorr, dest: c.dest, sentAt: now, batches: batches}
+	req := &ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TransactionalID: p.cfg.TransactionalID, Batches: make([]Batch, 0, len(batches))}
+	for _, b := range batches {
+		ps := p.parts[b.b.Partition]
+		ps.queue = slices.DeleteFunc(ps.queue, func(x *pbatch) bool { return x == b })
+		if p.cfg.EnableIdempotence && !b.hasSeq {
+			if ps.pid != p.pid || ps.epoch != p.epoch {
+				// C6.2: the partition adopts the producer's pid/epoch
+				// now that nothing of the old one is in flight
+				// (maybeUpdateProducerIdAndEpoch).
+				ps.pid, ps.epoch = p.pid, p.epoch
+				ps.nextSeq, ps.lastAckedSeq = 0, -1
+			}
+			n := int64(len(b.b.Records))
+			b.b.PID, b.b.Epoch = ps.pid, ps.epoch
+			b.b.FirstSeq = ps.nextSeq
+			b.b.LastSeq = p.cfg.Seq.Add(ps.nextSeq, n-1)
+			ps.nextSeq = p.cfg.Seq.Add(ps.nextSeq, n)
+			b.hasSeq = true
+			ps.unacked = append(ps.unacked, b)
+		} else if !p.cfg.EnableIdempotence && !slices.Contains(ps.unacked, b) {
+			ps.unacked = append(ps.unacked, b)
+		}
+		b.attempts++
+		b.req = q
+		ps.onWire++
+		req.Batches = append(req.Batches, b.b)
+	}
+	c.inflight = append(c.inflight, q)
+	p.out = append(p.out, Out{Kind: OutSend, Dest: c.dest, Msg: req})
+	if p.cfg.Acks == 0 {
+		// acks=0: the request completes as soon as it is sent.
+		c.inflight = c.inflight[:len(c.inflight)-1]
+		for _, b := range q.batches {
+			p.complete(now, b, ErrNone, -1, 0)
+		}
+	}
+}
+
+// drainable returns the partition's batch to send now, or nil
+// (RecordAccumulator.ready/drain and shouldStopDrainBatchesForPartition,
+// C4.4, C4.5).
+func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
+	if len(ps.queue) == 0 {
+		return nil
+	}
+	b := ps.queue[0]
+	if now < b.retryAt {
+		return nil // backing off
+	}
+	if p.cfg.MaxInFlight == 1 && ps.onWire > 0 {
+		return nil // guaranteeMessageOrder mutes the partition (C1.6)
+	}
+	if p.cfg.EnableIdempotence {
+		if p.cfg.Policy == PolicyLibrdkafka {
+			if ps.drainWait {
+				if ps.onWire > 0 {
+					return nil
+				}
+				ps.drainWait = false
+			}
+		} else if b.hasSeq && len(ps.unacked) > 0 && ps.unacked[0] != b {
+			// Retry mode: only the lowest unacknowledged sequence may go.
+			return nil
+		}
+		if !b.hasSeq {
+			if len(ps.unacked) > 0 && (ps.pid != p.pid || ps.epoch != p.epoch) {
+				return nil // in flight under an older pid/epoch (C6.2)
+			}
+			if ps.unresolved {
+				return nil // C7.3
+			}
+		}
+	}
+	if !b.hasSeq && b.attempts == 0 && len(ps.queue) == 1 && len(b.b.Records) < p.cfg.BatchSize && now < b.createdAt.Add(p.cfg.Linger) {
+		return nil // lingering
+	}
+	return b
+}
+
+// scheduleWake asks for a wake-up at the earliest deadline.
+func (p *Producer) scheduleWake(now sim.Time) {
+	next := sim.Time(math.MaxInt64)
+	at := func(t sim.Time) {
+		// A deadline at or before now was handled by this poll; what is
+		// still waiting then waits for a response, not for time.
+		if t > now && t < next {
+			next = t
+		}
+	}
+	if p.initRetryAt > now {
+		at(p.initRetryAt)
+	}
+	for _, c := range p.conns {
+		if !c.ready && c.reconnectAt > now {
+			at(c.reconnectAt)
+		}
+		for _, q := range c.inflight {
+			at(q.sentAt.Add(p.cfg.RequestTimeout))
+		}
+	}
+	if p.fatal == ErrNone {
+		for _, ps := range p.parts {
+			for _, b := range ps.unacked {
+				at(b.createdAt.Add(p.cfg.DeliveryTimeout))
+			}
+			for i, b := range ps.queue {
+				at(b.createdAt.Add(p.cfg.DeliveryTimeout))
+				if i == 0 {
+					if b.retryAt > now {
+						at(b.retryAt)
+					}
+					if !b.hasSeq && len(b.b.Records) < p.cfg.BatchSize {
+						at(b.createdAt.Add(p.cfg.Linger))
+					}
+				}
+			}
+		}
+	}
+	if next == math.MaxInt64 {
+		return
+	}
+	if p.wakeAt >= 0 && p.wakeAt <= next && p.wakeAt > now {
+		return
+	}
+	p.wakeAt = next
+	p.wakeToken++
+	p.out = append(p.out, Out{Kind: OutWake, At: next, Timer: p.wakeToken})
+}

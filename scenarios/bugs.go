@@ -1,0 +1,80 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Bug is one documented historical defect that -bug turns back on: the
+// parameter settings that model it, where it comes from, and the invariant
+// it breaks.
+type Bug struct {
+	// ID is the bug-zoo entry (Z11, Z13, ...) or the Kafka key.
+	ID string
+	// Title says what goes wrong, in one line.
+	Title string
+	// Source is the KAFKA key or issue link.
+	Source string
+	// Scenario is where the defect shows.
+	Scenario string
+	// Sets are the parameter values that turn the defect on.
+	Sets []KV
+	// Breaks is the invariant the defect violates.
+	Breaks string
+}
+
+// Bugs returns the -bug catalogue, sorted by ID.
+func Bugs() []Bug {
+	b := []Bug{
+		{ID: "K19367", Title: "the coordinator lets a producer epoch run past its maximum instead of rotating the producer id",
+			Source: "KAFKA-19367 (negative epoch at exhaustion); bug-zoo Z10", Scenario: "epochx",
+			Sets: []KV{{"coordinator.bug.no_rotate", "true"}}, Breaks: "INV-EPOCH"},
+		{ID: "Z05b", Title: "the coordinator aborts a timed-out transaction without bumping the epoch, so the producer carries on and its commit silently loses the aborted records",
+			Source: "KAFKA-6119 (fixed in 1.1.0); bug-zoo Z05", Scenario: "zombie",
+			Sets: []KV{{"coordinator.bug.no_bump_on_timeout", "true"}}, Breaks: "INV-LOSS"},
+		{ID: "Z08", Title: "a restarted broker comes back without producer state (no snapshot, no rebuild from the log)",
+			Source: "KAFKA-5435, KAFKA-9892 (state lost or unsynced across restarts); bug-zoo Z08", Scenario: "statelost",
+			Sets: []KV{{"broker.restart.rebuild", "none"}}, Breaks: "INV-DUP"},
+		{ID: "Z11", Title: "a metadata flap makes the client restart its sequences at 0 under the same epoch: new records are 'deduplicated' away",
+			Source: "librdkafka v1.9.0 fix 6a17fdd9b (\"Fix message loss in idempotent/transactional producer\"); bug-zoo Z11", Scenario: "seqreuse",
+			Sets: []KV{{"producer.bug.metaflap_reset", "true"}}, Breaks: "INV-DEDUP"},
+		{ID: "Z11f", Title: "a written batch that times out gives its sequence numbers back; the next records take them and are 'deduplicated' away",
+			Source: "https://github.com/twmb/franz-go/issues/1217 (fixed in v1.20.7); bug-zoo Z11", Scenario: "seqreuse",
+			Sets: []KV{{"producer.bug.reuse_expired_seq", "true"}}, Breaks: "INV-DEDUP"},
+		{ID: "Z12", Title: "a never-written partition accepts an unknown producer at any sequence, so a later batch overtakes a retried first one",
+			Source: "KAFKA-15591 (fixed in Kafka 4.5); bug-zoo Z12", Scenario: "emptypart",
+			Sets: []KV{{"broker.empty.partition.check", "false"}}, Breaks: "INV-SEQ"},
+		{ID: "Z13", Title: "librdkafka bumps the epoch on an OUT_OF_ORDER_SEQUENCE_NUMBER of a non-head batch and restarts every partition at 0, re-appending possibly-written batches",
+			Source: "https://github.com/confluentinc/librdkafka/issues/4953; bug-zoo Z13", Scenario: "crossbump",
+			Sets: []KV{{"client.policy", "librdkafka"}, {"producer.bug.bump_on_any_oosn", "true"}}, Breaks: "INV-DUP"},
+		{ID: "Z16", Title: "the broker keeps no dedup window and answers a retry OUT_OF_ORDER_SEQUENCE_NUMBER; the client bumps and resends it as new",
+			Source: "https://github.com/redpanda-data/redpanda/issues/3039 (Redpanda up to 21.10); bug-zoo Z16", Scenario: "ackloss",
+			Sets: []KV{{"broker.dedup", "false"}}, Breaks: "INV-DUP"},
+	}
+	slices.SortFunc(b, func(x, y Bug) int { return strings.Compare(x.ID, y.ID) })
+	return b
+}
+
+// LookupBug returns the bug with the given ID.
+func LookupBug(id string) (Bug, error) {
+	var ids []string
+	for _, b := range Bugs() {
+		if b.ID == id {
+			return b, nil
+		}
+		ids = append(ids, b.ID)
+	}
+	return Bug{}, fmt.Errorf("unknown bug %q (known: %s)", id, strings.Join(ids, ", "))
+}
+
+// BugsFor returns the bugs whose home is scenario name.
+func BugsFor(name string) []Bug {
+	var out []Bug
+	for _, b := range Bugs() {
+		if b.Scenario == name {
+			out = append(out, b)
+		}
+	}
+	return out
+}

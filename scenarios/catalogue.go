@@ -1,0 +1,414 @@
+package scenarios
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/idemsim/idemsim/model"
+	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// The scenario catalogue (bug-zoo §3). Each scenario's fault plan draws its
+// timing from the run's "faults" stream around a fixed trigger, so every
+// seed exercises the failure and seeds only jitter it; fault.count adds
+// generic noise faults on top.
+
+// ms formats a millisecond count for parameter defaults.
+func ms(d int64) string { return strconv.FormatInt(d, 10) }
+
+// jitter returns base plus a uniform draw in [0, spread).
+func jitter(rng *rand.Rand, base, spread time.Duration) time.Duration {
+	if spread <= 0 {
+		return base
+	}
+	return base + time.Duration(rng.Int64N(int64(spread)))
+}
+
+// withNoise appends fault.count generic faults to a scenario's plan.
+func withNoise(rng *rand.Rand, v *Values, nodes simnet.Nodes, p simnet.Plan) simnet.Plan {
+	n := int(v.Int("fault.count"))
+	if n == 0 {
+		return p
+	}
+	kinds, err := simnet.ParseFaultKinds(v.Get("fault.kinds"))
+	if err != nil {
+		kinds = simnet.GenAll // Resolve has validated it; unreachable
+	}
+	window := v.Duration("fault.window")
+	if window == 0 {
+		window = time.Duration(v.Int("records")) * v.Millis("send.interval.ms")
+	}
+	noise := simnet.GeneratePlan(rng, simnet.GenOptions{Faults: n, Kinds: kinds, Window: window,
+		MaxDuration: v.Duration("fault.max_duration"), Nodes: nodes})
+	p.Actions = append(p.Actions, noise.Actions...)
+	slices.SortStableFunc(p.Actions, func(a, b simnet.Action) int {
+		switch {
+		case a.At < b.At:
+			return -1
+		case a.At > b.At:
+			return 1
+		}
+		return 0
+	})
+	return p
+}
+
+func oneApp(w *World) error {
+	w.addApp(0)
+	return nil
+}
+
+func reorder() *Scenario {
+	return &Scenario{
+		Name:    "reorder",
+		Summary: "with several requests in flight, a batch that fails transiently is overtaken by later ones",
+		Story: `The producer keeps up to 5 requests in flight. The broker answers one
+batch NOT_ENOUGH_REPLICAS (retriable; nothing appended) while the batches
+behind it on the same connection are appended. Without idempotence the
+failed batch is retried and lands after them: the partition's order is
+not the order sent (bug-zoo Z02). With idempotence the broker answers the
+later batches OUT_OF_ORDER_SEQUENCE_NUMBER because of the gap; they are
+not the head batch, so the client retries them in order without an epoch
+bump, and the log keeps the order sent.`,
+		ExpectOff: "records out of order (INV-ORDER fails)",
+		ExpectOn:  "retriable OUT_OF_ORDER_SEQUENCE_NUMBER errors, no reordering, no duplicates",
+		Defaults: []KV{{"records", "40"}, {"send.interval.ms", "1"}, {"batch.size", "1"},
+			{"broker.transient_error", "0.05"}, {"net.disconnect_notice", "0"}},
+		OffShows: []string{"INV-ORDER"},
+		build:    oneApp,
+	}
+}
+
+func inflight6() *Scenario {
+	return &Scenario{
+		Name:    "inflight6",
+		Summary: "the sixth in-flight batch falls outside the broker's 5-batch window",
+		Story: `Six requests are in flight (max.in.flight.requests.per.connection=6,
+which Kafka refuses with idempotence; max.in.flight.above.five=true is the
+what-if switch). All six are appended, but the first one's acknowledgement
+is lost, which breaks the connection. When the first batch is retried the
+broker's window holds only the 5 newer batches: the retry is neither a
+cached duplicate nor the next sequence, so it gets
+OUT_OF_ORDER_SEQUENCE_NUMBER. The Java client takes that for a real gap at
+the head, bumps the epoch, renumbers and resends: everything unacknowledged
+lands twice (bug-zoo Z03). With max.in.flight=5 the retry is still in the
+window and is answered as a duplicate.`,
+		ExpectOff: "duplicates (INV-DUP fails)",
+		ExpectOn:  "duplicates too: the evicted retry is re-appended under a bumped epoch",
+		Defaults: []KV{{"records", "30"}, {"send.interval.ms", "0"}, {"batch.size", "1"},
+			{"max.in.flight.requests.per.connection", "6"}, {"max.in.flight.above.five", "true"},
+			{"net.response_loss", "0.1"}, {"request.timeout.ms", "1000"}, {"net.disconnect_notice", "0"}},
+		OffShows: []string{"INV-DUP"},
+		OnShows:  []string{"INV-DUP"},
+		OnNote:   "Kafka's broker keeps 5 batches; a client with 6 in flight loses the dedup guarantee, which is why Kafka caps max.in.flight at 5 with idempotence",
+		build:    oneApp,
+	}
+}
+
+func restart() *Scenario {
+	return &Scenario{
+		Name:    "restart",
+		Summary: "a producer restart without transactional.id gets a new producer id, so retries across it duplicate",
+		Story: `The producer process crashes right after sending a batch that the broker
+appends, before the acknowledgement arrives. The application restarts it
+and, being at-least-once, sends again every record it had not seen
+acknowledged. The new instance has no transactional.id, so InitProducerId
+gives it a new producer id: the broker cannot tell the resent batch from
+new data, with idempotence on or off (bug-zoo Z04). Idempotence holds
+within one producer session only; transactions are Kafka's answer.`,
+		ExpectOff: "duplicates after each restart (INV-DUP fails)",
+		ExpectOn:  "duplicates too: the restarted instance has a new producer id",
+		Defaults:  []KV{{"records", "40"}, {"fault.producer.resend", "true"}, {"batch.size", "1"}},
+		Extra: []Param{
+			{Key: "restart.count", Kind: Int, Default: "2", Unit: "restarts", Doc: "producer crashes, each followed by a restart", Min: 1, Max: 20},
+			{Key: "restart.down.ms", Kind: Int, Default: "500", Unit: "ms", Doc: "time the producer stays down", Min: 0, Max: 3_600_000},
+		},
+		OffShows: []string{"INV-DUP"},
+		OnShows:  []string{"INV-DUP"},
+		OnNote:   "the broker deduplicates per producer id; a new instance without transactional.id has a new one (Kafka documents idempotence as per-session)",
+		build:    oneApp,
+		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+			var p simnet.Plan
+			iv := v.Millis("send.interval.ms")
+			n := v.Int("restart.count")
+			records := v.Int("records")
+			for i := int64(0); i < n; i++ {
+				// Just after send number k, while its acknowledgement is
+				// on the way back: base latency plus a little.
+				k := (i + 1) * records / (n + 1)
+				at := time.Duration(k)*iv + jitter(rng, v.Duration("net.latency.base")+v.Duration("net.latency.spread"), v.Duration("net.latency.spread"))
+				p.Actions = append(p.Actions,
+					simnet.Action{At: at, Kind: simnet.Crash, Node: nodes.Clients[0]},
+					simnet.Action{At: at + v.Millis("restart.down.ms"), Kind: simnet.Restart, Node: nodes.Clients[0]})
+			}
+			return withNoise(rng, v, nodes, p)
+		},
+	}
+}
+
+func zombie() *Scenario {
+	return &Scenario{
+		Name:    "zombie",
+		Summary: "a paused instance wakes after its replacement started: the epoch bump fences it",
+		Story: `Instance v1 (p1) of a producer with transactional.id gets producer id 42,
+epoch 0. It stalls in a GC pause longer than the timeouts, with records
+still in its accumulator. The application starts instance v2 (p2) with the
+same transactional.id; InitProducerId bumps the epoch to 1, and v2 sends
+again what v1 left unresolved. v1 wakes and sends its buffered records with
+epoch 0. The broker has seen epoch 1 and rejects them
+(INVALID_PRODUCER_EPOCH); v1 stops with ProducerFenced (bug-zoo Z05).
+Without idempotence there is no producer id or epoch: v1's late writes
+land and duplicate what v2 sent again.`,
+		ExpectOff: "zombie writes land and duplicate v2's resends (INV-DUP fails, zombie_writes > 0)",
+		ExpectOn:  "v1 is fenced (fenced > 0), zombie_writes = 0, no duplicates",
+		Defaults: []KV{{"records", "60"}, {"transactional.id", "t1"}, {"coordinator.next.pid", "42"},
+			{"linger.ms", "1000"}, {"batch.size", "50"}},
+		Extra: []Param{
+			{Key: "pause.at", Kind: Duration, Default: "2.55s", Doc: "when v1's pause starts (jittered by up to 300ms)", Min: 0, Max: 3600e9},
+			{Key: "pause.ms", Kind: Int, Default: "25000", Unit: "ms", Doc: "length of v1's GC pause", Min: 0, Max: 3_600_000},
+			{Key: "takeover.after.ms", Kind: Int, Default: "5000", Unit: "ms", Doc: "time from the pause's start to v2's start", Min: 0, Max: 3_600_000},
+		},
+		OffShows: []string{"INV-DUP"},
+		Bugs:     []string{"Z05b"},
+		build: func(w *World) error {
+			a := w.addApp(0)
+			at := w.vals.Duration("pause.at") + w.vals.Millis("takeover.after.ms")
+			// v2 starts at a fixed offset from the pause's nominal start;
+			// the plan jitters the pause itself.
+			w.addInstance(a, sim.Time(at+150*time.Millisecond))
+			return nil
+		},
+		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+			at := jitter(rng, v.Duration("pause.at"), 300*time.Millisecond)
+			p := simnet.Plan{Actions: []simnet.Action{{At: at, Kind: simnet.Pause, Node: nodes.Clients[0], For: v.Millis("pause.ms")}}}
+			return withNoise(rng, v, nodes, p)
+		},
+	}
+}
+
+func expiry() *Scenario {
+	return &Scenario{
+		Name:    "expiry",
+		Summary: "producer state expires while a retry is pending: the retry is appended again (KIP-360's hole)",
+		Story: `The producer sends a batch; the broker appends it, but the acknowledgement
+is lost. The application then goes idle. Before the producer's request
+times out and it retries, the producer has been idle longer than
+producer.id.expiration.ms and the broker's periodic check removes its
+state. The retry finds no state; an unknown producer is accepted at any
+sequence (Kafka 2.5+), so the batch is appended a second time (bug-zoo
+Z07, the hazard variant). When the producer resumes after the idle
+period, its next batches are accepted as the first of an unknown producer.`,
+		ExpectOff: "the retried batch lands twice (INV-DUP fails)",
+		ExpectOn:  "the retried batch lands twice too (INV-DUP and INV-SEQ fail): a documented hole of KIP-360",
+		Defaults: []KV{{"records", "20"}, {"batch.size", "1"}, {"producer.id.expiration.ms", "10000"},
+			{"producer.id.expiration.check.interval.ms", "1000"}, {"net.disconnect_notice", "0"},
+			{"app.idle.after", "10"}, {"app.idle.ms", "60000"}},
+
+		OffShows: []string{"INV-DUP"},
+		OnShows:  []string{"INV-DUP", "INV-SEQ"},
+		OnNote:   "KIP-360 keeps state for producer.id.expiration.ms only; a retry that arrives after expiry is accepted as new data",
+		build:    oneApp,
+		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+			// Lose the acknowledgement of the last request before the
+			// idle period (requests on p1>b1 count from 1, one per record
+			// with batch.size=1).
+			p := simnet.Plan{Actions: []simnet.Action{{At: 0, Kind: simnet.Drop, Dir: simnet.Response, N: v.Int("app.idle.after"),
+				From: nodes.Clients[0], To: nodes.Servers[0]}}}
+			return withNoise(rng, v, nodes, p)
+		},
+	}
+}
+
+func statelost() *Scenario {
+	return &Scenario{
+		Name:    "statelost",
+		Summary: "the broker restarts while a retry is pending: rebuilt state deduplicates it, lost state does not",
+		Story: `The broker appends a batch and its acknowledgement is lost. Before the
+producer retries, the broker crashes and restarts. Kafka rebuilds the
+producer state from its snapshot and the log (broker.restart.rebuild=log),
+so the retry is recognised as a duplicate of the newest batch. A broker
+that comes back without producer state (broker.restart.rebuild=none,
+bug-zoo Z08) accepts the retry as the first batch of an unknown producer
+and appends it again.`,
+		ExpectOff: "the retried batch lands twice (INV-DUP fails)",
+		ExpectOn:  "the retry is deduplicated after the restart; INV-STATE holds",
+		Defaults:  []KV{{"records", "20"}, {"send.interval.ms", "200"}, {"batch.size", "1"}, {"request.timeout.ms", "3000"}, {"net.disconnect_notice", "0"}},
+		Extra: []Param{
+			{Key: "restart.clean", Kind: Bool, Default: "true", Doc: "the broker shuts down cleanly (snapshot at the log end) rather than crashing"},
+			{Key: "restart.down.ms", Kind: Int, Default: "500", Unit: "ms", Doc: "time the broker stays down", Min: 0, Max: 3_600_000},
+		},
+		OffShows: []string{"INV-DUP"},
+		Bugs:     []string{"Z08"},
+		build:    oneApp,
+		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+			k := 1 + rng.Int64N(max(1, v.Int("records")-2))
+			iv := v.Millis("send.interval.ms")
+			crash := time.Duration(k)*iv - iv/2 + jitter(rng, 0, iv/4)
+			down := v.Millis("restart.down.ms")
+			p := simnet.Plan{Actions: []simnet.Action{
+				{At: 0, Kind: simnet.Drop, Dir: simnet.Response, N: k, From: nodes.Clients[0], To: nodes.Servers[0]},
+				{At: crash + iv, Kind: simnet.Crash, Node: nodes.Servers[0]},
+				{At: crash + iv + down, Kind: simnet.Restart, Node: nodes.Servers[0], Clean: v.Bool("restart.clean")},
+			}}
+			return withNoise(rng, v, nodes, p)
+		},
+	}
+}
+
+func wrap() *Scenario {
+	return &Scenario{
+		Name:    "wrap",
+		Summary: "sequence numbers wrap around (a narrow sequence space reaches the wrap quickly)",
+		Story: `With sequence.bits=8 the sequence space is 0..255, so the producer wraps
+every 256 records, and batches of 7 records straddle the wrap (for
+example 252..2). The broker treats 255 -> 0 as contiguous
+(ProducerAppendInfo.inSequence) and caches straddling batches normally,
+so a retry across the wrap is still recognised. Acknowledgements are lost
+now and then, so duplicates show without idempotence.`,
+		ExpectOff: "duplicates from lost acknowledgements (INV-DUP fails)",
+		ExpectOn:  "no errors at the wrap; retries across it are deduplicated",
+		Defaults: []KV{{"records", "1200"}, {"send.interval.ms", "2"}, {"batch.size", "7"}, {"linger.ms", "20"},
+			{"sequence.bits", "8"}, {"net.response_loss", "0.02"}, {"request.timeout.ms", "1000"}},
+		OffShows: []string{"INV-DUP"},
+		build:    oneApp,
+	}
+}
+
+func epochx() *Scenario {
+	return &Scenario{
+		Name:    "epochx",
+		Summary: "epoch exhaustion: repeated restarts with a transactional.id rotate the producer id",
+		Story: `The producer has a transactional.id and is restarted again and again; each
+new instance's InitProducerId bumps the epoch. With epoch.bits=4 epochs run
+0..7 and the coordinator counts an epoch as exhausted at 6: the next
+InitProducerId allocates a new producer id at epoch 0 (bug-zoo Z10,
+TransactionMetadata.isEpochExhausted). Every restart happens after the
+producer's last batch was acknowledged, so nothing is in doubt.`,
+		ExpectOff: "nothing to show: without idempotence there are no producer ids or epochs",
+		ExpectOn:  "the producer id rotates at the exhausted epoch; INV-EPOCH holds",
+		Defaults: []KV{{"records", "40"}, {"transactional.id", "t1"}, {"epoch.bits", "4"}, {"batch.size", "1"},
+			{"fault.producer.resend", "true"}},
+		Extra: []Param{
+			{Key: "restart.count", Kind: Int, Default: "9", Unit: "restarts", Doc: "producer restarts", Min: 1, Max: 100},
+		},
+		OffNote: "epochs exist only with idempotence",
+		Bugs:    []string{"K19367"},
+		build:   oneApp,
+		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+			var p simnet.Plan
+			iv := v.Millis("send.interval.ms")
+			n := v.Int("restart.count")
+			records := v.Int("records")
+			for i := int64(0); i < n; i++ {
+				k := (i + 1) * records / (n + 1)
+				// Half an interval after send k: its acknowledgement is in.
+				at := time.Duration(k)*iv + iv/2 + jitter(rng, 0, iv/10)
+				p.Actions = append(p.Actions,
+					simnet.Action{At: at, Kind: simnet.Crash, Node: nodes.Clients[0]},
+					simnet.Action{At: at + iv/10, Kind: simnet.Restart, Node: nodes.Clients[0]})
+			}
+			return withNoise(rng, v, nodes, p)
+		},
+	}
+}
+
+func seqreuse() *Scenario {
+	return &Scenario{
+		Name:    "seqreuse",
+		Summary: "a client that reuses sequence numbers makes the broker 'deduplicate' new data: acknowledged but lost",
+		Story: `Midway, the topic's metadata flaps (a restarting broker briefly reports it
+missing). A correct client keeps its per-partition sequence state. The
+librdkafka 1.9.0 defect (-bug Z11) dropped the partition objects and
+restarted their sequences at 0; the broker still holds the producer's
+state, finds the new batches' ranges in its window and answers them as
+duplicates with the old offsets: the application sees success, but its
+records are not in the log (bug-zoo Z11). The franz-go #1217 variant
+(-bug Z11f) frees the sequence numbers of a batch that timed out after it
+was written, so the next records take them and are swallowed the same way.`,
+		ExpectOff: "nothing to show: without idempotence there are no sequence numbers",
+		ExpectOn:  "no loss with a correct client; with -bug Z11 or Z11f, INV-DEDUP and INV-LOSS fail",
+		Defaults: []KV{{"records", "40"}, {"batch.size", "1"}, {"delivery.timeout.ms", "3000"}, {"request.timeout.ms", "1000"},
+			{"app.idle.after", "22"}, {"app.idle.ms", "4000"}},
+		Extra: []Param{
+			{Key: "metaflap.at.ms", Kind: Int, Default: "450", Unit: "ms", Doc: "when the topic's metadata flaps, after the first 5 batches (0: never)", Min: 0, Max: 3_600_000},
+			{Key: "cut.at.ms", Kind: Int, Default: "2100", Unit: "ms", Doc: "when the broker's responses to the producer are cut (one-way partition; 0: never)", Min: 0, Max: 3_600_000},
+			{Key: "cut.ms", Kind: Int, Default: "3300", Unit: "ms", Doc: "how long the responses stay cut: a little longer than delivery.timeout.ms, so the first written batch expires", Min: 0, Max: 3_600_000},
+		},
+		OffNote: "sequence numbers exist only with idempotence",
+		Bugs:    []string{"Z11", "Z11f"},
+		build: func(w *World) error {
+			w.addApp(0)
+			if at := w.vals.Millis("metaflap.at.ms"); at > 0 {
+				w.loop.At(sim.Time(at), Event{kind: evMetaFlap})
+			}
+			return nil
+		},
+		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+			var p simnet.Plan
+			if at := v.Millis("cut.at.ms"); at > 0 {
+				// Just after a send reaches the broker, before its
+				// response leaves: the batch is written, unacknowledged.
+				at += jitter(rng, v.Duration("net.latency.base")+v.Duration("net.latency.spread")*2, v.Duration("net.latency.spread"))
+				b, c := []string{nodes.Servers[0]}, []string{nodes.Clients[0]}
+				p.Actions = append(p.Actions,
+					simnet.Action{At: at, Kind: simnet.PartitionOneWay, A: b, B: c},
+					simnet.Action{At: at + v.Millis("cut.ms"), Kind: simnet.HealOneWay, A: b, B: c})
+			}
+			return withNoise(rng, v, nodes, p)
+		},
+	}
+}
+
+func emptypart() *Scenario {
+	return &Scenario{
+		Name:    "emptypart",
+		Summary: "a never-written partition accepts any first sequence, so a later batch overtakes a retried one (KAFKA-15591)",
+		Story: `The topic was just created. The producer sends batch A (sequence 0..16)
+and, behind it, batch B (17..21). The partition is not ready for A and
+answers NOT_LEADER_OR_FOLLOWER (retriable); B arrives when it is ready.
+Up to Kafka 4.4 an unknown producer is accepted at any sequence, so B is
+appended first, and every retry of A then gets OUT_OF_ORDER_SEQUENCE_NUMBER;
+A is not the head batch, so the client never bumps and A fails at
+delivery.timeout.ms (bug-zoo Z12, -bug Z12). Kafka 4.5 (idemsim's default,
+broker.empty.partition.check=true) rejects B until A has landed.`,
+		ExpectOff: "B lands before A (INV-ORDER fails)",
+		ExpectOn:  "A lands, then B; with -bug Z12, INV-SEQ fails and A's records fail at delivery.timeout.ms",
+		Defaults: []KV{{"records", "22"}, {"send.interval.ms", "0"}, {"batch.size", "17"}, {"linger.ms", "5"},
+			{"partition.not_ready.batches", "1"}, {"net.latency.base", "5ms"},
+			{"delivery.timeout.ms", "30000"}, {"request.timeout.ms", "10000"}},
+		OffShows: []string{"INV-ORDER"},
+		Bugs:     []string{"Z12"},
+		build:    oneApp,
+	}
+}
+
+func crossbump() *Scenario {
+	return &Scenario{
+		Name:    "crossbump",
+		Summary: "an epoch bump for one partition's error resends another partition's possibly-written batch as new",
+		Story: `One producer writes two partitions over one connection. On partition 0
+a batch fails transiently (NOT_ENOUGH_REPLICAS) and the batches behind it
+get OUT_OF_ORDER_SEQUENCE_NUMBER; meanwhile an acknowledgement for
+partition 1 is lost, so a partition-1 batch is written but unacknowledged.
+The Java client treats an OUT_OF_ORDER_SEQUENCE_NUMBER on a batch that is
+not the head as "retry, do not bump", and renumbers only the partition it
+bumps (KAFKA-12152). The librdkafka defect (-bug Z13, librdkafka #4953)
+bumps the epoch and resets every partition's sequences, so partition 1's
+written batch goes out again as epoch+1, sequence 0, and is appended twice.`,
+		ExpectOff: "duplicates and reordering from the same faults (INV-DUP or INV-ORDER fails)",
+		ExpectOn:  "no duplicates; with -bug Z13, INV-DUP fails on the other partition",
+		Defaults: []KV{{"records", "120"}, {"partitions", "2"}, {"send.interval.ms", "1"}, {"batch.size", "1"},
+			{"broker.transient_error", "0.03"}, {"net.response_loss", "0.03"}, {"request.timeout.ms", "1000"}},
+		OffShows: []string{"INV-DUP", "INV-ORDER"},
+		Bugs:     []string{"Z13"},
+		build:    oneApp,
+	}
+}
+
+// leadersOf returns the leader destination of n partitions: all on b1.
+func leadersOf(n int) []int32 { return make([]int32, n) }
+
+var _ = model.DestCoordinator

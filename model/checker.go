@@ -46,6 +46,10 @@ type Counts struct {
 	Reordered int64 `json:"reordered"`
 	// LostAcked counts acknowledged records missing from the logs.
 	LostAcked int64 `json:"lost_acked"`
+	// Aborted counts records of aborted transactions (read_committed
+	// consumers skip them); records of transactions still open at the end
+	// are neither appended nor aborted.
+	Aborted int64 `json:"aborted"`
 }
 
 // Checker watches a run and judges it against the safety and liveness
@@ -61,6 +65,9 @@ type Checker struct {
 	maxN       map[[2]int64]int64
 	reorders   []Violation
 	violations []Violation
+	// pendingTxn holds, per (pid, partition), transactional batches whose
+	// transaction has not ended yet.
+	pendingTxn map[[2]int64][]*LogEntry
 	// seqs tracks, per (pid, partition), the last appended batch's epoch
 	// and last sequence, for INV-SEQ.
 	seqs map[[2]int64]seqState
@@ -214,6 +221,37 @@ func (c *Checker) OnOutcome(o Outcome) {
 // OnAppend records a data batch appended to a partition log.
 func (c *Checker) OnAppend(now sim.Time, e *LogEntry) {
 	c.checkShape(now, e)
+	if e.Batch.Transactional {
+		// read_committed: a transactional batch counts once its
+		// transaction commits on this partition ([Checker.OnMarker]).
+		k := [2]int64{int64(e.Batch.PID), int64(e.Batch.Partition)}
+		if c.pendingTxn == nil {
+			c.pendingTxn = make(map[[2]int64][]*LogEntry)
+		}
+		c.pendingTxn[k] = append(c.pendingTxn[k], e)
+		return
+	}
+	c.committed(now, e)
+}
+
+// OnMarker records a transaction marker written to partition for pid: a
+// COMMIT makes the pid's pending transactional batches there count as
+// appended (read_committed), an ABORT discards them.
+func (c *Checker) OnMarker(now sim.Time, partition int32, pid ProducerID, m MarkerType) {
+	k := [2]int64{int64(pid), int64(partition)}
+	pend := c.pendingTxn[k]
+	delete(c.pendingTxn, k)
+	for _, e := range pend {
+		if m == MarkerCommit {
+			c.committed(now, e)
+		} else {
+			c.counts.Aborted += int64(len(e.Batch.Records))
+		}
+	}
+}
+
+// committed counts a committed data batch's records.
+func (c *Checker) committed(now sim.Time, e *LogEntry) {
 	for _, r := range e.Batch.Records {
 		c.counts.Appended++
 		c.copies[r.ID]++
@@ -245,8 +283,12 @@ func (c *Checker) Finish(end sim.Time, logs [][]LogEntry, pending int64) (Counts
 	seen := make(map[RecordID]bool)
 	nd := 0
 	for pi, log := range logs {
+		committed := committedEntries(log)
 		for i := range log {
 			e := &log[i]
+			if !committed[i] {
+				continue
+			}
 			for j, r := range e.Batch.Records {
 				if c.copies[r.ID] > 1 && seen[r.ID] {
 					if nd < 8 {
@@ -347,4 +389,30 @@ func checkAckedOffsets(outcomes map[RecordID]Outcome, logs [][]LogEntry) []Viola
 		v = append(v, Violation{Invariant: InvDedup, At: o.At, Detail: fmt.Sprintf("%v acknowledged at p%d offset %d, which holds other data", o.ID, o.Partition, o.Offset)})
 	}
 	return v
+}
+
+// committedEntries tells, per log entry, whether a read_committed consumer
+// sees it: non-transactional data, and transactional data whose producer's
+// next marker on the partition is a COMMIT. Markers themselves are not
+// data.
+func committedEntries(log []LogEntry) []bool {
+	out := make([]bool, len(log))
+	open := map[ProducerID][]int{}
+	for i := range log {
+		e := &log[i]
+		switch {
+		case e.Marker != MarkerNone:
+			if e.Marker == MarkerCommit {
+				for _, j := range open[e.Batch.PID] {
+					out[j] = true
+				}
+			}
+			delete(open, e.Batch.PID)
+		case e.Batch.Transactional:
+			open[e.Batch.PID] = append(open[e.Batch.PID], i)
+		default:
+			out[i] = true
+		}
+	}
+	return out
 }

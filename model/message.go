@@ -1,6 +1,9 @@
 package model
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // Message is a protocol message between nodes. Every message describes
 // itself in one deterministic line for the trace.
@@ -86,6 +89,8 @@ type InitProducerIDRequest struct {
 	TransactionalID string
 	ExpectedPID     ProducerID
 	ExpectedEpoch   int16
+	// TransactionTimeout is transaction.timeout.ms; 0 means the default.
+	TransactionTimeout time.Duration
 }
 
 // IsResponse returns false.
@@ -132,4 +137,89 @@ func (r *InitProducerIDResponse) AppendDescription(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(r.Epoch), 10)
 	}
 	return b
+}
+
+// AddPartitionsToTxnRequest is Kafka's classic AddPartitionsToTxnRequest: a
+// transactional producer adds partitions to its open transaction before it
+// produces to them.
+type AddPartitionsToTxnRequest struct {
+	CorrelationID   int64
+	TransactionalID string
+	PID             ProducerID
+	Epoch           int16
+	Partitions      []int32
+}
+
+// IsResponse returns false.
+func (*AddPartitionsToTxnRequest) IsResponse() bool { return false }
+
+// AppendDescription appends "AddPartitionsToTxn#4 txn=t1 pid=42 e=0 [p0 p1]".
+func (r *AddPartitionsToTxnRequest) AppendDescription(b []byte) []byte {
+	b = append(b, "AddPartitionsToTxn#"...)
+	b = strconv.AppendInt(b, r.CorrelationID, 10)
+	b = append(b, " txn="...)
+	b = append(b, r.TransactionalID...)
+	b = append(b, " pid="...)
+	b = strconv.AppendInt(b, int64(r.PID), 10)
+	b = append(b, " e="...)
+	b = strconv.AppendInt(b, int64(r.Epoch), 10)
+	b = append(b, " ["...)
+	for i, p := range r.Partitions {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, 'p')
+		b = strconv.AppendInt(b, int64(p), 10)
+	}
+	return append(b, ']')
+}
+
+// EndTxnRequestMsg is Kafka's EndTxnRequest on the wire (the coordinator's
+// view of it is [EndTxnRequest]).
+type EndTxnRequestMsg struct {
+	CorrelationID   int64
+	TransactionalID string
+	PID             ProducerID
+	Epoch           int16
+	Commit          bool
+}
+
+// IsResponse returns false.
+func (*EndTxnRequestMsg) IsResponse() bool { return false }
+
+// AppendDescription appends "EndTxn#5 txn=t1 pid=42 e=0 COMMIT".
+func (r *EndTxnRequestMsg) AppendDescription(b []byte) []byte {
+	b = append(b, "EndTxn#"...)
+	b = strconv.AppendInt(b, r.CorrelationID, 10)
+	b = append(b, " txn="...)
+	b = append(b, r.TransactionalID...)
+	b = append(b, " pid="...)
+	b = strconv.AppendInt(b, int64(r.PID), 10)
+	b = append(b, " e="...)
+	b = strconv.AppendInt(b, int64(r.Epoch), 10)
+	if r.Commit {
+		return append(b, " COMMIT"...)
+	}
+	return append(b, " ABORT"...)
+}
+
+// TxnResponse answers an [AddPartitionsToTxnRequest] or an
+// [EndTxnRequestMsg] with one error code.
+type TxnResponse struct {
+	CorrelationID int64
+	// Op is "AddPartitionsToTxn" or "EndTxn", for the trace.
+	Op  string
+	Err ErrCode
+}
+
+// IsResponse returns true.
+func (*TxnResponse) IsResponse() bool { return true }
+
+// AppendDescription appends "EndTxnResp#5 NONE".
+func (r *TxnResponse) AppendDescription(b []byte) []byte {
+	b = append(b, r.Op...)
+	b = append(b, "Resp#"...)
+	b = strconv.AppendInt(b, r.CorrelationID, 10)
+	b = append(b, ' ')
+	return append(b, r.Err.String()...)
 }

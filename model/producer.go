@@ -133,6 +133,8 @@ type prequest struct {
 	batches []*pbatch
 	sentAt  sim.Time
 	init    bool
+	// txnOp is txnOpAdd or txnOpEnd for transactional requests.
+	txnOp uint8
 }
 
 // dconn is the producer's connection to one destination.
@@ -204,6 +206,7 @@ type Producer struct {
 	// nothing is on the wire.
 	rdkBump   bool
 	bumps     int
+	txn       txnState
 	parts     []*partState
 	conns     []*dconn
 	nextCorr  int64
@@ -274,9 +277,21 @@ func (p *Producer) Send(now sim.Time, rec Record) []Out {
 		p.result(now, rec, p.fatal, -1)
 		return p.out
 	}
-	if p.abortErr != ErrNone {
+	if p.abortErr != ErrNone && !p.txnMode() {
 		p.result(now, rec, p.abortErr, -1)
 		return p.out
+	}
+	p.sendRecord(now, rec)
+	p.poll(now)
+	return p.out
+}
+
+// sendRecord adds an application record to its partition's accumulator
+// (RecordAccumulator.append), or, in transaction mode while a transaction
+// ends, keeps it for the next one.
+func (p *Producer) sendRecord(now sim.Time, rec Record) {
+	if p.txnMode() && p.txnSend(rec) {
+		return
 	}
 	ps := p.parts[rec.Partition]
 	var last *pbatch
@@ -284,12 +299,13 @@ func (p *Producer) Send(now sim.Time, rec Record) []Out {
 		last = ps.queue[n-1]
 	}
 	if last == nil || last.hasSeq || last.attempts > 0 || len(last.b.Records) >= p.cfg.BatchSize {
-		last = &pbatch{b: Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: false}, createdAt: now}
+		// Batches are transactional only when the application runs
+		// transactions; a transactional.id alone only fences (see
+		// txnState).
+		last = &pbatch{b: Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.txnMode()}, createdAt: now}
 		ps.queue = append(ps.queue, last)
 	}
 	last.b.Records = append(last.b.Records, rec)
-	p.poll(now)
-	return p.out
 }
 
 // Wake is a wake-up the producer asked for with OutWake. Stale tokens are
@@ -326,6 +342,8 @@ func (p *Producer) Receive(now sim.Time, dest int32, m Message) []Out {
 		corr = r.CorrelationID
 	case *InitProducerIDResponse:
 		corr = r.CorrelationID
+	case *TxnResponse:
+		corr = r.CorrelationID
 	default:
 		panic("model: producer received a request")
 	}
@@ -353,6 +371,8 @@ func (p *Producer) Receive(now sim.Time, dest int32, m Message) []Out {
 	case *InitProducerIDResponse:
 		p.initSent = false
 		p.handleInit(now, r)
+	case *TxnResponse:
+		p.handleTxnResponse(now, q, r)
 	}
 	p.poll(now)
 	return p.out
@@ -416,6 +436,10 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err ErrCode) {
 	for _, q := range reqs {
 		if q.init {
 			p.initSent = false
+			continue
+		}
+		if q.txnOp != txnOpNone {
+			p.txnLost(q)
 			continue
 		}
 		for _, b := range q.batches {
@@ -742,7 +766,19 @@ func (p *Producer) finish(now sim.Time, b *pbatch, err ErrCode, offset int64) {
 }
 
 func (p *Producer) result(now sim.Time, r Record, err ErrCode, off int64) {
-	p.out = append(p.out, Out{Kind: OutResult, Result: Outcome{ID: r.ID, Partition: r.Partition, Err: err, Offset: off, SentAt: r.SentAt, At: now, Digest: r.Digest}})
+	o := Outcome{ID: r.ID, Partition: r.Partition, Err: err, Offset: off, SentAt: r.SentAt, At: now, Digest: r.Digest}
+	if p.txnHold(o) {
+		return
+	}
+	if err != ErrNone && p.txnMode() && p.txn.open && !p.txn.abort && p.fatal == ErrNone {
+		// A record of the open transaction failed: the transaction must
+		// abort (the application's abortTransaction).
+		p.txn.abort = true
+		if p.txn.abortedBy == ErrNone {
+			p.txn.abortedBy = err
+		}
+	}
+	p.out = append(p.out, Out{Kind: OutResult, Result: o})
 }
 
 func (p *Producer) note(k NoteKind, s string) {
@@ -760,6 +796,7 @@ func (p *Producer) enterFatal(now sim.Time, err ErrCode) {
 	p.fatal = err
 	p.note(NoteFatal, "fatal "+err.String()+": instance stops")
 	p.abortQueued(now, err)
+	p.txnFail(now, err)
 }
 
 // abortQueued fails every batch that is not on the wire.

@@ -33,7 +33,8 @@ func (p *Producer) poll(now sim.Time) {
 			p.scheduleWake(now)
 			return
 		}
-		if p.pid == NoProducerID || p.txnBump && p.nothingOnWire() {
+		p.txnStep(now)
+		if p.pid == NoProducerID || p.txnBump && p.nothingOnWire() && !p.txnEnding() {
 			p.sendInit(now)
 		}
 	}
@@ -45,7 +46,8 @@ func (p *Producer) poll(now sim.Time) {
 		if p.abortErr != ErrNone {
 			p.abortQueued(now, p.abortErr)
 		}
-		if p.txnBump && p.nothingOnWire() {
+		p.txnStep(now)
+		if p.txnBump && p.nothingOnWire() && !p.txnEnding() {
 			p.sendInit(now)
 		}
 	}
@@ -265,7 +267,7 @@ func (p *Producer) sendInit(now sim.Time) {
 	}
 	p.initSent = true
 	p.nextCorr++
-	req := &InitProducerIDRequest{CorrelationID: p.nextCorr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch}
+	req := &InitProducerIDRequest{CorrelationID: p.nextCorr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch, TransactionTimeout: p.cfg.TransactionTimeout}
 	if p.txnBump && p.pid != NoProducerID {
 		req.ExpectedPID, req.ExpectedEpoch = p.pid, p.epoch
 	}
@@ -377,6 +379,9 @@ func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
 	}
 	if p.cfg.MaxInFlight == 1 && ps.onWire > 0 {
 		return nil // guaranteeMessageOrder mutes the partition (C1.6)
+	}
+	if !p.txnDrainable(ps) {
+		return nil // waits for AddPartitionsToTxn
 	}
 	if p.cfg.EnableIdempotence {
 		if p.cfg.Policy == PolicyLibrdkafka {

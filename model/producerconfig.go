@@ -71,6 +71,13 @@ type ProducerConfig struct {
 	BatchSize int
 	// TransactionalID is transactional.id; empty means none.
 	TransactionalID string
+	// TransactionRecords is how many records the application puts in one
+	// transaction (beginTransaction ... commitTransaction), >= 0; 0 means
+	// the application runs no transactions and the transactional.id only
+	// fences older instances. Needs TransactionalID.
+	TransactionRecords int
+	// TransactionTimeout is transaction.timeout.ms (default 60000 ms).
+	TransactionTimeout time.Duration
 	// Seq is the sequence-number space; it must match the brokers'.
 	Seq SeqSpace
 	// Policy is the client whose behaviour is modelled (default java).
@@ -98,16 +105,17 @@ type ProducerConfig struct {
 // DefaultProducerConfig returns Kafka 3.0+ defaults.
 func DefaultProducerConfig() ProducerConfig {
 	return ProducerConfig{
-		EnableIdempotence: true,
-		Acks:              -1,
-		Retries:           math.MaxInt32,
-		MaxInFlight:       5,
-		DeliveryTimeout:   120 * time.Second,
-		RequestTimeout:    30 * time.Second,
-		RetryBackoff:      100 * time.Millisecond,
-		RetryBackoffMax:   time.Second,
-		ReconnectBackoff:  50 * time.Millisecond,
-		BatchSize:         16,
+		EnableIdempotence:  true,
+		Acks:               -1,
+		Retries:            math.MaxInt32,
+		MaxInFlight:        5,
+		DeliveryTimeout:    120 * time.Second,
+		RequestTimeout:     30 * time.Second,
+		RetryBackoff:       100 * time.Millisecond,
+		RetryBackoffMax:    time.Second,
+		ReconnectBackoff:   50 * time.Millisecond,
+		BatchSize:          16,
+		TransactionTimeout: 60 * time.Second,
 	}
 }
 
@@ -153,6 +161,12 @@ func (c ProducerConfig) Resolve() (eff ProducerConfig, notes []string, err error
 			c.EnableIdempotence = false
 			notes = append(notes, "idempotence disabled implicitly: "+conflict)
 		}
+	}
+	if c.TransactionRecords < 0 {
+		return c, notes, fmt.Errorf("transaction.records=%d is negative (allowed: >= 0)", c.TransactionRecords)
+	}
+	if c.TransactionRecords > 0 && c.TransactionalID == "" {
+		return c, notes, fmt.Errorf("transaction.records=%d needs a transactional.id", c.TransactionRecords)
 	}
 	if c.TransactionalID != "" && !c.EnableIdempotence {
 		return c, notes, fmt.Errorf("transactional.id=%s needs enable.idempotence=true", c.TransactionalID)

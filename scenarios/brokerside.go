@@ -58,7 +58,7 @@ func (w *World) produce(now sim.Time, req *model.ProduceRequest) (*model.Produce
 		case sim.Chance(w.bs.rng, w.bs.transientPPM):
 			r = model.AppendResult{Err: model.ErrNotEnoughReplicas, FirstOffset: -1, LastOffset: -1, Reason: "transient: in-sync replicas below min.insync.replicas"}
 		default:
-			r = p.Append(now, *bt)
+			r = p.AppendWith(now, *bt, model.AppendOptions{Verification: w.verification(p, req.TransactionalID, bt)})
 		}
 		results[i] = r
 		resp.Partitions[i] = model.PartitionResponse{Partition: bt.Partition, Err: r.Err, BaseOffset: r.FirstOffset}

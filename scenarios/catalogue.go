@@ -172,7 +172,6 @@ land and duplicate what v2 sent again.`,
 			{Key: "takeover.after.ms", Kind: Int, Default: "5000", Unit: "ms", Doc: "time from the pause's start to v2's start", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-DUP"},
-		Bugs:     []string{"Z05b"},
 		build: func(w *World) error {
 			a := w.addApp(0)
 			at := w.vals.Duration("pause.at") + w.vals.Millis("takeover.after.ms")
@@ -412,3 +411,40 @@ written batch goes out again as epoch+1, sequence 0, and is appended twice.`,
 func leadersOf(n int) []int32 { return make([]int32, n) }
 
 var _ = model.DestCoordinator
+
+func txntimeout() *Scenario {
+	return &Scenario{
+		Name:    "txntimeout",
+		Summary: "a transaction outlives transaction.timeout.ms during a pause: the coordinator aborts it and must bump the epoch",
+		Story: `The producer runs transactions of 10 records over two partitions. Right
+after the first record of a transaction (on partition 0) is acknowledged,
+the producer stalls in a pause longer than transaction.timeout.ms. The
+coordinator aborts the transaction and bumps the epoch (KAFKA-6119's fix):
+when the producer wakes, its AddPartitionsToTxn for partition 1 is fenced
+(PRODUCER_FENCED, fatal) and every record of the transaction is reported
+failed. With the 0.11 defect (-bug Z05b) the abort keeps the epoch: the
+producer's AddPartitionsToTxn starts a new transaction, its commit
+succeeds, and the application believes records were committed that were
+aborted or never joined the committed transaction (bug-zoo Z05, schedule b).
+The -bug also turns KIP-890 verification off, as in the Kafka of the time.`,
+		ExpectOff: "nothing to show: transactions need idempotence",
+		ExpectOn:  "the producer is fenced and its records fail (LIVE-PROD's spurious fatal); with -bug Z05b, INV-LOSS fails",
+		Defaults: []KV{{"records", "40"}, {"partitions", "2"}, {"batch.size", "1"}, {"transactional.id", "t1"},
+			{"transaction.records", "10"}, {"transaction.timeout.ms", "5000"},
+			{"transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"}},
+		Extra: []Param{
+			{Key: "pause.at", Kind: Duration, Default: "50ms", Doc: "when the producer's pause starts (jittered by up to 20ms): after the transaction's first record, before its second", Min: 0, Max: 3600e9},
+			{Key: "pause.ms", Kind: Int, Default: "8000", Unit: "ms", Doc: "length of the pause (longer than transaction.timeout.ms)", Min: 0, Max: 3_600_000},
+		},
+		OffNote: "transactions need idempotence",
+		OnShows: []string{"LIVE-PROD"},
+		OnNote:  "a producer whose transaction timed out is fenced for good at this Kafka version (KIP-588's graceful recovery is only partly implemented), which the checker reports as a spurious fatal",
+		Bugs:    []string{"Z05b"},
+		build:   oneApp,
+		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+			at := jitter(rng, v.Duration("pause.at"), 20*time.Millisecond)
+			p := simnet.Plan{Actions: []simnet.Action{{At: at, Kind: simnet.Pause, Node: nodes.Clients[0], For: v.Millis("pause.ms")}}}
+			return withNoise(rng, v, nodes, p)
+		},
+	}
+}

@@ -28,6 +28,8 @@ func commonParams() []Param {
 		{Key: "linger.ms", Kind: Int, Default: "0", Unit: "ms", Doc: "linger.ms", Min: 0, Max: math.MaxInt32},
 		{Key: "batch.size", Kind: Int, Default: "16", Unit: "records", Doc: "batch.size, counted in records", Min: 1, Max: 100_000},
 		{Key: "transactional.id", Kind: String, Default: "", Doc: "transactional.id; empty for none"},
+		{Key: "transaction.records", Kind: Int, Default: "0", Unit: "records", Doc: "records per transaction when the application runs transactions (needs transactional.id; 0: no transactions, the transactional.id only fences)", Min: 0, Max: 1_000_000},
+		{Key: "transaction.timeout.ms", Kind: Int, Default: "60000", Unit: "ms", Doc: "transaction.timeout.ms: the coordinator aborts a transaction open this long", Min: 1, Max: 900000},
 		{Key: "client.policy", Kind: Enum, Default: "java", Values: []string{"java", "librdkafka"}, Doc: "whose client behaviour to model"},
 
 		// Historical defects (-bug sets these).
@@ -42,6 +44,8 @@ func commonParams() []Param {
 		{Key: "broker.dedup", Kind: Bool, Default: "true", Doc: "what-if: false removes the dedup window (Redpanda <= 21.10)"},
 		{Key: "broker.epoch.check", Kind: Bool, Default: "true", Doc: "what-if: false accepts batches of a lower epoch"},
 		{Key: "broker.empty.partition.check", Kind: Bool, Default: "true", Doc: "KAFKA-15591 (Kafka 4.5): a never-written partition accepts an unknown producer only at sequence 0; false is Kafka 2.5-4.4 (-bug Z12)"},
+		{Key: "transaction.partition.verification.enable", Kind: Bool, Default: "true", Doc: "KIP-890 part 1: a partition verifies with the coordinator a transaction's first batch"},
+		{Key: "transaction.abort.timed.out.transaction.cleanup.interval.ms", Kind: Int, Default: "10000", Unit: "ms", Doc: "how often the coordinator aborts timed-out transactions", Min: 1, Max: math.MaxInt32},
 		{Key: "broker.transient_error", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a batch is answered NOT_ENOUGH_REPLICAS (retriable, nothing appended)", Min: 0, Max: 1},
 		{Key: "partition.not_ready.batches", Kind: Int, Default: "0", Unit: "batches", Doc: "the first batches each partition answers NOT_LEADER_OR_FOLLOWER, as a freshly created partition does", Min: 0, Max: 1_000_000},
 		{Key: "producer.id.expiration.check.interval.ms", Kind: Int, Default: "600000", Unit: "ms", Doc: "producer.id.expiration.check.interval.ms: how often expired producer state is removed", Min: 1, Max: math.MaxInt32},

@@ -60,6 +60,7 @@ type Result struct {
 	Reordered   int64    `json:"reordered"`
 	LostAcked   int64    `json:"lost_acked"`
 	Abandoned   int64    `json:"abandoned"`
+	Aborted     int64    `json:"aborted"`
 	Fenced      int64    `json:"fenced"`
 	ZombieWrite int64    `json:"zombie_writes"`
 	// ZombieAttempts counts produce batches a superseded instance got to
@@ -121,6 +122,8 @@ func Resolve(sc *Scenario, sets []KV) (*Values, model.ProducerConfig, []string, 
 	pc.Linger = v.Millis("linger.ms")
 	pc.BatchSize = int(v.Int("batch.size"))
 	pc.TransactionalID = v.Get("transactional.id")
+	pc.TransactionRecords = int(v.Int("transaction.records"))
+	pc.TransactionTimeout = v.Millis("transaction.timeout.ms")
 	pc.Seq = model.SeqSpace{Bits: uint8(v.Int("sequence.bits"))}
 	if v.Get("client.policy") == "librdkafka" {
 		pc.Policy = model.PolicyLibrdkafka
@@ -135,6 +138,7 @@ func Resolve(sc *Scenario, sets []KV) (*Values, model.ProducerConfig, []string, 
 		// -idempotence=false drops it, and says so.
 		preNotes = append(preNotes, "transactional.id="+pc.TransactionalID+" dropped: it needs idempotence")
 		pc.TransactionalID = ""
+		pc.TransactionRecords = 0
 	}
 	eff, notes, err := pc.Resolve()
 	if err != nil {
@@ -204,7 +208,7 @@ func Run(spec Spec) (*Result, error) {
 		Params: vals.List(), ConfigNotes: notes,
 		Sent: counts.Sent, Acked: counts.Acked, Failed: counts.Failed, Pending: counts.Pending,
 		Appended: counts.Appended, Duplicates: counts.Duplicates, Reordered: counts.Reordered, LostAcked: counts.LostAcked,
-		Abandoned: w.abandoned, Fenced: w.fenced, ZombieWrite: w.zombieWrites, ZombieAttempts: w.zombieAttempts, ZombieRejected: w.zombieRejected, Errors: w.errors, Net: w.netStats,
+		Abandoned: w.abandoned, Aborted: counts.Aborted, Fenced: w.fenced, ZombieWrite: w.zombieWrites, ZombieAttempts: w.zombieAttempts, ZombieRejected: w.zombieRejected, Errors: w.errors, Net: w.netStats,
 		Latencies: w.latencies, Trace: w.trace.Lines(), Plan: w.plan.String(),
 	}
 	if r.ConfigNotes == nil {

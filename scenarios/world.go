@@ -85,7 +85,9 @@ type World struct {
 	brokerID  simnet.NodeID
 	coordID   simnet.NodeID
 	coord     *model.Coordinator
-	bs        brokerSide
+	// lastTxnCheck is the last transaction-timeout check boundary run.
+	lastTxnCheck sim.Time
+	bs           brokerSide
 
 	msgs    map[uint64]*wire
 	nextMsg uint64
@@ -145,12 +147,13 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	w.nw = simnet.New(ncfg, sim.NewRand(seed, streamOf("net")), w.names)
 	parts := int(vals.Int("partitions"))
 	w.broker = model.NewBroker(parts, model.PartitionConfig{
-		Window:               int(vals.Int("broker.window")),
-		NoDedup:              !vals.Bool("broker.dedup"),
-		NoEpochCheck:         !vals.Bool("broker.epoch.check"),
-		EmptyPartitionCheck:  vals.Bool("broker.empty.partition.check"),
-		Seq:                  model.SeqSpace{Bits: uint8(vals.Int("sequence.bits"))},
-		ProducerIDExpiration: vals.Millis("producer.id.expiration.ms"),
+		Window:                  int(vals.Int("broker.window")),
+		NoDedup:                 !vals.Bool("broker.dedup"),
+		NoEpochCheck:            !vals.Bool("broker.epoch.check"),
+		NoPartitionVerification: !vals.Bool("transaction.partition.verification.enable"),
+		EmptyPartitionCheck:     vals.Bool("broker.empty.partition.check"),
+		Seq:                     model.SeqSpace{Bits: uint8(vals.Int("sequence.bits"))},
+		ProducerIDExpiration:    vals.Millis("producer.id.expiration.ms"),
 	})
 	w.coord = model.NewCoordinator(model.CoordinatorConfig{NextPID: model.ProducerID(vals.Int("coordinator.next.pid")), EpochBits: uint8(vals.Int("epoch.bits")),
 		BugNoRotate: vals.Bool("coordinator.bug.no_rotate"), BugNoBumpOnTimeout: vals.Bool("coordinator.bug.no_bump_on_timeout")})
@@ -290,6 +293,10 @@ func (w *World) appSend(now sim.Time, a *app) {
 	b = strconv.AppendInt(b, int64(rec.Partition), 10)
 	w.trace.Commit(b)
 	w.apply(now, in, in.prod.Send(now, rec))
+	if a.next == a.records {
+		// The application's stream ends: commit what is open.
+		w.apply(now, in, in.prod.Flush(now))
+	}
 	if a.next < a.records {
 		d := a.interval
 		if a.idleAfter > 0 && a.next == a.idleAfter {
@@ -475,7 +482,17 @@ func (w *World) deliver(now sim.Time, ev Event) {
 	b = append(b, " recv "...)
 	b = wr.m.AppendDescription(b)
 	w.trace.Commit(b)
+	if ev.node == int32(w.brokerID) || ev.node == int32(w.coordID) {
+		w.txnTimeouts(now)
+	}
 	switch m := wr.m.(type) {
+	case *model.AddPartitionsToTxnRequest, *model.EndTxnRequestMsg:
+		w.coordinatorRequest(now, wr, m, ev.tok.Conn)
+	case *model.TxnResponse:
+		if m.Err != model.ErrNone {
+			w.errors[m.Err.String()]++
+		}
+		w.apply(now, wr.inst, wr.inst.prod.Receive(now, wr.dest, m))
 	case *model.ProduceRequest:
 		w.handleProduce(now, wr, m, ev.tok.Conn)
 	case *model.InitProducerIDRequest:
@@ -617,7 +634,7 @@ func (n *NetStats) count(dir simnet.Direction, f simnet.Fate) {
 // fenced transaction are written to the partitions at once: idemsim does
 // not model the WriteTxnMarkers round-trip.
 func (w *World) initProducerID(now sim.Time, m *model.InitProducerIDRequest) *model.InitProducerIDResponse {
-	call := model.InitProducerIDCall{ProducerID: m.ExpectedPID, ProducerEpoch: m.ExpectedEpoch}
+	call := model.InitProducerIDCall{ProducerID: m.ExpectedPID, ProducerEpoch: m.ExpectedEpoch, TransactionTimeout: m.TransactionTimeout}
 	if m.TransactionalID != "" {
 		id := m.TransactionalID
 		call.TransactionalID = &id
@@ -641,12 +658,6 @@ func (w *World) initProducerID(now sim.Time, m *model.InitProducerIDRequest) *mo
 	if res.Err == model.ErrNone {
 		w.chk.OnEpochAssigned(now, res.ProducerID, res.Epoch)
 	}
-	if len(res.Markers) > 0 {
-		for _, mk := range res.Markers {
-			r := w.broker.Partition(mk.Partition).AppendMarker(now, mk.PID, mk.Epoch, mk.CoordinatorEpoch, mk.Marker)
-			w.line(now, "b1", "marker "+mk.Marker.String()+" p"+strconv.Itoa(int(mk.Partition))+" pid="+strconv.FormatInt(int64(mk.PID), 10)+" e="+strconv.Itoa(int(mk.Epoch))+" -> "+r.Err.String())
-		}
-		w.coord.MarkersWritten(now, m.TransactionalID)
-	}
+	w.writeMarkers(now, m.TransactionalID, res.Markers)
 	return &model.InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}
 }

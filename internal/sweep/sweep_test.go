@@ -233,4 +233,3 @@ func TestPairedModes(t *testing.T) {
 		}
 	}
 }
-

@@ -16,7 +16,9 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	if !s.Complete {
 		fmt.Fprintln(tw, "INTERRUPTED: partial results")
 	}
-	pct := func(p Prop) string { return fmt.Sprintf("%d  %.2f%% [%.2f, %.2f]", p.Runs, 100*p.Fraction, 100*p.Lo, 100*p.Hi) }
+	pct := func(p Prop) string {
+		return fmt.Sprintf("%d  %.2f%% [%.2f, %.2f]", p.Runs, 100*p.Fraction, 100*p.Lo, 100*p.Hi)
+	}
 	num := func(p *float64) string {
 		if p == nil {
 			return "-"

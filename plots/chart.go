@@ -62,20 +62,19 @@ func NewCDF(title, xlabel, footnote string, series ...Series) *Chart {
 
 // WriteTo draws the chart in format ("svg" or "png") to w.
 func (c *Chart) WriteTo(w io.Writer, format string) error {
-	var cv vg.CanvasWriterTo
-	switch format {
-	case "svg", "png":
-		var err error
-		if cv, err = draw.NewFormattedCanvas(Width, Height, format); err != nil {
-			return err
-		}
-	default:
+	if format != "svg" && format != "png" {
 		return fmt.Errorf("plots: unsupported format %q (allowed: png, svg)", format)
 	}
-	if err := c.draw(draw.New(cv)); err != nil {
+	l, err := c.layout()
+	if err != nil {
 		return err
 	}
-	_, err := cv.WriteTo(w)
+	cv, err := draw.NewFormattedCanvas(Width, Height+l.legendH+l.footH, format)
+	if err != nil {
+		return err
+	}
+	l.draw(draw.New(cv))
+	_, err = cv.WriteTo(w)
 	return err
 }
 
@@ -113,13 +112,24 @@ func finite(v ...float64) bool {
 	return true
 }
 
-func (c *Chart) draw(dc draw.Canvas) error {
+// layout is a chart built and measured, ready to draw.
+type layout struct {
+	p              *plot.Plot
+	legend         plot.Legend
+	foot           text.Style
+	footnote       string
+	legendH, footH vg.Length
+}
+
+func (c *Chart) layout() (*layout, error) {
 	p := plot.New()
+	leg := plot.NewLegend()
+	leg.TextStyle.Font.Size = vg.Points(9)
+	leg.Top, leg.Left = true, true
+	p.Title.TextStyle.Font.Size = vg.Points(11)
 	p.Title.Text = c.Title
 	p.X.Label.Text = c.XLabel
 	p.Y.Label.Text = c.YLabel
-	p.Legend.Top = true
-	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
 	if c.LogX {
 		p.X.Scale = plot.LogScale{}
@@ -154,17 +164,17 @@ func (c *Chart) draw(dc draw.Canvas) error {
 		if c.Step {
 			l, err := plotter.NewLine(xys)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			l.StepStyle = plotter.PostStep
 			l.Color, l.Dashes, l.Width = col, dashes, vg.Points(1.5)
 			p.Add(l)
-			p.Legend.Add(s.Label, l)
+			leg.Add(s.Label, l)
 			continue
 		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.Color, l.Dashes, l.Width = col, dashes, vg.Points(1.5)
 		pts.Color, pts.Shape = col, plotutil.Shape(i)
@@ -172,13 +182,13 @@ func (c *Chart) draw(dc draw.Canvas) error {
 		if bars {
 			eb, err := plotter.NewYErrorBars(errPoints{xys, errs})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			eb.Color = col
 			eb.LineStyle.Width = vg.Points(1)
 			p.Add(eb)
 		}
-		p.Legend.Add(s.Label, l, pts)
+		leg.Add(s.Label, l, pts)
 	}
 
 	if c.LogX {
@@ -208,19 +218,30 @@ func (c *Chart) draw(dc draw.Canvas) error {
 		Handler: p.X.Label.TextStyle.Handler,
 	}
 	foot.Font.Size = vg.Points(7.5)
-	footH := vg.Length(0)
+	l := &layout{p: p, legend: leg, foot: foot, footnote: c.Footnote}
 	if c.Footnote != "" {
-		footH = foot.Height(c.Footnote) + vg.Points(6)
+		l.footH = foot.Height(c.Footnote) + vg.Points(6)
 	}
+	if r := leg.Rectangle(draw.Canvas{}); r.Size().Y > 0 {
+		l.legendH = r.Size().Y + vg.Points(8)
+	}
+	return l, nil
+}
+
+// draw draws the plot, then the legend under it, then the footnote.
+func (l *layout) draw(dc draw.Canvas) {
 	white := draw.Crop(dc, 0, 0, 0, 0)
 	white.SetColor(color.White)
 	white.Fill(white.Rectangle.Path())
-	p.BackgroundColor = nil
-	p.Draw(draw.Crop(dc, vg.Points(4), -vg.Points(8), footH, -vg.Points(4)))
-	if c.Footnote != "" {
-		dc.FillText(foot, vg.Point{X: dc.Min.X + vg.Points(6), Y: dc.Min.Y + vg.Points(3)}, c.Footnote)
+	l.p.Draw(draw.Crop(dc, vg.Points(4), -vg.Points(8), l.footH+l.legendH, -vg.Points(4)))
+	if l.legendH > 0 {
+		lc := draw.Crop(dc, vg.Points(40), 0, l.footH, 0)
+		lc.Max.Y = lc.Min.Y + l.legendH - vg.Points(4)
+		l.legend.Draw(lc)
 	}
-	return nil
+	if l.footnote != "" {
+		dc.FillText(l.foot, vg.Point{X: dc.Min.X + vg.Points(6), Y: dc.Min.Y + vg.Points(3)}, l.footnote)
+	}
 }
 
 // Data returns the chart's data as text, one line per point, for golden

@@ -48,11 +48,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		list        = fs.Bool("list", false, "list the scenarios")
 		describe    = fs.String("describe", "", "describe a scenario: story, parameters, expectations")
 		sets        setFlags
+		sw          sweepFlags
 	)
 	fs.Var(&sets, "set", "override a parameter, key=value (repeatable; see -describe)")
+	sw.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simulate -seed N -scenario NAME [flags]")
+		fmt.Fprintln(stderr, "       simulate -scenario NAME -runs N [-seed BASE] [-parallel P] [-vary key=FROM:TO:STEP] [-out DIR] [flags]")
+		fmt.Fprintln(stderr, "       simulate merge -out DIR SHARD_DIR...")
 		fs.PrintDefaults()
+	}
+	if len(args) > 0 && args[0] == "merge" {
+		return runMerge(args[1:], stdout, stderr)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -83,6 +90,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sc, err := scenarios.Lookup(*scenario)
 	if err != nil {
 		return usageErr(stderr, "-scenario: "+err.Error())
+	}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	if explicit["runs"] {
+		if *trace {
+			return usageErr(stderr, "-trace is not allowed with -runs (trace one run: drop -runs)")
+		}
+		return runSweep(sweepArgs{sc: sc, seedText: *seedText, explicitIdem: explicit["idempotence"],
+			idempotence: *idempotence, sets: sets, asJSON: *asJSON, f: &sw}, stdout, stderr)
+	}
+	for _, name := range sweepOnly {
+		if explicit[name] {
+			return usageErr(stderr, "-"+name+" is only allowed in a sweep (add -runs N)")
+		}
 	}
 	var seed uint64
 	if *seedText == "" {

@@ -99,7 +99,7 @@ func (s *Summary) Charts() []NamedChart {
 			return r.Mean, r.Lo, r.Hi
 		})
 		out = append(out, NamedChart{"out_of_order", &plots.Chart{
-			Title: title("OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates"), XLabel: xl,
+			Title: s.Scenario + ": OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates", XLabel: xl,
 			YLabel: "per run (errors; duplicate records)", Footnote: foot, Series: append(ooo, dups...), YMin0: true}})
 
 		zombies := false

@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"math/bits"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/idemsim/idemsim/scenarios"
@@ -150,33 +152,41 @@ func (h *Hist) Total() int64 {
 	return n
 }
 
-// MarshalJSON writes the non-empty buckets as [index, count] pairs.
+// MarshalJSON writes the non-empty buckets as one compact string,
+// "index:count index:count ...", ascending.
 func (h Hist) MarshalJSON() ([]byte, error) {
-	pairs := [][2]int64{}
+	var b []byte
 	for i, c := range h.counts {
 		if c != 0 {
-			pairs = append(pairs, [2]int64{int64(i), c})
+			if len(b) > 0 {
+				b = append(b, ' ')
+			}
+			b = strconv.AppendInt(b, int64(i), 10)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, c, 10)
 		}
 	}
-	return json.Marshal(pairs)
+	return json.Marshal(string(b))
 }
 
-// UnmarshalJSON reads [index, count] pairs.
+// UnmarshalJSON reads what MarshalJSON writes.
 func (h *Hist) UnmarshalJSON(b []byte) error {
-	var pairs [][2]int64
-	if err := json.Unmarshal(b, &pairs); err != nil {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
 	h.counts = nil
-	for _, p := range pairs {
-		if p[0] < 0 || p[0] > 1<<16 || p[1] < 0 {
-			return fmt.Errorf("sweep: bad histogram bucket %v", p)
+	for _, f := range strings.Fields(s) {
+		a, c, ok := strings.Cut(f, ":")
+		i, err1 := strconv.Atoi(a)
+		n, err2 := strconv.ParseInt(c, 10, 64)
+		if !ok || err1 != nil || err2 != nil || i < 0 || i > 1<<16 || n < 0 {
+			return fmt.Errorf("sweep: bad histogram bucket %q", f)
 		}
-		i := int(p[0])
 		if i >= len(h.counts) {
 			h.counts = append(h.counts, make([]int64, i+1-len(h.counts))...)
 		}
-		h.counts[i] += p[1]
+		h.counts[i] += n
 	}
 	return nil
 }

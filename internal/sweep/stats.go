@@ -37,7 +37,14 @@ func wilson(k, n int64) Prop {
 	den := 1 + z*z/nf
 	center := (p + z*z/(2*nf)) / den
 	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
-	return Prop{Runs: k, Fraction: p, Lo: math.Max(0, center-half), Hi: math.Min(1, center+half)}
+	out := Prop{Runs: k, Fraction: p, Lo: math.Max(0, center-half), Hi: math.Min(1, center+half)}
+	if k == 0 {
+		out.Lo = 0
+	}
+	if k == n {
+		out.Hi = 1
+	}
+	return out
 }
 
 // Rate is a ratio Σx/Σy over runs with a 95% interval from the delta

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/idemsim/idemsim/plots"
 )
@@ -19,7 +20,29 @@ func (s *Summary) Footnote() string {
 	if !s.Complete {
 		note += " (interrupted: partial)"
 	}
-	return note + "\n" + s.Command()
+	return note + "\n" + wrap(s.Command(), 130)
+}
+
+// wrap breaks a command line before " -" flags so no line is longer than
+// width (a single long flag stays whole).
+func wrap(cmd string, width int) string {
+	var lines []string
+	line := ""
+	for i, part := range strings.Split(cmd, " -") {
+		if i > 0 {
+			part = "-" + part
+		}
+		switch {
+		case line == "":
+			line = part
+		case len(line)+1+len(part) > width:
+			lines = append(lines, line)
+			line = "    " + part
+		default:
+			line += " " + part
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 func modeLabel(m string) string { return "idempotence " + m }

@@ -40,7 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		seedText    = fs.String("seed", "", "run seed, 0..18446744073709551615 (default: a random seed, printed)")
+		seedText    = fs.String("seed", "", "run seed, 0..18446744073709551615 (default: a random seed, printed); with -runs, the first seed (default 1)")
 		scenario    = fs.String("scenario", "", "scenario name (see -list)")
 		idempotence = fs.Bool("idempotence", true, "enable.idempotence (Kafka 3.0+ default: on)")
 		trace       = fs.Bool("trace", false, "also print the timeline")

@@ -21,6 +21,12 @@ import (
 // report it); the partial summary is printed.
 const exitInterrupted = 130
 
+// interruptContext returns the context a sweep runs under: cancelled by
+// Ctrl-C (a variable so tests can interrupt a sweep).
+var interruptContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
+
 // sweepOnly are the flags that only a sweep (-runs) takes.
 var sweepOnly = []string{"parallel", "vary", "out", "shard", "keep-failing", "failing"}
 
@@ -142,7 +148,7 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	}
 	defer closeAll()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	bar := newProgress(stderr)
 	cfg.Progress = bar.update

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -137,5 +138,26 @@ func TestShardMergeCLI(t *testing.T) {
 	}
 	if code, _, e := runCLI("merge", "-out", filepath.Join(tmp, "m2"), dirs[0]); code != exitUsage || !strings.Contains(e, "shards [1] of 2 are missing") {
 		t.Errorf("merge of one of two shards: exit %d %q", code, e)
+	}
+}
+
+// TestSweepInterrupted: an interrupted sweep prints its partial summary
+// and exits 130.
+func TestSweepInterrupted(t *testing.T) {
+	old := interruptContext
+	defer func() { interruptContext = old }()
+	interruptContext = func() (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		return ctx, cancel
+	}
+	dir := t.TempDir()
+	code, out, errOut := runCLI("-scenario", "ackloss", "-runs", "50", "-out", dir)
+	if code != exitInterrupted || !strings.Contains(out, "INTERRUPTED: partial results") || !strings.Contains(errOut, "simulate: interrupted") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if !bytes.Contains(b, []byte(`"complete": false`)) {
+		t.Error("summary.json does not say incomplete")
 	}
 }

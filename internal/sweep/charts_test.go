@@ -64,3 +64,41 @@ func TestChartsGolden(t *testing.T) {
 	}
 	golden(t, "summary_golden.json", sum)
 }
+
+// TestZombieCharts: the fencing-rate and zombie-writes charts appear once
+// any zombie produced (here with zombie counts added to ackloss runs by
+// hand, until a zombie scenario exists), and a rate with no denominator
+// leaves a gap rather than failing.
+func TestZombieCharts(t *testing.T) {
+	cfg := Config{Scenario: ackloss(t), Base: 1, Runs: 4, Parallel: 1,
+		Axes: []Axis{axis(t, "net.response_loss=0,0.1")}}
+	st, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range st.Acc {
+		for m, a := range st.Acc[p] {
+			if p == 0 {
+				continue // no zombie attempts: fencing rate 0/0
+			}
+			for i := range 4 {
+				a.Fencing.add(int64(i*m), 3)
+				a.ZombieWrites.add(int64(3 - i*m))
+			}
+		}
+	}
+	var names []string
+	for _, c := range st.Summarize().Charts() {
+		names = append(names, c.Name)
+		var b bytes.Buffer
+		if err := c.Chart.WriteTo(&b, "svg"); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+		if c.Name == "fencing_rate" && !strings.Contains(c.Chart.Data(), "  0 NaN [NaN, NaN]") {
+			t.Errorf("fencing rate at 0/0 is not a gap:\n%s", c.Chart.Data())
+		}
+	}
+	if got := strings.Join(names, " "); got != "duplicate_rate out_of_order fencing_rate zombie_writes latency_cdf" {
+		t.Errorf("charts %s", got)
+	}
+}

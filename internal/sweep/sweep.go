@@ -84,7 +84,7 @@ type State struct {
 	Acc [][]*Acc
 }
 
-// NumPoints is the number of points of the axes' product.
+// numPoints is the number of points of the axes' product.
 func numPoints(axes []Axis) int {
 	n := 1
 	for _, a := range axes {

@@ -5,8 +5,18 @@
 //	simulate -seed 42 -scenario ackloss -idempotence=false -trace
 //	simulate -list
 //
-// Exit status: 0 when no invariant was violated, 1 when a violation was
-// found and reported, 2 for bad usage or input.
+// and sweeps: many seeds, idempotence off and on, summarised with 95%
+// intervals, failing seeds and charts (see docs/sweeps.md):
+//
+//	simulate -scenario ackloss -runs 1000 -vary net.response_loss=0:0.3:0.05 -out out/
+//	simulate -scenario ackloss -runs 1000 -shard 0/4 -out shard-0/
+//	simulate merge -out merged/ shard-0/ shard-1/ shard-2/ shard-3/
+//
+// Exit status of a run: 0 when no invariant was violated, 1 when a
+// violation was found and reported, 2 for bad usage or input. A sweep
+// exits 0 when it completed, whatever it found (violations are its
+// results), 2 for bad usage, and 130 when interrupted by Ctrl-C (after
+// printing the partial summary).
 package main
 
 import "os"

@@ -41,7 +41,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		seedText    = fs.String("seed", "", "run seed, 0..18446744073709551615 (default: a random seed, printed)")
+		seedText    = fs.String("seed", "", "run seed, 0..18446744073709551615 (default: a random seed, printed); with -runs, the first seed (default 1)")
 		scenario    = fs.String("scenario", "", "scenario name (see -list)")
 		scenFile    = fs.String("scenario-file", "", "run the scenario described in a YAML file (see README)")
 		idempotence = fs.Bool("idempotence", true, "enable.idempotence (Kafka 3.0+ default: on)")
@@ -53,6 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		planOut     = fs.String("plan-out", "", "save the run's fault plan to `FILE`, then run")
 		planFile    = fs.String("plan-file", "", "replay the fault plan in `FILE` instead of generating one from the seed")
 		sets        setFlags
+		sw          sweepFlags
 	)
 	fs.Var(&sets, "set", "override a parameter, key=value (repeatable; see -describe)")
 	var bugs setFlags
@@ -64,9 +65,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		bugs = append(bugs, scenarios.KV{Key: "-bug", Value: b.ID})
 		return nil
 	})
+	sw.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simulate -seed N -scenario NAME [flags]")
+		fmt.Fprintln(stderr, "       simulate -scenario NAME -runs N [-seed BASE] [-parallel P] [-vary key=FROM:TO:STEP] [-out DIR] [flags]")
+		fmt.Fprintln(stderr, "       simulate merge -out DIR SHARD_DIR...")
 		fs.PrintDefaults()
+	}
+	if len(args) > 0 && args[0] == "merge" {
+		return runMerge(args[1:], stdout, stderr)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -116,6 +123,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, "-scenario: "+err.Error())
 		}
 	}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	// The scenario file's values, then -bug's, then -set's.
+	baseSets := append([]scenarios.KV{}, fileSets...)
+	for _, b := range bugs {
+		bug, _ := scenarios.LookupBug(b.Value)
+		baseSets = append(baseSets, bug.Sets...)
+	}
+	baseSets = append(baseSets, sets...)
+	if explicit["runs"] {
+		if *trace {
+			return usageErr(stderr, "-trace is not allowed with -runs (trace one run: drop -runs)")
+		}
+		return runSweep(sweepArgs{sc: sc, seedText: *seedText, explicitIdem: explicit["idempotence"],
+			idempotence: *idempotence, sets: baseSets, asJSON: *asJSON, f: &sw}, stdout, stderr)
+	}
+	for _, name := range sweepOnly {
+		if explicit[name] {
+			return usageErr(stderr, "-"+name+" is only allowed in a sweep (add -runs N)")
+		}
+	}
 	var seed uint64
 	var err error
 	if *seedText == "" {
@@ -129,15 +157,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	explicitIdem := false
 	fs.Visit(func(f *flag.Flag) { explicitIdem = explicitIdem || f.Name == "idempotence" })
-	all := append([]scenarios.KV{}, fileSets...)
+	all := []scenarios.KV{}
 	if explicitIdem {
 		all = append(all, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(*idempotence)})
 	}
-	for _, b := range bugs {
-		bug, _ := scenarios.LookupBug(b.Value)
-		all = append(all, bug.Sets...)
-	}
-	all = append(all, sets...)
+	all = append(all, baseSets...)
 
 	spec := scenarios.Spec{Scenario: sc, Seed: seed, Sets: all, KeepTrace: *trace && !*asJSON, ScenarioFile: *scenFile}
 	if filePlan != "" {

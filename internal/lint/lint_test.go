@@ -17,12 +17,15 @@ const module = "github.com/idemsim/idemsim"
 // Standard-library imports are always allowed; third-party imports only
 // where listed with a trailing "*" prefix rule.
 var allowed = map[string][]string{
-	"sim":          {},
-	"model":        {"sim"},
-	"net":          {"sim"},
-	"scenarios":    {"sim", "model", "net", "ext:*"},
-	"plots":        {"sim", "ext:gonum.org/"},
-	"cmd/simulate": {"*"},
+	"sim":       {},
+	"model":     {"sim"},
+	"net":       {"sim"},
+	"scenarios": {"sim", "model", "net", "ext:*"},
+	"plots":     {"sim", "ext:gonum.org/"},
+	// The sweep engine runs many worlds on goroutines (each run stays
+	// single-threaded) and turns summaries into charts.
+	"internal/sweep": {"scenarios", "plots", "ext:gonum.org/"},
+	"cmd/simulate":   {"*"},
 }
 
 // world is the simulated world: no wall clock, no unseeded randomness, no

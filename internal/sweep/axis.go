@@ -1,0 +1,159 @@
+package sweep
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemsim/idemsim/scenarios"
+)
+
+// MaxAxes is the most parameter axes a sweep may vary.
+const MaxAxes = 2
+
+// maxAxisValues bounds one axis, to catch a mistyped step.
+const maxAxisValues = 1000
+
+// Axis is one varied parameter and its values, in order.
+type Axis struct {
+	Key string `json:"key"`
+	// Spec is the -vary text the axis came from.
+	Spec   string   `json:"spec"`
+	Values []string `json:"values"`
+	// Kind and Unit describe the parameter (scenarios.Param).
+	Kind string `json:"kind"`
+	Unit string `json:"unit,omitempty"`
+}
+
+// AxisSyntax describes what ParseAxis accepts, for error messages.
+const AxisSyntax = "key=FROM:TO:STEP or key=V1,V2,... with a -set key"
+
+// ParseAxis parses key=FROM:TO:STEP (numbers or durations, TO included
+// when the steps land on it) or key=V1,V2,... (any kind) and checks every
+// value against the scenario's parameter.
+func ParseAxis(sc *scenarios.Scenario, spec string) (Axis, error) {
+	key, rng, ok := strings.Cut(spec, "=")
+	if !ok || key == "" || rng == "" {
+		return Axis{}, fmt.Errorf("%q is not allowed (allowed: %s)", spec, AxisSyntax)
+	}
+	if key == "enable.idempotence" {
+		return Axis{}, fmt.Errorf("%q: both modes are swept already; use -idempotence to keep one", spec)
+	}
+	vals := sc.Values()
+	var p *scenarios.Param
+	for _, q := range vals.Params() {
+		if q.Key == key {
+			p = &q
+			break
+		}
+	}
+	if p == nil {
+		return Axis{}, fmt.Errorf("%q: unknown parameter %q (see -describe %s)", spec, key, sc.Name)
+	}
+	ax := Axis{Key: key, Spec: spec, Kind: p.Kind.String(), Unit: p.Unit}
+	if p.Kind == scenarios.Duration && ax.Unit == "" {
+		ax.Unit = "duration"
+	}
+	if parts := strings.Split(rng, ":"); len(parts) == 3 {
+		var err error
+		ax.Values, err = steps(p.Kind, parts[0], parts[1], parts[2])
+		if err != nil {
+			return Axis{}, fmt.Errorf("%q: %v", spec, err)
+		}
+	} else if strings.Contains(rng, ":") {
+		return Axis{}, fmt.Errorf("%q is not allowed (allowed: %s)", spec, AxisSyntax)
+	} else {
+		ax.Values = strings.Split(rng, ",")
+	}
+	if len(ax.Values) > maxAxisValues {
+		return Axis{}, fmt.Errorf("%q gives %d values (allowed: at most %d)", spec, len(ax.Values), maxAxisValues)
+	}
+	for i, v := range ax.Values {
+		if err := vals.Set(key, v); err != nil {
+			return Axis{}, fmt.Errorf("%q: %v", spec, err)
+		}
+		for _, w := range ax.Values[:i] {
+			if w == v {
+				return Axis{}, fmt.Errorf("%q repeats the value %s", spec, v)
+			}
+		}
+	}
+	return ax, nil
+}
+
+// steps lists from, from+step, ... up to to, exactly (decimal arithmetic
+// for floats, so 0:0.3:0.1 gives 0, 0.1, 0.2, 0.3).
+func steps(kind scenarios.Kind, from, to, step string) ([]string, error) {
+	var out []string
+	switch kind {
+	case scenarios.Int, scenarios.Float:
+		a, ok1 := new(big.Rat).SetString(from)
+		b, ok2 := new(big.Rat).SetString(to)
+		s, ok3 := new(big.Rat).SetString(step)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, fmt.Errorf("FROM:TO:STEP must be numbers")
+		}
+		if s.Sign() <= 0 || a.Cmp(b) > 0 {
+			return nil, fmt.Errorf("want FROM <= TO and STEP > 0")
+		}
+		for x := new(big.Rat).Set(a); x.Cmp(b) <= 0 && len(out) <= maxAxisValues; x.Add(x, s) {
+			if kind == scenarios.Int {
+				if !x.IsInt() {
+					return nil, fmt.Errorf("FROM and STEP must be integers")
+				}
+				out = append(out, x.Num().String())
+				continue
+			}
+			f, _ := x.Float64()
+			out = append(out, strconv.FormatFloat(f, 'f', -1, 64))
+		}
+	case scenarios.Duration:
+		a, err1 := time.ParseDuration(from)
+		b, err2 := time.ParseDuration(to)
+		s, err3 := time.ParseDuration(step)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, fmt.Errorf("FROM:TO:STEP must be durations (e.g. 100ms:1s:100ms)")
+		}
+		if s <= 0 || a > b {
+			return nil, fmt.Errorf("want FROM <= TO and STEP > 0")
+		}
+		for x := a; x <= b && len(out) <= maxAxisValues; x += s {
+			out = append(out, x.String())
+		}
+	default:
+		return nil, fmt.Errorf("a %s parameter takes a list V1,V2,..., not FROM:TO:STEP", kind)
+	}
+	return out, nil
+}
+
+// numeric returns the axis values as numbers for a chart's X axis:
+// durations in ms; non-numeric kinds by their index.
+func (a *Axis) numeric() (xs []float64, label string) {
+	label = a.Key
+	switch a.Kind {
+	case "int", "float":
+		for _, v := range a.Values {
+			f, _ := strconv.ParseFloat(v, 64)
+			xs = append(xs, f)
+		}
+		if a.Unit != "" {
+			label += " (" + a.Unit + ")"
+		}
+	case "duration":
+		for _, v := range a.Values {
+			d, _ := time.ParseDuration(v)
+			xs = append(xs, float64(d)/1e6)
+		}
+		label += " (ms)"
+	default:
+		var names []string
+		for i, v := range a.Values {
+			xs = append(xs, float64(i))
+			names = append(names, fmt.Sprintf("%d=%s", i, v))
+		}
+		label += " (" + strings.Join(names, ", ") + ")"
+	}
+	return xs, label
+}

@@ -1,0 +1,178 @@
+package sweep
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/idemsim/idemsim/plots"
+)
+
+// NamedChart is a chart and its file name without extension.
+type NamedChart struct {
+	Name  string
+	Chart *plots.Chart
+}
+
+// Footnote is the line under every chart: enough to regenerate it.
+func (s *Summary) Footnote() string {
+	note := fmt.Sprintf("scenario %s, %s, %d runs per point and mode, idemsim %s", s.Scenario, s.SeedRange(), s.Runs, s.Version)
+	if !s.Complete {
+		note += " (interrupted: partial)"
+	}
+	return note + "\n" + wrap(s.Command(), 130)
+}
+
+// wrap breaks a command line before " -" flags so no line is longer than
+// width (a single long flag stays whole).
+func wrap(cmd string, width int) string {
+	var lines []string
+	line := ""
+	for i, part := range strings.Split(cmd, " -") {
+		if i > 0 {
+			part = "-" + part
+		}
+		switch {
+		case line == "":
+			line = part
+		case len(line)+1+len(part) > width:
+			lines = append(lines, line)
+			line = "    " + part
+		default:
+			line += " " + part
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+func modeLabel(m string) string { return "idempotence " + m }
+
+// seriesOf builds, for each mode (and each value of a second axis), a
+// series over the first axis with y(stats) giving value, lo, hi.
+func (s *Summary) seriesOf(prefix string, y func(*Stats) (v, lo, hi *float64)) []plots.Series {
+	xs, _ := s.Axes[0].numeric()
+	inner := 1
+	var second *Axis
+	if len(s.Axes) == 2 {
+		second = &s.Axes[1]
+		inner = len(second.Values)
+	}
+	var out []plots.Series
+	for _, m := range s.Modes {
+		for j := range inner {
+			label := prefix + modeLabel(m)
+			if second != nil {
+				label += ", " + second.Key + "=" + second.Values[j]
+			}
+			ser := plots.Series{Label: label}
+			for i, x := range xs {
+				v, lo, hi := y(s.Points[i*inner+j].Modes[m])
+				ser.X = append(ser.X, x)
+				ser.Y = append(ser.Y, val(v))
+				ser.Lo = append(ser.Lo, val(lo))
+				ser.Hi = append(ser.Hi, val(hi))
+			}
+			out = append(out, ser)
+		}
+	}
+	return out
+}
+
+var nan = func() float64 { z := 0.0; return z / z }()
+
+func val(p *float64) float64 {
+	if p == nil {
+		return nan
+	}
+	return *p
+}
+
+func rateOf(name string) func(*Stats) (v, lo, hi *float64) {
+	return func(st *Stats) (v, lo, hi *float64) {
+		r := st.Rates[name]
+		return r.Value, r.Lo, r.Hi
+	}
+}
+
+// Charts returns the sweep's charts. With an axis: the duplicate rate;
+// OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates per run; and, when
+// any zombie produced, the fencing rate and zombie writes per run; all
+// against the first axis, on against off, with 95% error bars. Always:
+// the send-to-ack latency CDF, on against off.
+func (s *Summary) Charts() []NamedChart {
+	var out []NamedChart
+	foot := s.Footnote()
+	if len(s.Axes) > 0 {
+		_, xl := s.Axes[0].numeric()
+		title := func(what string) string { return fmt.Sprintf("%s: %s against %s", s.Scenario, what, s.Axes[0].Key) }
+		out = append(out, NamedChart{"duplicate_rate", &plots.Chart{
+			Title: title("duplicate rate"), XLabel: xl, YLabel: "duplicates / records sent",
+			Footnote: foot, Series: s.seriesOf("", rateOf("duplicate_rate")), YMin0: true}})
+
+		ooo := s.seriesOf("OUT_OF_ORDER_SEQUENCE_NUMBER, ", func(st *Stats) (v, lo, hi *float64) {
+			m := Moments{}
+			if e := st.State.Errors["OUT_OF_ORDER_SEQUENCE_NUMBER"]; e != nil {
+				m = *e
+			}
+			r := mean(m, st.Runs)
+			return r.Mean, r.Lo, r.Hi
+		})
+		dups := s.seriesOf("duplicates, ", func(st *Stats) (v, lo, hi *float64) {
+			r := mean(st.State.Duplicate.X, st.Runs)
+			return r.Mean, r.Lo, r.Hi
+		})
+		out = append(out, NamedChart{"out_of_order", &plots.Chart{
+			Title: s.Scenario + ": OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates", XLabel: xl,
+			YLabel: "per run (errors; duplicate records)", Footnote: foot, Series: append(ooo, dups...), YMin0: true}})
+
+		zombies := false
+		for _, pt := range s.Points {
+			for _, st := range pt.Modes {
+				zombies = zombies || st.State.Fencing.Y.Sum > 0 || st.State.ZombieWrites.Sum > 0
+			}
+		}
+		if zombies {
+			out = append(out, NamedChart{"fencing_rate", &plots.Chart{
+				Title: title("fencing rate"), XLabel: xl, YLabel: "zombie batches rejected / zombie batches sent",
+				Footnote: foot, Series: s.seriesOf("", rateOf("fencing_rate")), YMin0: true}})
+			out = append(out, NamedChart{"zombie_writes", &plots.Chart{
+				Title: title("zombie writes"), XLabel: xl, YLabel: "zombie writes per run (records)",
+				Footnote: foot, YMin0: true, Series: s.seriesOf("", func(st *Stats) (v, lo, hi *float64) {
+					m := st.ZombieWritesPerRun
+					return m.Mean, m.Lo, m.Hi
+				})}})
+		}
+	}
+
+	// Latency: every mode at the first point and, with axes, at the last.
+	var cdf []plots.Series
+	pts := []int{0}
+	if len(s.Points) > 1 {
+		pts = append(pts, len(s.Points)-1)
+	}
+	for _, p := range pts {
+		for _, m := range s.Modes {
+			label := modeLabel(m)
+			for _, kv := range s.Points[p].Values {
+				label += ", " + kv.Key + "=" + kv.Value
+			}
+			x, y := CDF(s.Points[p].Modes[m].State.Latency)
+			cdf = append(cdf, plots.Series{Label: label, X: x, Y: y})
+		}
+	}
+	out = append(out, NamedChart{"latency_cdf", plots.NewCDF(s.Scenario+": send-to-ack latency",
+		"send-to-ack latency (ms)", foot, cdf...)})
+	return out
+}
+
+// WriteCharts writes every chart to dir as NAME.svg and NAME.png.
+func (s *Summary) WriteCharts(dir string) error {
+	for _, c := range s.Charts() {
+		for _, ext := range []string{".svg", ".png"} {
+			if err := c.Chart.Save(filepath.Join(dir, c.Name+ext)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,277 @@
+package sweep
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/idemsim/idemsim/scenarios"
+)
+
+// csvSkip are Result fields not written to runs.csv: the parameters are
+// the point's (its axis columns), and seed and idempotence are the key
+// columns.
+var csvSkip = map[string]bool{"params": true, "seed": true, "idempotence": true}
+
+// resultColumn is one runs.csv column taken from a Result field.
+type resultColumn struct {
+	name  string
+	index []int
+}
+
+// resultColumns lists the Result's JSON fields as columns, nested structs
+// flattened with dotted names, in declaration order.
+func resultColumns() []resultColumn {
+	var cols []resultColumn
+	var walk func(t reflect.Type, prefix string, index []int)
+	walk = func(t reflect.Type, prefix string, index []int) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if prefix == "" && csvSkip[name] {
+				continue
+			}
+			idx := append(append([]int{}, index...), i)
+			if f.Type.Kind() == reflect.Struct {
+				walk(f.Type, prefix+name+".", idx)
+				continue
+			}
+			cols = append(cols, resultColumn{name: prefix + name, index: idx})
+		}
+	}
+	walk(reflect.TypeFor[scenarios.Result](), "", nil)
+	return cols
+}
+
+// cell formats a field: scalars as text, maps and slices as compact JSON.
+func cell(v reflect.Value) (string, error) {
+	switch v.Kind() {
+	case reflect.String:
+		return v.String(), nil
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool()), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.FormatUint(v.Uint(), 10), nil
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64), nil
+	}
+	b, err := json.Marshal(v.Interface())
+	return string(b), err
+}
+
+type csvWriter struct {
+	w      *csv.Writer
+	axes   []Axis
+	cols   []resultColumn
+	header bool
+}
+
+func newCSVWriter(w io.Writer, axes []Axis) *csvWriter {
+	return &csvWriter{w: csv.NewWriter(w), axes: axes, cols: resultColumns()}
+}
+
+// csvHeader returns runs.csv's header: the key columns point, seed, mode,
+// then the axis keys, then the Result's fields.
+func (c *csvWriter) csvHeader() []string {
+	h := []string{"point", "seed", "mode"}
+	for _, a := range c.axes {
+		h = append(h, a.Key)
+	}
+	for _, col := range c.cols {
+		h = append(h, col.name)
+	}
+	return h
+}
+
+func (c *csvWriter) row(point int, r *scenarios.Result) error {
+	if !c.header {
+		c.header = true
+		if err := c.w.Write(c.csvHeader()); err != nil {
+			return err
+		}
+	}
+	rec := []string{strconv.Itoa(point), strconv.FormatUint(r.Seed, 10), modeName(r.Idempotence)}
+	for _, kv := range PointSets(c.axes, point) {
+		rec = append(rec, kv.Value)
+	}
+	rv := reflect.ValueOf(r).Elem()
+	for _, col := range c.cols {
+		s, err := cell(rv.FieldByIndex(col.index))
+		if err != nil {
+			return err
+		}
+		rec = append(rec, s)
+	}
+	return c.w.Write(rec)
+}
+
+func (c *csvWriter) flush() error {
+	if !c.header {
+		c.header = true
+		if err := c.w.Write(c.csvHeader()); err != nil {
+			return err
+		}
+	}
+	c.w.Flush()
+	return c.w.Error()
+}
+
+// failingWriter writes every failing (run, invariant), tab-separated.
+type failingWriter struct {
+	w      *bufio.Writer
+	header bool
+}
+
+func newFailingWriter(w io.Writer) *failingWriter { return &failingWriter{w: bufio.NewWriter(w)} }
+
+func (f *failingWriter) add(point int, r *scenarios.Result) error {
+	if !f.header {
+		f.header = true
+		fmt.Fprintln(f.w, "point\tmode\tinvariant\tseed\treproduce")
+	}
+	var seen []string
+	for _, v := range r.Violations {
+		if contains(seen, v.Invariant) {
+			continue
+		}
+		seen = append(seen, v.Invariant)
+		if _, err := fmt.Fprintf(f.w, "%d\t%s\t%s\t%d\t%s\n", point, modeName(r.Idempotence), v.Invariant, r.Seed, r.Reproduce); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *failingWriter) flush() error {
+	if !f.header {
+		f.header = true
+		fmt.Fprintln(f.w, "point\tmode\tinvariant\tseed\treproduce")
+	}
+	return f.w.Flush()
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// csvKey orders runs.csv rows: point, seed, then mode (off before on).
+type csvKey struct {
+	point int
+	seed  uint64
+	mode  string
+}
+
+func keyOf(rec []string) (csvKey, error) {
+	if len(rec) < 3 {
+		return csvKey{}, fmt.Errorf("short row")
+	}
+	p, err1 := strconv.Atoi(rec[0])
+	s, err2 := strconv.ParseUint(rec[1], 10, 64)
+	if err1 != nil || err2 != nil || (rec[2] != "off" && rec[2] != "on") {
+		return csvKey{}, fmt.Errorf("bad key columns %q", rec[:3])
+	}
+	return csvKey{p, s, rec[2]}, nil
+}
+
+func (a csvKey) cmp(b csvKey) int {
+	return cmp.Or(cmp.Compare(a.point, b.point), cmp.Compare(a.seed, b.seed), cmp.Compare(a.mode, b.mode))
+}
+
+// mergeCSV merges shards' runs.csv files, each in key order, into one in
+// key order, streaming.
+func mergeCSV(out io.Writer, paths []string) error {
+	type src struct {
+		r    *csv.Reader
+		rec  []string
+		key  csvKey
+		path string
+	}
+	var srcs []*src
+	var header []string
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r := csv.NewReader(bufio.NewReader(f))
+		r.ReuseRecord = false
+		h, err := r.Read()
+		if err != nil {
+			return fmt.Errorf("%s: %v", p, err)
+		}
+		if header == nil {
+			header = h
+		} else if strings.Join(h, ",") != strings.Join(header, ",") {
+			return fmt.Errorf("%s: header differs from %s's", p, paths[0])
+		}
+		s := &src{r: r, path: p}
+		srcs = append(srcs, s)
+	}
+	advance := func(s *src) error {
+		rec, err := s.r.Read()
+		if err == io.EOF {
+			s.rec = nil
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %v", s.path, err)
+		}
+		k, err := keyOf(rec)
+		if err != nil {
+			return fmt.Errorf("%s: %v", s.path, err)
+		}
+		s.rec, s.key = rec, k
+		return nil
+	}
+	for _, s := range srcs {
+		if err := advance(s); err != nil {
+			return err
+		}
+	}
+	w := csv.NewWriter(out)
+	if header != nil {
+		if err := w.Write(header); err != nil {
+			return err
+		}
+	}
+	for {
+		var best *src
+		for _, s := range srcs {
+			if s.rec != nil && (best == nil || s.key.cmp(best.key) < 0) {
+				best = s
+			}
+		}
+		if best == nil {
+			break
+		}
+		if err := w.Write(best.rec); err != nil {
+			return err
+		}
+		if err := advance(best); err != nil {
+			return err
+		}
+	}
+	w.Flush()
+	return w.Error()
+}

@@ -1,0 +1,215 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/idemsim/idemsim/scenarios"
+)
+
+// Format is the version of the summary.json layout.
+const Format = 1
+
+// Invariants are always listed in a summary, violated or not; others
+// appear when violated.
+var Invariants = []string{"INV-DUP", "INV-LOSS", "INV-ORDER", "LIVE-PROD"}
+
+// Summary is a sweep's report: what summary.json and -json hold. It has no
+// wall-clock times, host names or paths, so equal sweeps give equal bytes.
+type Summary struct {
+	Format   int            `json:"format"`
+	Scenario string         `json:"scenario"`
+	Version  string         `json:"simulator_version"`
+	BaseSeed uint64         `json:"base_seed"`
+	Runs     int            `json:"runs"`
+	Shard    *Shard         `json:"shard,omitempty"`
+	Complete bool           `json:"complete"`
+	Sets     []scenarios.KV `json:"sets"`
+	Axes     []Axis         `json:"axes"`
+	Modes    []string       `json:"modes"`
+	FailingK int            `json:"failing_k"`
+	Points   []Point        `json:"points"`
+}
+
+// Point is one point of the axes' product.
+type Point struct {
+	Values []scenarios.KV    `json:"values"`
+	Modes  map[string]*Stats `json:"modes"`
+}
+
+// Stats is one (point, mode): counts, proportions and rates with 95%
+// intervals, and the exact state they were computed from.
+type Stats struct {
+	Runs               int64            `json:"runs"`
+	AnyViolation       Prop             `json:"any_violation"`
+	Violations         map[string]Prop  `json:"violations"`
+	Rates              map[string]Rate  `json:"rates"`
+	ZombieWritesPerRun Mean             `json:"zombie_writes_per_run"`
+	Errors             map[string]int64 `json:"errors"`
+	EpochBumps         int64            `json:"epoch_bumps"`
+	LatencyMs          Latency          `json:"latency_ms"`
+	Failing            []Failing        `json:"failing"`
+	// State is the integer state that merging adds up.
+	State *Acc `json:"state"`
+}
+
+// Failing is one failing seed with the command that reproduces it.
+type Failing struct {
+	Seed      uint64 `json:"seed"`
+	Invariant string `json:"invariant"`
+	Reproduce string `json:"reproduce"`
+}
+
+// Summarize computes the summary of a state. It is a pure function of the
+// state's integers.
+func (st *State) Summarize() *Summary {
+	s := &Summary{Format: Format, Scenario: st.Scenario, Version: scenarios.Version, BaseSeed: st.Base,
+		Runs: st.Runs, Shard: st.Shard, Complete: st.Complete, Sets: st.Sets, Axes: st.Axes,
+		FailingK: st.FailingK}
+	if s.Axes == nil {
+		s.Axes = []Axis{}
+	}
+	for _, on := range st.Modes {
+		s.Modes = append(s.Modes, modeName(on))
+	}
+	for p, accs := range st.Acc {
+		pt := Point{Values: PointSets(st.Axes, p), Modes: map[string]*Stats{}}
+		for m, a := range accs {
+			on := st.Modes[m]
+			pt.Modes[modeName(on)] = stats(a, st.Scenario, runSets(st.Sets, st.Axes, p, on))
+		}
+		s.Points = append(s.Points, pt)
+	}
+	return s
+}
+
+func stats(a *Acc, scenario string, sets []scenarios.KV) *Stats {
+	n := a.Runs
+	s := &Stats{Runs: n, AnyViolation: wilson(a.AnyViolation, n), Violations: map[string]Prop{},
+		Rates: map[string]Rate{
+			"duplicate_rate":  ratio(a.Duplicate, n),
+			"reorder_rate":    ratio(a.Reorder, n),
+			"lost_acked_rate": ratio(a.LostAcked, n),
+			"fencing_rate":    ratio(a.Fencing, n),
+		},
+		ZombieWritesPerRun: mean(a.ZombieWrites, n),
+		Errors:             map[string]int64{},
+		EpochBumps:         a.EpochBumps,
+		LatencyMs:          latency(a.Latency),
+		Failing:            []Failing{},
+		State:              a,
+	}
+	for _, inv := range Invariants {
+		s.Violations[inv] = wilson(a.Violations[inv], n)
+	}
+	for inv, k := range a.Violations {
+		s.Violations[inv] = wilson(k, n)
+	}
+	for name, m := range a.Errors {
+		s.Errors[name] = m.Sum
+	}
+	invs := make([]string, 0, len(a.Failing))
+	for inv := range a.Failing {
+		invs = append(invs, inv)
+	}
+	slices.Sort(invs)
+	for _, inv := range invs {
+		for _, seed := range a.Failing[inv] {
+			s.Failing = append(s.Failing, Failing{Seed: seed, Invariant: inv, Reproduce: scenarios.ReproduceCommand(scenario, seed, sets)})
+		}
+	}
+	return s
+}
+
+// JSON returns the summary as indented JSON with a final newline.
+func (s *Summary) JSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// ParseSummary reads a summary.json.
+func ParseSummary(b []byte) (*Summary, error) {
+	var s Summary
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&s); err != nil {
+		return nil, err
+	}
+	if s.Format != Format {
+		return nil, fmt.Errorf("summary format %d is not supported (want %d)", s.Format, Format)
+	}
+	return &s, nil
+}
+
+// state rebuilds the exact state from a parsed summary.
+func (s *Summary) state() (*State, error) {
+	st := &State{Scenario: s.Scenario, Base: s.BaseSeed, Runs: s.Runs, Sets: s.Sets, Axes: s.Axes,
+		FailingK: s.FailingK, Shard: s.Shard, Complete: s.Complete}
+	if st.Sets == nil {
+		st.Sets = []scenarios.KV{}
+	}
+	for _, m := range s.Modes {
+		if m != "off" && m != "on" {
+			return nil, fmt.Errorf("unknown mode %q", m)
+		}
+		st.Modes = append(st.Modes, m == "on")
+	}
+	if len(s.Points) != numPoints(s.Axes) {
+		return nil, fmt.Errorf("%d points, want %d", len(s.Points), numPoints(s.Axes))
+	}
+	for _, pt := range s.Points {
+		var accs []*Acc
+		for _, m := range s.Modes {
+			ms := pt.Modes[m]
+			if ms == nil || ms.State == nil {
+				return nil, fmt.Errorf("point %v lacks mode %s's state", pt.Values, m)
+			}
+			a := ms.State
+			if a.Violations == nil {
+				a.Violations = map[string]int64{}
+			}
+			if a.Errors == nil {
+				a.Errors = map[string]*Moments{}
+			}
+			if a.Failing == nil {
+				a.Failing = map[string][]uint64{}
+			}
+			accs = append(accs, a)
+		}
+		st.Acc = append(st.Acc, accs)
+	}
+	return st, nil
+}
+
+// SeedRange describes the sweep's seeds, e.g. "seeds 1..1000".
+func (s *Summary) SeedRange() string {
+	last := s.BaseSeed + uint64(s.Runs) - 1
+	r := fmt.Sprintf("seeds %d..%d", s.BaseSeed, last)
+	if s.Shard != nil {
+		r += fmt.Sprintf(" (shard %s: every %d-th)", s.Shard, s.Shard.Count)
+	}
+	return r
+}
+
+// Command returns the command line that reruns the sweep.
+func (s *Summary) Command() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "go run ./cmd/simulate -scenario %s -runs %d -seed %d", s.Scenario, s.Runs, s.BaseSeed)
+	if len(s.Modes) == 1 {
+		fmt.Fprintf(&b, " -idempotence=%t", s.Modes[0] == "on")
+	}
+	for _, kv := range s.Sets {
+		fmt.Fprintf(&b, " -set %s=%s", kv.Key, kv.Value)
+	}
+	for _, a := range s.Axes {
+		fmt.Fprintf(&b, " -vary %s", a.Spec)
+	}
+	return b.String()
+}

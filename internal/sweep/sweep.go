@@ -1,0 +1,359 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/idemsim/idemsim/scenarios"
+)
+
+// Shard selects every Count-th seed of the range, starting at index Index
+// (0 ≤ Index < Count).
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// String returns "i/n".
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// ParseShard parses "i/n".
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("%q is not allowed (allowed: i/n with 0 <= i < n, e.g. 0/4)", s)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+// Config is one sweep.
+type Config struct {
+	Scenario *scenarios.Scenario
+	// Base is the first seed; the sweep runs Base .. Base+Runs-1.
+	Base uint64
+	Runs int
+	// Sets are the -set overrides common to every run (not
+	// enable.idempotence).
+	Sets []scenarios.KV
+	// Axes are the varied parameters (at most MaxAxes); every point of
+	// their product is a full sweep of the seeds.
+	Axes []Axis
+	// Modes are the idempotence settings to run, each on the same seeds;
+	// nil means both, off then on.
+	Modes []bool
+	// Parallel is the number of worker goroutines; 0 means 1.
+	Parallel int
+	// Shard, if Count > 1, runs only that shard's seeds.
+	Shard Shard
+	// FailingK is how many failing seeds per mode and invariant the
+	// summary lists.
+	FailingK int
+	// CSV, if not nil, receives runs.csv: a header and one row per (run,
+	// mode), in (point, seed, mode) order.
+	CSV io.Writer
+	// KeepFailing, if not nil, receives every failing (run, invariant)
+	// with its reproduce command, in the same order.
+	KeepFailing io.Writer
+	// Progress, if not nil, is called after each run with the number of
+	// runs done and the total.
+	Progress func(done, total int64)
+}
+
+// State is a sweep's exact, mergeable result.
+type State struct {
+	Scenario string
+	Base     uint64
+	Runs     int
+	Sets     []scenarios.KV
+	Axes     []Axis
+	Modes    []bool
+	FailingK int
+	Shard    *Shard
+	// Complete is false when the sweep was interrupted.
+	Complete bool
+	// Acc is indexed [point][mode].
+	Acc [][]*Acc
+}
+
+// numPoints is the number of points of the axes' product.
+func numPoints(axes []Axis) int {
+	n := 1
+	for _, a := range axes {
+		n *= len(a.Values)
+	}
+	return n
+}
+
+// PointSets returns the axis values of point i (the first axis varies
+// slowest).
+func PointSets(axes []Axis, i int) []scenarios.KV {
+	kv := make([]scenarios.KV, len(axes))
+	for j := len(axes) - 1; j >= 0; j-- {
+		n := len(axes[j].Values)
+		kv[j] = scenarios.KV{Key: axes[j].Key, Value: axes[j].Values[i%n]}
+		i /= n
+	}
+	return kv
+}
+
+// runSets returns the full -set list of a run: the base sets, the
+// point's axis values and enable.idempotence.
+func runSets(base []scenarios.KV, axes []Axis, point int, on bool) []scenarios.KV {
+	out := append([]scenarios.KV{}, base...)
+	out = append(out, PointSets(axes, point)...)
+	return append(out, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(on)})
+}
+
+func modeName(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// Validate checks the configuration, including every point's parameters
+// in every mode, without running anything.
+func (c *Config) Validate() error {
+	if c.Scenario == nil {
+		return errors.New("no scenario")
+	}
+	if c.Runs < 1 {
+		return fmt.Errorf("runs %d is not allowed (allowed: 1 or more)", c.Runs)
+	}
+	if c.Base > math.MaxUint64-uint64(c.Runs-1) {
+		return fmt.Errorf("seed %d + runs %d overflows the seed range 0..18446744073709551615", c.Base, c.Runs)
+	}
+	if len(c.Axes) > MaxAxes {
+		return fmt.Errorf("%d axes are not allowed (allowed: at most %d)", len(c.Axes), MaxAxes)
+	}
+	if len(c.Axes) == 2 && c.Axes[0].Key == c.Axes[1].Key {
+		return fmt.Errorf("both axes vary %s", c.Axes[0].Key)
+	}
+	if c.Shard.Count > 1 && (c.Shard.Index < 0 || c.Shard.Index >= c.Shard.Count) {
+		return fmt.Errorf("shard %s is not allowed", c.Shard)
+	}
+	if c.FailingK < 0 {
+		return fmt.Errorf("failing %d is not allowed (allowed: 0 or more)", c.FailingK)
+	}
+	for _, kv := range c.Sets {
+		if kv.Key == "enable.idempotence" {
+			return errors.New("set enable.idempotence with -idempotence, not -set")
+		}
+	}
+	for p := range numPoints(c.Axes) {
+		for _, on := range c.modes() {
+			if _, _, _, err := scenarios.Resolve(c.Scenario, runSets(c.Sets, c.Axes, p, on)); err != nil {
+				where := ""
+				for _, kv := range PointSets(c.Axes, p) {
+					where += kv.Key + "=" + kv.Value + " "
+				}
+				return fmt.Errorf("%sidempotence=%s: %v", where, modeName(on), err)
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Config) modes() []bool {
+	if len(c.Modes) == 0 {
+		return []bool{false, true}
+	}
+	return c.Modes
+}
+
+// seeds returns the number of seeds this shard runs.
+func (c *Config) seeds() int {
+	if c.Shard.Count <= 1 {
+		return c.Runs
+	}
+	n := c.Runs / c.Shard.Count
+	if c.Shard.Index < c.Runs%c.Shard.Count {
+		n++
+	}
+	return n
+}
+
+// seed returns the j-th seed of this shard.
+func (c *Config) seed(j int) uint64 {
+	if c.Shard.Count <= 1 {
+		return c.Base + uint64(j)
+	}
+	return c.Base + uint64(j*c.Shard.Count+c.Shard.Index)
+}
+
+type job struct {
+	k     int64
+	point int
+	on    bool
+	spec  scenarios.Spec
+}
+
+type outcome struct {
+	job
+	res *scenarios.Result
+	err error
+}
+
+// Run runs the sweep. Cancelling ctx stops it cleanly: runs under way
+// finish, and the state holds every run before the first one not started
+// (Complete is false). The error is a configuration or output error.
+func Run(ctx context.Context, c Config) (*State, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	modes := c.modes()
+	st := &State{Scenario: c.Scenario.Name, Base: c.Base, Runs: c.Runs, Sets: c.Sets, Axes: c.Axes,
+		Modes: modes, FailingK: c.FailingK, Complete: true}
+	if st.Sets == nil {
+		st.Sets = []scenarios.KV{}
+	}
+	if c.Shard.Count > 1 {
+		sh := c.Shard
+		st.Shard = &sh
+	}
+	np, ns, nm := numPoints(c.Axes), c.seeds(), len(modes)
+	st.Acc = make([][]*Acc, np)
+	for p := range st.Acc {
+		st.Acc[p] = make([]*Acc, nm)
+		for m := range nm {
+			st.Acc[p][m] = newAcc()
+		}
+	}
+	total := int64(np) * int64(ns) * int64(nm)
+	par := max(c.Parallel, 1)
+
+	var csvw *csvWriter
+	if c.CSV != nil {
+		csvw = newCSVWriter(c.CSV, c.Axes)
+	}
+	var failw *failingWriter
+	if c.KeepFailing != nil {
+		failw = newFailingWriter(c.KeepFailing)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// window bounds the jobs dispatched but not yet written out, so the
+	// reorder buffer stays small whatever the number of runs.
+	window := make(chan struct{}, 8*par)
+	jobs := make(chan job)
+	results := make(chan outcome, par)
+	go func() {
+		defer close(jobs)
+		var k int64
+		for p := range np {
+			for j := range ns {
+				seed := c.seed(j)
+				for _, on := range modes {
+					select {
+					case window <- struct{}{}:
+					case <-ctx.Done():
+						return
+					}
+					if ctx.Err() != nil {
+						return
+					}
+					sets := runSets(c.Sets, c.Axes, p, on)
+					jobs <- job{k: k, point: p, on: on, spec: scenarios.Spec{Scenario: c.Scenario, Seed: seed, Sets: sets}}
+					k++
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range par {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				res, err := runOne(j.spec)
+				results <- outcome{job: j, res: res, err: err}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	pending := map[int64]outcome{}
+	var next int64
+	var firstErr error
+	for o := range results {
+		pending[o.k] = o
+		for {
+			o, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			<-window
+			if firstErr != nil {
+				continue
+			}
+			if o.err != nil {
+				firstErr = o.err
+				cancel()
+				continue
+			}
+			m := 0
+			if len(modes) == 2 && o.on {
+				m = 1
+			}
+			st.Acc[o.point][m].add(o.res, c.FailingK)
+			if csvw != nil {
+				if err := csvw.row(o.point, o.res); err != nil {
+					firstErr = err
+					cancel()
+				}
+			}
+			if failw != nil {
+				if err := failw.add(o.point, o.res); err != nil {
+					firstErr = err
+					cancel()
+				}
+			}
+			if c.Progress != nil {
+				c.Progress(next, total)
+			}
+		}
+	}
+	if csvw != nil {
+		if err := csvw.flush(); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if failw != nil {
+		if err := failw.flush(); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	st.Complete = next == total
+	return st, nil
+}
+
+// runOne runs one spec, turning a panic into an error that carries the
+// reproduce command.
+func runOne(spec scenarios.Spec) (res *scenarios.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("run panicked: %v\nreproduce: %s\n%s", r,
+				scenarios.ReproduceCommand(spec.Scenario.Name, spec.Seed, spec.Sets), debug.Stack())
+		}
+	}()
+	res, err = scenarios.Run(spec)
+	if err != nil {
+		err = fmt.Errorf("seed %d: %v", spec.Seed, err)
+	}
+	return res, err
+}

@@ -1,0 +1,264 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Series is one line of a chart: points (X[i], Y[i]) and, if Lo and Hi
+// are set, a 95% interval [Lo[i], Hi[i]] drawn as an error bar.
+type Series struct {
+	Label string
+	X, Y  []float64
+	// Lo and Hi are absolute interval bounds, the same length as Y, or
+	// nil for no error bars.
+	Lo, Hi []float64
+}
+
+// Chart is a line chart with optional error bars.
+type Chart struct {
+	// Title names the scenario and what is plotted.
+	Title string
+	// XLabel and YLabel name the axes, with units.
+	XLabel, YLabel string
+	// Footnote is printed under the chart, e.g. the seed range, the run
+	// count and the simulator version; it may have several lines.
+	Footnote string
+	Series   []Series
+	// LogX draws the X axis on a log scale (non-positive X are left out).
+	LogX bool
+	// Step draws each series as a step function (for a CDF).
+	Step bool
+	// YMin0 starts the Y axis at 0.
+	YMin0 bool
+}
+
+// Width and Height are the size of every chart.
+const (
+	Width  = 16 * vg.Centimeter
+	Height = 11 * vg.Centimeter
+)
+
+// NewCDF returns a chart of cumulative distributions: each series' X are
+// values (increasing) and Y the fraction of observations at or below
+// them, drawn as steps on a log X axis.
+func NewCDF(title, xlabel, footnote string, series ...Series) *Chart {
+	return &Chart{Title: title, XLabel: xlabel, YLabel: "fraction of records at or below (cumulative)",
+		Footnote: footnote, Series: series, LogX: true, Step: true, YMin0: true}
+}
+
+// WriteTo draws the chart in format ("svg" or "png") to w.
+func (c *Chart) WriteTo(w io.Writer, format string) error {
+	if format != "svg" && format != "png" {
+		return fmt.Errorf("plots: unsupported format %q (allowed: png, svg)", format)
+	}
+	l, err := c.layout()
+	if err != nil {
+		return err
+	}
+	cv, err := draw.NewFormattedCanvas(Width, Height+l.legendH+l.footH, format)
+	if err != nil {
+		return err
+	}
+	l.draw(draw.New(cv))
+	_, err = cv.WriteTo(w)
+	return err
+}
+
+// Save draws the chart to path; the extension (.svg or .png) picks the
+// format.
+func (c *Chart) Save(path string) (err error) {
+	format := strings.TrimPrefix(filepath.Ext(path), ".")
+	if format != "svg" && format != "png" {
+		return fmt.Errorf("plots: unsupported format %q (allowed: png, svg)", format)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return c.WriteTo(f, format)
+}
+
+// errPoints gives plotter.NewYErrorBars points and their error distances.
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+func finite(v ...float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// layout is a chart built and measured, ready to draw.
+type layout struct {
+	p              *plot.Plot
+	legend         plot.Legend
+	foot           text.Style
+	footnote       string
+	legendH, footH vg.Length
+}
+
+func (c *Chart) layout() (*layout, error) {
+	p := plot.New()
+	leg := plot.NewLegend()
+	leg.TextStyle.Font.Size = vg.Points(9)
+	leg.Top, leg.Left = true, true
+	p.Title.TextStyle.Font.Size = vg.Points(11)
+	p.Title.Text = c.Title
+	p.X.Label.Text = c.XLabel
+	p.Y.Label.Text = c.YLabel
+	p.Add(plotter.NewGrid())
+	if c.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if c.YMin0 {
+		p.Y.Min = 0
+	}
+	for i, s := range c.Series {
+		var xys plotter.XYs
+		var errs plotter.YErrors
+		bars := s.Lo != nil && s.Hi != nil
+		for j := range s.X {
+			x, y := s.X[j], s.Y[j]
+			if !finite(x, y) || c.LogX && x <= 0 {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: x, Y: y})
+			if bars {
+				lo, hi := s.Lo[j], s.Hi[j]
+				if !finite(lo, hi) {
+					lo, hi = y, y
+				}
+				errs = append(errs, struct{ Low, High float64 }{y - lo, hi - y})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		col := plotutil.Color(i)
+		dashes := plotutil.Dashes(i)
+		if c.Step {
+			l, err := plotter.NewLine(xys)
+			if err != nil {
+				return nil, err
+			}
+			l.StepStyle = plotter.PostStep
+			l.Color, l.Dashes, l.Width = col, dashes, vg.Points(1.5)
+			p.Add(l)
+			leg.Add(s.Label, l)
+			continue
+		}
+		l, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Dashes, l.Width = col, dashes, vg.Points(1.5)
+		pts.Color, pts.Shape = col, plotutil.Shape(i)
+		p.Add(l, pts)
+		if bars {
+			eb, err := plotter.NewYErrorBars(errPoints{xys, errs})
+			if err != nil {
+				return nil, err
+			}
+			eb.Color = col
+			eb.LineStyle.Width = vg.Points(1)
+			p.Add(eb)
+		}
+		leg.Add(s.Label, l, pts)
+	}
+
+	if c.LogX {
+		// A log axis needs a positive, non-degenerate range.
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, s := range c.Series {
+			for _, x := range s.X {
+				if finite(x) && x > 0 {
+					lo, hi = min(lo, x), max(hi, x)
+				}
+			}
+		}
+		switch {
+		case lo > hi:
+			lo, hi = 1, 10
+		case lo == hi:
+			lo, hi = lo/2, hi*2
+		}
+		p.X.Min, p.X.Max = lo, hi
+	}
+
+	foot := text.Style{
+		Color:   color.Gray{Y: 64},
+		Font:    p.X.Label.TextStyle.Font,
+		XAlign:  draw.XLeft,
+		YAlign:  draw.YBottom,
+		Handler: p.X.Label.TextStyle.Handler,
+	}
+	foot.Font.Size = vg.Points(7.5)
+	l := &layout{p: p, legend: leg, foot: foot, footnote: c.Footnote}
+	if c.Footnote != "" {
+		l.footH = foot.Height(c.Footnote) + vg.Points(6)
+	}
+	if r := leg.Rectangle(draw.Canvas{}); r.Size().Y > 0 {
+		l.legendH = r.Size().Y + vg.Points(8)
+	}
+	return l, nil
+}
+
+// draw draws the plot, then the legend under it, then the footnote.
+func (l *layout) draw(dc draw.Canvas) {
+	white := draw.Crop(dc, 0, 0, 0, 0)
+	white.SetColor(color.White)
+	white.Fill(white.Rectangle.Path())
+	l.p.Draw(draw.Crop(dc, vg.Points(4), -vg.Points(8), l.footH+l.legendH, -vg.Points(4)))
+	if l.legendH > 0 {
+		lc := draw.Crop(dc, vg.Points(40), 0, l.footH, 0)
+		lc.Max.Y = lc.Min.Y + l.legendH - vg.Points(4)
+		l.legend.Draw(lc)
+	}
+	if l.footnote != "" {
+		dc.FillText(l.foot, vg.Point{X: dc.Min.X + vg.Points(6), Y: dc.Min.Y + vg.Points(3)}, l.footnote)
+	}
+}
+
+// Data returns the chart's data as text, one line per point, for golden
+// tests: the data is the more robust thing to compare than the picture.
+func (c *Chart) Data() string {
+	var b strings.Builder
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+	fmt.Fprintf(&b, "title: %s\nx: %s\ny: %s\nfootnote: %s\n", c.Title, c.XLabel, c.YLabel, strings.ReplaceAll(c.Footnote, "\n", " | "))
+	for _, s := range c.Series {
+		fmt.Fprintf(&b, "series %q\n", s.Label)
+		for j := range s.X {
+			fmt.Fprintf(&b, "  %s %s", f(s.X[j]), f(s.Y[j]))
+			if s.Lo != nil && s.Hi != nil {
+				fmt.Fprintf(&b, " [%s, %s]", f(s.Lo[j]), f(s.Hi[j]))
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}

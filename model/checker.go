@@ -416,3 +416,9 @@ func committedEntries(log []LogEntry) []bool {
 	}
 	return out
 }
+
+// Invariants returns the names of every invariant the checker judges, in
+// report order.
+func Invariants() []string {
+	return []string{InvDup, InvLoss, InvOrder, InvSeq, InvDedup, InvFence, InvState, InvEpoch, LiveProd}
+}

@@ -309,3 +309,7 @@ func planSource(spec Spec) string {
 	}
 	return spec.PlanFile
 }
+
+// Invariants returns the names of the invariants every run judges, in
+// report order.
+func Invariants() []string { return model.Invariants() }

@@ -10,7 +10,7 @@ import (
 )
 
 // checked lists the invariants every run judges, in report order.
-var checked = []string{"INV-DUP", "INV-LOSS", "INV-ORDER", "INV-SEQ", "INV-DEDUP", "INV-FENCE", "INV-STATE", "INV-EPOCH", "LIVE-PROD"}
+var checked = scenarios.Invariants()
 
 // writeReport prints the human-readable report: scenario and parameters,
 // counts, verdicts, trace hash, and on a violation the reproduce command.

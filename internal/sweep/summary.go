@@ -15,7 +15,7 @@ const Format = 1
 
 // Invariants are always listed in a summary, violated or not; others
 // appear when violated.
-var Invariants = []string{"INV-DUP", "INV-LOSS", "INV-ORDER", "LIVE-PROD"}
+var Invariants = scenarios.Invariants()
 
 // Summary is a sweep's report: what summary.json and -json hold. It has no
 // wall-clock times, host names or paths, so equal sweeps give equal bytes.

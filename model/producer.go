@@ -124,6 +124,9 @@ type partState struct {
 	// drainWait (librdkafka policy): after an error, send nothing for the
 	// partition until everything on the wire is back.
 	drainWait bool
+	// live holds the partition's batches in creation order; finished ones
+	// are dropped from its head lazily (oldestLive).
+	live []*pbatch
 }
 
 // prequest is one produce or InitProducerId request on the wire.
@@ -304,6 +307,7 @@ func (p *Producer) sendRecord(now sim.Time, rec Record) {
 		// txnState).
 		last = &pbatch{b: Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.txnMode()}, createdAt: now}
 		ps.queue = append(ps.queue, last)
+		ps.live = append(ps.live, last)
 	}
 	last.b.Records = append(last.b.Records, rec)
 }

@@ -92,14 +92,17 @@ func (p *Producer) checkRequestTimeouts(now sim.Time) {
 func (p *Producer) expireBatches(now sim.Time) bool {
 	any := false
 	for _, ps := range p.parts {
-		var exp []*pbatch
-		for _, b := range ps.unacked {
-			if b.req != nil && now >= b.createdAt.Add(p.cfg.DeliveryTimeout) {
-				exp = append(exp, b)
-			}
+		if o, ok := ps.oldestLive(); !ok || now < o.Add(p.cfg.DeliveryTimeout) {
+			continue // nothing of this partition is old enough (fast path)
 		}
-		for _, b := range ps.queue {
-			if now >= b.createdAt.Add(p.cfg.DeliveryTimeout) {
+		// The expired batches, on the wire or queued, are a prefix of the
+		// live list (creation order).
+		var exp []*pbatch
+		for _, b := range ps.live {
+			if now < b.createdAt.Add(p.cfg.DeliveryTimeout) {
+				break
+			}
+			if !b.done {
 				exp = append(exp, b)
 			}
 		}
@@ -331,7 +334,9 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 	req := &ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TransactionalID: p.cfg.TransactionalID, Batches: make([]Batch, 0, len(batches))}
 	for _, b := range batches {
 		ps := p.parts[b.b.Partition]
-		ps.queue = slices.DeleteFunc(ps.queue, func(x *pbatch) bool { return x == b })
+		if i := slices.Index(ps.queue, b); i >= 0 {
+			ps.queue = slices.Delete(ps.queue, i, i+1)
+		}
 		if p.cfg.EnableIdempotence && !b.hasSeq {
 			if ps.pid != p.pid || ps.epoch != p.epoch {
 				// C6.2: the partition adopts the producer's pid/epoch
@@ -427,24 +432,23 @@ func (p *Producer) scheduleWake(now sim.Time) {
 		if !c.ready && c.reconnectAt > now {
 			at(c.reconnectAt)
 		}
-		for _, q := range c.inflight {
-			at(q.sentAt.Add(p.cfg.RequestTimeout))
+		if len(c.inflight) > 0 {
+			// Requests are sent, and so time out, in order.
+			at(c.inflight[0].sentAt.Add(p.cfg.RequestTimeout))
 		}
 	}
 	if p.fatal == ErrNone {
 		for _, ps := range p.parts {
-			for _, b := range ps.unacked {
-				at(b.createdAt.Add(p.cfg.DeliveryTimeout))
+			if o, ok := ps.oldestLive(); ok {
+				at(o.Add(p.cfg.DeliveryTimeout))
 			}
-			for i, b := range ps.queue {
-				at(b.createdAt.Add(p.cfg.DeliveryTimeout))
-				if i == 0 {
-					if b.retryAt > now {
-						at(b.retryAt)
-					}
-					if !b.hasSeq && len(b.b.Records) < p.cfg.BatchSize {
-						at(b.createdAt.Add(p.cfg.Linger))
-					}
+			if len(ps.queue) > 0 {
+				b := ps.queue[0]
+				if b.retryAt > now {
+					at(b.retryAt)
+				}
+				if !b.hasSeq && len(b.b.Records) < p.cfg.BatchSize {
+					at(b.createdAt.Add(p.cfg.Linger))
 				}
 			}
 		}
@@ -458,4 +462,20 @@ func (p *Producer) scheduleWake(now sim.Time) {
 	p.wakeAt = next
 	p.wakeToken++
 	p.out = append(p.out, Out{Kind: OutWake, At: next, Timer: p.wakeToken})
+}
+
+// oldestLive returns the creation time of the partition's oldest batch not
+// yet finished: every delivery deadline of the partition is at or after it
+// plus delivery.timeout.ms. Batches are created in time order, so the
+// answer is the head of the live list once finished batches are dropped
+// from it (amortised O(1)).
+func (ps *partState) oldestLive() (sim.Time, bool) {
+	for len(ps.live) > 0 && ps.live[0].done {
+		ps.live[0] = nil
+		ps.live = ps.live[1:]
+	}
+	if len(ps.live) == 0 {
+		return 0, false
+	}
+	return ps.live[0].createdAt, true
 }

@@ -161,7 +161,15 @@ again what v1 left unresolved. v1 wakes and sends its buffered records with
 epoch 0. The broker has seen epoch 1 and rejects them
 (INVALID_PRODUCER_EPOCH); v1 stops with ProducerFenced (bug-zoo Z05).
 Without idempotence there is no producer id or epoch: v1's late writes
-land and duplicate what v2 sent again.`,
+land and duplicate what v2 sent again.
+
+Fencing alone has a window: a partition rejects epoch 0 only once it has
+seen epoch 1. If v1 wakes before v2's first write reaches the partition
+(try -set pause.ms=2000), v1's batch is accepted and duplicates v2's
+resend. With transactions (-set transaction.records=10) v2's
+InitProducerId finds v1's transaction open, aborts it with epoch 1
+(CONCURRENT_TRANSACTIONS for v2, whose retry gets epoch 2), and v1's
+writes are rejected or aborted at every pause length (semantics T2.3).`,
 		ExpectOff: "zombie writes land and duplicate v2's resends (INV-DUP fails, zombie_writes > 0)",
 		ExpectOn:  "v1 is fenced (fenced > 0), zombie_writes = 0, no duplicates",
 		Defaults: []KV{{"records", "60"}, {"transactional.id", "t1"}, {"coordinator.next.pid", "42"},

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the README's example outputs")
@@ -43,5 +45,37 @@ func TestReadmeExamples(t *testing.T) {
 		if err := os.WriteFile(path, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestReadmeCatalogue: the README's tables name every scenario and every
+// -bug, and its scenario-file example parses and runs.
+func TestReadmeCatalogue(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	for _, n := range scenarios.Names() {
+		if !strings.Contains(text, "| `"+n+"` |") {
+			t.Errorf("README's scenario table lacks %s", n)
+		}
+	}
+	for _, b := range scenarios.Bugs() {
+		if !strings.Contains(text, "| `"+b.ID+"` |") {
+			t.Errorf("README's -bug table lacks %s", b.ID)
+		}
+	}
+	m := regexp.MustCompile("(?s)```yaml\n(# study.yaml\n.*?)```").FindStringSubmatch(text)
+	if m == nil {
+		t.Fatal("README has no study.yaml example")
+	}
+	path := filepath.Join(t.TempDir(), "study.yaml")
+	if err := os.WriteFile(path, []byte(m[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	if code := run([]string{"-scenario-file", path, "-seed", "7"}, &o, &e); code == 2 {
+		t.Fatalf("README's scenario file: exit 2: %s", e.String())
 	}
 }

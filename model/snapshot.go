@@ -132,8 +132,16 @@ func (p *Partition) Restart(now sim.Time, clean bool) {
 		}
 		return 0
 	})
-	for ; i < len(p.log); i++ {
-		le := &p.log[i]
+	p.replay(p.log[i:])
+	p.Snapshot()
+}
+
+// replay applies log entries to the producer state through the replication
+// path (UnifiedLog.rebuildProducerState step 3): no sequence validation,
+// batches join the windows, markers move epochs and close transactions.
+func (p *Partition) replay(entries []LogEntry) {
+	for i := range entries {
+		le := &entries[i]
 		if !le.Batch.Idempotent() {
 			continue
 		}
@@ -143,5 +151,4 @@ func (p *Partition) Restart(now sim.Time, clean bool) {
 		}
 		p.applyData(le.Batch, le.FirstOffset, le.LastOffset, le.AppendedAt)
 	}
-	p.Snapshot()
 }

@@ -23,17 +23,7 @@ func (p *Partition) DropState() {
 // agree, else a description of the first differences.
 func (p *Partition) StateDiff(now sim.Time) string {
 	ref := NewPartition(p.ID, p.cfg)
-	for i := range p.log {
-		le := &p.log[i]
-		if !le.Batch.Idempotent() {
-			continue
-		}
-		if le.Marker != MarkerNone {
-			ref.applyMarker(le.Batch.PID, le.Batch.Epoch, le.CoordinatorEpoch, le.AppendedAt)
-			continue
-		}
-		ref.applyData(le.Batch, le.FirstOffset, le.LastOffset, le.AppendedAt)
-	}
+	ref.replay(p.log)
 	exp := p.cfg.expiration()
 	var diffs []string
 	seen := map[ProducerID]bool{}

@@ -188,6 +188,13 @@ func GeneratePlan(rng *rand.Rand, opts GenOptions) Plan {
 			p.Actions = append(p.Actions, Action{At: at, Kind: Drift, Node: pick(all), PPM: ppm})
 		}
 	}
+	p.SortByTime()
+	return p
+}
+
+// SortByTime orders the plan's actions by time; actions at the same time
+// keep their order.
+func (p *Plan) SortByTime() {
 	slices.SortStableFunc(p.Actions, func(a, b Action) int {
 		switch {
 		case a.At < b.At:
@@ -197,5 +204,4 @@ func GeneratePlan(rng *rand.Rand, opts GenOptions) Plan {
 		}
 		return 0
 	})
-	return p
 }

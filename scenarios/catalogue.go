@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"time"
 
@@ -44,15 +43,24 @@ func withNoise(rng *rand.Rand, v *Values, nodes simnet.Nodes, p simnet.Plan) sim
 	noise := simnet.GeneratePlan(rng, simnet.GenOptions{Faults: n, Kinds: kinds, Window: window,
 		MaxDuration: v.Duration("fault.max_duration"), Nodes: nodes})
 	p.Actions = append(p.Actions, noise.Actions...)
-	slices.SortStableFunc(p.Actions, func(a, b simnet.Action) int {
-		switch {
-		case a.At < b.At:
-			return -1
-		case a.At > b.At:
-			return 1
-		}
-		return 0
-	})
+	p.SortByTime()
+	return p
+}
+
+// restarts is the plan of n crashes of the first producer, each followed by
+// a restart down later: crash i comes offset after send number
+// (i+1)*records/(n+1).
+func restarts(v *Values, nodes simnet.Nodes, n int64, offset func() time.Duration, down time.Duration) simnet.Plan {
+	var p simnet.Plan
+	iv := v.Millis("send.interval.ms")
+	records := v.Int("records")
+	for i := int64(0); i < n; i++ {
+		k := (i + 1) * records / (n + 1)
+		at := time.Duration(k)*iv + offset()
+		p.Actions = append(p.Actions,
+			simnet.Action{At: at, Kind: simnet.Crash, Node: nodes.Clients[0]},
+			simnet.Action{At: at + down, Kind: simnet.Restart, Node: nodes.Clients[0]})
+	}
 	return p
 }
 
@@ -131,19 +139,12 @@ within one producer session only; transactions are Kafka's answer.`,
 		OnNote:   "the broker deduplicates per producer id; a new instance without transactional.id has a new one (Kafka documents idempotence as per-session)",
 		build:    oneApp,
 		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
-			var p simnet.Plan
-			iv := v.Millis("send.interval.ms")
-			n := v.Int("restart.count")
-			records := v.Int("records")
-			for i := int64(0); i < n; i++ {
-				// Just after send number k, while its acknowledgement is
-				// on the way back: base latency plus a little.
-				k := (i + 1) * records / (n + 1)
-				at := time.Duration(k)*iv + jitter(rng, v.Duration("net.latency.base")+v.Duration("net.latency.spread"), v.Duration("net.latency.spread"))
-				p.Actions = append(p.Actions,
-					simnet.Action{At: at, Kind: simnet.Crash, Node: nodes.Clients[0]},
-					simnet.Action{At: at + v.Millis("restart.down.ms"), Kind: simnet.Restart, Node: nodes.Clients[0]})
-			}
+			// Just after a send, while its acknowledgement is on the way
+			// back: base latency plus a little.
+			lat := v.Duration("net.latency.base") + v.Duration("net.latency.spread")
+			p := restarts(v, nodes, v.Int("restart.count"), func() time.Duration {
+				return jitter(rng, lat, v.Duration("net.latency.spread"))
+			}, v.Millis("restart.down.ms"))
 			return withNoise(rng, v, nodes, p)
 		},
 	}
@@ -305,18 +306,11 @@ producer's last batch was acknowledged, so nothing is in doubt.`,
 		Bugs:    []string{"K19367"},
 		build:   oneApp,
 		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
-			var p simnet.Plan
+			// Half an interval after a send: its acknowledgement is in.
 			iv := v.Millis("send.interval.ms")
-			n := v.Int("restart.count")
-			records := v.Int("records")
-			for i := int64(0); i < n; i++ {
-				k := (i + 1) * records / (n + 1)
-				// Half an interval after send k: its acknowledgement is in.
-				at := time.Duration(k)*iv + iv/2 + jitter(rng, 0, iv/10)
-				p.Actions = append(p.Actions,
-					simnet.Action{At: at, Kind: simnet.Crash, Node: nodes.Clients[0]},
-					simnet.Action{At: at + iv/10, Kind: simnet.Restart, Node: nodes.Clients[0]})
-			}
+			p := restarts(v, nodes, v.Int("restart.count"), func() time.Duration {
+				return iv/2 + jitter(rng, 0, iv/10)
+			}, iv/10)
 			return withNoise(rng, v, nodes, p)
 		},
 	}

@@ -179,7 +179,7 @@ func fmtTime(t sim.Time) string {
 // as syntax to harmless ones: ':' and '#' to '.', ';' to ',', braces and
 // angle brackets to parentheses; '%' becomes "pct".
 func mermaidText(s string) string {
-	r := strings.NewReplacer(":", ".", "#", ".", ";", ",", "{", "(", "}", ")", "<", "(", ">", ")", "%", "pct", "\n", " ")
+	r := strings.NewReplacer(":", ".", "#", ".", ";", ",", "{", "(", "}", ")", "<", " from ", ">", " to ", "%", "pct", "\n", " ")
 	return r.Replace(s)
 }
 

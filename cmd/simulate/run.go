@@ -64,6 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		bugs = append(bugs, scenarios.KV{Key: "-bug", Value: b.ID})
 		return nil
 	})
+	ex := addExplainFlags(fs) // explain.go
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simulate -seed N -scenario NAME [flags]")
 		fs.PrintDefaults()
@@ -163,6 +164,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, fmt.Sprintf("-plan-out: cannot write %s: %v", *planOut, unwrapPath(err)))
 		}
 	}
+	if code, done := ex.run(spec, *planOut, stdout, stderr); done { // explain.go
+		return code
+	}
+	spec.Record = ex.record()
 	res, err := scenarios.Run(spec)
 	if err != nil {
 		return usageErr(stderr, err.Error())
@@ -176,6 +181,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		writeReport(stdout, res, *trace)
+	}
+	if code := ex.draw(res, stderr); code != exitOK { // explain.go
+		return code
 	}
 	if res.HasViolations() {
 		return exitViolation

@@ -154,8 +154,14 @@ func TimelinePlot(tl *Timeline) (*plot.Plot, error) {
 		sc.GlyphStyle = draw.GlyphStyle{Color: lostColor, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
 		p.Add(sc)
 	}
-	for _, m := range tl.Marks {
+	for i, m := range tl.Marks {
 		x := sec(m.At)
+		stack := 0 // marks at the same time stack their labels
+		for _, o := range tl.Marks[:i] {
+			if o.At == m.At {
+				stack++
+			}
+		}
 		ln, err := plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}})
 		if err != nil {
 			return nil, err
@@ -163,7 +169,7 @@ func TimelinePlot(tl *Timeline) (*plot.Plot, error) {
 		ln.Color = lostColor
 		ln.Width = vg.Points(1.5)
 		p.Add(ln)
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: tl.y(m.Lane) - 0.3}}, Labels: []string{m.Label}})
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: tl.y(m.Lane) - 0.3 - 0.25*float64(stack)}}, Labels: []string{m.Label}})
 		if err != nil {
 			return nil, err
 		}

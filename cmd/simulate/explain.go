@@ -173,7 +173,10 @@ func timelineOf(res *scenarios.Result) *plots.Timeline {
 				}
 			}
 		case scenarios.LogViolation:
-			tl.Marks = append(tl.Marks, plots.Mark{Lane: lane("b1"), At: e.At, Label: e.From})
+			m := plots.Mark{Lane: lane("b1"), At: e.At, Label: e.From}
+			if !slices.Contains(tl.Marks, m) {
+				tl.Marks = append(tl.Marks, m)
+			}
 		}
 	}
 	return tl

@@ -127,6 +127,8 @@ type Network struct {
 	// client) since the last [Network.TakeNotices], in break order.
 	broken  []Conn
 	notices []Notice
+	// muted: random loss draws are made but ignored ([Network.MuteLoss]).
+	muted bool
 }
 
 // New returns a network over the named nodes. cfg must be valid
@@ -196,6 +198,12 @@ func (nw *Network) Send(now sim.Time, c Conn, dir Direction) Sent {
 	return nw.send(now, c, dir, false)
 }
 
+// MuteLoss makes the random loss draws of [Network.Send] count for
+// nothing: they are still drawn, so the stream stays aligned, but no
+// message is lost by chance. A run that replays its realized fault plan
+// (every random loss written out as a planned drop) mutes the loss.
+func (nw *Network) MuteLoss() { nw.muted = true }
+
 // SendLost is [Network.Send] for a message the caller (a fault plan) wants
 // lost: it is lost like a random loss, without a draw, unless the
 // connection is already broken or the link is cut.
@@ -224,7 +232,12 @@ func (nw *Network) send(now sim.Time, c Conn, dir Direction, lose bool) Sent {
 	if dir == Response {
 		p = nw.respPPM
 	}
-	if lose || sim.Chance(nw.rng, p) {
+	// The loss draw is made even for a forced loss, and even when muted,
+	// so that forcing, muting or removing a loss never shifts the
+	// stream's later draws (latencies, notices): a run's random losses
+	// replay as planned drops with the same timing.
+	hit := sim.Chance(nw.rng, p)
+	if lose || hit && !nw.muted {
 		s.Fate = Lost
 		s.Forced = lose
 		nw.breakConn(c)

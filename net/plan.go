@@ -37,9 +37,15 @@ const (
 	// Drift: "drift NODE ±PPMppm": the process's timers run slow (+) or
 	// fast (-) by PPM parts per million from now on.
 	Drift
+	// Reject: "reject N CLIENT>SERVER ERROR [partition K]": the server
+	// answers the batches of the N-th request the client sends it (only
+	// partition K's batch, when given) with the error ERROR, a Kafka error
+	// name such as NOT_ENOUGH_REPLICAS, and appends none of them. It is
+	// the plan form of a broker's random transient error.
+	Reject
 )
 
-var actionVerbs = [...]string{"pause", "crash", "restart", "partition", "partition-oneway", "heal", "heal-oneway", "drop", "drift"}
+var actionVerbs = [...]string{"pause", "crash", "restart", "partition", "partition-oneway", "heal", "heal-oneway", "drop", "drift", "reject"}
 
 // String returns the kind's plan-text verb.
 func (k ActionKind) String() string {
@@ -78,6 +84,11 @@ type Action struct {
 	// PPM is a Drift's rate error in parts per million,
 	// -MaxDriftPPM < PPM <= MaxDriftPPM.
 	PPM int32
+	// Code is a Reject's error name (upper-case Kafka name); N, From and
+	// To name its request. Part is the one partition it rejects, or -1
+	// for every batch of the request.
+	Code string
+	Part int32
 	// Line is the plan-text line the action came from, 0 if it was not
 	// parsed. Equal ignores it.
 	Line int
@@ -87,7 +98,7 @@ type Action struct {
 func (a *Action) Equal(b *Action) bool {
 	return a.At == b.At && a.Kind == b.Kind && a.Node == b.Node && a.For == b.For && a.Clean == b.Clean &&
 		slices.Equal(a.A, b.A) && slices.Equal(a.B, b.B) && a.Dir == b.Dir && a.N == b.N &&
-		a.From == b.From && a.To == b.To && a.PPM == b.PPM
+		a.From == b.From && a.To == b.To && a.PPM == b.PPM && a.Code == b.Code && a.Part == b.Part
 }
 
 // AppendTo appends the action's plan-text line, without its time and
@@ -143,6 +154,19 @@ func (a *Action) AppendTo(b []byte) []byte {
 		}
 		b = strconv.AppendInt(b, int64(a.PPM), 10)
 		b = append(b, "ppm"...)
+	case Reject:
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, a.N, 10)
+		b = append(b, ' ')
+		b = append(b, a.From...)
+		b = append(b, '>')
+		b = append(b, a.To...)
+		b = append(b, ' ')
+		b = append(b, a.Code...)
+		if a.Part >= 0 {
+			b = append(b, " partition "...)
+			b = strconv.AppendInt(b, int64(a.Part), 10)
+		}
 	}
 	return b
 }
@@ -204,7 +228,7 @@ func (p *Plan) Check(names []string) error {
 			if !known(a.Node) {
 				bad = a.Node
 			}
-		case Drop:
+		case Drop, Reject:
 			if !known(a.From) {
 				bad = a.From
 			} else if !known(a.To) {

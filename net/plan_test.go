@@ -22,6 +22,8 @@ const examplePlan = `# a hand-written plan
 0s drop response 17 p1>b1
 0s drop request 2 p2 > c1
 1s drift p2 -150ppm
+0s reject 5 p1>b1 NOT_ENOUGH_REPLICAS
+0s reject 6 p1 > b1 NOT_LEADER_OR_FOLLOWER partition 1
 end 60s
 `
 
@@ -30,7 +32,7 @@ func TestParsePlanExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Actions) != 12 || p.End != 60*time.Second {
+	if len(p.Actions) != 14 || p.End != 60*time.Second {
 		t.Fatalf("got %d actions, end %v", len(p.Actions), p.End)
 	}
 	want := []simnet.Action{
@@ -53,6 +55,12 @@ func TestParsePlanExample(t *testing.T) {
 	if a := p.Actions[11]; a.PPM != -150 {
 		t.Errorf("drift: %+v", a)
 	}
+	if a := p.Actions[12]; a.Kind != simnet.Reject || a.N != 5 || a.From != "p1" || a.To != "b1" || a.Code != "NOT_ENOUGH_REPLICAS" || a.Part != -1 {
+		t.Errorf("reject: %+v", a)
+	}
+	if a := p.Actions[13]; a.Part != 1 || a.String() != "0s reject 6 p1>b1 NOT_LEADER_OR_FOLLOWER partition 1" {
+		t.Errorf("reject partition: %+v %s", a, a)
+	}
 	if err := p.Check([]string{"p1", "p2", "b1", "c1"}); err != nil {
 		t.Error(err)
 	}
@@ -67,7 +75,11 @@ func TestParsePlanExample(t *testing.T) {
 
 func TestParsePlanErrors(t *testing.T) {
 	cases := []struct{ text, want string }{
-		{"1s pasue p1 2s", `line 1: unknown action "pasue" (allowed: pause, crash, restart, partition, partition-oneway, heal, heal-oneway, drop, drift)`},
+		{"1s pasue p1 2s", `line 1: unknown action "pasue" (allowed: pause, crash, restart, partition, partition-oneway, heal, heal-oneway, drop, drift, reject)`},
+		{"0s reject 0 p1>b1 NOT_ENOUGH_REPLICAS", `line 1: reject: request number "0" is not allowed (allowed: an integer >= 1)`},
+		{"0s reject 1 p1>b1 not_enough", `line 1: reject: "not_enough" is not an error name (e.g. NOT_ENOUGH_REPLICAS)`},
+		{"0s reject 1 p1>b1 X part 2", `line 1: reject: want "partition K" with K >= 0 after the error, got "part 2"`},
+		{"0s reject 1 p1 b1 X", `line 1: want "reject N CLIENT>SERVER ERROR [partition K]", e.g. 0s reject 5 p1>b1 NOT_ENOUGH_REPLICAS`},
 		{"# c\n\n3x pause p1 1s", `line 3: time "3x" is not a duration`},
 		{"-1s crash b1", `line 1: time "-1s" is negative`},
 		{"1s pause p1", `line 1: want "pause NODE DUR"`},
@@ -156,6 +168,7 @@ func FuzzParsePlan(f *testing.F) {
 	f.Add("0s drop response 17 p1>b1\nend 1m")
 	f.Add("1.5h pause x.y-z_1 1ns # c")
 	f.Add("1s drift a +0ppm\n\r\n1s restart b unclean")
+	f.Add("0s reject 5 p1>b1 NOT_ENOUGH_REPLICAS\n1s reject 2 p2 > b1 X_1 partition 3")
 	f.Fuzz(func(t *testing.T, text string) {
 		p, err := simnet.ParsePlan(text)
 		if err != nil {

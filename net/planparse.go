@@ -20,6 +20,7 @@ import (
 //	14s restart b1 clean
 //	0s drop response 17 p1>b1
 //	0s drift p2 +200ppm
+//	0s reject 5 p1>b1 NOT_ENOUGH_REPLICAS
 //	end 60s
 //
 // Node names are a letter followed by letters, digits, '_', '-' or '.'.
@@ -181,6 +182,10 @@ func ParsePlan(text string) (Plan, error) {
 				return Plan{}, errf("drift: %q is not allowed (allowed: -999999ppm..+1000000ppm)", args[1])
 			}
 			a.PPM = int32(v)
+		case "reject":
+			if a, err = parseReject(a, args); err != nil {
+				return Plan{}, errf("%v", err)
+			}
 		default:
 			return Plan{}, errf("unknown action %q (allowed: %s)", f[1], strings.Join(actionVerbs[:], ", "))
 		}
@@ -238,4 +243,44 @@ func parseNode(s string) (string, error) {
 		return "", fmt.Errorf("%q is not a node name (e.g. p1, b1, c1)", s)
 	}
 	return s, nil
+}
+
+// parseReject reads a reject's tokens: N FROM > TO ERROR [partition K].
+func parseReject(a Action, args []string) (Action, error) {
+	a.Kind, a.Part = Reject, -1
+	if (len(args) != 5 && len(args) != 7) || args[2] != ">" {
+		return a, fmt.Errorf("want \"reject N CLIENT>SERVER ERROR [partition K]\", e.g. 0s reject 5 p1>b1 NOT_ENOUGH_REPLICAS")
+	}
+	n, err := strconv.ParseInt(args[0], 10, 64)
+	if err != nil || n < 1 {
+		return a, fmt.Errorf("reject: request number %q is not allowed (allowed: an integer >= 1)", args[0])
+	}
+	a.N = n
+	if a.From, err = parseNode(args[1]); err != nil {
+		return a, fmt.Errorf("reject: %v", err)
+	}
+	if a.To, err = parseNode(args[3]); err != nil {
+		return a, fmt.Errorf("reject: %v", err)
+	}
+	if a.From == a.To {
+		return a, fmt.Errorf("reject: link %s>%s needs two different nodes", a.From, a.To)
+	}
+	code := args[4]
+	ok := code != ""
+	for i := 0; ok && i < len(code); i++ {
+		c := code[i]
+		ok = c >= 'A' && c <= 'Z' || c == '_' || i > 0 && c >= '0' && c <= '9'
+	}
+	if !ok {
+		return a, fmt.Errorf("reject: %q is not an error name (e.g. NOT_ENOUGH_REPLICAS)", code)
+	}
+	a.Code = code
+	if len(args) == 7 {
+		k, err := strconv.ParseInt(args[6], 10, 32)
+		if args[5] != "partition" || err != nil || k < 0 {
+			return a, fmt.Errorf("reject: want \"partition K\" with K >= 0 after the error, got %q", strings.Join(args[5:], " "))
+		}
+		a.Part = int32(k)
+	}
+	return a, nil
 }

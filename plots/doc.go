@@ -1,7 +1,7 @@
 // Package plots draws idemsim's charts with gonum/plot, as PNG or SVG.
 //
 // It draws results and never runs a simulation: its inputs are its own
-// plain types ([Chart], [Series]), filled in by the caller (the sweep
+// plain types ([Chart], [Series], and the timeline's lanes and arrows), filled in by the caller (the sweep
 // engine converts its summaries into them). Every chart has a title, axis
 // labels with units, a legend and a footnote; the footnote carries what is
 // needed to regenerate the figure (seed range, run count, simulator

@@ -55,8 +55,8 @@ func (w *World) produce(now sim.Time, req *model.ProduceRequest) (*model.Produce
 		case w.bs.notReady[bt.Partition] > 0:
 			w.bs.notReady[bt.Partition]--
 			r = model.AppendResult{Err: model.ErrNotLeaderOrFollower, FirstOffset: -1, LastOffset: -1, Reason: "partition not ready"}
-		case sim.Chance(w.bs.rng, w.bs.transientPPM):
-			r = model.AppendResult{Err: model.ErrNotEnoughReplicas, FirstOffset: -1, LastOffset: -1, Reason: "transient: in-sync replicas below min.insync.replicas"}
+		case w.transient(bt.Partition, &r):
+			// A planned reject or a broker.transient_error draw (realize.go).
 		default:
 			r = p.AppendWith(now, *bt, model.AppendOptions{Verification: w.verification(p, req.TransactionalID, bt)})
 		}

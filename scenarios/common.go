@@ -73,6 +73,7 @@ func commonParams() []Param {
 		{Key: "net.link.latency", Kind: String, Default: "", Doc: "per-link latency overrides, ';'-separated 'FROM>TO DIST key=value...' with keys base, spread, sigma, tail_prob, tail, e.g. 'p1>b1 constant base=5ms; b1>p1 uniform base=1ms spread=4ms'"},
 
 		// Faults (see docs/plans.md).
+		{Key: "fault.realized", Kind: Bool, Default: "false", Doc: "replaying a realized plan (docs/explain.md): the random loss sources still draw but lose nothing; the plan's drops and rejects stand for their losses"},
 		{Key: "fault.count", Kind: Int, Default: "0", Unit: "faults", Doc: "faults the seed's generated fault plan draws (a pause, a crash+restart, a partition+heal count one each)", Min: 0, Max: 10_000},
 		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: all, or a comma list of pause, crash, partition, oneway, drop, drift"},
 		{Key: "fault.window", Kind: Duration, Default: "0s", Doc: "generated faults start in [0, window); 0 = the workload's length plus request.timeout.ms", Min: 0, Max: 1e15},

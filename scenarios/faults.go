@@ -86,6 +86,9 @@ func (w *World) initFaults(planText, planFile string) error {
 	if err := w.plan.Check(w.names); err != nil {
 		return planErr(planFile, err)
 	}
+	if err := w.checkRejects(); err != nil {
+		return planErr(planFile, err)
+	}
 	for i := range w.plan.Actions {
 		a := &w.plan.Actions[i]
 		if a.Kind == simnet.Drop && (!slices.Contains(nodes.Clients, a.From) || !slices.Contains(nodes.Servers, a.To)) {
@@ -273,6 +276,7 @@ func (w *World) fault(now sim.Time, i int) {
 	b = append(b, "fault "...)
 	b = a.AppendTo(b)
 	w.trace.Commit(b)
+	w.noteFault(now, a)
 	switch a.Kind {
 	case simnet.Pause:
 		n := w.nodeOf(a.Node)
@@ -311,6 +315,8 @@ func (w *World) fault(now sim.Time, i int) {
 		w.drops = append(w.drops, dropRule{dir: a.Dir, n: a.N, client: w.nodeOf(a.From), server: w.nodeOf(a.To)})
 	case simnet.Drift:
 		w.nodes[w.nodeOf(a.Node)].driftPPM = a.PPM
+	case simnet.Reject:
+		w.armReject(a)
 	default:
 		panic(fmt.Sprintf("scenarios: unknown fault kind %d", a.Kind))
 	}
@@ -329,6 +335,7 @@ func (w *World) resume(now sim.Time, n simnet.NodeID) {
 	st := &w.nodes[n]
 	st.paused = false
 	w.line(now, w.names[n], "resumes with "+strconv.Itoa(len(st.held))+" held events")
+	w.noteNode(now, w.names[n], "resumes")
 	w.replay(now, n)
 }
 
@@ -400,6 +407,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 	}
 	st.crashed = false
 	w.line(now, w.names[n], "restarts")
+	w.noteNode(now, w.names[n], "restarts")
 	switch {
 	case n == w.brokerID:
 		for _, p := range w.broker.Partitions() {
@@ -455,6 +463,7 @@ func (w *World) faulty() bool {
 func (w *World) endFaults(at sim.Time) {
 	w.ended = true
 	w.line(at, "fault", "plan end: faults off, network healed")
+	w.noteNode(at, "fault", "plan end")
 	w.nw.Quiet()
 	w.drops = nil
 	for i := range w.nodes {

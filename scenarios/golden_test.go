@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "re-record the golden traces in testdata/golden")
 
 // goldenSeed is the seed whose traces are recorded.
 const goldenSeed = 42

@@ -38,6 +38,8 @@ type Spec struct {
 	// PlanLine is, for a plan embedded in ScenarioFile, the file line of
 	// the plan's first line.
 	PlanLine int
+	// Record keeps the run's event log in Result.Log (explainlog.go).
+	Record bool
 }
 
 // Result is a run's report: every field is deterministic in the Spec.
@@ -80,6 +82,10 @@ type Result struct {
 	Trace []string `json:"-"`
 	// Plan is the run's fault plan, as text (docs/plans.md).
 	Plan string `json:"-"`
+	// Realized is Plan plus the losses the random sources drew, as plan
+	// text (realize.go); Log is the event log when Spec.Record was set.
+	Realized string `json:"-"`
+	Log      *Log   `json:"-"`
 }
 
 // Violation is a broken invariant with where and when it broke.
@@ -166,6 +172,7 @@ func Run(spec Spec) (*Result, error) {
 	if err := w.initFaults(spec.PlanText, planSource(spec)); err != nil {
 		return nil, err
 	}
+	w.initExplain(spec)
 	if spec.Trace != nil {
 		w.trace.Tee(spec.Trace)
 	}
@@ -231,6 +238,8 @@ func Run(spec Spec) (*Result, error) {
 		r.Violations = append(r.Violations, Violation{Invariant: model.LiveProd, AtNs: int64(end),
 			Detail: fmt.Sprintf("run did not settle: stopped at %s (%s), the fault plan ended at %s", end, stop, w.planEnd)})
 	}
+	rp := w.realizedPlan()
+	r.Realized, r.Log = rp.String(), w.finishLog(end, r)
 	r.Reproduce = ReproduceCommand(sc.Name, spec.Seed, spec.Sets)
 	if spec.ScenarioFile != "" {
 		r.Reproduce = strings.Replace(r.Reproduce, "-scenario "+sc.Name, "-scenario-file "+shellQuote(spec.ScenarioFile), 1)

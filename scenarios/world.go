@@ -115,6 +115,9 @@ type World struct {
 	ended     bool
 	resend    bool
 	abandoned int64
+
+	// Realized plans and the event log (realize.go, explainlog.go).
+	ex explainState
 }
 
 // Nodes' random streams are derived from these names.
@@ -235,6 +238,7 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		in := w.instances[ev.node]
 		in.started = true
 		w.line(now, in.name, "start instance of app "+strconv.Itoa(int(in.app.id)))
+		w.noteNode(now, in.name, "starts")
 		if !w.pcfg.EnableIdempotence {
 			w.activate(now, in)
 		}
@@ -292,6 +296,7 @@ func (w *World) appSend(now sim.Time, a *app) {
 	b = append(b, " p"...)
 	b = strconv.AppendInt(b, int64(rec.Partition), 10)
 	w.trace.Commit(b)
+	w.noteApp(now, in, id)
 	w.apply(now, in, in.prod.Send(now, rec))
 	if a.next == a.records {
 		// The application's stream ends: commit what is open.
@@ -366,6 +371,7 @@ func (w *World) isZombie(in *instance) bool {
 func (w *World) outcome(now sim.Time, in *instance, o model.Outcome) {
 	delete(in.unresolved, o.ID.N)
 	w.chk.OnOutcome(o)
+	w.noteOutcome(now, in, o)
 	b := w.trace.Begin(now)
 	b = append(b, in.name...)
 	if o.Err == model.ErrNone {
@@ -396,6 +402,7 @@ func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c 
 	}
 	w.takeNotices(now)
 	w.netStats.count(dir, s.Fate)
+	w.noteSend(now, in, dest, m, c, dir, reqNo, s)
 	from, to := in.name, w.names[w.destNode(dest)]
 	if dir == simnet.Response {
 		from, to = to, from
@@ -466,6 +473,7 @@ func (w *World) deliver(now sim.Time, ev Event) {
 	if f == simnet.Delivered && ev.tok.Dir == simnet.Response && wr.inc != wr.inst.inc {
 		f, why = simnet.Lost, "stale-incarnation"
 	}
+	w.noteArrive(now, ev.msg, f == simnet.Delivered, why)
 	if f != simnet.Delivered {
 		w.netStats.Dropped++
 		b := w.trace.Begin(now)
@@ -516,6 +524,7 @@ func (w *World) deliver(now sim.Time, ev Event) {
 
 func (w *World) handleProduce(now sim.Time, wr *wire, req *model.ProduceRequest, c simnet.Conn) {
 	w.expireCheck(now)
+	w.handling(wr, req, c)
 	resp, results := w.produce(now, req)
 	zombie := w.isZombie(wr.inst)
 	for i, r := range results {
@@ -546,6 +555,7 @@ func (w *World) handleProduce(now sim.Time, wr *wire, req *model.ProduceRequest,
 			}
 		}
 		w.trace.Commit(b)
+		w.noteBatch(now, bt, r)
 		stale := r.Err == model.ErrInvalidProducerEpoch || r.Err == model.ErrProducerFenced
 		if stale {
 			w.fenced++

@@ -66,6 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return nil
 	})
 	sw.register(fs)
+	ex := addExplainFlags(fs) // explain.go
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simulate -seed N -scenario NAME [flags]")
 		fmt.Fprintln(stderr, "       simulate -scenario NAME -runs N [-seed BASE] [-parallel P] [-vary key=FROM:TO:STEP] [-out DIR] [flags]")
@@ -187,6 +188,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, fmt.Sprintf("-plan-out: cannot write %s: %v", *planOut, unwrapPath(err)))
 		}
 	}
+	if code, done := ex.run(spec, *planOut, stdout, stderr); done { // explain.go
+		return code
+	}
+	spec.Record = ex.record()
 	res, err := scenarios.Run(spec)
 	if err != nil {
 		return usageErr(stderr, err.Error())
@@ -200,6 +205,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		writeReport(stdout, res, *trace)
+	}
+	if code := ex.draw(res, stderr); code != exitOK { // explain.go
+		return code
 	}
 	if res.HasViolations() {
 		return exitViolation

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/idemsim/idemsim/plots"
+	"github.com/idemsim/idemsim/scenarios"
+)
+
+// explainFlags are the flags that explain a failing run (docs/explain.md):
+// -shrink, -shrink-budget, -diagram and -timeline.
+type explainFlags struct {
+	shrink   *bool
+	budget   *int
+	diagram  *string
+	timeline *string
+}
+
+func addExplainFlags(fs *flag.FlagSet) *explainFlags {
+	return &explainFlags{
+		shrink:   fs.Bool("shrink", false, "shrink the failing run's fault plan to a minimal one that breaks the same invariant; print it, save it (see -plan-out) and a reproduce command"),
+		budget:   fs.Int("shrink-budget", scenarios.DefaultShrinkBudget, "most runs -shrink may use, >= 1"),
+		diagram:  fs.String("diagram", "", "write a Mermaid sequence diagram of the run (of the shrunk run with -shrink) to `FILE`"),
+		timeline: fs.String("timeline", "", "draw the run (the shrunk run with -shrink) as swim lanes into `FILE`.svg or .png"),
+	}
+}
+
+// record reports whether the run must keep its event log.
+func (x *explainFlags) record() bool { return *x.diagram != "" || *x.timeline != "" }
+
+// check validates the flags; it returns a usage message or "".
+func (x *explainFlags) check() string {
+	if *x.budget < 1 {
+		return fmt.Sprintf("-shrink-budget %d is not allowed (allowed: an integer >= 1)", *x.budget)
+	}
+	if t := *x.timeline; t != "" {
+		if ext := strings.ToLower(filepath.Ext(t)); !slices.Contains(plots.Formats, ext) {
+			return fmt.Sprintf("-timeline %s: extension %q is not allowed (allowed: %s)", t, ext, strings.Join(plots.Formats, ", "))
+		}
+	}
+	return ""
+}
+
+// run carries out -shrink, when set, and reports the exit code and true;
+// otherwise it checks the flags and returns false unless they are wrong.
+func (x *explainFlags) run(spec scenarios.Spec, planOut string, stdout, stderr io.Writer) (int, bool) {
+	if msg := x.check(); msg != "" {
+		return usageErr(stderr, msg), true
+	}
+	if !*x.shrink {
+		return exitOK, false
+	}
+	s, err := scenarios.Shrink(spec, *x.budget)
+	if errors.Is(err, scenarios.ErrNoViolation) {
+		fmt.Fprintf(stdout, "shrink: scenario %s seed %d: %v\n", spec.Scenario.Name, spec.Seed, err)
+		return exitOK, true
+	}
+	if err != nil {
+		return usageErr(stderr, "-shrink: "+err.Error()), true
+	}
+	path := planOut
+	if path == "" {
+		path = "shrunk-" + spec.Scenario.Name + "-" + strconv.FormatUint(spec.Seed, 10) + ".plan"
+	}
+	text := s.Plan.String()
+	header := fmt.Sprintf("# minimal fault plan: scenario %s seed %d breaks %s\n# shrunk from %d actions in %d runs by simulate -shrink (docs/explain.md)\n",
+		spec.Scenario.Name, spec.Seed, s.Invariant, s.Before, s.Runs)
+	if err := os.WriteFile(path, []byte(header+text), 0o644); err != nil {
+		return usageErr(stderr, fmt.Sprintf("-shrink: cannot write %s: %v", path, unwrapPath(err))), true
+	}
+	fmt.Fprintf(stdout, "shrink: scenario %s seed %d breaks %s\n", spec.Scenario.Name, spec.Seed, s.Invariant)
+	fmt.Fprintf(stdout, "minimal plan (%d of %d actions):\n", len(s.Plan.Actions), s.Before)
+	for _, ln := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		fmt.Fprintln(stdout, "  "+ln)
+	}
+	budget := ""
+	if s.Exhausted {
+		budget = " (budget reached: the plan may not be minimal; raise -shrink-budget)"
+	}
+	fmt.Fprintf(stdout, "runs: %d of at most %d%s\n", s.Runs, *x.budget, budget)
+	for _, v := range s.Result.Violations {
+		if v.Invariant == s.Invariant {
+			fmt.Fprintf(stdout, "still fails: %s at %s: %s\n", v.Invariant, fmtNs(v.AtNs), v.Detail)
+			break
+		}
+	}
+	fmt.Fprintf(stdout, "saved: %s\n", path)
+	fmt.Fprintf(stdout, "reproduce: %s -plan-file %s\n", stripPlanFile(s.Result.Reproduce), path)
+	if x.record() {
+		spec.Sets, spec.PlanText, spec.PlanFile, spec.Record = s.Sets, text, path, true
+		res, err := scenarios.Run(spec)
+		if err != nil {
+			return usageErr(stderr, "-shrink: "+err.Error()), true
+		}
+		if code := x.draw(res, stderr); code != exitOK {
+			return code, true
+		}
+	}
+	return exitViolation, true
+}
+
+// stripPlanFile drops a "-plan-file X" from a reproduce command.
+func stripPlanFile(cmd string) string {
+	if i := strings.Index(cmd, " -plan-file "); i >= 0 {
+		return cmd[:i]
+	}
+	return cmd
+}
+
+func fmtNs(ns int64) string { return strconv.FormatFloat(float64(ns)/1e9, 'f', -1, 64) + "s" }
+
+// draw writes the diagram and the timeline of a recorded run.
+func (x *explainFlags) draw(res *scenarios.Result, stderr io.Writer) int {
+	if res.Log == nil {
+		return exitOK
+	}
+	if *x.diagram != "" {
+		f, err := os.Create(*x.diagram)
+		if err != nil {
+			return usageErr(stderr, fmt.Sprintf("-diagram: cannot write %s: %v", *x.diagram, unwrapPath(err)))
+		}
+		err = scenarios.WriteMermaid(f, res.Log, scenarios.MermaidTitle(res), 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return usageErr(stderr, fmt.Sprintf("-diagram: cannot write %s: %v", *x.diagram, unwrapPath(err)))
+		}
+	}
+	if *x.timeline != "" {
+		if err := plots.SaveTimeline(timelineOf(res), *x.timeline); err != nil {
+			return usageErr(stderr, fmt.Sprintf("-timeline: cannot write %s: %v", *x.timeline, unwrapPath(err)))
+		}
+	}
+	return exitOK
+}
+
+// timelineOf turns a run's event log into the plots package's plain data.
+func timelineOf(res *scenarios.Result) *plots.Timeline {
+	l := res.Log
+	lanes := slices.Concat(l.Apps, l.Nodes)
+	tl := &plots.Timeline{Title: scenarios.MermaidTitle(res), Lanes: lanes, End: l.End}
+	lane := func(n string) int { return slices.Index(lanes, n) }
+	for _, e := range l.Entries {
+		switch e.Kind {
+		case scenarios.LogSend, scenarios.LogApp, scenarios.LogOutcome:
+			a := plots.Arrow{From: lane(e.From), To: lane(e.To), Sent: e.At, At: e.At, Faint: e.Kind != scenarios.LogSend}
+			if e.Kind == scenarios.LogSend {
+				a.At, a.Lost = e.Arrive, e.Fate != ""
+			}
+			if a.From >= 0 && a.To >= 0 {
+				tl.Arrows = append(tl.Arrows, a)
+			}
+		case scenarios.LogFault:
+			if e.Until <= e.At {
+				continue
+			}
+			for i, n := range e.Nodes {
+				iv := plots.Interval{Lane: lane(n), From: e.At, To: e.Until}
+				if i == 0 {
+					iv.Label = e.Text
+				}
+				if iv.Lane >= 0 {
+					tl.Intervals = append(tl.Intervals, iv)
+				}
+			}
+		case scenarios.LogViolation:
+			m := plots.Mark{Lane: lane("b1"), At: e.At, Label: e.From}
+			if !slices.Contains(tl.Marks, m) {
+				tl.Marks = append(tl.Marks, m)
+			}
+		}
+	}
+	return tl
+}

@@ -1,0 +1,137 @@
+package scenarios
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// mermaidGrammar is the subset of Mermaid's sequence-diagram syntax that
+// WriteMermaid emits; every line of a diagram must match one rule.
+var mermaidGrammar = struct {
+	header, comment, participant, message, note *regexp.Regexp
+}{
+	header:      regexp.MustCompile(`^sequenceDiagram$`),
+	comment:     regexp.MustCompile(`^    %% [^\n]*$`),
+	participant: regexp.MustCompile(`^    participant ([A-Za-z][A-Za-z0-9_]*)$`),
+	message:     regexp.MustCompile(`^    ([A-Za-z][A-Za-z0-9_]*)(->>|-->>|-x)([A-Za-z][A-Za-z0-9_]*): ([^;#:{}<>%\n]+)$`),
+	note:        regexp.MustCompile(`^    Note over ([A-Za-z][A-Za-z0-9_]*)(?:,([A-Za-z][A-Za-z0-9_]*))?: ([^;#:{}<>%\n]+)$`),
+}
+
+// checkMermaid validates a diagram against mermaidGrammar: a header, then
+// participants, then messages and notes between declared participants.
+func checkMermaid(t *testing.T, text string) {
+	t.Helper()
+	g := mermaidGrammar
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) == 0 || !g.header.MatchString(lines[0]) {
+		t.Fatalf("line 1: want sequenceDiagram, got %q", lines[0])
+	}
+	declared := map[string]bool{}
+	inBody := false
+	for i, ln := range lines[1:] {
+		var names []string
+		switch {
+		case g.comment.MatchString(ln):
+			continue
+		case g.participant.MatchString(ln):
+			if inBody {
+				t.Errorf("line %d: participant after the first message: %q", i+2, ln)
+			}
+			declared[g.participant.FindStringSubmatch(ln)[1]] = true
+			continue
+		case g.message.MatchString(ln):
+			m := g.message.FindStringSubmatch(ln)
+			names = []string{m[1], m[3]}
+		case g.note.MatchString(ln):
+			m := g.note.FindStringSubmatch(ln)
+			names = []string{m[1]}
+			if m[2] != "" {
+				names = append(names, m[2])
+			}
+		default:
+			t.Errorf("line %d does not parse: %q", i+2, ln)
+			continue
+		}
+		inBody = true
+		for _, n := range names {
+			if !declared[n] {
+				t.Errorf("line %d: undeclared participant %s: %q", i+2, n, ln)
+			}
+		}
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./scenarios -run %s -update)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (rerun with -update and review the diff):\n%s", path, got)
+	}
+}
+
+func diagram(t *testing.T, spec Spec, max int) []byte {
+	t.Helper()
+	spec.Record = true
+	r, err := Run(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteMermaid(&b, r.Log, MermaidTitle(r), max); err != nil {
+		t.Fatal(err)
+	}
+	checkMermaid(t, b.String())
+	return b.Bytes()
+}
+
+// TestMermaidGolden: the diagrams of the shrunk zombie run (short, whole)
+// and of an ackloss run cut to the window around its failure.
+func TestMermaidGolden(t *testing.T) {
+	zombie, _ := Lookup("zombie")
+	golden(t, "zombie-shrunk.mmd", diagram(t, Spec{Scenario: zombie, Seed: 1, Sets: kv("enable.idempotence", "false"),
+		PlanText: "2.7s pause p1 1s\nend 2m6s\n"}, 0))
+	ackloss, _ := Lookup("ackloss")
+	golden(t, "ackloss-window.mmd", diagram(t, Spec{Scenario: ackloss, Seed: 3, Sets: kv("enable.idempotence", "false", "fault.count", "2")}, 40))
+}
+
+// TestMermaidGrammar: diagrams of many runs, faults of every kind
+// included, parse; and the checker rejects what Mermaid would misread.
+func TestMermaidGrammar(t *testing.T) {
+	for seed := range uint64(8) {
+		for _, name := range []string{"ackloss", "zombie", "reorder"} {
+			sc, _ := Lookup(name)
+			diagram(t, Spec{Scenario: sc, Seed: seed, Sets: kv("fault.count", "6", "net.request_loss", "0.02")}, 0)
+		}
+	}
+	for _, bad := range []string{"    p1->>b1: a;b", "    p1->>b1: a#b", "    Note over p1: x: y", "    p9->>b1: x"} {
+		ok := true
+		for _, re := range []*regexp.Regexp{mermaidGrammar.message, mermaidGrammar.note} {
+			if m := re.FindStringSubmatch(bad); m != nil && m[1] != "p9" {
+				ok = false
+			}
+		}
+		if !ok {
+			t.Errorf("grammar accepts %q", bad)
+		}
+	}
+}

@@ -1,0 +1,361 @@
+package scenarios
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	simnet "github.com/idemsim/idemsim/net"
+)
+
+// ErrNoViolation is returned by [Shrink] for a run that breaks no
+// invariant: there is nothing to explain.
+var ErrNoViolation = errors.New("the run breaks no invariant: nothing to shrink")
+
+// DefaultShrinkBudget bounds the runs of a shrink when none is given.
+const DefaultShrinkBudget = 500
+
+// Shrunk is the outcome of [Shrink].
+type Shrunk struct {
+	// Invariant is the invariant that fails, in the original run and in
+	// the run of Plan.
+	Invariant string
+	// Plan is the minimal plan found; Sets the overrides it replays with
+	// (the spec's, plus fault.realized=true when the run had random
+	// losses).
+	Plan simnet.Plan
+	Sets []KV
+	// Before is the number of actions of the original run's realized plan.
+	Before int
+	// Runs counts the simulations the shrink ran, the original included;
+	// Exhausted tells that it stopped at the budget.
+	Runs      int
+	Exhausted bool
+	// Result is the run of Plan.
+	Result *Result
+}
+
+// Shrink runs spec and, if an invariant fails, looks for a smaller fault
+// plan that still breaks the same invariant (by name): it starts from the
+// run's realized plan (its plan plus its random losses as planned drops
+// and rejects, realize.go), then
+//
+//  1. removes the plan's own actions by delta debugging (ddmin);
+//  2. weakens each remaining action: a shorter pause, an earlier heal or
+//     restart, a smaller drift (binary searches), a rounder time;
+//  3. removes the realized drops and rejects by delta debugging;
+//  4. repeats 1 and 3 once more over everything left.
+//
+// A candidate is kept iff its run still breaks the invariant. Candidates
+// are tried one at a time in a fixed order, so the same spec always gives
+// the same minimal plan. budget bounds the runs (0: [DefaultShrinkBudget]).
+func Shrink(spec Spec, budget int) (*Shrunk, error) {
+	if budget <= 0 {
+		budget = DefaultShrinkBudget
+	}
+	spec.Trace, spec.KeepTrace, spec.Record = nil, false, false
+	r0, err := Run(spec)
+	if err != nil {
+		return nil, err
+	}
+	if !r0.HasViolations() {
+		return nil, ErrNoViolation
+	}
+	orig, err := simnet.ParsePlan(r0.Plan)
+	if err != nil {
+		return nil, err
+	}
+	real, err := simnet.ParsePlan(r0.Realized)
+	if err != nil {
+		return nil, err
+	}
+	s := &shrinker{spec: spec, budget: budget, runs: 1, inv: r0.Violations[0].Invariant, end: real.End}
+	s.spec.Sets = RealizedSets(r0, spec.Sets)
+	s.spec.PlanFile, s.spec.PlanLine = "", 0
+	out := &Shrunk{Invariant: s.inv, Before: len(real.Actions)}
+
+	// The realized actions sit after the original plan's 0s actions.
+	i0 := 0
+	for i0 < len(orig.Actions) && orig.Actions[i0].At == 0 {
+		i0++
+	}
+	nReal := len(real.Actions) - len(orig.Actions)
+	items := make([]item, len(real.Actions))
+	for i := range real.Actions {
+		items[i] = item{a: real.Actions[i], realized: i >= i0 && i < i0+nReal}
+	}
+	if !s.test(items) {
+		// The realized replay does not fail (it should): shrink the
+		// plan alone, with the random sources on.
+		s.spec.Sets = spec.Sets
+		items = items[:0]
+		for _, a := range orig.Actions {
+			items = append(items, item{a: a})
+		}
+		if !s.test(items) {
+			out.Plan, out.Sets, out.Runs, out.Result = orig, spec.Sets, s.runs, r0
+			return out, nil
+		}
+	}
+	for round := range 2 {
+		items = s.ddmin(items, func(it item) bool { return round > 0 || !it.realized })
+		if round == 0 {
+			items = s.weaken(items)
+		}
+		items = s.ddmin(items, func(it item) bool { return round > 0 || it.realized })
+	}
+	// A sorted plan reads better; keep it only if it still fails.
+	sorted := slices.Clone(items)
+	slices.SortStableFunc(sorted, func(a, b item) int { return cmpDur(a.a.At, b.a.At) })
+	if !slices.EqualFunc(sorted, items, func(a, b item) bool { return a.a.Equal(&b.a) }) && s.test(sorted) {
+		items = sorted
+	}
+	out.Plan = s.plan(items)
+	out.Sets, out.Runs, out.Exhausted, out.Result = s.spec.Sets, s.runs, s.exhausted, s.last
+	if out.Result == nil || !out.Plan.Equal(&s.lastPlan) {
+		// The last passing run was of another candidate: run the result.
+		s.budget++
+		s.test(items)
+		out.Runs, out.Result = s.runs, s.last
+	}
+	return out, nil
+}
+
+type item struct {
+	a        simnet.Action
+	realized bool
+}
+
+type shrinker struct {
+	spec      Spec
+	budget    int
+	runs      int
+	exhausted bool
+	inv       string
+	end       time.Duration
+	last      *Result
+	lastPlan  simnet.Plan
+}
+
+func (s *shrinker) plan(items []item) simnet.Plan {
+	p := simnet.Plan{End: s.end}
+	for _, it := range items {
+		p.Actions = append(p.Actions, it.a)
+	}
+	return p
+}
+
+// test runs the plan of items and reports whether the invariant still
+// fails.
+func (s *shrinker) test(items []item) bool {
+	if s.runs >= s.budget {
+		s.exhausted = true
+		return false
+	}
+	s.runs++
+	p := s.plan(items)
+	spec := s.spec
+	spec.PlanText = p.String()
+	r, err := Run(spec)
+	if err != nil {
+		return false
+	}
+	for _, v := range r.Violations {
+		if v.Invariant == s.inv {
+			s.last, s.lastPlan = r, p
+			return true
+		}
+	}
+	return false
+}
+
+// ddmin removes the items sel picks by delta debugging (Zeller), keeping
+// the others; it returns the items left.
+func (s *shrinker) ddmin(items []item, sel func(item) bool) []item {
+	var fixed, c []int // indexes into items
+	for i, it := range items {
+		if sel(it) {
+			c = append(c, i)
+		} else {
+			fixed = append(fixed, i)
+		}
+	}
+	build := func(keep []int) []item {
+		idx := slices.Concat(fixed, keep)
+		slices.Sort(idx)
+		out := make([]item, len(idx))
+		for j, i := range idx {
+			out[j] = items[i]
+		}
+		return out
+	}
+	if len(c) == 0 {
+		return items
+	}
+	if s.test(build(nil)) {
+		return build(nil)
+	}
+	n := 2
+	for len(c) >= 2 && !s.exhausted {
+		chunks := split(c, n)
+		reduced := false
+		for _, ch := range chunks {
+			if s.test(build(ch)) {
+				c, n, reduced = ch, 2, true
+				break
+			}
+		}
+		if !reduced && n > 2 {
+			for k := range chunks {
+				comp := slices.Concat(slices.Concat(chunks[:k]...), slices.Concat(chunks[k+1:]...))
+				if s.test(build(comp)) {
+					c, n, reduced = comp, max(n-1, 2), true
+					break
+				}
+			}
+		}
+		if !reduced {
+			if n >= len(c) {
+				break
+			}
+			n = min(2*n, len(c))
+		}
+	}
+	return build(c)
+}
+
+// split cuts c into n nearly equal consecutive chunks.
+func split(c []int, n int) [][]int {
+	var out [][]int
+	for i := range n {
+		lo, hi := i*len(c)/n, (i+1)*len(c)/n
+		if hi > lo {
+			out = append(out, c[lo:hi])
+		}
+	}
+	return out
+}
+
+// weaken weakens each of the plan's own actions in turn.
+func (s *shrinker) weaken(items []item) []item {
+	items = slices.Clone(items)
+	try := func(i int, a simnet.Action) bool {
+		cand := slices.Clone(items)
+		cand[i].a = a
+		if s.test(cand) {
+			items = cand
+			return true
+		}
+		return false
+	}
+	for i := range items {
+		if items[i].realized {
+			continue
+		}
+		a := items[i].a
+		switch a.Kind {
+		case simnet.Pause:
+			m := s.search(0, a.For, func(d time.Duration) bool { b := a; b.For = d; return try(i, b) })
+			s.round(m, a.For, func(d time.Duration) bool { b := items[i].a; b.For = d; return try(i, b) })
+		case simnet.Partition, simnet.PartitionOneWay, simnet.Crash:
+			j := closer(items, i)
+			if j < 0 {
+				break
+			}
+			h := items[j].a
+			m := s.search(a.At, h.At, func(d time.Duration) bool { b := h; b.At = d; return try(j, b) })
+			s.round(m, h.At, func(d time.Duration) bool { b := items[j].a; b.At = d; return try(j, b) })
+		case simnet.Drift:
+			abs := time.Duration(max(a.PPM, -a.PPM))
+			s.search(0, abs, func(d time.Duration) bool {
+				b := a
+				b.PPM = int32(d)
+				if a.PPM < 0 {
+					b.PPM = -b.PPM
+				}
+				return try(i, b)
+			})
+		}
+		// A rounder, earlier start.
+		for _, unit := range []time.Duration{time.Second, 100 * time.Millisecond, 10 * time.Millisecond, time.Millisecond} {
+			b := items[i].a
+			if t := b.At / unit * unit; t != b.At {
+				b.At = t
+				if b.Kind == simnet.Pause || closer(items, i) < 0 || items[closer(items, i)].a.At >= t {
+					if try(i, b) {
+						break
+					}
+				}
+			} else {
+				break
+			}
+		}
+	}
+	return items
+}
+
+// closer returns the index of the action that ends the partition or
+// crash at i (a heal of the same sides, a restart of the same node), or -1.
+func closer(items []item, i int) int {
+	a := &items[i].a
+	want := map[simnet.ActionKind]simnet.ActionKind{simnet.Partition: simnet.Heal, simnet.PartitionOneWay: simnet.HealOneWay, simnet.Crash: simnet.Restart}[a.Kind]
+	if want == 0 {
+		return -1
+	}
+	for j := i + 1; j < len(items); j++ {
+		b := &items[j].a
+		if b.Kind == want && b.Node == a.Node && slices.Equal(a.A, b.A) && slices.Equal(a.B, b.B) {
+			return j
+		}
+	}
+	return -1
+}
+
+// search finds, by binary search at millisecond resolution (units below
+// 1ms for small ranges), the smallest value in [lo, hi) for which ok
+// holds, given that it holds at hi; it returns hi when none does. ok is
+// called with candidate values and must keep a value it accepts.
+func (s *shrinker) search(lo, hi time.Duration, ok func(time.Duration) bool) time.Duration {
+	unit := time.Millisecond
+	if hi-lo < 100*time.Millisecond {
+		unit = 1
+	}
+	lo, hi = lo/unit, hi/unit // in units; the answer is in (lo-1, hi]
+	best := hi
+	if ok(lo * unit) {
+		return lo * unit
+	}
+	for hi-lo > 1 && !s.exhausted {
+		mid := lo + (hi-lo)/2
+		if ok(mid * unit) {
+			hi, best = mid, mid
+		} else {
+			lo = mid
+		}
+	}
+	return best * unit
+}
+
+// round tries rounder values between m and limit: m rounded up to 1s,
+// then to 100ms, then to 10ms.
+func (s *shrinker) round(m, limit time.Duration, ok func(time.Duration) bool) {
+	for _, unit := range []time.Duration{time.Second, 100 * time.Millisecond, 10 * time.Millisecond} {
+		r := (m + unit - 1) / unit * unit
+		if r == m {
+			return
+		}
+		if r < limit && ok(r) {
+			return
+		}
+	}
+}
+
+func cmpDur(a, b time.Duration) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/idemsim/idemsim/model"
@@ -111,25 +110,7 @@ func (w *World) noteBatch(now sim.Time, bt *model.Batch, r model.AppendResult) {
 	if w.ex.log == nil {
 		return
 	}
-	var b []byte
-	switch {
-	case r.Duplicate:
-		b = append(b, "duplicate "...)
-	case r.Err == model.ErrNone:
-		b = append(b, "append "...)
-	default:
-		b = append(b, "reject "...)
-	}
-	b = bt.AppendDescription(b)
-	if r.Err == model.ErrNone {
-		b = append(b, " off="...)
-		b = strconv.AppendInt(b, r.FirstOffset, 10)
-		b = append(b, ".."...)
-		b = strconv.AppendInt(b, r.LastOffset, 10)
-	} else {
-		b = append(b, ' ')
-		b = append(b, r.Err.String()...)
-	}
+	b := appendVerdict(nil, bt, &r)
 	w.logAdd(LogEntry{At: now, Kind: LogBatch, From: "b1", Text: string(b)})
 }
 

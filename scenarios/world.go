@@ -531,28 +531,11 @@ func (w *World) handleProduce(now sim.Time, wr *wire, req *model.ProduceRequest,
 		bt := &req.Batches[i]
 		b := w.trace.Begin(now)
 		b = append(b, "b1 "...)
-		switch {
-		case r.Duplicate:
-			b = append(b, "duplicate "...)
-		case r.Err == model.ErrNone:
-			b = append(b, "append "...)
-		default:
-			b = append(b, "reject "...)
-		}
-		b = bt.AppendDescription(b)
-		if r.Err == model.ErrNone {
-			b = append(b, " off="...)
-			b = strconv.AppendInt(b, r.FirstOffset, 10)
-			b = append(b, ".."...)
-			b = strconv.AppendInt(b, r.LastOffset, 10)
-		} else {
-			b = append(b, ' ')
-			b = append(b, r.Err.String()...)
-			if r.Reason != "" {
-				b = append(b, " ("...)
-				b = append(b, r.Reason...)
-				b = append(b, ')')
-			}
+		b = appendVerdict(b, bt, &r)
+		if r.Err != model.ErrNone && r.Reason != "" {
+			b = append(b, " ("...)
+			b = append(b, r.Reason...)
+			b = append(b, ')')
 		}
 		w.trace.Commit(b)
 		w.noteBatch(now, bt, r)
@@ -670,4 +653,26 @@ func (w *World) initProducerID(now sim.Time, m *model.InitProducerIDRequest) *mo
 	}
 	w.writeMarkers(now, m.TransactionalID, res.Markers)
 	return &model.InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}
+}
+
+// appendVerdict appends the broker's verdict on a batch: "append <batch>
+// off=F..L", "duplicate <batch> off=F..L" or "reject <batch> ERROR".
+func appendVerdict(b []byte, bt *model.Batch, r *model.AppendResult) []byte {
+	switch {
+	case r.Duplicate:
+		b = append(b, "duplicate "...)
+	case r.Err == model.ErrNone:
+		b = append(b, "append "...)
+	default:
+		b = append(b, "reject "...)
+	}
+	b = bt.AppendDescription(b)
+	if r.Err != model.ErrNone {
+		b = append(b, ' ')
+		return append(b, r.Err.String()...)
+	}
+	b = append(b, " off="...)
+	b = strconv.AppendInt(b, r.FirstOffset, 10)
+	b = append(b, ".."...)
+	return strconv.AppendInt(b, r.LastOffset, 10)
 }

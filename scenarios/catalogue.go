@@ -278,7 +278,7 @@ so a retry across the wrap is still recognised. Acknowledgements are lost
 now and then, so duplicates show without idempotence.`,
 		ExpectOff: "duplicates from lost acknowledgements (INV-DUP fails)",
 		ExpectOn:  "no errors at the wrap; retries across it are deduplicated",
-		Defaults: []KV{{"records", "1200"}, {"send.interval.ms", "2"}, {"batch.size", "7"}, {"linger.ms", "20"},
+		Defaults: []KV{{"records", "600"}, {"send.interval.ms", "2"}, {"batch.size", "7"}, {"linger.ms", "20"},
 			{"sequence.bits", "8"}, {"net.response_loss", "0.02"}, {"request.timeout.ms", "1000"}},
 		OffShows: []string{"INV-DUP"},
 		build:    oneApp,

@@ -406,14 +406,9 @@ func (c *Coordinator) markers(m *TxnMetadata, pid ProducerID, epoch int16, mt Ma
 // partitions join the transaction, which becomes Ongoing (starting its
 // timeout clock if it was not).
 func (c *Coordinator) AddPartitionsToTxn(now sim.Time, transactionalID string, pid ProducerID, epoch int16, partitions []int32) ErrCode {
-	m := c.txns[transactionalID]
-	switch {
-	case m == nil || m.ProducerID != pid:
-		return ErrInvalidProducerIDMapping
-	case m.ProducerEpoch != epoch:
-		return ErrProducerFenced
-	case m.State == TxnPrepareCommit || m.State == TxnPrepareAbort:
-		return ErrConcurrentTransactions
+	m, err := c.current(transactionalID, pid, epoch)
+	if err != ErrNone {
+		return err
 	}
 	if m.State != TxnOngoing {
 		m.State = TxnOngoing
@@ -436,15 +431,11 @@ func (c *Coordinator) AddPartitionsToTxn(now sim.Time, transactionalID string, p
 // another epoch; CONCURRENT_TRANSACTIONS while completing; else
 // INVALID_TXN_STATE. Pass the answer as [AppendOptions.Verification].
 func (c *Coordinator) VerifyPartition(transactionalID string, pid ProducerID, epoch int16, partition int32) ErrCode {
-	m := c.txns[transactionalID]
-	switch {
-	case m == nil || m.ProducerID != pid:
-		return ErrInvalidProducerIDMapping
-	case m.ProducerEpoch != epoch:
-		return ErrProducerFenced
-	case m.State == TxnPrepareCommit || m.State == TxnPrepareAbort:
-		return ErrConcurrentTransactions
-	case m.State != TxnOngoing:
+	m, err := c.current(transactionalID, pid, epoch)
+	if err != ErrNone {
+		return err
+	}
+	if m.State != TxnOngoing {
 		return ErrInvalidTxnState
 	}
 	if _, found := slices.BinarySearch(m.Partitions, partition); !found {
@@ -584,4 +575,21 @@ func (c *Coordinator) AbortTimedOutTransactions(now sim.Time) []TxnMarker {
 		}
 	}
 	return out
+}
+
+// current returns the metadata of transactionalID when (pid, epoch) is its
+// current producer and no transaction is completing: the checks
+// AddPartitionsToTxn and verification share (T4.1). Otherwise it returns
+// INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED or CONCURRENT_TRANSACTIONS.
+func (c *Coordinator) current(transactionalID string, pid ProducerID, epoch int16) (*TxnMetadata, ErrCode) {
+	m := c.txns[transactionalID]
+	switch {
+	case m == nil || m.ProducerID != pid:
+		return nil, ErrInvalidProducerIDMapping
+	case m.ProducerEpoch != epoch:
+		return nil, ErrProducerFenced
+	case m.State == TxnPrepareCommit || m.State == TxnPrepareAbort:
+		return nil, ErrConcurrentTransactions
+	}
+	return m, ErrNone
 }

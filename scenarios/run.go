@@ -53,18 +53,12 @@ type Result struct {
 	Stop        string   `json:"stop"`
 	Params      []KV     `json:"params"`
 	ConfigNotes []string `json:"config_notes"`
-	Sent        int64    `json:"sent"`
-	Acked       int64    `json:"acked"`
-	Failed      int64    `json:"failed"`
-	Pending     int64    `json:"pending"`
-	Appended    int64    `json:"appended"`
-	Duplicates  int64    `json:"duplicates"`
-	Reordered   int64    `json:"reordered"`
-	LostAcked   int64    `json:"lost_acked"`
-	Abandoned   int64    `json:"abandoned"`
-	Aborted     int64    `json:"aborted"`
-	Fenced      int64    `json:"fenced"`
-	ZombieWrite int64    `json:"zombie_writes"`
+	// Counts are the checker's tallies: sent, acked, failed, pending,
+	// appended, duplicates, reordered, lost_acked, aborted.
+	model.Counts
+	Abandoned   int64 `json:"abandoned"`
+	Fenced      int64 `json:"fenced"`
+	ZombieWrite int64 `json:"zombie_writes"`
 	// ZombieAttempts counts produce batches a superseded instance got to
 	// the broker; ZombieRejected those rejected for a stale epoch.
 	ZombieAttempts int64            `json:"zombie_attempts"`
@@ -213,9 +207,8 @@ func Run(spec Spec) (*Result, error) {
 		Scenario: sc.Name, Seed: spec.Seed, Idempotence: pcfg.EnableIdempotence,
 		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stop.String(),
 		Params: vals.List(), ConfigNotes: notes,
-		Sent: counts.Sent, Acked: counts.Acked, Failed: counts.Failed, Pending: counts.Pending,
-		Appended: counts.Appended, Duplicates: counts.Duplicates, Reordered: counts.Reordered, LostAcked: counts.LostAcked,
-		Abandoned: w.abandoned, Aborted: counts.Aborted, Fenced: w.fenced, ZombieWrite: w.zombieWrites, ZombieAttempts: w.zombieAttempts, ZombieRejected: w.zombieRejected, Errors: w.errors, Net: w.netStats,
+		Counts:    counts,
+		Abandoned: w.abandoned, Fenced: w.fenced, ZombieWrite: w.zombieWrites, ZombieAttempts: w.zombieAttempts, ZombieRejected: w.zombieRejected, Errors: w.errors, Net: w.netStats,
 		Latencies: w.latencies, Trace: w.trace.Lines(), Plan: w.plan.String(),
 	}
 	if r.ConfigNotes == nil {

@@ -1,0 +1,145 @@
+package model
+
+import "github.com/idemsim/idemsim/sim"
+
+// ObsKind is the kind of an [Obs].
+type ObsKind uint8
+
+// Observation kinds. Which [Obs] fields are set depends on the kind; Node
+// is always the node the observation is about (-1 for the world itself).
+const (
+	// ObsRunStart: the run starts. Text is the run's header line.
+	ObsRunStart ObsKind = iota
+	// ObsRunEnd: the run ended at At. Text is the loop's stop reason
+	// ("drained", "time-limit", ...), N the records still unresolved,
+	// Until the fault plan's end.
+	ObsRunEnd
+	// ObsStart: producer instance Node of application App starts.
+	ObsStart
+	// ObsActive: producer instance Node became its application's live
+	// instance (it got a producer id, or started without idempotence);
+	// earlier instances of App are zombies from now on.
+	ObsActive
+	// ObsTakeover: instance Node takes over application App's stream.
+	ObsTakeover
+	// ObsAppSend: application App hands Record to instance Node.
+	ObsAppSend
+	// ObsAppResend: application App hands Record to instance Node again
+	// (a takeover or restart resend). Flag: the trace line names the
+	// record's partition.
+	ObsAppResend
+	// ObsAppIdle: application App goes idle for Dur after Node's send.
+	ObsAppIdle
+	// ObsOutcome: instance Node reports Outcome to application App.
+	ObsOutcome
+	// ObsNote: Node notes Text (a producer's state change, with NoteKind;
+	// or a world line such as a pause ignored).
+	ObsNote
+	// ObsSent: Node sends Msg to Peer on connection Conn (a world-local
+	// handle), as request or response (Flag: a response), request number
+	// N on its link. Fate is "" when it is on the wire, else why it never
+	// left; Forced: a planned drop. Dur is a reorder hold (datagrams).
+	ObsSent
+	// ObsDup: the network duplicated Msg from Node to Peer; the copy
+	// arrives at Until.
+	ObsDup
+	// ObsDelivered: Msg arrived at Node from Peer.
+	ObsDelivered
+	// ObsLost: Msg was lost on the wire on its way to Node; Fate says why.
+	ObsLost
+	// ObsVerdict: broker Node's verdict on Batch from client Peer, request
+	// N on that link: Result. A duplicate carries the log entry it
+	// matched in Orig (OrigFound false when the log holds nothing there).
+	// Random: a transient error drawn from broker.transient_error; Flag:
+	// the request held several batches.
+	ObsVerdict
+	// ObsMarker: broker Node appended (Err == ErrNone) or refused a
+	// Marker for PID at Epoch on Partition.
+	ObsMarker
+	// ObsEpoch: coordinator Node answered InitProducerId: Err, and when
+	// ErrNone PID and Epoch were handed out. Text is the reason, if any.
+	ObsEpoch
+	// ObsTxnOp: coordinator Node answered a transaction request: Text
+	// ("add-partitions-to-txn t1") and Err.
+	ObsTxnOp
+	// ObsTxnTimeouts: coordinator Node aborts the transactions that timed
+	// out by the check at Until.
+	ObsTxnTimeouts
+	// ObsExpired: broker Node expired PID's state on Partition at the
+	// check at Until.
+	ObsExpired
+	// ObsStateCheck: broker Node restarted Partition; Text is the
+	// difference between its producer state and a replay of its log
+	// ("" when they agree).
+	ObsStateCheck
+	// ObsFault: fault-plan action N (Text) takes effect.
+	ObsFault
+	// ObsHold: Node holds an event (Text) while paused or crashed (Fate).
+	ObsHold
+	// ObsResume: Node resumes with N held events.
+	ObsResume
+	// ObsCrash: Node crashed. For a producer instance, N records it had
+	// not resolved are abandoned.
+	ObsCrash
+	// ObsRestart: Node restarts.
+	ObsRestart
+	// ObsPlanEnd: the fault plan ended: faults off, network healed.
+	ObsPlanEnd
+	// ObsDisconnected: Node learns that its connection Conn broke.
+	ObsDisconnected
+	// ObsMetadataFlap: the topic's metadata flaps.
+	ObsMetadataFlap
+)
+
+// Obs is one typed observation: something a node or the network did. The
+// world emits every observation into one stream in the order things
+// happen; the trace, the explain log, the counters and the invariant
+// checkers each read that stream and nothing else.
+//
+// An Obs is a plain value. Building one allocates nothing: Msg, Batch and
+// Record refer to values that already exist (the message on the wire, the
+// batch in the log), and Text is either a constant or built only for rare
+// events (faults, notes).
+type Obs struct {
+	Kind ObsKind
+	At   sim.Time
+	// Node is the node observed, Peer the other end of a message (node
+	// ids index the world's name table; -1 for none).
+	Node, Peer int32
+	// App is the application, for producer-side kinds.
+	App int32
+	// Partition, PID, Epoch and Marker describe broker and coordinator
+	// observations.
+	Partition int32
+	PID       ProducerID
+	Epoch     int16
+	Marker    MarkerType
+	Err       ErrCode
+	NoteKind  NoteKind
+	// Flag and Forced and Random are kind-specific switches (see the kind).
+	Flag, Forced, Random bool
+	// OrigFound: Orig holds the matched log entry of a duplicate.
+	OrigFound bool
+	// N is a count, a request number or an action index.
+	N int64
+	// Conn is a world-local connection handle (ObsSent, ObsDisconnected).
+	Conn uint64
+	// Dur is a duration; Until a time (see the kind).
+	Dur   sim.Time
+	Until sim.Time
+	// Fate is why a message was lost, or "".
+	Fate    string
+	Text    string
+	Msg     Message
+	Record  Record
+	Outcome Outcome
+	Batch   Batch
+	Result  AppendResult
+	Orig    LogEntry
+}
+
+// Observer reads the observation stream. Observe must not keep o past the
+// call (copy what it needs).
+type Observer interface {
+	Observe(o *Obs)
+}

@@ -1,55 +1,350 @@
 package model
 
-import "github.com/idemsim/idemsim/sim"
+import (
+	"math/rand/v2"
+	"time"
 
-// Broker is a partition leader for a set of partitions: it turns produce
-// requests into appends. Replication is not modelled: the broker is the
-// only replica, so acks=1 and acks=all behave alike (the high watermark
-// equals the log end).
-type Broker struct {
-	partitions []*Partition // indexed by partition id
+	"github.com/idemsim/idemsim/sim"
+)
+
+// BrokerConfig holds one broker's settings, including the fault sources
+// that belong to the broker process.
+type BrokerConfig struct {
+	// ID is the broker's index, 0..brokers-1; producers address it by it.
+	ID int32
+	// Leaders gives the leader broker index of every partition of the
+	// topic; the broker leads the partitions whose entry is ID.
+	Leaders []int32
+	// Partition holds the settings of every partition the broker leads.
+	Partition PartitionConfig
+	// ExpirationCheckInterval is producer.id.expiration.check.interval.ms
+	// (Kafka default 600000 ms): the broker removes expired producer state
+	// at every multiple of it. 0 turns expiry off.
+	ExpirationCheckInterval time.Duration
+	// TransientPPM is broker.transient_error in parts per million: the
+	// chance that a batch is answered NOT_ENOUGH_REPLICAS with nothing
+	// appended (a transient ISR shrink), 0..1,000,000.
+	TransientPPM uint32
+	// NotReadyBatches is partition.not_ready.batches: per partition, the
+	// first that many batches are answered NOT_LEADER_OR_FOLLOWER, >= 0.
+	NotReadyBatches int64
+	// RebuildNone is broker.restart.rebuild=none (bug-zoo Z08, a what-if):
+	// a restarted broker keeps its logs but no producer state.
+	RebuildNone bool
+	// MuteRandom is fault.realized: the transient-error draw is still made
+	// (so the stream stays aligned) but counts for nothing; the planned
+	// rejects stand for it.
+	MuteRandom bool
+	// Rand is the broker's own random stream (transient errors).
+	Rand *rand.Rand
 }
 
-// NewBroker returns a broker leading partitions 0..n-1, each with cfg.
-func NewBroker(n int, cfg PartitionConfig) *Broker {
-	b := &Broker{partitions: make([]*Partition, n)}
-	for i := range b.partitions {
-		b.partitions[i] = NewPartition(int32(i), cfg)
+// RejectRule is an armed plan action "reject N CLIENT>SERVER ERROR
+// [partition K]": request N from client node Client is answered Err for
+// partition Part (every batch when Part < 0), with nothing appended.
+type RejectRule struct {
+	N      int64
+	Client int32
+	Err    ErrCode
+	Part   int32
+	used   bool
+}
+
+// Broker is one broker process, leader of some partitions of the topic: it
+// turns produce requests into appends, writes transaction markers, and
+// expires idle producer state. Replication is not modelled: the leader is
+// the only replica, so acks=1 and acks=all behave alike (the high
+// watermark equals the log end). It is a pure state machine ([Server]).
+type Broker struct {
+	cfg BrokerConfig
+	// parts holds the led partitions by partition id (nil elsewhere).
+	parts []*Partition
+	// notReady counts, per partition, the batches still to be answered
+	// NOT_LEADER_OR_FOLLOWER.
+	notReady []int64
+	rejects  []RejectRule
+	// lastExpiry is the last expiry-check boundary run; wakeAt the
+	// boundary of the pending expiry wake-up (-1: none), wakeTok its token.
+	lastExpiry sim.Time
+	wakeAt     sim.Time
+	wakeTok    uint64
+	// parked is a produce request waiting for its verification answer.
+	parked struct {
+		from Peer
+		req  *ProduceRequest
+		// verify[i] is the verification answer for batch i.
+		verify []ErrCode
+		active bool
+	}
+	out []Out
+}
+
+// NewBroker returns a broker with empty logs for the partitions it leads.
+func NewBroker(cfg BrokerConfig) *Broker {
+	b := &Broker{cfg: cfg, parts: make([]*Partition, len(cfg.Leaders)), notReady: make([]int64, len(cfg.Leaders)), wakeAt: -1}
+	for i, l := range cfg.Leaders {
+		if l == cfg.ID {
+			b.parts[i] = NewPartition(int32(i), cfg.Partition)
+			b.notReady[i] = cfg.NotReadyBatches
+		}
 	}
 	return b
 }
 
-// Partitions returns the broker's partitions, indexed by id.
-func (b *Broker) Partitions() []*Partition { return b.partitions }
+// Config returns the broker's settings.
+func (b *Broker) Config() BrokerConfig { return b.cfg }
+
+// Partitions returns the partitions the broker leads, in id order.
+func (b *Broker) Partitions() []*Partition {
+	var ps []*Partition
+	for _, p := range b.parts {
+		if p != nil {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
 
 // Partition returns partition id, or nil if the broker does not lead it.
 func (b *Broker) Partition(id int32) *Partition {
-	if id < 0 || int(id) >= len(b.partitions) {
+	if id < 0 || int(id) >= len(b.parts) {
 		return nil
 	}
-	return b.partitions[id]
+	return b.parts[id]
 }
 
-// HandleProduce appends every batch of req and returns the response (nil
-// for acks=0) and the per-batch append results, in request order, for the
-// trace and the checkers.
-func (b *Broker) HandleProduce(now sim.Time, req *ProduceRequest) (*ProduceResponse, []AppendResult) {
-	results := make([]AppendResult, len(req.Batches))
-	resp := &ProduceResponse{CorrelationID: req.CorrelationID, Partitions: make([]PartitionResponse, len(req.Batches))}
+// ArmReject arms a planned reject.
+func (b *Broker) ArmReject(r RejectRule) { b.rejects = append(b.rejects, r) }
+
+// Step handles a produce request, a verification answer or a marker write.
+func (b *Broker) Step(now sim.Time, from Peer, m Message) []Out {
+	b.out = b.out[:0]
+	switch m := m.(type) {
+	case *ProduceRequest:
+		b.produce(now, from, m)
+	case *VerifyPartitionsResponse:
+		b.verified(now, m)
+	case *WriteTxnMarkersRequest:
+		b.writeMarkers(now, from, m)
+	default:
+		panic("model: a broker cannot handle " + string(m.AppendDescription(nil)))
+	}
+	b.armExpiry()
+	return b.out
+}
+
+// produce handles a produce request. Transactional batches that open a
+// transaction on their partition are first verified with the coordinator
+// (KIP-890 part 1, semantics B4.0): the request waits for the answer.
+func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
+	var ask *VerifyPartitionsRequest
+	verify := make([]ErrCode, len(req.Batches))
+	for i := range req.Batches {
+		bt := &req.Batches[i]
+		p := b.Partition(bt.Partition)
+		if p == nil || !bt.Transactional || p.cfg.NoPartitionVerification {
+			continue
+		}
+		if e := p.Producer(bt.PID); e != nil && e.TxnFirstOffset >= 0 {
+			continue
+		}
+		if ask == nil {
+			ask = &VerifyPartitionsRequest{TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch}
+		}
+		ask.Partitions = append(ask.Partitions, bt.Partition)
+	}
+	if ask == nil {
+		b.appendBatches(now, from, req, verify)
+		return
+	}
+	b.parked.from, b.parked.req, b.parked.verify, b.parked.active = from, req, verify, true
+	b.out = append(b.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: ask})
+}
+
+// verified resumes the parked produce request with the coordinator's
+// answers.
+func (b *Broker) verified(now sim.Time, m *VerifyPartitionsResponse) {
+	if !b.parked.active {
+		return
+	}
+	pk := &b.parked
+	pk.active = false
+	for i := range pk.req.Batches {
+		for j, p := range m.Partitions {
+			if p == pk.req.Batches[i].Partition {
+				pk.verify[i] = m.Errs[j]
+			}
+		}
+	}
+	b.appendBatches(now, pk.from, pk.req, pk.verify)
+	pk.req, pk.verify = nil, nil
+}
+
+// appendBatches runs the append checks on each batch, one partition at a
+// time: a partition the broker does not lead or that is not ready yet
+// answers NOT_LEADER_OR_FOLLOWER, a planned reject or a transient
+// replication failure NOT_ENOUGH_REPLICAS (retriable; nothing appended),
+// and otherwise the partition runs Kafka's append checks. It replies unless
+// acks=0.
+func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, verify []ErrCode) {
+	var resp *ProduceResponse
+	if req.Acks != 0 {
+		resp = &ProduceResponse{CorrelationID: req.CorrelationID, Partitions: make([]PartitionResponse, len(req.Batches))}
+	}
 	for i := range req.Batches {
 		bt := &req.Batches[i]
 		p := b.Partition(bt.Partition)
 		var r AppendResult
-		if p == nil {
-			r = AppendResult{Err: ErrNotLeaderOrFollower, FirstOffset: -1, LastOffset: -1, Reason: "not leader"}
-		} else {
-			r = p.Append(now, *bt)
+		random := false
+		switch {
+		case p == nil:
+			r = AppendResult{Err: ErrNotLeaderOrFollower, FirstOffset: -1, LastOffset: -1, Reason: "not the leader"}
+		case b.notReady[bt.Partition] > 0:
+			b.notReady[bt.Partition]--
+			r = AppendResult{Err: ErrNotLeaderOrFollower, FirstOffset: -1, LastOffset: -1, Reason: "partition not ready"}
+		default:
+			var hit bool
+			hit, random = b.transient(from, bt.Partition, &r)
+			if !hit {
+				r = p.AppendWith(now, *bt, AppendOptions{Verification: verify[i]})
+			}
 		}
-		results[i] = r
-		resp.Partitions[i] = PartitionResponse{Partition: bt.Partition, Err: r.Err, BaseOffset: r.FirstOffset}
+		o := Obs{Kind: ObsVerdict, Peer: from.Node, N: from.ReqNo, Batch: *bt, Result: r, Random: random, Flag: len(req.Batches) > 1}
+		if r.Duplicate && p != nil {
+			if e := p.EntryAt(r.FirstOffset); e != nil {
+				o.Orig, o.OrigFound = *e, true
+			}
+		}
+		b.observe(o)
+		if resp != nil {
+			resp.Partitions[i] = PartitionResponse{Partition: bt.Partition, Err: r.Err, BaseOffset: r.FirstOffset}
+		}
 	}
-	if req.Acks == 0 {
-		return nil, results
+	if resp != nil {
+		b.out = append(b.out, Out{Kind: OutReply, Peer: from, Msg: resp})
 	}
-	return resp, results
 }
+
+// transient decides whether the batch of partition part is answered with a
+// transient error: from an armed reject of this request, or from the
+// broker.transient_error draw, which is always made. It reports a hit, and
+// whether the hit was the random draw.
+func (b *Broker) transient(from Peer, part int32, r *AppendResult) (hit, random bool) {
+	draw := sim.Chance(b.cfg.Rand, b.cfg.TransientPPM)
+	for i := range b.rejects {
+		rr := &b.rejects[i]
+		if !rr.used && rr.N == from.ReqNo && rr.Client == from.Node && (rr.Part < 0 || rr.Part == part) {
+			if rr.Part >= 0 {
+				rr.used = true
+			}
+			*r = AppendResult{Err: rr.Err, FirstOffset: -1, LastOffset: -1, Reason: "plan: reject"}
+			return true, false
+		}
+	}
+	if !draw || b.cfg.MuteRandom {
+		return false, false
+	}
+	*r = AppendResult{Err: ErrNotEnoughReplicas, FirstOffset: -1, LastOffset: -1, Reason: "transient: in-sync replicas below min.insync.replicas"}
+	return true, true
+}
+
+// writeMarkers appends the coordinator's markers and answers with one
+// error per marker.
+func (b *Broker) writeMarkers(now sim.Time, from Peer, m *WriteTxnMarkersRequest) {
+	resp := &WriteTxnMarkersResponse{TransactionalID: m.TransactionalID, Errs: make([]ErrCode, len(m.Markers))}
+	for i, mk := range m.Markers {
+		p := b.Partition(mk.Partition)
+		r := AppendResult{Err: ErrNotLeaderOrFollower, FirstOffset: -1, LastOffset: -1}
+		if p != nil {
+			r = p.AppendMarker(now, mk.PID, mk.Epoch, mk.CoordinatorEpoch, mk.Marker)
+		}
+		resp.Errs[i] = r.Err
+		b.observe(Obs{Kind: ObsMarker, Partition: mk.Partition, PID: mk.PID, Epoch: mk.Epoch, Marker: mk.Marker, Err: r.Err, Result: r})
+	}
+	b.out = append(b.out, Out{Kind: OutReply, Peer: from, Msg: resp})
+}
+
+// Wake runs the producer-state expiry check due at the token's boundary
+// (ProducerStateManager.removeExpiredProducers, every
+// producer.id.expiration.check.interval.ms).
+func (b *Broker) Wake(now sim.Time, token uint64) []Out {
+	b.out = b.out[:0]
+	if token != b.wakeTok || b.wakeAt < 0 {
+		return b.out
+	}
+	at := b.wakeAt
+	b.wakeAt = -1
+	b.lastExpiry = at
+	for _, p := range b.parts {
+		if p == nil {
+			continue
+		}
+		for _, pid := range p.ExpireProducers(at) {
+			b.observe(Obs{Kind: ObsExpired, Partition: p.ID, PID: pid, Until: at})
+		}
+	}
+	b.armExpiry()
+	return b.out
+}
+
+// armExpiry asks for a wake-up at the first check boundary at which some
+// producer state can expire, if there is such state: an idle broker with
+// nothing to expire sets no timer, so runs still drain.
+func (b *Broker) armExpiry() {
+	every := sim.Time(b.cfg.ExpirationCheckInterval)
+	if every <= 0 {
+		return
+	}
+	next := sim.Time(-1)
+	for _, p := range b.parts {
+		if p == nil {
+			continue
+		}
+		if t, ok := p.NextExpiry(); ok && (next < 0 || t < next) {
+			next = t
+		}
+	}
+	if next < 0 {
+		return
+	}
+	at := (next + every - 1) / every * every
+	if at <= b.lastExpiry {
+		at = b.lastExpiry + every
+	}
+	if at == b.wakeAt {
+		return
+	}
+	b.wakeAt = at
+	b.wakeTok++
+	b.out = append(b.out, Out{Kind: OutWake, At: at, Timer: b.wakeTok})
+}
+
+// Crash loses the broker's volatile state: a parked request and the
+// expiry timer. Logs, snapshots and armed plan rejects survive.
+func (b *Broker) Crash() {
+	b.parked.active, b.parked.req, b.parked.verify = false, nil, nil
+	b.wakeAt = -1
+}
+
+// Restart rebuilds every led partition's producer state from its snapshot
+// and log (clean: from a final snapshot), or with RebuildNone drops it,
+// and reports each partition's state check (INV-STATE).
+func (b *Broker) Restart(now sim.Time, clean bool) []Out {
+	b.out = b.out[:0]
+	for _, p := range b.parts {
+		if p == nil {
+			continue
+		}
+		p.Restart(now, clean)
+		if b.cfg.RebuildNone {
+			p.DropState()
+		}
+		b.observe(Obs{Kind: ObsStateCheck, Partition: p.ID, Text: p.StateDiff(now)})
+	}
+	b.armExpiry()
+	return b.out
+}
+
+func (b *Broker) observe(o Obs) { b.out = append(b.out, Out{Kind: OutObserve, Obs: o}) }
+
+var _ Server = (*Broker)(nil)

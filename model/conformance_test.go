@@ -393,7 +393,7 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 		if err := firstErr(o.get("transactionalId", &id, true), o.get("pid", &pid, true), o.get("epoch", &epoch, true), o.get("commit", &commit, true)); err != nil {
 			return err
 		}
-		res := r.coord.EndTxn(r.now, EndTxnRequest{TransactionalID: id, ProducerID: ProducerID(pid), ProducerEpoch: epoch, Commit: commit})
+		res := r.coord.EndTxn(r.now, EndTxnCall{TransactionalID: id, ProducerID: ProducerID(pid), ProducerEpoch: epoch, Commit: commit})
 		r.coord.MarkersWritten(r.now, id)
 		return expectCoord(o["expect"], res.Err, res.ProducerID, res.Epoch, res.Markers, true)
 	case "coord_seed":

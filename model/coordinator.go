@@ -83,6 +83,15 @@ type CoordinatorConfig struct {
 	// [DefaultTransactionMaxTimeout].
 	TransactionMaxTimeout time.Duration
 
+	// Leaders gives the leader broker index of every partition, where the
+	// coordinator sends WriteTxnMarkers; nil means broker 0 leads all.
+	Leaders []int32
+	// TimeoutCheckInterval is
+	// transaction.abort.timed.out.transaction.cleanup.interval.ms (Kafka
+	// default 10000 ms): the coordinator aborts timed-out transactions at
+	// every multiple of it. 0 turns the check off.
+	TimeoutCheckInterval time.Duration
+
 	// BugNoRotate (defect K19367, what-if): at an exhausted epoch the
 	// coordinator keeps the producer id and bumps the epoch anyway, which
 	// runs past MaxEpoch and wraps negative.
@@ -190,8 +199,9 @@ type InitProducerIDResult struct {
 	Reason  string
 }
 
-// EndTxnRequest is an EndTxn request.
-type EndTxnRequest struct {
+// EndTxnCall is the content of an EndTxn request as the coordinator sees
+// it; the wire message is [EndTxnRequest].
+type EndTxnCall struct {
 	TransactionalID string
 	ProducerID      ProducerID
 	ProducerEpoch   int16
@@ -223,6 +233,7 @@ type Coordinator struct {
 	// txns maps transactional.id to its metadata. Iterated only through
 	// sorted keys.
 	txns map[string]*TxnMetadata
+	node coordinatorNode
 }
 
 // NewCoordinator returns a coordinator with no transactional ids.
@@ -231,7 +242,7 @@ func NewCoordinator(cfg CoordinatorConfig) *Coordinator {
 	if n == 0 {
 		n = DefaultNextPID
 	}
-	return &Coordinator{cfg: cfg, nextPID: n, txns: make(map[string]*TxnMetadata)}
+	return &Coordinator{cfg: cfg, nextPID: n, txns: make(map[string]*TxnMetadata), node: coordinatorNode{wakeAt: -1, markers: map[string]int{}}}
 }
 
 // Config returns the coordinator's settings.
@@ -462,7 +473,7 @@ func (c *Coordinator) VerifyPartition(transactionalID string, pid ProducerID, ep
 // classic case, with the current pid and epoch. Anything else is
 // PRODUCER_FENCED (so is the current epoch with no open transaction),
 // except in Empty with the current epoch, which is INVALID_TXN_STATE.
-func (c *Coordinator) EndTxn(now sim.Time, req EndTxnRequest) EndTxnResult {
+func (c *Coordinator) EndTxn(now sim.Time, req EndTxnCall) EndTxnResult {
 	fail := func(e ErrCode, why string) EndTxnResult {
 		return EndTxnResult{Err: e, ProducerID: NoProducerID, Epoch: NoEpoch, Reason: why}
 	}

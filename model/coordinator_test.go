@@ -30,7 +30,7 @@ func TestCoordinatorPendingMarkers(t *testing.T) {
 	if e := c.VerifyPartition("t", 1000, 1, 3); e != ErrProducerFenced {
 		t.Fatalf("verify other epoch: %v", e)
 	}
-	end := c.EndTxn(0, EndTxnRequest{TransactionalID: "t", ProducerID: 1000, ProducerEpoch: 0, Commit: true})
+	end := c.EndTxn(0, EndTxnCall{TransactionalID: "t", ProducerID: 1000, ProducerEpoch: 0, Commit: true})
 	if end.Err != ErrNone || len(end.Markers) != 2 || end.Markers[0].Partition != 1 || end.Markers[1].Partition != 3 ||
 		end.Markers[0].CoordinatorEpoch != 4 || end.Markers[0].Marker != MarkerCommit {
 		t.Fatalf("end: %+v", end)
@@ -47,10 +47,10 @@ func TestCoordinatorPendingMarkers(t *testing.T) {
 	if e := c.VerifyPartition("t", 1000, 0, 1); e != ErrConcurrentTransactions {
 		t.Fatalf("verify while completing: %v", e)
 	}
-	if r := c.EndTxn(0, EndTxnRequest{TransactionalID: "t", ProducerID: 1000, ProducerEpoch: 0, Commit: true}); r.Err != ErrConcurrentTransactions {
+	if r := c.EndTxn(0, EndTxnCall{TransactionalID: "t", ProducerID: 1000, ProducerEpoch: 0, Commit: true}); r.Err != ErrConcurrentTransactions {
 		t.Fatalf("same end while completing: %v", r.Err)
 	}
-	if r := c.EndTxn(0, EndTxnRequest{TransactionalID: "t", ProducerID: 1000, ProducerEpoch: 0}); r.Err != ErrInvalidTxnState {
+	if r := c.EndTxn(0, EndTxnCall{TransactionalID: "t", ProducerID: 1000, ProducerEpoch: 0}); r.Err != ErrInvalidTxnState {
 		t.Fatalf("opposite end while completing: %v", r.Err)
 	}
 	if !c.MarkersWritten(0, "t") || c.MarkersWritten(0, "t") {
@@ -85,7 +85,7 @@ func TestCoordinatorTimeouts(t *testing.T) {
 	}
 	// The producer's own EndTxn at the old epoch is fenced (T4.3).
 	m, _ := c.Txn("a")
-	if r := c.EndTxn(0, EndTxnRequest{TransactionalID: "a", ProducerID: m.ProducerID, ProducerEpoch: 0}); r.Err != ErrProducerFenced {
+	if r := c.EndTxn(0, EndTxnCall{TransactionalID: "a", ProducerID: m.ProducerID, ProducerEpoch: 0}); r.Err != ErrProducerFenced {
 		t.Fatalf("end at old epoch: %v", r.Err)
 	}
 	// KIP-360 with the producer's own (pre-fence) pair: CONCURRENT_TRANSACTIONS

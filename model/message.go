@@ -9,9 +9,6 @@ import (
 // itself in one deterministic line for the trace.
 type Message interface {
 	AppendDescription(b []byte) []byte
-	// IsResponse tells a response from a request; the network applies the
-	// response-loss probability to responses.
-	IsResponse() bool
 }
 
 // ProduceRequest is Kafka's ProduceRequest: at most one batch per partition.
@@ -23,9 +20,6 @@ type ProduceRequest struct {
 	TransactionalID string
 	Batches         []Batch
 }
-
-// IsResponse returns false.
-func (*ProduceRequest) IsResponse() bool { return false }
 
 // AppendDescription appends "Produce#3 {p0 pid=1000 e=0 seq=0..0 n=1 [a1:0]}".
 func (r *ProduceRequest) AppendDescription(b []byte) []byte {
@@ -59,9 +53,6 @@ type ProduceResponse struct {
 	Partitions    []PartitionResponse
 }
 
-// IsResponse returns true.
-func (*ProduceResponse) IsResponse() bool { return true }
-
 // AppendDescription appends "ProduceResp#3 {p0 NONE off=17}".
 func (r *ProduceResponse) AppendDescription(b []byte) []byte {
 	b = append(b, "ProduceResp#"...)
@@ -93,9 +84,6 @@ type InitProducerIDRequest struct {
 	TransactionTimeout time.Duration
 }
 
-// IsResponse returns false.
-func (*InitProducerIDRequest) IsResponse() bool { return false }
-
 // AppendDescription appends "InitProducerId#1 txn=t1 expect=1000/0".
 func (r *InitProducerIDRequest) AppendDescription(b []byte) []byte {
 	b = append(b, "InitProducerId#"...)
@@ -120,9 +108,6 @@ type InitProducerIDResponse struct {
 	PID           ProducerID
 	Epoch         int16
 }
-
-// IsResponse returns true.
-func (*InitProducerIDResponse) IsResponse() bool { return true }
 
 // AppendDescription appends "InitProducerIdResp#1 NONE pid=1000 e=0".
 func (r *InitProducerIDResponse) AppendDescription(b []byte) []byte {
@@ -150,9 +135,6 @@ type AddPartitionsToTxnRequest struct {
 	Partitions      []int32
 }
 
-// IsResponse returns false.
-func (*AddPartitionsToTxnRequest) IsResponse() bool { return false }
-
 // AppendDescription appends "AddPartitionsToTxn#4 txn=t1 pid=42 e=0 [p0 p1]".
 func (r *AddPartitionsToTxnRequest) AppendDescription(b []byte) []byte {
 	b = append(b, "AddPartitionsToTxn#"...)
@@ -163,20 +145,12 @@ func (r *AddPartitionsToTxnRequest) AppendDescription(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(r.PID), 10)
 	b = append(b, " e="...)
 	b = strconv.AppendInt(b, int64(r.Epoch), 10)
-	b = append(b, " ["...)
-	for i, p := range r.Partitions {
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		b = append(b, 'p')
-		b = strconv.AppendInt(b, int64(p), 10)
-	}
-	return append(b, ']')
+	return appendPartitions(b, r.Partitions)
 }
 
-// EndTxnRequestMsg is Kafka's EndTxnRequest on the wire (the coordinator's
-// view of it is [EndTxnRequest]).
-type EndTxnRequestMsg struct {
+// EndTxnRequest is Kafka's EndTxnRequest: a transactional producer commits
+// or aborts its open transaction.
+type EndTxnRequest struct {
 	CorrelationID   int64
 	TransactionalID string
 	PID             ProducerID
@@ -184,11 +158,8 @@ type EndTxnRequestMsg struct {
 	Commit          bool
 }
 
-// IsResponse returns false.
-func (*EndTxnRequestMsg) IsResponse() bool { return false }
-
 // AppendDescription appends "EndTxn#5 txn=t1 pid=42 e=0 COMMIT".
-func (r *EndTxnRequestMsg) AppendDescription(b []byte) []byte {
+func (r *EndTxnRequest) AppendDescription(b []byte) []byte {
 	b = append(b, "EndTxn#"...)
 	b = strconv.AppendInt(b, r.CorrelationID, 10)
 	b = append(b, " txn="...)
@@ -204,16 +175,13 @@ func (r *EndTxnRequestMsg) AppendDescription(b []byte) []byte {
 }
 
 // TxnResponse answers an [AddPartitionsToTxnRequest] or an
-// [EndTxnRequestMsg] with one error code.
+// [EndTxnRequest] with one error code.
 type TxnResponse struct {
 	CorrelationID int64
 	// Op is "AddPartitionsToTxn" or "EndTxn", for the trace.
 	Op  string
 	Err ErrCode
 }
-
-// IsResponse returns true.
-func (*TxnResponse) IsResponse() bool { return true }
 
 // AppendDescription appends "EndTxnResp#5 NONE".
 func (r *TxnResponse) AppendDescription(b []byte) []byte {

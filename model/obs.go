@@ -35,9 +35,9 @@ const (
 	// ObsNote: Node notes Text (a producer's state change, with NoteKind;
 	// or a world line such as a pause ignored).
 	ObsNote
-	// ObsSent: Node sends Msg to Peer on connection Conn (a world-local
-	// handle), as request or response (Flag: a response), request number
-	// N on its link. Fate is "" when it is on the wire, else why it never
+	// ObsSent: Node sends Msg to Peer on connection generation ConnGen,
+	// as request or response (Flag: a response), request number N on its
+	// link. Fate is "" when it is on the wire, else why it never
 	// left; Forced: a planned drop. Dur is a reorder hold (datagrams).
 	ObsSent
 	// ObsDup: the network duplicated Msg from Node to Peer; the copy
@@ -46,6 +46,7 @@ const (
 	// ObsDelivered: Msg arrived at Node from Peer.
 	ObsDelivered
 	// ObsLost: Msg was lost on the wire on its way to Node; Fate says why.
+	// Flag: Node was down (crashed), rather than the network losing it.
 	ObsLost
 	// ObsVerdict: broker Node's verdict on Batch from client Peer, request
 	// N on that link: Result. A duplicate carries the log entry it
@@ -85,7 +86,8 @@ const (
 	ObsRestart
 	// ObsPlanEnd: the fault plan ended: faults off, network healed.
 	ObsPlanEnd
-	// ObsDisconnected: Node learns that its connection Conn broke.
+	// ObsDisconnected: Node learns that its connection to Peer, generation
+	// ConnGen, broke.
 	ObsDisconnected
 	// ObsMetadataFlap: the topic's metadata flaps.
 	ObsMetadataFlap
@@ -122,8 +124,12 @@ type Obs struct {
 	OrigFound bool
 	// N is a count, a request number or an action index.
 	N int64
-	// Conn is a world-local connection handle (ObsSent, ObsDisconnected).
-	Conn uint64
+	// ConnGen is a connection's generation (ObsSent, ObsDisconnected).
+	ConnGen uint32
+	// MsgID numbers a message put on the wire (ObsSent when it left,
+	// ObsDelivered, ObsLost), so readers can pair a send with its arrival;
+	// 0 for a message that never left.
+	MsgID uint64
 	// Dur is a duration; Until a time (see the kind).
 	Dur   sim.Time
 	Until sim.Time

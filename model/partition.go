@@ -422,6 +422,20 @@ func (p *Partition) ExpireProducers(now sim.Time) []ProducerID {
 	return out
 }
 
+// NextExpiry returns the earliest time at which [Partition.ExpireProducers]
+// would remove an entry (the oldest LastTimestamp of an entry with no open
+// transaction, plus producer.id.expiration.ms), and false when no entry can
+// expire.
+func (p *Partition) NextExpiry() (sim.Time, bool) {
+	next, ok := sim.Time(0), false
+	for _, e := range p.producers {
+		if e.TxnFirstOffset < 0 && (!ok || e.LastTimestamp < next) {
+			next, ok = e.LastTimestamp, true
+		}
+	}
+	return next.Add(p.cfg.expiration()), ok
+}
+
 // ExpireProducer removes pid's entry as if producer.id.expiration.ms had
 // passed, unless a transaction is open for it here (B10.1, B19). It
 // reports whether an entry was removed.

@@ -30,6 +30,11 @@ const (
 	OutResult
 	// OutNote: a state change worth a trace line (Note).
 	OutNote
+	// OutReply: a server answers the request from Peer with Msg.
+	OutReply
+	// OutObserve: a server reports an observation (Obs); the world stamps
+	// its time and node.
+	OutObserve
 )
 
 // Out is one effect.
@@ -44,6 +49,10 @@ type Out struct {
 	// Note is set for OutNote; NoteKind classifies it.
 	Note     string
 	NoteKind NoteKind
+	// Peer is set for OutReply.
+	Peer Peer
+	// Obs is set for OutObserve.
+	Obs Obs
 }
 
 // NoteKind classifies a producer's notable state changes.

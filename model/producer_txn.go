@@ -164,7 +164,7 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 		m = &AddPartitionsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Partitions: parts}
 		p.txn.adding = true
 	} else {
-		m = &EndTxnRequestMsg{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit}
+		m = &EndTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit}
 		p.txn.ending = true
 	}
 	c.inflight = append(c.inflight, q)

@@ -12,7 +12,8 @@ func commonParams() []Param {
 		{Key: "send.interval.ms", Kind: Int, Default: "100", Unit: "ms", Doc: "time between two sends of one application", Min: 0, Max: 3_600_000},
 		{Key: "app.idle.after", Kind: Int, Default: "0", Unit: "records", Doc: "records the application sends before it goes idle once (0: never)", Min: 0, Max: 1_000_000},
 		{Key: "app.idle.ms", Kind: Int, Default: "0", Unit: "ms", Doc: "length of that idle period", Min: 0, Max: 3_600_000},
-		{Key: "partitions", Kind: Int, Default: "1", Unit: "partitions", Doc: "partitions of the topic, all led by broker b1; records go round-robin", Min: 1, Max: 64},
+		{Key: "partitions", Kind: Int, Default: "1", Unit: "partitions", Doc: "partitions of the topic; partition p is led by broker p mod brokers, and records go round-robin", Min: 1, Max: 64},
+		{Key: "brokers", Kind: Int, Default: "1", Unit: "brokers", Doc: "brokers b1..bN; each partition has one copy, on its leader (replication is not modelled)", Min: 1, Max: 64},
 
 		// Producer (Kafka names, Kafka 3.0+ defaults).
 		{Key: "enable.idempotence", Kind: Bool, Default: "true", Doc: "enable.idempotence; set from -idempotence"},

@@ -14,7 +14,7 @@ const (
 	evAppSend evKind = iota
 	// evDeliver: message msg arrives at node.
 	evDeliver
-	// evWake: producer instance node's wake-up with token n.
+	// evWake: node's wake-up with token n.
 	evWake
 	// evStart: producer instance node starts.
 	evStart
@@ -39,8 +39,11 @@ type Event struct {
 	app  int32  // application (evAppSend)
 	msg  uint64 // message id (evDeliver)
 	n    uint64 // wake token, fault index, destination+1
-	gen  uint32 // producer incarnation (evWake, evDisconnect)
+	gen  uint32 // node incarnation (evWake, evDisconnect)
 	tok  simnet.Token
+	// bg marks a background event (a server's housekeeping wake-up): it
+	// runs in order but does not keep the run alive ([sim.Loop.Background]).
+	bg bool
 }
 
 // AppendDescription appends e.g. "deliver m17 to=2".

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -9,7 +10,7 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// LogKind is the kind of a [LogEntry].
+// LogKind is the kind of a [LogEvent].
 type LogKind uint8
 
 // Log entry kinds.
@@ -43,11 +44,11 @@ type Log struct {
 	Apps []string
 	// End is when the run ended; PlanEnd when its fault phase ended.
 	End, PlanEnd sim.Time
-	Entries      []LogEntry
+	Entries      []LogEvent
 }
 
-// LogEntry is one event of a [Log]; which fields matter depends on Kind.
-type LogEntry struct {
+// LogEvent is one event of a [Log]; which fields matter depends on Kind.
+type LogEvent struct {
 	At       sim.Time
 	Kind     LogKind
 	From, To string
@@ -58,88 +59,79 @@ type LogEntry struct {
 	Nodes    []string
 }
 
-func (w *World) logAdd(e LogEntry) int {
-	w.ex.log.Entries = append(w.ex.log.Entries, e)
-	return len(w.ex.log.Entries) - 1
+// explainLog reads the observation stream and builds the run's [Log].
+type explainLog struct {
+	log   *Log
+	names []string
+	plan  *simnet.Plan
+	// sendAt maps a message id to its send entry.
+	sendAt map[uint64]int
 }
 
-// noteSend records a random loss for the realized plan, and the send in
-// the log.
-func (w *World) noteSend(now sim.Time, in *instance, dest int32, m model.Message, c simnet.Conn, dir simnet.Direction, reqNo int64, s simnet.Sent) {
-	if s.Fate == simnet.Lost && !s.Forced {
-		w.ex.realized = append(w.ex.realized, simnet.Action{Kind: simnet.Drop, Dir: dir, N: reqNo, From: w.names[c.Client], To: w.names[c.Server]})
+func newExplainLog(w *World) *explainLog {
+	x := &explainLog{log: &Log{Nodes: slices.Clone(w.names)}, names: w.names, plan: &w.plan, sendAt: make(map[uint64]int)}
+	for _, a := range w.apps {
+		x.log.Apps = append(x.log.Apps, fmt.Sprintf("app%d", a.id))
 	}
-	if w.ex.log == nil {
-		return
-	}
-	from, to := in.name, w.names[w.destNode(dest)]
-	if dir == simnet.Response {
-		from, to = to, from
-	}
-	e := LogEntry{At: now, Kind: LogSend, From: from, To: to, Text: string(m.AppendDescription(nil)), Arrive: now}
-	if s.Fate != simnet.Delivered {
-		e.Fate = s.Fate.String()
-		if s.Forced {
-			e.Fate += " (plan)"
+	return x
+}
+
+func (x *explainLog) add(e LogEvent) int {
+	x.log.Entries = append(x.log.Entries, e)
+	return len(x.log.Entries) - 1
+}
+
+// Observe adds o's entry, if it has one.
+func (x *explainLog) Observe(o *model.Obs) {
+	switch o.Kind {
+	case model.ObsSent:
+		e := LogEvent{At: o.At, Kind: LogSend, From: x.names[o.Node], To: x.names[o.Peer], Text: string(o.Msg.AppendDescription(nil)), Arrive: o.At}
+		if o.Fate != "" {
+			e.Fate = o.Fate
+			if o.Forced {
+				e.Fate += " (plan)"
+			}
+			x.add(e)
+			return
 		}
-		w.logAdd(e)
-		return
-	}
-	w.ex.sendAt[w.nextMsg+1] = w.logAdd(e)
-}
-
-// noteArrive records the fate of message id at its arrival.
-func (w *World) noteArrive(now sim.Time, id uint64, delivered bool, why string) {
-	if w.ex.log == nil {
-		return
-	}
-	i, ok := w.ex.sendAt[id]
-	if !ok {
-		return // a duplicate copy
-	}
-	delete(w.ex.sendAt, id)
-	e := &w.ex.log.Entries[i]
-	e.Arrive = now
-	if !delivered {
-		e.Fate = why
-	}
-}
-
-// noteBatch records the broker's verdict on a batch.
-func (w *World) noteBatch(now sim.Time, bt *model.Batch, r model.AppendResult) {
-	if w.ex.log == nil {
-		return
-	}
-	b := appendVerdict(nil, bt, &r)
-	w.logAdd(LogEntry{At: now, Kind: LogBatch, From: "b1", Text: string(b)})
-}
-
-// noteApp records an application's send through instance in.
-func (w *World) noteApp(now sim.Time, in *instance, id model.RecordID) {
-	if w.ex.log != nil {
-		w.logAdd(LogEntry{At: now, Kind: LogApp, From: w.ex.log.Apps[in.app.id], To: in.name, Text: id.String()})
+		x.sendAt[o.MsgID] = x.add(e)
+	case model.ObsDelivered, model.ObsLost:
+		i, ok := x.sendAt[o.MsgID]
+		if !ok {
+			return // a duplicate copy
+		}
+		delete(x.sendAt, o.MsgID)
+		e := &x.log.Entries[i]
+		e.Arrive = o.At
+		if o.Kind == model.ObsLost {
+			e.Fate = o.Fate
+		}
+	case model.ObsVerdict:
+		x.add(LogEvent{At: o.At, Kind: LogBatch, From: x.names[o.Node], Text: string(appendVerdict(nil, &o.Batch, &o.Result))})
+	case model.ObsAppSend:
+		x.add(LogEvent{At: o.At, Kind: LogApp, From: x.log.Apps[o.App], To: x.names[o.Node], Text: o.Record.ID.String()})
+	case model.ObsOutcome:
+		t := "ack " + o.Outcome.ID.String()
+		if o.Outcome.Err != model.ErrNone {
+			t = "fail " + o.Outcome.ID.String() + " " + o.Outcome.Err.String()
+		}
+		x.add(LogEvent{At: o.At, Kind: LogOutcome, From: x.names[o.Node], To: x.log.Apps[o.App], Text: t})
+	case model.ObsFault:
+		x.fault(o.At, &x.plan.Actions[o.N])
+	case model.ObsStart:
+		x.node(o.At, x.names[o.Node], "starts")
+	case model.ObsResume:
+		x.node(o.At, x.names[o.Node], "resumes")
+	case model.ObsRestart:
+		x.node(o.At, x.names[o.Node], "restarts")
+	case model.ObsPlanEnd:
+		x.node(o.At, "fault", "plan end")
 	}
 }
 
-// noteOutcome records an outcome reported to an application.
-func (w *World) noteOutcome(now sim.Time, in *instance, o model.Outcome) {
-	if w.ex.log == nil {
-		return
-	}
-	t := "ack " + o.ID.String()
-	if o.Err != model.ErrNone {
-		t = "fail " + o.ID.String() + " " + o.Err.String()
-	}
-	w.logAdd(LogEntry{At: now, Kind: LogOutcome, From: in.name, To: w.ex.log.Apps[in.app.id], Text: t})
-}
-
-// noteFault records a fault-plan action and closes the interval a heal
-// ends.
-func (w *World) noteFault(now sim.Time, a *simnet.Action) {
-	if w.ex.log == nil {
-		return
-	}
-	e := LogEntry{At: now, Kind: LogFault, Text: string(a.AppendTo(nil))}
+// fault records a fault-plan action and closes the interval a heal ends.
+func (x *explainLog) fault(now sim.Time, a *simnet.Action) {
+	e := LogEvent{At: now, Kind: LogFault, Text: string(a.AppendTo(nil))}
 	switch a.Kind {
 	case simnet.Pause, simnet.Crash, simnet.Restart, simnet.Drift:
 		e.Nodes = []string{a.Node}
@@ -153,55 +145,49 @@ func (w *World) noteFault(now sim.Time, a *simnet.Action) {
 		if a.Kind == simnet.HealOneWay {
 			cut = simnet.PartitionOneWay
 		}
-		w.closeFaults(now, func(o *LogEntry) bool {
+		x.closeFaults(now, func(o *LogEvent) bool {
 			return o.Text == cut.String()+string(a.AppendTo(nil))[len(a.Kind.String()):]
 		})
 	}
-	w.logAdd(e)
+	x.add(e)
 }
 
 // closeFaults sets Until of the open fault intervals that match.
-func (w *World) closeFaults(now sim.Time, match func(*LogEntry) bool) {
-	for i := range w.ex.log.Entries {
-		e := &w.ex.log.Entries[i]
+func (x *explainLog) closeFaults(now sim.Time, match func(*LogEvent) bool) {
+	for i := range x.log.Entries {
+		e := &x.log.Entries[i]
 		if e.Kind == LogFault && e.Until == 0 && match(e) {
 			e.Until = now
 		}
 	}
 }
 
-// noteNode records something that happens to node: "starts", "resumes",
+// node records something that happens to a node: "starts", "resumes",
 // "restarts". A resume ends the node's pauses, a restart its crashes.
-func (w *World) noteNode(now sim.Time, node, text string) {
-	if w.ex.log == nil {
-		return
-	}
+func (x *explainLog) node(now sim.Time, node, text string) {
 	verb := map[string]string{"resumes": "pause", "restarts": "crash"}[text]
 	if verb != "" {
-		w.closeFaults(now, func(o *LogEntry) bool {
+		x.closeFaults(now, func(o *LogEvent) bool {
 			return len(o.Nodes) == 1 && o.Nodes[0] == node && strings.HasPrefix(o.Text, verb+" ")
 		})
 	}
-	w.logAdd(LogEntry{At: now, Kind: LogNote, From: node, Text: text})
+	x.add(LogEvent{At: now, Kind: LogNote, From: node, Text: text})
 }
 
-// finishLog closes open intervals and adds the violations.
-func (w *World) finishLog(end sim.Time, r *Result) *Log {
-	l := w.ex.log
-	if l == nil {
-		return nil
-	}
-	l.End, l.PlanEnd = end, w.planEnd
+// finish closes open intervals, adds the violations and returns the log.
+func (x *explainLog) finish(end, planEnd sim.Time, vs []Violation) *Log {
+	l := x.log
+	l.End, l.PlanEnd = end, planEnd
 	for i := range l.Entries {
 		e := &l.Entries[i]
 		if e.Kind == LogFault && e.Until == 0 && isInterval(e.Text) {
-			e.Until = min(end, w.planEnd)
+			e.Until = min(end, planEnd)
 		}
 	}
-	for _, v := range r.Violations {
-		l.Entries = append(l.Entries, LogEntry{At: sim.Time(v.AtNs), Kind: LogViolation, From: v.Invariant, Text: v.Detail})
+	for _, v := range vs {
+		l.Entries = append(l.Entries, LogEvent{At: sim.Time(v.AtNs), Kind: LogViolation, From: v.Invariant, Text: v.Detail})
 	}
-	slices.SortStableFunc(l.Entries, func(a, b LogEntry) int { return int(min(max(a.At-b.At, -1), 1)) })
+	slices.SortStableFunc(l.Entries, func(a, b LogEvent) int { return int(min(max(a.At-b.At, -1), 1)) })
 	return l
 }
 

@@ -26,6 +26,9 @@ type nodeState struct {
 	held []Event
 	// driftPPM makes the process's timers run slow (+) or fast (-).
 	driftPPM int32
+	// inbox holds server-to-server messages that reached the process
+	// while it was crashed, for its restart.
+	inbox []internalMsg
 }
 
 // dropRule is an armed "drop request|response N client>server" action.
@@ -41,12 +44,15 @@ type dropRule struct {
 // generic generator, drawn from the stream "faults". It schedules every
 // action as an evFault.
 func (w *World) initFaults(planText, planFile string) error {
-	w.nodes = make([]nodeState, len(w.names))
 	w.reqCount = make([]int64, len(w.names)*len(w.names))
 	w.resend = w.vals.Bool("fault.producer.resend")
-	nodes := simnet.Nodes{Servers: []string{w.names[w.brokerID], w.names[w.coordID]}}
-	for _, in := range w.instances {
-		nodes.Clients = append(nodes.Clients, in.name)
+	var nodes simnet.Nodes
+	for i := range w.nodes {
+		if w.nodes[i].kind == kindProducer {
+			nodes.Clients = append(nodes.Clients, w.nodes[i].name)
+		} else {
+			nodes.Servers = append(nodes.Servers, w.nodes[i].name)
+		}
 	}
 	var last time.Duration
 	for _, a := range w.apps {
@@ -97,7 +103,7 @@ func (w *World) initFaults(planText, planFile string) error {
 	}
 	w.planEnd = sim.Time(w.plan.End)
 	for i := range w.plan.Actions {
-		w.loop.At(sim.Time(w.plan.Actions[i].At), Event{kind: evFault, n: uint64(i)})
+		w.schedule(sim.Time(w.plan.Actions[i].At), Event{kind: evFault, n: uint64(i)})
 	}
 	return nil
 }
@@ -140,14 +146,6 @@ func (w *World) nodeOf(name string) simnet.NodeID {
 	return simnet.NodeID(i)
 }
 
-// instanceOf returns the producer instance at node n, or nil.
-func (w *World) instanceOf(n simnet.NodeID) *instance {
-	if int(n) < len(w.instances) {
-		return w.instances[n]
-	}
-	return nil
-}
-
 // target returns the node an event is for, or -1 for world events.
 func (w *World) target(ev Event) simnet.NodeID {
 	switch ev.kind {
@@ -164,7 +162,7 @@ func (w *World) target(ev Event) simnet.NodeID {
 // gate holds or drops an event for a paused or crashed node and reports
 // whether it did.
 func (w *World) gate(now sim.Time, n simnet.NodeID, ev Event) bool {
-	st := &w.nodes[n]
+	st := &w.nodes[n].fault
 	switch {
 	case st.crashed:
 		switch ev.kind {
@@ -183,66 +181,8 @@ func (w *World) gate(now sim.Time, n simnet.NodeID, ev Event) bool {
 }
 
 func (w *World) hold(now sim.Time, n simnet.NodeID, ev Event, why string) {
-	w.nodes[n].held = append(w.nodes[n].held, ev)
-	b := w.trace.Begin(now)
-	b = append(b, w.names[n]...)
-	b = append(b, " holds "...)
-	b = ev.AppendDescription(b)
-	b = append(b, " ("...)
-	b = append(b, why...)
-	b = append(b, ')')
-	w.trace.Commit(b)
-}
-
-// loseDelivery drops a delivery to a crashed node. In TCP mode the
-// connection breaks (a refused or reset connection).
-func (w *World) loseDelivery(now sim.Time, ev Event, why string) {
-	wr := w.msgs[ev.msg]
-	wr.refs--
-	if wr.refs == 0 {
-		delete(w.msgs, ev.msg)
-	}
-	b := w.trace.Begin(now)
-	b = append(b, w.names[ev.node]...)
-	b = append(b, " lost-on-wire "...)
-	b = wr.m.AppendDescription(b)
-	b = append(b, ' ')
-	b = append(b, why...)
-	w.trace.Commit(b)
-	w.nw.Break(ev.tok.Conn)
-	w.takeNotices(now)
-}
-
-// takeNotices schedules the disconnect notices of connections the network
-// just broke.
-func (w *World) takeNotices(now sim.Time) {
-	for _, nt := range w.nw.TakeNotices(now) {
-		in := w.instanceOf(nt.Conn.Client)
-		if in == nil {
-			continue
-		}
-		dest := int32(0)
-		if nt.Conn.Server == w.coordID {
-			dest = model.DestCoordinator
-		}
-		w.loop.At(nt.At, Event{kind: evDisconnect, node: int32(in.node), n: uint64(dest + 1), gen: in.inc, tok: simnet.Token{Conn: nt.Conn}})
-	}
-}
-
-// disconnected delivers a disconnect notice, unless the instance has since
-// moved to another connection or incarnation.
-func (w *World) disconnected(now sim.Time, ev Event) {
-	in := w.instances[ev.node]
-	dest := int32(ev.n) - 1
-	if ev.gen != in.inc || in.conns[dest+1] != ev.tok.Conn {
-		return
-	}
-	b := w.trace.Begin(now)
-	b = append(b, in.name...)
-	b = append(b, " disconnected "...)
-	b = w.nw.AppendConn(b, ev.tok.Conn)
-	w.trace.Commit(b)
-	w.apply(now, in, in.prod.Disconnected(now, dest))
+	w.nodes[n].fault.held = append(w.nodes[n].fault.held, ev)
+	w.emit(&model.Obs{Kind: model.ObsHold, At: now, Node: int32(n), Peer: -1, Text: string(ev.AppendDescription(nil)), Fate: why})
 }
 
 // planDrop reports whether an armed drop rule takes this message, and
@@ -261,7 +201,7 @@ func (w *World) planDrop(dir simnet.Direction, reqNo int64, c simnet.Conn) bool 
 // drifted returns when a timer the process at n set for at fires: late
 // or early by the node's drift, counted from now.
 func (w *World) drifted(now sim.Time, n simnet.NodeID, at sim.Time) sim.Time {
-	ppm := int64(w.nodes[n].driftPPM)
+	ppm := int64(w.nodes[n].fault.driftPPM)
 	if ppm == 0 || at <= now {
 		return at
 	}
@@ -272,23 +212,19 @@ func (w *World) drifted(now sim.Time, n simnet.NodeID, at sim.Time) sim.Time {
 // fault carries out plan action i.
 func (w *World) fault(now sim.Time, i int) {
 	a := &w.plan.Actions[i]
-	b := w.trace.Begin(now)
-	b = append(b, "fault "...)
-	b = a.AppendTo(b)
-	w.trace.Commit(b)
-	w.noteFault(now, a)
+	w.emit(&model.Obs{Kind: model.ObsFault, At: now, Node: -1, Peer: -1, N: int64(i), Text: string(a.AppendTo(nil))})
 	switch a.Kind {
 	case simnet.Pause:
 		n := w.nodeOf(a.Node)
-		st := &w.nodes[n]
+		st := &w.nodes[n].fault
 		if st.crashed {
-			w.line(now, a.Node, "is crashed: pause ignored")
+			w.note(now, n, "is crashed: pause ignored")
 			return
 		}
 		until := min(now.Add(a.For), w.planEnd)
 		st.paused = true
 		st.pauseUntil = max(st.pauseUntil, until)
-		w.loop.At(until, Event{kind: evResume, node: int32(n), n: uint64(i)})
+		w.schedule(until, Event{kind: evResume, node: int32(n), n: uint64(i)})
 	case simnet.Crash:
 		w.crash(now, w.nodeOf(a.Node))
 	case simnet.Restart:
@@ -314,7 +250,7 @@ func (w *World) fault(now sim.Time, i int) {
 	case simnet.Drop:
 		w.drops = append(w.drops, dropRule{dir: a.Dir, n: a.N, client: w.nodeOf(a.From), server: w.nodeOf(a.To)})
 	case simnet.Drift:
-		w.nodes[w.nodeOf(a.Node)].driftPPM = a.PPM
+		w.nodes[w.nodeOf(a.Node)].fault.driftPPM = a.PPM
 	case simnet.Reject:
 		w.armReject(a)
 	default:
@@ -325,25 +261,24 @@ func (w *World) fault(now sim.Time, i int) {
 // endPause ends a pause whose time is up (a longer pause may have
 // extended it).
 func (w *World) endPause(now sim.Time, n simnet.NodeID) {
-	if st := &w.nodes[n]; st.paused && now >= st.pauseUntil {
+	if st := &w.nodes[n].fault; st.paused && now >= st.pauseUntil {
 		w.resume(now, n)
 	}
 }
 
 // resume ends n's pause: its held events run now, in their original order.
 func (w *World) resume(now sim.Time, n simnet.NodeID) {
-	st := &w.nodes[n]
+	st := &w.nodes[n].fault
 	st.paused = false
-	w.line(now, w.names[n], "resumes with "+strconv.Itoa(len(st.held))+" held events")
-	w.noteNode(now, w.names[n], "resumes")
+	w.emit(&model.Obs{Kind: model.ObsResume, At: now, Node: int32(n), Peer: -1, N: int64(len(st.held))})
 	w.replay(now, n)
 }
 
 // replay schedules n's held events now, in their original order.
 func (w *World) replay(now sim.Time, n simnet.NodeID) {
-	st := &w.nodes[n]
+	st := &w.nodes[n].fault
 	for _, ev := range st.held {
-		w.loop.At(now, ev)
+		w.schedule(now, ev)
 	}
 	st.held = st.held[:0]
 }
@@ -352,9 +287,10 @@ func (w *World) replay(now sim.Time, n simnet.NodeID) {
 // instance's records in flight are abandoned (or kept for a resend with
 // fault.producer.resend); a server's connections break.
 func (w *World) crash(now sim.Time, n simnet.NodeID) {
-	st := &w.nodes[n]
+	nd := &w.nodes[n]
+	st := &nd.fault
 	if st.crashed {
-		w.line(now, w.names[n], "is crashed already")
+		w.note(now, n, "is crashed already")
 		return
 	}
 	st.crashed, st.paused = true, false
@@ -370,20 +306,23 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 		}
 	}
 	st.held = kept
-	if in := w.instanceOf(n); in != nil {
-		in.inc++
+	nd.inc++
+	if in := nd.inst; in != nil {
 		for _, c := range in.conns {
 			if c.Gen != 0 {
 				w.nw.Close(c)
 			}
 		}
+		var abandoned int64
 		if !w.resend && len(in.unresolved) > 0 {
-			w.abandoned += int64(len(in.unresolved))
-			w.line(now, in.name, "crash abandons "+strconv.Itoa(len(in.unresolved))+" unresolved records")
+			abandoned = int64(len(in.unresolved))
 			clear(in.unresolved)
 		}
+		w.emit(&model.Obs{Kind: model.ObsCrash, At: now, Node: int32(n), Peer: -1, N: abandoned})
 		return
 	}
+	nd.srv.Crash()
+	w.emit(&model.Obs{Kind: model.ObsCrash, At: now, Node: int32(n), Peer: -1})
 	for _, in := range w.instances {
 		for _, c := range in.conns {
 			if c.Gen != 0 && c.Server == n {
@@ -400,29 +339,25 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 // starts from nothing, and with fault.producer.resend its application
 // sends its unresolved records again.
 func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
-	st := &w.nodes[n]
+	nd := &w.nodes[n]
+	st := &nd.fault
 	if !st.crashed {
-		w.line(now, w.names[n], "is not crashed: restart ignored")
+		w.note(now, n, "is not crashed: restart ignored")
 		return
 	}
 	st.crashed = false
-	w.line(now, w.names[n], "restarts")
-	w.noteNode(now, w.names[n], "restarts")
-	switch {
-	case n == w.brokerID:
-		for _, p := range w.broker.Partitions() {
-			p.Restart(now, clean)
-			if w.vals.Get("broker.restart.rebuild") == "none" {
-				p.DropState()
-			}
-			w.chk.OnStateCheck(now, p.ID, p.StateDiff(now))
+	w.emit(&model.Obs{Kind: model.ObsRestart, At: now, Node: int32(n), Peer: -1, Flag: clean})
+	if nd.kind != kindProducer {
+		w.serverOuts(now, n, nd.srv.Restart(now, clean))
+		inbox := st.inbox
+		st.inbox = nil
+		for _, m := range inbox {
+			w.stepServer(now, n, m.from, m.m, 0)
 		}
-	case n == w.coordID:
-	default:
-		in := w.instances[n]
-		leaders := make([]int32, len(w.broker.Partitions()))
-		in.prod = model.NewProducer(w.pcfg, in.app.id, leaders,
-			sim.NewRand(w.seed, streamOf("producer/"+in.name+"/"+strconv.FormatUint(uint64(in.inc), 10))))
+	} else {
+		in := nd.inst
+		in.prod = model.NewProducer(w.pcfg, in.app.id, w.topo.Leaders,
+			sim.NewRand(w.seed, streamOf("producer/"+in.name+"/"+strconv.FormatUint(uint64(nd.inc), 10))))
 		clear(in.conns)
 		if in.started {
 			w.apply(now, in, in.prod.Start(now))
@@ -433,15 +368,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 		}
 		slices.Sort(ids)
 		for _, k := range ids {
-			rec := in.unresolved[k]
-			b := w.trace.Begin(now)
-			b = append(b, in.name...)
-			b = append(b, " app-resend "...)
-			b = rec.ID.AppendID(b)
-			b = append(b, " p"...)
-			b = strconv.AppendInt(b, int64(rec.Partition), 10)
-			w.trace.Commit(b)
-			w.apply(now, in, in.prod.Send(now, rec))
+			w.resendRecord(now, in, in.unresolved[k], true)
 		}
 	}
 	w.replay(now, n)
@@ -450,7 +377,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 // faulty reports whether any process is paused or crashed.
 func (w *World) faulty() bool {
 	for i := range w.nodes {
-		if w.nodes[i].paused || w.nodes[i].crashed {
+		if st := &w.nodes[i].fault; st.paused || st.crashed {
 			return true
 		}
 	}
@@ -462,13 +389,12 @@ func (w *World) faulty() bool {
 // restart and paused ones resume.
 func (w *World) endFaults(at sim.Time) {
 	w.ended = true
-	w.line(at, "fault", "plan end: faults off, network healed")
-	w.noteNode(at, "fault", "plan end")
+	w.emit(&model.Obs{Kind: model.ObsPlanEnd, At: at, Node: -1, Peer: -1})
 	w.nw.Quiet()
 	w.drops = nil
 	for i := range w.nodes {
 		n := simnet.NodeID(i)
-		st := &w.nodes[i]
+		st := &w.nodes[i].fault
 		st.driftPPM = 0
 		if st.crashed {
 			w.restart(at, n, false)

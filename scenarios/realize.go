@@ -7,7 +7,6 @@ import (
 
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
-	"github.com/idemsim/idemsim/sim"
 )
 
 // A run's realized plan is its fault plan plus every loss its random
@@ -25,64 +24,63 @@ import (
 // and a planned reject its broker draw, so removing one while shrinking
 // shifts no later draw either.
 
-// explainState is the World's state for realized plans and the event log.
-type explainState struct {
-	// realized are the random losses drawn so far, as plan actions.
+// realizer reads the observation stream and records the random losses
+// drawn so far as plan actions.
+type realizer struct {
+	names    []string
 	realized []simnet.Action
-	// muted: fault.realized is set; random losses are drawn and ignored.
-	muted bool
-	// rejects are the armed reject actions.
-	rejects []rejectRule
-	// cur is the produce request the broker is handling.
-	cur struct {
-		client, server simnet.NodeID
-		reqNo          int64
-		batches        int
-	}
-	// log is the run's event log, when Spec.Record is set.
-	log *Log
-	// sendAt maps a message id to its send entry in log.
-	sendAt map[uint64]int
 }
 
-// rejectRule is an armed "reject N CLIENT>SERVER ERROR" action.
-type rejectRule struct {
-	n              int64
-	client, server simnet.NodeID
-	err            model.ErrCode
-	part           int32 // -1: every batch
-	used           bool
+// Observe records a random network loss or a random transient error.
+func (r *realizer) Observe(o *model.Obs) {
+	switch {
+	case o.Kind == model.ObsSent && o.Random:
+		client, server, dir := o.Node, o.Peer, simnet.Request
+		if o.Flag {
+			client, server, dir = o.Peer, o.Node, simnet.Response
+		}
+		r.realized = append(r.realized, simnet.Action{Kind: simnet.Drop, Dir: dir, N: o.N, From: r.names[client], To: r.names[server]})
+	case o.Kind == model.ObsVerdict && o.Random:
+		a := simnet.Action{Kind: simnet.Reject, N: o.N, From: r.names[o.Peer], To: r.names[o.Node], Code: model.ErrNotEnoughReplicas.String(), Part: -1}
+		if o.Flag {
+			a.Part = o.Batch.Partition
+		}
+		r.realized = append(r.realized, a)
+	}
 }
 
 // rejectErrors are the errors a reject action may name: retriable errors
 // after which the broker has appended nothing.
 var rejectErrors = []model.ErrCode{model.ErrNotEnoughReplicas, model.ErrNotLeaderOrFollower}
 
-// initExplain reads fault.realized and starts the event log when asked.
+// initExplain reads fault.realized and starts the realized-plan recorder
+// and, when asked, the event log.
 func (w *World) initExplain(spec Spec) {
 	if w.vals.Bool("fault.realized") {
-		w.ex.muted = true
 		w.nw.MuteLoss()
 	}
+	w.realized = &realizer{names: w.names}
+	w.obs = append(w.obs, w.realized)
 	if spec.Record {
-		w.ex.log = &Log{Nodes: slices.Clone(w.names)}
-		for _, a := range w.apps {
-			w.ex.log.Apps = append(w.ex.log.Apps, fmt.Sprintf("app%d", a.id))
-		}
-		w.ex.sendAt = make(map[uint64]int)
+		w.xlog = newExplainLog(w)
+		w.obs = append(w.obs, w.xlog)
 	}
 }
 
 // checkRejects checks the plan's reject actions against the world: a
-// producer's link to the broker, an allowed error.
+// producer's link to a broker, an allowed error.
 func (w *World) checkRejects() error {
 	for i := range w.plan.Actions {
 		a := &w.plan.Actions[i]
 		if a.Kind != simnet.Reject {
 			continue
 		}
-		if w.instanceOf(w.nodeOf(a.From)) == nil || w.nodeOf(a.To) != w.brokerID {
-			return fmt.Errorf("line %d: reject link %s>%s must go from a producer to the broker b1", a.Line, a.From, a.To)
+		if w.nodes[w.nodeOf(a.From)].kind != kindProducer || w.nodes[w.nodeOf(a.To)].kind != kindBroker {
+			var bs []string
+			for _, b := range w.brokerNode {
+				bs = append(bs, w.names[b])
+			}
+			return fmt.Errorf("line %d: reject link %s>%s must go from a producer to a broker (%s)", a.Line, a.From, a.To, strings.Join(bs, ", "))
 		}
 		if c, ok := model.ParseErrCode(a.Code); !ok || !slices.Contains(rejectErrors, c) {
 			names := make([]string, len(rejectErrors))
@@ -95,44 +93,10 @@ func (w *World) checkRejects() error {
 	return nil
 }
 
-// armReject arms a reject action.
+// armReject arms a reject action at its broker.
 func (w *World) armReject(a *simnet.Action) {
 	c, _ := model.ParseErrCode(a.Code)
-	w.ex.rejects = append(w.ex.rejects, rejectRule{n: a.N, client: w.nodeOf(a.From), server: w.nodeOf(a.To), err: c, part: a.Part})
-}
-
-// handling records the produce request the broker is about to handle.
-func (w *World) handling(wr *wire, req *model.ProduceRequest, c simnet.Conn) {
-	w.ex.cur.client, w.ex.cur.server, w.ex.cur.reqNo, w.ex.cur.batches = c.Client, c.Server, wr.reqNo, len(req.Batches)
-}
-
-// transient decides whether the broker answers the current request's
-// batch of partition part with a transient error, from the plan's rejects
-// or the broker.transient_error draw (always made), and sets r if so. A
-// random error is recorded for the realized plan.
-func (w *World) transient(part int32, r *model.AppendResult) bool {
-	hit := sim.Chance(w.bs.rng, w.bs.transientPPM)
-	cur := &w.ex.cur
-	for i := range w.ex.rejects {
-		rr := &w.ex.rejects[i]
-		if !rr.used && rr.n == cur.reqNo && rr.client == cur.client && rr.server == cur.server && (rr.part < 0 || rr.part == part) {
-			if rr.part >= 0 {
-				rr.used = true
-			}
-			*r = model.AppendResult{Err: rr.err, FirstOffset: -1, LastOffset: -1, Reason: "plan: reject"}
-			return true
-		}
-	}
-	if !hit || w.ex.muted {
-		return false
-	}
-	a := simnet.Action{Kind: simnet.Reject, N: cur.reqNo, From: w.names[cur.client], To: w.names[cur.server], Code: model.ErrNotEnoughReplicas.String(), Part: -1}
-	if cur.batches > 1 {
-		a.Part = part
-	}
-	w.ex.realized = append(w.ex.realized, a)
-	*r = model.AppendResult{Err: model.ErrNotEnoughReplicas, FirstOffset: -1, LastOffset: -1, Reason: "transient: in-sync replicas below min.insync.replicas"}
-	return true
+	w.nodes[w.nodeOf(a.To)].broker.ArmReject(model.RejectRule{N: a.N, Client: int32(w.nodeOf(a.From)), Err: c, Part: a.Part})
 }
 
 // realizedPlan returns the run's plan with its recorded random losses
@@ -143,7 +107,7 @@ func (w *World) realizedPlan() simnet.Plan {
 	for i < len(w.plan.Actions) && w.plan.Actions[i].At == 0 {
 		i++
 	}
-	p.Actions = slices.Concat(w.plan.Actions[:i], w.ex.realized, w.plan.Actions[i:])
+	p.Actions = slices.Concat(w.plan.Actions[:i], w.realized.realized, w.plan.Actions[i:])
 	for j := range p.Actions {
 		p.Actions[j].Line = 0
 	}

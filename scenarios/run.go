@@ -173,7 +173,8 @@ func Run(spec Spec) (*Result, error) {
 	if spec.KeepTrace {
 		w.trace.Keep()
 	}
-	w.line(0, "sim", "run scenario="+sc.Name+" seed="+strconv.FormatUint(spec.Seed, 10)+" idempotence="+strconv.FormatBool(pcfg.EnableIdempotence))
+	w.emit(&model.Obs{Kind: model.ObsRunStart, Node: -1, Peer: -1,
+		Text: "run scenario=" + sc.Name + " seed=" + strconv.FormatUint(spec.Seed, 10) + " idempotence=" + strconv.FormatBool(pcfg.EnableIdempotence)})
 	maxEv := spec.MaxEvents
 	if maxEv == 0 {
 		maxEv = 50_000_000
@@ -196,20 +197,17 @@ func Run(spec Spec) (*Result, error) {
 	if w.ended && end < w.planEnd {
 		end = w.planEnd
 	}
-	w.line(end, "sim", "end "+stop.String())
+	w.emit(&model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stop.String(), N: w.pending(), Until: w.planEnd})
 
-	logs := make([][]model.LogEntry, len(w.broker.Partitions()))
-	for i, p := range w.broker.Partitions() {
-		logs[i] = p.Log()
-	}
-	counts, vs := w.chk.Finish(end, logs, w.pending())
+	counts, vs := w.chk.finish(w, end, stop)
+	st := w.stats
 	r := &Result{
 		Scenario: sc.Name, Seed: spec.Seed, Idempotence: pcfg.EnableIdempotence,
 		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stop.String(),
 		Params: vals.List(), ConfigNotes: notes,
 		Counts:    counts,
-		Abandoned: w.abandoned, Fenced: w.fenced, ZombieWrite: w.zombieWrites, ZombieAttempts: w.zombieAttempts, ZombieRejected: w.zombieRejected, Errors: w.errors, Net: w.netStats,
-		Latencies: w.latencies, Trace: w.trace.Lines(), Plan: w.plan.String(),
+		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
+		Latencies: st.latencies, Trace: w.trace.Lines(), Plan: w.plan.String(), Violations: vs,
 	}
 	if r.ConfigNotes == nil {
 		r.ConfigNotes = []string{}
@@ -217,22 +215,11 @@ func Run(spec Spec) (*Result, error) {
 	for _, in := range w.instances {
 		r.EpochBumps += int64(in.prod.EpochBumps())
 	}
-	r.Violations = make([]Violation, 0, len(vs))
-	for _, v := range vs {
-		r.Violations = append(r.Violations, Violation{Invariant: v.Invariant, Detail: v.Detail, AtNs: int64(v.At)})
-	}
-	for _, in := range w.instances {
-		if f := in.prod.Fatal(); f != model.ErrNone && !w.isZombie(in) {
-			r.Violations = append(r.Violations, Violation{Invariant: model.LiveProd, AtNs: int64(end),
-				Detail: fmt.Sprintf("spurious fatal: instance %s stopped with %s while no newer instance of its application existed", in.name, f)})
-		}
-	}
-	if stop == sim.StopEventLimit || stop == sim.StopTimeLimit {
-		r.Violations = append(r.Violations, Violation{Invariant: model.LiveProd, AtNs: int64(end),
-			Detail: fmt.Sprintf("run did not settle: stopped at %s (%s), the fault plan ended at %s", end, stop, w.planEnd)})
-	}
 	rp := w.realizedPlan()
-	r.Realized, r.Log = rp.String(), w.finishLog(end, r)
+	r.Realized = rp.String()
+	if w.xlog != nil {
+		r.Log = w.xlog.finish(end, w.planEnd, r.Violations)
+	}
 	r.Reproduce = ReproduceCommand(sc.Name, spec.Seed, spec.Sets)
 	if spec.ScenarioFile != "" {
 		r.Reproduce = strings.Replace(r.Reproduce, "-scenario "+sc.Name, "-scenario-file "+shellQuote(spec.ScenarioFile), 1)

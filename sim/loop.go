@@ -54,6 +54,8 @@ type Loop[E Event] struct {
 	now    Time
 	events int64 // events handled so far
 	stop   bool
+	// fg counts the pending foreground events.
+	fg int
 }
 
 // Now returns the current simulated time: the time of the event being
@@ -73,7 +75,19 @@ func (l *Loop[E]) At(at Time, ev E) uint64 {
 	if at < l.now {
 		at = l.now
 	}
-	return l.q.Push(at, ev)
+	l.fg++
+	return l.q.push(at, ev, false)
+}
+
+// Background schedules ev at time at as a background event: housekeeping
+// (a broker's periodic expiry check, say) that runs in order with the rest
+// but does not keep the run alive. Run reports [StopDrained] once only
+// background events are pending. A time in the past is moved to Now.
+func (l *Loop[E]) Background(at Time, ev E) uint64 {
+	if at < l.now {
+		at = l.now
+	}
+	return l.q.push(at, ev, true)
 }
 
 // After schedules ev d after Now. A negative d counts as zero.
@@ -81,20 +95,22 @@ func (l *Loop[E]) After(d time.Duration, ev E) uint64 {
 	if d < 0 {
 		d = 0
 	}
-	return l.q.Push(l.now.Add(d), ev)
+	l.fg++
+	return l.q.push(l.now.Add(d), ev, false)
 }
 
 // Stop asks Run to return after the current event.
 func (l *Loop[E]) Stop() { l.stop = true }
 
-// Run handles events in (time, sequence) order until the queue is empty, the
-// next event lies after lim.Until, lim.MaxEvents events have run, or the
-// handler calls Stop, whichever comes first.
+// Run handles events in (time, sequence) order until no foreground event is
+// pending (background events left over stay queued), the next event lies
+// after lim.Until, lim.MaxEvents events have run, or the handler calls Stop,
+// whichever comes first.
 func (l *Loop[E]) Run(lim Limits, h Handler[E]) StopReason {
 	l.stop = false
 	for {
 		at, ok := l.q.Peek()
-		if !ok {
+		if !ok || l.fg == 0 {
 			return StopDrained
 		}
 		if lim.Until > 0 && at > lim.Until {
@@ -103,7 +119,10 @@ func (l *Loop[E]) Run(lim Limits, h Handler[E]) StopReason {
 		if lim.MaxEvents > 0 && l.events >= lim.MaxEvents {
 			return StopEventLimit
 		}
-		at, seq, ev := l.q.Pop()
+		at, seq, ev, bg := l.q.pop()
+		if !bg {
+			l.fg--
+		}
 		l.now = at
 		l.events++
 		h.Handle(at, seq, ev)

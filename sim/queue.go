@@ -38,10 +38,19 @@ func (q *Queue[E]) Len() int { return len(q.h) }
 
 // Push adds ev at time at and returns its scheduling sequence number, which
 // is unique and increases with every push.
-func (q *Queue[E]) Push(at Time, ev E) uint64 {
+func (q *Queue[E]) Push(at Time, ev E) uint64 { return q.push(at, ev, false) }
+
+// push adds ev; the entry's seq field holds the sequence number shifted
+// left by one with the background flag in the low bit, so the order by
+// (time, seq) is unchanged.
+func (q *Queue[E]) push(at Time, ev E, bg bool) uint64 {
 	s := q.seq
 	q.seq++
-	q.h = append(q.h, entry[E]{at: at, seq: s, ev: ev})
+	key := s << 1
+	if bg {
+		key |= 1
+	}
+	q.h = append(q.h, entry[E]{at: at, seq: key, ev: ev})
 	// Sift up with a hole.
 	h := q.h
 	i := len(h) - 1
@@ -70,6 +79,12 @@ func (q *Queue[E]) Peek() (at Time, ok bool) {
 // Pop removes and returns the earliest pending event, its time and its
 // scheduling sequence number. It panics on an empty queue.
 func (q *Queue[E]) Pop() (at Time, seq uint64, ev E) {
+	at, seq, ev, _ = q.pop()
+	return at, seq, ev
+}
+
+// pop is Pop that also returns the background flag.
+func (q *Queue[E]) pop() (at Time, seq uint64, ev E, bg bool) {
 	h := q.h
 	top := h[0]
 	n := len(h) - 1
@@ -97,5 +112,5 @@ func (q *Queue[E]) Pop() (at Time, seq uint64, ev E) {
 		}
 		h[i] = last
 	}
-	return top.at, top.seq, top.ev
+	return top.at, top.seq >> 1, top.ev, top.seq&1 == 1
 }

@@ -117,3 +117,41 @@ func TestLoopNeverRunsThePast(t *testing.T) {
 type handlerFunc func(Time, tev)
 
 func (f handlerFunc) Handle(now Time, seq uint64, ev tev) { f(now, ev) }
+
+// ev is a test event: its name.
+type ev string
+
+func (e ev) AppendDescription(b []byte) []byte { return append(b, e...) }
+
+// bgRec records the events it handles and schedules follow-ups.
+type bgRec struct {
+	l    *Loop[ev]
+	seen []string
+}
+
+func (r *bgRec) Handle(now Time, seq uint64, e ev) {
+	r.seen = append(r.seen, now.String()+":"+string(e))
+}
+
+func TestLoopBackgroundDoesNotKeepRunAlive(t *testing.T) {
+	var l Loop[ev]
+	r := &bgRec{l: &l}
+	l.Background(5, "bg-early")
+	l.At(10, "fg")
+	l.Background(20, "bg-late")
+	if got := l.Run(Limits{}, r); got != StopDrained {
+		t.Fatalf("stop = %v, want drained", got)
+	}
+	want := []string{Time(5).String() + ":bg-early", Time(10).String() + ":fg"}
+	if len(r.seen) != len(want) || r.seen[0] != want[0] || r.seen[1] != want[1] {
+		t.Fatalf("handled %v, want %v (background runs in order, the late one is left)", r.seen, want)
+	}
+	if l.Pending() != 1 {
+		t.Fatalf("pending = %d, want the late background event left", l.Pending())
+	}
+	l.At(30, "fg2")
+	l.Run(Limits{}, r)
+	if got := r.seen[len(r.seen)-2:]; got[0] != Time(20).String()+":bg-late" || got[1] != Time(30).String()+":fg2" {
+		t.Fatalf("after a new foreground event the background one runs first: %v", got)
+	}
+}

@@ -1,0 +1,93 @@
+package model
+
+import "strconv"
+
+// Messages between servers. Kafka sends these between brokers: a partition
+// leader verifies a transactional batch with the transaction coordinator
+// (AddPartitionsToTxn v4+ with verifyOnly, KIP-890 part 1), and the
+// coordinator has the leaders write transaction markers (WriteTxnMarkers).
+// In idemsim the world delivers them at once, in the same instant, and
+// they write no trace line (a simplification: Kafka sends them over the
+// inter-broker network).
+
+// VerifyPartitionsRequest asks the coordinator whether each partition is
+// in the producer's ongoing transaction.
+type VerifyPartitionsRequest struct {
+	TransactionalID string
+	PID             ProducerID
+	Epoch           int16
+	Partitions      []int32
+}
+
+// AppendDescription appends "VerifyPartitions txn=t1 pid=42 e=0 [p0]".
+func (r *VerifyPartitionsRequest) AppendDescription(b []byte) []byte {
+	b = append(b, "VerifyPartitions txn="...)
+	b = append(b, r.TransactionalID...)
+	b = append(b, " pid="...)
+	b = strconv.AppendInt(b, int64(r.PID), 10)
+	b = append(b, " e="...)
+	b = strconv.AppendInt(b, int64(r.Epoch), 10)
+	return appendPartitions(b, r.Partitions)
+}
+
+// VerifyPartitionsResponse answers a [VerifyPartitionsRequest]: one error
+// per partition, in request order (ErrNone: verified).
+type VerifyPartitionsResponse struct {
+	Partitions []int32
+	Errs       []ErrCode
+}
+
+// AppendDescription appends "VerifyPartitionsResp [p0 NONE]".
+func (r *VerifyPartitionsResponse) AppendDescription(b []byte) []byte {
+	b = append(b, "VerifyPartitionsResp ["...)
+	for i, p := range r.Partitions {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, 'p')
+		b = strconv.AppendInt(b, int64(p), 10)
+		b = append(b, ' ')
+		b = append(b, r.Errs[i].String()...)
+	}
+	return append(b, ']')
+}
+
+// WriteTxnMarkersRequest asks a partition leader to write transaction
+// markers, all for one transactional id.
+type WriteTxnMarkersRequest struct {
+	TransactionalID string
+	Markers         []TxnMarker
+}
+
+// AppendDescription appends "WriteTxnMarkers txn=t1 n=2".
+func (r *WriteTxnMarkersRequest) AppendDescription(b []byte) []byte {
+	b = append(b, "WriteTxnMarkers txn="...)
+	b = append(b, r.TransactionalID...)
+	b = append(b, " n="...)
+	return strconv.AppendInt(b, int64(len(r.Markers)), 10)
+}
+
+// WriteTxnMarkersResponse answers a [WriteTxnMarkersRequest]: one error per
+// marker, in request order.
+type WriteTxnMarkersResponse struct {
+	TransactionalID string
+	Errs            []ErrCode
+}
+
+// AppendDescription appends "WriteTxnMarkersResp txn=t1".
+func (r *WriteTxnMarkersResponse) AppendDescription(b []byte) []byte {
+	b = append(b, "WriteTxnMarkersResp txn="...)
+	return append(b, r.TransactionalID...)
+}
+
+func appendPartitions(b []byte, parts []int32) []byte {
+	b = append(b, " ["...)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, 'p')
+		b = strconv.AppendInt(b, int64(p), 10)
+	}
+	return append(b, ']')
+}

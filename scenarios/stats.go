@@ -1,0 +1,141 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/idemsim/idemsim/model"
+	simnet "github.com/idemsim/idemsim/net"
+)
+
+// NetStats counts what happened to messages on the network.
+type NetStats struct {
+	// RequestsSent and ResponsesSent count messages put on the wire.
+	RequestsSent  int64 `json:"requests_sent"`
+	ResponsesSent int64 `json:"responses_sent"`
+	// RequestsLost and ResponsesLost count loss draws that came up lost.
+	RequestsLost  int64 `json:"requests_lost"`
+	ResponsesLost int64 `json:"responses_lost"`
+	// Dropped counts messages dropped for a broken connection or a
+	// partition, at send or on the wire.
+	Dropped int64 `json:"dropped"`
+}
+
+// stats reads the observation stream and keeps the run's counters: errors
+// by Kafka name, network fates, fencing and zombie writes, abandoned
+// records, acknowledgement latencies.
+type stats struct {
+	errors    map[string]int64
+	net       NetStats
+	fenced    int64
+	abandoned int64
+	// zombieWrites counts records a superseded instance got appended;
+	// zombieAttempts its produce batches that reached a broker;
+	// zombieRejected those rejected for a stale epoch.
+	zombieWrites, zombieAttempts, zombieRejected int64
+	latencies                                    []time.Duration
+	// app is each node's application (-1 for servers); newest the
+	// largest node id of an active instance, per application.
+	app    []int32
+	newest []int32
+}
+
+func newStats(w *World) *stats {
+	s := &stats{errors: make(map[string]int64), app: make([]int32, len(w.nodes)), newest: make([]int32, len(w.apps))}
+	for i := range w.nodes {
+		s.app[i] = -1
+		if in := w.nodes[i].inst; in != nil {
+			s.app[i] = in.app.id
+		}
+	}
+	for i := range s.newest {
+		s.newest[i] = -1
+	}
+	return s
+}
+
+// zombie reports whether a newer instance of node n's application is
+// active.
+func (s *stats) zombie(n int32) bool {
+	a := s.app[n]
+	return a >= 0 && s.newest[a] > n
+}
+
+var (
+	fateLost        = simnet.Lost.String()
+	fateConnBroken  = simnet.ConnBroken.String()
+	fatePartitioned = simnet.Partitioned.String()
+)
+
+// Observe counts o.
+func (s *stats) Observe(o *model.Obs) {
+	switch o.Kind {
+	case model.ObsActive:
+		if o.Node > s.newest[o.App] {
+			s.newest[o.App] = o.Node
+		}
+	case model.ObsSent:
+		lost := o.Fate == fateLost
+		if o.Flag {
+			s.net.ResponsesSent++
+			if lost {
+				s.net.ResponsesLost++
+			}
+		} else {
+			s.net.RequestsSent++
+			if lost {
+				s.net.RequestsLost++
+			}
+		}
+		if o.Fate == fateConnBroken || o.Fate == fatePartitioned {
+			s.net.Dropped++
+		}
+	case model.ObsLost:
+		if !o.Flag {
+			s.net.Dropped++
+		}
+	case model.ObsDelivered:
+		switch m := o.Msg.(type) {
+		case *model.ProduceResponse:
+			for _, p := range m.Partitions {
+				if p.Err != model.ErrNone {
+					s.errors[p.Err.String()]++
+				}
+			}
+		case *model.TxnResponse:
+			if m.Err != model.ErrNone {
+				s.errors[m.Err.String()]++
+			}
+		case *model.InitProducerIDResponse:
+			if m.Err != model.ErrNone {
+				s.errors[m.Err.String()]++
+			}
+		}
+	case model.ObsVerdict:
+		stale := o.Result.Err == model.ErrInvalidProducerEpoch || o.Result.Err == model.ErrProducerFenced
+		if stale {
+			s.fenced++
+		}
+		zombie := s.zombie(o.Peer)
+		if zombie {
+			s.zombieAttempts++
+			if stale {
+				s.zombieRejected++
+			}
+			if o.Result.Err == model.ErrNone && !o.Result.Duplicate {
+				s.zombieWrites += int64(len(o.Batch.Records))
+			}
+		}
+	case model.ObsOutcome:
+		if oc := &o.Outcome; oc.Err == model.ErrNone {
+			s.latencies = append(s.latencies, o.At.Sub(oc.SentAt))
+		} else if oc.Err == model.ErrDeliveryTimeout {
+			s.errors[oc.Err.String()]++
+		}
+	case model.ObsNote:
+		if o.NoteKind == model.NoteFatal {
+			s.errors[o.Err.String()+"(fatal)"]++
+		}
+	case model.ObsCrash:
+		s.abandoned += o.N
+	}
+}

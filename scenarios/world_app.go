@@ -1,0 +1,181 @@
+package scenarios
+
+import (
+	"github.com/idemsim/idemsim/model"
+	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// Applications and their producer instances: the application side of the
+// world, which hands records to the producer state machine and carries out
+// its effects.
+
+// addApp adds an application with one producer instance that starts at t.
+func (w *World) addApp(start sim.Time) *app {
+	a := &app{id: int32(len(w.apps)), records: w.vals.Int("records"), interval: w.vals.Millis("send.interval.ms"),
+		idleAfter: w.vals.Int("app.idle.after"), idle: w.vals.Millis("app.idle.ms")}
+	w.apps = append(w.apps, a)
+	w.addInstance(a, start)
+	return a
+}
+
+// addInstance adds a producer instance of a, starting at t.
+func (w *World) addInstance(a *app, start sim.Time) *instance {
+	in := &instance{app: a, index: len(a.instances), name: InstanceName(len(w.instances)), unresolved: make(map[int64]model.Record)}
+	a.instances = append(a.instances, in)
+	w.instances = append(w.instances, in)
+	// Instances take the first node ids, in order.
+	w.schedule(start, Event{kind: evStart, node: int32(len(w.instances) - 1)})
+	return in
+}
+
+// current returns the app's newest started instance.
+func (a *app) current() *instance {
+	for i := len(a.instances) - 1; i >= 0; i-- {
+		if a.instances[i].started {
+			return a.instances[i]
+		}
+	}
+	return nil
+}
+
+// start starts producer instance in.
+func (w *World) start(now sim.Time, in *instance) {
+	in.started = true
+	w.emit(&model.Obs{Kind: model.ObsStart, At: now, Node: int32(in.node), Peer: -1, App: in.app.id})
+	if !w.pcfg.EnableIdempotence {
+		w.activate(now, in)
+	}
+	w.apply(now, in, in.prod.Start(now))
+	if in.index == 0 {
+		w.schedule(now, Event{kind: evAppSend, app: in.app.id})
+	} else {
+		w.takeover(now, in)
+	}
+}
+
+func (w *World) appSend(now sim.Time, a *app) {
+	if a.next >= a.records {
+		return
+	}
+	in := a.current()
+	id := model.RecordID{App: a.id, N: a.next}
+	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: int32(a.next % int64(len(w.topo.Leaders))), SentAt: now}
+	a.next++
+	in.unresolved[id.N] = rec
+	w.emit(&model.Obs{Kind: model.ObsAppSend, At: now, Node: int32(in.node), Peer: -1, App: a.id, Record: rec})
+	w.apply(now, in, in.prod.Send(now, rec))
+	if a.next == a.records {
+		// The application's stream ends: commit what is open.
+		w.apply(now, in, in.prod.Flush(now))
+	}
+	if a.next < a.records {
+		d := a.interval
+		if a.idleAfter > 0 && a.next == a.idleAfter {
+			d += a.idle
+			w.emit(&model.Obs{Kind: model.ObsAppIdle, At: now, Node: int32(in.node), Peer: -1, App: a.id, Dur: sim.Time(a.idle)})
+		}
+		w.loop.After(d, Event{kind: evAppSend, app: a.id, n: a.chain})
+	}
+}
+
+// resendRecord hands rec to in again (a takeover or restart resend);
+// withPart: the trace line names the partition.
+func (w *World) resendRecord(now sim.Time, in *instance, rec model.Record, withPart bool) {
+	w.emit(&model.Obs{Kind: model.ObsAppResend, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Record: rec, Flag: withPart})
+	w.apply(now, in, in.prod.Send(now, rec))
+}
+
+// takeover starts a later instance of an application: it takes over the
+// app's stream of sends and, with app.takeover.resend, sends again the
+// records its older instances have not resolved (an at-least-once
+// application failing over to a new process).
+func (w *World) takeover(now sim.Time, in *instance) {
+	a := in.app
+	a.chain++
+	w.emit(&model.Obs{Kind: model.ObsTakeover, At: now, Node: int32(in.node), Peer: -1, App: a.id})
+	if w.vals.Bool("app.takeover.resend") {
+		var recs []model.Record
+		for _, old := range a.instances[:in.index] {
+			for _, r := range old.unresolved {
+				recs = append(recs, r)
+			}
+		}
+		sortRecords(recs)
+		for _, rec := range recs {
+			if _, dup := in.unresolved[rec.ID.N]; dup {
+				continue
+			}
+			in.unresolved[rec.ID.N] = rec
+			w.resendRecord(now, in, rec, false)
+		}
+	}
+	if a.next < a.records {
+		w.schedule(now, Event{kind: evAppSend, app: a.id, n: a.chain})
+	}
+}
+
+func sortRecords(recs []model.Record) {
+	for i := 1; i < len(recs); i++ {
+		for j := i; j > 0 && recs[j].ID.N < recs[j-1].ID.N; j-- {
+			recs[j], recs[j-1] = recs[j-1], recs[j]
+		}
+	}
+}
+
+// activate marks in as its app's live instance; older ones become zombies.
+func (w *World) activate(now sim.Time, in *instance) {
+	if !in.active {
+		in.active = true
+		w.emit(&model.Obs{Kind: model.ObsActive, At: now, Node: int32(in.node), Peer: -1, App: in.app.id})
+	}
+}
+
+// apply carries out a producer's effects.
+func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
+	outs = w.pushOuts(outs)
+	defer w.popOuts()
+	for i := range outs {
+		o := &outs[i]
+		switch o.Kind {
+		case model.OutConnect:
+			in.conns[o.Dest+1] = w.nw.Connect(in.node, w.destNode(o.Dest))
+		case model.OutClose:
+			w.nw.Close(in.conns[o.Dest+1])
+		case model.OutSend:
+			c := in.conns[o.Dest+1]
+			link := int(c.Client)*len(w.names) + int(c.Server)
+			w.reqCount[link]++
+			w.send(now, in, o.Dest, o.Msg, c, simnet.Request, w.reqCount[link], w.nodes[in.node].inc)
+		case model.OutWake:
+			w.schedule(w.drifted(now, in.node, o.At), Event{kind: evWake, node: int32(in.node), n: o.Timer, gen: w.nodes[in.node].inc})
+		case model.OutResult:
+			delete(in.unresolved, o.Result.ID.N)
+			w.emit(&model.Obs{Kind: model.ObsOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Outcome: o.Result})
+		case model.OutNote:
+			ob := model.Obs{Kind: model.ObsNote, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Text: o.Note, NoteKind: o.NoteKind}
+			if o.NoteKind == model.NoteFatal {
+				ob.Err = in.prod.Fatal()
+			}
+			w.emit(&ob)
+			if o.NoteKind == model.NotePID {
+				w.activate(now, in)
+			}
+		}
+	}
+}
+
+// pushOuts copies a node's effects into the world's buffer for the current
+// depth: a node may be re-entered (an instant server-to-server message)
+// before the world has carried out all of its effects.
+func (w *World) pushOuts(outs []model.Out) []model.Out {
+	if w.depth == len(w.outBufs) {
+		w.outBufs = append(w.outBufs, nil)
+	}
+	b := append(w.outBufs[w.depth][:0], outs...)
+	w.outBufs[w.depth] = b
+	w.depth++
+	return b
+}
+
+func (w *World) popOuts() { w.depth-- }

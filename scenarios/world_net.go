@@ -1,0 +1,134 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"github.com/idemsim/idemsim/model"
+	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// Messages between producer instances and servers travel through the
+// simulated network: send asks simnet for each message's fate and
+// schedules its arrival; deliver hands it to its node.
+
+// send puts m on the network from its sender and schedules its arrival.
+func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c simnet.Conn, dir simnet.Direction, reqNo int64, inc uint32) {
+	var s simnet.Sent
+	if w.planDrop(dir, reqNo, c) {
+		s = w.nw.SendLost(now, c, dir)
+	} else {
+		s = w.nw.Send(now, c, dir)
+	}
+	w.takeNotices(now)
+	from, to := in.node, w.destNode(dest)
+	if dir == simnet.Response {
+		from, to = to, from
+	}
+	o := model.Obs{Kind: model.ObsSent, At: now, Node: int32(from), Peer: int32(to), Msg: m, N: reqNo, ConnGen: c.Gen,
+		Flag: dir == simnet.Response, Forced: s.Forced, Dur: sim.Time(s.Held), Until: s.At}
+	if s.Fate != simnet.Delivered {
+		o.Fate = s.Fate.String()
+	}
+	o.Random = s.Fate == simnet.Lost && !s.Forced
+	if s.Fate != simnet.Delivered {
+		w.emit(&o)
+		return
+	}
+	w.nextMsg++
+	id := w.nextMsg
+	o.MsgID = id
+	w.emit(&o)
+	if s.DupAt >= 0 {
+		w.emit(&model.Obs{Kind: model.ObsDup, At: now, Node: int32(from), Peer: int32(to), Msg: m, Until: s.DupAt})
+	}
+	wr := &wire{m: m, inst: in, dest: dest, refs: 1, inc: inc, reqNo: reqNo}
+	w.msgs[id] = wr
+	w.schedule(s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok})
+	if s.DupAt >= 0 {
+		wr.refs++
+		w.schedule(s.DupAt, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok})
+	}
+}
+
+// takeWire returns the wire of a delivery event, releasing it after its
+// last scheduled delivery.
+func (w *World) takeWire(ev Event) *wire {
+	wr := w.msgs[ev.msg]
+	wr.refs--
+	if wr.refs == 0 {
+		delete(w.msgs, ev.msg)
+	}
+	return wr
+}
+
+// deliver hands an arriving message to its node.
+func (w *World) deliver(now sim.Time, ev Event) {
+	wr := w.takeWire(ev)
+	to := simnet.NodeID(ev.node)
+	f := w.nw.Arrive(ev.tok)
+	w.takeNotices(now)
+	why := f.String()
+	if f == simnet.Delivered && ev.tok.Dir == simnet.Response && wr.inc != w.nodes[wr.inst.node].inc {
+		f, why = simnet.Lost, "stale-incarnation"
+	}
+	peer := wr.inst.node
+	if ev.tok.Dir == simnet.Response {
+		peer = w.destNode(wr.dest)
+	}
+	if f != simnet.Delivered {
+		w.emit(&model.Obs{Kind: model.ObsLost, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg})
+		return
+	}
+	w.emit(&model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, MsgID: ev.msg})
+	if ev.tok.Dir == simnet.Request {
+		h := w.pushRoute(route{inst: wr.inst, dest: wr.dest, conn: ev.tok.Conn, reqNo: wr.reqNo, inc: wr.inc, server: -1})
+		w.serverOuts(now, to, w.nodes[to].srv.Step(now, model.Peer{Node: int32(wr.inst.node), ReqNo: wr.reqNo, Handle: h}, wr.m))
+		w.popRoute()
+		return
+	}
+	switch wr.m.(type) {
+	case *model.TxnResponse, *model.ProduceResponse, *model.InitProducerIDResponse:
+		w.apply(now, wr.inst, wr.inst.prod.Receive(now, wr.dest, wr.m))
+	default:
+		panic(fmt.Sprintf("scenarios: cannot deliver %T to a producer", wr.m))
+	}
+}
+
+// loseDelivery drops a delivery to a crashed node. In TCP mode the
+// connection breaks (a refused or reset connection).
+func (w *World) loseDelivery(now sim.Time, ev Event, why string) {
+	wr := w.takeWire(ev)
+	peer := wr.inst.node
+	if ev.tok.Dir == simnet.Response {
+		peer = w.destNode(wr.dest)
+	}
+	w.emit(&model.Obs{Kind: model.ObsLost, At: now, Node: ev.node, Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg, Flag: true})
+	w.nw.Break(ev.tok.Conn)
+	w.takeNotices(now)
+}
+
+// takeNotices schedules the disconnect notices of connections the network
+// just broke.
+func (w *World) takeNotices(now sim.Time) {
+	for _, nt := range w.nw.TakeNotices(now) {
+		nd := &w.nodes[nt.Conn.Client]
+		if nd.kind != kindProducer {
+			continue
+		}
+		dest := w.destOf(nt.Conn.Server)
+		w.schedule(nt.At, Event{kind: evDisconnect, node: int32(nt.Conn.Client), n: uint64(dest + 1), gen: nd.inc, tok: simnet.Token{Conn: nt.Conn}})
+	}
+}
+
+// disconnected delivers a disconnect notice, unless the instance has since
+// moved to another connection or incarnation.
+func (w *World) disconnected(now sim.Time, ev Event) {
+	in := w.nodes[ev.node].inst
+	dest := int32(ev.n) - 1
+	if ev.gen != w.nodes[ev.node].inc || in.conns[dest+1] != ev.tok.Conn {
+		return
+	}
+	w.emit(&model.Obs{Kind: model.ObsDisconnected, At: now, Node: ev.node, Peer: int32(ev.tok.Conn.Server), ConnGen: ev.tok.Conn.Gen})
+	w.apply(now, in, in.prod.Disconnected(now, dest))
+}

@@ -20,17 +20,18 @@ var allowed = map[string][]string{
 	"sim":       {},
 	"model":     {"sim"},
 	"net":       {"sim"},
-	"scenarios": {"sim", "model", "net", "ext:*"},
+	"check":     {"sim", "model"},
+	"scenarios": {"sim", "model", "net", "check", "ext:*"},
 	"plots":     {"sim", "ext:gonum.org/"},
 	// The sweep engine runs many worlds on goroutines (each run stays
 	// single-threaded) and turns summaries into charts.
-	"internal/sweep": {"scenarios", "plots", "ext:gonum.org/"},
+	"internal/sweep": {"scenarios", "check", "plots", "ext:gonum.org/"},
 	"cmd/simulate":   {"*"},
 }
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "net", "scenarios"}
+var world = []string{"sim", "model", "net", "check", "scenarios"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()
@@ -90,7 +91,8 @@ func isStd(path string) bool {
 }
 
 // TestImportMatrix enforces who may import whom (sim is the leaf; model and
-// net import only sim; scenarios wires; plots never runs a simulation).
+// net import only sim; check reads model's observations; scenarios wires;
+// plots never runs a simulation).
 func TestImportMatrix(t *testing.T) {
 	for _, f := range parseAll(t) {
 		if f.test {

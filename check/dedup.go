@@ -1,0 +1,98 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/idemsim/idemsim/model"
+)
+
+// dedup is INV-DEDUP, seen from the broker and from the application:
+//
+//   - a batch the broker answered as a duplicate must match the log entry
+//     it was matched with, record by record (same ids, same payload
+//     digests); otherwise the broker acknowledged new data without writing
+//     it (bug-zoo Z11). These are reported as they happen, the first 24.
+//   - at the end, a record acknowledged with an offset must be at that
+//     offset, with its own id and payload digest. These follow, by
+//     application and message number, the first 8.
+type dedup struct {
+	lv  *logView
+	out capped
+}
+
+// maxAckedOffsets bounds the acknowledged-offset violations reported one
+// by one.
+const maxAckedOffsets = 8
+
+func newDedup(_ Config, lv *logView) Invariant { return &dedup{lv: lv} }
+
+func (d *dedup) Name() string { return InvDedup }
+
+func (d *dedup) Observe(o *model.Obs) {
+	if o.Kind != model.ObsVerdict || !o.Result.Duplicate {
+		return
+	}
+	b := &o.Batch
+	var orig *model.LogEntry
+	if o.OrigFound {
+		orig = &o.Orig
+	}
+	same := orig != nil && len(orig.Batch.Records) == len(b.Records)
+	for i := 0; same && i < len(b.Records); i++ {
+		same = b.Records[i].ID == orig.Batch.Records[i].ID && b.Records[i].Digest == orig.Batch.Records[i].Digest
+	}
+	if same || !d.out.room() {
+		return
+	}
+	detail := fmt.Sprintf("%s answered as a duplicate of ", batchTag(b))
+	if orig == nil {
+		detail += "nothing in the log"
+	} else {
+		detail += fmt.Sprintf("offset %d, which holds %s", orig.FirstOffset, batchTag(&orig.Batch))
+	}
+	d.out.add(violation(InvDedup, o.At, detail))
+}
+
+func (d *dedup) Finish() []Violation {
+	return append(d.out.report(InvDedup, d.lv.end), d.ackedOffsets()...)
+}
+
+// ackedOffsets checks every acknowledged record with a known offset
+// against the committed view's entry at that offset (a partition nothing
+// was appended to holds nothing).
+func (d *dedup) ackedOffsets() []Violation {
+	var bad []model.Outcome
+	for _, o := range d.lv.outcomes {
+		if o.Err != model.ErrNone || o.Offset < 0 {
+			continue
+		}
+		log := d.lv.log(o.Partition)
+		i, _ := slices.BinarySearchFunc(log, o.Offset, func(e model.LogEntry, off int64) int {
+			switch {
+			case e.LastOffset < off:
+				return -1
+			case e.FirstOffset > off:
+				return 1
+			}
+			return 0
+		})
+		if i < len(log) && log[i].FirstOffset <= o.Offset && o.Offset <= log[i].LastOffset && log[i].Marker == model.MarkerNone {
+			r := log[i].Batch.Records[o.Offset-log[i].FirstOffset]
+			if r.ID == o.ID && r.Digest == o.Digest {
+				continue
+			}
+		}
+		bad = append(bad, o)
+	}
+	slices.SortFunc(bad, func(a, b model.Outcome) int { return compareIDs(a.ID, b.ID) })
+	var v []Violation
+	for i, o := range bad {
+		if i == maxAckedOffsets {
+			v = append(v, violation(InvDedup, o.At, fmt.Sprintf("... and %d more", len(bad)-maxAckedOffsets)))
+			break
+		}
+		v = append(v, violation(InvDedup, o.At, fmt.Sprintf("%v acknowledged at p%d offset %d, which holds other data", o.ID, o.Partition, o.Offset)))
+	}
+	return v
+}

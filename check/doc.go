@@ -1,0 +1,42 @@
+// Package check judges a run against idemsim's invariants. It reads the
+// world's one observation stream ([model.Obs]) and nothing else: no
+// partition, producer or coordinator is ever asked for its state.
+//
+// Every invariant is one type behind the [Invariant] interface, in a file
+// of its own (dup.go, loss.go, order.go, seq.go, dedup.go, fence.go,
+// state.go, epoch.go, liveprod.go), and one line of the registry
+// (registry.go) puts it in the report, in report order. A [Suite] fans
+// each observation out to every invariant and to the tally of [Counts],
+// and judges the run once it ended:
+//
+//	s := check.NewSuite(check.Config{Seq: seq, MaxEpoch: maxEpoch, Names: names})
+//	// the world calls s.Observe(o) for every observation, ObsRunEnd last
+//	counts, violations := s.Finish()
+//
+// # The committed view
+//
+// The logs the invariants judge are rebuilt from the stream (logview.go):
+// per partition, each appended data batch (an [model.ObsVerdict] that
+// appended) and each transaction marker (an [model.ObsMarker] that was
+// written), in the order observed, which is offset order. A consumer in
+// read_committed mode sees non-transactional data at once and
+// transactional data when its producer's next marker on the partition is a
+// COMMIT; an ABORT discards it, and data of a transaction still open at
+// the end is neither committed nor aborted. The view keeps each batch by
+// value; its records are the slice the batch already carries, never
+// copied.
+//
+// # Bounded reports
+//
+// A broken run can break an invariant thousands of times. Each invariant
+// reports its first few violations and one closing line that counts the
+// rest: INV-DUP its first 8 extra copies, INV-ORDER its first 8 reordered
+// records, INV-LOSS and the acknowledged-offset half of INV-DEDUP their
+// first 8 records, and the log-shape invariants (INV-SEQ, INV-DEDUP's
+// duplicate answers, INV-FENCE, INV-STATE, INV-EPOCH) their first 24
+// each.
+//
+// The package runs inside the simulated world's determinism rules: no
+// wall clock, no randomness, no goroutines, and no map iteration order
+// reaching a report (whatever is read from a map is sorted first).
+package check

@@ -1,0 +1,220 @@
+package check
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// logView is the run as the observation stream tells it, shared by the
+// tally and the invariants: the partition logs, what a read_committed
+// consumer sees of them and when, and what the applications were told.
+// The [Suite] feeds it each observation before anyone else, so that their
+// Observe sees what that observation committed (commits, aborted).
+type logView struct {
+	// logs holds, per partition, the appended data entries and markers in
+	// the order observed, which is offset order. Each entry keeps its
+	// batch by value; the records are the batch's own slice.
+	logs [][]model.LogEntry
+	// open holds, per (pid, partition), the indices in logs of the
+	// transactional entries whose transaction has not ended yet.
+	open map[[2]int64][]int
+	// copies counts each record's committed copies so far.
+	copies map[model.RecordID]int32
+	// maxN is, per (app, partition the application sent to), the largest
+	// message number committed so far (first copies only).
+	maxN map[[2]int64]int64
+	// outcomes holds each record's outcome. A record sent through several
+	// producer instances (a takeover, a restart that resends) can have
+	// several: the first acknowledgement wins, else the first failure.
+	outcomes map[model.RecordID]model.Outcome
+
+	// commits lists the records the current observation committed, in
+	// commit order; aborted counts the records it discarded (an ABORT
+	// marker). Both are reset at every observation.
+	commits []commit
+	aborted int64
+
+	// end is the run's end time (ObsRunEnd).
+	end sim.Time
+
+	// lost caches lostAcked's answer once the run ended.
+	lost     []model.RecordID
+	lostDone bool
+}
+
+// commit is one record becoming visible to read_committed consumers:
+// record rec of the entry at index entry of partition part's log.
+type commit struct {
+	part  int32
+	rec   int32
+	entry int
+	// again: the record was committed before (an extra copy). Otherwise
+	// reordered tells whether a record of the same application numbered
+	// after (> this one's) was committed on the partition before it.
+	again, reordered bool
+	after            int64
+}
+
+func newLogView() *logView {
+	return &logView{
+		open:     make(map[[2]int64][]int),
+		copies:   make(map[model.RecordID]int32),
+		maxN:     make(map[[2]int64]int64),
+		outcomes: make(map[model.RecordID]model.Outcome),
+	}
+}
+
+// appended reports whether o is a data batch appended to a log: a
+// verdict that neither refused it nor answered it as a duplicate.
+func appended(o *model.Obs) bool {
+	return o.Kind == model.ObsVerdict && o.Result.Err == model.ErrNone && !o.Result.Duplicate
+}
+
+func (lv *logView) observe(o *model.Obs) {
+	lv.commits = lv.commits[:0]
+	lv.aborted = 0
+	switch o.Kind {
+	case model.ObsOutcome:
+		prev, ok := lv.outcomes[o.Outcome.ID]
+		if !ok || prev.Err != model.ErrNone && o.Outcome.Err == model.ErrNone {
+			lv.outcomes[o.Outcome.ID] = o.Outcome
+		}
+	case model.ObsVerdict:
+		if appended(o) {
+			lv.appendData(o)
+		}
+	case model.ObsMarker:
+		if o.Err == model.ErrNone {
+			lv.appendMarker(o)
+		}
+	case model.ObsRunEnd:
+		lv.end = o.At
+	}
+}
+
+// appendTo appends e to partition p's log and returns its index.
+func (lv *logView) appendTo(p int32, e model.LogEntry) int {
+	for int(p) >= len(lv.logs) {
+		lv.logs = append(lv.logs, nil)
+	}
+	lv.logs[p] = append(lv.logs[p], e)
+	return len(lv.logs[p]) - 1
+}
+
+// appendData records an appended data batch: committed at once, or, for a
+// transactional one, when its transaction commits on the partition.
+func (lv *logView) appendData(o *model.Obs) {
+	p := o.Batch.Partition
+	i := lv.appendTo(p, model.LogEntry{FirstOffset: o.Result.FirstOffset, LastOffset: o.Result.LastOffset,
+		Batch: o.Batch, AppendedAt: o.At, CoordinatorEpoch: -1})
+	if o.Batch.Transactional {
+		k := [2]int64{int64(o.Batch.PID), int64(p)}
+		lv.open[k] = append(lv.open[k], i)
+		return
+	}
+	lv.commit(p, i)
+}
+
+// appendMarker records a written transaction marker: a COMMIT commits the
+// pid's open transactional entries on the partition, an ABORT discards
+// them. The entry mirrors the partition's (the coordinator epoch is not
+// observed and left -1).
+func (lv *logView) appendMarker(o *model.Obs) {
+	p := o.Partition
+	lv.appendTo(p, model.LogEntry{FirstOffset: o.Result.FirstOffset, LastOffset: o.Result.FirstOffset,
+		Batch:  model.Batch{Partition: p, PID: o.PID, Epoch: o.Epoch, FirstSeq: model.NoSequence, LastSeq: model.NoSequence, Transactional: true},
+		Marker: o.Marker, AppendedAt: o.At, CoordinatorEpoch: -1})
+	k := [2]int64{int64(o.PID), int64(p)}
+	pend := lv.open[k]
+	delete(lv.open, k)
+	for _, i := range pend {
+		if o.Marker == model.MarkerCommit {
+			lv.commit(p, i)
+		} else {
+			lv.aborted += int64(len(lv.logs[p][i].Batch.Records))
+		}
+	}
+}
+
+// commit makes entry i of partition p's log visible, record by record.
+func (lv *logView) commit(p int32, i int) {
+	for j, r := range lv.logs[p][i].Batch.Records {
+		c := commit{part: p, entry: i, rec: int32(j)}
+		lv.copies[r.ID]++
+		if lv.copies[r.ID] > 1 {
+			c.again = true
+		} else {
+			k := [2]int64{int64(r.ID.App), int64(r.Partition)}
+			if m, ok := lv.maxN[k]; ok && r.ID.N < m {
+				c.reordered, c.after = true, m
+			} else {
+				lv.maxN[k] = r.ID.N
+			}
+		}
+		lv.commits = append(lv.commits, c)
+	}
+}
+
+// entry returns the log entry a commit refers to.
+func (lv *logView) entry(c commit) *model.LogEntry { return &lv.logs[c.part][c.entry] }
+
+// log returns partition p's log (nil when nothing was appended to it).
+func (lv *logView) log(p int32) []model.LogEntry {
+	if p < 0 || int(p) >= len(lv.logs) {
+		return nil
+	}
+	return lv.logs[p]
+}
+
+// lostAcked returns the acknowledged records never committed, by
+// application then message number. Call it once the run ended.
+func (lv *logView) lostAcked() []model.RecordID {
+	if lv.lostDone {
+		return lv.lost
+	}
+	lv.lostDone = true
+	for id, o := range lv.outcomes {
+		if o.Err == model.ErrNone && lv.copies[id] == 0 {
+			lv.lost = append(lv.lost, id)
+		}
+	}
+	slices.SortFunc(lv.lost, compareIDs)
+	return lv.lost
+}
+
+// compareIDs orders record ids by application, then message number.
+func compareIDs(a, b model.RecordID) int {
+	if c := cmp.Compare(a.App, b.App); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.N, b.N)
+}
+
+// committedEntries tells, per log entry, whether a read_committed consumer
+// sees it: non-transactional data, and transactional data whose producer's
+// next marker on the partition is a COMMIT. Markers themselves are not
+// data.
+func committedEntries(log []model.LogEntry) []bool {
+	out := make([]bool, len(log))
+	open := map[model.ProducerID][]int{}
+	for i := range log {
+		e := &log[i]
+		switch {
+		case e.Marker != model.MarkerNone:
+			if e.Marker == model.MarkerCommit {
+				for _, j := range open[e.Batch.PID] {
+					out[j] = true
+				}
+			}
+			delete(open, e.Batch.PID)
+		case e.Batch.Transactional:
+			open[e.Batch.PID] = append(open[e.Batch.PID], i)
+		default:
+			out[i] = true
+		}
+	}
+	return out
+}

@@ -1,0 +1,36 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/idemsim/idemsim/model"
+)
+
+// loss is INV-LOSS: every record acknowledged to the application is
+// committed in the log. It reports the missing records by application and
+// message number, each at its acknowledgement: the first 8, then how many
+// more.
+type loss struct{ lv *logView }
+
+// maxLost bounds the lost records reported one by one.
+const maxLost = 8
+
+func newLoss(_ Config, lv *logView) Invariant { return &loss{lv: lv} }
+
+func (l *loss) Name() string { return InvLoss }
+
+func (l *loss) Observe(*model.Obs) {}
+
+func (l *loss) Finish() []Violation {
+	ids := l.lv.lostAcked()
+	var v []Violation
+	for i, id := range ids {
+		if i == maxLost {
+			v = append(v, violation(InvLoss, l.lv.end, fmt.Sprintf("... and %d more", len(ids)-maxLost)))
+			break
+		}
+		o := l.lv.outcomes[id]
+		v = append(v, violation(InvLoss, o.At, fmt.Sprintf("%v acknowledged at offset %d of p%d but not in the log", id, o.Offset, o.Partition)))
+	}
+	return v
+}

@@ -1,0 +1,63 @@
+package check
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/idemsim/idemsim/model"
+)
+
+// TestInvariantsOrder: the report order, and each registry line's name is
+// its invariant's.
+func TestInvariantsOrder(t *testing.T) {
+	want := []string{"INV-DUP", "INV-LOSS", "INV-ORDER", "INV-SEQ", "INV-DEDUP", "INV-FENCE", "INV-STATE", "INV-EPOCH", "LIVE-PROD"}
+	if got := Invariants(); !slices.Equal(got, want) {
+		t.Fatalf("Invariants() = %v, want %v", got, want)
+	}
+	s := NewSuite(Config{})
+	if len(s.invs) != len(want) {
+		t.Fatalf("suite has %d invariants, want %d", len(s.invs), len(want))
+	}
+	for i, inv := range s.invs {
+		if inv.Name() != want[i] {
+			t.Errorf("invariant %d is %s, want %s", i, inv.Name(), want[i])
+		}
+	}
+}
+
+// TestSuiteReportOrder: a run that breaks every invariant, in the reverse
+// of report order, is reported in registry order.
+func TestSuiteReportOrder(t *testing.T) {
+	r := newRun(Config{MaxEpoch: 5, Names: []string{"p0"}})
+	r.start(0, 0, 0)
+	r.fatal(1, 0, model.ErrProducerFenced)      // LIVE-PROD
+	r.epoch(2, 9, 6)                            // INV-EPOCH
+	r.stateCheck(3, 0, "differs")               // INV-STATE
+	r.appendBatch(4, batch(9, 4, 0, 1))         // INV-FENCE
+	orig := r.appendBatch(5, batch(9, 6, 0, 1)) // a0:0 again: INV-DUP
+	r.duplicate(6, plain(0, 0, 7), &orig)       // INV-DEDUP
+	r.appendBatch(7, batch(9, 6, 5, 1))         // INV-SEQ, and a0:5
+	r.appendBatch(8, plain(0, 0, 3))            // INV-ORDER
+	r.outcome(acked(9, 0, 4, 0, 9))             // INV-LOSS (and INV-DEDUP)
+	_, vs := r.end(10, 0, "drained", 0)
+	want := "INV-DUP,INV-LOSS,INV-ORDER,INV-SEQ,INV-DEDUP,INV-DEDUP,INV-FENCE,INV-STATE,INV-EPOCH,INV-EPOCH,INV-EPOCH,LIVE-PROD"
+	if got := names(vs); got != want {
+		t.Fatalf("violations %s, want %s\n%v", got, want, vs)
+	}
+}
+
+// TestFinishNoViolations: a clean run reports an empty, non-nil list (a
+// report's "violations": []).
+func TestFinishNoViolations(t *testing.T) {
+	r := newRun(Config{})
+	r.send(0, 0)
+	r.appendBatch(1, plain(0, 0, 0))
+	r.outcome(acked(2, 0, 0, 0, 0))
+	counts, vs := r.end(3, 0, "drained", 0)
+	if vs == nil || len(vs) != 0 {
+		t.Fatalf("violations %#v, want empty and non-nil", vs)
+	}
+	if counts != (Counts{Sent: 1, Acked: 1, Appended: 1}) {
+		t.Errorf("counts %+v", counts)
+	}
+}

@@ -1,0 +1,28 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/idemsim/idemsim/model"
+)
+
+// state is INV-STATE: after a broker restart, each partition's producer
+// state equals what replaying its log yields. The world compares them and
+// observes the difference (ObsStateCheck); an empty one is agreement.
+type state struct {
+	lv  *logView
+	out capped
+}
+
+func newState(_ Config, lv *logView) Invariant { return &state{lv: lv} }
+
+func (s *state) Name() string { return InvState }
+
+func (s *state) Observe(o *model.Obs) {
+	if o.Kind != model.ObsStateCheck || o.Text == "" || !s.out.room() {
+		return
+	}
+	s.out.add(violation(InvState, o.At, fmt.Sprintf("p%d after restart: %s", o.Partition, o.Text)))
+}
+
+func (s *state) Finish() []Violation { return s.out.report(InvState, s.lv.end) }

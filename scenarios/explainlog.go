@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
@@ -175,7 +176,7 @@ func (x *explainLog) node(now sim.Time, node, text string) {
 }
 
 // finish closes open intervals, adds the violations and returns the log.
-func (x *explainLog) finish(end, planEnd sim.Time, vs []Violation) *Log {
+func (x *explainLog) finish(end, planEnd sim.Time, vs []check.Violation) *Log {
 	l := x.log
 	l.End, l.PlanEnd = end, planEnd
 	for i := range l.Entries {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -55,19 +56,19 @@ type Result struct {
 	ConfigNotes []string `json:"config_notes"`
 	// Counts are the checker's tallies: sent, acked, failed, pending,
 	// appended, duplicates, reordered, lost_acked, aborted.
-	model.Counts
+	check.Counts
 	Abandoned   int64 `json:"abandoned"`
 	Fenced      int64 `json:"fenced"`
 	ZombieWrite int64 `json:"zombie_writes"`
 	// ZombieAttempts counts produce batches a superseded instance got to
 	// the broker; ZombieRejected those rejected for a stale epoch.
-	ZombieAttempts int64            `json:"zombie_attempts"`
-	ZombieRejected int64            `json:"zombie_rejected"`
-	EpochBumps     int64            `json:"epoch_bumps"`
-	Errors         map[string]int64 `json:"errors"`
-	Net            NetStats         `json:"net"`
-	Violations     []Violation      `json:"violations"`
-	Reproduce      string           `json:"reproduce"`
+	ZombieAttempts int64             `json:"zombie_attempts"`
+	ZombieRejected int64             `json:"zombie_rejected"`
+	EpochBumps     int64             `json:"epoch_bumps"`
+	Errors         map[string]int64  `json:"errors"`
+	Net            NetStats          `json:"net"`
+	Violations     []check.Violation `json:"violations"`
+	Reproduce      string            `json:"reproduce"`
 
 	// Latencies are the send-to-ack times of acknowledged records, in
 	// acknowledgement order (for sweeps and plots; not in the JSON).
@@ -80,13 +81,6 @@ type Result struct {
 	// text (realize.go); Log is the event log when Spec.Record was set.
 	Realized string `json:"-"`
 	Log      *Log   `json:"-"`
-}
-
-// Violation is a broken invariant with where and when it broke.
-type Violation struct {
-	Invariant string `json:"invariant"`
-	Detail    string `json:"detail"`
-	AtNs      int64  `json:"at_ns"`
 }
 
 // Failed reports whether any invariant was violated.
@@ -199,7 +193,7 @@ func Run(spec Spec) (*Result, error) {
 	}
 	w.emit(&model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stop.String(), N: w.pending(), Until: w.planEnd})
 
-	counts, vs := w.chk.finish(w, end, stop)
+	counts, vs := w.chk.Finish()
 	st := w.stats
 	r := &Result{
 		Scenario: sc.Name, Seed: spec.Seed, Idempotence: pcfg.EnableIdempotence,
@@ -301,4 +295,4 @@ func planSource(spec Spec) string {
 
 // Invariants returns the names of the invariants every run judges, in
 // report order.
-func Invariants() []string { return model.Invariants() }
+func Invariants() []string { return check.Invariants() }

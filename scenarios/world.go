@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
@@ -131,7 +132,7 @@ type World struct {
 	obs   []model.Observer
 	trace *traceWriter
 	stats *stats
-	chk   *checkFeed
+	chk   *check.Suite
 
 	// Faults (faults.go).
 	plan    simnet.Plan
@@ -215,7 +216,7 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	// The readers of the observation stream.
 	w.trace = newTraceWriter(w.names)
 	w.stats = newStats(w)
-	w.chk = newCheckFeed(w, model.CheckerConfig{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch()})
+	w.chk = check.NewSuite(check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names})
 	w.obs = []model.Observer{w.trace, w.stats, w.chk}
 	return w, nil
 }

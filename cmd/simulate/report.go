@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/scenarios"
 )
 
@@ -67,7 +68,7 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 
 	fmt.Fprintln(w, "\nverdicts:")
 	for _, inv := range checked {
-		var vs []scenarios.Violation
+		var vs []check.Violation
 		for _, v := range r.Violations {
 			if v.Invariant == inv {
 				vs = append(vs, v)

@@ -184,12 +184,6 @@ func (nw *Network) Close(c Conn) {
 	}
 }
 
-// Alive reports whether c is the current, unbroken connection.
-func (nw *Network) Alive(c Conn) bool {
-	cs := nw.conn(c.Client, c.Server)
-	return cs.gen == c.Gen && !cs.broken
-}
-
 // Send puts a message on connection c in direction dir at time now and
 // decides its fate. In TCP mode a lost message breaks the connection; the
 // message's arrival never precedes an earlier message's on the same
@@ -304,10 +298,6 @@ func (nw *Network) Delay(from, to NodeID) time.Duration {
 	return nw.lat[int(from)*len(nw.names)+int(to)].Draw(nw.rng)
 }
 
-// Current reports whether c is the newest connection of its endpoints
-// (it may be broken).
-func (nw *Network) Current(c Conn) bool { return nw.conn(c.Client, c.Server).gen == c.Gen }
-
 // Arrive decides, at arrival time, whether a message sent with tok survived:
 // in TCP mode its connection must still be the live one, and in either mode
 // no partition may have cut its link since it was sent.
@@ -362,15 +352,4 @@ func (nw *Network) Quiet() {
 	for i := range nw.blocked {
 		nw.blocked[i] = false
 	}
-}
-
-// MaxLatencyHint is a coarse upper bound of one message's delay, used to
-// size run-time limits.
-func (nw *Network) MaxLatencyHint() time.Duration {
-	var m time.Duration
-	for i := range nw.lat {
-		l := &nw.lat[i]
-		m = max(m, l.Base+20*l.Spread+l.Tail)
-	}
-	return m + nw.cfg.ReorderDelay
 }

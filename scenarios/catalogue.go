@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -408,11 +407,6 @@ written batch goes out again as epoch+1, sequence 0, and is appended twice.`,
 		build:    oneApp,
 	}
 }
-
-// leadersOf returns the leader destination of n partitions: all on b1.
-func leadersOf(n int) []int32 { return make([]int32, n) }
-
-var _ = model.DestCoordinator
 
 func txntimeout() *Scenario {
 	return &Scenario{

@@ -41,6 +41,8 @@ const (
 type Log struct {
 	// Nodes are the world's processes: producer instances p1.., b1, c1.
 	Nodes []string
+	// Brokers are the broker nodes among Nodes, b1 first.
+	Brokers []string
 	// Apps are the applications, "app0", "app1", ...
 	Apps []string
 	// End is when the run ended; PlanEnd when its fault phase ended.
@@ -71,6 +73,9 @@ type explainLog struct {
 
 func newExplainLog(w *World) *explainLog {
 	x := &explainLog{log: &Log{Nodes: slices.Clone(w.names)}, names: w.names, plan: &w.plan, sendAt: make(map[uint64]int)}
+	for _, b := range w.brokerNode {
+		x.log.Brokers = append(x.log.Brokers, w.names[b])
+	}
 	for _, a := range w.apps {
 		x.log.Apps = append(x.log.Apps, fmt.Sprintf("app%d", a.id))
 	}

@@ -19,7 +19,7 @@
 //
 // # Determinism
 //
-// The simulated world (this package, model, net and scenarios) follows these
+// The simulated world (this package, model, net, check and scenarios) follows these
 // rules, and internal/lint enforces the mechanical ones:
 //   - no wall clock: no time.Now, time.Since or timers of the runtime;
 //   - no unseeded or global randomness: every random draw comes from a

@@ -173,7 +173,8 @@ func timelineOf(res *scenarios.Result) *plots.Timeline {
 				}
 			}
 		case scenarios.LogViolation:
-			m := plots.Mark{Lane: lane("b1"), At: e.At, Label: e.From}
+			// Violations are marked on the first broker's lane.
+			m := plots.Mark{Lane: lane(l.Brokers[0]), At: e.At, Label: e.From}
 			if !slices.Contains(tl.Marks, m) {
 				tl.Marks = append(tl.Marks, m)
 			}

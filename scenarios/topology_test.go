@@ -1,0 +1,118 @@
+package scenarios
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idemsim/idemsim/model"
+)
+
+// TestTopologyRoundRobin: partitions are led round robin, and names come
+// from the topology.
+func TestTopologyRoundRobin(t *testing.T) {
+	tp, err := NewTopology(3, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int32{0, 1, 2, 0, 1, 2, 0}; !slices.Equal(tp.Leaders, want) {
+		t.Fatalf("leaders %v, want %v", tp.Leaders, want)
+	}
+	if tp.BrokerName(2) != "b3" || tp.CoordinatorName() != "c1" || InstanceName(0) != "p1" {
+		t.Fatalf("names %s %s %s", tp.BrokerName(2), tp.CoordinatorName(), InstanceName(0))
+	}
+	for _, n := range []int{0, MaxBrokers + 1} {
+		if _, err := NewTopology(n, 1); err == nil {
+			t.Errorf("NewTopology(%d, 1) accepted", n)
+		}
+	}
+}
+
+// TestCatalogueThreeBrokers runs every catalogue scenario with brokers=3
+// and partitions=3 (each broker leads one partition) over a few seeds in
+// both modes: every run settles, and with idempotence on no safety
+// invariant fails that the scenario does not list as real Kafka behaviour.
+func TestCatalogueThreeBrokers(t *testing.T) {
+	sets := []KV{{"brokers", "3"}, {"partitions", "3"}}
+	for _, sc := range All() {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1); seed <= 10; seed++ {
+				for _, on := range []bool{true, false} {
+					r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: append(slices.Clone(sets), idem(on)...)})
+					if r.Stop != "drained" {
+						t.Fatalf("seed %d idempotence=%v: stopped %s\nreproduce: %s", seed, on, r.Stop, r.Reproduce)
+					}
+					if r.Sent == 0 || r.Acked+r.Failed+r.Pending+r.Abandoned < r.Sent {
+						t.Fatalf("seed %d idempotence=%v: sent %d acked %d failed %d pending %d abandoned %d", seed, on, r.Sent, r.Acked, r.Failed, r.Pending, r.Abandoned)
+					}
+					if !on {
+						continue
+					}
+					for inv := range fired(r) {
+						if slices.Contains(safety, inv) && !slices.Contains(sc.OnShows, inv) {
+							t.Fatalf("seed %d: %s violated with 3 brokers (%v)\nreproduce: %s", seed, inv, r.Violations, r.Reproduce)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestBrokerCrashOthersServe crashes b2, the leader of partition 1 of
+// three, for 3 s: records of partitions 0 and 2 keep being acknowledged
+// while it is down, those of partition 1 wait for its restart, and nothing
+// is lost or duplicated.
+func TestBrokerCrashOthersServe(t *testing.T) {
+	sc, err := Lookup("ackloss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const down, up = 1_000_000_000, 4_000_000_000 // ns
+	plan := "1s crash b2\n4s restart b2\nend 5s\n"
+	r := mustRun(t, Spec{Scenario: sc, Seed: 3, Record: true, KeepTrace: true, PlanText: plan,
+		Sets: []KV{{"brokers", "3"}, {"partitions", "3"}, {"records", "60"}, {"send.interval.ms", "100"}, {"net.response_loss", "0"}}})
+	if len(r.Violations) > 0 {
+		t.Fatalf("violations: %v\nreproduce: %s", r.Violations, r.Reproduce)
+	}
+	if r.Acked != r.Sent || r.Sent != 60 {
+		t.Fatalf("sent %d acked %d, want 60 and 60", r.Sent, r.Acked)
+	}
+	// Acknowledgements during the crash, by partition (record n goes to
+	// partition n mod 3).
+	during := map[int64]int{}
+	after1 := false
+	for _, e := range r.Log.Entries {
+		if e.Kind != LogOutcome || !strings.HasPrefix(e.Text, "ack ") {
+			continue
+		}
+		var id model.RecordID
+		n := int64(0)
+		for _, c := range strings.TrimPrefix(e.Text, "ack a0:") {
+			n = n*10 + int64(c-'0')
+		}
+		id.N = n
+		part := id.N % 3
+		if int64(e.At) > down && int64(e.At) < up {
+			during[part]++
+		}
+		if part == 1 && int64(e.At) >= up {
+			after1 = true
+		}
+	}
+	if during[0] == 0 || during[2] == 0 {
+		t.Fatalf("partitions 0 and 2 acknowledged %d and %d records while b2 was down; want both > 0", during[0], during[2])
+	}
+	if during[1] != 0 {
+		t.Fatalf("partition 1 acknowledged %d records while its leader b2 was down", during[1])
+	}
+	if !after1 {
+		t.Fatalf("partition 1's waiting records were never acknowledged after b2 restarted")
+	}
+	if !slices.ContainsFunc(r.Trace, func(l string) bool { return strings.Contains(l, "b1 append p0") }) ||
+		!slices.ContainsFunc(r.Trace, func(l string) bool { return strings.Contains(l, "b3 append p2") }) ||
+		!slices.ContainsFunc(r.Trace, func(l string) bool { return strings.Contains(l, "b2 append p1") }) {
+		t.Fatalf("each broker should append its own partition's batches")
+	}
+}

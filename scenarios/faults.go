@@ -182,7 +182,7 @@ func (w *World) gate(now sim.Time, n simnet.NodeID, ev Event) bool {
 
 func (w *World) hold(now sim.Time, n simnet.NodeID, ev Event, why string) {
 	w.nodes[n].fault.held = append(w.nodes[n].fault.held, ev)
-	w.emit(&model.Obs{Kind: model.ObsHold, At: now, Node: int32(n), Peer: -1, Text: string(ev.AppendDescription(nil)), Fate: why})
+	w.emit(model.Obs{Kind: model.ObsHold, At: now, Node: int32(n), Peer: -1, Text: string(ev.AppendDescription(nil)), Fate: why})
 }
 
 // planDrop reports whether an armed drop rule takes this message, and
@@ -212,7 +212,7 @@ func (w *World) drifted(now sim.Time, n simnet.NodeID, at sim.Time) sim.Time {
 // fault carries out plan action i.
 func (w *World) fault(now sim.Time, i int) {
 	a := &w.plan.Actions[i]
-	w.emit(&model.Obs{Kind: model.ObsFault, At: now, Node: -1, Peer: -1, N: int64(i), Text: string(a.AppendTo(nil))})
+	w.emit(model.Obs{Kind: model.ObsFault, At: now, Node: -1, Peer: -1, N: int64(i), Text: string(a.AppendTo(nil))})
 	switch a.Kind {
 	case simnet.Pause:
 		n := w.nodeOf(a.Node)
@@ -270,7 +270,7 @@ func (w *World) endPause(now sim.Time, n simnet.NodeID) {
 func (w *World) resume(now sim.Time, n simnet.NodeID) {
 	st := &w.nodes[n].fault
 	st.paused = false
-	w.emit(&model.Obs{Kind: model.ObsResume, At: now, Node: int32(n), Peer: -1, N: int64(len(st.held))})
+	w.emit(model.Obs{Kind: model.ObsResume, At: now, Node: int32(n), Peer: -1, N: int64(len(st.held))})
 	w.replay(now, n)
 }
 
@@ -318,11 +318,11 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 			abandoned = int64(len(in.unresolved))
 			clear(in.unresolved)
 		}
-		w.emit(&model.Obs{Kind: model.ObsCrash, At: now, Node: int32(n), Peer: -1, N: abandoned})
+		w.emit(model.Obs{Kind: model.ObsCrash, At: now, Node: int32(n), Peer: -1, N: abandoned})
 		return
 	}
 	nd.srv.Crash()
-	w.emit(&model.Obs{Kind: model.ObsCrash, At: now, Node: int32(n), Peer: -1})
+	w.emit(model.Obs{Kind: model.ObsCrash, At: now, Node: int32(n), Peer: -1})
 	for _, in := range w.instances {
 		for _, c := range in.conns {
 			if c.Gen != 0 && c.Server == n {
@@ -346,7 +346,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 		return
 	}
 	st.crashed = false
-	w.emit(&model.Obs{Kind: model.ObsRestart, At: now, Node: int32(n), Peer: -1, Flag: clean})
+	w.emit(model.Obs{Kind: model.ObsRestart, At: now, Node: int32(n), Peer: -1, Flag: clean})
 	if nd.kind != kindProducer {
 		w.serverOuts(now, n, nd.srv.Restart(now, clean))
 		inbox := st.inbox
@@ -389,7 +389,7 @@ func (w *World) faulty() bool {
 // restart and paused ones resume.
 func (w *World) endFaults(at sim.Time) {
 	w.ended = true
-	w.emit(&model.Obs{Kind: model.ObsPlanEnd, At: at, Node: -1, Peer: -1})
+	w.emit(model.Obs{Kind: model.ObsPlanEnd, At: at, Node: -1, Peer: -1})
 	w.nw.Quiet()
 	w.drops = nil
 	for i := range w.nodes {

@@ -167,7 +167,7 @@ func Run(spec Spec) (*Result, error) {
 	if spec.KeepTrace {
 		w.trace.Keep()
 	}
-	w.emit(&model.Obs{Kind: model.ObsRunStart, Node: -1, Peer: -1,
+	w.emit(model.Obs{Kind: model.ObsRunStart, Node: -1, Peer: -1,
 		Text: "run scenario=" + sc.Name + " seed=" + strconv.FormatUint(spec.Seed, 10) + " idempotence=" + strconv.FormatBool(pcfg.EnableIdempotence)})
 	maxEv := spec.MaxEvents
 	if maxEv == 0 {
@@ -191,7 +191,7 @@ func Run(spec Spec) (*Result, error) {
 	if w.ended && end < w.planEnd {
 		end = w.planEnd
 	}
-	w.emit(&model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stop.String(), N: w.pending(), Until: w.planEnd})
+	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stop.String(), N: w.pending(), Until: w.planEnd})
 
 	counts, vs := w.chk.Finish()
 	st := w.stats

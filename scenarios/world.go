@@ -128,8 +128,10 @@ type World struct {
 	outBufs [][]model.Out
 	depth   int
 
-	// The observation stream and its readers.
+	// The observation stream and its readers; cur is the observation
+	// being read.
 	obs   []model.Observer
+	cur   model.Obs
 	trace *traceWriter
 	stats *stats
 	chk   *check.Suite
@@ -251,16 +253,19 @@ func netConfig(v *Values) (simnet.Config, error) {
 	return c, c.Validate()
 }
 
-// emit stamps an observation and hands it to every reader, in order.
-func (w *World) emit(o *model.Obs) {
+// emit hands an observation to every reader, in order. The observation is
+// copied into the World's one slot, so emitting allocates nothing; readers
+// never emit, so the slot is never overwritten while they read it.
+func (w *World) emit(o model.Obs) {
+	w.cur = o
 	for _, r := range w.obs {
-		r.Observe(o)
+		r.Observe(&w.cur)
 	}
 }
 
 // note emits a free-form line about node n (-1: the world).
 func (w *World) note(now sim.Time, n simnet.NodeID, text string) {
-	w.emit(&model.Obs{Kind: model.ObsNote, At: now, Node: int32(n), Peer: -1, Text: text})
+	w.emit(model.Obs{Kind: model.ObsNote, At: now, Node: int32(n), Peer: -1, Text: text})
 }
 
 // schedule puts ev on the loop: wake-ups of servers are background events
@@ -300,7 +305,7 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 	case evFault:
 		w.fault(now, int(ev.n))
 	case evMetaFlap:
-		w.emit(&model.Obs{Kind: model.ObsMetadataFlap, At: now, Node: int32(w.brokerNode[w.topo.Leaders[0]]), Peer: -1})
+		w.emit(model.Obs{Kind: model.ObsMetadataFlap, At: now, Node: int32(w.brokerNode[w.topo.Leaders[0]]), Peer: -1})
 		for _, in := range w.instances {
 			if in.started && !w.nodes[in.node].fault.crashed {
 				w.apply(now, in, in.prod.MetadataFlap(now))

@@ -42,7 +42,7 @@ func (a *app) current() *instance {
 // start starts producer instance in.
 func (w *World) start(now sim.Time, in *instance) {
 	in.started = true
-	w.emit(&model.Obs{Kind: model.ObsStart, At: now, Node: int32(in.node), Peer: -1, App: in.app.id})
+	w.emit(model.Obs{Kind: model.ObsStart, At: now, Node: int32(in.node), Peer: -1, App: in.app.id})
 	if !w.pcfg.EnableIdempotence {
 		w.activate(now, in)
 	}
@@ -63,7 +63,7 @@ func (w *World) appSend(now sim.Time, a *app) {
 	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: int32(a.next % int64(len(w.topo.Leaders))), SentAt: now}
 	a.next++
 	in.unresolved[id.N] = rec
-	w.emit(&model.Obs{Kind: model.ObsAppSend, At: now, Node: int32(in.node), Peer: -1, App: a.id, Record: rec})
+	w.emit(model.Obs{Kind: model.ObsAppSend, At: now, Node: int32(in.node), Peer: -1, App: a.id, Record: rec})
 	w.apply(now, in, in.prod.Send(now, rec))
 	if a.next == a.records {
 		// The application's stream ends: commit what is open.
@@ -73,7 +73,7 @@ func (w *World) appSend(now sim.Time, a *app) {
 		d := a.interval
 		if a.idleAfter > 0 && a.next == a.idleAfter {
 			d += a.idle
-			w.emit(&model.Obs{Kind: model.ObsAppIdle, At: now, Node: int32(in.node), Peer: -1, App: a.id, Dur: sim.Time(a.idle)})
+			w.emit(model.Obs{Kind: model.ObsAppIdle, At: now, Node: int32(in.node), Peer: -1, App: a.id, Dur: sim.Time(a.idle)})
 		}
 		w.loop.After(d, Event{kind: evAppSend, app: a.id, n: a.chain})
 	}
@@ -82,7 +82,7 @@ func (w *World) appSend(now sim.Time, a *app) {
 // resendRecord hands rec to in again (a takeover or restart resend);
 // withPart: the trace line names the partition.
 func (w *World) resendRecord(now sim.Time, in *instance, rec model.Record, withPart bool) {
-	w.emit(&model.Obs{Kind: model.ObsAppResend, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Record: rec, Flag: withPart})
+	w.emit(model.Obs{Kind: model.ObsAppResend, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Record: rec, Flag: withPart})
 	w.apply(now, in, in.prod.Send(now, rec))
 }
 
@@ -93,7 +93,7 @@ func (w *World) resendRecord(now sim.Time, in *instance, rec model.Record, withP
 func (w *World) takeover(now sim.Time, in *instance) {
 	a := in.app
 	a.chain++
-	w.emit(&model.Obs{Kind: model.ObsTakeover, At: now, Node: int32(in.node), Peer: -1, App: a.id})
+	w.emit(model.Obs{Kind: model.ObsTakeover, At: now, Node: int32(in.node), Peer: -1, App: a.id})
 	if w.vals.Bool("app.takeover.resend") {
 		var recs []model.Record
 		for _, old := range a.instances[:in.index] {
@@ -127,7 +127,7 @@ func sortRecords(recs []model.Record) {
 func (w *World) activate(now sim.Time, in *instance) {
 	if !in.active {
 		in.active = true
-		w.emit(&model.Obs{Kind: model.ObsActive, At: now, Node: int32(in.node), Peer: -1, App: in.app.id})
+		w.emit(model.Obs{Kind: model.ObsActive, At: now, Node: int32(in.node), Peer: -1, App: in.app.id})
 	}
 }
 
@@ -151,13 +151,13 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 			w.schedule(w.drifted(now, in.node, o.At), Event{kind: evWake, node: int32(in.node), n: o.Timer, gen: w.nodes[in.node].inc})
 		case model.OutResult:
 			delete(in.unresolved, o.Result.ID.N)
-			w.emit(&model.Obs{Kind: model.ObsOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Outcome: o.Result})
+			w.emit(model.Obs{Kind: model.ObsOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Outcome: o.Result})
 		case model.OutNote:
 			ob := model.Obs{Kind: model.ObsNote, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Text: o.Note, NoteKind: o.NoteKind}
 			if o.NoteKind == model.NoteFatal {
 				ob.Err = in.prod.Fatal()
 			}
-			w.emit(&ob)
+			w.emit(ob)
 			if o.NoteKind == model.NotePID {
 				w.activate(now, in)
 			}

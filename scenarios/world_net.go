@@ -32,15 +32,15 @@ func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c 
 	}
 	o.Random = s.Fate == simnet.Lost && !s.Forced
 	if s.Fate != simnet.Delivered {
-		w.emit(&o)
+		w.emit(o)
 		return
 	}
 	w.nextMsg++
 	id := w.nextMsg
 	o.MsgID = id
-	w.emit(&o)
+	w.emit(o)
 	if s.DupAt >= 0 {
-		w.emit(&model.Obs{Kind: model.ObsDup, At: now, Node: int32(from), Peer: int32(to), Msg: m, Until: s.DupAt})
+		w.emit(model.Obs{Kind: model.ObsDup, At: now, Node: int32(from), Peer: int32(to), Msg: m, Until: s.DupAt})
 	}
 	wr := &wire{m: m, inst: in, dest: dest, refs: 1, inc: inc, reqNo: reqNo}
 	w.msgs[id] = wr
@@ -77,10 +77,10 @@ func (w *World) deliver(now sim.Time, ev Event) {
 		peer = w.destNode(wr.dest)
 	}
 	if f != simnet.Delivered {
-		w.emit(&model.Obs{Kind: model.ObsLost, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg})
+		w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg})
 		return
 	}
-	w.emit(&model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, MsgID: ev.msg})
+	w.emit(model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, MsgID: ev.msg})
 	if ev.tok.Dir == simnet.Request {
 		h := w.pushRoute(route{inst: wr.inst, dest: wr.dest, conn: ev.tok.Conn, reqNo: wr.reqNo, inc: wr.inc, server: -1})
 		w.serverOuts(now, to, w.nodes[to].srv.Step(now, model.Peer{Node: int32(wr.inst.node), ReqNo: wr.reqNo, Handle: h}, wr.m))
@@ -103,7 +103,7 @@ func (w *World) loseDelivery(now sim.Time, ev Event, why string) {
 	if ev.tok.Dir == simnet.Response {
 		peer = w.destNode(wr.dest)
 	}
-	w.emit(&model.Obs{Kind: model.ObsLost, At: now, Node: ev.node, Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg, Flag: true})
+	w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: ev.node, Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg, Flag: true})
 	w.nw.Break(ev.tok.Conn)
 	w.takeNotices(now)
 }
@@ -129,6 +129,6 @@ func (w *World) disconnected(now sim.Time, ev Event) {
 	if ev.gen != w.nodes[ev.node].inc || in.conns[dest+1] != ev.tok.Conn {
 		return
 	}
-	w.emit(&model.Obs{Kind: model.ObsDisconnected, At: now, Node: ev.node, Peer: int32(ev.tok.Conn.Server), ConnGen: ev.tok.Conn.Gen})
+	w.emit(model.Obs{Kind: model.ObsDisconnected, At: now, Node: ev.node, Peer: int32(ev.tok.Conn.Server), ConnGen: ev.tok.Conn.Gen})
 	w.apply(now, in, in.prod.Disconnected(now, dest))
 }

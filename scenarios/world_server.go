@@ -46,7 +46,7 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 			if ob.Kind != model.ObsVerdict && ob.Kind != model.ObsEpoch && ob.Kind != model.ObsTxnOp {
 				ob.Peer = -1
 			}
-			w.emit(&ob)
+			w.emit(ob)
 		case model.OutReply:
 			r := w.routes[o.Peer.Handle]
 			if r.server >= 0 {

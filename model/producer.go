@@ -259,13 +259,10 @@ func (p *Producer) EpochBumps() int { return p.bumps }
 // Pending returns the number of records sent by the application whose
 // outcome is not yet known.
 func (p *Producer) Pending() int {
-	n := 0
+	n := len(p.txn.held) + len(p.txn.waiting)
 	for _, ps := range p.parts {
-		for _, b := range ps.queue {
-			n += len(b.b.Records)
-		}
-		for _, b := range ps.unacked {
-			if b.req != nil {
+		for _, b := range ps.live {
+			if !b.done {
 				n += len(b.b.Records)
 			}
 		}
@@ -780,6 +777,13 @@ func (p *Producer) finish(now sim.Time, b *pbatch, err ErrCode, offset int64) {
 
 func (p *Producer) result(now sim.Time, r Record, err ErrCode, off int64) {
 	o := Outcome{ID: r.ID, Partition: r.Partition, Err: err, Offset: off, SentAt: r.SentAt, At: now, Digest: r.Digest}
+	if err == ErrNone && p.fatal != ErrNone && p.txnMode() && p.txn.open {
+		// The broker acknowledged a record of a transaction that can no
+		// longer commit: the instance went fatal while the request was on
+		// the wire. Its outcome is the fatal error, as for the records the
+		// transaction held (txnFail).
+		o.Err, o.Offset = p.fatal, -1
+	}
 	if p.txnHold(o) {
 		return
 	}

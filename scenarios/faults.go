@@ -40,7 +40,7 @@ type dropRule struct {
 // text when given (a replay), else the scenario's plan function, else the
 // generic generator, drawn from the stream "faults". It schedules every
 // action as an evFault.
-func (w *World) initFaults(planText, planFile string) error {
+func (w *World) initFaults(planText string, planFile PlanSource) error {
 	w.nodes = make([]nodeState, len(w.names))
 	w.reqCount = make([]int64, len(w.names)*len(w.names))
 	w.resend = w.vals.Bool("fault.producer.resend")
@@ -52,7 +52,7 @@ func (w *World) initFaults(planText, planFile string) error {
 	for _, a := range w.apps {
 		last = max(last, time.Duration(a.records)*a.interval)
 	}
-	if planText != "" || planFile != "" {
+	if planText != "" || planFile.PlanFile() != "" {
 		p, err := simnet.ParsePlan(planText)
 		if err != nil {
 			return planErr(planFile, err)
@@ -111,22 +111,20 @@ func (w *World) defaultPlanEnd(last time.Duration) time.Duration {
 	return last + w.pcfg.DeliveryTimeout
 }
 
-func planErr(file string, err error) error {
-	if strings.HasPrefix(file, scenarioFilePrefix) {
-		// A plan embedded in a scenario file: name the file's line.
-		rest := strings.TrimPrefix(file, scenarioFilePrefix)
-		name, off, _ := strings.Cut(rest, "\x00")
-		base, _ := strconv.Atoi(off)
+// planErr names where a plan with an error came from: the scenario file's
+// line for a plan embedded in one, else the -plan-file, else "fault plan".
+func planErr(src PlanSource, err error) error {
+	if src.Embedded {
 		var line int
 		msg := err.Error()
 		if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
 			_, reason, _ := strings.Cut(msg, ": ")
-			return fmt.Errorf("%s:%d: plan: %s", name, base+line-1, reason)
+			return fmt.Errorf("%s:%d: plan: %s", src.File, src.Line+line-1, reason)
 		}
-		return fmt.Errorf("%s:%d: plan: %v", name, base, err)
+		return fmt.Errorf("%s:%d: plan: %v", src.File, src.Line, err)
 	}
-	if file != "" {
-		return fmt.Errorf("-plan-file %s: %v", file, err)
+	if src.File != "" {
+		return fmt.Errorf("-plan-file %s: %v", src.File, err)
 	}
 	return fmt.Errorf("fault plan: %v", err)
 }

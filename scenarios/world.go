@@ -170,33 +170,9 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	return w, nil
 }
 
-// netConfig builds and validates the network configuration.
+// netConfig returns the network configuration Resolve decoded, validated.
 func netConfig(v *Values) (simnet.Config, error) {
-	mode, err := simnet.ParseMode(v.Get("net.mode"))
-	if err != nil {
-		return simnet.Config{}, err
-	}
-	dist, err := simnet.ParseDist(v.Get("net.latency"))
-	if err != nil {
-		return simnet.Config{}, err
-	}
-	c := simnet.Config{
-		Mode: mode,
-		Latency: simnet.Latency{Dist: dist, Base: v.Duration("net.latency.base"), Spread: v.Duration("net.latency.spread"),
-			Sigma: v.Float("net.latency.sigma"), TailProb: v.Float("net.latency.tail_prob"), Tail: v.Duration("net.latency.tail")},
-		RequestLoss:  v.Float("net.request_loss"),
-		ResponseLoss: v.Float("net.response_loss"),
-		Duplicate:    v.Float("net.duplicate"),
-		Reorder:      v.Float("net.reorder"),
-		ReorderDelay: v.Duration("net.reorder.delay"),
-
-		DisconnectNotice: v.Float("net.disconnect_notice"),
-	}
-	links, err := simnet.ParseLinkLatencies(v.Get("net.link.latency"))
-	if err != nil {
-		return simnet.Config{}, err
-	}
-	c.Links = links
+	c := v.Config().Net
 	return c, c.Validate()
 }
 

@@ -26,21 +26,17 @@ func jitter(rng *rand.Rand, base, spread time.Duration) time.Duration {
 }
 
 // withNoise appends fault.count generic faults to a scenario's plan.
-func withNoise(rng *rand.Rand, v *Values, nodes simnet.Nodes, p simnet.Plan) simnet.Plan {
-	n := int(v.Int("fault.count"))
+func withNoise(rng *rand.Rand, c *Config, nodes simnet.Nodes, p simnet.Plan) simnet.Plan {
+	n := c.Fault.Count
 	if n == 0 {
 		return p
 	}
-	kinds, err := simnet.ParseFaultKinds(v.Get("fault.kinds"))
-	if err != nil {
-		kinds = simnet.GenAll // Resolve has validated it; unreachable
-	}
-	window := v.Duration("fault.window")
+	window := c.Fault.Window
 	if window == 0 {
-		window = time.Duration(v.Int("records")) * v.Millis("send.interval.ms")
+		window = time.Duration(c.App.Records) * c.App.SendInterval
 	}
-	noise := simnet.GeneratePlan(rng, simnet.GenOptions{Faults: n, Kinds: kinds, Window: window,
-		MaxDuration: v.Duration("fault.max_duration"), Nodes: nodes})
+	noise := simnet.GeneratePlan(rng, simnet.GenOptions{Faults: n, Kinds: c.Fault.Kinds, Window: window,
+		MaxDuration: c.Fault.MaxDuration, Nodes: nodes})
 	p.Actions = append(p.Actions, noise.Actions...)
 	p.SortByTime()
 	return p
@@ -49,10 +45,10 @@ func withNoise(rng *rand.Rand, v *Values, nodes simnet.Nodes, p simnet.Plan) sim
 // restarts is the plan of n crashes of the first producer, each followed by
 // a restart down later: crash i comes offset after send number
 // (i+1)*records/(n+1).
-func restarts(v *Values, nodes simnet.Nodes, n int64, offset func() time.Duration, down time.Duration) simnet.Plan {
+func restarts(c *Config, nodes simnet.Nodes, n int64, offset func() time.Duration, down time.Duration) simnet.Plan {
 	var p simnet.Plan
-	iv := v.Millis("send.interval.ms")
-	records := v.Int("records")
+	iv := c.App.SendInterval
+	records := c.App.Records
 	for i := int64(0); i < n; i++ {
 		k := (i + 1) * records / (n + 1)
 		at := time.Duration(k)*iv + offset()
@@ -140,11 +136,12 @@ within one producer session only; transactions are Kafka's answer.`,
 		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
 			// Just after a send, while its acknowledgement is on the way
 			// back: base latency plus a little.
-			lat := v.Duration("net.latency.base") + v.Duration("net.latency.spread")
-			p := restarts(v, nodes, v.Int("restart.count"), func() time.Duration {
-				return jitter(rng, lat, v.Duration("net.latency.spread"))
-			}, v.Millis("restart.down.ms"))
-			return withNoise(rng, v, nodes, p)
+			c := v.Config()
+			lat := c.Net.Latency.Base + c.Net.Latency.Spread
+			p := restarts(c, nodes, c.Extra.RestartCount, func() time.Duration {
+				return jitter(rng, lat, c.Net.Latency.Spread)
+			}, c.Extra.RestartDown)
+			return withNoise(rng, c, nodes, p)
 		},
 	}
 }
@@ -182,16 +179,18 @@ writes are rejected or aborted at every pause length (semantics T2.3).`,
 		OffShows: []string{"INV-DUP"},
 		build: func(w *World) error {
 			a := w.addApp(0)
-			at := w.vals.Duration("pause.at") + w.vals.Millis("takeover.after.ms")
+			c := w.vals.Config()
+			at := c.Extra.PauseAt + c.Extra.TakeoverAfter
 			// v2 starts at a fixed offset from the pause's nominal start;
 			// the plan jitters the pause itself.
 			w.addInstance(a, sim.Time(at+150*time.Millisecond))
 			return nil
 		},
 		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
-			at := jitter(rng, v.Duration("pause.at"), 300*time.Millisecond)
-			p := simnet.Plan{Actions: []simnet.Action{{At: at, Kind: simnet.Pause, Node: nodes.Clients[0], For: v.Millis("pause.ms")}}}
-			return withNoise(rng, v, nodes, p)
+			c := v.Config()
+			at := jitter(rng, c.Extra.PauseAt, 300*time.Millisecond)
+			p := simnet.Plan{Actions: []simnet.Action{{At: at, Kind: simnet.Pause, Node: nodes.Clients[0], For: c.Extra.Pause}}}
+			return withNoise(rng, c, nodes, p)
 		},
 	}
 }
@@ -222,9 +221,10 @@ period, its next batches are accepted as the first of an unknown producer.`,
 			// Lose the acknowledgement of the last request before the
 			// idle period (requests on p1>b1 count from 1, one per record
 			// with batch.size=1).
-			p := simnet.Plan{Actions: []simnet.Action{{At: 0, Kind: simnet.Drop, Dir: simnet.Response, N: v.Int("app.idle.after"),
+			c := v.Config()
+			p := simnet.Plan{Actions: []simnet.Action{{At: 0, Kind: simnet.Drop, Dir: simnet.Response, N: c.App.IdleAfter,
 				From: nodes.Clients[0], To: nodes.Servers[0]}}}
-			return withNoise(rng, v, nodes, p)
+			return withNoise(rng, c, nodes, p)
 		},
 	}
 }
@@ -251,16 +251,17 @@ and appends it again.`,
 		Bugs:     []string{"Z08"},
 		build:    oneApp,
 		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
-			k := 1 + rng.Int64N(max(1, v.Int("records")-2))
-			iv := v.Millis("send.interval.ms")
+			c := v.Config()
+			k := 1 + rng.Int64N(max(1, c.App.Records-2))
+			iv := c.App.SendInterval
 			crash := time.Duration(k)*iv - iv/2 + jitter(rng, 0, iv/4)
-			down := v.Millis("restart.down.ms")
+			down := c.Extra.RestartDown
 			p := simnet.Plan{Actions: []simnet.Action{
 				{At: 0, Kind: simnet.Drop, Dir: simnet.Response, N: k, From: nodes.Clients[0], To: nodes.Servers[0]},
 				{At: crash + iv, Kind: simnet.Crash, Node: nodes.Servers[0]},
-				{At: crash + iv + down, Kind: simnet.Restart, Node: nodes.Servers[0], Clean: v.Bool("restart.clean")},
+				{At: crash + iv + down, Kind: simnet.Restart, Node: nodes.Servers[0], Clean: c.Extra.RestartClean},
 			}}
-			return withNoise(rng, v, nodes, p)
+			return withNoise(rng, c, nodes, p)
 		},
 	}
 }
@@ -306,11 +307,12 @@ producer's last batch was acknowledged, so nothing is in doubt.`,
 		build:   oneApp,
 		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
 			// Half an interval after a send: its acknowledgement is in.
-			iv := v.Millis("send.interval.ms")
-			p := restarts(v, nodes, v.Int("restart.count"), func() time.Duration {
+			c := v.Config()
+			iv := c.App.SendInterval
+			p := restarts(c, nodes, c.Extra.RestartCount, func() time.Duration {
 				return iv/2 + jitter(rng, 0, iv/10)
 			}, iv/10)
-			return withNoise(rng, v, nodes, p)
+			return withNoise(rng, c, nodes, p)
 		},
 	}
 }
@@ -341,23 +343,24 @@ was written, so the next records take them and are swallowed the same way.`,
 		Bugs:    []string{"Z11", "Z11f"},
 		build: func(w *World) error {
 			w.addApp(0)
-			if at := w.vals.Millis("metaflap.at.ms"); at > 0 {
+			if at := w.vals.Config().Extra.MetaflapAt; at > 0 {
 				w.loop.At(sim.Time(at), Event{kind: evMetaFlap})
 			}
 			return nil
 		},
 		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+			c := v.Config()
 			var p simnet.Plan
-			if at := v.Millis("cut.at.ms"); at > 0 {
+			if at := c.Extra.CutAt; at > 0 {
 				// Just after a send reaches the broker, before its
 				// response leaves: the batch is written, unacknowledged.
-				at += jitter(rng, v.Duration("net.latency.base")+v.Duration("net.latency.spread")*2, v.Duration("net.latency.spread"))
-				b, c := []string{nodes.Servers[0]}, []string{nodes.Clients[0]}
+				at += jitter(rng, c.Net.Latency.Base+c.Net.Latency.Spread*2, c.Net.Latency.Spread)
+				srv, cli := []string{nodes.Servers[0]}, []string{nodes.Clients[0]}
 				p.Actions = append(p.Actions,
-					simnet.Action{At: at, Kind: simnet.PartitionOneWay, A: b, B: c},
-					simnet.Action{At: at + v.Millis("cut.ms"), Kind: simnet.HealOneWay, A: b, B: c})
+					simnet.Action{At: at, Kind: simnet.PartitionOneWay, A: srv, B: cli},
+					simnet.Action{At: at + c.Extra.Cut, Kind: simnet.HealOneWay, A: srv, B: cli})
 			}
-			return withNoise(rng, v, nodes, p)
+			return withNoise(rng, c, nodes, p)
 		},
 	}
 }
@@ -438,9 +441,10 @@ The -bug also turns KIP-890 verification off, as in the Kafka of the time.`,
 		Bugs:    []string{"Z05b"},
 		build:   oneApp,
 		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
-			at := jitter(rng, v.Duration("pause.at"), 20*time.Millisecond)
-			p := simnet.Plan{Actions: []simnet.Action{{At: at, Kind: simnet.Pause, Node: nodes.Clients[0], For: v.Millis("pause.ms")}}}
-			return withNoise(rng, v, nodes, p)
+			c := v.Config()
+			at := jitter(rng, c.Extra.PauseAt, 20*time.Millisecond)
+			p := simnet.Plan{Actions: []simnet.Action{{At: at, Kind: simnet.Pause, Node: nodes.Clients[0], For: c.Extra.Pause}}}
+			return withNoise(rng, c, nodes, p)
 		},
 	}
 }

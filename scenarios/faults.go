@@ -43,9 +43,9 @@ type dropRule struct {
 // text when given (a replay), else the scenario's plan function, else the
 // generic generator, drawn from the stream "faults". It schedules every
 // action as an evFault.
-func (w *World) initFaults(planText, planFile string) error {
+func (w *World) initFaults(planText string, planFile PlanSource) error {
 	w.reqCount = make([]int64, len(w.names)*len(w.names))
-	w.resend = w.vals.Bool("fault.producer.resend")
+	w.resend = w.cfg.Fault.ProducerResend
 	var nodes simnet.Nodes
 	for i := range w.nodes {
 		if w.nodes[i].kind == kindProducer {
@@ -58,7 +58,7 @@ func (w *World) initFaults(planText, planFile string) error {
 	for _, a := range w.apps {
 		last = max(last, time.Duration(a.records)*a.interval)
 	}
-	if planText != "" || planFile != "" {
+	if planText != "" || planFile.PlanFile() != "" {
 		p, err := simnet.ParsePlan(planText)
 		if err != nil {
 			return planErr(planFile, err)
@@ -69,17 +69,14 @@ func (w *World) initFaults(planText, planFile string) error {
 		if w.sc.plan != nil {
 			w.plan = w.sc.plan(rng, w.vals, nodes)
 		} else {
-			kinds, err := simnet.ParseFaultKinds(w.vals.Get("fault.kinds"))
-			if err != nil {
-				return err
-			}
-			window := w.vals.Duration("fault.window")
+			kinds := w.cfg.Fault.Kinds
+			window := w.cfg.Fault.Window
 			if window == 0 {
 				window = last + w.pcfg.RequestTimeout
 			}
 			w.plan = simnet.GeneratePlan(rng, simnet.GenOptions{
-				Faults: int(w.vals.Int("fault.count")), Kinds: kinds, Window: window,
-				End: w.defaultPlanEnd(last), MaxDuration: w.vals.Duration("fault.max_duration"), Nodes: nodes,
+				Faults: w.cfg.Fault.Count, Kinds: kinds, Window: window,
+				End: w.defaultPlanEnd(last), MaxDuration: w.cfg.Fault.MaxDuration, Nodes: nodes,
 			})
 		}
 	}
@@ -111,28 +108,26 @@ func (w *World) initFaults(planText, planFile string) error {
 // defaultPlanEnd is fault.end, or when 0 the last send plus
 // delivery.timeout.ms: long enough for faults to reach every record.
 func (w *World) defaultPlanEnd(last time.Duration) time.Duration {
-	if e := w.vals.Duration("fault.end"); e > 0 {
+	if e := w.cfg.Fault.End; e > 0 {
 		return e
 	}
 	return last + w.pcfg.DeliveryTimeout
 }
 
-func planErr(file string, err error) error {
-	if strings.HasPrefix(file, scenarioFilePrefix) {
-		// A plan embedded in a scenario file: name the file's line.
-		rest := strings.TrimPrefix(file, scenarioFilePrefix)
-		name, off, _ := strings.Cut(rest, "\x00")
-		base, _ := strconv.Atoi(off)
+// planErr names where a plan with an error came from: the scenario file's
+// line for a plan embedded in one, else the -plan-file, else "fault plan".
+func planErr(src PlanSource, err error) error {
+	if src.Embedded {
 		var line int
 		msg := err.Error()
 		if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
 			_, reason, _ := strings.Cut(msg, ": ")
-			return fmt.Errorf("%s:%d: plan: %s", name, base+line-1, reason)
+			return fmt.Errorf("%s:%d: plan: %s", src.File, src.Line+line-1, reason)
 		}
-		return fmt.Errorf("%s:%d: plan: %v", name, base, err)
+		return fmt.Errorf("%s:%d: plan: %v", src.File, src.Line, err)
 	}
-	if file != "" {
-		return fmt.Errorf("-plan-file %s: %v", file, err)
+	if src.File != "" {
+		return fmt.Errorf("-plan-file %s: %v", src.File, err)
 	}
 	return fmt.Errorf("fault plan: %v", err)
 }

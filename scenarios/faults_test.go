@@ -66,7 +66,7 @@ func TestPlanReplaySameHash(t *testing.T) {
 		if err != nil || text != r1.Plan {
 			t.Fatalf("seed %d: PlanText differs from the run's plan (%v)", seed, err)
 		}
-		r3 := run(t, Spec{Seed: seed, Sets: sets, PlanText: r1.Plan, PlanFile: "p.txt"})
+		r3 := run(t, Spec{Seed: seed, Sets: sets, PlanText: r1.Plan, PlanSource: PlanSource{File: "p.txt"}})
 		if r3.TraceHash != r1.TraceHash {
 			t.Fatalf("seed %d: replayed plan gives hash %s, generated %s\n%s", seed, r3.TraceHash, r1.TraceHash, r1.Plan)
 		}
@@ -197,7 +197,7 @@ func TestPlanErrors(t *testing.T) {
 		{"1s drop request 1 b1>p1", `-plan-file f.txt: line 1: drop link b1>p1 must go from a producer`},
 	}
 	for _, c := range cases {
-		_, err := Run(Spec{Scenario: ackloss(), Seed: 1, PlanText: c.plan, PlanFile: "f.txt"})
+		_, err := Run(Spec{Scenario: ackloss(), Seed: 1, PlanText: c.plan, PlanSource: PlanSource{File: "f.txt"}})
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.plan, err, c.want)
 		}

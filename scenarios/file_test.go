@@ -76,7 +76,7 @@ func FuzzScenarioFile(f *testing.F) {
 			}
 			return
 		}
-		if _, _, _, err := Resolve(fs.Scenario, fs.Sets); err != nil && !strings.Contains(err.Error(), "idempotence") && !strings.Contains(err.Error(), "net.") && !strings.Contains(err.Error(), "transactional") {
+		if _, err := Resolve(Spec{Scenario: fs.Scenario, FileSets: fs.Sets}); err != nil && !strings.Contains(err.Error(), "idempotence") && !strings.Contains(err.Error(), "net.") && !strings.Contains(err.Error(), "transactional") {
 			t.Fatalf("parsed values rejected by Resolve: %v", err)
 		}
 	})

@@ -114,17 +114,22 @@ func (p *Param) Allowed() string {
 }
 
 // Values is a full assignment of a scenario's parameters, every key with its
-// value, defaults filled in.
+// value, defaults filled in, and where each value came from ([Source]).
 type Values struct {
 	params []Param
 	vals   map[string]string
-	// explicit records keys set by the user (not defaults).
-	explicit map[string]bool
+	// src is where each key's value came from.
+	src map[string]Source
+	// own are the own defaults of the parameters whose default the
+	// scenario overrides.
+	own map[string]string
+	// cfg is the typed configuration, decoded once by Resolve.
+	cfg *Config
 }
 
 // newValues returns the defaults of params.
 func newValues(params []Param) *Values {
-	v := &Values{params: params, vals: make(map[string]string), explicit: make(map[string]bool)}
+	v := &Values{params: params, vals: make(map[string]string, len(params)), src: make(map[string]Source), own: make(map[string]string)}
 	for _, p := range params {
 		v.vals[p.Key] = p.Default
 	}
@@ -143,9 +148,17 @@ func (v *Values) param(key string) *Param {
 	return nil
 }
 
-// Set assigns key=val after checking it. The error names the key and what
-// is allowed.
+// Set assigns key=val after checking it, as the command line's -set does
+// (level [LevelSet]). The error names the key and what is allowed.
 func (v *Values) Set(key, val string) error {
+	return v.SetFrom(Source{Level: LevelSet}, key, val)
+}
+
+// SetFrom assigns key=val after checking it, recording src as where the
+// value came from. Levels are applied weakest first ([Resolve]), so the
+// last assignment is the strongest. The error names the key and what is
+// allowed.
+func (v *Values) SetFrom(src Source, key, val string) error {
 	p := v.param(key)
 	if p == nil {
 		return fmt.Errorf("unknown parameter %q (see -describe for the list)", key)
@@ -153,25 +166,58 @@ func (v *Values) Set(key, val string) error {
 	if err := p.check(val); err != nil {
 		return err
 	}
+	if err := checkDecode(p, val); err != nil {
+		return err
+	}
 	v.vals[key] = val
-	v.explicit[key] = true
+	v.src[key] = src
 	return nil
 }
 
-// setDefault overrides a default without marking the key explicit.
+// setDefault overrides a default with the scenario's (level
+// [LevelScenario]).
 func (v *Values) setDefault(key, val string) {
-	p := v.param(key)
-	if p == nil {
-		panic("scenarios: override of unknown parameter " + key)
+	if d, ok := v.vals[key]; ok && v.src[key].Level == LevelDefault {
+		v.own[key] = d
 	}
-	if err := p.check(val); err != nil {
-		panic("scenarios: bad override: " + err.Error())
+	if err := v.SetFrom(Source{Level: LevelScenario}, key, val); err != nil {
+		panic("scenarios: bad scenario default: " + err.Error())
 	}
-	v.vals[key] = val
 }
 
-// Explicit reports whether the user set key.
-func (v *Values) Explicit(key string) bool { return v.explicit[key] }
+// Explicit reports whether the user set key: its value comes from a
+// preset, the scenario file, a -bug or the command line, not from a
+// default, a profile or the scenario.
+func (v *Values) Explicit(key string) bool { return v.src[key].Level >= LevelPreset }
+
+// Source returns where key's value came from.
+func (v *Values) Source(key string) Source {
+	if _, ok := v.vals[key]; !ok {
+		panic("scenarios: unknown parameter " + key)
+	}
+	return v.src[key]
+}
+
+// OwnDefault returns key's own default, the value at [LevelDefault]
+// (before the scenario's default).
+func (v *Values) OwnDefault(key string) string {
+	if d, ok := v.own[key]; ok {
+		return d
+	}
+	if p := v.param(key); p != nil {
+		return p.Default
+	}
+	panic("scenarios: unknown parameter " + key)
+}
+
+// Config returns the typed configuration that [Resolve] decoded from v.
+// It panics for values that were not resolved.
+func (v *Values) Config() *Config {
+	if v.cfg == nil {
+		panic("scenarios: Values.Config before Resolve")
+	}
+	return v.cfg
+}
 
 // Get returns key's value as text.
 func (v *Values) Get(key string) string {

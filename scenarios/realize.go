@@ -56,7 +56,7 @@ var rejectErrors = []model.ErrCode{model.ErrNotEnoughReplicas, model.ErrNotLeade
 // initExplain reads fault.realized and starts the realized-plan recorder
 // and, when asked, the event log.
 func (w *World) initExplain(spec Spec) {
-	if w.vals.Bool("fault.realized") {
+	if w.cfg.Fault.Realized {
 		w.nw.MuteLoss()
 	}
 	w.realized = &realizer{names: w.names}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +18,13 @@ import (
 type Spec struct {
 	Scenario *Scenario
 	Seed     uint64
-	// Sets are the user's key=value overrides, applied in order.
+	// FileSets are the scenario file's parameter values, in file order
+	// (level "file", docs/parameters.md).
+	FileSets []KV
+	// Bugs are the -bug IDs whose settings apply, in order (level "-bug").
+	Bugs []string
+	// Sets are the command line's key=value overrides, applied in order
+	// (level "-set"): -idempotence as enable.idempotence, then each -set.
 	Sets []KV
 	// Trace, if not nil, receives the timeline as it is written.
 	Trace io.Writer
@@ -30,15 +35,13 @@ type Spec struct {
 	// ScenarioFile is the path of the scenario file the scenario came
 	// from, if any; the reproduce command then names the file.
 	ScenarioFile string
-	// PlanText, if not empty (or if PlanFile is set), is the fault plan to
-	// replay (docs/plans.md) instead of the one the seed generates.
+	// PlanText, if not empty (or if PlanSource names a -plan-file), is the
+	// fault plan to replay (docs/plans.md) instead of the one the seed
+	// generates.
 	PlanText string
-	// PlanFile names where PlanText came from, for errors and the
+	// PlanSource is where PlanText came from, for errors and the
 	// reproduce command.
-	PlanFile string
-	// PlanLine is, for a plan embedded in ScenarioFile, the file line of
-	// the plan's first line.
-	PlanLine int
+	PlanSource PlanSource
 	// Record keeps the run's event log in Result.Log (explainlog.go).
 	Record bool
 }
@@ -53,6 +56,7 @@ type Result struct {
 	SimTimeNs   int64    `json:"sim_time_ns"`
 	Stop        string   `json:"stop"`
 	Params      []KV     `json:"params"`
+	Bugs        []string `json:"bugs"` // the -bug IDs turned on, in order
 	ConfigNotes []string `json:"config_notes"`
 	// Counts are the checker's tallies: sent, acked, failed, pending,
 	// appended, duplicates, reordered, lost_acked, aborted.
@@ -86,45 +90,39 @@ type Result struct {
 // Failed reports whether any invariant was violated.
 func (r *Result) HasViolations() bool { return len(r.Violations) > 0 }
 
-// Resolve applies the spec's overrides to the scenario's defaults and
-// checks the producer configuration, returning the values, the effective
-// producer configuration and Kafka's configuration notes.
-func Resolve(sc *Scenario, sets []KV) (*Values, model.ProducerConfig, []string, error) {
-	v := sc.Values()
-	for _, kv := range sets {
-		if err := v.Set(kv.Key, kv.Value); err != nil {
-			return nil, model.ProducerConfig{}, nil, err
-		}
+// Resolved is a run's configuration, resolved once before the run
+// starts.
+type Resolved struct {
+	// Values are the parameters as text, each with where it came from.
+	Values *Values
+	// Config is the same parameters, typed; Values.Config returns it too.
+	Config *Config
+	// Producer is the effective producer configuration, after Kafka's
+	// rules.
+	Producer model.ProducerConfig
+	// Notes are Kafka's configuration notes, e.g. idempotence turned off
+	// implicitly.
+	Notes []string
+}
+
+// Resolve applies the levels of precedence (docs/parameters.md) to the
+// spec's scenario, weakest first: the parameters' defaults, the
+// scenario's, the scenario file's values (spec.FileSets), the -bug
+// settings (spec.Bugs) and the command line (spec.Sets). It then decodes
+// the values into a typed [Config], once, and checks the producer and
+// network configurations. The error is one line naming the key.
+func Resolve(spec Spec) (*Resolved, error) {
+	v := spec.Scenario.Values()
+	if err := applyLevels(v, &spec); err != nil {
+		return nil, err
 	}
-	pc := model.DefaultProducerConfig()
-	pc.EnableIdempotence = v.Bool("enable.idempotence")
+	cfg, err := v.Decode()
+	if err != nil {
+		return nil, err
+	}
+	v.cfg = &cfg
+	pc := cfg.producerConfig()
 	pc.IdempotenceExplicit = v.Explicit("enable.idempotence")
-	acks := v.Get("acks")
-	if acks == "all" {
-		acks = "-1"
-	}
-	a, _ := strconv.Atoi(acks)
-	pc.Acks = int8(a)
-	pc.Retries = int32(v.Int("retries"))
-	pc.MaxInFlight = int(v.Int("max.in.flight.requests.per.connection"))
-	pc.AllowInFlightAboveFive = v.Bool("max.in.flight.above.five")
-	pc.DeliveryTimeout = v.Millis("delivery.timeout.ms")
-	pc.RequestTimeout = v.Millis("request.timeout.ms")
-	pc.RetryBackoff = v.Millis("retry.backoff.ms")
-	pc.RetryBackoffMax = v.Millis("retry.backoff.max.ms")
-	pc.ReconnectBackoff = v.Millis("reconnect.backoff.ms")
-	pc.Linger = v.Millis("linger.ms")
-	pc.BatchSize = int(v.Int("batch.size"))
-	pc.TransactionalID = v.Get("transactional.id")
-	pc.TransactionRecords = int(v.Int("transaction.records"))
-	pc.TransactionTimeout = v.Millis("transaction.timeout.ms")
-	pc.Seq = model.SeqSpace{Bits: uint8(v.Int("sequence.bits"))}
-	if v.Get("client.policy") == "librdkafka" {
-		pc.Policy = model.PolicyLibrdkafka
-	}
-	pc.BugResetSeqOnMetadataFlap = v.Bool("producer.bug.metaflap_reset")
-	pc.BugReuseExpiredSeq = v.Bool("producer.bug.reuse_expired_seq")
-	pc.BugBumpOnAnyOOSN = v.Bool("producer.bug.bump_on_any_oosn")
 	var preNotes []string
 	if !pc.EnableIdempotence && pc.TransactionalID != "" && !v.Explicit("transactional.id") {
 		// The scenario's own transactional.id cannot stand without
@@ -136,28 +134,29 @@ func Resolve(sc *Scenario, sets []KV) (*Values, model.ProducerConfig, []string, 
 	}
 	eff, notes, err := pc.Resolve()
 	if err != nil {
-		return nil, model.ProducerConfig{}, nil, err
+		return nil, err
 	}
 	notes = append(preNotes, notes...)
 	if _, err := netConfig(v); err != nil {
-		return nil, model.ProducerConfig{}, nil, err
+		return nil, err
 	}
-	return v, eff, notes, nil
+	return &Resolved{Values: v, Config: &cfg, Producer: eff, Notes: notes}, nil
 }
 
 // Run runs one simulation. The error is a configuration error; invariant
 // violations are reported in the result.
 func Run(spec Spec) (*Result, error) {
 	sc := spec.Scenario
-	vals, pcfg, notes, err := Resolve(sc, spec.Sets)
+	res, err := Resolve(spec)
 	if err != nil {
 		return nil, err
 	}
+	vals, pcfg, notes := res.Values, res.Producer, res.Notes
 	w, err := newWorld(sc, vals, spec.Seed, pcfg, notes)
 	if err != nil {
 		return nil, err
 	}
-	if err := w.initFaults(spec.PlanText, planSource(spec)); err != nil {
+	if err := w.initFaults(spec.PlanText, spec.PlanSource); err != nil {
 		return nil, err
 	}
 	w.initExplain(spec)
@@ -214,13 +213,7 @@ func Run(spec Spec) (*Result, error) {
 	if w.xlog != nil {
 		r.Log = w.xlog.finish(end, w.planEnd, r.Violations)
 	}
-	r.Reproduce = ReproduceCommand(sc.Name, spec.Seed, spec.Sets)
-	if spec.ScenarioFile != "" {
-		r.Reproduce = strings.Replace(r.Reproduce, "-scenario "+sc.Name, "-scenario-file "+shellQuote(spec.ScenarioFile), 1)
-	}
-	if spec.PlanFile != "" {
-		r.Reproduce += " -plan-file " + shellQuote(spec.PlanFile)
-	}
+	r.Bugs, r.Reproduce = append([]string{}, spec.Bugs...), spec.reproduce()
 	return r, nil
 }
 
@@ -240,12 +233,31 @@ func (w *World) horizon() sim.Time {
 	return sim.Time(h)
 }
 
-// ReproduceCommand returns the one command that reproduces a run.
-func ReproduceCommand(scenario string, seed uint64, sets []KV) string {
+// ReproduceCommand returns the one command that reproduces a run of a
+// catalogue scenario with a scenario file's values, -bug IDs and -set
+// values ([OverrideFlags]).
+func ReproduceCommand(scenario string, seed uint64, file []KV, bugs []string, sets []KV) string {
+	return fmt.Sprintf("go run ./cmd/simulate -seed %d -scenario %s", seed, scenario) + OverrideFlags(file, bugs, sets)
+}
+
+// OverrideFlags returns the flags that set a scenario file's values, -bug
+// IDs and -set values on a command line (each flag with a leading space;
+// an enable.idempotence value is written as -idempotence). A command line
+// has no file level, so the file's values are written as the first -set
+// flags, all but those a -bug overrides: that gives every parameter the
+// value the levels of precedence gave it.
+func OverrideFlags(file []KV, bugs []string, sets []KV) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "go run ./cmd/simulate -seed %d -scenario %s", seed, scenario)
-	sets = slices.Clone(sets)
-	for _, kv := range sets {
+	for _, id := range bugs {
+		fmt.Fprintf(&b, " -bug %s", shellQuote(id))
+	}
+	var all []KV
+	for _, kv := range file {
+		if !bugSets(bugs, kv.Key) {
+			all = append(all, kv)
+		}
+	}
+	for _, kv := range append(all, sets...) {
 		if kv.Key == "enable.idempotence" {
 			fmt.Fprintf(&b, " -idempotence=%s", kv.Value)
 			continue
@@ -253,6 +265,37 @@ func ReproduceCommand(scenario string, seed uint64, sets []KV) string {
 		fmt.Fprintf(&b, " -set %s=%s", kv.Key, shellQuote(kv.Value))
 	}
 	return b.String()
+}
+
+// bugSets reports whether one of the bugs sets key.
+func bugSets(bugs []string, key string) bool {
+	for _, id := range bugs {
+		b, _ := LookupBug(id)
+		for _, kv := range b.Sets {
+			if kv.Key == key {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reproduce returns the command that reproduces a run of s: its scenario
+// or scenario file, seed, -bug and -set flags and -plan-file.
+func (s *Spec) reproduce() string {
+	if s.ScenarioFile == "" {
+		return ReproduceCommand(s.Scenario.Name, s.Seed, s.FileSets, s.Bugs, s.Sets) + s.planFileFlag()
+	}
+	// The file holds its values.
+	cmd := ReproduceCommand(s.Scenario.Name, s.Seed, nil, s.Bugs, s.Sets)
+	return strings.Replace(cmd, "-scenario "+s.Scenario.Name, "-scenario-file "+shellQuote(s.ScenarioFile), 1) + s.planFileFlag()
+}
+
+func (s *Spec) planFileFlag() string {
+	if f := s.PlanSource.PlanFile(); f != "" {
+		return " -plan-file " + shellQuote(f)
+	}
+	return ""
 }
 
 func shellQuote(s string) string {
@@ -267,30 +310,41 @@ func shellQuote(s string) string {
 // PlanText returns the fault plan a spec's run would use, as text: the
 // replayed plan of spec.PlanText, or the one the seed generates.
 func PlanText(spec Spec) (string, error) {
-	vals, pcfg, notes, err := Resolve(spec.Scenario, spec.Sets)
+	res, err := Resolve(spec)
 	if err != nil {
 		return "", err
 	}
-	w, err := newWorld(spec.Scenario, vals, spec.Seed, pcfg, notes)
+	w, err := newWorld(spec.Scenario, res.Values, spec.Seed, res.Producer, res.Notes)
 	if err != nil {
 		return "", err
 	}
-	if err := w.initFaults(spec.PlanText, planSource(spec)); err != nil {
+	if err := w.initFaults(spec.PlanText, spec.PlanSource); err != nil {
 		return "", err
 	}
 	return w.plan.String(), nil
 }
 
-// scenarioFilePrefix marks a plan source that is embedded in a scenario
-// file: the prefix, the file name, a NUL and the file line of the plan.
-const scenarioFilePrefix = "\x00scenario-file:"
+// PlanSource is where a replayed fault plan comes from, for its errors
+// and the reproduce command. The zero value is a plan given directly (by a
+// test, or a -shrink candidate): errors start with "fault plan:".
+type PlanSource struct {
+	// File is the file the plan was read from: a -plan-file, or with
+	// Embedded the scenario file whose "plan" key holds it.
+	File string
+	// Embedded reports that the plan is the "plan" key of the scenario
+	// file File; errors then name the file's lines.
+	Embedded bool
+	// Line is, for an Embedded plan, the file line of the plan's first
+	// line.
+	Line int
+}
 
-// planSource names where a spec's plan text comes from, for errors.
-func planSource(spec Spec) string {
-	if spec.PlanFile == "" && spec.ScenarioFile != "" && spec.PlanText != "" {
-		return scenarioFilePrefix + spec.ScenarioFile + "\x00" + strconv.Itoa(spec.PlanLine)
+// PlanFile returns the -plan-file the plan was read from, or "".
+func (s PlanSource) PlanFile() string {
+	if s.Embedded {
+		return ""
 	}
-	return spec.PlanFile
+	return s.File
 }
 
 // Invariants returns the names of the invariants every run judges, in

@@ -38,13 +38,15 @@ type Scenario struct {
 	OnNote  string
 	// Bugs lists the -bug IDs that make sense with this scenario.
 	Bugs []string
-	// build adds the scenario's applications, instances and faults.
+	// build adds the scenario's applications, instances and faults. It
+	// reads the parameters from w.vals.Config(), decoded by Resolve.
 	build func(w *World) error
 	// plan, if set, draws the scenario's fault plan from rng (the run's
 	// "faults" stream) for the world's nodes. A zero End is filled in
 	// from fault.end. Nil means the generic generator
 	// ([simnet.GeneratePlan] with the fault.* parameters), which with
-	// fault.count=0 gives a plan with no actions.
+	// fault.count=0 gives a plan with no actions. It reads the parameters
+	// from v.Config(), decoded by Resolve.
 	plan func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan
 }
 

@@ -71,7 +71,7 @@ func Shrink(spec Spec, budget int) (*Shrunk, error) {
 	}
 	s := &shrinker{spec: spec, budget: budget, runs: 1, inv: r0.Violations[0].Invariant, end: real.End}
 	s.spec.Sets = RealizedSets(r0, spec.Sets)
-	s.spec.PlanFile, s.spec.PlanLine = "", 0
+	s.spec.PlanSource = PlanSource{}
 	out := &Shrunk{Invariant: s.inv, Before: len(real.Actions)}
 
 	// The realized actions sit after the original plan's 0s actions.

@@ -98,6 +98,8 @@ type wire struct {
 type World struct {
 	sc   *Scenario
 	vals *Values
+	// cfg is the run's typed configuration, decoded once by Resolve.
+	cfg  *Config
 	seed uint64
 
 	loop sim.Loop[Event]
@@ -156,11 +158,12 @@ func streamOf(name string) uint64 { return sim.StreamID(name) }
 
 // newWorld builds the world for one run.
 func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig, notes []string) (*World, error) {
-	topo, err := NewTopology(int(vals.Int("brokers")), int(vals.Int("partitions")))
+	cfg := vals.Config()
+	topo, err := NewTopology(cfg.Brokers, cfg.Partitions)
 	if err != nil {
 		return nil, err
 	}
-	w := &World{sc: sc, vals: vals, seed: seed, pcfg: pcfg, cfgNotes: notes, topo: topo, msgs: make(map[uint64]*wire)}
+	w := &World{sc: sc, vals: vals, cfg: cfg, seed: seed, pcfg: pcfg, cfgNotes: notes, topo: topo, msgs: make(map[uint64]*wire)}
 	if err := sc.build(w); err != nil {
 		return nil, err
 	}
@@ -170,33 +173,34 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		in.node = simnet.NodeID(len(w.nodes))
 		w.nodes = append(w.nodes, node{kind: kindProducer, name: in.name, inst: in})
 	}
+	bc := &cfg.Broker
 	pc := model.PartitionConfig{
-		Window:                  int(vals.Int("broker.window")),
-		NoDedup:                 !vals.Bool("broker.dedup"),
-		NoEpochCheck:            !vals.Bool("broker.epoch.check"),
-		NoPartitionVerification: !vals.Bool("transaction.partition.verification.enable"),
-		EmptyPartitionCheck:     vals.Bool("broker.empty.partition.check"),
-		Seq:                     model.SeqSpace{Bits: uint8(vals.Int("sequence.bits"))},
-		ProducerIDExpiration:    vals.Millis("producer.id.expiration.ms"),
+		Window:                  bc.Window,
+		NoDedup:                 !bc.Dedup,
+		NoEpochCheck:            !bc.EpochCheck,
+		NoPartitionVerification: !bc.PartitionVerification,
+		EmptyPartitionCheck:     bc.EmptyPartitionCheck,
+		Seq:                     model.SeqSpace{Bits: uint8(cfg.SequenceBits)},
+		ProducerIDExpiration:    bc.ProducerIDExpiration,
 	}
 	for i := 0; i < topo.Brokers; i++ {
 		name := topo.BrokerName(i)
 		b := model.NewBroker(model.BrokerConfig{
 			ID: int32(i), Leaders: topo.Leaders, Partition: pc,
-			ExpirationCheckInterval: vals.Millis("producer.id.expiration.check.interval.ms"),
-			TransientPPM:            uint32(vals.Float("broker.transient_error")*1_000_000 + 0.5),
-			NotReadyBatches:         vals.Int("partition.not_ready.batches"),
-			RebuildNone:             vals.Get("broker.restart.rebuild") == "none",
-			MuteRandom:              vals.Bool("fault.realized"),
+			ExpirationCheckInterval: bc.ExpirationCheckInterval,
+			TransientPPM:            uint32(bc.TransientError*1_000_000 + 0.5),
+			NotReadyBatches:         bc.NotReadyBatches,
+			RebuildNone:             bc.RestartRebuild == RebuildNone,
+			MuteRandom:              cfg.Fault.Realized,
 			Rand:                    sim.NewRand(seed, streamOf("broker/"+name)),
 		})
 		w.brokerNode = append(w.brokerNode, simnet.NodeID(len(w.nodes)))
 		w.nodes = append(w.nodes, node{kind: kindBroker, name: name, srv: b, broker: b})
 	}
-	w.coord = model.NewCoordinator(model.CoordinatorConfig{NextPID: model.ProducerID(vals.Int("coordinator.next.pid")), EpochBits: uint8(vals.Int("epoch.bits")),
-		Leaders:              topo.Leaders,
-		TimeoutCheckInterval: vals.Millis("transaction.abort.timed.out.transaction.cleanup.interval.ms"),
-		BugNoRotate:          vals.Bool("coordinator.bug.no_rotate"), BugNoBumpOnTimeout: vals.Bool("coordinator.bug.no_bump_on_timeout")})
+	cc := &cfg.Coordinator
+	w.coord = model.NewCoordinator(model.CoordinatorConfig{NextPID: model.ProducerID(cc.NextPID), EpochBits: uint8(cc.EpochBits),
+		Leaders: topo.Leaders, TimeoutCheckInterval: cc.AbortCleanupInterval,
+		BugNoRotate: cc.BugNoRotate, BugNoBumpOnTimeout: cc.BugNoBumpOnTimeout})
 	w.coordNode = simnet.NodeID(len(w.nodes))
 	w.nodes = append(w.nodes, node{kind: kindCoordinator, name: topo.CoordinatorName(), srv: w.coord})
 	for i := range w.nodes {
@@ -223,33 +227,9 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	return w, nil
 }
 
-// netConfig builds and validates the network configuration.
+// netConfig returns the network configuration Resolve decoded, validated.
 func netConfig(v *Values) (simnet.Config, error) {
-	mode, err := simnet.ParseMode(v.Get("net.mode"))
-	if err != nil {
-		return simnet.Config{}, err
-	}
-	dist, err := simnet.ParseDist(v.Get("net.latency"))
-	if err != nil {
-		return simnet.Config{}, err
-	}
-	c := simnet.Config{
-		Mode: mode,
-		Latency: simnet.Latency{Dist: dist, Base: v.Duration("net.latency.base"), Spread: v.Duration("net.latency.spread"),
-			Sigma: v.Float("net.latency.sigma"), TailProb: v.Float("net.latency.tail_prob"), Tail: v.Duration("net.latency.tail")},
-		RequestLoss:  v.Float("net.request_loss"),
-		ResponseLoss: v.Float("net.response_loss"),
-		Duplicate:    v.Float("net.duplicate"),
-		Reorder:      v.Float("net.reorder"),
-		ReorderDelay: v.Duration("net.reorder.delay"),
-
-		DisconnectNotice: v.Float("net.disconnect_notice"),
-	}
-	links, err := simnet.ParseLinkLatencies(v.Get("net.link.latency"))
-	if err != nil {
-		return simnet.Config{}, err
-	}
-	c.Links = links
+	c := v.Config().Net
 	return c, c.Validate()
 }
 

@@ -12,8 +12,8 @@ import (
 
 // addApp adds an application with one producer instance that starts at t.
 func (w *World) addApp(start sim.Time) *app {
-	a := &app{id: int32(len(w.apps)), records: w.vals.Int("records"), interval: w.vals.Millis("send.interval.ms"),
-		idleAfter: w.vals.Int("app.idle.after"), idle: w.vals.Millis("app.idle.ms")}
+	ac := &w.cfg.App
+	a := &app{id: int32(len(w.apps)), records: ac.Records, interval: ac.SendInterval, idleAfter: ac.IdleAfter, idle: ac.Idle}
 	w.apps = append(w.apps, a)
 	w.addInstance(a, start)
 	return a
@@ -94,7 +94,7 @@ func (w *World) takeover(now sim.Time, in *instance) {
 	a := in.app
 	a.chain++
 	w.emit(model.Obs{Kind: model.ObsTakeover, At: now, Node: int32(in.node), Peer: -1, App: a.id})
-	if w.vals.Bool("app.takeover.resend") {
+	if w.cfg.App.TakeoverResend {
 		var recs []model.Record
 		for _, old := range a.instances[:in.index] {
 			for _, r := range old.unresolved {

@@ -95,7 +95,7 @@ func (x *explainFlags) run(spec scenarios.Spec, planOut string, stdout, stderr i
 	fmt.Fprintf(stdout, "saved: %s\n", path)
 	fmt.Fprintf(stdout, "reproduce: %s -plan-file %s\n", stripPlanFile(s.Result.Reproduce), path)
 	if x.record() {
-		spec.Sets, spec.PlanText, spec.PlanFile, spec.Record = s.Sets, text, path, true
+		spec.Sets, spec.PlanText, spec.PlanSource, spec.Record = s.Sets, text, scenarios.PlanSource{File: path}, true
 		res, err := scenarios.Run(spec)
 		if err != nil {
 			return usageErr(stderr, "-shrink: "+err.Error()), true

@@ -21,6 +21,16 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		mode = "off"
 	}
 	fmt.Fprintf(w, "idemsim: scenario %s  seed %d  idempotence %s\n", r.Scenario, r.Seed, mode)
+	if len(r.Bugs) > 0 {
+		fmt.Fprintln(w, "\nhistorical defects (-bug):")
+		for _, id := range r.Bugs {
+			title := ""
+			if b, err := scenarios.LookupBug(id); err == nil {
+				title = b.Title
+			}
+			fmt.Fprintf(w, "  %-7s %s\n", id, title)
+		}
+	}
 	fmt.Fprintln(w, "\nparameters:")
 	for _, kv := range r.Params {
 		v := kv.Value
@@ -89,8 +99,10 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	}
 }
 
-// writeDescription prints a scenario's story, parameters and expectations.
-func writeDescription(w io.Writer, sc *scenarios.Scenario) {
+// writeDescription prints a scenario's story, expectations, defects and
+// every parameter with its value, where the value came from (the level
+// of precedence, docs/parameters.md), unit, allowed values and meaning.
+func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolved) {
 	fmt.Fprintf(w, "%s: %s\n\n%s\n\n", sc.Name, sc.Summary, sc.Story)
 	fmt.Fprintf(w, "expect with idempotence off: %s\n", sc.ExpectOff)
 	if sc.OffNote != "" {
@@ -106,16 +118,37 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario) {
 			fmt.Fprintf(w, "  %-7s %s\n          breaks %s; source: %s\n", b.ID, b.Title, b.Breaks, b.Source)
 		}
 	}
-	fmt.Fprintln(w, "\nparameters (-set key=value):")
-	for _, p := range sc.Values().Params() {
-		d := p.Default
-		if d == "" {
-			d = `""`
+	var levels []string
+	for _, l := range scenarios.Levels() {
+		levels = append(levels, l.String())
+	}
+	fmt.Fprintln(w, "\nparameters (-set key=value): value, where it came from, allowed values, meaning")
+	fmt.Fprintf(w, "(levels, weakest first: %s; see docs/parameters.md):\n", strings.Join(levels, ", "))
+	quote := func(s string) string {
+		if s == "" {
+			return `""`
 		}
-		unit := p.Unit
-		if unit != "" {
-			unit = " " + unit
+		return s
+	}
+	v := res.Values
+	for _, p := range v.Params() {
+		val := quote(v.Get(p.Key))
+		if p.Unit != "" {
+			val += " " + p.Unit
 		}
-		fmt.Fprintf(w, "  %-40s default %s%s (%s): %s\n", p.Key, d, unit, p.Allowed(), p.Doc)
+		// The value the source overrode: the scenario's default, or for
+		// the scenario's default the parameter's own.
+		src := v.Source(p.Key)
+		allowed := p.Allowed()
+		switch {
+		case src.Level == scenarios.LevelScenario:
+			allowed += "; default " + quote(v.OwnDefault(p.Key))
+		case src.Level > scenarios.LevelScenario:
+			allowed += "; default " + quote(p.Default)
+		}
+		fmt.Fprintf(w, "  %-40s %-14s %-11s (%s): %s\n", p.Key, val, src, allowed, p.Doc)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
 	}
 }

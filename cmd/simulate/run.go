@@ -56,13 +56,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		sw          sweepFlags
 	)
 	fs.Var(&sets, "set", "override a parameter, key=value (repeatable; see -describe)")
-	var bugs setFlags
+	var bugs []string
 	fs.Func("bug", "turn a documented historical defect back on, by bug-zoo ID (repeatable; see -describe)", func(id string) error {
 		b, err := scenarios.LookupBug(id)
 		if err != nil {
 			return err
 		}
-		bugs = append(bugs, scenarios.KV{Key: "-bug", Value: b.ID})
+		bugs = append(bugs, b.ID)
 		return nil
 	})
 	sw.register(fs)
@@ -91,12 +91,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	// The command line's values (level -set): -idempotence, then each
+	// -set in order.
+	cmdSets := []scenarios.KV{}
+	if explicit["idempotence"] {
+		cmdSets = append(cmdSets, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(*idempotence)})
+	}
+	cmdSets = append(cmdSets, sets...)
 	if *describe != "" {
 		sc, err := scenarios.Lookup(*describe)
 		if err != nil {
 			return usageErr(stderr, "-describe: "+err.Error())
 		}
-		writeDescription(stdout, sc)
+		res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Bugs: bugs, Sets: cmdSets})
+		if err != nil {
+			return usageErr(stderr, err.Error())
+		}
+		writeDescription(stdout, sc, res)
 		return exitOK
 	}
 	var sc *scenarios.Scenario
@@ -124,21 +137,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, "-scenario: "+err.Error())
 		}
 	}
-	explicit := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
-	// The scenario file's values, then -bug's, then -set's.
-	baseSets := append([]scenarios.KV{}, fileSets...)
-	for _, b := range bugs {
-		bug, _ := scenarios.LookupBug(b.Value)
-		baseSets = append(baseSets, bug.Sets...)
-	}
-	baseSets = append(baseSets, sets...)
+	// Above the scenario's defaults, a run's levels of precedence are,
+	// weakest first (docs/parameters.md): the scenario file's values, the
+	// -bug settings and the command line's values.
 	if explicit["runs"] {
 		if *trace {
 			return usageErr(stderr, "-trace is not allowed with -runs (trace one run: drop -runs)")
 		}
 		return runSweep(sweepArgs{sc: sc, seedText: *seedText, explicitIdem: explicit["idempotence"],
-			idempotence: *idempotence, sets: baseSets, asJSON: *asJSON, f: &sw}, stdout, stderr)
+			idempotence: *idempotence, file: fileSets, bugs: bugs, sets: sets, asJSON: *asJSON, f: &sw}, stdout, stderr)
 	}
 	for _, name := range sweepOnly {
 		if explicit[name] {
@@ -156,24 +163,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else if seed, err = strconv.ParseUint(*seedText, 10, 64); err != nil {
 		return usageErr(stderr, fmt.Sprintf("-seed %q is not allowed (allowed: an integer 0..18446744073709551615)", *seedText))
 	}
-	explicitIdem := false
-	fs.Visit(func(f *flag.Flag) { explicitIdem = explicitIdem || f.Name == "idempotence" })
-	all := []scenarios.KV{}
-	if explicitIdem {
-		all = append(all, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(*idempotence)})
-	}
-	all = append(all, baseSets...)
-
-	spec := scenarios.Spec{Scenario: sc, Seed: seed, Sets: all, KeepTrace: *trace && !*asJSON, ScenarioFile: *scenFile}
+	spec := scenarios.Spec{Scenario: sc, Seed: seed, FileSets: fileSets, Bugs: bugs, Sets: cmdSets,
+		KeepTrace: *trace && !*asJSON, ScenarioFile: *scenFile}
 	if filePlan != "" {
-		spec.PlanText, spec.PlanLine = filePlan, filePlanLine
+		spec.PlanText = filePlan
+		spec.PlanSource = scenarios.PlanSource{File: *scenFile, Embedded: true, Line: filePlanLine}
 	}
 	if *planFile != "" {
 		text, err := os.ReadFile(*planFile)
 		if err != nil {
 			return usageErr(stderr, fmt.Sprintf("-plan-file: cannot read %s: %v", *planFile, unwrapPath(err)))
 		}
-		spec.PlanText, spec.PlanFile = string(text), *planFile
+		spec.PlanText, spec.PlanSource = string(text), scenarios.PlanSource{File: *planFile}
 	}
 	if *showPlan || *planOut != "" {
 		text, err := scenarios.PlanText(spec)

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -83,7 +86,7 @@ func TestJSONFieldsAndDeterminism(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"scenario", "seed", "idempotence", "trace_hash", "events", "sim_time_ns", "sent", "acked",
-		"appended", "duplicates", "reordered", "lost_acked", "fenced", "zombie_writes", "errors", "violations", "reproduce"} {
+		"appended", "duplicates", "reordered", "lost_acked", "fenced", "zombie_writes", "errors", "violations", "bugs", "reproduce"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("JSON lacks %q", k)
 		}
@@ -142,5 +145,80 @@ func TestScenarioFilePlanErrorsNameFileLines(t *testing.T) {
 	code, out, errOut := runCLI("-scenario-file", path, "-seed", "1", "-trace")
 	if code != 0 || !strings.Contains(out, "fault crash b1") {
 		t.Fatalf("exit %d, stderr %q, out:\n%s", code, errOut, out)
+	}
+}
+
+// TestDescribeSources: -describe prints every parameter's value and the
+// level it came from, honouring -bug, -idempotence and -set.
+func TestDescribeSources(t *testing.T) {
+	code, out, errOut := runCLI("-describe", "seqreuse", "-bug", "Z11", "-set", "records=5", "-idempotence=true")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, re := range []string{
+		`\(levels, weakest first: default, profile, scenario, preset, file, -bug, -set; see docs/parameters.md\)`,
+		`\n  acks +all +default +\(all\|-1\|0\|1\): acks\n`,
+		`\n  batch.size +1 records +scenario +\(1\.\.100000; default 16\): `,
+		`\n  producer.bug.metaflap_reset +true +-bug Z11 +\(true\|false; default false\): `,
+		`\n  records +5 records +-set +\(1\.\.1000000; default 40\): `,
+		`\n  enable.idempotence +true +-set +`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("-describe output lacks %s", re)
+		}
+	}
+	if code, _, errOut := runCLI("-describe", "ackloss", "-set", "records=0"); code != 2 || !strings.Contains(errOut, "simulate: records=0 is out of range") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestBugFlag: -bug IDs are reported as a list (text and JSON) and
+// reproduced with -bug.
+func TestBugFlag(t *testing.T) {
+	code, out, _ := runCLI("-seed", "1", "-scenario", "seqreuse", "-bug", "Z11", "-json")
+	var r struct {
+		Bugs      []string         `json:"bugs"`
+		Params    []map[string]any `json:"params"`
+		Reproduce string           `json:"reproduce"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if code != 1 || len(r.Bugs) != 1 || r.Bugs[0] != "Z11" || r.Reproduce != "go run ./cmd/simulate -seed 1 -scenario seqreuse -bug Z11" {
+		t.Errorf("exit %d, bugs %v, reproduce %q", code, r.Bugs, r.Reproduce)
+	}
+	for _, p := range r.Params {
+		if p["key"] == "-bug" {
+			t.Errorf("params hold -bug: %v", p)
+		}
+	}
+	_, out, _ = runCLI("-seed", "1", "-scenario", "seqreuse", "-bug", "Z11")
+	if !strings.Contains(out, "\nhistorical defects (-bug):\n  Z11     a metadata flap") || !strings.Contains(out, "reproduce: go run ./cmd/simulate -seed 1 -scenario seqreuse -bug Z11 -trace") {
+		t.Errorf("report:\n%s", out)
+	}
+}
+
+// TestPrecedenceOnTheCommandLine: the scenario file is weaker than -bug,
+// which is weaker than -idempotence and -set.
+func TestPrecedenceOnTheCommandLine(t *testing.T) {
+	path := t.TempDir() + "/s.yaml"
+	src := "name: study\nbase: seqreuse\nparams:\n  records: 30\n  producer.bug.metaflap_reset: false\n  enable.idempotence: false\n  linger.ms: 2\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, errOut := runCLI("-scenario-file", path, "-seed", "1", "-bug", "Z11", "-idempotence=true", "-set", "records=25", "-json")
+	var r struct {
+		Idempotence bool           `json:"idempotence"`
+		Params      []scenarios.KV `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	got := map[string]string{}
+	for _, kv := range r.Params {
+		got[kv.Key] = kv.Value
+	}
+	if !r.Idempotence || got["records"] != "25" || got["producer.bug.metaflap_reset"] != "true" || got["linger.ms"] != "2" {
+		t.Errorf("idempotence %v, records %s, metaflap_reset %s, linger.ms %s", r.Idempotence, got["records"], got["producer.bug.metaflap_reset"], got["linger.ms"])
 	}
 }

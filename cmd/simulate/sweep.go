@@ -62,7 +62,9 @@ type sweepArgs struct {
 	seedText     string
 	explicitIdem bool
 	idempotence  bool
-	sets         []scenarios.KV
+	file         []scenarios.KV // the scenario file's values
+	bugs         []string
+	sets         []scenarios.KV // -set values
 	asJSON       bool
 	f            *sweepFlags
 }
@@ -72,7 +74,7 @@ type sweepArgs struct {
 // when interrupted.
 func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	f := a.f
-	cfg := sweep.Config{Scenario: a.sc, Base: 1, Runs: f.runs, Sets: a.sets, Parallel: f.parallel, FailingK: f.failing}
+	cfg := sweep.Config{Scenario: a.sc, Base: 1, Runs: f.runs, File: a.file, Bugs: a.bugs, Sets: a.sets, Parallel: f.parallel, FailingK: f.failing}
 	if f.runs < 1 || f.runs > 1_000_000_000 {
 		return usageErr(stderr, fmt.Sprintf("-runs %d is not allowed (allowed: 1..1000000000)", f.runs))
 	}
@@ -108,6 +110,11 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	}
 	if a.explicitIdem {
 		cfg.Modes = []bool{a.idempotence}
+	}
+	for _, kv := range a.file {
+		if kv.Key == "enable.idempotence" {
+			return usageErr(stderr, "-scenario-file: enable.idempotence is not allowed in a sweep (use -idempotence=false or true to keep one mode)")
+		}
 	}
 	for _, kv := range a.sets {
 		if kv.Key == "enable.idempotence" {

@@ -132,6 +132,10 @@ func compatible(a, b *Summary) error {
 		return fmt.Errorf("simulator version %s, not %s", b.Version, a.Version)
 	case a.BaseSeed != b.BaseSeed || a.Runs != b.Runs:
 		return fmt.Errorf("%s, not %s", b.SeedRange(), a.SeedRange())
+	case !slices.Equal(a.File, b.File):
+		return fmt.Errorf("scenario file values %v, not %v", b.File, a.File)
+	case !slices.Equal(a.Bugs, b.Bugs):
+		return fmt.Errorf("-bug %v, not %v", b.Bugs, a.Bugs)
 	case !slices.Equal(a.Sets, b.Sets):
 		return fmt.Errorf("sets %v, not %v", b.Sets, a.Sets)
 	case !slices.EqualFunc(a.Axes, b.Axes, func(x, y Axis) bool { return x.Spec == y.Spec && slices.Equal(x.Values, y.Values) }):

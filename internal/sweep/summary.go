@@ -27,6 +27,8 @@ type Summary struct {
 	Runs     int            `json:"runs"`
 	Shard    *Shard         `json:"shard,omitempty"`
 	Complete bool           `json:"complete"`
+	File     []scenarios.KV `json:"file,omitempty"` // the scenario file's values, if any
+	Bugs     []string       `json:"bugs,omitempty"` // the -bug IDs, if any
 	Sets     []scenarios.KV `json:"sets"`
 	Axes     []Axis         `json:"axes"`
 	Modes    []string       `json:"modes"`
@@ -67,7 +69,7 @@ type Failing struct {
 // state's integers.
 func (st *State) Summarize() *Summary {
 	s := &Summary{Format: Format, Scenario: st.Scenario, Version: scenarios.Version, BaseSeed: st.Base,
-		Runs: st.Runs, Shard: st.Shard, Complete: st.Complete, Sets: st.Sets, Axes: st.Axes,
+		Runs: st.Runs, Shard: st.Shard, Complete: st.Complete, File: st.File, Bugs: st.Bugs, Sets: st.Sets, Axes: st.Axes,
 		FailingK: st.FailingK}
 	if s.Axes == nil {
 		s.Axes = []Axis{}
@@ -79,14 +81,19 @@ func (st *State) Summarize() *Summary {
 		pt := Point{Values: PointSets(st.Axes, p), Modes: map[string]*Stats{}}
 		for m, a := range accs {
 			on := st.Modes[m]
-			pt.Modes[modeName(on)] = stats(a, st.Scenario, runSets(st.Sets, st.Axes, p, on))
+			sets := runSets(st.Sets, st.Axes, p, on)
+			pt.Modes[modeName(on)] = stats(a, func(seed uint64) string {
+				return scenarios.ReproduceCommand(st.Scenario, seed, st.File, st.Bugs, sets)
+			})
 		}
 		s.Points = append(s.Points, pt)
 	}
 	return s
 }
 
-func stats(a *Acc, scenario string, sets []scenarios.KV) *Stats {
+// stats computes one (point, mode)'s statistics; reproduce returns a
+// failing seed's reproduce command.
+func stats(a *Acc, reproduce func(seed uint64) string) *Stats {
 	n := a.Runs
 	s := &Stats{Runs: n, AnyViolation: wilson(a.AnyViolation, n), Violations: map[string]Prop{},
 		Rates: map[string]Rate{
@@ -118,7 +125,7 @@ func stats(a *Acc, scenario string, sets []scenarios.KV) *Stats {
 	slices.Sort(invs)
 	for _, inv := range invs {
 		for _, seed := range a.Failing[inv] {
-			s.Failing = append(s.Failing, Failing{Seed: seed, Invariant: inv, Reproduce: scenarios.ReproduceCommand(scenario, seed, sets)})
+			s.Failing = append(s.Failing, Failing{Seed: seed, Invariant: inv, Reproduce: reproduce(seed)})
 		}
 	}
 	return s
@@ -150,7 +157,7 @@ func ParseSummary(b []byte) (*Summary, error) {
 
 // state rebuilds the exact state from a parsed summary.
 func (s *Summary) state() (*State, error) {
-	st := &State{Scenario: s.Scenario, Base: s.BaseSeed, Runs: s.Runs, Sets: s.Sets, Axes: s.Axes,
+	st := &State{Scenario: s.Scenario, Base: s.BaseSeed, Runs: s.Runs, File: s.File, Bugs: s.Bugs, Sets: s.Sets, Axes: s.Axes,
 		FailingK: s.FailingK, Shard: s.Shard, Complete: s.Complete}
 	if st.Sets == nil {
 		st.Sets = []scenarios.KV{}
@@ -205,9 +212,7 @@ func (s *Summary) Command() string {
 	if len(s.Modes) == 1 {
 		fmt.Fprintf(&b, " -idempotence=%t", s.Modes[0] == "on")
 	}
-	for _, kv := range s.Sets {
-		fmt.Fprintf(&b, " -set %s=%s", kv.Key, kv.Value)
-	}
+	b.WriteString(scenarios.OverrideFlags(s.File, s.Bugs, s.Sets))
 	for _, a := range s.Axes {
 		fmt.Fprintf(&b, " -vary %s", a.Spec)
 	}

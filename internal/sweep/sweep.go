@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,8 +42,11 @@ type Config struct {
 	// Base is the first seed; the sweep runs Base .. Base+Runs-1.
 	Base uint64
 	Runs int
-	// Sets are the -set overrides common to every run (not
-	// enable.idempotence).
+	// File are the scenario file's values (level "file"), Bugs the -bug
+	// IDs (level "-bug") and Sets the -set overrides (level "-set", not
+	// enable.idempotence) common to every run.
+	File []scenarios.KV
+	Bugs []string
 	Sets []scenarios.KV
 	// Axes are the varied parameters (at most MaxAxes); every point of
 	// their product is a full sweep of the seeds.
@@ -73,6 +77,8 @@ type State struct {
 	Scenario string
 	Base     uint64
 	Runs     int
+	File     []scenarios.KV
+	Bugs     []string
 	Sets     []scenarios.KV
 	Axes     []Axis
 	Modes    []bool
@@ -113,6 +119,13 @@ func runSets(base []scenarios.KV, axes []Axis, point int, on bool) []scenarios.K
 	return append(out, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(on)})
 }
 
+// spec returns the spec of one run: its levels of precedence (the
+// scenario file's values, the -bug IDs, then the -set values of
+// [runSets]).
+func (c *Config) spec(seed uint64, point int, on bool) scenarios.Spec {
+	return scenarios.Spec{Scenario: c.Scenario, Seed: seed, FileSets: c.File, Bugs: c.Bugs, Sets: runSets(c.Sets, c.Axes, point, on)}
+}
+
 func modeName(on bool) string {
 	if on {
 		return "on"
@@ -144,14 +157,14 @@ func (c *Config) Validate() error {
 	if c.FailingK < 0 {
 		return fmt.Errorf("failing %d is not allowed (allowed: 0 or more)", c.FailingK)
 	}
-	for _, kv := range c.Sets {
+	for _, kv := range append(slices.Clone(c.File), c.Sets...) {
 		if kv.Key == "enable.idempotence" {
 			return errors.New("set enable.idempotence with -idempotence, not -set")
 		}
 	}
 	for p := range numPoints(c.Axes) {
 		for _, on := range c.modes() {
-			if _, _, _, err := scenarios.Resolve(c.Scenario, runSets(c.Sets, c.Axes, p, on)); err != nil {
+			if _, err := scenarios.Resolve(c.spec(0, p, on)); err != nil {
 				where := ""
 				for _, kv := range PointSets(c.Axes, p) {
 					where += kv.Key + "=" + kv.Value + " "
@@ -211,7 +224,7 @@ func Run(ctx context.Context, c Config) (*State, error) {
 		return nil, err
 	}
 	modes := c.modes()
-	st := &State{Scenario: c.Scenario.Name, Base: c.Base, Runs: c.Runs, Sets: c.Sets, Axes: c.Axes,
+	st := &State{Scenario: c.Scenario.Name, Base: c.Base, Runs: c.Runs, File: c.File, Bugs: c.Bugs, Sets: c.Sets, Axes: c.Axes,
 		Modes: modes, FailingK: c.FailingK, Complete: true}
 	if st.Sets == nil {
 		st.Sets = []scenarios.KV{}
@@ -262,8 +275,7 @@ func Run(ctx context.Context, c Config) (*State, error) {
 					if ctx.Err() != nil {
 						return
 					}
-					sets := runSets(c.Sets, c.Axes, p, on)
-					jobs <- job{k: k, point: p, on: on, spec: scenarios.Spec{Scenario: c.Scenario, Seed: seed, Sets: sets}}
+					jobs <- job{k: k, point: p, on: on, spec: c.spec(seed, p, on)}
 					k++
 				}
 			}
@@ -348,7 +360,7 @@ func runOne(spec scenarios.Spec) (res *scenarios.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("run panicked: %v\nreproduce: %s\n%s", r,
-				scenarios.ReproduceCommand(spec.Scenario.Name, spec.Seed, spec.Sets), debug.Stack())
+				scenarios.ReproduceCommand(spec.Scenario.Name, spec.Seed, spec.FileSets, spec.Bugs, spec.Sets), debug.Stack())
 		}
 	}()
 	res, err = scenarios.Run(spec)

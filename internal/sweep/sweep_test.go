@@ -233,3 +233,50 @@ func TestPairedModes(t *testing.T) {
 		}
 	}
 }
+
+// TestBugsAndFileLevels: a sweep's -bug IDs and scenario file values are
+// levels of their own; they reach every run, the summary (which a merge
+// reads back) and the reproduce commands.
+func TestBugsAndFileLevels(t *testing.T) {
+	cfg := Config{Scenario: ackloss(t), Base: 1, Runs: 30, FailingK: 1, Modes: []bool{true},
+		File: []scenarios.KV{{Key: "broker.dedup", Value: "true"}, {Key: "records", Value: "30"}},
+		Bugs: []string{"Z16"}, // broker.dedup=false: -bug beats the file
+		Sets: []scenarios.KV{{Key: "net.response_loss", Value: "0.2"}}}
+	st, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := st.Summarize()
+	on := s.Points[0].Modes["on"]
+	if on.Violations["INV-DUP"].Runs == 0 || len(on.Failing) == 0 {
+		t.Fatalf("-bug Z16 gave no duplicates: %+v", on.Violations)
+	}
+	want := "go run ./cmd/simulate -seed " + strconv.FormatUint(on.Failing[0].Seed, 10) +
+		" -scenario ackloss -bug Z16 -set records=30 -set net.response_loss=0.2 -idempotence=true"
+	if on.Failing[0].Reproduce != want {
+		t.Errorf("reproduce\n got %s\nwant %s", on.Failing[0].Reproduce, want)
+	}
+	b, err := s.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseSummary(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2, err := back.state()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b2, _ := st2.Summarize().JSON(); !bytes.Equal(b, b2) {
+		t.Error("summary does not survive a round trip")
+	}
+	other := *back
+	other.Bugs = nil
+	if err := compatible(back, &other); err == nil || !strings.Contains(err.Error(), "-bug") {
+		t.Errorf("shards with different -bug are compatible: %v", err)
+	}
+	if !strings.HasSuffix(s.Command(), " -runs 30 -seed 1 -idempotence=true -bug Z16 -set records=30 -set net.response_loss=0.2") {
+		t.Errorf("command %s", s.Command())
+	}
+}

@@ -1,0 +1,490 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/idemsim/idemsim/model"
+	simnet "github.com/idemsim/idemsim/net"
+)
+
+// Config is a run's parameters decoded into typed values, once, when the
+// run is resolved ([Resolve], [Values.Decode]). Every parameter of a
+// scenario has exactly one field; the doc comment of each field names its
+// key, unit and range (the ranges are those [Values.Set] enforces, see
+// simulate -describe). Keys counted in milliseconds (".ms") are decoded as
+// durations.
+type Config struct {
+	// App is the workload the applications send.
+	App AppParams
+	// Producer is the producer's Kafka configuration as set, before
+	// Kafka's rules resolve it ([Resolved.Producer] is the effective one).
+	Producer ProducerParams
+	// Broker is the partition leader's behaviour.
+	Broker BrokerParams
+	// Coordinator is the transaction coordinator's behaviour.
+	Coordinator CoordinatorParams
+	// Net is the network: net.mode (Mode), net.latency, net.latency.base,
+	// .spread, .sigma, .tail_prob and .tail (Latency), net.request_loss,
+	// net.response_loss, net.duplicate, net.reorder, net.reorder.delay,
+	// net.disconnect_notice and net.link.latency (Links, parsed). Its
+	// cross-field rules ([simnet.Config.Validate]) are checked by Resolve.
+	Net simnet.Config
+	// Fault is the fault plan's generation and replay.
+	Fault FaultParams
+	// Extra are the parameters only some scenarios have ([Scenario.Extra]);
+	// a field is zero in a scenario without its key.
+	Extra ExtraParams
+
+	// Partitions is partitions: the topic's partitions, 1..64; partition p
+	// is led by broker p mod Brokers, and records go round-robin.
+	Partitions int
+	// Brokers is brokers: the brokers b1..bN, 1..64; each partition has
+	// one copy, on its leader.
+	Brokers int
+	// SequenceBits is sequence.bits: the width of sequence numbers, 1..31
+	// bits (Kafka: 31), shared by producers and brokers.
+	SequenceBits int
+}
+
+// AppParams is the workload: what each application sends and when.
+type AppParams struct {
+	// Records is records: records each application sends, 1..1000000.
+	Records int64
+	// SendInterval is send.interval.ms: time between two sends of one
+	// application, 0..1h.
+	SendInterval time.Duration
+	// IdleAfter is app.idle.after: records sent before the application
+	// goes idle once, 0..1000000 (0: never).
+	IdleAfter int64
+	// Idle is app.idle.ms: the length of that idle period, 0..1h.
+	Idle time.Duration
+	// TakeoverResend is app.takeover.resend: a later instance of an
+	// application sends again the records its older instances left
+	// unresolved.
+	TakeoverResend bool
+}
+
+// Acks is the producer's acks setting: -1 (all), 0 or 1.
+type Acks int8
+
+// AcksAll is acks=all, the same as acks=-1.
+const AcksAll Acks = -1
+
+// String returns "all", "0" or "1".
+func (a Acks) String() string {
+	if a == AcksAll {
+		return "all"
+	}
+	return strconv.Itoa(int(a))
+}
+
+// ProducerParams is the producer's configuration under Kafka's names, as
+// set: [Resolve] applies Kafka's rules to it.
+type ProducerParams struct {
+	// EnableIdempotence is enable.idempotence (also -idempotence).
+	EnableIdempotence bool
+	// Acks is acks: all (-1), 0 or 1.
+	Acks Acks
+	// Retries is retries, 0..2147483647.
+	Retries int32
+	// MaxInFlight is max.in.flight.requests.per.connection, 1..100
+	// requests.
+	MaxInFlight int
+	// MaxInFlightAboveFive is max.in.flight.above.five: the what-if that
+	// allows idempotence with more than 5 requests in flight (Kafka
+	// refuses).
+	MaxInFlightAboveFive bool
+	// DeliveryTimeout is delivery.timeout.ms, 0..2147483647 ms.
+	DeliveryTimeout time.Duration
+	// RequestTimeout is request.timeout.ms, 1..2147483647 ms.
+	RequestTimeout time.Duration
+	// RetryBackoff is retry.backoff.ms, 0..2147483647 ms.
+	RetryBackoff time.Duration
+	// RetryBackoffMax is retry.backoff.max.ms, 0..2147483647 ms.
+	RetryBackoffMax time.Duration
+	// ReconnectBackoff is reconnect.backoff.ms, 0..2147483647 ms.
+	ReconnectBackoff time.Duration
+	// Linger is linger.ms, 0..2147483647 ms.
+	Linger time.Duration
+	// BatchSize is batch.size counted in records, 1..100000.
+	BatchSize int
+	// TransactionalID is transactional.id; empty for none.
+	TransactionalID string
+	// TransactionRecords is transaction.records: records per transaction,
+	// 0..1000000 (0: no transactions; the transactional.id only fences).
+	TransactionRecords int
+	// TransactionTimeout is transaction.timeout.ms, 1..900000 ms.
+	TransactionTimeout time.Duration
+	// Policy is client.policy: whose client behaviour to model, java or
+	// librdkafka.
+	Policy model.ClientPolicy
+	// BugMetaflapReset is producer.bug.metaflap_reset (-bug Z11).
+	BugMetaflapReset bool
+	// BugReuseExpiredSeq is producer.bug.reuse_expired_seq (-bug Z11f).
+	BugReuseExpiredSeq bool
+	// BugBumpOnAnyOOSN is producer.bug.bump_on_any_oosn (-bug Z13).
+	BugBumpOnAnyOOSN bool
+}
+
+// Rebuild is how a restarted broker rebuilds its producer state.
+type Rebuild uint8
+
+const (
+	// RebuildLog is Kafka's: the snapshot plus a replay of the log.
+	RebuildLog Rebuild = iota
+	// RebuildNone loses the producer state (what-if, bug-zoo Z08).
+	RebuildNone
+)
+
+// String returns "log" or "none", the parameter's values.
+func (r Rebuild) String() string {
+	if r == RebuildNone {
+		return "none"
+	}
+	return "log"
+}
+
+// BrokerParams is the partition leader's behaviour.
+type BrokerParams struct {
+	// Window is broker.window: batches cached per producer for duplicate
+	// detection, 1..1000 (Kafka: 5).
+	Window int
+	// Dedup is broker.dedup; false removes the dedup window (what-if,
+	// -bug Z16).
+	Dedup bool
+	// EpochCheck is broker.epoch.check; false accepts batches of a lower
+	// epoch (what-if).
+	EpochCheck bool
+	// EmptyPartitionCheck is broker.empty.partition.check (KAFKA-15591,
+	// Kafka 4.5); false is Kafka 2.5-4.4 (-bug Z12).
+	EmptyPartitionCheck bool
+	// PartitionVerification is
+	// transaction.partition.verification.enable (KIP-890 part 1).
+	PartitionVerification bool
+	// TransientError is broker.transient_error: the probability, 0..1,
+	// that a batch is answered NOT_ENOUGH_REPLICAS.
+	TransientError float64
+	// NotReadyBatches is partition.not_ready.batches: the first batches,
+	// 0..1000000, each partition answers NOT_LEADER_OR_FOLLOWER.
+	NotReadyBatches int64
+	// ProducerIDExpiration is producer.id.expiration.ms,
+	// 1..9223372036854 ms.
+	ProducerIDExpiration time.Duration
+	// ExpirationCheckInterval is
+	// producer.id.expiration.check.interval.ms, 1..2147483647 ms.
+	ExpirationCheckInterval time.Duration
+	// RestartRebuild is broker.restart.rebuild: log or none.
+	RestartRebuild Rebuild
+}
+
+// CoordinatorParams is the transaction coordinator's behaviour.
+type CoordinatorParams struct {
+	// NextPID is coordinator.next.pid: the first producer id handed out,
+	// 0..2^62.
+	NextPID int64
+	// EpochBits is epoch.bits: the width of producer epochs, signed,
+	// 2..16 bits (Kafka: 16).
+	EpochBits int
+	// AbortCleanupInterval is
+	// transaction.abort.timed.out.transaction.cleanup.interval.ms: how
+	// often timed-out transactions are aborted, 1..2147483647 ms.
+	AbortCleanupInterval time.Duration
+	// BugNoRotate is coordinator.bug.no_rotate (-bug K19367).
+	BugNoRotate bool
+	// BugNoBumpOnTimeout is coordinator.bug.no_bump_on_timeout (-bug
+	// Z05b).
+	BugNoBumpOnTimeout bool
+}
+
+// FaultParams is the fault plan's generation and replay (docs/plans.md).
+type FaultParams struct {
+	// Realized is fault.realized: replaying a realized plan, the random
+	// loss sources draw but lose nothing.
+	Realized bool
+	// Count is fault.count: generic faults the seed's plan draws,
+	// 0..10000.
+	Count int
+	// Kinds is fault.kinds, parsed: the fault kinds the generator may
+	// draw.
+	Kinds simnet.FaultKinds
+	// Window is fault.window: generated faults start in [0, Window),
+	// 0..1e15 ns; 0 means the workload's length plus request.timeout.ms.
+	Window time.Duration
+	// End is fault.end: the end of the fault phase, 0..1e15 ns; 0 means
+	// the last send plus delivery.timeout.ms.
+	End time.Duration
+	// MaxDuration is fault.max_duration: the longest generated pause,
+	// partition or crash downtime, 1ms..1e15 ns.
+	MaxDuration time.Duration
+	// ProducerResend is fault.producer.resend: after a producer crash and
+	// restart, the application sends its unresolved records again.
+	ProducerResend bool
+}
+
+// ExtraParams are the catalogue scenarios' own parameters. A field is set
+// only in the scenarios that have its key and is zero elsewhere.
+type ExtraParams struct {
+	// RestartCount is restart.count (restart, epochx): producer restarts,
+	// 1..20 (restart) or 1..100 (epochx).
+	RestartCount int64
+	// RestartDown is restart.down.ms (restart, statelost): how long the
+	// restarted process stays down, 0..1h.
+	RestartDown time.Duration
+	// RestartClean is restart.clean (statelost): the broker shuts down
+	// cleanly rather than crashing.
+	RestartClean bool
+	// PauseAt is pause.at (zombie, txntimeout): when the producer's pause
+	// starts, before jitter, 0..1h.
+	PauseAt time.Duration
+	// Pause is pause.ms (zombie, txntimeout): the pause's length, 0..1h.
+	Pause time.Duration
+	// TakeoverAfter is takeover.after.ms (zombie): time from the pause's
+	// start to the second instance's start, 0..1h.
+	TakeoverAfter time.Duration
+	// MetaflapAt is metaflap.at.ms (seqreuse): when the topic's metadata
+	// flaps, 0..1h (0: never).
+	MetaflapAt time.Duration
+	// CutAt is cut.at.ms (seqreuse): when the broker's responses are cut,
+	// 0..1h (0: never).
+	CutAt time.Duration
+	// Cut is cut.ms (seqreuse): how long they stay cut, 0..1h.
+	Cut time.Duration
+}
+
+// fields maps every parameter key to its field in a Config. A scenario
+// parameter without an entry is an error of Decode (and of the tests).
+var fields = map[string]func(c *Config) any{
+	// Workload.
+	"records":             func(c *Config) any { return &c.App.Records },
+	"send.interval.ms":    func(c *Config) any { return &c.App.SendInterval },
+	"app.idle.after":      func(c *Config) any { return &c.App.IdleAfter },
+	"app.idle.ms":         func(c *Config) any { return &c.App.Idle },
+	"app.takeover.resend": func(c *Config) any { return &c.App.TakeoverResend },
+	"partitions":          func(c *Config) any { return &c.Partitions },
+	"brokers":             func(c *Config) any { return &c.Brokers },
+	"sequence.bits":       func(c *Config) any { return &c.SequenceBits },
+
+	// Producer.
+	"enable.idempotence":                    func(c *Config) any { return &c.Producer.EnableIdempotence },
+	"acks":                                  func(c *Config) any { return &c.Producer.Acks },
+	"retries":                               func(c *Config) any { return &c.Producer.Retries },
+	"max.in.flight.requests.per.connection": func(c *Config) any { return &c.Producer.MaxInFlight },
+	"max.in.flight.above.five":              func(c *Config) any { return &c.Producer.MaxInFlightAboveFive },
+	"delivery.timeout.ms":                   func(c *Config) any { return &c.Producer.DeliveryTimeout },
+	"request.timeout.ms":                    func(c *Config) any { return &c.Producer.RequestTimeout },
+	"retry.backoff.ms":                      func(c *Config) any { return &c.Producer.RetryBackoff },
+	"retry.backoff.max.ms":                  func(c *Config) any { return &c.Producer.RetryBackoffMax },
+	"reconnect.backoff.ms":                  func(c *Config) any { return &c.Producer.ReconnectBackoff },
+	"linger.ms":                             func(c *Config) any { return &c.Producer.Linger },
+	"batch.size":                            func(c *Config) any { return &c.Producer.BatchSize },
+	"transactional.id":                      func(c *Config) any { return &c.Producer.TransactionalID },
+	"transaction.records":                   func(c *Config) any { return &c.Producer.TransactionRecords },
+	"transaction.timeout.ms":                func(c *Config) any { return &c.Producer.TransactionTimeout },
+	"client.policy":                         func(c *Config) any { return &c.Producer.Policy },
+	"producer.bug.metaflap_reset":           func(c *Config) any { return &c.Producer.BugMetaflapReset },
+	"producer.bug.reuse_expired_seq":        func(c *Config) any { return &c.Producer.BugReuseExpiredSeq },
+	"producer.bug.bump_on_any_oosn":         func(c *Config) any { return &c.Producer.BugBumpOnAnyOOSN },
+
+	// Broker.
+	"broker.window":                             func(c *Config) any { return &c.Broker.Window },
+	"broker.dedup":                              func(c *Config) any { return &c.Broker.Dedup },
+	"broker.epoch.check":                        func(c *Config) any { return &c.Broker.EpochCheck },
+	"broker.empty.partition.check":              func(c *Config) any { return &c.Broker.EmptyPartitionCheck },
+	"transaction.partition.verification.enable": func(c *Config) any { return &c.Broker.PartitionVerification },
+	"broker.transient_error":                    func(c *Config) any { return &c.Broker.TransientError },
+	"partition.not_ready.batches":               func(c *Config) any { return &c.Broker.NotReadyBatches },
+	"producer.id.expiration.ms":                 func(c *Config) any { return &c.Broker.ProducerIDExpiration },
+	"producer.id.expiration.check.interval.ms":  func(c *Config) any { return &c.Broker.ExpirationCheckInterval },
+	"broker.restart.rebuild":                    func(c *Config) any { return &c.Broker.RestartRebuild },
+
+	// Coordinator.
+	"coordinator.next.pid":               func(c *Config) any { return &c.Coordinator.NextPID },
+	"epoch.bits":                         func(c *Config) any { return &c.Coordinator.EpochBits },
+	"coordinator.bug.no_rotate":          func(c *Config) any { return &c.Coordinator.BugNoRotate },
+	"coordinator.bug.no_bump_on_timeout": func(c *Config) any { return &c.Coordinator.BugNoBumpOnTimeout },
+	"transaction.abort.timed.out.transaction.cleanup.interval.ms": func(c *Config) any { return &c.Coordinator.AbortCleanupInterval },
+
+	// Network.
+	"net.mode":              func(c *Config) any { return &c.Net.Mode },
+	"net.latency":           func(c *Config) any { return &c.Net.Latency.Dist },
+	"net.latency.base":      func(c *Config) any { return &c.Net.Latency.Base },
+	"net.latency.spread":    func(c *Config) any { return &c.Net.Latency.Spread },
+	"net.latency.sigma":     func(c *Config) any { return &c.Net.Latency.Sigma },
+	"net.latency.tail_prob": func(c *Config) any { return &c.Net.Latency.TailProb },
+	"net.latency.tail":      func(c *Config) any { return &c.Net.Latency.Tail },
+	"net.request_loss":      func(c *Config) any { return &c.Net.RequestLoss },
+	"net.response_loss":     func(c *Config) any { return &c.Net.ResponseLoss },
+	"net.duplicate":         func(c *Config) any { return &c.Net.Duplicate },
+	"net.reorder":           func(c *Config) any { return &c.Net.Reorder },
+	"net.reorder.delay":     func(c *Config) any { return &c.Net.ReorderDelay },
+	"net.disconnect_notice": func(c *Config) any { return &c.Net.DisconnectNotice },
+	"net.link.latency":      func(c *Config) any { return &c.Net.Links },
+
+	// Faults.
+	"fault.realized":        func(c *Config) any { return &c.Fault.Realized },
+	"fault.count":           func(c *Config) any { return &c.Fault.Count },
+	"fault.kinds":           func(c *Config) any { return &c.Fault.Kinds },
+	"fault.window":          func(c *Config) any { return &c.Fault.Window },
+	"fault.end":             func(c *Config) any { return &c.Fault.End },
+	"fault.max_duration":    func(c *Config) any { return &c.Fault.MaxDuration },
+	"fault.producer.resend": func(c *Config) any { return &c.Fault.ProducerResend },
+
+	// The catalogue scenarios' own parameters.
+	"restart.count":     func(c *Config) any { return &c.Extra.RestartCount },
+	"restart.down.ms":   func(c *Config) any { return &c.Extra.RestartDown },
+	"restart.clean":     func(c *Config) any { return &c.Extra.RestartClean },
+	"pause.at":          func(c *Config) any { return &c.Extra.PauseAt },
+	"pause.ms":          func(c *Config) any { return &c.Extra.Pause },
+	"takeover.after.ms": func(c *Config) any { return &c.Extra.TakeoverAfter },
+	"metaflap.at.ms":    func(c *Config) any { return &c.Extra.MetaflapAt },
+	"cut.at.ms":         func(c *Config) any { return &c.Extra.CutAt },
+	"cut.ms":            func(c *Config) any { return &c.Extra.Cut },
+}
+
+// Decode returns the values as a typed Config. Resolve calls it once per
+// run, after every level of precedence has been applied; nothing needs to
+// read the text values after that. Every value was checked when it was
+// set, so the only error is a parameter without a field in Config.
+func (v *Values) Decode() (Config, error) {
+	var c Config
+	for i := range v.params {
+		p := &v.params[i]
+		field, ok := fields[p.Key]
+		if !ok {
+			return Config{}, fmt.Errorf("parameter %s has no field in scenarios.Config", p.Key)
+		}
+		if err := decodeInto(p, v.vals[p.Key], field(&c)); err != nil {
+			return Config{}, err
+		}
+	}
+	return c, nil
+}
+
+// checkDecode reports a value that [Param.check] accepts but that does not
+// decode into p's field: a structured value (net.link.latency,
+// fault.kinds) that does not parse. Setting a value checks it, so that
+// the error names where the value was set.
+func checkDecode(p *Param, val string) error {
+	if p.Kind != String {
+		return nil // Param.check has checked it fully
+	}
+	field, ok := fields[p.Key]
+	if !ok {
+		return nil // Decode reports the missing field
+	}
+	var c Config
+	return decodeInto(p, val, field(&c))
+}
+
+// decodeInto parses s, a value of p that [Param.check] accepted, into dst,
+// a pointer to p's field.
+func decodeInto(p *Param, s string, dst any) error {
+	mismatch := func() error {
+		return fmt.Errorf("parameter %s: a %s cannot fill a %T field", p.Key, p.Kind, dst)
+	}
+	var err error
+	switch d := dst.(type) {
+	case *int:
+		var n int64
+		n, err = strconv.ParseInt(s, 10, 64)
+		*d = int(n)
+	case *int32:
+		var n int64
+		n, err = strconv.ParseInt(s, 10, 32)
+		*d = int32(n)
+	case *int64:
+		*d, err = strconv.ParseInt(s, 10, 64)
+	case *float64:
+		*d, err = strconv.ParseFloat(s, 64)
+	case *bool:
+		*d, err = strconv.ParseBool(s)
+	case *string:
+		*d = s
+	case *time.Duration:
+		switch {
+		case p.Kind == Duration:
+			*d, err = time.ParseDuration(s)
+		case p.Kind == Int && p.Unit == "ms":
+			var n int64
+			n, err = strconv.ParseInt(s, 10, 64)
+			*d = time.Duration(n) * time.Millisecond
+		default:
+			return mismatch()
+		}
+	case *Acks:
+		if s == "all" {
+			s = "-1"
+		}
+		var n int64
+		n, err = strconv.ParseInt(s, 10, 8)
+		*d = Acks(n)
+	case *model.ClientPolicy:
+		switch s {
+		case "java":
+			*d = model.PolicyJava
+		case "librdkafka":
+			*d = model.PolicyLibrdkafka
+		default:
+			return fmt.Errorf("%s=%q is not allowed (allowed: java, librdkafka)", p.Key, s)
+		}
+	case *Rebuild:
+		switch s {
+		case "log":
+			*d = RebuildLog
+		case "none":
+			*d = RebuildNone
+		default:
+			return fmt.Errorf("%s=%q is not allowed (allowed: log, none)", p.Key, s)
+		}
+	case *simnet.Mode:
+		*d, err = simnet.ParseMode(s)
+		return err
+	case *simnet.Dist:
+		*d, err = simnet.ParseDist(s)
+		return err
+	case *simnet.FaultKinds:
+		*d, err = simnet.ParseFaultKinds(s)
+		return err
+	case *[]simnet.LinkLatency:
+		*d, err = simnet.ParseLinkLatencies(s)
+		return err
+	default:
+		return mismatch()
+	}
+	if err != nil {
+		// Param.check has accepted s for p's kind: the field's type does
+		// not fit the parameter.
+		return mismatch()
+	}
+	return nil
+}
+
+// producerConfig returns the producer configuration the parameters ask
+// for, before Kafka's rules ([model.ProducerConfig.Resolve]).
+func (c *Config) producerConfig() model.ProducerConfig {
+	p := &c.Producer
+	pc := model.DefaultProducerConfig()
+	pc.EnableIdempotence = p.EnableIdempotence
+	pc.Acks = int8(p.Acks)
+	pc.Retries = p.Retries
+	pc.MaxInFlight = p.MaxInFlight
+	pc.AllowInFlightAboveFive = p.MaxInFlightAboveFive
+	pc.DeliveryTimeout = p.DeliveryTimeout
+	pc.RequestTimeout = p.RequestTimeout
+	pc.RetryBackoff = p.RetryBackoff
+	pc.RetryBackoffMax = p.RetryBackoffMax
+	pc.ReconnectBackoff = p.ReconnectBackoff
+	pc.Linger = p.Linger
+	pc.BatchSize = p.BatchSize
+	pc.TransactionalID = p.TransactionalID
+	pc.TransactionRecords = p.TransactionRecords
+	pc.TransactionTimeout = p.TransactionTimeout
+	pc.Seq = model.SeqSpace{Bits: uint8(c.SequenceBits)}
+	pc.Policy = p.Policy
+	pc.BugResetSeqOnMetadataFlap = p.BugMetaflapReset
+	pc.BugReuseExpiredSeq = p.BugReuseExpiredSeq
+	pc.BugBumpOnAnyOOSN = p.BugBumpOnAnyOOSN
+	return pc
+}

@@ -347,7 +347,9 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 		inbox := st.inbox
 		st.inbox = nil
 		for _, m := range inbox {
-			w.stepServer(now, n, m.from, m.m, 0)
+			h := w.pushRoute(route{server: m.from})
+			w.stepServer(now, n, m.from, m.m, h)
+			w.popRoute()
 		}
 	} else {
 		in := nd.inst

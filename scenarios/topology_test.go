@@ -116,3 +116,20 @@ func TestBrokerCrashOthersServe(t *testing.T) {
 		t.Fatalf("each broker should append its own partition's batches")
 	}
 }
+
+// TestServerInboxAfterRestart: markers sent to a crashed broker wait for
+// its restart and are then answered back to the coordinator (these seeds
+// crash b1 while a transaction is being aborted; the reply once had no
+// route and the run panicked).
+func TestServerInboxAfterRestart(t *testing.T) {
+	sc, err := Lookup("txntimeout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{5, 6, 11} {
+		r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: []KV{{"fault.count", "6"}}, KeepTrace: true})
+		if !slices.ContainsFunc(r.Trace, func(l string) bool { return strings.Contains(l, "b1 restarts") }) {
+			t.Errorf("seed %d: b1 never restarted; the test no longer covers the inbox", seed)
+		}
+	}
+}

@@ -68,9 +68,9 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 // stepServer delivers message m from server from to server to at once,
 // with the given reply handle. A message to a crashed server waits for its
 // restart (Kafka's inter-broker senders retry until the broker is back),
-// and is then delivered without a reply route; a paused server handles it
-// at once (a simplification until inter-broker messages travel the
-// network).
+// and is then delivered with a route back to its sender; a paused server
+// handles it at once (a simplification until inter-broker messages travel
+// the network).
 func (w *World) stepServer(now sim.Time, to, from simnet.NodeID, m model.Message, handle uint64) {
 	if w.nodes[to].fault.crashed {
 		w.nodes[to].fault.inbox = append(w.nodes[to].fault.inbox, internalMsg{from: from, m: m})

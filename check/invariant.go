@@ -11,9 +11,11 @@ import (
 // observation stream and judges once the run ended.
 //
 // Observe sees every observation in stream order and must not keep o past
-// the call (copy what it needs). Finish is called once, after the
-// [model.ObsRunEnd] observation, and returns the invariant's violations in
-// its own report order (nil when it held).
+// the call (copy what it needs). Finish is called after the
+// [model.ObsRunEnd] observation (a scripted run observes several run ends
+// and judges after each), must not change what the invariant has seen,
+// and returns the invariant's violations in its own report order (nil
+// when it held).
 type Invariant interface {
 	// Name is the invariant's name, such as [InvDup].
 	Name() string

@@ -40,7 +40,8 @@ type logView struct {
 	// end is the run's end time (ObsRunEnd).
 	end sim.Time
 
-	// lost caches lostAcked's answer once the run ended.
+	// lost caches lostAcked's answer once the run ended (until the next
+	// run end).
 	lost     []model.RecordID
 	lostDone bool
 }
@@ -91,7 +92,10 @@ func (lv *logView) observe(o *model.Obs) {
 			lv.appendMarker(o)
 		}
 	case model.ObsRunEnd:
+		// A scripted run may be judged at several points, each with
+		// its own run end: the lost records are worked out afresh.
 		lv.end = o.At
+		lv.lost, lv.lostDone = nil, false
 	}
 }
 

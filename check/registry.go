@@ -100,6 +100,11 @@ func (s *Suite) Observe(o *model.Obs) {
 // It returns the run's counts and its violations in registry order, each
 // invariant's own in its own order (an empty, non-nil slice when every
 // invariant held).
+//
+// A scripted run (the scenarios package's scripted world) judges the
+// stream at several points: it observes a run end and calls Finish each
+// time, then goes on observing. Finish changes nothing the suite has
+// seen, so each call judges the whole stream up to the latest run end.
 func (s *Suite) Finish() (Counts, []Violation) {
 	vs := []Violation{}
 	for _, inv := range s.invs {

@@ -76,3 +76,20 @@ func TestFinishNoViolations(t *testing.T) {
 		t.Errorf("counts %+v", counts)
 	}
 }
+
+// TestSuiteJudgedTwice: a scripted run judges the stream at several run
+// ends; each Finish sees everything observed up to its run end.
+func TestSuiteJudgedTwice(t *testing.T) {
+	r := newRun(Config{})
+	r.send(0, 0)
+	r.outcome(model.Outcome{ID: model.RecordID{App: 0, N: 0}, Partition: 0, Offset: 0, At: 1, Digest: model.Digest(model.RecordID{App: 0, N: 0}, 0)})
+	c, v := r.end(2, 0, "script", 2)
+	if c.LostAcked != 1 || len(v) != 2 || v[0].Invariant != InvLoss || v[1].Invariant != InvDedup {
+		t.Fatalf("first judgement: %+v %v", c, v)
+	}
+	r.appendBatch(3, plain(0, 0, 0))
+	c, v = r.end(4, 0, "script", 4)
+	if c.LostAcked != 0 || c.Appended != 1 || len(v) != 0 {
+		t.Fatalf("second judgement: %+v %v", c, v)
+	}
+}

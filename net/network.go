@@ -184,6 +184,12 @@ func (nw *Network) Close(c Conn) {
 	}
 }
 
+// Alive reports whether c is the current, unbroken connection.
+func (nw *Network) Alive(c Conn) bool {
+	cs := nw.conn(c.Client, c.Server)
+	return cs.gen == c.Gen && !cs.broken
+}
+
 // Send puts a message on connection c in direction dir at time now and
 // decides its fate. In TCP mode a lost message breaks the connection; the
 // message's arrival never precedes an earlier message's on the same

@@ -308,6 +308,7 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 				w.nw.Close(c)
 			}
 		}
+		w.connsDown(now)
 		var abandoned int64
 		if !w.resend && len(in.unresolved) > 0 {
 			abandoned = int64(len(in.unresolved))
@@ -353,7 +354,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 		}
 	} else {
 		in := nd.inst
-		in.prod = model.NewProducer(w.pcfg, in.app.id, w.topo.Leaders,
+		in.prod = model.NewProducer(in.pcfg, in.app.id, w.topo.Leaders,
 			sim.NewRand(w.seed, streamOf("producer/"+in.name+"/"+strconv.FormatUint(uint64(nd.inc), 10))))
 		clear(in.conns)
 		if in.started {

@@ -46,6 +46,9 @@ type instance struct {
 	app   *app
 	index int // position among the app's instances
 	prod  *model.Producer
+	// pcfg is the instance's producer configuration: the run's, or in a
+	// scripted world the one its script gave it.
+	pcfg model.ProducerConfig
 	// conns holds the instance's connection per destination: index 0 is
 	// the coordinator, 1+i broker i.
 	conns   []simnet.Conn
@@ -94,7 +97,8 @@ type wire struct {
 // event to one node, carries out what the node returns, and emits every
 // observation into one stream that the trace, the counters, the checkers
 // and the explain log read. It is built from a [Scenario] and a seed by
-// [Run].
+// [Run], or in scripted mode, where a test script decides about messages
+// and time, by [NewScript].
 type World struct {
 	sc   *Scenario
 	vals *Values
@@ -151,6 +155,10 @@ type World struct {
 	// Realized plans and the event log (realize.go, explainlog.go).
 	realized *realizer
 	xlog     *explainLog
+
+	// script is set in a scripted world (script.go): a test script, not
+	// the network's draws and the loop, decides when messages arrive.
+	script *script
 }
 
 // Nodes' random streams are derived from these names.
@@ -203,6 +211,12 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		BugNoRotate: cc.BugNoRotate, BugNoBumpOnTimeout: cc.BugNoBumpOnTimeout})
 	w.coordNode = simnet.NodeID(len(w.nodes))
 	w.nodes = append(w.nodes, node{kind: kindCoordinator, name: topo.CoordinatorName(), srv: w.coord})
+	if w.script != nil {
+		// A scripted world adds producer instances as its script goes:
+		// it reserves their node slots now, so that the node table, the
+		// network and the readers are sized once.
+		w.script.reserve(w)
+	}
 	for i := range w.nodes {
 		w.names = append(w.names, w.nodes[i].name)
 	}
@@ -216,6 +230,7 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	}
 	w.nw = simnet.New(ncfg, sim.NewRand(seed, streamOf("net")), w.names)
 	for _, in := range w.instances {
+		in.pcfg = pcfg
 		in.prod = model.NewProducer(pcfg, in.app.id, topo.Leaders, sim.NewRand(seed, streamOf("producer/"+in.name)))
 		in.conns = make([]simnet.Conn, 1+topo.Brokers)
 	}

@@ -43,7 +43,7 @@ func (a *app) current() *instance {
 func (w *World) start(now sim.Time, in *instance) {
 	in.started = true
 	w.emit(model.Obs{Kind: model.ObsStart, At: now, Node: int32(in.node), Peer: -1, App: in.app.id})
-	if !w.pcfg.EnableIdempotence {
+	if !in.pcfg.EnableIdempotence {
 		w.activate(now, in)
 	}
 	w.apply(now, in, in.prod.Start(now))
@@ -59,12 +59,7 @@ func (w *World) appSend(now sim.Time, a *app) {
 		return
 	}
 	in := a.current()
-	id := model.RecordID{App: a.id, N: a.next}
-	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: int32(a.next % int64(len(w.topo.Leaders))), SentAt: now}
-	a.next++
-	in.unresolved[id.N] = rec
-	w.emit(model.Obs{Kind: model.ObsAppSend, At: now, Node: int32(in.node), Peer: -1, App: a.id, Record: rec})
-	w.apply(now, in, in.prod.Send(now, rec))
+	w.sendNew(now, in, int32(a.next%int64(len(w.topo.Leaders))))
 	if a.next == a.records {
 		// The application's stream ends: commit what is open.
 		w.apply(now, in, in.prod.Flush(now))
@@ -77,6 +72,19 @@ func (w *World) appSend(now sim.Time, a *app) {
 		}
 		w.loop.After(d, Event{kind: evAppSend, app: a.id, n: a.chain})
 	}
+}
+
+// sendNew hands the application's next record, for partition part, to
+// instance in.
+func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
+	a := in.app
+	id := model.RecordID{App: a.id, N: a.next}
+	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: part, SentAt: now}
+	a.next++
+	in.unresolved[id.N] = rec
+	w.emit(model.Obs{Kind: model.ObsAppSend, At: now, Node: int32(in.node), Peer: -1, App: a.id, Record: rec})
+	w.apply(now, in, in.prod.Send(now, rec))
+	return rec
 }
 
 // resendRecord hands rec to in again (a takeover or restart resend);
@@ -142,6 +150,7 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 			in.conns[o.Dest+1] = w.nw.Connect(in.node, w.destNode(o.Dest))
 		case model.OutClose:
 			w.nw.Close(in.conns[o.Dest+1])
+			w.connsDown(now)
 		case model.OutSend:
 			c := in.conns[o.Dest+1]
 			link := int(c.Client)*len(w.names) + int(c.Server)

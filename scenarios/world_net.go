@@ -44,6 +44,12 @@ func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c 
 	}
 	wr := &wire{m: m, inst: in, dest: dest, refs: 1, inc: inc, reqNo: reqNo}
 	w.msgs[id] = wr
+	if w.script != nil {
+		// A scripted world holds the message until its script delivers,
+		// drops or loses it (script.go).
+		w.script.hold(id, to, s.Tok)
+		return
+	}
 	w.schedule(s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok})
 	if s.DupAt >= 0 {
 		wr.refs++
@@ -111,6 +117,7 @@ func (w *World) loseDelivery(now sim.Time, ev Event, why string) {
 // takeNotices schedules the disconnect notices of connections the network
 // just broke.
 func (w *World) takeNotices(now sim.Time) {
+	w.connsDown(now)
 	for _, nt := range w.nw.TakeNotices(now) {
 		nd := &w.nodes[nt.Conn.Client]
 		if nd.kind != kindProducer {
@@ -118,6 +125,16 @@ func (w *World) takeNotices(now sim.Time) {
 		}
 		dest := w.destOf(nt.Conn.Server)
 		w.schedule(nt.At, Event{kind: evDisconnect, node: int32(nt.Conn.Client), n: uint64(dest + 1), gen: nd.inc, tok: simnet.Token{Conn: nt.Conn}})
+	}
+}
+
+// connsDown is called when connections may have closed or broken. In a
+// normal run a message on a dead connection is lost when it arrives
+// (deliver); a scripted world holds its messages in flight until the
+// script acts, so it loses them now (script.go).
+func (w *World) connsDown(now sim.Time) {
+	if w.script != nil {
+		w.script.loseDead(now)
 	}
 }
 

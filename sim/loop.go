@@ -99,6 +99,34 @@ func (l *Loop[E]) After(d time.Duration, ev E) uint64 {
 	return l.q.push(l.now.Add(d), ev, false)
 }
 
+// Next returns the time of the earliest pending event, foreground or
+// background; ok is false when none is pending.
+func (l *Loop[E]) Next() (at Time, ok bool) { return l.q.Peek() }
+
+// RunTo handles, in (time, sequence) order, every pending event due at or
+// before t, background events included, and then moves the clock to t if
+// t is later. It is for a world whose time a test script moves by hand;
+// runs use [Loop.Run]. It ignores [Loop.Stop] and has no event limit: a
+// handler that keeps scheduling events at the current time never returns.
+func (l *Loop[E]) RunTo(t Time, h Handler[E]) {
+	for {
+		at, ok := l.q.Peek()
+		if !ok || at > t {
+			break
+		}
+		at, seq, ev, bg := l.q.pop()
+		if !bg {
+			l.fg--
+		}
+		l.now = at
+		l.events++
+		h.Handle(at, seq, ev)
+	}
+	if t > l.now {
+		l.now = t
+	}
+}
+
 // Stop asks Run to return after the current event.
 func (l *Loop[E]) Stop() { l.stop = true }
 

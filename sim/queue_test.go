@@ -155,3 +155,35 @@ func TestLoopBackgroundDoesNotKeepRunAlive(t *testing.T) {
 		t.Fatalf("after a new foreground event the background one runs first: %v", got)
 	}
 }
+
+// TestLoopRunTo: a hand-moved clock runs every event due by the target
+// time, background ones too, in order, including events scheduled at the
+// target time meanwhile, and then stands at the target; Run's foreground
+// count stays right.
+func TestLoopRunTo(t *testing.T) {
+	var l Loop[ev]
+	r := &bgRec{l: &l}
+	l.Background(5, "bg")
+	l.At(10, "fg")
+	l.At(0, "zero")
+	l.At(30, "late")
+	if at, ok := l.Next(); !ok || at != 0 {
+		t.Fatalf("Next = %v %v, want 0", at, ok)
+	}
+	l.RunTo(0, r)
+	l.RunTo(20, r)
+	want := []string{Time(0).String() + ":zero", Time(5).String() + ":bg", Time(10).String() + ":fg"}
+	if !slices.Equal(r.seen, want) || l.Now() != 20 {
+		t.Fatalf("handled %v at %v, want %v at 20", r.seen, l.Now(), want)
+	}
+	if at, ok := l.Next(); !ok || at != 30 {
+		t.Fatalf("Next = %v %v, want 30", at, ok)
+	}
+	l.RunTo(5, r) // the clock never goes back
+	if l.Now() != 20 || len(r.seen) != 3 {
+		t.Fatalf("RunTo an earlier time: now %v, handled %v", l.Now(), r.seen)
+	}
+	if got := l.Run(Limits{}, r); got != StopDrained || r.seen[3] != Time(30).String()+":late" {
+		t.Fatalf("Run after RunTo: %v %v", got, r.seen)
+	}
+}

@@ -26,7 +26,10 @@ var allowed = map[string][]string{
 	// The sweep engine runs many worlds on goroutines (each run stays
 	// single-threaded) and turns summaries into charts.
 	"internal/sweep": {"scenarios", "check", "plots", "ext:gonum.org/"},
-	"cmd/simulate":   {"*"},
+	// The interaction harness is a front end over the World's scripted
+	// mode: it parses datadriven scripts and re-implements no node.
+	"internal/simtest": {"scenarios", "model", "sim", "net", "check", "ext:github.com/cockroachdb/datadriven"},
+	"cmd/simulate":     {"*"},
 }
 
 // world is the simulated world: no wall clock, no unseeded randomness, no

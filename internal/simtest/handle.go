@@ -2,49 +2,66 @@ package simtest
 
 import (
 	"fmt"
-	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/scenarios"
 )
 
-// Handle runs one datadriven command and returns its output. The commands:
+// Handle runs one datadriven command and returns its output: the trace
+// lines of what happened (without their time), or what the command
+// prints. Node names are the World's: brokers b1, b2, ..., the
+// coordinator c1, and producer instances as new-producer names them. The
+// commands:
 //
-//	broker partitions=2 [window=5] [dedup=false]
-//	    Create the broker (default: one partition, Kafka's rules).
-//	new-producer p1 [app=0] [enable.idempotence=false] [acks=1] [retries=3]
-//	    [max.in.flight.requests.per.connection=5] [max.in.flight.above.five=true]
-//	    [delivery.timeout.ms=120000] [request.timeout.ms=30000]
-//	    [retry.backoff.ms=100] [retry.backoff.max.ms=1000] [linger.ms=0]
-//	    [batch.size=16] [transactional.id=t1] [client.policy=librdkafka]
-//	    Create a producer instance (for application app; default: a new
-//	    application) with Kafka's defaults and these settings; prints the
-//	    configuration notes or error.
+//	broker [partitions=1] [brokers=1] [window=5] [dedup=false] [KEY=VALUE...]
+//	    Set the world's parameters, before any producer: any scenario
+//	    parameter by name (simulate -describe lists them); window and
+//	    dedup stand for broker.window and broker.dedup.
+//	new-producer p1 [app=0] [KEY=VALUE...]
+//	    Add a producer instance for application app (default: a new
+//	    application) with the world's parameters and these producer
+//	    parameters (enable.idempotence, acks, retries,
+//	    max.in.flight.requests.per.connection, delivery.timeout.ms,
+//	    transactional.id, client.policy, ...), resolved by Kafka's rules;
+//	    prints the configuration notes or error.
 //	start p1
-//	    Start the instance (an idempotent one sends InitProducerId).
+//	    Start the instance (an idempotent one sends InitProducerId; a
+//	    later instance of an application takes it over).
 //	send p1 [part=0] [n=1]
 //	    The application sends n new records to partition part.
-//	deliver [from=p1] [to=b0] [type=Produce] [n=1]
+//	deliver [from=p1] [to=b1] [type=Produce] [n=1]
 //	    Deliver the matching messages in flight (all when n is absent),
 //	    oldest first. Types: Produce, ProduceResp, InitProducerId,
-//	    InitProducerIdResp.
-//	drop [from=p1] [to=b0] [type=ProduceResp] [n=1]
+//	    InitProducerIdResp, AddPartitionsToTxn, EndTxn, ...
+//	drop [from=p1] [to=b1] [type=ProduceResp] [n=1]
 //	    Lose the matching messages; the connection stays up.
+//	blackhole [from=p1] [to=b1] [type=ProduceResp] [n=1]
+//	    Lose the matching messages as TCP does: the connection breaks,
+//	    losing what else is on it, and the client is not told.
 //	reject [from=p1] err=UNKNOWN_PRODUCER_ID [n=1]
-//	    The broker answers the matching Produce requests with err for
-//	    every batch, appending nothing.
+//	    Deliver the matching Produce requests with a reject armed at the
+//	    broker: it answers every batch with err, appending nothing.
 //	stabilize
 //	    Deliver everything, oldest first, until the network is empty.
 //	advance 30s
-//	    Move time forward, firing the producers' wake-ups on the way.
-//	disconnect p1 [dest=b0]
-//	    Break p1's connection to b0 (or coord): what is on it is lost.
-//	crash p1
-//	    Stop p1; its requests in flight can still arrive.
+//	    Move time forward, firing the wake-ups that fall due on the way.
+//	disconnect p1 [dest=b1]
+//	    Break p1's connection to b1 (or c1) and tell p1 at once: what is
+//	    on it is lost.
+//	crash NODE
+//	    Crash a producer instance, broker or the coordinator (the World's
+//	    fault code): what is on its connections is lost.
+//	restart NODE [clean]
+//	    Restart a crashed node.
+//	fault ACTION
+//	    Any fault-plan action without its time: pause p1 5s, partition
+//	    p1 | b1, heal p1 | b1, drift p1 +200ppm, ... (docs/plans.md).
 //	replay p2 from=p1
 //	    p2 re-sends p1's records that have no outcome (same ids).
 //	net
@@ -52,34 +69,46 @@ import (
 //	state p1
 //	    Print p1's client state.
 //	log [part=0]
-//	    Print the broker's log (every partition when part is absent).
+//	    Print the partitions' logs (every partition when part is absent).
 //	check
-//	    Judge the run: counts and invariant violations.
+//	    Judge the run so far: counts and invariant violations.
 func (e *Env) Handle(t *testing.T, d *datadriven.TestData) string {
-	e.Out.Reset()
-	switch d.Cmd {
-	case "broker":
-		parts, cfg := 1, model.PartitionConfig{}
+	e.out.Reset()
+	if d.Cmd == "broker" {
 		for _, a := range d.CmdArgs {
-			switch a.Key {
-			case "partitions":
-				parts = atoi(t, a.Vals[0])
+			key := a.Key
+			switch key {
 			case "window":
-				cfg.Window = atoi(t, a.Vals[0])
+				key = "broker.window"
 			case "dedup":
-				cfg.NoDedup = a.Vals[0] == "false"
-			default:
-				t.Fatalf("%s: unknown argument %s", d.Pos, a.Key)
+				key = "broker.dedup"
+			}
+			if len(a.Vals) != 1 {
+				t.Fatalf("%s: %s needs one value", d.Pos, a.Key)
+			}
+			if err := e.Configure(scenarios.KV{Key: key, Value: a.Vals[0]}); err != nil {
+				t.Fatalf("%s: %v", d.Pos, err)
 			}
 		}
-		e.NewBroker(parts, cfg)
 		return "ok"
+	}
+	s, err := e.World()
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	var res []string
+	fail := func(err error) {
+		if err != nil {
+			res = append(res, "error: "+err.Error())
+		}
+	}
+	switch d.Cmd {
 	case "new-producer":
-		return e.cmdNewProducer(t, d)
+		res = e.cmdNewProducer(t, d, s)
 	case "start":
-		e.Start(e.node(t, d))
+		fail(s.Start(name(t, d)))
 	case "send":
-		n := e.node(t, d)
+		n := name(t, d)
 		part, cnt := 0, 1
 		if d.HasArg("part") {
 			d.ScanArgs(t, "part", &part)
@@ -88,88 +117,81 @@ func (e *Env) Handle(t *testing.T, d *datadriven.TestData) string {
 			d.ScanArgs(t, "n", &cnt)
 		}
 		for range cnt {
-			e.Send(n, int32(part))
-		}
-	case "deliver", "drop", "reject":
-		f, cnt := Filter{}, 0
-		var code model.ErrCode
-		for _, a := range d.CmdArgs {
-			switch a.Key {
-			case "from":
-				f.From = a.Vals[0]
-			case "to":
-				f.To = a.Vals[0]
-			case "type":
-				f.Type = a.Vals[0]
-			case "n":
-				cnt = atoi(t, a.Vals[0])
-			case "err":
-				c, ok := model.ParseErrCode(a.Vals[0])
-				if !ok {
-					t.Fatalf("%s: unknown error %s", d.Pos, a.Vals[0])
-				}
-				code = c
-			default:
-				t.Fatalf("%s: unknown argument %s", d.Pos, a.Key)
+			if _, err := s.Send(n, int32(part)); err != nil {
+				fail(err)
+				break
 			}
 		}
-		if d.Cmd == "reject" {
-			f.Type = "Produce"
-		}
-		ms := e.Select(f, cnt)
-		if len(ms) == 0 {
+	case "deliver", "drop", "blackhole", "reject":
+		ids, code := e.selectArgs(t, d, s)
+		if len(ids) == 0 {
 			return "no matching message"
 		}
-		for _, m := range ms {
+		for _, id := range ids {
+			var err error
 			switch d.Cmd {
 			case "drop":
-				e.Drop(m)
+				err = s.Drop(id)
+			case "blackhole":
+				err = s.Blackhole(id)
 			case "reject":
-				e.Reject(m, code)
+				err = s.Reject(id, code)
 			default:
-				e.Deliver(m)
+				err = s.Deliver(id)
 			}
+			if err != nil && !inFlight(s, id) {
+				continue // lost with its connection meanwhile
+			}
+			fail(err)
 		}
 	case "stabilize":
-		if !e.Stabilize(10000) {
+		if !s.Stabilize(10000) {
 			t.Fatalf("%s: network did not stabilize", d.Pos)
 		}
 	case "advance":
+		if len(d.CmdArgs) != 1 {
+			t.Fatalf("%s: advance needs a duration", d.Pos)
+		}
 		dur, err := time.ParseDuration(d.CmdArgs[0].Key)
 		if err != nil {
 			t.Fatalf("%s: %v", d.Pos, err)
 		}
-		e.Advance(e.Now.Add(dur))
-		e.printf("now %v\n", e.Now)
+		s.Advance(dur)
+		res = append(res, "now "+s.Now().String())
 	case "disconnect":
-		n := e.node(t, d)
-		dest := int32(0)
+		dest := "b1"
 		if d.HasArg("dest") {
-			var s string
-			d.ScanArgs(t, "dest", &s)
-			if s == CoordName {
-				dest = model.DestCoordinator
-			}
+			d.ScanArgs(t, "dest", &dest)
 		}
-		e.Disconnect(n, dest)
-	case "crash":
-		e.Crash(e.node(t, d))
+		fail(s.Disconnect(name(t, d), dest))
+	case "crash", "restart", "fault":
+		var words []string
+		if d.Cmd != "fault" {
+			words = append(words, d.Cmd)
+		}
+		for _, a := range d.CmdArgs {
+			words = append(words, a.String())
+		}
+		fail(s.Fault(strings.Join(words, " ")))
 	case "replay":
-		n := e.node(t, d)
 		var from string
 		d.ScanArgs(t, "from", &from)
-		e.Replay(n, e.Node(from))
+		fail(s.Replay(name(t, d), from))
 	case "net":
-		if len(e.Net) == 0 {
+		for _, m := range s.InFlight() {
+			res = append(res, m.From+"->"+m.To+" "+string(m.Msg.AppendDescription(nil)))
+		}
+		if len(res) == 0 {
 			return "empty"
 		}
-		for _, m := range e.Net {
-			e.printf("%s\n", m.Describe())
-		}
 	case "state":
-		return e.node(t, d).P.DescribeState()
+		p := s.Producer(name(t, d))
+		if p == nil {
+			t.Fatalf("%s: no producer %q", d.Pos, name(t, d))
+		}
+		return p.DescribeState()
 	case "log":
-		for _, p := range e.Broker.Partitions() {
+		for _, p := range s.Partitions() {
 			if d.HasArg("part") {
 				var part int
 				d.ScanArgs(t, "part", &part)
@@ -177,46 +199,100 @@ func (e *Env) Handle(t *testing.T, d *datadriven.TestData) string {
 					continue
 				}
 			}
-			e.printf("p%d:", p.ID)
-			for _, le := range p.Log() {
-				for i, r := range le.Batch.Records {
-					e.printf(" %d:%v", le.FirstOffset+int64(i), r.ID)
-					if le.Batch.Idempotent() {
-						e.printf("(e%d,s%d)", le.Batch.Epoch, model.SeqSpace{}.Add(le.Batch.FirstSeq, int64(i)))
-					}
-				}
-			}
-			e.printf("\n")
+			res = append(res, describeLog(p))
 		}
 	case "check":
-		c, v := e.Check()
-		e.printf("sent=%d acked=%d failed=%d pending=%d appended=%d duplicates=%d reordered=%d lost-acked=%d\n",
-			c.Sent, c.Acked, c.Failed, c.Pending, c.Appended, c.Duplicates, c.Reordered, c.LostAcked)
+		c, v := s.Check()
+		res = append(res, fmt.Sprintf("sent=%d acked=%d failed=%d pending=%d appended=%d duplicates=%d reordered=%d lost-acked=%d",
+			c.Sent, c.Acked, c.Failed, c.Pending, c.Appended, c.Duplicates, c.Reordered, c.LostAcked))
 		for _, x := range v {
-			e.printf("%s: %s\n", x.Invariant, x.Detail)
+			res = append(res, x.Invariant+": "+x.Detail)
 		}
 		if len(v) == 0 {
-			e.printf("no violations\n")
+			res = append(res, "no violations")
 		}
 	default:
 		t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
 	}
-	s := e.Out.String()
-	if s == "" {
+	out := e.out.String()
+	for _, r := range res {
+		out += r + "\n"
+	}
+	if out == "" {
 		return "ok"
 	}
-	return s
+	return out
 }
 
-func (e *Env) node(t *testing.T, d *datadriven.TestData) *Node {
-	if len(d.CmdArgs) == 0 {
-		t.Fatalf("%s: %s needs a producer name", d.Pos, d.Cmd)
+// inFlight reports whether message id is still in flight.
+func inFlight(s *scenarios.Script, id uint64) bool {
+	for _, m := range s.InFlight() {
+		if m.ID == id {
+			return true
+		}
 	}
-	n := e.Node(d.CmdArgs[0].Key)
-	if n == nil {
-		t.Fatalf("%s: no producer %q", d.Pos, d.CmdArgs[0].Key)
+	return false
+}
+
+// selectArgs reads the message filter of deliver, drop, blackhole and
+// reject and returns the matching messages, and reject's error.
+func (e *Env) selectArgs(t *testing.T, d *datadriven.TestData, s *scenarios.Script) ([]uint64, model.ErrCode) {
+	f, cnt := Filter{}, 0
+	var code model.ErrCode
+	for _, a := range d.CmdArgs {
+		if len(a.Vals) != 1 {
+			t.Fatalf("%s: %s needs one value", d.Pos, a.Key)
+		}
+		switch v := a.Vals[0]; a.Key {
+		case "from":
+			f.From = v
+		case "to":
+			f.To = v
+		case "type":
+			f.Type = v
+		case "n":
+			cnt = atoi(t, v)
+		case "err":
+			c, ok := model.ParseErrCode(v)
+			if !ok {
+				t.Fatalf("%s: unknown error %s", d.Pos, v)
+			}
+			code = c
+		default:
+			t.Fatalf("%s: unknown argument %s", d.Pos, a.Key)
+		}
 	}
-	return n
+	if d.Cmd == "reject" {
+		if code == model.ErrNone {
+			t.Fatalf("%s: reject needs err=", d.Pos)
+		}
+		f.Type = "Produce"
+	}
+	return Select(s, f, cnt), code
+}
+
+// describeLog returns "p0: 0:a0:0(e0,s0) 1:a1:0": each record at its
+// offset, with epoch and sequence when it has a producer id.
+func describeLog(p *model.Partition) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "p%d:", p.ID)
+	for _, le := range p.Log() {
+		for i, r := range le.Batch.Records {
+			fmt.Fprintf(&b, " %d:%v", le.FirstOffset+int64(i), r.ID)
+			if le.Batch.Idempotent() {
+				fmt.Fprintf(&b, "(e%d,s%d)", le.Batch.Epoch, model.SeqSpace{}.Add(le.Batch.FirstSeq, int64(i)))
+			}
+		}
+	}
+	return b.String()
+}
+
+// name returns the command's first argument, a node name.
+func name(t *testing.T, d *datadriven.TestData) string {
+	if len(d.CmdArgs) == 0 || len(d.CmdArgs[0].Vals) != 0 {
+		t.Fatalf("%s: %s needs a node name first", d.Pos, d.Cmd)
+	}
+	return d.CmdArgs[0].Key
 }
 
 func atoi(t *testing.T, s string) int {
@@ -228,97 +304,27 @@ func atoi(t *testing.T, s string) int {
 }
 
 // cmdNewProducer handles new-producer.
-func (e *Env) cmdNewProducer(t *testing.T, d *datadriven.TestData) string {
-	name := d.CmdArgs[0].Key
-	cfg, app, err := ParseProducerConfig(d.CmdArgs[1:])
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	eff, notes, err := cfg.Resolve()
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	e.NewProducer(name, app, eff)
-	for _, n := range notes {
-		e.printf("note: %s\n", n)
-	}
-	if e.Out.Len() == 0 {
-		return "ok"
-	}
-	return e.Out.String()
-}
-
-// ParseProducerConfig builds a configuration from Kafka-named key=value
-// arguments on top of Kafka's defaults; "app" selects the application.
-func ParseProducerConfig(args []datadriven.CmdArg) (model.ProducerConfig, int32, error) {
-	c := model.DefaultProducerConfig()
+func (e *Env) cmdNewProducer(t *testing.T, d *datadriven.TestData, s *scenarios.Script) []string {
+	n := name(t, d)
 	app := int32(-1)
-	for _, a := range args {
+	var sets []scenarios.KV
+	for _, a := range d.CmdArgs[1:] {
 		if len(a.Vals) != 1 {
-			return c, app, fmt.Errorf("%s needs one value", a.Key)
+			t.Fatalf("%s: %s needs one value", d.Pos, a.Key)
 		}
-		v := a.Vals[0]
-		ms := func() (time.Duration, error) {
-			n, err := strconv.ParseInt(v, 10, 64)
-			return time.Duration(n) * time.Millisecond, err
+		if a.Key == "app" {
+			app = int32(atoi(t, a.Vals[0]))
+			continue
 		}
-		var err error
-		var n int64
-		switch a.Key {
-		case "app":
-			n, err = strconv.ParseInt(v, 10, 32)
-			app = int32(n)
-		case "enable.idempotence":
-			c.EnableIdempotence, err = strconv.ParseBool(v)
-			c.IdempotenceExplicit = true
-		case "acks":
-			if v == "all" {
-				v = "-1"
-			}
-			n, err = strconv.ParseInt(v, 10, 8)
-			c.Acks = int8(n)
-		case "retries":
-			n, err = strconv.ParseInt(v, 10, 32)
-			c.Retries = int32(n)
-			if v == "max" {
-				c.Retries, err = math.MaxInt32, nil
-			}
-		case "max.in.flight.requests.per.connection":
-			n, err = strconv.ParseInt(v, 10, 32)
-			c.MaxInFlight = int(n)
-		case "max.in.flight.above.five":
-			c.AllowInFlightAboveFive, err = strconv.ParseBool(v)
-		case "delivery.timeout.ms":
-			c.DeliveryTimeout, err = ms()
-			c.DeliveryTimeoutExplicit = true
-		case "request.timeout.ms":
-			c.RequestTimeout, err = ms()
-		case "retry.backoff.ms":
-			c.RetryBackoff, err = ms()
-		case "retry.backoff.max.ms":
-			c.RetryBackoffMax, err = ms()
-		case "linger.ms":
-			c.Linger, err = ms()
-		case "batch.size":
-			n, err = strconv.ParseInt(v, 10, 32)
-			c.BatchSize = int(n)
-		case "transactional.id":
-			c.TransactionalID = v
-		case "client.policy":
-			switch v {
-			case "java":
-				c.Policy = model.PolicyJava
-			case "librdkafka":
-				c.Policy = model.PolicyLibrdkafka
-			default:
-				err = fmt.Errorf("unknown client.policy %q", v)
-			}
-		default:
-			err = fmt.Errorf("unknown setting %s", a.Key)
-		}
-		if err != nil {
-			return c, app, fmt.Errorf("%s=%s: %w", a.Key, v, err)
-		}
+		sets = append(sets, scenarios.KV{Key: a.Key, Value: a.Vals[0]})
 	}
-	return c, app, nil
+	notes, err := s.AddProducer(n, app, sets)
+	if err != nil {
+		return []string{"error: " + err.Error()}
+	}
+	var out []string
+	for _, note := range notes {
+		out = append(out, "note: "+note)
+	}
+	return out
 }

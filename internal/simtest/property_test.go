@@ -2,26 +2,29 @@ package simtest
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/scenarios"
 )
 
 // TestIdempotenceProperty: with idempotence on and a valid configuration,
 // over random loss, delay and disconnect schedules, no record is
 // duplicated or reordered in the log, and every acknowledged record is
-// there (spec S.3 I1-I3, bug-zoo INV-DUP/INV-ORDER/INV-LOSS).
+// there (spec S.3 I1-I3, bug-zoo INV-DUP/INV-ORDER/INV-LOSS); the World's
+// checker judges every invariant.
 //
 // The network keeps each connection FIFO and loses data the way TCP does
-// (S.2: Kafka's assumptions): a lost message silences its connection until
-// the client gives up on it, and connections break. The broker also turns
-// requests away with NOT_LEADER_OR_FOLLOWER now and then (a leadership
-// flap), which opens sequence gaps and so exercises OUT_OF_ORDER_SEQUENCE
-// handling. Time advances by random
-// steps, so requests time out and batches back off; delivery.timeout.ms is
-// long enough that no batch expires (S.3 assumes no expiry during a retry).
+// (S.2: Kafka's assumptions): a lost message breaks its connection, which
+// the client notices at request.timeout.ms, and connections break. The
+// broker also turns requests away with NOT_LEADER_OR_FOLLOWER now and then
+// (a leadership flap), which opens sequence gaps and so exercises
+// OUT_OF_ORDER_SEQUENCE handling. Time advances by random steps, so
+// requests time out and batches back off; delivery.timeout.ms is long
+// enough that no batch expires (S.3 assumes no expiry during a retry).
 func TestIdempotenceProperty(t *testing.T) {
 	seeds := 1000
 	if testing.Short() {
@@ -60,100 +63,129 @@ func runPropertyWith(t *testing.T, seed uint64, want bool) (*Env, bool) {
 	rng := rand.New(rand.NewPCG(seed, 0x1de5))
 	e := New(seed)
 	parts := 1 + rng.IntN(3)
-	e.NewBroker(parts, model.PartitionConfig{})
-	cfg := model.DefaultProducerConfig()
-	cfg.MaxInFlight = 1 + rng.IntN(5)
-	cfg.BatchSize = 1 + rng.IntN(4)
-	cfg.Linger = time.Duration(rng.IntN(3)) * 5 * time.Millisecond
-	cfg.DeliveryTimeout = time.Hour
-	cfg.EnableIdempotence = want
-	cfg.IdempotenceExplicit = true
-	if !want {
-		cfg.Acks = 1
+	inflight := 1 + rng.IntN(5)
+	batch := 1 + rng.IntN(4)
+	linger := time.Duration(rng.IntN(3)) * 5 * time.Millisecond
+	sets := []scenarios.KV{
+		{Key: "partitions", Value: strconv.Itoa(parts)},
+		{Key: "max.in.flight.requests.per.connection", Value: strconv.Itoa(inflight)},
+		{Key: "batch.size", Value: strconv.Itoa(batch)},
+		{Key: "linger.ms", Value: strconv.FormatInt(linger.Milliseconds(), 10)},
+		{Key: "delivery.timeout.ms", Value: "3600000"},
+		{Key: "enable.idempotence", Value: strconv.FormatBool(want)},
 	}
-	eff, _, err := cfg.Resolve()
+	if !want {
+		sets = append(sets, scenarios.KV{Key: "acks", Value: "1"})
+	}
+	if err := e.Configure(sets...); err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.World()
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := e.NewProducer("p1", -1, eff)
-	e.Start(n)
-	// Warm-up without faults: one acknowledged record per partition. A
-	// partition with no state for the producer accepts any first sequence
-	// (spec B4.6; bug-zoo Z12, KAFKA-15591, fixed only in Kafka 4.5), so a
-	// lost first batch overtaken by the second one can never be written and
-	// is retried until delivery.timeout.ms. That is Kafka's hole, not the
-	// client's; the property is stated for partitions that have state.
-	e.Stabilize(100)
+	if _, err := s.AddProducer("p1", -1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start("p1"); err != nil {
+		t.Fatal(err)
+	}
+	send := func(part int) {
+		if _, err := s.Send("p1", int32(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Warm-up without faults: one acknowledged record per partition. On a
+	// partition with no state for the producer, Kafka 2.5-4.4 accepts any
+	// first sequence (spec B4.6; bug-zoo Z12, KAFKA-15591), so a lost
+	// first batch overtaken by the second one can never be written and is
+	// retried until delivery.timeout.ms. That is Kafka's hole, not the
+	// client's (the World's brokers close it by default, as Kafka 4.5
+	// does); the property is stated for partitions that have state.
+	s.Stabilize(100)
 	for p := range parts {
-		e.Send(n, int32(p))
-		e.Advance(e.Now.Add(cfg.Linger))
-		e.Stabilize(100)
+		send(p)
+		s.Advance(linger)
+		s.Stabilize(100)
 	}
 	sent := parts
 	for range 400 {
+		fl := s.InFlight()
 		switch r := rng.IntN(100); {
 		case r < 25:
 			if sent < 60 {
-				e.Send(n, int32(rng.IntN(parts)))
+				send(rng.IntN(parts))
 				sent++
 			}
 		case r < 65:
-			if len(e.Net) > 0 {
-				e.Deliver(oldestOnConn(e, e.Net[rng.IntN(len(e.Net))]))
+			if len(fl) > 0 {
+				must(t, s.Deliver(oldestOnConn(fl, fl[rng.IntN(len(fl))])))
 			}
 		case r < 69:
 			// A leadership flap: the broker turns the next request away.
-			if ms := e.Select(Filter{Type: "Produce"}, 1); len(ms) > 0 {
-				e.Reject(ms[0], model.ErrNotLeaderOrFollower)
+			if ids := Select(s, Filter{Type: "Produce"}, 1); len(ids) > 0 {
+				must(t, s.Reject(ids[0], model.ErrNotLeaderOrFollower))
 			}
 		case r < 75:
-			if len(e.Net) > 0 {
-				e.Blackhole(e.Net[rng.IntN(len(e.Net))])
+			if len(fl) > 0 {
+				must(t, s.Blackhole(fl[rng.IntN(len(fl))].ID))
 			}
 		case r < 78:
-			e.Disconnect(n, 0)
+			_ = s.Disconnect("p1", "b1") // an error: no connection to break
 		default:
-			e.Advance(e.Now.Add(time.Duration(rng.IntN(3000)) * time.Millisecond))
+			s.Advance(time.Duration(rng.IntN(3000)) * time.Millisecond)
 		}
 	}
 	// Heal: deliver everything and let time run until all is resolved.
+	p := s.Producer("p1")
 	for i := 0; ; i++ {
 		if i > 10000 {
-			l := strings.Split(e.Out.String(), "\n")
-			t.Fatalf("seed %d: did not settle: %s\n%s", seed, n.P.DescribeState(), strings.Join(l[max(0, len(l)-40):], "\n"))
+			t.Fatalf("seed %d: did not settle: %s\n%s", seed, p.DescribeState(), lastLines(e, 40))
 		}
-		if len(e.Net) > 0 {
-			e.Stabilize(1000)
+		if len(s.InFlight()) > 0 {
+			s.Stabilize(1000)
 			continue
 		}
-		if e.Pending() == 0 {
+		if s.Pending() == 0 {
 			break
 		}
-		w := e.NextWake()
-		if w < 0 {
-			t.Fatalf("seed %d: %d records pending and nothing to wait for\n%s", seed, e.Pending(), n.P.DescribeState())
+		next, ok := s.Next()
+		if !ok {
+			t.Fatalf("seed %d: %d records pending and nothing to wait for\n%s", seed, s.Pending(), p.DescribeState())
 		}
-		e.Advance(w)
+		s.AdvanceTo(next)
 	}
-	c, v := e.Check()
+	c, v := s.Check()
 	if len(v) == 0 && c.Acked+c.Failed != c.Sent {
 		t.Fatalf("seed %d: %+v", seed, c)
 	}
 	if len(v) > 0 && want {
-		lines := strings.Split(e.Out.String(), "\n")
 		t.Fatalf("seed %d (max.in.flight=%d batch.size=%d linger=%v partitions=%d): %v\ncounts %+v\nlast trace lines:\n%s",
-			seed, eff.MaxInFlight, eff.BatchSize, eff.Linger, parts, v, c, strings.Join(lines[max(0, len(lines)-60):], "\n"))
+			seed, inflight, batch, linger, parts, v, c, lastLines(e, 60))
 	}
 	return e, len(v) == 0
 }
 
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lastLines returns the last n lines the world printed.
+func lastLines(e *Env, n int) string {
+	l := strings.Split(e.All.String(), "\n")
+	return strings.Join(l[max(0, len(l)-n):], "\n")
+}
+
 // oldestOnConn returns the oldest message on m's connection and direction:
 // the one a FIFO connection delivers next.
-func oldestOnConn(e *Env, m *Envelope) *Envelope {
-	for _, o := range e.Net {
-		if o.Node == m.Node && o.Dest == m.Dest && o.Gen == m.Gen && o.ToNode == m.ToNode {
-			return o
+func oldestOnConn(fl []scenarios.Flight, m scenarios.Flight) uint64 {
+	for _, o := range fl {
+		if o.Conn == m.Conn && o.Response == m.Response {
+			return o.ID
 		}
 	}
-	return m
+	return m.ID
 }

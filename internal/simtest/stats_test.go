@@ -12,8 +12,8 @@ import (
 func TestPropertyCoverage(t *testing.T) {
 	var dup, oosn, timeouts, acks int
 	for seed := range uint64(100) {
-		s := runPropertyEnv(t, seed).Out.String()
-		dup += strings.Count(s, "b0 duplicate")
+		s := runPropertyEnv(t, seed).All.String()
+		dup += strings.Count(s, "b1 duplicate")
 		oosn += strings.Count(s, "OUT_OF_ORDER_SEQUENCE_NUMBER}")
 		timeouts += strings.Count(s, "timed out")
 		acks += strings.Count(s, " ack ")

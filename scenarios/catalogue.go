@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
@@ -27,20 +28,20 @@ func jitter(rng *rand.Rand, base, spread time.Duration) time.Duration {
 }
 
 // withNoise appends fault.count generic faults to a scenario's plan.
-func withNoise(rng *rand.Rand, v *Values, nodes simnet.Nodes, p simnet.Plan) simnet.Plan {
+func withNoise(rng *rand.Rand, v *Values, nodes faults.Nodes, p faults.Plan) faults.Plan {
 	n := int(v.Int("fault.count"))
 	if n == 0 {
 		return p
 	}
-	kinds, err := simnet.ParseFaultKinds(v.Get("fault.kinds"))
+	kinds, err := faults.ParseKinds(v.Get("fault.kinds"))
 	if err != nil {
-		kinds = simnet.GenAll // Resolve has validated it; unreachable
+		kinds = faults.GenAll // Resolve has validated it; unreachable
 	}
 	window := v.Duration("fault.window")
 	if window == 0 {
 		window = time.Duration(v.Int("records")) * v.Millis("send.interval.ms")
 	}
-	noise := simnet.GeneratePlan(rng, simnet.GenOptions{Faults: n, Kinds: kinds, Window: window,
+	noise := faults.Generate(rng, faults.GenOptions{Faults: n, Kinds: kinds, Window: window,
 		MaxDuration: v.Duration("fault.max_duration"), Nodes: nodes})
 	p.Actions = append(p.Actions, noise.Actions...)
 	p.SortByTime()
@@ -50,16 +51,16 @@ func withNoise(rng *rand.Rand, v *Values, nodes simnet.Nodes, p simnet.Plan) sim
 // restarts is the plan of n crashes of the first producer, each followed by
 // a restart down later: crash i comes offset after send number
 // (i+1)*records/(n+1).
-func restarts(v *Values, nodes simnet.Nodes, n int64, offset func() time.Duration, down time.Duration) simnet.Plan {
-	var p simnet.Plan
+func restarts(v *Values, nodes faults.Nodes, n int64, offset func() time.Duration, down time.Duration) faults.Plan {
+	var p faults.Plan
 	iv := v.Millis("send.interval.ms")
 	records := v.Int("records")
 	for i := int64(0); i < n; i++ {
 		k := (i + 1) * records / (n + 1)
 		at := time.Duration(k)*iv + offset()
 		p.Actions = append(p.Actions,
-			simnet.Action{At: at, Kind: simnet.Crash, Node: nodes.Clients[0]},
-			simnet.Action{At: at + down, Kind: simnet.Restart, Node: nodes.Clients[0]})
+			faults.Timed{At: at, Action: faults.Crash{Node: nodes.Clients[0]}},
+			faults.Timed{At: at + down, Action: faults.Restart{Node: nodes.Clients[0]}})
 	}
 	return p
 }
@@ -138,7 +139,7 @@ within one producer session only; transactions are Kafka's answer.`,
 		OnShows:  []string{"INV-DUP"},
 		OnNote:   "the broker deduplicates per producer id; a new instance without transactional.id has a new one (Kafka documents idempotence as per-session)",
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
 			// Just after a send, while its acknowledgement is on the way
 			// back: base latency plus a little.
 			lat := v.Duration("net.latency.base") + v.Duration("net.latency.spread")
@@ -189,9 +190,9 @@ writes are rejected or aborted at every pause length (semantics T2.3).`,
 			w.addInstance(a, sim.Time(at+150*time.Millisecond))
 			return nil
 		},
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
 			at := jitter(rng, v.Duration("pause.at"), 300*time.Millisecond)
-			p := simnet.Plan{Actions: []simnet.Action{{At: at, Kind: simnet.Pause, Node: nodes.Clients[0], For: v.Millis("pause.ms")}}}
+			p := faults.Plan{Actions: []faults.Timed{{At: at, Action: faults.Pause{Node: nodes.Clients[0], For: v.Millis("pause.ms")}}}}
 			return withNoise(rng, v, nodes, p)
 		},
 	}
@@ -219,12 +220,12 @@ period, its next batches are accepted as the first of an unknown producer.`,
 		OnShows:  []string{"INV-DUP", "INV-SEQ"},
 		OnNote:   "KIP-360 keeps state for producer.id.expiration.ms only; a retry that arrives after expiry is accepted as new data",
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
 			// Lose the acknowledgement of the last request before the
 			// idle period (requests on p1>b1 count from 1, one per record
 			// with batch.size=1).
-			p := simnet.Plan{Actions: []simnet.Action{{At: 0, Kind: simnet.Drop, Dir: simnet.Response, N: v.Int("app.idle.after"),
-				From: nodes.Clients[0], To: nodes.Servers[0]}}}
+			p := faults.Plan{Actions: []faults.Timed{{At: 0, Action: faults.Drop{Dir: simnet.Response, N: v.Int("app.idle.after"),
+				From: nodes.Clients[0], To: nodes.Servers[0]}}}}
 			return withNoise(rng, v, nodes, p)
 		},
 	}
@@ -251,15 +252,15 @@ and appends it again.`,
 		OffShows: []string{"INV-DUP"},
 		Bugs:     []string{"Z08"},
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
 			k := 1 + rng.Int64N(max(1, v.Int("records")-2))
 			iv := v.Millis("send.interval.ms")
 			crash := time.Duration(k)*iv - iv/2 + jitter(rng, 0, iv/4)
 			down := v.Millis("restart.down.ms")
-			p := simnet.Plan{Actions: []simnet.Action{
-				{At: 0, Kind: simnet.Drop, Dir: simnet.Response, N: k, From: nodes.Clients[0], To: nodes.Servers[0]},
-				{At: crash + iv, Kind: simnet.Crash, Node: nodes.Servers[0]},
-				{At: crash + iv + down, Kind: simnet.Restart, Node: nodes.Servers[0], Clean: v.Bool("restart.clean")},
+			p := faults.Plan{Actions: []faults.Timed{
+				{At: 0, Action: faults.Drop{Dir: simnet.Response, N: k, From: nodes.Clients[0], To: nodes.Servers[0]}},
+				{At: crash + iv, Action: faults.Crash{Node: nodes.Servers[0]}},
+				{At: crash + iv + down, Action: faults.Restart{Node: nodes.Servers[0], Clean: v.Bool("restart.clean")}},
 			}}
 			return withNoise(rng, v, nodes, p)
 		},
@@ -305,7 +306,7 @@ producer's last batch was acknowledged, so nothing is in doubt.`,
 		OffNote: "epochs exist only with idempotence",
 		Bugs:    []string{"K19367"},
 		build:   oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
 			// Half an interval after a send: its acknowledgement is in.
 			iv := v.Millis("send.interval.ms")
 			p := restarts(v, nodes, v.Int("restart.count"), func() time.Duration {
@@ -347,16 +348,16 @@ was written, so the next records take them and are swallowed the same way.`,
 			}
 			return nil
 		},
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
-			var p simnet.Plan
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+			var p faults.Plan
 			if at := v.Millis("cut.at.ms"); at > 0 {
 				// Just after a send reaches the broker, before its
 				// response leaves: the batch is written, unacknowledged.
 				at += jitter(rng, v.Duration("net.latency.base")+v.Duration("net.latency.spread")*2, v.Duration("net.latency.spread"))
 				b, c := []string{nodes.Servers[0]}, []string{nodes.Clients[0]}
 				p.Actions = append(p.Actions,
-					simnet.Action{At: at, Kind: simnet.PartitionOneWay, A: b, B: c},
-					simnet.Action{At: at + v.Millis("cut.ms"), Kind: simnet.HealOneWay, A: b, B: c})
+					faults.Timed{At: at, Action: faults.CutOneWay{A: b, B: c}},
+					faults.Timed{At: at + v.Millis("cut.ms"), Action: faults.HealOneWay{A: b, B: c}})
 			}
 			return withNoise(rng, v, nodes, p)
 		},
@@ -443,9 +444,9 @@ The -bug also turns KIP-890 verification off, as in the Kafka of the time.`,
 		OnNote:  "a producer whose transaction timed out is fenced for good at this Kafka version (KIP-588's graceful recovery is only partly implemented), which the checker reports as a spurious fatal",
 		Bugs:    []string{"Z05b"},
 		build:   oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
 			at := jitter(rng, v.Duration("pause.at"), 20*time.Millisecond)
-			p := simnet.Plan{Actions: []simnet.Action{{At: at, Kind: simnet.Pause, Node: nodes.Clients[0], For: v.Millis("pause.ms")}}}
+			p := faults.Plan{Actions: []faults.Timed{{At: at, Action: faults.Pause{Node: nodes.Clients[0], For: v.Millis("pause.ms")}}}}
 			return withNoise(rng, v, nodes, p)
 		},
 	}

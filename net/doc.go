@@ -25,12 +25,9 @@
 //
 // # Fault plans
 //
-// A [Plan] is a list of timed, typed [Action] values (pause, crash,
-// restart, partitions, heals, numbered drops, clock drift) and an end. It
-// prints as text ([Plan.String]) and parses back ([ParsePlan]);
-// [GeneratePlan] draws one from a seed. The format is documented in
-// docs/plans.md. The network itself only carries out partitions and drops;
-// the world carries out the rest.
+// Fault plans (package faults) cut and heal links ([Network.Cut],
+// [Network.Heal]) and lose numbered messages through the world
+// ([Network.SendLost]); the network knows nothing of plans.
 //
 // # Determinism
 //

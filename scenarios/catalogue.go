@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/idemsim/idemsim/faults"
+	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -26,17 +28,18 @@ func jitter(rng *rand.Rand, base, spread time.Duration) time.Duration {
 }
 
 // withNoise appends fault.count generic faults to a scenario's plan.
-func withNoise(rng *rand.Rand, c *Config, nodes simnet.Nodes, p simnet.Plan) simnet.Plan {
-	n := c.Fault.Count
+func withNoise(rng *rand.Rand, v *Values, nodes faults.Nodes, p faults.Plan) faults.Plan {
+	n := v.Config().Fault.Count
 	if n == 0 {
 		return p
 	}
-	window := c.Fault.Window
+	kinds := v.Config().Fault.Kinds
+	window := v.Config().Fault.Window
 	if window == 0 {
-		window = time.Duration(c.App.Records) * c.App.SendInterval
+		window = time.Duration(v.Config().App.Records) * v.Config().App.SendInterval
 	}
-	noise := simnet.GeneratePlan(rng, simnet.GenOptions{Faults: n, Kinds: c.Fault.Kinds, Window: window,
-		MaxDuration: c.Fault.MaxDuration, Nodes: nodes})
+	noise := faults.Generate(rng, faults.GenOptions{Faults: n, Kinds: kinds, Window: window,
+		MaxDuration: v.Config().Fault.MaxDuration, Nodes: nodes})
 	p.Actions = append(p.Actions, noise.Actions...)
 	p.SortByTime()
 	return p
@@ -45,16 +48,16 @@ func withNoise(rng *rand.Rand, c *Config, nodes simnet.Nodes, p simnet.Plan) sim
 // restarts is the plan of n crashes of the first producer, each followed by
 // a restart down later: crash i comes offset after send number
 // (i+1)*records/(n+1).
-func restarts(c *Config, nodes simnet.Nodes, n int64, offset func() time.Duration, down time.Duration) simnet.Plan {
-	var p simnet.Plan
-	iv := c.App.SendInterval
-	records := c.App.Records
+func restarts(v *Values, nodes faults.Nodes, n int64, offset func() time.Duration, down time.Duration) faults.Plan {
+	var p faults.Plan
+	iv := v.Config().App.SendInterval
+	records := v.Config().App.Records
 	for i := int64(0); i < n; i++ {
 		k := (i + 1) * records / (n + 1)
 		at := time.Duration(k)*iv + offset()
 		p.Actions = append(p.Actions,
-			simnet.Action{At: at, Kind: simnet.Crash, Node: nodes.Clients[0]},
-			simnet.Action{At: at + down, Kind: simnet.Restart, Node: nodes.Clients[0]})
+			faults.Timed{At: at, Action: faults.Crash{Node: nodes.Clients[0]}},
+			faults.Timed{At: at + down, Action: faults.Restart{Node: nodes.Clients[0]}})
 	}
 	return p
 }
@@ -133,15 +136,14 @@ within one producer session only; transactions are Kafka's answer.`,
 		OnShows:  []string{"INV-DUP"},
 		OnNote:   "the broker deduplicates per producer id; a new instance without transactional.id has a new one (Kafka documents idempotence as per-session)",
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
 			// Just after a send, while its acknowledgement is on the way
 			// back: base latency plus a little.
-			c := v.Config()
-			lat := c.Net.Latency.Base + c.Net.Latency.Spread
-			p := restarts(c, nodes, c.Extra.RestartCount, func() time.Duration {
-				return jitter(rng, lat, c.Net.Latency.Spread)
-			}, c.Extra.RestartDown)
-			return withNoise(rng, c, nodes, p)
+			lat := v.Config().Net.Latency.Base + v.Config().Net.Latency.Spread
+			p := restarts(v, nodes, v.Config().Extra.RestartCount, func() time.Duration {
+				return jitter(rng, lat, v.Config().Net.Latency.Spread)
+			}, v.Config().Extra.RestartDown)
+			return withNoise(rng, v, nodes, p)
 		},
 	}
 }
@@ -179,18 +181,16 @@ writes are rejected or aborted at every pause length (semantics T2.3).`,
 		OffShows: []string{"INV-DUP"},
 		build: func(w *World) error {
 			a := w.addApp(0)
-			c := w.vals.Config()
-			at := c.Extra.PauseAt + c.Extra.TakeoverAfter
+			at := w.cfg.Extra.PauseAt + w.cfg.Extra.TakeoverAfter
 			// v2 starts at a fixed offset from the pause's nominal start;
 			// the plan jitters the pause itself.
 			w.addInstance(a, sim.Time(at+150*time.Millisecond))
 			return nil
 		},
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
-			c := v.Config()
-			at := jitter(rng, c.Extra.PauseAt, 300*time.Millisecond)
-			p := simnet.Plan{Actions: []simnet.Action{{At: at, Kind: simnet.Pause, Node: nodes.Clients[0], For: c.Extra.Pause}}}
-			return withNoise(rng, c, nodes, p)
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+			at := jitter(rng, v.Config().Extra.PauseAt, 300*time.Millisecond)
+			p := faults.Plan{Actions: []faults.Timed{{At: at, Action: faults.Pause{Node: nodes.Clients[0], For: v.Config().Extra.Pause}}}}
+			return withNoise(rng, v, nodes, p)
 		},
 	}
 }
@@ -217,14 +217,13 @@ period, its next batches are accepted as the first of an unknown producer.`,
 		OnShows:  []string{"INV-DUP", "INV-SEQ"},
 		OnNote:   "KIP-360 keeps state for producer.id.expiration.ms only; a retry that arrives after expiry is accepted as new data",
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
 			// Lose the acknowledgement of the last request before the
 			// idle period (requests on p1>b1 count from 1, one per record
 			// with batch.size=1).
-			c := v.Config()
-			p := simnet.Plan{Actions: []simnet.Action{{At: 0, Kind: simnet.Drop, Dir: simnet.Response, N: c.App.IdleAfter,
-				From: nodes.Clients[0], To: nodes.Servers[0]}}}
-			return withNoise(rng, c, nodes, p)
+			p := faults.Plan{Actions: []faults.Timed{{At: 0, Action: faults.Drop{Dir: simnet.Response, N: v.Config().App.IdleAfter,
+				From: nodes.Clients[0], To: nodes.Servers[0]}}}}
+			return withNoise(rng, v, nodes, p)
 		},
 	}
 }
@@ -250,18 +249,17 @@ and appends it again.`,
 		OffShows: []string{"INV-DUP"},
 		Bugs:     []string{"Z08"},
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
-			c := v.Config()
-			k := 1 + rng.Int64N(max(1, c.App.Records-2))
-			iv := c.App.SendInterval
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+			k := 1 + rng.Int64N(max(1, v.Config().App.Records-2))
+			iv := v.Config().App.SendInterval
 			crash := time.Duration(k)*iv - iv/2 + jitter(rng, 0, iv/4)
-			down := c.Extra.RestartDown
-			p := simnet.Plan{Actions: []simnet.Action{
-				{At: 0, Kind: simnet.Drop, Dir: simnet.Response, N: k, From: nodes.Clients[0], To: nodes.Servers[0]},
-				{At: crash + iv, Kind: simnet.Crash, Node: nodes.Servers[0]},
-				{At: crash + iv + down, Kind: simnet.Restart, Node: nodes.Servers[0], Clean: c.Extra.RestartClean},
+			down := v.Config().Extra.RestartDown
+			p := faults.Plan{Actions: []faults.Timed{
+				{At: 0, Action: faults.Drop{Dir: simnet.Response, N: k, From: nodes.Clients[0], To: nodes.Servers[0]}},
+				{At: crash + iv, Action: faults.Crash{Node: nodes.Servers[0]}},
+				{At: crash + iv + down, Action: faults.Restart{Node: nodes.Servers[0], Clean: v.Config().Extra.RestartClean}},
 			}}
-			return withNoise(rng, c, nodes, p)
+			return withNoise(rng, v, nodes, p)
 		},
 	}
 }
@@ -305,14 +303,13 @@ producer's last batch was acknowledged, so nothing is in doubt.`,
 		OffNote: "epochs exist only with idempotence",
 		Bugs:    []string{"K19367"},
 		build:   oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
 			// Half an interval after a send: its acknowledgement is in.
-			c := v.Config()
-			iv := c.App.SendInterval
-			p := restarts(c, nodes, c.Extra.RestartCount, func() time.Duration {
+			iv := v.Config().App.SendInterval
+			p := restarts(v, nodes, v.Config().Extra.RestartCount, func() time.Duration {
 				return iv/2 + jitter(rng, 0, iv/10)
 			}, iv/10)
-			return withNoise(rng, c, nodes, p)
+			return withNoise(rng, v, nodes, p)
 		},
 	}
 }
@@ -343,24 +340,23 @@ was written, so the next records take them and are swallowed the same way.`,
 		Bugs:    []string{"Z11", "Z11f"},
 		build: func(w *World) error {
 			w.addApp(0)
-			if at := w.vals.Config().Extra.MetaflapAt; at > 0 {
+			if at := w.cfg.Extra.MetaflapAt; at > 0 {
 				w.loop.At(sim.Time(at), Event{kind: evMetaFlap})
 			}
 			return nil
 		},
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
-			c := v.Config()
-			var p simnet.Plan
-			if at := c.Extra.CutAt; at > 0 {
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+			var p faults.Plan
+			if at := v.Config().Extra.CutAt; at > 0 {
 				// Just after a send reaches the broker, before its
 				// response leaves: the batch is written, unacknowledged.
-				at += jitter(rng, c.Net.Latency.Base+c.Net.Latency.Spread*2, c.Net.Latency.Spread)
-				srv, cli := []string{nodes.Servers[0]}, []string{nodes.Clients[0]}
+				at += jitter(rng, v.Config().Net.Latency.Base+v.Config().Net.Latency.Spread*2, v.Config().Net.Latency.Spread)
+				b, c := []string{nodes.Servers[0]}, []string{nodes.Clients[0]}
 				p.Actions = append(p.Actions,
-					simnet.Action{At: at, Kind: simnet.PartitionOneWay, A: srv, B: cli},
-					simnet.Action{At: at + c.Extra.Cut, Kind: simnet.HealOneWay, A: srv, B: cli})
+					faults.Timed{At: at, Action: faults.CutOneWay{A: b, B: c}},
+					faults.Timed{At: at + v.Config().Extra.Cut, Action: faults.HealOneWay{A: b, B: c}})
 			}
-			return withNoise(rng, c, nodes, p)
+			return withNoise(rng, v, nodes, p)
 		},
 	}
 }
@@ -411,6 +407,11 @@ written batch goes out again as epoch+1, sequence 0, and is appended twice.`,
 	}
 }
 
+// leadersOf returns the leader destination of n partitions: all on b1.
+func leadersOf(n int) []int32 { return make([]int32, n) }
+
+var _ = model.DestCoordinator
+
 func txntimeout() *Scenario {
 	return &Scenario{
 		Name:    "txntimeout",
@@ -440,11 +441,10 @@ The -bug also turns KIP-890 verification off, as in the Kafka of the time.`,
 		OnNote:  "a producer whose transaction timed out is fenced for good at this Kafka version (KIP-588's graceful recovery is only partly implemented), which the checker reports as a spurious fatal",
 		Bugs:    []string{"Z05b"},
 		build:   oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan {
-			c := v.Config()
-			at := jitter(rng, c.Extra.PauseAt, 20*time.Millisecond)
-			p := simnet.Plan{Actions: []simnet.Action{{At: at, Kind: simnet.Pause, Node: nodes.Clients[0], For: c.Extra.Pause}}}
-			return withNoise(rng, c, nodes, p)
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+			at := jitter(rng, v.Config().Extra.PauseAt, 20*time.Millisecond)
+			p := faults.Plan{Actions: []faults.Timed{{At: at, Action: faults.Pause{Node: nodes.Clients[0], For: v.Config().Extra.Pause}}}}
+			return withNoise(rng, v, nodes, p)
 		},
 	}
 }

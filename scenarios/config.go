@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 )
@@ -208,7 +209,7 @@ type FaultParams struct {
 	Count int
 	// Kinds is fault.kinds, parsed: the fault kinds the generator may
 	// draw.
-	Kinds simnet.FaultKinds
+	Kinds faults.Kinds
 	// Window is fault.window: generated faults start in [0, Window),
 	// 0..1e15 ns; 0 means the workload's length plus request.timeout.ms.
 	Window time.Duration
@@ -444,8 +445,8 @@ func decodeInto(p *Param, s string, dst any) error {
 	case *simnet.Dist:
 		*d, err = simnet.ParseDist(s)
 		return err
-	case *simnet.FaultKinds:
-		*d, err = simnet.ParseFaultKinds(s)
+	case *faults.Kinds:
+		*d, err = faults.ParseKinds(s)
 		return err
 	case *[]simnet.LinkLatency:
 		*d, err = simnet.ParseLinkLatencies(s)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/faults"
 	simnet "github.com/idemsim/idemsim/net"
 )
 
@@ -153,7 +154,7 @@ func TestConfigDefaults(t *testing.T) {
 		{"net.latency", c.Net.Latency.Dist, simnet.LogNormal},
 		{"net.latency.base", c.Net.Latency.Base, 500 * time.Microsecond},
 		{"net.link.latency", len(c.Net.Links), 0},
-		{"fault.kinds", c.Fault.Kinds, simnet.GenAll},
+		{"fault.kinds", c.Fault.Kinds, faults.GenAll},
 		{"fault.max_duration", c.Fault.MaxDuration, 10 * time.Second},
 	} {
 		if !reflect.DeepEqual(x.got, x.want) {

@@ -3,11 +3,10 @@ package scenarios
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/idemsim/idemsim/check"
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
-	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -66,9 +65,19 @@ type LogEvent struct {
 type explainLog struct {
 	log   *Log
 	names []string
-	plan  *simnet.Plan
+	plan  *faults.Plan
 	// sendAt maps a message id to its send entry.
 	sendAt map[uint64]int
+	// intervals are the fault entries that open an interval, with their
+	// actions.
+	intervals []interval
+}
+
+// interval is a fault entry that opens an interval: until Until is set,
+// it is open.
+type interval struct {
+	entry int
+	a     faults.Action
 }
 
 func newExplainLog(w *World) *explainLog {
@@ -135,46 +144,36 @@ func (x *explainLog) Observe(o *model.Obs) {
 	}
 }
 
-// fault records a fault-plan action and closes the interval a heal ends.
-func (x *explainLog) fault(now sim.Time, a *simnet.Action) {
-	e := LogEvent{At: now, Kind: LogFault, Text: string(a.AppendTo(nil))}
-	switch a.Kind {
-	case simnet.Pause, simnet.Crash, simnet.Restart, simnet.Drift:
-		e.Nodes = []string{a.Node}
-	case simnet.Drop, simnet.Reject:
-		e.Nodes = []string{a.From, a.To}
-	default:
-		e.Nodes = slices.Concat(a.A, a.B)
+// fault records a fault-plan action and closes the intervals it ends (a
+// heal its partition). Pauses and crashes end when the world says their
+// node resumes or restarts ([explainLog.node]).
+func (x *explainLog) fault(now sim.Time, a *faults.Timed) {
+	x.closeFaults(now, func(o faults.Action) bool { return o.Span() == faults.UntilClosed && a.Closes(o) })
+	i := x.add(LogEvent{At: now, Kind: LogFault, Text: string(a.AppendTo(nil)), Nodes: a.Nodes()})
+	if a.Span() != faults.Instant {
+		x.intervals = append(x.intervals, interval{entry: i, a: a.Action})
 	}
-	if a.Kind == simnet.Heal || a.Kind == simnet.HealOneWay {
-		cut := simnet.Partition
-		if a.Kind == simnet.HealOneWay {
-			cut = simnet.PartitionOneWay
-		}
-		x.closeFaults(now, func(o *LogEvent) bool {
-			return o.Text == cut.String()+string(a.AppendTo(nil))[len(a.Kind.String()):]
-		})
-	}
-	x.add(e)
 }
 
-// closeFaults sets Until of the open fault intervals that match.
-func (x *explainLog) closeFaults(now sim.Time, match func(*LogEvent) bool) {
-	for i := range x.log.Entries {
-		e := &x.log.Entries[i]
-		if e.Kind == LogFault && e.Until == 0 && match(e) {
+// closeFaults sets Until of the open fault intervals whose action
+// matches.
+func (x *explainLog) closeFaults(now sim.Time, match func(faults.Action) bool) {
+	for _, v := range x.intervals {
+		if e := &x.log.Entries[v.entry]; e.Until == 0 && match(v.a) {
 			e.Until = now
 		}
 	}
 }
 
 // node records something that happens to a node: "starts", "resumes",
-// "restarts". A resume ends the node's pauses, a restart its crashes.
+// "restarts". A resume ends the intervals of the node's pauses, a restart
+// those of its crashes.
 func (x *explainLog) node(now sim.Time, node, text string) {
-	verb := map[string]string{"resumes": "pause", "restarts": "crash"}[text]
-	if verb != "" {
-		x.closeFaults(now, func(o *LogEvent) bool {
-			return len(o.Nodes) == 1 && o.Nodes[0] == node && strings.HasPrefix(o.Text, verb+" ")
+	ends := map[string]faults.Span{"resumes": faults.UntilResumed, "restarts": faults.UntilRestarted}[text]
+	if ends != faults.Instant {
+		x.closeFaults(now, func(a faults.Action) bool {
+			ns := a.Nodes()
+			return a.Span() == ends && len(ns) == 1 && ns[0] == node
 		})
 	}
 	x.add(LogEvent{At: now, Kind: LogNote, From: node, Text: text})
@@ -184,9 +183,8 @@ func (x *explainLog) node(now sim.Time, node, text string) {
 func (x *explainLog) finish(end, planEnd sim.Time, vs []check.Violation) *Log {
 	l := x.log
 	l.End, l.PlanEnd = end, planEnd
-	for i := range l.Entries {
-		e := &l.Entries[i]
-		if e.Kind == LogFault && e.Until == 0 && isInterval(e.Text) {
+	for _, v := range x.intervals {
+		if e := &l.Entries[v.entry]; e.Until == 0 {
 			e.Until = min(end, planEnd)
 		}
 	}
@@ -195,14 +193,4 @@ func (x *explainLog) finish(end, planEnd sim.Time, vs []check.Violation) *Log {
 	}
 	slices.SortStableFunc(l.Entries, func(a, b LogEvent) int { return int(min(max(a.At-b.At, -1), 1)) })
 	return l
-}
-
-// isInterval reports whether a fault action's text starts an interval.
-func isInterval(text string) bool {
-	for _, v := range []string{"pause ", "crash ", "partition ", "partition-oneway "} {
-		if strings.HasPrefix(text, v) {
-			return true
-		}
-	}
-	return false
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
@@ -46,20 +47,13 @@ type dropRule struct {
 func (w *World) initFaults(planText string, planFile PlanSource) error {
 	w.reqCount = make([]int64, len(w.names)*len(w.names))
 	w.resend = w.cfg.Fault.ProducerResend
-	var nodes simnet.Nodes
-	for i := range w.nodes {
-		if w.nodes[i].kind == kindProducer {
-			nodes.Clients = append(nodes.Clients, w.nodes[i].name)
-		} else {
-			nodes.Servers = append(nodes.Servers, w.nodes[i].name)
-		}
-	}
+	nodes := w.faultNodes()
 	var last time.Duration
 	for _, a := range w.apps {
 		last = max(last, time.Duration(a.records)*a.interval)
 	}
 	if planText != "" || planFile.PlanFile() != "" {
-		p, err := simnet.ParsePlan(planText)
+		p, err := faults.Parse(planText)
 		if err != nil {
 			return planErr(planFile, err)
 		}
@@ -74,7 +68,7 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 			if window == 0 {
 				window = last + w.pcfg.RequestTimeout
 			}
-			w.plan = simnet.GeneratePlan(rng, simnet.GenOptions{
+			w.plan = faults.Generate(rng, faults.GenOptions{
 				Faults: w.cfg.Fault.Count, Kinds: kinds, Window: window,
 				End: w.defaultPlanEnd(last), MaxDuration: w.cfg.Fault.MaxDuration, Nodes: nodes,
 			})
@@ -86,23 +80,36 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 			w.plan.End = max(w.plan.End, a.At)
 		}
 	}
-	if err := w.plan.Check(w.names); err != nil {
+	if err := w.plan.Check(nodes); err != nil {
 		return planErr(planFile, err)
-	}
-	if err := w.checkRejects(); err != nil {
-		return planErr(planFile, err)
-	}
-	for i := range w.plan.Actions {
-		a := &w.plan.Actions[i]
-		if a.Kind == simnet.Drop && (!slices.Contains(nodes.Clients, a.From) || !slices.Contains(nodes.Servers, a.To)) {
-			return planErr(planFile, fmt.Errorf("line %d: drop link %s>%s must go from a producer (%v) to a server (%v)", a.Line, a.From, a.To, nodes.Clients, nodes.Servers))
-		}
 	}
 	w.planEnd = sim.Time(w.plan.End)
 	for i := range w.plan.Actions {
 		w.schedule(sim.Time(w.plan.Actions[i].At), Event{kind: evFault, n: uint64(i)})
 	}
 	return nil
+}
+
+// faultNodes returns the world's nodes as fault plans name them:
+// producer instances (clients; a scripted world's free slots left out),
+// servers, and among them the brokers.
+func (w *World) faultNodes() faults.Nodes {
+	var nodes faults.Nodes
+	for i := range w.nodes {
+		nd := &w.nodes[i]
+		switch nd.kind {
+		case kindProducer:
+			if nd.inst != nil {
+				nodes.Clients = append(nodes.Clients, nd.name)
+			}
+		case kindBroker:
+			nodes.Servers = append(nodes.Servers, nd.name)
+			nodes.Brokers = append(nodes.Brokers, nd.name)
+		default:
+			nodes.Servers = append(nodes.Servers, nd.name)
+		}
+	}
+	return nodes
 }
 
 // defaultPlanEnd is fault.end, or when 0 the last send plus
@@ -208,50 +215,53 @@ func (w *World) drifted(now sim.Time, n simnet.NodeID, at sim.Time) sim.Time {
 func (w *World) fault(now sim.Time, i int) {
 	a := &w.plan.Actions[i]
 	w.emit(model.Obs{Kind: model.ObsFault, At: now, Node: -1, Peer: -1, N: int64(i), Text: string(a.AppendTo(nil))})
-	switch a.Kind {
-	case simnet.Pause:
-		n := w.nodeOf(a.Node)
-		st := &w.nodes[n].fault
-		if st.crashed {
-			w.note(now, n, "is crashed: pause ignored")
-			return
-		}
-		until := min(now.Add(a.For), w.planEnd)
-		st.paused = true
-		st.pauseUntil = max(st.pauseUntil, until)
-		w.schedule(until, Event{kind: evResume, node: int32(n), n: uint64(i)})
-	case simnet.Crash:
-		w.crash(now, w.nodeOf(a.Node))
-	case simnet.Restart:
-		w.restart(now, w.nodeOf(a.Node), a.Clean)
-	case simnet.Partition, simnet.PartitionOneWay, simnet.Heal, simnet.HealOneWay:
-		both := a.Kind == simnet.Partition || a.Kind == simnet.Heal
-		cut := a.Kind == simnet.Partition || a.Kind == simnet.PartitionOneWay
-		for _, x := range a.A {
-			for _, y := range a.B {
-				p, q := w.nodeOf(x), w.nodeOf(y)
-				if cut {
-					w.nw.Cut(p, q)
-				} else {
-					w.nw.Heal(p, q)
-				}
-				if both && cut {
-					w.nw.Cut(q, p)
-				} else if both {
-					w.nw.Heal(q, p)
-				}
-			}
-		}
-	case simnet.Drop:
-		w.drops = append(w.drops, dropRule{dir: a.Dir, n: a.N, client: w.nodeOf(a.From), server: w.nodeOf(a.To)})
-	case simnet.Drift:
-		w.nodes[w.nodeOf(a.Node)].fault.driftPPM = a.PPM
-	case simnet.Reject:
-		w.armReject(a)
-	default:
-		panic(fmt.Sprintf("scenarios: unknown fault kind %d", a.Kind))
-	}
+	a.Apply(actuator{w: w, now: now, i: i})
 }
+
+// actuator is the world as the [faults.Target] of plan action i, carried
+// out at now.
+type actuator struct {
+	w   *World
+	now sim.Time
+	i   int
+}
+
+// Pause holds the node's events until now+d (or the plan's end); a pause
+// of a crashed node is ignored.
+func (t actuator) Pause(node string, d time.Duration) {
+	w, n := t.w, t.w.nodeOf(node)
+	st := &w.nodes[n].fault
+	if st.crashed {
+		w.note(t.now, n, "is crashed: pause ignored")
+		return
+	}
+	until := min(t.now.Add(d), w.planEnd)
+	st.paused = true
+	st.pauseUntil = max(st.pauseUntil, until)
+	w.schedule(until, Event{kind: evResume, node: int32(n), n: uint64(t.i)})
+}
+
+func (t actuator) Crash(node string)               { t.w.crash(t.now, t.w.nodeOf(node)) }
+func (t actuator) Restart(node string, clean bool) { t.w.restart(t.now, t.w.nodeOf(node), clean) }
+func (t actuator) Cut(from, to string)             { t.w.nw.Cut(t.w.nodeOf(from), t.w.nodeOf(to)) }
+func (t actuator) Heal(from, to string)            { t.w.nw.Heal(t.w.nodeOf(from), t.w.nodeOf(to)) }
+
+func (t actuator) ArmDrop(dir simnet.Direction, n int64, client, server string) {
+	t.w.drops = append(t.w.drops, dropRule{dir: dir, n: n, client: t.w.nodeOf(client), server: t.w.nodeOf(server)})
+}
+
+func (t actuator) SetDrift(node string, ppm int32) {
+	t.w.nodes[t.w.nodeOf(node)].fault.driftPPM = ppm
+}
+
+// ArmReject arms the rule at the broker; the plan's check has made sure
+// server is a broker and code one of [faults.RejectErrors].
+func (t actuator) ArmReject(n int64, client, server, code string, part int32) {
+	c, _ := model.ParseErrCode(code)
+	t.w.nodes[t.w.nodeOf(server)].broker.ArmReject(model.RejectRule{N: n, Client: int32(t.w.nodeOf(client)), Err: c, Part: part})
+}
+
+var _ faults.Target = actuator{}
 
 // endPause ends a pause whose time is up (a longer pause may have
 // extended it).

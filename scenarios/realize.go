@@ -1,10 +1,9 @@
 package scenarios
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 )
@@ -28,7 +27,7 @@ import (
 // drawn so far as plan actions.
 type realizer struct {
 	names    []string
-	realized []simnet.Action
+	realized []faults.Timed
 }
 
 // Observe records a random network loss or a random transient error.
@@ -39,19 +38,15 @@ func (r *realizer) Observe(o *model.Obs) {
 		if o.Flag {
 			client, server, dir = o.Peer, o.Node, simnet.Response
 		}
-		r.realized = append(r.realized, simnet.Action{Kind: simnet.Drop, Dir: dir, N: o.N, From: r.names[client], To: r.names[server]})
+		r.realized = append(r.realized, faults.Timed{Action: faults.Drop{Dir: dir, N: o.N, From: r.names[client], To: r.names[server]}})
 	case o.Kind == model.ObsVerdict && o.Random:
-		a := simnet.Action{Kind: simnet.Reject, N: o.N, From: r.names[o.Peer], To: r.names[o.Node], Code: model.ErrNotEnoughReplicas.String(), Part: -1}
+		a := faults.Reject{N: o.N, From: r.names[o.Peer], To: r.names[o.Node], Code: model.ErrNotEnoughReplicas.String(), Part: -1}
 		if o.Flag {
 			a.Part = o.Batch.Partition
 		}
-		r.realized = append(r.realized, a)
+		r.realized = append(r.realized, faults.Timed{Action: a})
 	}
 }
-
-// rejectErrors are the errors a reject action may name: retriable errors
-// after which the broker has appended nothing.
-var rejectErrors = []model.ErrCode{model.ErrNotEnoughReplicas, model.ErrNotLeaderOrFollower}
 
 // initExplain reads fault.realized and starts the realized-plan recorder
 // and, when asked, the event log.
@@ -67,42 +62,10 @@ func (w *World) initExplain(spec Spec) {
 	}
 }
 
-// checkRejects checks the plan's reject actions against the world: a
-// producer's link to a broker, an allowed error.
-func (w *World) checkRejects() error {
-	for i := range w.plan.Actions {
-		a := &w.plan.Actions[i]
-		if a.Kind != simnet.Reject {
-			continue
-		}
-		if w.nodes[w.nodeOf(a.From)].kind != kindProducer || w.nodes[w.nodeOf(a.To)].kind != kindBroker {
-			var bs []string
-			for _, b := range w.brokerNode {
-				bs = append(bs, w.names[b])
-			}
-			return fmt.Errorf("line %d: reject link %s>%s must go from a producer to a broker (%s)", a.Line, a.From, a.To, strings.Join(bs, ", "))
-		}
-		if c, ok := model.ParseErrCode(a.Code); !ok || !slices.Contains(rejectErrors, c) {
-			names := make([]string, len(rejectErrors))
-			for j, e := range rejectErrors {
-				names[j] = e.String()
-			}
-			return fmt.Errorf("line %d: reject error %q is not allowed (allowed: %s)", a.Line, a.Code, strings.Join(names, ", "))
-		}
-	}
-	return nil
-}
-
-// armReject arms a reject action at its broker.
-func (w *World) armReject(a *simnet.Action) {
-	c, _ := model.ParseErrCode(a.Code)
-	w.nodes[w.nodeOf(a.To)].broker.ArmReject(model.RejectRule{N: a.N, Client: int32(w.nodeOf(a.From)), Err: c, Part: a.Part})
-}
-
 // realizedPlan returns the run's plan with its recorded random losses
 // added as actions at 0s, after the plan's own 0s actions.
-func (w *World) realizedPlan() simnet.Plan {
-	p := simnet.Plan{End: w.plan.End}
+func (w *World) realizedPlan() faults.Plan {
+	p := faults.Plan{End: w.plan.End}
 	i := 0
 	for i < len(w.plan.Actions) && w.plan.Actions[i].At == 0 {
 		i++

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/faults"
+	"github.com/idemsim/idemsim/model"
 )
 
 // TestRealizedReplay: replaying a run's realized plan with fault.realized
@@ -65,5 +68,15 @@ func TestRealizedReplay(t *testing.T) {
 	}
 	if realized < 10 {
 		t.Errorf("only %d runs drew random losses", realized)
+	}
+}
+
+// TestRejectErrors: the errors a reject may name are the model's
+// retriable errors.
+func TestRejectErrors(t *testing.T) {
+	for _, name := range faults.RejectErrors {
+		if c, ok := model.ParseErrCode(name); !ok || !c.Retriable() {
+			t.Errorf("%s: parses %v, retriable %v", name, ok, c.Retriable())
+		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/faults"
 )
 
 // Scenario is one named, documented simulation setup: a value, not code
@@ -44,10 +44,10 @@ type Scenario struct {
 	// plan, if set, draws the scenario's fault plan from rng (the run's
 	// "faults" stream) for the world's nodes. A zero End is filled in
 	// from fault.end. Nil means the generic generator
-	// ([simnet.GeneratePlan] with the fault.* parameters), which with
+	// ([faults.Generate] with the fault.* parameters), which with
 	// fault.count=0 gives a plan with no actions. It reads the parameters
 	// from v.Config(), decoded by Resolve.
-	plan func(rng *rand.Rand, v *Values, nodes simnet.Nodes) simnet.Plan
+	plan func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan
 }
 
 // Values returns the scenario's parameters at their defaults.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/check"
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
@@ -592,41 +593,23 @@ func (s *Script) Disconnect(name, server string) error {
 // "drop response 3 p1>b1", "reject 4 p1>b1 NOT_LEADER_OR_FOLLOWER".
 func (s *Script) Fault(action string) error {
 	w := s.w
-	p, err := simnet.ParsePlan("0s " + action)
+	p, err := faults.Parse("0s " + action)
 	if err != nil {
 		return errors.New(strings.Replace(err.Error(), "line 1: ", "", 1))
 	}
 	if len(p.Actions) != 1 {
 		return fmt.Errorf("want one plan action, e.g. crash p1")
 	}
-	a := p.Actions[0]
-	if err := p.Check(s.nodeNames()); err != nil {
+	if err := p.Check(w.faultNodes()); err != nil {
 		return errors.New(strings.Replace(err.Error(), "line 1: ", "", 1))
 	}
+	a := p.Actions[0]
 	a.At, a.Line = s.Now().Duration(), 0
-	if a.Kind == simnet.Drop && (w.isServer(w.nodeOf(a.From)) || !w.isServer(w.nodeOf(a.To))) {
-		return fmt.Errorf("drop link %s>%s must go from a producer to a server", a.From, a.To)
-	}
 	i := len(w.plan.Actions)
 	w.plan.Actions = append(w.plan.Actions, a)
-	if err := w.checkRejects(); err != nil {
-		w.plan.Actions = w.plan.Actions[:i]
-		return errors.New(strings.Replace(err.Error(), "line 0: ", "", 1))
-	}
 	w.schedule(s.Now(), Event{kind: evFault, n: uint64(i)})
 	s.settle()
 	return nil
-}
-
-// nodeNames returns the names of the world's nodes, free slots left out.
-func (s *Script) nodeNames() []string {
-	var out []string
-	for i, n := range s.w.names {
-		if s.w.nodes[i].kind != kindProducer || s.w.nodes[i].inst != nil {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // Pending returns the records the applications sent whose outcome is not

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/faults"
 )
 
 // ErrNoViolation is returned by [Shrink] for a run that breaks no
@@ -23,7 +23,7 @@ type Shrunk struct {
 	// Plan is the minimal plan found; Sets the overrides it replays with
 	// (the spec's, plus fault.realized=true when the run had random
 	// losses).
-	Plan simnet.Plan
+	Plan faults.Plan
 	Sets []KV
 	// Before is the number of actions of the original run's realized plan.
 	Before int
@@ -61,11 +61,11 @@ func Shrink(spec Spec, budget int) (*Shrunk, error) {
 	if !r0.HasViolations() {
 		return nil, ErrNoViolation
 	}
-	orig, err := simnet.ParsePlan(r0.Plan)
+	orig, err := faults.Parse(r0.Plan)
 	if err != nil {
 		return nil, err
 	}
-	real, err := simnet.ParsePlan(r0.Realized)
+	real, err := faults.Parse(r0.Realized)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func Shrink(spec Spec, budget int) (*Shrunk, error) {
 	// A sorted plan reads better; keep it only if it still fails.
 	sorted := slices.Clone(items)
 	slices.SortStableFunc(sorted, func(a, b item) int { return cmpDur(a.a.At, b.a.At) })
-	if !slices.EqualFunc(sorted, items, func(a, b item) bool { return a.a.Equal(&b.a) }) && s.test(sorted) {
+	if !slices.EqualFunc(sorted, items, func(a, b item) bool { return a.a.Equal(b.a) }) && s.test(sorted) {
 		items = sorted
 	}
 	out.Plan = s.plan(items)
@@ -122,7 +122,7 @@ func Shrink(spec Spec, budget int) (*Shrunk, error) {
 }
 
 type item struct {
-	a        simnet.Action
+	a        faults.Timed
 	realized bool
 }
 
@@ -134,11 +134,11 @@ type shrinker struct {
 	inv       string
 	end       time.Duration
 	last      *Result
-	lastPlan  simnet.Plan
+	lastPlan  faults.Plan
 }
 
-func (s *shrinker) plan(items []item) simnet.Plan {
-	p := simnet.Plan{End: s.end}
+func (s *shrinker) plan(items []item) faults.Plan {
+	p := faults.Plan{End: s.end}
 	for _, it := range items {
 		p.Actions = append(p.Actions, it.a)
 	}
@@ -236,10 +236,14 @@ func split(c []int, n int) [][]int {
 	return out
 }
 
-// weaken weakens each of the plan's own actions in turn.
+// weaken weakens each of the plan's own actions in turn: it turns the
+// action's knob down ([faults.Action.Weaken]: a shorter pause, a smaller
+// drift), moves the action that closes it earlier (the heal of a
+// partition, the restart of a crash), both by binary search, then tries a
+// rounder, earlier start.
 func (s *shrinker) weaken(items []item) []item {
 	items = slices.Clone(items)
-	try := func(i int, a simnet.Action) bool {
+	try := func(i int, a faults.Timed) bool {
 		cand := slices.Clone(items)
 		cand[i].a = a
 		if s.test(cand) {
@@ -253,35 +257,25 @@ func (s *shrinker) weaken(items []item) []item {
 			continue
 		}
 		a := items[i].a
-		switch a.Kind {
-		case simnet.Pause:
-			m := s.search(0, a.For, func(d time.Duration) bool { b := a; b.For = d; return try(i, b) })
-			s.round(m, a.For, func(d time.Duration) bool { b := items[i].a; b.For = d; return try(i, b) })
-		case simnet.Partition, simnet.PartitionOneWay, simnet.Crash:
-			j := closer(items, i)
-			if j < 0 {
-				break
+		if k, ok := a.Weaken(); ok {
+			with := func(v int64) bool { b := a; b.Action = k.With(v); return try(i, b) }
+			m := s.search(k.Min, k.Max, k.Duration, with)
+			if k.Duration {
+				s.round(m, k.Max, with)
 			}
+		}
+		if j := closer(items, i); j >= 0 {
 			h := items[j].a
-			m := s.search(a.At, h.At, func(d time.Duration) bool { b := h; b.At = d; return try(j, b) })
-			s.round(m, h.At, func(d time.Duration) bool { b := items[j].a; b.At = d; return try(j, b) })
-		case simnet.Drift:
-			abs := time.Duration(max(a.PPM, -a.PPM))
-			s.search(0, abs, func(d time.Duration) bool {
-				b := a
-				b.PPM = int32(d)
-				if a.PPM < 0 {
-					b.PPM = -b.PPM
-				}
-				return try(i, b)
-			})
+			at := func(d int64) bool { b := h; b.At = time.Duration(d); return try(j, b) }
+			m := s.search(int64(a.At), int64(h.At), true, at)
+			s.round(m, int64(h.At), at)
 		}
 		// A rounder, earlier start.
 		for _, unit := range []time.Duration{time.Second, 100 * time.Millisecond, 10 * time.Millisecond, time.Millisecond} {
 			b := items[i].a
 			if t := b.At / unit * unit; t != b.At {
 				b.At = t
-				if b.Kind == simnet.Pause || closer(items, i) < 0 || items[closer(items, i)].a.At >= t {
+				if j := closer(items, i); j < 0 || items[j].a.At >= t {
 					if try(i, b) {
 						break
 					}
@@ -294,31 +288,27 @@ func (s *shrinker) weaken(items []item) []item {
 	return items
 }
 
-// closer returns the index of the action that ends the partition or
-// crash at i (a heal of the same sides, a restart of the same node), or -1.
+// closer returns the index of the first later action that closes the
+// interval the action at i opens (a heal of the same sides, a restart of
+// the same node), or -1.
 func closer(items []item, i int) int {
-	a := &items[i].a
-	want := map[simnet.ActionKind]simnet.ActionKind{simnet.Partition: simnet.Heal, simnet.PartitionOneWay: simnet.HealOneWay, simnet.Crash: simnet.Restart}[a.Kind]
-	if want == 0 {
-		return -1
-	}
 	for j := i + 1; j < len(items); j++ {
-		b := &items[j].a
-		if b.Kind == want && b.Node == a.Node && slices.Equal(a.A, b.A) && slices.Equal(a.B, b.B) {
+		if items[j].a.Closes(items[i].a.Action) {
 			return j
 		}
 	}
 	return -1
 }
 
-// search finds, by binary search at millisecond resolution (units below
-// 1ms for small ranges), the smallest value in [lo, hi) for which ok
-// holds, given that it holds at hi; it returns hi when none does. ok is
-// called with candidate values and must keep a value it accepts.
-func (s *shrinker) search(lo, hi time.Duration, ok func(time.Duration) bool) time.Duration {
-	unit := time.Millisecond
-	if hi-lo < 100*time.Millisecond {
-		unit = 1
+// search finds, by binary search, the smallest value in [lo, hi) for
+// which ok holds, given that it holds at hi; it returns hi when none
+// does. Durations (dur) of ranges of 100ms or more are searched at
+// millisecond resolution, everything else in units of 1. ok is called
+// with candidate values and must keep a value it accepts.
+func (s *shrinker) search(lo, hi int64, dur bool, ok func(int64) bool) int64 {
+	unit := int64(1)
+	if dur && hi-lo >= int64(100*time.Millisecond) {
+		unit = int64(time.Millisecond)
 	}
 	lo, hi = lo/unit, hi/unit // in units; the answer is in (lo-1, hi]
 	best := hi
@@ -336,10 +326,10 @@ func (s *shrinker) search(lo, hi time.Duration, ok func(time.Duration) bool) tim
 	return best * unit
 }
 
-// round tries rounder values between m and limit: m rounded up to 1s,
+// round tries rounder durations between m and limit: m rounded up to 1s,
 // then to 100ms, then to 10ms.
-func (s *shrinker) round(m, limit time.Duration, ok func(time.Duration) bool) {
-	for _, unit := range []time.Duration{time.Second, 100 * time.Millisecond, 10 * time.Millisecond} {
+func (s *shrinker) round(m, limit int64, ok func(int64) bool) {
+	for _, unit := range []int64{int64(time.Second), int64(100 * time.Millisecond), int64(10 * time.Millisecond)} {
 		r := (m + unit - 1) / unit * unit
 		if r == m {
 			return

@@ -2,6 +2,9 @@ package scenarios
 
 import (
 	"testing"
+
+	"github.com/idemsim/idemsim/faults"
+	simnet "github.com/idemsim/idemsim/net"
 )
 
 // TestShrinkZombie: zombie without idempotence, with six generic noise
@@ -15,7 +18,7 @@ func TestShrinkZombie(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s after %d runs, %d actions before:\n%s", s.Invariant, s.Runs, s.Before, s.Plan.String())
-	if s.Invariant != "INV-DUP" || len(s.Plan.Actions) != 1 || s.Plan.Actions[0].Kind != 0 || s.Plan.Actions[0].Node != "p1" {
+	if p, ok := only[faults.Pause](s.Plan); s.Invariant != "INV-DUP" || !ok || p.Node != "p1" {
 		t.Fatalf("got %s:\n%s", s.Invariant, s.Plan.String())
 	}
 	s2, err := Shrink(spec, 0)
@@ -41,8 +44,7 @@ func TestShrinkAckloss(t *testing.T) {
 			t.Fatal(err)
 		}
 		found++
-		a := s.Plan.Actions
-		if s.Invariant != "INV-DUP" || len(a) != 1 || a[0].Kind != 7 /* drop */ || a[0].Dir != 1 /* response */ || a[0].To != "b1" {
+		if d, ok := only[faults.Drop](s.Plan); s.Invariant != "INV-DUP" || !ok || d.Dir != simnet.Response || d.To != "b1" {
 			t.Errorf("seed %d: %s after %d runs:\n%s", seed, s.Invariant, s.Runs, s.Plan.String())
 		}
 		if s.Sets[len(s.Sets)-1] != (KV{"fault.realized", "true"}) || !s.Result.HasViolations() {
@@ -55,4 +57,14 @@ func TestShrinkAckloss(t *testing.T) {
 	if found == 0 {
 		t.Fatal("no seed failed")
 	}
+}
+
+// only returns the plan's one action, if it has one action, of type A.
+func only[A faults.Action](p faults.Plan) (A, bool) {
+	var a A
+	if len(p.Actions) != 1 {
+		return a, false
+	}
+	a, ok := p.Actions[0].Action.(A)
+	return a, ok
 }

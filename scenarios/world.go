@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/check"
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
@@ -143,7 +144,7 @@ type World struct {
 	chk   *check.Suite
 
 	// Faults (faults.go).
-	plan    simnet.Plan
+	plan    faults.Plan
 	planEnd sim.Time
 	// reqCount[client*len(names)+server] counts the requests sent on
 	// that link.

@@ -20,8 +20,9 @@ var allowed = map[string][]string{
 	"sim":       {},
 	"model":     {"sim"},
 	"net":       {"sim"},
+	"faults":    {"sim", "net"},
 	"check":     {"sim", "model"},
-	"scenarios": {"sim", "model", "net", "check", "ext:*"},
+	"scenarios": {"sim", "model", "net", "faults", "check", "ext:*"},
 	"plots":     {"sim", "ext:gonum.org/"},
 	// The sweep engine runs many worlds on goroutines (each run stays
 	// single-threaded) and turns summaries into charts.
@@ -34,7 +35,7 @@ var allowed = map[string][]string{
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "net", "check", "scenarios"}
+var world = []string{"sim", "model", "net", "faults", "check", "scenarios"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()
@@ -94,8 +95,8 @@ func isStd(path string) bool {
 }
 
 // TestImportMatrix enforces who may import whom (sim is the leaf; model and
-// net import only sim; check reads model's observations; scenarios wires;
-// plots never runs a simulation).
+// net import only sim; faults is the plan language over net; check reads
+// model's observations; scenarios wires; plots never runs a simulation).
 func TestImportMatrix(t *testing.T) {
 	for _, f := range parseAll(t) {
 		if f.test {

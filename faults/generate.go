@@ -1,0 +1,199 @@
+package faults
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	simnet "github.com/idemsim/idemsim/net"
+)
+
+// Kinds selects the kinds of fault [Generate] may draw.
+type Kinds uint16
+
+// Fault kinds for [GenOptions.Kinds], with their names in the fault.kinds
+// parameter.
+const (
+	// GenPause ("pause") pauses a process (a GC pause) for up to
+	// MaxDuration.
+	GenPause Kinds = 1 << iota
+	// GenCrash ("crash") crashes a process and restarts it up to
+	// MaxDuration later.
+	GenCrash
+	// GenCut ("partition") cuts a client from the servers both ways,
+	// healed up to MaxDuration later.
+	GenCut
+	// GenCutOneWay ("oneway") cuts one direction between a client and a
+	// server, healed up to MaxDuration later.
+	GenCutOneWay
+	// GenDrop ("drop") drops one request or response (by number) on a
+	// client's link.
+	GenDrop
+	// GenDrift ("drift") makes one process's timers run fast or slow.
+	GenDrift
+
+	// GenAll ("all") is every kind.
+	GenAll = GenPause | GenCrash | GenCut | GenCutOneWay | GenDrop | GenDrift
+)
+
+var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift"}
+
+// ParseKinds parses a comma-separated list of kind names (pause, crash,
+// partition, oneway, drop, drift) or "all".
+func ParseKinds(s string) (Kinds, error) {
+	if s == "all" {
+		return GenAll, nil
+	}
+	var k Kinds
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		i := slices.Index(kindNames[:], f)
+		if i < 0 {
+			return 0, fmt.Errorf("fault.kinds: unknown kind %q (allowed: all, or a list of %s)", f, strings.Join(kindNames[:], ", "))
+		}
+		k |= 1 << i
+	}
+	return k, nil
+}
+
+// GenOptions are the knobs of [Generate]. The zero value generates no
+// faults.
+type GenOptions struct {
+	// Faults is how many faults to draw, >= 0. A pause, a crash with its
+	// restart, and a partition with its heal each count as one fault.
+	Faults int
+	// Kinds selects the fault kinds; zero means [GenAll].
+	Kinds Kinds
+	// Window is the span [0, Window) in which faults start; zero means
+	// End.
+	Window time.Duration
+	// End becomes the plan's end: the fault phase's end. Faults that would
+	// last beyond it are cut short by it.
+	End time.Duration
+	// MaxDuration bounds a pause, a partition and a crash's downtime;
+	// zero means 10s.
+	MaxDuration time.Duration
+	// MaxRequest bounds the request number of a drop; zero means 50.
+	MaxRequest int64
+	// MaxDriftPPM bounds a drift's magnitude; zero means 100000 (10%).
+	MaxDriftPPM int32
+	// Nodes are the processes faults may hit.
+	Nodes Nodes
+}
+
+// Generate draws a fault plan from rng, which should be the run's stream
+// sim.StreamID("faults"). Faults are drawn one at a time: a kind uniformly
+// among those enabled (and possible with the given nodes), a start time
+// uniform in the window, then the kind's own draws. Actions are sorted by
+// time (stably, so a fault's two actions keep their order). With Faults
+// == 0 it draws nothing and returns Plan{End: opts.End}.
+func Generate(rng *rand.Rand, opts GenOptions) Plan {
+	p := Plan{End: opts.End}
+	if opts.Faults <= 0 {
+		return p
+	}
+	kinds := opts.Kinds
+	if kinds == 0 {
+		kinds = GenAll
+	}
+	window := opts.Window
+	if window <= 0 {
+		window = opts.End
+	}
+	if window <= 0 {
+		window = time.Second
+	}
+	maxDur := opts.MaxDuration
+	if maxDur <= 0 {
+		maxDur = 10 * time.Second
+	}
+	maxReq := opts.MaxRequest
+	if maxReq <= 0 {
+		maxReq = 50
+	}
+	maxPPM := opts.MaxDriftPPM
+	if maxPPM <= 0 {
+		maxPPM = 100_000
+	}
+	clients, servers := opts.Nodes.Clients, opts.Nodes.Servers
+	all := opts.Nodes.all()
+	haveLinks := len(clients) > 0 && len(servers) > 0
+	var enabled []Kinds
+	for i := range kindNames {
+		k := Kinds(1) << i
+		if kinds&k == 0 {
+			continue
+		}
+		if (k == GenCut || k == GenCutOneWay || k == GenDrop) && !haveLinks || len(all) == 0 {
+			continue
+		}
+		enabled = append(enabled, k)
+	}
+	if len(enabled) == 0 {
+		return p
+	}
+	// The draws below, their order included, fix every seed's plan:
+	// change them and every generated plan changes.
+	pick := func(ns []string) string { return ns[rng.IntN(len(ns))] }
+	dur := func() time.Duration {
+		// Whole milliseconds, at least 1ms.
+		return time.Duration(1+rng.Int64N(int64(maxDur/time.Millisecond)+1)) * time.Millisecond
+	}
+	coin := func() bool { return rng.IntN(2) == 0 }
+	clip := func(t time.Duration) time.Duration {
+		if p.End > 0 && t > p.End {
+			return p.End
+		}
+		return t
+	}
+	add := func(at time.Duration, a Action) { p.Actions = append(p.Actions, Timed{At: at, Action: a}) }
+	for range opts.Faults {
+		k := enabled[rng.IntN(len(enabled))]
+		at := time.Duration(rng.Int64N(int64(window/time.Millisecond)+1)) * time.Millisecond
+		at = clip(at)
+		switch k {
+		case GenPause:
+			n := pick(all)
+			add(at, Pause{Node: n, For: dur()})
+		case GenCrash:
+			n := pick(all)
+			up := clip(at + dur())
+			add(at, Crash{Node: n})
+			add(up, Restart{Node: n, Clean: coin()})
+		case GenCut:
+			c := pick(clients)
+			srv := slices.Clone(servers)
+			heal := clip(at + dur())
+			add(at, Cut{A: []string{c}, B: srv})
+			add(heal, Heal{A: []string{c}, B: srv})
+		case GenCutOneWay:
+			a := pick(clients)
+			b := pick(servers)
+			if coin() {
+				a, b = b, a
+			}
+			heal := clip(at + dur())
+			add(at, CutOneWay{A: []string{a}, B: []string{b}})
+			add(heal, HealOneWay{A: []string{a}, B: []string{b}})
+		case GenDrop:
+			d := simnet.Request
+			if coin() {
+				d = simnet.Response
+			}
+			n := 1 + rng.Int64N(maxReq)
+			from := pick(clients)
+			to := pick(servers)
+			add(at, Drop{Dir: d, N: n, From: from, To: to})
+		case GenDrift:
+			ppm := 1 + rng.Int32N(maxPPM)
+			if coin() {
+				ppm = -ppm
+			}
+			add(at, Drift{Node: pick(all), PPM: ppm})
+		}
+	}
+	p.SortByTime()
+	return p
+}

@@ -1,0 +1,46 @@
+package faults
+
+import "slices"
+
+// HealOneWay is "heal-oneway A... > B...": it ends a [CutOneWay] from A
+// to B.
+type HealOneWay struct {
+	// A and B are the two sides, messages from A to B healed: non-empty
+	// and disjoint.
+	A, B []string
+}
+
+func (HealOneWay) Verb() string               { return "heal-oneway" }
+func (a HealOneWay) AppendTo(b []byte) []byte { return appendSides(b, a.Verb(), '>', a.A, a.B) }
+func (a HealOneWay) Nodes() []string          { return slices.Concat(a.A, a.B) }
+func (HealOneWay) Check(Nodes) error          { return nil }
+func (HealOneWay) Span() Span                 { return Instant }
+func (HealOneWay) Weaken() (Knob, bool)       { return Knob{}, false }
+
+func (a HealOneWay) Equal(b Action) bool {
+	c, ok := b.(HealOneWay)
+	return ok && slices.Equal(a.A, c.A) && slices.Equal(a.B, c.B)
+}
+
+// Closes reports whether opener is a one-way partition of the same sides.
+func (a HealOneWay) Closes(opener Action) bool {
+	return opener.Equal(CutOneWay{A: a.A, B: a.B})
+}
+
+// Apply heals every link from A to B.
+func (a HealOneWay) Apply(t Target) {
+	for _, x := range a.A {
+		for _, y := range a.B {
+			t.Heal(x, y)
+		}
+	}
+}
+
+// parseHealOneWay reads "A... > B...".
+func parseHealOneWay(args []string) (Action, error) {
+	a, b, err := parseSides("heal-oneway", ">", args)
+	if err != nil {
+		return nil, err
+	}
+	return HealOneWay{A: a, B: b}, nil
+}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/faults"
+	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 )
 

@@ -194,7 +194,7 @@ func TestApply(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	cases := []struct{ text, want string }{
-		{"1s pasue p1 2s", `line 1: unknown action "pasue" (allowed: pause, crash, restart, partition, partition-oneway, heal, heal-oneway, drop, drift, reject)`},
+		{"1s pasue p1 2s", `line 1: unknown action "pasue" (allowed: pause, crash, restart, partition, partition-oneway, heal, heal-oneway, drop, drift, reject`},
 		{"0s reject 0 p1>b1 NOT_ENOUGH_REPLICAS", `line 1: reject: request number "0" is not allowed (allowed: an integer >= 1)`},
 		{"0s reject 1 p1>b1 not_enough", `line 1: reject: "not_enough" is not an error name (e.g. NOT_ENOUGH_REPLICAS)`},
 		{"0s reject 1 p1>b1 X part 2", `line 1: reject: want "partition K" with K >= 0 after the error, got "part 2"`},

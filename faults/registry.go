@@ -2,23 +2,25 @@ package faults
 
 import "strings"
 
-// verbs is every action kind: its plan-text verb and the parser of the
-// tokens after the verb, in the order error messages list them. A new
-// kind adds its line here.
+// verbs is every action kind: its plan-text verb, the parser of the
+// tokens after the verb, and an example plan line (the tests parse and
+// print it back), in the order error messages list them. A new kind adds
+// its line here.
 var verbs = []struct {
-	verb  string
-	parse func(args []string) (Action, error)
+	verb    string
+	parse   func(args []string) (Action, error)
+	example string
 }{
-	{"pause", parsePause},
-	{"crash", parseCrash},
-	{"restart", parseRestart},
-	{"partition", parseCut},
-	{"partition-oneway", parseCutOneWay},
-	{"heal", parseHeal},
-	{"heal-oneway", parseHealOneWay},
-	{"drop", parseDrop},
-	{"drift", parseDrift},
-	{"reject", parseReject},
+	{"pause", parsePause, "3.2s pause p1 25s"},
+	{"crash", parseCrash, "12s crash b1"},
+	{"restart", parseRestart, "14s restart b1 clean"},
+	{"partition", parseCut, "5s partition p1 p2 | b1 c1"},
+	{"partition-oneway", parseCutOneWay, "5s partition-oneway p1 > b1"},
+	{"heal", parseHeal, "9s heal p1 p2 | b1 c1"},
+	{"heal-oneway", parseHealOneWay, "9s heal-oneway p1 > b1"},
+	{"drop", parseDrop, "0s drop response 17 p1>b1"},
+	{"drift", parseDrift, "0s drift p1 +200ppm"},
+	{"reject", parseReject, "0s reject 6 p1>b1 NOT_LEADER_OR_FOLLOWER partition 1"},
 }
 
 // lookup returns verb's parser, nil for an unknown verb.

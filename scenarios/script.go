@@ -266,6 +266,9 @@ func (u untimed) Write(p []byte) (int, error) {
 func (s *Script) settle() { s.w.loop.RunTo(s.w.loop.Now(), s.w) }
 
 // Now returns the current simulated time.
+// BrokerName returns the name of broker index i (0-based).
+func (s *Script) BrokerName(i int) string { return s.w.topo.BrokerName(i) }
+
 func (s *Script) Now() sim.Time { return s.w.loop.Now() }
 
 // Next returns the time of the earliest pending wake-up or timed event,

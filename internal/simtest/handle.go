@@ -159,7 +159,7 @@ func (e *Env) Handle(t *testing.T, d *datadriven.TestData) string {
 		s.Advance(dur)
 		res = append(res, "now "+s.Now().String())
 	case "disconnect":
-		dest := "b1"
+		dest := s.BrokerName(0)
 		if d.HasArg("dest") {
 			d.ScanArgs(t, "dest", &dest)
 		}

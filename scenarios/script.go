@@ -265,10 +265,10 @@ func (u untimed) Write(p []byte) (int, error) {
 // due is left pending.
 func (s *Script) settle() { s.w.loop.RunTo(s.w.loop.Now(), s.w) }
 
-// Now returns the current simulated time.
 // BrokerName returns the name of broker index i (0-based).
 func (s *Script) BrokerName(i int) string { return s.w.topo.BrokerName(i) }
 
+// Now returns the current simulated time.
 func (s *Script) Now() sim.Time { return s.w.loop.Now() }
 
 // Next returns the time of the earliest pending wake-up or timed event,

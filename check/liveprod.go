@@ -89,7 +89,7 @@ func (l *liveProd) Finish() []Violation {
 		}
 		v = append(v, violation(LiveProd, l.end, fmt.Sprintf("spurious fatal: instance %s stopped with %s while no newer instance of its application existed", l.cfg.name(int32(n)), in.fatal)))
 	}
-	if l.stop == "event-limit" || l.stop == "time-limit" {
+	if l.stop == "event-limit" || l.stop == "time-limit" || l.stop == "state-limit" {
 		v = append(v, violation(LiveProd, l.end, fmt.Sprintf("run did not settle: stopped at %s (%s), the fault plan ended at %s", l.end, l.stop, l.planEnd)))
 	}
 	return v

@@ -54,8 +54,10 @@ func (w *World) initExplain(spec Spec) {
 	if w.cfg.Fault.Realized {
 		w.nw.MuteLoss()
 	}
-	w.realized = &realizer{names: w.names}
-	w.obs = append(w.obs, w.realized)
+	if spec.Realize {
+		w.realized = &realizer{names: w.names}
+		w.obs = append(w.obs, w.realized)
+	}
 	if spec.Record {
 		w.xlog = newExplainLog(w)
 		w.obs = append(w.obs, w.xlog)

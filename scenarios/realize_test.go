@@ -29,7 +29,7 @@ func TestRealizedReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		for seed := range uint64(6) {
-			r1 := run(t, Spec{Scenario: sc, Seed: seed, Sets: c.sets})
+			r1 := run(t, Spec{Scenario: sc, Seed: seed, Sets: c.sets, Realize: true})
 			sets := RealizedSets(r1, c.sets)
 			if !slices.Contains(sets, KV{"fault.realized", "true"}) {
 				t.Fatalf("%s: RealizedSets = %v", c.scenario, sets)

@@ -32,6 +32,13 @@ type Spec struct {
 	KeepTrace bool
 	// MaxEvents bounds the run; 0 means 50,000,000.
 	MaxEvents int64
+	// MaxState bounds the state a run may hold at once, counted in what
+	// the simulation itself counts (so the bound is deterministic):
+	// pending events, messages on the wire, recorded plan actions and
+	// event-log entries. A run that exceeds it stops with stop reason
+	// "state-limit" (a LIVE-PROD violation, like the event limit). 0 means
+	// [DefaultMaxState].
+	MaxState int64
 	// ScenarioFile is the path of the scenario file the scenario came
 	// from, if any; the reproduce command then names the file.
 	ScenarioFile string
@@ -44,6 +51,10 @@ type Spec struct {
 	PlanSource PlanSource
 	// Record keeps the run's event log in Result.Log (explainlog.go).
 	Record bool
+	// Realize keeps the run's realized plan in Result.Realized
+	// (realize.go); shrinking asks for it. Without it the random losses
+	// are not recorded.
+	Realize bool
 }
 
 // Result is a run's report: every field is deterministic in the Spec.
@@ -176,27 +187,45 @@ func Run(spec Spec) (*Result, error) {
 	// must converge. A run that drained before the end with no process
 	// paused or crashed never needs the second phase.
 	horizon := w.horizon()
+	// Nothing is scheduled past the horizon (it could never run); a run
+	// that drains with such events dropped stopped at the horizon.
+	w.limit = horizon
+	w.maxState = spec.MaxState
+	if w.maxState == 0 {
+		w.maxState = DefaultMaxState
+	}
+	runTo := func(until sim.Time) sim.StopReason {
+		s := w.loop.Run(sim.Limits{Until: until, MaxEvents: maxEv}, w)
+		if s == sim.StopDrained && w.beyond > 0 {
+			s = sim.StopTimeLimit
+		}
+		return s
+	}
 	var stop sim.StopReason
 	if w.planEnd < horizon {
-		stop = w.loop.Run(sim.Limits{Until: w.planEnd, MaxEvents: maxEv}, w)
+		stop = runTo(w.planEnd)
 		if stop == sim.StopTimeLimit || stop == sim.StopDrained && w.faulty() {
 			w.endFaults(w.planEnd)
-			stop = w.loop.Run(sim.Limits{Until: horizon, MaxEvents: maxEv}, w)
+			stop = runTo(horizon)
 		}
 	} else {
-		stop = w.loop.Run(sim.Limits{Until: horizon, MaxEvents: maxEv}, w)
+		stop = runTo(horizon)
+	}
+	stopText := stop.String()
+	if w.overState {
+		stopText = "state-limit"
 	}
 	end := w.loop.Now()
 	if w.ended && end < w.planEnd {
 		end = w.planEnd
 	}
-	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stop.String(), N: w.pending(), Until: w.planEnd})
+	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stopText, N: w.pending(), Until: w.planEnd})
 
 	counts, vs := w.chk.Finish()
 	st := w.stats
 	r := &Result{
 		Scenario: sc.Name, Seed: spec.Seed, Idempotence: pcfg.EnableIdempotence,
-		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stop.String(),
+		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stopText,
 		Params: vals.List(), ConfigNotes: notes,
 		Counts:    counts,
 		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
@@ -208,14 +237,22 @@ func Run(spec Spec) (*Result, error) {
 	for _, in := range w.instances {
 		r.EpochBumps += int64(in.prod.EpochBumps())
 	}
-	rp := w.realizedPlan()
-	r.Realized = rp.String()
+	if w.realized != nil {
+		rp := w.realizedPlan()
+		r.Realized = rp.String()
+	}
 	if w.xlog != nil {
 		r.Log = w.xlog.finish(end, w.planEnd, r.Violations)
 	}
 	r.Bugs, r.Reproduce = append([]string{}, spec.Bugs...), spec.reproduce()
 	return r, nil
 }
+
+// DefaultMaxState is the default [Spec.MaxState]: a few hundred MB of run
+// state at the few hundred bytes each unit takes. Healthy runs hold tens
+// of units (a 100,000-record ackloss run at most 12); only a run whose
+// state grows without bound comes near it.
+const DefaultMaxState = 1_000_000
 
 // horizon is the latest time a run may reach: the later of the fault
 // plan's end and the last send plus the delivery timeout, then the

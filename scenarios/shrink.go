@@ -54,6 +54,7 @@ func Shrink(spec Spec, budget int) (*Shrunk, error) {
 		budget = DefaultShrinkBudget
 	}
 	spec.Trace, spec.KeepTrace, spec.Record = nil, false, false
+	spec.Realize = true
 	r0, err := Run(spec)
 	if err != nil {
 		return nil, err

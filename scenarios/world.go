@@ -153,6 +153,15 @@ type World struct {
 	ended    bool
 	resend   bool
 
+	// limit is the run's horizon once the run starts (0 before): events
+	// past it are not scheduled, and beyond counts the foreground ones
+	// dropped. maxState bounds the run's state (Spec.MaxState); overState
+	// is set when the run exceeded it and was stopped.
+	limit     sim.Time
+	beyond    int64
+	maxState  int64
+	overState bool
+
 	// Realized plans and the event log (realize.go, explainlog.go).
 	realized *realizer
 	xlog     *explainLog
@@ -267,6 +276,14 @@ func (w *World) note(now sim.Time, n simnet.NodeID, text string) {
 // schedule puts ev on the loop: wake-ups of servers are background events
 // (housekeeping that does not keep a run alive), the rest foreground.
 func (w *World) schedule(at sim.Time, ev Event) {
+	if w.limit > 0 && at > w.limit {
+		// It could never run: the loop stops at the horizon. Keeping it
+		// would only grow the queue (a 24-day request timer, say).
+		if !ev.bg {
+			w.beyond++
+		}
+		return
+	}
 	if ev.bg {
 		w.loop.Background(at, ev)
 		return
@@ -276,6 +293,11 @@ func (w *World) schedule(at sim.Time, ev Event) {
 
 // Handle dispatches one event ([sim.Handler]).
 func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
+	if w.maxState > 0 && w.state() > w.maxState {
+		w.overState = true
+		w.loop.Stop()
+		return
+	}
 	if n := w.target(ev); n >= 0 && w.gate(now, n, ev) {
 		return
 	}
@@ -314,6 +336,20 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 	default:
 		panic(fmt.Sprintf("scenarios: unknown event kind %d", ev.kind))
 	}
+}
+
+// state is the run's state in the units [Spec.MaxState] counts: pending
+// events, messages on the wire, recorded plan actions and event-log
+// entries.
+func (w *World) state() int64 {
+	n := int64(w.loop.Pending() + len(w.msgs))
+	if w.realized != nil {
+		n += int64(len(w.realized.realized))
+	}
+	if w.xlog != nil {
+		n += int64(len(w.xlog.log.Entries))
+	}
+	return n
 }
 
 // destNode maps a destination index (broker index, or the coordinator) to

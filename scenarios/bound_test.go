@@ -1,0 +1,81 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestStateBound: a valid configuration whose state grows without bound
+// (every response lost, requests that never time out: the producer's
+// 24.8-day request timers pile up in the queue) stops at the state bound
+// with its own stop reason, a LIVE-PROD verdict and a reproduce line,
+// instead of growing to the event cap (16.9 GB before this bound).
+func TestStateBound(t *testing.T) {
+	sc, err := Lookup("seqreuse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := []KV{{"net.response_loss", "1"}, {"request.timeout.ms", "2147483647"}}
+	r := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: sets, MaxState: 2_000})
+	if r.Stop != "state-limit" {
+		t.Fatalf("stop = %s after %d events, want state-limit", r.Stop, r.Events)
+	}
+	if r.Events > 20_000 {
+		t.Errorf("%d events before stopping at a bound of 2,000 units: the bound is not checked often enough", r.Events)
+	}
+	found := false
+	for _, v := range r.Violations {
+		found = found || v.Invariant == "LIVE-PROD" && strings.Contains(v.Detail, "(state-limit)")
+	}
+	if !found {
+		t.Errorf("no LIVE-PROD violation names the state limit: %v", r.Violations)
+	}
+	if !strings.Contains(r.Reproduce, "-scenario seqreuse") || !strings.Contains(r.Reproduce, "request.timeout.ms=2147483647") {
+		t.Errorf("reproduce line %q", r.Reproduce)
+	}
+	// Same spec, same result: the bound counts simulated state only.
+	r2 := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: sets, MaxState: 2_000})
+	if r2.TraceHash != r.TraceHash || r2.Events != r.Events {
+		t.Errorf("bounded runs differ: %s/%d vs %s/%d", r.TraceHash, r.Events, r2.TraceHash, r2.Events)
+	}
+}
+
+// TestNoTimersPastHorizon: an event that could only run after the run's
+// horizon is not queued (a broker's day-long expiry check, a 24-day
+// request timer); a dropped foreground event is counted, so that a run
+// that drains with one dropped still reports the time limit.
+func TestNoTimersPastHorizon(t *testing.T) {
+	w := &World{limit: 100}
+	w.schedule(50, Event{kind: evWake})
+	w.schedule(100, Event{kind: evWake})
+	w.schedule(101, Event{kind: evWake})
+	w.schedule(5000, Event{kind: evWake, bg: true})
+	if got := w.loop.Pending(); got != 2 {
+		t.Errorf("%d events queued, want the 2 at or before the horizon", got)
+	}
+	if w.beyond != 1 {
+		t.Errorf("beyond = %d, want 1 (background events do not keep a run alive and are not counted)", w.beyond)
+	}
+	w = &World{} // before the run starts there is no horizon
+	w.schedule(1<<60, Event{kind: evStart})
+	if w.loop.Pending() != 1 || w.beyond != 0 {
+		t.Errorf("without a horizon: pending %d beyond %d", w.loop.Pending(), w.beyond)
+	}
+}
+
+// TestRealizedOnlyWhenAsked: random losses are recorded as plan actions
+// only for a spec that asks for the realized plan.
+func TestRealizedOnlyWhenAsked(t *testing.T) {
+	sc, err := Lookup("ackloss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, Spec{Scenario: sc, Seed: 3})
+	if r.Realized != "" {
+		t.Errorf("realized plan recorded without Spec.Realize: %q", r.Realized)
+	}
+	r = mustRun(t, Spec{Scenario: sc, Seed: 3, Realize: true})
+	if !strings.Contains(r.Realized, "drop response") {
+		t.Errorf("realized plan %q has no dropped response (ackloss seed 3 loses one)", r.Realized)
+	}
+}

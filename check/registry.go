@@ -21,6 +21,7 @@ var registry = []struct {
 	{InvState, newState},
 	{InvEpoch, newEpoch},
 	{LiveProd, newLiveProd},
+	{SimOutcome, newOutcome},
 }
 
 // Invariants returns the names of every invariant a [Suite] judges, in

@@ -29,3 +29,30 @@ func TestOutcomeAccounting(t *testing.T) {
 		}
 	}
 }
+
+// TestOutcomeIdentityCatalogue: the simulator's accounting invariant
+// (SIM-OUTCOME) holds in every catalogue scenario, in both modes, with and
+// without generic noise faults.
+func TestOutcomeIdentityCatalogue(t *testing.T) {
+	seeds := uint64(30)
+	if testing.Short() {
+		seeds = 8
+	}
+	for _, sc := range All() {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1); seed <= seeds; seed++ {
+				for _, on := range []bool{true, false} {
+					for _, noise := range []string{"0", "4"} {
+						r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: append(idem(on), KV{"fault.count", noise})})
+						for _, v := range r.Violations {
+							if v.Invariant == "SIM-OUTCOME" {
+								t.Fatalf("%s\nreproduce: %s", v.Detail, r.Reproduce)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,55 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/idemsim/idemsim/model"
+)
+
+// SimOutcome is the simulator's own accounting invariant: every record the
+// application sent ends in exactly one of acknowledged, failed, pending
+// (still held by a live producer at the end) or abandoned (held by a
+// producer instance that crashed). A violation is a defect of the model,
+// not of Kafka.
+const SimOutcome = "SIM-OUTCOME"
+
+// outcome checks sent = acked + failed + pending + abandoned at the end of
+// the run, with acked and failed counted per record (a record acknowledged
+// by any instance is acknowledged).
+type outcome struct {
+	lv        *logView
+	sent      int64
+	abandoned int64
+	pending   int64
+}
+
+func newOutcome(_ Config, lv *logView) Invariant { return &outcome{lv: lv} }
+
+func (o *outcome) Name() string { return SimOutcome }
+
+func (o *outcome) Observe(ob *model.Obs) {
+	switch ob.Kind {
+	case model.ObsAppSend:
+		o.sent++
+	case model.ObsCrash:
+		o.abandoned += ob.N
+	case model.ObsRunEnd:
+		o.pending = ob.N
+	}
+}
+
+func (o *outcome) Finish() []Violation {
+	var acked, failed int64
+	for _, oc := range o.lv.outcomes {
+		if oc.Err == model.ErrNone {
+			acked++
+		} else {
+			failed++
+		}
+	}
+	if sum := acked + failed + o.pending + o.abandoned; sum != o.sent {
+		return []Violation{violation(SimOutcome, o.lv.end, fmt.Sprintf("sent %d records but acked %d + failed %d + pending %d + abandoned %d = %d (a defect of the model)",
+			o.sent, acked, failed, o.pending, o.abandoned, sum))}
+	}
+	return nil
+}

@@ -66,6 +66,12 @@ const (
 	NoteFatal
 	NoteRetry
 	NoteExpired
+	// NoteTxnCommit and NoteTxnAbort: a transaction ended (EndTxn answered
+	// NONE), committed or aborted; the outcomes of its held records follow
+	// at once, in the same step. Readers that group records into
+	// transactions (the history) key on them.
+	NoteTxnCommit
+	NoteTxnAbort
 )
 
 // Outcome is what the application learns about one record.

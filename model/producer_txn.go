@@ -227,11 +227,11 @@ func fatalOf(e ErrCode) ErrCode {
 // records start the next transaction.
 func (p *Producer) endTxn(now sim.Time, committed bool) {
 	t := &p.txn
-	verb := "committed"
+	verb, kind := "committed", NoteTxnCommit
 	if !committed {
-		verb = "aborted"
+		verb, kind = "aborted", NoteTxnAbort
 	}
-	p.note(NoteInfo, "transaction "+verb+" ("+strconv.Itoa(len(t.held))+" records)")
+	p.note(kind, "transaction "+verb+" ("+strconv.Itoa(len(t.held))+" records)")
 	for _, o := range t.held {
 		o.At = now
 		if !committed {

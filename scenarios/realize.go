@@ -49,7 +49,7 @@ func (r *realizer) Observe(o *model.Obs) {
 }
 
 // initExplain reads fault.realized and starts the realized-plan recorder
-// and, when asked, the event log.
+// and, when asked, the event log and the history.
 func (w *World) initExplain(spec Spec) {
 	if w.cfg.Fault.Realized {
 		w.nw.MuteLoss()
@@ -61,6 +61,10 @@ func (w *World) initExplain(spec Spec) {
 	if spec.Record {
 		w.xlog = newExplainLog(w)
 		w.obs = append(w.obs, w.xlog)
+	}
+	if spec.History {
+		w.hist = newHistorian(w)
+		w.obs = append(w.obs, w.hist)
 	}
 }
 

@@ -55,6 +55,9 @@ type Spec struct {
 	// (realize.go); shrinking asks for it. Without it the random losses
 	// are not recorded.
 	Realize bool
+	// History keeps the run's client-visible history in Result.History
+	// (history.go, docs/history.md). It changes nothing else in the run.
+	History bool
 }
 
 // Result is a run's report: every field is deterministic in the Spec.
@@ -96,6 +99,8 @@ type Result struct {
 	// text (realize.go); Log is the event log when Spec.Record was set.
 	Realized string `json:"-"`
 	Log      *Log   `json:"-"`
+	// History is the run's history when Spec.History was set.
+	History *History `json:"-"`
 }
 
 // Failed reports whether any invariant was violated.
@@ -243,6 +248,9 @@ func Run(spec Spec) (*Result, error) {
 	}
 	if w.xlog != nil {
 		r.Log = w.xlog.finish(end, w.planEnd, r.Violations)
+	}
+	if w.hist != nil {
+		r.History = w.hist.history()
 	}
 	r.Bugs, r.Reproduce = append([]string{}, spec.Bugs...), spec.reproduce()
 	return r, nil

@@ -162,9 +162,11 @@ type World struct {
 	maxState  int64
 	overState bool
 
-	// Realized plans and the event log (realize.go, explainlog.go).
+	// Realized plans, the event log and the history (realize.go,
+	// explainlog.go, history.go).
 	realized *realizer
 	xlog     *explainLog
+	hist     *historian
 
 	// script is set in a scripted world (script.go): a test script, not
 	// the network's draws and the loop, decides when messages arrive.

@@ -67,6 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	})
 	sw.register(fs)
 	ex := addExplainFlags(fs) // explain.go
+	hist := addHistoryFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simulate -seed N -scenario NAME [flags]")
 		fmt.Fprintln(stderr, "       simulate -scenario NAME -runs N [-seed BASE] [-parallel P] [-vary key=FROM:TO:STEP] [-out DIR] [flags]")
@@ -145,12 +146,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, "-trace is not allowed with -runs (trace one run: drop -runs)")
 		}
 		return runSweep(sweepArgs{sc: sc, seedText: *seedText, explicitIdem: explicit["idempotence"],
-			idempotence: *idempotence, file: fileSets, bugs: bugs, sets: sets, asJSON: *asJSON, f: &sw}, stdout, stderr)
+			idempotence: *idempotence, file: fileSets, bugs: bugs, sets: sets, asJSON: *asJSON, f: &sw, history: hist}, stdout, stderr)
 	}
 	for _, name := range sweepOnly {
 		if explicit[name] {
 			return usageErr(stderr, "-"+name+" is only allowed in a sweep (add -runs N)")
 		}
+	}
+	if msg := hist.checkFile(*ex.shrink); msg != "" {
+		return usageErr(stderr, msg)
 	}
 	var seed uint64
 	var err error
@@ -192,7 +196,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if code, done := ex.run(spec, *planOut, stdout, stderr); done { // explain.go
 		return code
 	}
-	spec.Record = ex.record()
+	spec.Record, spec.History = ex.record(), hist.on()
 	res, err := scenarios.Run(spec)
 	if err != nil {
 		return usageErr(stderr, err.Error())
@@ -208,6 +212,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		writeReport(stdout, res, *trace)
 	}
 	if code := ex.draw(res, stderr); code != exitOK { // explain.go
+		return code
+	}
+	if code := hist.writeRun(res, stderr); code != exitOK { // history.go
 		return code
 	}
 	if res.HasViolations() {

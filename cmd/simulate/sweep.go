@@ -67,6 +67,7 @@ type sweepArgs struct {
 	sets         []scenarios.KV // -set values
 	asJSON       bool
 	f            *sweepFlags
+	history      historyFlag // history.go
 }
 
 // runSweep runs a sweep. It exits 0 when the sweep completed, whatever
@@ -123,6 +124,9 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageErr(stderr, err.Error())
+	}
+	if msg := a.history.prepareDir(); msg != "" {
+		return usageErr(stderr, msg)
 	}
 
 	var closers []func() error
@@ -185,7 +189,7 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate: interrupted; the summary is partial")
 		return exitInterrupted
 	}
-	return exitOK
+	return a.history.writeSweep(&cfg, st, stderr) // history.go
 }
 
 // writeSweep prints the summary (table or JSON) and writes the -out files.

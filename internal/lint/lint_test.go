@@ -30,7 +30,13 @@ var allowed = map[string][]string{
 	// The interaction harness is a front end over the World's scripted
 	// mode: it parses datadriven scripts and re-implements no node.
 	"internal/simtest": {"scenarios", "model", "sim", "net", "check", "ext:github.com/cockroachdb/datadriven"},
-	"cmd/simulate":     {"*"},
+	// Writing a run's history (JSON lines, EDN) needs only the history's
+	// types.
+	"internal/history": {"scenarios"},
+	// The second checker reads nothing but an exported history: the
+	// standard library only.
+	"internal/historycheck": {},
+	"cmd/simulate":          {"*"},
 }
 
 // world is the simulated world: no wall clock, no unseeded randomness, no

@@ -1,0 +1,173 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// finalRead returns the final poll of h at level f, by partition.
+func finalRead(t *testing.T, h *History, f Final) map[int32][]Read {
+	t.Helper()
+	for _, op := range h.Ops {
+		if op.Final == f && op.Type == OpOK {
+			out := map[int32][]Read{}
+			for _, kr := range op.Value[0].Reads {
+				out[kr.Key] = kr.Records
+			}
+			return out
+		}
+	}
+	t.Fatalf("no %s final poll", f)
+	return nil
+}
+
+// TestHistoryAckloss: with idempotence off, seed 4 of ackloss duplicates
+// a0:8 (README); the history shows its value, 8, at two offsets of the
+// final read, and the send's ok carries the offset the producer was told.
+func TestHistoryAckloss(t *testing.T) {
+	sc, _ := Lookup("ackloss")
+	r := mustRun(t, Spec{Scenario: sc, Seed: 4, Sets: idem(false), History: true})
+	var offsets []int64
+	for _, rd := range finalRead(t, r.History, FinalReadCommitted)[0] {
+		if rd.Value == 8 {
+			offsets = append(offsets, rd.Offset)
+		}
+	}
+	if !slices.Equal(offsets, []int64{8, 13}) {
+		t.Errorf("value 8 at offsets %v of the final read, want [8 13]", offsets)
+	}
+	var acked []string
+	for _, op := range r.History.Ops {
+		if op.F == OpSend && op.Type == OpOK && op.Value[0].Value == 8 {
+			acked = append(acked, op.Value[0].String())
+		}
+	}
+	if !slices.Equal(acked, []string{"send 0 [13 8]"}) {
+		t.Errorf("the send of 8 completed %v, want [send 0 [13 8]]", acked)
+	}
+}
+
+// TestHistoryShape checks every catalogue scenario's history, on and off
+// and over a few seeds, against the rules a Jepsen history follows: dense
+// indexes, times that never go back, per process an invocation then its
+// completion with the same :f, no process used again after info, and the
+// two final polls last.
+func TestHistoryShape(t *testing.T) {
+	for _, sc := range All() {
+		for _, on := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/%v", sc.Name, on), func(t *testing.T) {
+				t.Parallel()
+				for seed := uint64(1); seed <= 10; seed++ {
+					r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: idem(on), History: true})
+					if err := checkShape(r.History); err != nil {
+						t.Fatalf("seed %d: %v\nreproduce: %s -history h.jsonl", seed, err, r.Reproduce)
+					}
+				}
+			})
+		}
+	}
+}
+
+func checkShape(h *History) error {
+	running := map[int]*HistoryOp{}
+	retired := map[int]bool{}
+	var last = h.Ops[0].Time
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Index != i {
+			return fmt.Errorf("op %d has index %d", i, op.Index)
+		}
+		if op.Time < last {
+			return fmt.Errorf("op %d: time goes back", i)
+		}
+		last = op.Time
+		if retired[op.Process] {
+			return fmt.Errorf("op %d: process %d used after an info", i, op.Process)
+		}
+		inv := running[op.Process]
+		if op.Type == OpInvoke {
+			if inv != nil {
+				return fmt.Errorf("op %d: process %d invokes while op %d runs", i, op.Process, inv.Index)
+			}
+			running[op.Process] = op
+			continue
+		}
+		if inv == nil || inv.F != op.F || len(inv.Value) != len(op.Value) {
+			return fmt.Errorf("op %d: a completion without its invocation", i)
+		}
+		for j := range op.Value {
+			if op.Value[j].Value != inv.Value[j].Value || op.Value[j].Key != inv.Value[j].Key {
+				return fmt.Errorf("op %d: completes other sends than op %d invoked", i, inv.Index)
+			}
+			if op.Value[j].Acked != (op.Type == OpOK && op.F != OpPoll) {
+				return fmt.Errorf("op %d: %s has an acknowledged form only when ok", i, op.Value[j])
+			}
+		}
+		if (op.Error != "") != (op.Type == OpFail || op.Type == OpInfo) {
+			return fmt.Errorf("op %d: type %s with error %q", i, op.Type, op.Error)
+		}
+		delete(running, op.Process)
+		if op.Type == OpInfo {
+			retired[op.Process] = true
+		}
+	}
+	if len(running) > 0 {
+		return fmt.Errorf("%d operations never complete", len(running))
+	}
+	n := len(h.Ops)
+	if n < 4 || h.Ops[n-3].Final != FinalReadCommitted || h.Ops[n-1].Final != FinalReadUncommitted {
+		return fmt.Errorf("the history does not end with the read_committed and read_uncommitted final polls")
+	}
+	return nil
+}
+
+// TestHistoryChangesNothing: asking for the history leaves the run's
+// trace and verdicts as they were.
+func TestHistoryChangesNothing(t *testing.T) {
+	for _, sc := range All() {
+		for seed := uint64(1); seed <= 3; seed++ {
+			a := mustRun(t, Spec{Scenario: sc, Seed: seed})
+			b := mustRun(t, Spec{Scenario: sc, Seed: seed, History: true})
+			if a.TraceHash != b.TraceHash || fmt.Sprint(a.Violations) != fmt.Sprint(b.Violations) || b.History == nil || a.History != nil {
+				t.Errorf("%s seed %d: the history changed the run", sc.Name, seed)
+			}
+		}
+	}
+}
+
+// TestHistoryTransactions: txntimeout without its pause commits every
+// transaction of 10 records: one txn operation each, ok, with the
+// offsets of its sends, which the read_committed final poll holds.
+func TestHistoryTransactions(t *testing.T) {
+	sc, _ := Lookup("txntimeout")
+	r := mustRun(t, Spec{Scenario: sc, Seed: 42, Sets: []KV{{"pause.ms", "0"}}, History: true})
+	rc := finalRead(t, r.History, FinalReadCommitted)
+	at := map[[2]int64]int64{}
+	for k, rds := range rc {
+		for _, rd := range rds {
+			at[[2]int64{int64(k), rd.Offset}] = rd.Value
+		}
+	}
+	oks := 0
+	for _, op := range r.History.Ops {
+		if op.F == OpSend {
+			t.Fatalf("op %d: a send outside a transaction", op.Index)
+		}
+		if op.F != OpTxn || op.Type == OpInvoke {
+			continue
+		}
+		if op.Type != OpOK || len(op.Value) != 10 {
+			t.Fatalf("op %d: %s txn of %d sends, want ok with 10", op.Index, op.Type, len(op.Value))
+		}
+		oks++
+		for _, m := range op.Value {
+			if v, ok := at[[2]int64{int64(m.Key), m.Offset}]; !ok || v != m.Value {
+				t.Errorf("op %d: %s is not in the final read", op.Index, m)
+			}
+		}
+	}
+	if oks != 4 {
+		t.Errorf("%d committed transactions, want 4", oks)
+	}
+}

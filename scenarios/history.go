@@ -384,11 +384,13 @@ func (h *historian) outcome(o *model.Obs) {
 // Everything else is indeterminate: a delivery timeout of a batch that
 // was sent (the Java client then marks the partition's sequence
 // unresolved, because "the expired batch actually made it to the broker"
-// may be the case: TransactionManager.partitionsWithUnresolvedSequences,
-// set by Sender.sendProducerData for an expired batch that was in
-// retry), a request timeout or network error after the retries, a
-// rejection after an attempt that went unanswered or was answered with a
-// possible write, and a fatal error for a record on the wire.
+// may be the case: TransactionManager.partitionsWithUnresolvedSequences in
+// clients/src/main/java/org/apache/kafka/clients/producer/internals/
+// TransactionManager.java, set by Sender.sendProducerData for an expired
+// batch that was in retry), a request timeout or network error after the
+// retries, a rejection after an attempt that went unanswered or was
+// answered with a possible write, and a fatal error for a record on the
+// wire.
 func sendFailure(op *hop, err model.ErrCode) OpType {
 	if op.sent == 0 || RejectedBeforeAppend(err) && op.unanswered == 0 && !op.maybe {
 		return OpFail
@@ -557,12 +559,13 @@ func (h *historian) produceAnswered(n int32, m *model.ProduceResponse) {
 
 // RejectedBeforeAppend reports whether a broker's produce error for a
 // batch means the batch was not appended: the broker refused it before
-// writing (Kafka validates a batch's producer state and records in
-// UnifiedLog.append, analyzeAndValidateProducerState and
-// analyzeAndValidateRecords, before localLog.append; leadership and the
-// in-sync replica count are checked before the append in
-// ReplicaManager/Partition.appendRecordsToLeader). Any other error leaves
-// the write possible:
+// writing. Kafka (3.8.0) checks leadership and the in-sync replica count
+// in Partition.appendRecordsToLeader before leaderLog.appendAsLeader
+// (core/src/main/scala/kafka/cluster/Partition.scala), and validates the
+// batch's records and producer state in UnifiedLog.append
+// (analyzeAndValidateRecords, analyzeAndValidateProducerState) before
+// localLog.append (core/src/main/scala/kafka/log/UnifiedLog.scala). Any
+// other error leaves the write possible:
 //   - REQUEST_TIMED_OUT from a broker is DelayedProduce expiring after the
 //     leader appended (core/src/main/scala/kafka/server/DelayedProduce.scala);
 //   - NOT_ENOUGH_REPLICAS_AFTER_APPEND says so in its name ("discovered

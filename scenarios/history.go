@@ -559,32 +559,26 @@ func (h *historian) produceAnswered(n int32, m *model.ProduceResponse) {
 
 // RejectedBeforeAppend reports whether a broker's produce error for a
 // batch means the batch was not appended: the broker refused it before
-// writing. Kafka (3.8.0) checks leadership and the in-sync replica count
-// in Partition.appendRecordsToLeader before leaderLog.appendAsLeader
+// writing. Kafka (3.8.0) checks the in-sync replica count in
+// Partition.appendRecordsToLeader before leaderLog.appendAsLeader
 // (core/src/main/scala/kafka/cluster/Partition.scala), and validates the
 // batch's records and producer state in UnifiedLog.append
 // (analyzeAndValidateRecords, analyzeAndValidateProducerState) before
 // localLog.append (core/src/main/scala/kafka/log/UnifiedLog.scala). Any
-// other error leaves the write possible:
+// other error leaves the write possible ([sendFailure]):
 //   - REQUEST_TIMED_OUT from a broker is DelayedProduce expiring after the
 //     leader appended (core/src/main/scala/kafka/server/DelayedProduce.scala);
-//   - NOT_ENOUGH_REPLICAS_AFTER_APPEND says so in its name ("discovered
-//     *after* the message was already appended to the log. Producer
-//     retries will cause duplicates", NotEnoughReplicasAfterAppendException);
+//   - NOT_LEADER_OR_FOLLOWER also comes after the append, when the leader
+//     loses its leadership while it waits for acks=all
+//     (Partition.checkEnoughReplicasReachOffset);
+//   - NOT_ENOUGH_REPLICAS_AFTER_APPEND says so ("discovered *after* the
+//     message was already appended to the log. Producer retries will
+//     cause duplicates", NotEnoughReplicasAfterAppendException);
 //   - NETWORK_EXCEPTION, UNKNOWN_SERVER_ERROR and unknown codes tell
 //     nothing.
-//
-// A send is a fail only when every attempt that went on the wire was
-// answered with one of these errors, or none went out; a client-side
-// timeout (a request timed out, a batch expired after it was sent) is
-// indeterminate, which is why the Java client marks the partition's
-// sequence unresolved when a batch that was sent expires
-// (TransactionManager.partitionsWithUnresolvedSequences: "If a batch bound
-// for a partition expired locally after being sent at least once ...";
-// Sender.sendProducerData calls markSequenceUnresolved for it).
 func RejectedBeforeAppend(e model.ErrCode) bool {
 	switch e {
-	case model.ErrNotLeaderOrFollower, model.ErrNotEnoughReplicas, model.ErrInvalidRequest,
+	case model.ErrNotEnoughReplicas, model.ErrInvalidRequest,
 		model.ErrOutOfOrderSequenceNumber, model.ErrInvalidProducerEpoch, model.ErrInvalidTxnState,
 		model.ErrInvalidProducerIDMapping, model.ErrConcurrentTransactions, model.ErrTransactionCoordinatorFenced,
 		model.ErrUnknownProducerID, model.ErrInvalidRecord, model.ErrProducerFenced, model.ErrTransactionAbortable:

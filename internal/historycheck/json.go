@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // A history line is parsed by a small JSON reader of its own, which is
@@ -115,11 +116,10 @@ func (p *jparser) value() (jvalue, error) {
 	case c == '"':
 		return p.str()
 	case c == '-' || c >= '0' && c <= '9':
+		// A JSON number; a history holds only integers.
 		j := p.i
-		if c == '-' {
-			p.i++
-		}
-		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+		p.i++
+		for p.i < len(p.b) && strings.IndexByte("0123456789.eE+-", p.b[p.i]) >= 0 {
 			p.i++
 		}
 		n, err := strconv.ParseInt(string(p.b[j:p.i]), 10, 64)

@@ -47,6 +47,8 @@ func commonParams() []Param {
 		{Key: "broker.empty.partition.check", Kind: Bool, Default: "true", Doc: "KAFKA-15591 (Kafka 4.5): a never-written partition accepts an unknown producer only at sequence 0; false is Kafka 2.5-4.4 (-bug Z12)"},
 		{Key: "transaction.partition.verification.enable", Kind: Bool, Default: "true", Doc: "KIP-890 part 1: a partition verifies with the coordinator a transaction's first batch"},
 		{Key: "transaction.abort.timed.out.transaction.cleanup.interval.ms", Kind: Int, Default: "10000", Unit: "ms", Doc: "how often the coordinator aborts timed-out transactions", Min: 1, Max: math.MaxInt32},
+		{Key: "broker.processing.time", Kind: Duration, Default: "0s", Doc: "time a server (broker or coordinator) takes to handle one request after reading it; requests of one connection are handled one at a time (Kafka's SocketServer), and a request read is handled to the end even if its connection breaks", Min: 0, Max: 3600e9},
+		{Key: "broker.processing.spread", Kind: Duration, Default: "0s", Doc: "a uniform extra handling time below this, drawn per request from the server's own stream", Min: 0, Max: 3600e9},
 		{Key: "broker.transient_error", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a batch is answered NOT_ENOUGH_REPLICAS (retriable, nothing appended)", Min: 0, Max: 1},
 		{Key: "partition.not_ready.batches", Kind: Int, Default: "0", Unit: "batches", Doc: "the first batches each partition answers NOT_LEADER_OR_FOLLOWER, as a freshly created partition does", Min: 0, Max: 1_000_000},
 		{Key: "producer.id.expiration.check.interval.ms", Kind: Int, Default: "600000", Unit: "ms", Doc: "producer.id.expiration.check.interval.ms: how often expired producer state is removed", Min: 1, Max: math.MaxInt32},
@@ -76,7 +78,7 @@ func commonParams() []Param {
 		// Faults (see docs/plans.md).
 		{Key: "fault.realized", Kind: Bool, Default: "false", Doc: "replaying a realized plan (docs/explain.md): the random loss sources still draw but lose nothing; the plan's drops and rejects stand for their losses"},
 		{Key: "fault.count", Kind: Int, Default: "0", Unit: "faults", Doc: "faults the seed's generated fault plan draws (a pause, a crash+restart, a partition+heal count one each)", Min: 0, Max: 10_000},
-		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: all, or a comma list of pause, crash, partition, oneway, drop, drift"},
+		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: a comma list of pause, crash, partition, oneway, drop, drift, stall; all is the first six (stall is named explicitly, e.g. all,stall, so that earlier seeds keep their plans)"},
 		{Key: "fault.window", Kind: Duration, Default: "0s", Doc: "generated faults start in [0, window); 0 = the workload's length plus request.timeout.ms", Min: 0, Max: 1e15},
 		{Key: "fault.end", Kind: Duration, Default: "0s", Doc: "end of the fault phase (plan 'end'); then faults stop, the network heals, processes resume; 0 = last send plus delivery.timeout.ms", Min: 0, Max: 1e15},
 		{Key: "fault.max_duration", Kind: Duration, Default: "10s", Doc: "longest generated pause, partition or crash downtime", Min: 1e6, Max: 1e15},

@@ -167,6 +167,12 @@ type BrokerParams struct {
 	// TransientError is broker.transient_error: the probability, 0..1,
 	// that a batch is answered NOT_ENOUGH_REPLICAS.
 	TransientError float64
+	// ProcessingTime is broker.processing.time: the time a server takes
+	// to handle a request once read, 0..1h.
+	ProcessingTime time.Duration
+	// ProcessingSpread is broker.processing.spread: a uniform extra
+	// handling time below it, 0..1h.
+	ProcessingSpread time.Duration
 	// NotReadyBatches is partition.not_ready.batches: the first batches,
 	// 0..1000000, each partition answers NOT_LEADER_OR_FOLLOWER.
 	NotReadyBatches int64
@@ -295,6 +301,8 @@ var fields = map[string]func(c *Config) any{
 	"broker.empty.partition.check":              func(c *Config) any { return &c.Broker.EmptyPartitionCheck },
 	"transaction.partition.verification.enable": func(c *Config) any { return &c.Broker.PartitionVerification },
 	"broker.transient_error":                    func(c *Config) any { return &c.Broker.TransientError },
+	"broker.processing.time":                    func(c *Config) any { return &c.Broker.ProcessingTime },
+	"broker.processing.spread":                  func(c *Config) any { return &c.Broker.ProcessingSpread },
 	"partition.not_ready.batches":               func(c *Config) any { return &c.Broker.NotReadyBatches },
 	"producer.id.expiration.ms":                 func(c *Config) any { return &c.Broker.ProducerIDExpiration },
 	"producer.id.expiration.check.interval.ms":  func(c *Config) any { return &c.Broker.ExpirationCheckInterval },

@@ -38,6 +38,9 @@ type node struct {
 	// inc is the incarnation: it grows at every crash, so that timers and
 	// responses meant for an earlier incarnation are dropped.
 	inc uint32
+	// handlerRand draws a server's request-handling times
+	// (broker.processing.spread), made on first use.
+	handlerRand *rand.Rand
 }
 
 // instance is one producer instance (a process) of an application.
@@ -130,6 +133,10 @@ type World struct {
 	// routes are the reply routes of the requests being handled (a
 	// stack: server-to-server messages are answered in the same instant).
 	routes []route
+	// srvConns are the receive sides of client connections at servers
+	// with requests buffered or being handled, in order of creation
+	// (world_handler.go).
+	srvConns []*srvConn
 	// outBufs are per-depth copies of a node's effects, so that a node
 	// re-entered by an instant message can reuse its own buffer.
 	outBufs [][]model.Out
@@ -331,6 +338,10 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		}
 	case evResume:
 		w.endPause(now, simnet.NodeID(ev.node))
+	case evUnstall:
+		w.endStall(now, simnet.NodeID(ev.node))
+	case evHandled:
+		w.handled(now, ev)
 	case evDisconnect:
 		w.disconnected(now, ev)
 	default:

@@ -22,6 +22,8 @@ type route struct {
 	inc   uint32
 	// server is the requesting server's node id, or -1 for a producer.
 	server simnet.NodeID
+	// failed: the reply could not be sent, the connection being gone.
+	failed bool
 }
 
 // pushRoute records a reply route for the request being handled and
@@ -53,7 +55,9 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 				w.stepServer(now, r.server, n, o.Msg, 0)
 				continue
 			}
-			w.send(now, r.inst, r.dest, o.Msg, r.conn, simnet.Response, r.reqNo, r.inc)
+			if w.send(now, r.inst, r.dest, o.Msg, r.conn, simnet.Response, r.reqNo, r.inc) == simnet.ConnBroken {
+				w.routes[o.Peer.Handle].failed = true
+			}
 		case model.OutSend:
 			to := w.destNode(o.Dest)
 			h := w.pushRoute(route{server: n})

@@ -32,7 +32,7 @@ func TestShrinkFlags(t *testing.T) {
 		t.Errorf("timeline: %v", err)
 	}
 	code, out, _ = runCLI("-seed", "1", "-scenario", "zombie", "-idempotence=false", "-set", "fault.count=6", "-plan-file", plan)
-	if code != 1 || !strings.Contains(out, "INV-DUP    VIOLATED") {
+	if code != 1 || !strings.Contains(out, "INV-DUP     VIOLATED") {
 		t.Errorf("reproduce: exit %d\n%s", code, out)
 	}
 	// Nothing to shrink: exit 0.

@@ -1,6 +1,7 @@
 package faults_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -307,6 +308,26 @@ func TestParseKinds(t *testing.T) {
 	}
 	if _, err := faults.ParseKinds("pause,gc"); err == nil || !strings.Contains(err.Error(), `unknown kind "gc"`) {
 		t.Errorf("gc: %v", err)
+	}
+	if k, err := faults.ParseKinds("all,stall"); err != nil || k != faults.GenAll|faults.GenStall || faults.GenAll&faults.GenStall != 0 {
+		t.Errorf("all,stall: %v %v (all must not include stall)", k, err)
+	}
+}
+
+// TestGenerateStall: stalls are drawn for servers only.
+func TestGenerateStall(t *testing.T) {
+	p := faults.Generate(rand.New(rand.NewPCG(1, 2)), faults.GenOptions{Faults: 50, Kinds: faults.GenStall, Window: time.Minute, Nodes: exampleNodes})
+	if len(p.Actions) != 50 {
+		t.Fatalf("%d actions, want 50", len(p.Actions))
+	}
+	for _, a := range p.Actions {
+		st, ok := a.Action.(faults.Stall)
+		if !ok || (st.Node != "b1" && st.Node != "c1") || st.For <= 0 {
+			t.Fatalf("generated %s", a)
+		}
+	}
+	if err := p.Check(exampleNodes); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -76,6 +76,12 @@ type ProducerConfig struct {
 	// the application runs no transactions and the transactional.id only
 	// fences older instances. Needs TransactionalID.
 	TransactionRecords int
+	// GroupID, set for an exactly-once application, is the consumer group
+	// whose input position the producer commits inside every transaction
+	// (sendOffsetsToTransaction: AddOffsetsToTxn, then TxnOffsetCommit,
+	// then EndTxn); the position is the next input record after the
+	// transaction's records. Empty: no offsets are committed.
+	GroupID string
 	// TransactionTimeout is transaction.timeout.ms (default 60000 ms).
 	TransactionTimeout time.Duration
 	// Seq is the sequence-number space; it must match the brokers'.

@@ -151,32 +151,38 @@ within one producer session only; transactions are Kafka's answer.`,
 func zombie() *Scenario {
 	return &Scenario{
 		Name:    "zombie",
-		Summary: "a paused instance wakes after its replacement started: the epoch bump fences it",
-		Story: `Instance v1 (p1) of a producer with transactional.id gets producer id 42,
-epoch 0. It stalls in a GC pause longer than the timeouts, with records
-still in its accumulator. The application starts instance v2 (p2) with the
-same transactional.id; InitProducerId bumps the epoch to 1, and v2 sends
-again what v1 left unresolved. v1 wakes and sends its buffered records with
-epoch 0. The broker has seen epoch 1 and rejects them
-(INVALID_PRODUCER_EPOCH); v1 stops with ProducerFenced (bug-zoo Z05).
-Without idempotence there is no producer id or epoch: v1's late writes
-land and duplicate what v2 sent again.
+		Summary: "an exactly-once application's paused instance is fenced by its replacement; nothing is lost or written twice",
+		Story: `An exactly-once application (app.mode=exactly-once) reads input records in
+order and writes each as an output record in transactions of 10 that also
+commit its input position (AddOffsetsToTxn to the transaction coordinator
+c1, TxnOffsetCommit to the group coordinator g1; semantics T5). Its
+instance v1 (p1) has producer id 42. v1 stalls in a GC pause longer than
+its supervisor waits: 650ms after the pause starts the application starts
+v2 (p2) with the same transactional.id. v2's InitProducerId bumps the
+epoch and aborts v1's open transaction (markers with the new epoch); v2
+then fetches the committed input position (OffsetFetch with
+require_stable) and resumes there, so it sends again exactly what v1 had
+not committed. When v1 wakes, its writes, its offset commit or its
+EndTxn carry the old epoch and are refused (INVALID_PRODUCER_EPOCH,
+PRODUCER_FENCED): v1 is fenced, and every input record appears exactly
+once in the committed output (INV-EOS).
 
-Fencing alone has a window: a partition rejects epoch 0 only once it has
-seen epoch 1. If v1 wakes before v2's first write reaches the partition
-(try -set pause.ms=2000), v1's batch is accepted and duplicates v2's
-resend. With transactions (-set transaction.records=10) v2's
-InitProducerId finds v1's transaction open, aborts it with epoch 1
-(CONCURRENT_TRANSACTIONS for v2, whose retry gets epoch 2), and v1's
-writes are rejected or aborted at every pause length (semantics T2.3).`,
-		ExpectOff: "zombie writes land and duplicate v2's resends (INV-DUP fails, zombie_writes > 0)",
-		ExpectOn:  "v1 is fenced (fenced > 0), zombie_writes = 0, no duplicates",
-		Defaults: []KV{{"records", "60"}, {"transactional.id", "t1"}, {"coordinator.next.pid", "42"},
-			{"linger.ms", "1000"}, {"batch.size", "50"}},
+app.mode=at-least-once, for contrast, is the application that sends again
+whatever v1 left unresolved: when v1's commit landed but the pause hid
+its answer (about 1% of seeds), those records are committed twice
+(INV-DUP). A non-transactional idempotent zombie is never fenced: a new
+instance gets a new producer id, which is the restart story (scenario
+restart). Without idempotence (-idempotence=false) there is no
+transactional.id, and Kafka allows no transactions: the application runs
+at least once, v1's late writes land and duplicate what v2 sent again.`,
+		ExpectOff: "no transactional.id: the application runs at least once; v1's late writes land (zombie_writes > 0) and duplicate v2's (INV-DUP)",
+		ExpectOn:  "v1 is fenced (fenced > 0), zombie_writes = 0, no duplicates, every input record exactly once in the committed output (INV-EOS holds)",
+		Defaults: []KV{{"records", "60"}, {"transactional.id", "t1"}, {"transaction.records", "10"}, {"app.mode", "exactly-once"},
+			{"coordinator.next.pid", "42"}, {"linger.ms", "1000"}, {"batch.size", "50"}},
 		Extra: []Param{
-			{Key: "pause.at", Kind: Duration, Default: "2.55s", Doc: "when v1's pause starts (jittered by up to 300ms)", Min: 0, Max: 3600e9},
+			{Key: "pause.at", Kind: Duration, Default: "2.9s", Doc: "when v1's pause starts (jittered by up to 300ms; the window holds the commit of v1's third transaction)", Min: 0, Max: 3600e9},
 			{Key: "pause.ms", Kind: Int, Default: "25000", Unit: "ms", Doc: "length of v1's GC pause", Min: 0, Max: 3_600_000},
-			{Key: "takeover.after.ms", Kind: Int, Default: "5000", Unit: "ms", Doc: "time from the pause's start to v2's start", Min: 0, Max: 3_600_000},
+			{Key: "takeover.after.ms", Kind: Int, Default: "500", Unit: "ms", Doc: "time from the pause's nominal start to v2's start (plus 150ms): how fast the application's supervisor replaces an unresponsive instance", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-DUP"},
 		build: func(w *World) error {
@@ -295,7 +301,7 @@ TransactionMetadata.isEpochExhausted). Every restart happens after the
 producer's last batch was acknowledged, so nothing is in doubt.`,
 		ExpectOff: "nothing to show: without idempotence there are no producer ids or epochs",
 		ExpectOn:  "the producer id rotates at the exhausted epoch; INV-EPOCH holds",
-		Defaults: []KV{{"records", "40"}, {"transactional.id", "t1"}, {"epoch.bits", "4"}, {"batch.size", "1"},
+		Defaults: []KV{{"records", "40"}, {"transactional.id", "t1"}, {"transaction.records", "4"}, {"epoch.bits", "4"}, {"batch.size", "1"},
 			{"fault.producer.resend", "true"}},
 		Extra: []Param{
 			{Key: "restart.count", Kind: Int, Default: "9", Unit: "restarts", Doc: "producer restarts", Min: 1, Max: 100},

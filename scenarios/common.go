@@ -34,6 +34,7 @@ func commonParams() []Param {
 		{Key: "client.policy", Kind: Enum, Default: "java", Values: []string{"java", "librdkafka"}, Doc: "whose client behaviour to model"},
 
 		// Historical defects (-bug sets these).
+		{Key: "producer.whatif.fence_only", Kind: Bool, Default: "false", Doc: "what-if (Kafka refuses it): a transactional.id with transaction.records=0 only fences older instances and the producer sends outside transactions; Kafka's send() throws IllegalStateException there"},
 		{Key: "producer.bug.metaflap_reset", Kind: Bool, Default: "false", Doc: "defect Z11 (librdkafka 1.9.0): a metadata flap restarts sequences at 0"},
 		{Key: "producer.bug.reuse_expired_seq", Kind: Bool, Default: "false", Doc: "defect Z11f (franz-go #1217): an expired written batch frees its sequence numbers"},
 		{Key: "producer.bug.bump_on_any_oosn", Kind: Bool, Default: "false", Doc: "defect Z13 (librdkafka #4953): any OUT_OF_ORDER_SEQUENCE_NUMBER bumps and resets every partition (client.policy=librdkafka)"},
@@ -52,7 +53,7 @@ func commonParams() []Param {
 		{Key: "broker.transient_error", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a batch is answered NOT_ENOUGH_REPLICAS (retriable, nothing appended)", Min: 0, Max: 1},
 		{Key: "partition.not_ready.batches", Kind: Int, Default: "0", Unit: "batches", Doc: "the first batches each partition answers NOT_LEADER_OR_FOLLOWER, as a freshly created partition does", Min: 0, Max: 1_000_000},
 		{Key: "producer.id.expiration.check.interval.ms", Kind: Int, Default: "600000", Unit: "ms", Doc: "producer.id.expiration.check.interval.ms: how often expired producer state is removed", Min: 1, Max: math.MaxInt32},
-		{Key: "app.takeover.resend", Kind: Bool, Default: "true", Doc: "a later instance of an application sends again the records its older instances left unresolved"},
+		{Key: "app.mode", Kind: Enum, Default: "at-least-once", Values: []string{"at-least-once", "exactly-once"}, Doc: "how an application carries its input across instances: at-least-once (a later instance sends again every record its older instances left unresolved) or exactly-once (consume-transform-produce: transactions commit the input position, and a later instance resumes from the committed one; needs a transactional.id and transaction.records > 0)"},
 		{Key: "broker.restart.rebuild", Kind: Enum, Default: "log", Values: []string{"log", "none"}, Doc: "how a restarted broker rebuilds producer state: log (Kafka: snapshot plus log replay) or none (what-if: state lost, bug-zoo Z08)"},
 		{Key: "sequence.bits", Kind: Int, Default: "31", Unit: "bits", Doc: "width of sequence numbers (Kafka: 31, wrapping at 2147483647)", Min: 1, Max: 31},
 		{Key: "epoch.bits", Kind: Int, Default: "16", Unit: "bits", Doc: "width of producer epochs, signed (Kafka: 16, epochs 0..32767; the coordinator rotates the producer id at 32766)", Min: 2, Max: 16},

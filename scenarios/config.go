@@ -61,10 +61,33 @@ type AppParams struct {
 	IdleAfter int64
 	// Idle is app.idle.ms: the length of that idle period, 0..1h.
 	Idle time.Duration
-	// TakeoverResend is app.takeover.resend: a later instance of an
-	// application sends again the records its older instances left
-	// unresolved.
-	TakeoverResend bool
+	// Mode is app.mode: what a later instance of an application does
+	// when it takes over (AppAtLeastOnce, AppExactlyOnce).
+	Mode AppMode
+}
+
+// AppMode is how an application processes its input across instances.
+type AppMode uint8
+
+const (
+	// AppAtLeastOnce ("at-least-once"): a later instance sends again every
+	// record its older instances left unresolved.
+	AppAtLeastOnce AppMode = iota
+	// AppExactlyOnce ("exactly-once"): a consume-transform-produce loop.
+	// The application reads its input records in order and writes each
+	// as an output record in transactions that also commit the input
+	// position (sendOffsetsToTransaction); a later instance fetches the
+	// committed position from the group coordinator and resumes there,
+	// sending again nothing a committed transaction holds.
+	AppExactlyOnce
+)
+
+// String returns the parameter's value.
+func (m AppMode) String() string {
+	if m == AppExactlyOnce {
+		return "exactly-once"
+	}
+	return "at-least-once"
 }
 
 // Acks is the producer's acks setting: -1 (all), 0 or 1.
@@ -121,6 +144,9 @@ type ProducerParams struct {
 	// Policy is client.policy: whose client behaviour to model, java or
 	// librdkafka.
 	Policy model.ClientPolicy
+	// WhatIfFenceOnly is producer.whatif.fence_only: a transactional.id
+	// without transactions only fences (Kafka refuses it).
+	WhatIfFenceOnly bool
 	// BugMetaflapReset is producer.bug.metaflap_reset (-bug Z11).
 	BugMetaflapReset bool
 	// BugReuseExpiredSeq is producer.bug.reuse_expired_seq (-bug Z11f).
@@ -264,14 +290,14 @@ type ExtraParams struct {
 // parameter without an entry is an error of Decode (and of the tests).
 var fields = map[string]func(c *Config) any{
 	// Workload.
-	"records":             func(c *Config) any { return &c.App.Records },
-	"send.interval.ms":    func(c *Config) any { return &c.App.SendInterval },
-	"app.idle.after":      func(c *Config) any { return &c.App.IdleAfter },
-	"app.idle.ms":         func(c *Config) any { return &c.App.Idle },
-	"app.takeover.resend": func(c *Config) any { return &c.App.TakeoverResend },
-	"partitions":          func(c *Config) any { return &c.Partitions },
-	"brokers":             func(c *Config) any { return &c.Brokers },
-	"sequence.bits":       func(c *Config) any { return &c.SequenceBits },
+	"records":          func(c *Config) any { return &c.App.Records },
+	"send.interval.ms": func(c *Config) any { return &c.App.SendInterval },
+	"app.idle.after":   func(c *Config) any { return &c.App.IdleAfter },
+	"app.idle.ms":      func(c *Config) any { return &c.App.Idle },
+	"app.mode":         func(c *Config) any { return &c.App.Mode },
+	"partitions":       func(c *Config) any { return &c.Partitions },
+	"brokers":          func(c *Config) any { return &c.Brokers },
+	"sequence.bits":    func(c *Config) any { return &c.SequenceBits },
 
 	// Producer.
 	"enable.idempotence":                    func(c *Config) any { return &c.Producer.EnableIdempotence },
@@ -291,6 +317,7 @@ var fields = map[string]func(c *Config) any{
 	"transaction.timeout.ms":                func(c *Config) any { return &c.Producer.TransactionTimeout },
 	"client.policy":                         func(c *Config) any { return &c.Producer.Policy },
 	"producer.bug.metaflap_reset":           func(c *Config) any { return &c.Producer.BugMetaflapReset },
+	"producer.whatif.fence_only":            func(c *Config) any { return &c.Producer.WhatIfFenceOnly },
 	"producer.bug.reuse_expired_seq":        func(c *Config) any { return &c.Producer.BugReuseExpiredSeq },
 	"producer.bug.bump_on_any_oosn":         func(c *Config) any { return &c.Producer.BugBumpOnAnyOOSN },
 
@@ -437,6 +464,15 @@ func decodeInto(p *Param, s string, dst any) error {
 			*d = model.PolicyLibrdkafka
 		default:
 			return fmt.Errorf("%s=%q is not allowed (allowed: java, librdkafka)", p.Key, s)
+		}
+	case *AppMode:
+		switch s {
+		case "at-least-once":
+			*d = AppAtLeastOnce
+		case "exactly-once":
+			*d = AppExactlyOnce
+		default:
+			return fmt.Errorf("%s=%q is not allowed (allowed: at-least-once, exactly-once)", p.Key, s)
 		}
 	case *Rebuild:
 		switch s {

@@ -32,9 +32,12 @@ const (
 	evHandled
 	// evUnstall: the stall of server node set by fault-plan action n ends.
 	evUnstall
+	// evAppResume: exactly-once instance node fetches its application's
+	// committed input position (again) and resumes there.
+	evAppResume
 )
 
-var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall"}
+var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume"}
 
 // Event is one pending world event: a small value, so the loop's queue holds
 // it without allocating.
@@ -63,7 +66,7 @@ func (e Event) AppendDescription(b []byte) []byte {
 		b = strconv.AppendUint(b, e.msg, 10)
 		b = append(b, " to="...)
 		b = strconv.AppendInt(b, int64(e.node), 10)
-	case evWake, evStart, evDisconnect, evHandled:
+	case evWake, evStart, evDisconnect, evHandled, evAppResume:
 		b = append(b, " node="...)
 		b = strconv.AppendInt(b, int64(e.node), 10)
 	case evFault, evResume, evUnstall:

@@ -162,7 +162,7 @@ func (w *World) target(ev Event) simnet.NodeID {
 			return -1
 		}
 		return simnet.NodeID(ev.node)
-	case evStart, evWake, evDisconnect, evHandled:
+	case evStart, evWake, evDisconnect, evHandled, evAppResume:
 		return simnet.NodeID(ev.node)
 	case evAppSend:
 		if in := w.apps[ev.app].current(); in != nil {
@@ -179,7 +179,7 @@ func (w *World) gate(now sim.Time, n simnet.NodeID, ev Event) bool {
 	switch {
 	case st.crashed:
 		switch ev.kind {
-		case evAppSend, evStart:
+		case evAppSend, evStart, evAppResume:
 			w.hold(now, n, ev, "crashed")
 		case evDeliver:
 			w.loseDelivery(now, ev, "crashed")
@@ -356,7 +356,7 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 	kept := st.held[:0]
 	for _, ev := range st.held {
 		switch ev.kind {
-		case evAppSend, evStart:
+		case evAppSend, evStart, evAppResume:
 			kept = append(kept, ev)
 		case evDeliver:
 			w.loseDelivery(now, ev, "crashed")
@@ -378,6 +378,9 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 		var abandoned int64
 		if !w.resend && len(in.unresolved) > 0 {
 			abandoned = int64(len(in.unresolved))
+			for k := range in.unresolved {
+				in.app.abandoned[k] = true
+			}
 			clear(in.unresolved)
 		}
 		w.emit(model.Obs{Kind: model.ObsCrash, At: now, Node: int32(n), Peer: -1, N: abandoned})
@@ -414,9 +417,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 		inbox := st.inbox
 		st.inbox = nil
 		for _, m := range inbox {
-			h := w.pushRoute(route{server: m.from})
-			w.stepServer(now, n, m.from, m.m, h)
-			w.popRoute()
+			w.stepServer(now, n, m.from, m.m, m.handle)
 		}
 	} else {
 		in := nd.inst

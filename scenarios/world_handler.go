@@ -38,6 +38,9 @@ type srvConn struct {
 	// cur is the request being handled (busy), if any.
 	cur  pendingReq
 	busy bool
+	// waiting: the request being handled waits for another server's
+	// answer; the connection stays muted until its response is sent.
+	waiting bool
 }
 
 // pendingReq is a request in a server's receive buffer.
@@ -120,7 +123,7 @@ func (w *World) handled(now sim.Time, ev Event) {
 		return // handling by a crashed incarnation
 	}
 	sc := w.srvConnOf(simnet.NodeID(ev.node), ev.tok.Conn, false)
-	if sc == nil || !sc.busy {
+	if sc == nil || !sc.busy || sc.waiting {
 		return
 	}
 	w.handle(now, sc)
@@ -128,15 +131,29 @@ func (w *World) handled(now sim.Time, ev Event) {
 }
 
 // handle hands the request being handled to the server node and carries
-// out its effects. A response that cannot be sent (the connection is gone)
-// closes the channel: the requests still buffered are discarded (R51).
+// out its effects. The connection stays muted until the response is sent
+// (R49): a request that waits for another server's answer (a produce
+// waiting for its verification) keeps it muted across events.
 func (w *World) handle(now sim.Time, sc *srvConn) {
 	req := sc.cur
 	wr := req.wr
-	h := w.pushRoute(route{inst: wr.inst, dest: wr.dest, conn: req.tok.Conn, reqNo: wr.reqNo, inc: wr.inc, server: -1})
+	failed := new(bool)
+	h := w.pushRoute(route{inst: wr.inst, dest: wr.dest, conn: req.tok.Conn, reqNo: wr.reqNo, inc: wr.inc, server: -1, failed: failed, sc: sc})
 	w.serverOuts(now, sc.node, w.nodes[sc.node].srv.Step(now, model.Peer{Node: int32(wr.inst.node), ReqNo: wr.reqNo, Handle: h}, wr.m))
-	failed := w.routes[h].failed
-	w.popRoute()
+	if pr, ok := wr.m.(*model.ProduceRequest); ok && pr.Acks == 0 {
+		w.dropRoute(h) // acks=0: no response
+	}
+	if _, waiting := w.routes[h]; waiting {
+		sc.waiting = true
+		return
+	}
+	w.doneHandling(now, sc, *failed)
+}
+
+// doneHandling unmutes sc after its request's response was sent or
+// skipped. A response that could not be sent (the connection is gone)
+// closes the channel: the requests still buffered are discarded (R51).
+func (w *World) doneHandling(now sim.Time, sc *srvConn, failed bool) {
 	sc.busy, sc.cur = false, pendingReq{}
 	if !failed {
 		return

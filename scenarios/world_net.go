@@ -148,7 +148,7 @@ func (w *World) connsDown(now sim.Time) {
 func (w *World) disconnected(now sim.Time, ev Event) {
 	in := w.nodes[ev.node].inst
 	dest := int32(ev.n) - 1
-	if ev.gen != w.nodes[ev.node].inc || in.conns[dest+1] != ev.tok.Conn {
+	if ev.gen != w.nodes[ev.node].inc || in.conns[w.connIdx(dest)] != ev.tok.Conn {
 		return
 	}
 	w.emit(model.Obs{Kind: model.ObsDisconnected, At: now, Node: ev.node, Peer: int32(ev.tok.Conn.Server), ConnGen: ev.tok.Conn.Gen})

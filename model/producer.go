@@ -642,7 +642,10 @@ func (p *Producer) isNextSeq(ps *partState, seq int32) bool {
 //   - UNKNOWN_PRODUCER_ID bumps the epoch for the whole producer once all
 //     partitions are drained, and every partition restarts at sequence 0,
 //     including batches that were possibly persisted (Z13);
-//   - other non-retriable errors fail the batch without a bump.
+//   - a batch that fails for good leaves a gap in the sequence, so a
+//     producer without transactional.id drains and bumps the epoch too
+//     (rdkBumpAfterGap); a transactional one fails the batch without a
+//     bump.
 func (p *Producer) rdkComplete(now sim.Time, b *pbatch, err ErrCode) {
 	ps := p.parts[b.b.Partition]
 	ps.drainWait = true
@@ -691,6 +694,29 @@ func (p *Producer) rdkComplete(now sim.Time, b *pbatch, err ErrCode) {
 		return
 	}
 	p.finish(now, b, err, -1)
+	p.rdkBumpAfterGap(b, err)
+}
+
+// rdkBumpAfterGap (librdkafka policy) asks for the producer-wide drain and
+// epoch bump after batch b of an idempotent producer without
+// transactional.id failed for good: its sequence numbers are never sent
+// again, and the partition's next batch would otherwise arrive after a gap.
+// librdkafka (src/rdkafka_request.c, rd_kafka_handle_Produce_error, lines
+// 4736-4746 at v2.15.0: "message sequence gap", without
+// enable.gapless.guarantee) bumps on every permanent error, and a
+// message.timeout.ms expiry in the partition's queues bumps too
+// (src/rdkafka_broker.c, rd_kafka_toppar_producer_serve, lines 4213-4237:
+// "Message timeouts will lead to gaps the in the message sequence and thus
+// trigger OutOfOrderSequence errors from the broker. Bump the epoch").
+// librdkafka retries a timed-out request whatever its messages' age and
+// fails them only in that queue scan, so every final failure here stands
+// for one of the two.
+func (p *Producer) rdkBumpAfterGap(b *pbatch, err ErrCode) {
+	if p.cfg.TransactionalID != "" || p.rdkBump {
+		return
+	}
+	p.note(NoteRetry, err.String()+" on p"+itoa(int64(b.b.Partition))+" leaves a sequence gap: drain and bump the epoch")
+	p.rdkBump = true
 }
 
 // reenqueueRetry puts b back for a retry after the backoff (Sender

@@ -521,6 +521,13 @@ func (p *Producer) completeOK(now sim.Time, b *pbatch, offset int64) {
 // canRetry is Sender.canRetry with TransactionManager.canRetry (C4.6,
 // C5.3, C5.5). Like Kafka's, it requests epoch bumps as a side effect, and
 // only when the batch is still within its delivery timeout and retries.
+// An OUT_OF_ORDER_SEQUENCE_NUMBER requests a bump only for the head batch
+// (lastAckedSequence+1) of a partition without unresolved sequences, or
+// for the batch right after the unresolved point; a later batch is retried
+// as it is (clients/src/main/java/org/apache/kafka/clients/producer/internals/TransactionManager.java
+// canRetry, lines 959-975, and isNextSequence, line 788). A head batch that
+// a restarted broker no longer has in its window (it keeps the newest
+// batch only) therefore gets a bump and is appended again.
 func (p *Producer) canRetry(now sim.Time, b *pbatch, err ErrCode, logStart int64) bool {
 	if now >= b.createdAt.Add(p.cfg.DeliveryTimeout) || b.attempts >= p.cfg.Retries {
 		return false

@@ -717,7 +717,11 @@ func (p *Producer) rdkComplete(now sim.Time, b *pbatch, err ErrCode) {
 // trigger OutOfOrderSequence errors from the broker. Bump the epoch").
 // librdkafka retries a timed-out request whatever its messages' age and
 // fails them only in that queue scan, so every final failure here stands
-// for one of the two.
+// for one of the two. INTRODUCTION.md ("Message timeout considerations",
+// lines 587-592) documents the drain and bump: "the base sequence number
+// is reset to the first message in the queue". A queued retry that was
+// possibly persisted is renumbered with the rest and may be appended
+// twice, the hazard librdkafka #4953 describes.
 func (p *Producer) rdkBumpAfterGap(b *pbatch, err ErrCode) {
 	if p.cfg.TransactionalID != "" || p.rdkBump {
 		return

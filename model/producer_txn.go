@@ -148,7 +148,7 @@ func (p *Producer) txnStep(now sim.Time) {
 	}
 	if t.abort {
 		if p.nothingOnWire() {
-			p.sendTxn(now, txnOpEnd, false)
+			p.endOrComplete(now, false)
 		}
 		return
 	}
@@ -168,8 +168,26 @@ func (p *Producer) txnStep(now sim.Time) {
 			}
 			return
 		}
-		p.sendTxn(now, txnOpEnd, true)
+		p.endOrComplete(now, true)
 	}
+}
+
+// endOrComplete ends the open transaction: with EndTxn once a partition
+// was added to it, else locally. The Java client sends no EndTxn for a
+// transaction to which no partition (or offsets) was successfully added
+// (clients/src/main/java/org/apache/kafka/clients/producer/internals/TransactionManager.java,
+// nextRequest, lines 816-823: transactionStarted, set by a successful
+// AddPartitionsToTxn at line 1448 and cleared by completeTransaction at
+// line 1186); the coordinator would answer it INVALID_TXN_STATE (its state
+// is still Empty or Complete*), which is fatal (EndTxnHandler). An epoch
+// bump the abort owes then follows as usual.
+func (p *Producer) endOrComplete(now sim.Time, commit bool) {
+	if slices.Contains(p.txn.added, true) || p.txn.offsetsAdded {
+		p.sendTxn(now, txnOpEnd, commit)
+		return
+	}
+	p.note(NoteInfo, "no partition was added to the transaction: it ends without EndTxn")
+	p.endTxn(now, commit)
 }
 
 func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {

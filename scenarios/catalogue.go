@@ -244,7 +244,15 @@ producer state from its snapshot and the log (broker.restart.rebuild=log),
 so the retry is recognised as a duplicate of the newest batch. A broker
 that comes back without producer state (broker.restart.rebuild=none,
 bug-zoo Z08) accepts the retry as the first batch of an unknown producer
-and appends it again.`,
+and appends it again.
+
+With several batches written but unacknowledged at the restart (fault
+noise, fault.count), real Kafka duplicates too: the rebuilt window holds
+the newest batch only, the head batch's retry gets
+OUT_OF_ORDER_SEQUENCE_NUMBER, and the Java client bumps the epoch and
+appends the older batches again (INV-DUP). With broker.transient_error, a
+restarted producer's new producer id, unknown to the partition, can have
+batch 1 appended before a failed batch 0 (INV-SEQ), as in emptypart.`,
 		ExpectOff: "the retried batch lands twice (INV-DUP fails)",
 		ExpectOn:  "the retry is deduplicated after the restart; INV-STATE holds",
 		Defaults:  []KV{{"records", "20"}, {"send.interval.ms", "200"}, {"batch.size", "1"}, {"request.timeout.ms", "3000"}, {"net.disconnect_notice", "0"}},
@@ -298,7 +306,20 @@ new instance's InitProducerId bumps the epoch. With epoch.bits=4 epochs run
 0..7 and the coordinator counts an epoch as exhausted at 6: the next
 InitProducerId allocates a new producer id at epoch 0 (bug-zoo Z10,
 TransactionMetadata.isEpochExhausted). Every restart happens after the
-producer's last batch was acknowledged, so nothing is in doubt.`,
+producer's last batch was acknowledged, so nothing is in doubt.
+
+Beyond the plan, real Kafka fails too. If an acknowledgement is lost
+before a restart (net.response_loss, fault.count), the application sends
+the record again through the new instance (fault.producer.resend: at
+least once, as in restart); under the new epoch or producer id it starts
+at sequence 0 and is appended twice (INV-DUP): the broker deduplicates
+within one producer session only, and the transactional.id fences the old
+instance without deduplicating its records. A rotated producer id is
+unknown to the partition, which accepts its first batch at any sequence
+(ProducerAppendInfo.checkSequence; KAFKA-15591 covers never-written
+partitions only): if its batch 0 fails transiently and batch 1 lands
+first, INV-SEQ and INV-ORDER fail as in emptypart
+(-set broker.transient_error=0.5).`,
 		ExpectOff: "nothing to show: without idempotence there are no producer ids or epochs",
 		ExpectOn:  "the producer id rotates at the exhausted epoch; INV-EPOCH holds",
 		Defaults: []KV{{"records", "40"}, {"transactional.id", "t1"}, {"transaction.records", "4"}, {"epoch.bits", "4"}, {"batch.size", "1"},
@@ -402,7 +423,15 @@ The Java client treats an OUT_OF_ORDER_SEQUENCE_NUMBER on a batch that is
 not the head as "retry, do not bump", and renumbers only the partition it
 bumps (KAFKA-12152). The librdkafka defect (-bug Z13, librdkafka #4953)
 bumps the epoch and resets every partition's sequences, so partition 1's
-written batch goes out again as epoch+1, sequence 0, and is appended twice.`,
+written batch goes out again as epoch+1, sequence 0, and is appended twice.
+
+Broker restarts among the faults (fault.count) break the promise in real
+Kafka too: a restarted broker keeps each producer's newest batch only
+(its snapshot holds one), so a retry of an older written batch gets
+OUT_OF_ORDER_SEQUENCE_NUMBER; for the head batch the Java client bumps and
+resends it at sequence 0, and INV-DUP fails without any -bug (a head batch,
+unlike Z13's). A producer restart's new producer id is accepted at any
+first sequence, so INV-SEQ and INV-ORDER can fail as in emptypart.`,
 		ExpectOff: "duplicates and reordering from the same faults (INV-DUP or INV-ORDER fails)",
 		ExpectOn:  "no duplicates; with -bug Z13, INV-DUP fails on the other partition",
 		Defaults: []KV{{"records", "120"}, {"partitions", "2"}, {"send.interval.ms", "1"}, {"batch.size", "1"},

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -410,6 +411,9 @@ func decodeInto(p *Param, s string, dst any) error {
 		case p.Kind == Int && p.Unit == "ms":
 			var n int64
 			n, err = strconv.ParseInt(s, 10, 64)
+			if n > math.MaxInt64/int64(time.Millisecond) || n < math.MinInt64/int64(time.Millisecond) {
+				return fmt.Errorf("parameter %s: %s ms does not fit a time.Duration (its range must stay within ±%d)", p.Key, s, math.MaxInt64/int64(time.Millisecond))
+			}
 			*d = time.Duration(n) * time.Millisecond
 		default:
 			return mismatch()

@@ -55,7 +55,7 @@ func commonParams() []Param {
 		{Key: "producer.id.expiration.check.interval.ms", Kind: Int, Default: "600000", Unit: "ms", Doc: "producer.id.expiration.check.interval.ms: how often expired producer state is removed", Min: 1, Max: math.MaxInt32},
 		{Key: "app.takeover.resend", Kind: Bool, Default: "true", Doc: "a later instance of an application sends again the records its older instances left unresolved"},
 		{Key: "broker.restart.rebuild", Kind: Enum, Default: "log", Values: []string{"log", "none"}, Doc: "how a restarted broker rebuilds producer state: log (Kafka: snapshot plus log replay) or none (what-if: state lost, bug-zoo Z08)"},
-		{Key: "sequence.bits", Kind: Int, Default: "31", Unit: "bits", Doc: "width of sequence numbers (Kafka: 31, wrapping at 2147483647)", Min: 1, Max: 31},
+		{Key: "sequence.bits", Kind: Int, Default: "31", Unit: "bits", Doc: "width of sequence numbers (Kafka: 31, wrapping at 2147483647); with idempotence, 2^bits must exceed (broker.window + max.in.flight.requests.per.connection) * batch.size, so that no two batches in the window or in flight share sequences (narrower is outside Kafka's design and refused)", Min: 1, Max: 31},
 		{Key: "epoch.bits", Kind: Int, Default: "16", Unit: "bits", Doc: "width of producer epochs, signed (Kafka: 16, epochs 0..32767; the coordinator rotates the producer id at 32766)", Min: 2, Max: 16},
 		{Key: "coordinator.next.pid", Kind: Int, Default: "1000", Doc: "first producer id the coordinator hands out (then +1 each)", Min: 0, Max: 1 << 62},
 		{Key: "producer.id.expiration.ms", Kind: Int, Default: "86400000", Unit: "ms", Doc: "producer.id.expiration.ms", Min: 1, Max: math.MaxInt64 / int64(time.Millisecond)},

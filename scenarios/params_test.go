@@ -62,8 +62,9 @@ func beyond(t *testing.T, p *Param, lo, hi string) (below, above string) {
 
 // TestPrintedBoundsAreEnforced walks every parameter of every scenario:
 // each Int, Float and Duration has a range; its printed minimum and
-// maximum are accepted, decode into the parameter's Config field exactly,
-// and the values just beyond them are refused with one line that names the
+// maximum are accepted, decode into the parameter's Config field exactly
+// (with idempotence off, so that no rule joining several parameters
+// applies), and the values just beyond them are refused with one line that names the
 // key and the printed range.
 func TestPrintedBoundsAreEnforced(t *testing.T) {
 	for _, sc := range All() {
@@ -82,6 +83,13 @@ func TestPrintedBoundsAreEnforced(t *testing.T) {
 				lo, hi := printedBounds(t, &p)
 				for _, val := range []string{lo, hi} {
 					v := sc.Values()
+					// With idempotence, the rule that joins sequence.bits,
+					// broker.window, max.in.flight.requests.per.connection
+					// and batch.size narrows their ranges
+					// (TestSequenceBitsRule).
+					if err := v.Set("enable.idempotence", "false"); err != nil {
+						t.Fatal(err)
+					}
 					if err := v.Set(p.Key, val); err != nil {
 						t.Errorf("printed bound %s=%s refused: %v", p.Key, val, err)
 						continue
@@ -175,5 +183,43 @@ func TestIssue18Ranges(t *testing.T) {
 	p := sc.Values().param("producer.id.expiration.ms")
 	if got := p.Allowed(); got != "1..9223372036854" {
 		t.Errorf("producer.id.expiration.ms prints %s", got)
+	}
+}
+
+// TestSequenceBitsRule: with idempotence the sequence space must exceed
+// (broker.window + max.in.flight.requests.per.connection) * batch.size,
+// and the error says which widths are allowed; without idempotence the
+// width does not matter.
+func TestSequenceBitsRule(t *testing.T) {
+	sc, _ := Lookup("ackloss") // batch.size=1, broker.window=5, max in flight 5: 10 sequences needed
+	for _, c := range []struct {
+		sets []KV
+		want string // error substring; "" for none
+	}{
+		{kv("sequence.bits", "4"), ""},
+		{kv("sequence.bits", "3"), "sequence.bits=3 gives 8 sequence numbers, not more than (broker.window + max.in.flight.requests.per.connection) * batch.size = (5 + 5) * 1 = 10"},
+		{kv("sequence.bits", "2"), "(allowed with these values: sequence.bits 4..31)"},
+		{kv("sequence.bits", "2", "enable.idempotence", "false"), ""},
+		{kv("sequence.bits", "4", "batch.size", "2"), "sequence.bits 5..31"},
+		{kv("sequence.bits", "4", "broker.window", "1", "max.in.flight.requests.per.connection", "1"), ""},
+		{kv("batch.size", "100000", "broker.window", "1000", "max.in.flight.requests.per.connection", "5"), ""}, // 31 bits hold every window
+	} {
+		_, err := Resolve(Spec{Scenario: sc, Sets: c.sets})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: %v", c.sets, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%v: error %v, want one line with %q", c.sets, err, c.want)
+		}
+	}
+	// The widest window, in-flight count and batch size fit in 31 bits.
+	if need := (int64(1000) + 100) * 100_000; need >= 1<<31 {
+		t.Errorf("31 bits do not hold %d sequences", need)
+	}
+	// The catalogue's own defaults obey the rule (wrap narrows the width).
+	for _, s := range All() {
+		if _, err := Resolve(Spec{Scenario: s}); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -45,7 +46,10 @@ type Config struct {
 	// one copy, on its leader.
 	Brokers int
 	// SequenceBits is sequence.bits: the width of sequence numbers, 1..31
-	// bits (Kafka: 31), shared by producers and brokers.
+	// bits (Kafka: 31), shared by producers and brokers; with idempotence
+	// 2^bits must exceed (broker.window +
+	// max.in.flight.requests.per.connection) × batch.size
+	// ([Config.checkRules]).
 	SequenceBits int
 }
 
@@ -382,7 +386,8 @@ var fields = map[string]func(c *Config) any{
 // Decode returns the values as a typed Config. Resolve calls it once per
 // run, after every level of precedence has been applied; nothing needs to
 // read the text values after that. Every value was checked when it was
-// set, so the only error is a parameter without a field in Config.
+// set, so the errors are a parameter without a field in Config and a
+// rule that joins the ranges of several parameters ([Config.checkRules]).
 func (v *Values) Decode() (Config, error) {
 	var c Config
 	for i := range v.params {
@@ -395,7 +400,46 @@ func (v *Values) Decode() (Config, error) {
 			return Config{}, err
 		}
 	}
+	if err := c.checkRules(); err != nil {
+		return Config{}, err
+	}
 	return c, nil
+}
+
+// checkRules checks the ranges that depend on other parameters' values.
+// The error is one line naming the keys and what is allowed.
+//
+// sequence.bits, with enable.idempotence=true: the batches the broker
+// caches (broker.window) and the requests the producer may have in flight
+// beyond them (max.in.flight.requests.per.connection), each of up to
+// batch.size records, must have distinct sequences:
+//
+//	2^bits > (broker.window + max.in.flight.requests.per.connection) × batch.size
+//
+// Otherwise a new or retried batch can carry the sequences of a batch
+// still in the window, the broker answers it as a duplicate, and
+// INV-DEDUP and INV-LOSS fail in a way Kafka's design excludes: Kafka's
+// space is 2^31 sequences, far more than its 5 cached and 5 in-flight
+// batches hold. At 31 bits every allowed window, in-flight count and
+// batch size fit. Without idempotence batches carry no sequences and
+// the rule does not apply.
+func (c *Config) checkRules() error {
+	bits := c.SequenceBits
+	if !c.Producer.EnableIdempotence || bits < 1 || bits > 62 {
+		return nil // no sequences, or Param.check has refused the width
+	}
+	w, f, b := int64(c.Broker.Window), int64(c.Producer.MaxInFlight), int64(c.Producer.BatchSize)
+	need := (w + f) * b
+	if space := int64(1) << bits; space <= need {
+		least := bits
+		for int64(1)<<least <= need {
+			least++
+		}
+		return fmt.Errorf("sequence.bits=%d gives %d sequence numbers, not more than (broker.window + max.in.flight.requests.per.connection) * batch.size = (%d + %d) * %d = %d: "+
+			"batches in the broker's window and in flight could share sequences, outside Kafka's design (allowed with these values: sequence.bits %d..31)",
+			bits, space, w, f, b, need, least)
+	}
+	return nil
 }
 
 // checkDecode reports a value that [Param.check] accepts but that does not
@@ -445,6 +489,9 @@ func decodeInto(p *Param, s string, dst any) error {
 		case p.Kind == Int && p.Unit == "ms":
 			var n int64
 			n, err = strconv.ParseInt(s, 10, 64)
+			if n > math.MaxInt64/int64(time.Millisecond) || n < math.MinInt64/int64(time.Millisecond) {
+				return fmt.Errorf("parameter %s: %s ms does not fit a time.Duration (its range must stay within ±%d)", p.Key, s, math.MaxInt64/int64(time.Millisecond))
+			}
 			*d = time.Duration(n) * time.Millisecond
 		default:
 			return mismatch()

@@ -64,10 +64,10 @@ func candidates(p *Param, cur string) []string {
 	case Int:
 		n, _ := strconv.ParseInt(cur, 10, 64)
 		return []string{strconv.FormatInt(n+1, 10), strconv.FormatInt(n-1, 10),
-			strconv.FormatFloat(p.Min, 'f', 0, 64), strconv.FormatFloat(p.Max, 'f', 0, 64)}
+			strconv.FormatInt(p.Min, 10), strconv.FormatInt(p.Max, 10)}
 	case Float:
 		f, _ := strconv.ParseFloat(cur, 64)
-		return []string{strconv.FormatFloat(f+0.25, 'g', -1, 64), strconv.FormatFloat(p.Min, 'g', -1, 64), strconv.FormatFloat(p.Max, 'g', -1, 64)}
+		return []string{strconv.FormatFloat(f+0.25, 'g', -1, 64), strconv.FormatFloat(p.MinF, 'g', -1, 64), strconv.FormatFloat(p.MaxF, 'g', -1, 64)}
 	case Duration:
 		d, _ := time.ParseDuration(cur)
 		return []string{(d + time.Millisecond).String(), time.Duration(p.Min).String(), time.Duration(p.Max).String()}

@@ -91,6 +91,12 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 	for i := range w.plan.Actions {
 		w.schedule(sim.Time(w.plan.Actions[i].At), Event{kind: evFault, n: uint64(i)})
 	}
+	// The instances start after the plan's actions of the same time: a
+	// drop or reject armed at 0s is in place for the first request.
+	for _, s := range w.starts {
+		w.schedule(s.at, s.ev)
+	}
+	w.starts = nil
 	return nil
 }
 

@@ -138,6 +138,9 @@ type World struct {
 	cfgNotes  []string
 	apps      []*app
 	instances []*instance
+	// starts are the instances' start events, scheduled after the fault
+	// plan's actions (initFaults).
+	starts []timedEvent
 
 	msgs    map[uint64]*wire
 	nextMsg uint64
@@ -188,6 +191,12 @@ type World struct {
 	// script is set in a scripted world (script.go): a test script, not
 	// the network's draws and the loop, decides when messages arrive.
 	script *script
+}
+
+// timedEvent is an event with its time, not yet scheduled.
+type timedEvent struct {
+	at sim.Time
+	ev Event
 }
 
 // Nodes' random streams are derived from these names.

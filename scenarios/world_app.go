@@ -25,8 +25,11 @@ func (w *World) addInstance(a *app, start sim.Time) *instance {
 	in := &instance{app: a, index: len(a.instances), name: InstanceName(len(w.instances)), unresolved: make(map[int64]model.Record)}
 	a.instances = append(a.instances, in)
 	w.instances = append(w.instances, in)
-	// Instances take the first node ids, in order.
-	w.schedule(start, Event{kind: evStart, node: int32(len(w.instances) - 1)})
+	// Instances take the first node ids, in order. Their starts are
+	// scheduled once the fault plan is (initFaults), so that plan actions
+	// at the same time, such as the drops a realized plan arms at 0s, come
+	// first.
+	w.starts = append(w.starts, timedEvent{at: start, ev: Event{kind: evStart, node: int32(len(w.instances) - 1)}})
 	return in
 }
 

@@ -31,10 +31,8 @@ func (o *outcome) Observe(ob *model.Obs) {
 	switch ob.Kind {
 	case model.ObsAppSend:
 		o.sent++
-	case model.ObsCrash:
-		o.abandoned += ob.N
 	case model.ObsRunEnd:
-		o.pending = ob.N
+		o.pending, o.abandoned = ob.N, ob.Abandoned
 	}
 }
 

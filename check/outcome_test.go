@@ -25,7 +25,8 @@ func TestSimOutcome(t *testing.T) {
 	r.appendBatch(4, plain(0, 0, 1))
 	r.outcome(acked(5, 0, 1, 0, 1))
 	r.emit(func(o *model.Obs) { o.Kind, o.At, o.Node, o.N = model.ObsCrash, 6, 0, 1 })
-	_, vs := r.endAll(7, 1, "drained", 0)
+	r.emit(func(o *model.Obs) { o.Kind, o.At, o.N, o.Abandoned, o.Text = model.ObsRunEnd, 7, 1, 1, "drained" })
+	_, vs := r.s.Finish()
 	for _, v := range vs {
 		if v.Invariant == SimOutcome {
 			t.Fatalf("consistent stream reported: %v", v)

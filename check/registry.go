@@ -20,6 +20,7 @@ var registry = []struct {
 	{InvFence, newFence},
 	{InvState, newState},
 	{InvEpoch, newEpoch},
+	{InvEOS, newEOS},
 	{LiveProd, newLiveProd},
 	{SimOutcome, newOutcome},
 }

@@ -83,6 +83,10 @@ type Target interface {
 	// Pause makes node handle nothing for d: what reaches it waits. The
 	// plan's end cuts a pause short.
 	Pause(node string, d time.Duration)
+	// Stall stops server node's request handlers for d: requests keep
+	// arriving and its timers keep running. The plan's end cuts a stall
+	// short.
+	Stall(node string, d time.Duration)
 	// Crash stops node: it loses its volatile state, and what reaches
 	// it is lost.
 	Crash(node string)

@@ -33,15 +33,21 @@ const (
 	GenDrop
 	// GenDrift ("drift") makes one process's timers run fast or slow.
 	GenDrift
+	// GenStall ("stall") stalls a server's request handlers for up to
+	// MaxDuration. It is not in GenAll: name it ("all,stall").
+	GenStall
 
-	// GenAll ("all") is every kind.
+	// GenAll ("all") is the kinds the generator had before stall was
+	// added: pause, crash, partition, oneway, drop and drift. It stays
+	// that set so that a seed printed in an earlier reproduce line still
+	// generates the same plan; newer kinds are named explicitly.
 	GenAll = GenPause | GenCrash | GenCut | GenCutOneWay | GenDrop | GenDrift
 )
 
-var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift"}
+var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall"}
 
 // ParseKinds parses a comma-separated list of kind names (pause, crash,
-// partition, oneway, drop, drift) or "all".
+// partition, oneway, drop, drift, stall, and "all" for the first six).
 func ParseKinds(s string) (Kinds, error) {
 	if s == "all" {
 		return GenAll, nil
@@ -49,6 +55,10 @@ func ParseKinds(s string) (Kinds, error) {
 	var k Kinds
 	for f := range strings.SplitSeq(s, ",") {
 		f = strings.TrimSpace(f)
+		if f == "all" {
+			k |= GenAll
+			continue
+		}
 		i := slices.Index(kindNames[:], f)
 		if i < 0 {
 			return 0, fmt.Errorf("fault.kinds: unknown kind %q (allowed: all, or a list of %s)", f, strings.Join(kindNames[:], ", "))
@@ -126,7 +136,7 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 		if kinds&k == 0 {
 			continue
 		}
-		if (k == GenCut || k == GenCutOneWay || k == GenDrop) && !haveLinks || len(all) == 0 {
+		if (k == GenCut || k == GenCutOneWay || k == GenDrop) && !haveLinks || k == GenStall && len(servers) == 0 || len(all) == 0 {
 			continue
 		}
 		enabled = append(enabled, k)
@@ -192,6 +202,8 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 				ppm = -ppm
 			}
 			add(at, Drift{Node: pick(all), PPM: ppm})
+		case GenStall:
+			add(at, Stall{Node: pick(servers), For: dur()})
 		}
 	}
 	p.SortByTime()

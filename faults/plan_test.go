@@ -1,6 +1,7 @@
 package faults_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +164,7 @@ type recorder struct{ calls []string }
 
 func (r *recorder) add(s string)                    { r.calls = append(r.calls, s) }
 func (r *recorder) Pause(n string, d time.Duration) { r.add("pause " + n + " " + d.String()) }
+func (r *recorder) Stall(n string, d time.Duration) { r.add("stall " + n + " " + d.String()) }
 func (r *recorder) Crash(n string)                  { r.add("crash " + n) }
 func (r *recorder) Restart(n string, clean bool) {
 	r.add("restart " + n + map[bool]string{true: " clean"}[clean])
@@ -306,6 +308,26 @@ func TestParseKinds(t *testing.T) {
 	}
 	if _, err := faults.ParseKinds("pause,gc"); err == nil || !strings.Contains(err.Error(), `unknown kind "gc"`) {
 		t.Errorf("gc: %v", err)
+	}
+	if k, err := faults.ParseKinds("all,stall"); err != nil || k != faults.GenAll|faults.GenStall || faults.GenAll&faults.GenStall != 0 {
+		t.Errorf("all,stall: %v %v (all must not include stall)", k, err)
+	}
+}
+
+// TestGenerateStall: stalls are drawn for servers only.
+func TestGenerateStall(t *testing.T) {
+	p := faults.Generate(rand.New(rand.NewPCG(1, 2)), faults.GenOptions{Faults: 50, Kinds: faults.GenStall, Window: time.Minute, Nodes: exampleNodes})
+	if len(p.Actions) != 50 {
+		t.Fatalf("%d actions, want 50", len(p.Actions))
+	}
+	for _, a := range p.Actions {
+		st, ok := a.Action.(faults.Stall)
+		if !ok || (st.Node != "b1" && st.Node != "c1") || st.For <= 0 {
+			t.Fatalf("generated %s", a)
+		}
+	}
+	if err := p.Check(exampleNodes); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -21,6 +21,7 @@ var verbs = []struct {
 	{"drop", parseDrop, "0s drop response 17 p1>b1"},
 	{"drift", parseDrift, "0s drift p1 +200ppm"},
 	{"reject", parseReject, "0s reject 6 p1>b1 NOT_LEADER_OR_FOLLOWER partition 1"},
+	{"stall", parseStall, "3s stall b1 2s"},
 }
 
 // lookup returns verb's parser, nil for an unknown verb.

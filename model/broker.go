@@ -68,15 +68,19 @@ type Broker struct {
 	lastExpiry sim.Time
 	wakeAt     sim.Time
 	wakeTok    uint64
-	// parked is a produce request waiting for its verification answer.
-	parked struct {
-		from Peer
-		req  *ProduceRequest
-		// verify[i] is the verification answer for batch i.
-		verify []ErrCode
-		active bool
-	}
-	out []Out
+	// parked are the produce requests waiting for their verification
+	// answers, in the order the verifications were asked (the
+	// coordinator answers in that order).
+	parked []parkedProduce
+	out    []Out
+}
+
+// parkedProduce is a produce request waiting for its verification answer.
+type parkedProduce struct {
+	from Peer
+	req  *ProduceRequest
+	// verify[i] is the verification answer for batch i.
+	verify []ErrCode
 }
 
 // NewBroker returns a broker with empty logs for the partitions it leads.
@@ -157,18 +161,18 @@ func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 		b.appendBatches(now, from, req, verify)
 		return
 	}
-	b.parked.from, b.parked.req, b.parked.verify, b.parked.active = from, req, verify, true
+	b.parked = append(b.parked, parkedProduce{from: from, req: req, verify: verify})
 	b.out = append(b.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: ask})
 }
 
 // verified resumes the parked produce request with the coordinator's
 // answers.
 func (b *Broker) verified(now sim.Time, m *VerifyPartitionsResponse) {
-	if !b.parked.active {
+	if len(b.parked) == 0 {
 		return
 	}
-	pk := &b.parked
-	pk.active = false
+	pk := b.parked[0]
+	b.parked = b.parked[1:]
 	for i := range pk.req.Batches {
 		for j, p := range m.Partitions {
 			if p == pk.req.Batches[i].Partition {
@@ -177,7 +181,6 @@ func (b *Broker) verified(now sim.Time, m *VerifyPartitionsResponse) {
 		}
 	}
 	b.appendBatches(now, pk.from, pk.req, pk.verify)
-	pk.req, pk.verify = nil, nil
 }
 
 // appendBatches runs the append checks on each batch, one partition at a
@@ -322,7 +325,7 @@ func (b *Broker) armExpiry() {
 // Crash loses the broker's volatile state: a parked request and the
 // expiry timer. Logs, snapshots and armed plan rejects survive.
 func (b *Broker) Crash() {
-	b.parked.active, b.parked.req, b.parked.verify = false, nil, nil
+	b.parked = nil
 	b.wakeAt = -1
 }
 

@@ -38,6 +38,14 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		err := c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, m.Partitions)
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
 		c.reply(from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "AddPartitionsToTxn", Err: err})
+	case *AddOffsetsToTxnRequest:
+		// The group's __consumer_offsets partition joins the transaction
+		// (TransactionCoordinator.handleAddPartitionsToTransaction with
+		// the offsets topic partition); its markers go to the group
+		// coordinator.
+		err := c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, []int32{OffsetsPartition})
+		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
+		c.reply(from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "AddOffsetsToTxn", Err: err})
 	case *EndTxnRequest:
 		res := c.EndTxn(now, EndTxnCall{TransactionalID: m.TransactionalID, ProducerID: m.PID, ProducerEpoch: m.Epoch, Commit: m.Commit})
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: res.Err, Msg: m})
@@ -70,7 +78,10 @@ func (c *Coordinator) sendMarkers(txnID string, mk []TxnMarker) {
 	}
 	n := &c.node
 	leader := func(p int32) int32 {
-		if int(p) < len(c.cfg.Leaders) && p >= 0 {
+		switch {
+		case p == OffsetsPartition:
+			return DestGroupCoordinator
+		case int(p) < len(c.cfg.Leaders) && p >= 0:
 			return c.cfg.Leaders[p]
 		}
 		return 0

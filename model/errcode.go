@@ -30,6 +30,7 @@ const (
 	ErrConcurrentTransactions       ErrCode = 51
 	ErrTransactionCoordinatorFenced ErrCode = 52
 	ErrUnknownProducerID            ErrCode = 59
+	ErrUnstableOffsetCommit         ErrCode = 88
 	ErrInvalidRecord                ErrCode = 87
 	ErrProducerFenced               ErrCode = 90
 	ErrTransactionAbortable         ErrCode = 120
@@ -63,6 +64,7 @@ var errNames = map[ErrCode]string{
 	ErrInvalidProducerIDMapping:     "INVALID_PRODUCER_ID_MAPPING",
 	ErrInvalidTransactionTimeout:    "INVALID_TRANSACTION_TIMEOUT",
 	ErrConcurrentTransactions:       "CONCURRENT_TRANSACTIONS",
+	ErrUnstableOffsetCommit:         "UNSTABLE_OFFSET_COMMIT",
 	ErrTransactionCoordinatorFenced: "TRANSACTION_COORDINATOR_FENCED",
 	ErrUnknownProducerID:            "UNKNOWN_PRODUCER_ID",
 	ErrInvalidRecord:                "INVALID_RECORD",

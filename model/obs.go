@@ -12,6 +12,7 @@ const (
 	ObsRunStart ObsKind = iota
 	// ObsRunEnd: the run ended at At. Text is the loop's stop reason
 	// ("drained", "time-limit", ...), N the records still unresolved,
+	// Abandoned the records crashes abandoned and nothing resolved since,
 	// Until the fault plan's end.
 	ObsRunEnd
 	// ObsStart: producer instance Node of application App starts.
@@ -91,6 +92,15 @@ const (
 	ObsDisconnected
 	// ObsMetadataFlap: the topic's metadata flaps.
 	ObsMetadataFlap
+	// ObsOffsets: group coordinator Node handled offsets of Group: Text
+	// is "txn-offset-commit" (from Peer, PID at Epoch, offset N, answer
+	// Err), "offsets committed" or "offsets aborted" (a marker for PID
+	// made offset N committed or dropped it), or "offset-fetch" (answer
+	// Err, offset N).
+	ObsOffsets
+	// ObsAppResume: exactly-once application App resumes its input at
+	// offset N through instance Node (the committed offset, or 0).
+	ObsAppResume
 )
 
 // Obs is one typed observation: something a node or the network did. The
@@ -124,6 +134,8 @@ type Obs struct {
 	OrigFound bool
 	// N is a count, a request number or an action index.
 	N int64
+	// Abandoned counts abandoned records (ObsRunEnd).
+	Abandoned int64
 	// ConnGen is a connection's generation (ObsSent, ObsDisconnected).
 	ConnGen uint32
 	// MsgID numbers a message put on the wire (ObsSent when it left,
@@ -134,8 +146,10 @@ type Obs struct {
 	Dur   sim.Time
 	Until sim.Time
 	// Fate is why a message was lost, or "".
-	Fate    string
-	Text    string
+	Fate string
+	Text string
+	// Group is a consumer group id (ObsOffsets).
+	Group   string
 	Msg     Message
 	Record  Record
 	Outcome Outcome

@@ -527,6 +527,13 @@ func (p *Producer) completeOK(now sim.Time, b *pbatch, offset int64) {
 // canRetry is Sender.canRetry with TransactionManager.canRetry (C4.6,
 // C5.3, C5.5). Like Kafka's, it requests epoch bumps as a side effect, and
 // only when the batch is still within its delivery timeout and retries.
+// An OUT_OF_ORDER_SEQUENCE_NUMBER requests a bump only for the head batch
+// (lastAckedSequence+1) of a partition without unresolved sequences, or
+// for the batch right after the unresolved point; a later batch is retried
+// as it is (clients/src/main/java/org/apache/kafka/clients/producer/internals/TransactionManager.java
+// canRetry, lines 959-975, and isNextSequence, line 788). A head batch that
+// a restarted broker no longer has in its window (it keeps the newest
+// batch only) therefore gets a bump and is appended again.
 func (p *Producer) canRetry(now sim.Time, b *pbatch, err ErrCode, logStart int64) bool {
 	if now >= b.createdAt.Add(p.cfg.DeliveryTimeout) || b.attempts >= p.cfg.Retries {
 		return false
@@ -648,7 +655,10 @@ func (p *Producer) isNextSeq(ps *partState, seq int32) bool {
 //   - UNKNOWN_PRODUCER_ID bumps the epoch for the whole producer once all
 //     partitions are drained, and every partition restarts at sequence 0,
 //     including batches that were possibly persisted (Z13);
-//   - other non-retriable errors fail the batch without a bump.
+//   - a batch that fails for good leaves a gap in the sequence, so a
+//     producer without transactional.id drains and bumps the epoch too
+//     (rdkBumpAfterGap); a transactional one fails the batch without a
+//     bump.
 func (p *Producer) rdkComplete(now sim.Time, b *pbatch, err ErrCode) {
 	ps := p.parts[b.b.Partition]
 	ps.drainWait = true
@@ -697,6 +707,33 @@ func (p *Producer) rdkComplete(now sim.Time, b *pbatch, err ErrCode) {
 		return
 	}
 	p.finish(now, b, err, -1)
+	p.rdkBumpAfterGap(b, err)
+}
+
+// rdkBumpAfterGap (librdkafka policy) asks for the producer-wide drain and
+// epoch bump after batch b of an idempotent producer without
+// transactional.id failed for good: its sequence numbers are never sent
+// again, and the partition's next batch would otherwise arrive after a gap.
+// librdkafka (src/rdkafka_request.c, rd_kafka_handle_Produce_error, lines
+// 4736-4746 at v2.15.0: "message sequence gap", without
+// enable.gapless.guarantee) bumps on every permanent error, and a
+// message.timeout.ms expiry in the partition's queues bumps too
+// (src/rdkafka_broker.c, rd_kafka_toppar_producer_serve, lines 4213-4237:
+// "Message timeouts will lead to gaps the in the message sequence and thus
+// trigger OutOfOrderSequence errors from the broker. Bump the epoch").
+// librdkafka retries a timed-out request whatever its messages' age and
+// fails them only in that queue scan, so every final failure here stands
+// for one of the two. INTRODUCTION.md ("Message timeout considerations",
+// lines 587-592) documents the drain and bump: "the base sequence number
+// is reset to the first message in the queue". A queued retry that was
+// possibly persisted is renumbered with the rest and may be appended
+// twice, the hazard librdkafka #4953 describes.
+func (p *Producer) rdkBumpAfterGap(b *pbatch, err ErrCode) {
+	if p.cfg.TransactionalID != "" || p.rdkBump {
+		return
+	}
+	p.note(NoteRetry, err.String()+" on p"+itoa(int64(b.b.Partition))+" leaves a sequence gap: drain and bump the epoch")
+	p.rdkBump = true
 }
 
 // reenqueueRetry puts b back for a retry after the backoff (Sender

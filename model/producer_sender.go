@@ -114,6 +114,16 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 			any = true
 			p.note(NoteExpired, "batch "+string(b.b.AppendDescription(nil))+" expired after delivery.timeout.ms")
 			p.failBatch(now, b, ErrDeliveryTimeout, false)
+			if p.cfg.Policy == PolicyLibrdkafka && p.cfg.EnableIdempotence {
+				// librdkafka has no unresolved sequences: a
+				// message.timeout.ms expiry drains and bumps the
+				// epoch instead (C7.2-C7.4 are the Java client's).
+				p.rdkBumpAfterGap(b, ErrDeliveryTimeout)
+				if p.fatal != ErrNone {
+					return true
+				}
+				continue
+			}
 			if p.cfg.BugReuseExpiredSeq && b.hasSeq {
 				freed = append(freed, b)
 				continue

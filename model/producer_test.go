@@ -152,7 +152,9 @@ func TestProducerResponses(t *testing.T) {
 		{name: "librdkafka OOSN head is fatal", cfg: rdk, acked: 1, err: ErrOutOfOrderSequenceNumber, result: "fail:OUT_OF_ORDER_SEQUENCE_NUMBER", fatal: ErrOutOfOrderSequenceNumber},
 		{name: "librdkafka OOSN non-head retries", cfg: rdk, acked: 1, before: 1, err: ErrOutOfOrderSequenceNumber, requeued: true, seq: 2},
 		{name: "librdkafka unknown producer bumps once drained", cfg: rdk, acked: 1, err: ErrUnknownProducerID, bumps: 1, requeued: true, seq: 0, epoch: 1},
-		{name: "librdkafka invalid epoch fails without bump", cfg: rdk, acked: 1, err: ErrInvalidProducerEpoch, result: "fail:INVALID_PRODUCER_EPOCH"},
+		// rdkafka_request.c lines 4736-4746: a permanent error leaves a
+		// sequence gap, so an idempotent producer drains and bumps.
+		{name: "librdkafka invalid epoch fails, then bumps once drained", cfg: rdk, acked: 1, err: ErrInvalidProducerEpoch, result: "fail:INVALID_PRODUCER_EPOCH", bumps: 1},
 		{name: "no idempotence: retriable retried", cfg: func(c *ProducerConfig) { c.EnableIdempotence = false }, err: ErrNotLeaderOrFollower, requeued: true, seq: NoSequence, epoch: NoEpoch},
 		{name: "no idempotence: OOSN fails", cfg: func(c *ProducerConfig) { c.EnableIdempotence = false }, err: ErrOutOfOrderSequenceNumber, result: "fail:OUT_OF_ORDER_SEQUENCE_NUMBER"},
 	} {

@@ -48,9 +48,17 @@ type txnState struct {
 	// ending; they start the next one.
 	waiting []Record
 	// flush asks to commit what the open transaction holds.
-	flush     bool
-	retryAt   sim.Time
-	abortedBy ErrCode
+	flush bool
+	// nextInput is the input position after the transaction's records
+	// (the highest message number + 1), committed with the transaction
+	// when ProducerConfig.GroupID is set; offsetsAdded and
+	// offsetsCommitted track AddOffsetsToTxn and TxnOffsetCommit, and
+	// offsetsBusy that one of them is on the wire.
+	nextInput                      int64
+	offsetsAdded, offsetsCommitted bool
+	offsetsBusy                    bool
+	retryAt                        sim.Time
+	abortedBy                      ErrCode
 }
 
 // Request kinds a prequest can carry besides produce and InitProducerId.
@@ -58,6 +66,8 @@ const (
 	txnOpNone uint8 = iota
 	txnOpAdd
 	txnOpEnd
+	txnOpAddOffsets
+	txnOpCommitOffsets
 )
 
 func (p *Producer) txnMode() bool { return p.cfg.TransactionRecords > 0 && p.cfg.TransactionalID != "" }
@@ -75,6 +85,7 @@ func (p *Producer) txnSend(rec Record) bool {
 	}
 	t.open = true
 	t.n++
+	t.nextInput = max(t.nextInput, rec.ID.N+1)
 	if !t.added[rec.Partition] && !slices.Contains(t.needAdd, rec.Partition) {
 		t.needAdd = append(t.needAdd, rec.Partition)
 	}
@@ -137,7 +148,7 @@ func (p *Producer) txnStep(now sim.Time) {
 	}
 	if t.abort {
 		if p.nothingOnWire() {
-			p.sendTxn(now, txnOpEnd, false)
+			p.endOrComplete(now, false)
 		}
 		return
 	}
@@ -146,29 +157,69 @@ func (p *Producer) txnStep(now sim.Time) {
 		return
 	}
 	if t.open && (t.commit || t.flush) && !p.txnUnacked() {
-		p.sendTxn(now, txnOpEnd, true)
+		if p.cfg.GroupID != "" && !t.offsetsCommitted {
+			// sendOffsetsToTransaction before commitTransaction.
+			if !t.offsetsBusy {
+				if !t.offsetsAdded {
+					p.sendTxn(now, txnOpAddOffsets, false)
+				} else {
+					p.sendTxn(now, txnOpCommitOffsets, false)
+				}
+			}
+			return
+		}
+		p.endOrComplete(now, true)
 	}
 }
 
+// endOrComplete ends the open transaction: with EndTxn once a partition
+// was added to it, else locally. The Java client sends no EndTxn for a
+// transaction to which no partition (or offsets) was successfully added
+// (clients/src/main/java/org/apache/kafka/clients/producer/internals/TransactionManager.java,
+// nextRequest, lines 816-823: transactionStarted, set by a successful
+// AddPartitionsToTxn at line 1448 and cleared by completeTransaction at
+// line 1186); the coordinator would answer it INVALID_TXN_STATE (its state
+// is still Empty or Complete*), which is fatal (EndTxnHandler). An epoch
+// bump the abort owes then follows as usual.
+func (p *Producer) endOrComplete(now sim.Time, commit bool) {
+	if slices.Contains(p.txn.added, true) || p.txn.offsetsAdded {
+		p.sendTxn(now, txnOpEnd, commit)
+		return
+	}
+	p.note(NoteInfo, "no partition was added to the transaction: it ends without EndTxn")
+	p.endTxn(now, commit)
+}
+
 func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
-	c := p.conn(DestCoordinator)
+	dest := DestCoordinator
+	if op == txnOpCommitOffsets {
+		dest = DestGroupCoordinator
+	}
+	c := p.conn(dest)
 	if !p.ensureConn(now, c) {
 		return
 	}
 	p.nextCorr++
-	q := &prequest{corr: p.nextCorr, dest: DestCoordinator, sentAt: now, txnOp: op}
+	q := &prequest{corr: p.nextCorr, dest: dest, sentAt: now, txnOp: op}
 	var m Message
-	if op == txnOpAdd {
+	switch op {
+	case txnOpAddOffsets:
+		m = &AddOffsetsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, GroupID: p.cfg.GroupID}
+		p.txn.offsetsBusy = true
+	case txnOpCommitOffsets:
+		m = &TxnOffsetCommitRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, GroupID: p.cfg.GroupID, PID: p.pid, Epoch: p.epoch, Offset: p.txn.nextInput}
+		p.txn.offsetsBusy = true
+	case txnOpAdd:
 		parts := slices.Clone(p.txn.needAdd)
 		slices.Sort(parts)
 		m = &AddPartitionsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Partitions: parts}
 		p.txn.adding = true
-	} else {
+	default:
 		m = &EndTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit}
 		p.txn.ending = true
 	}
 	c.inflight = append(c.inflight, q)
-	p.out = append(p.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: m})
+	p.out = append(p.out, Out{Kind: OutSend, Dest: dest, Msg: m})
 }
 
 // txnLost handles a transactional request lost with its connection: it is
@@ -179,6 +230,8 @@ func (p *Producer) txnLost(q *prequest) {
 		p.txn.adding = false
 	case txnOpEnd:
 		p.txn.ending = false
+	case txnOpAddOffsets, txnOpCommitOffsets:
+		p.txn.offsetsBusy = false
 	}
 }
 
@@ -199,6 +252,27 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *TxnResponse) 
 		default:
 			p.note(NoteInfo, "AddPartitionsToTxn "+r.Err.String())
 			p.enterFatal(now, fatalOf(r.Err))
+		}
+	case txnOpAddOffsets, txnOpCommitOffsets:
+		t.offsetsBusy = false
+		switch r.Err {
+		case ErrNone:
+			if q.txnOp == txnOpAddOffsets {
+				t.offsetsAdded = true
+			} else {
+				t.offsetsCommitted = true
+			}
+		case ErrConcurrentTransactions, ErrNotEnoughReplicas, ErrRequestTimedOut, ErrNetworkException, ErrUnstableOffsetCommit:
+			t.retryAt = now.Add(p.cfg.RetryBackoff)
+		case ErrProducerFenced, ErrInvalidProducerEpoch, ErrInvalidTxnState:
+			// Fatal (transactions.md X34: AddOffsetsToTxnHandler,
+			// TxnOffsetCommitHandler).
+			p.note(NoteInfo, r.Op+" "+r.Err.String())
+			p.enterFatal(now, fatalOf(r.Err))
+		default:
+			// Abortable: the transaction aborts.
+			p.note(NoteInfo, r.Op+" "+r.Err.String()+": abort")
+			t.abort, t.abortedBy = true, r.Err
 		}
 	case txnOpEnd:
 		t.ending = false

@@ -14,8 +14,10 @@ const (
 	// PolicyJava is Apache Kafka's Java producer (the reference, spec C).
 	PolicyJava ClientPolicy = iota
 	// PolicyLibrdkafka is librdkafka's idempotent producer (1.x-2.2): it
-	// bumps the epoch only for an unknown producer, and then for all
-	// partitions at once after draining them (bug-zoo Z13); it keeps
+	// bumps the epoch for an unknown producer and after a batch failed for
+	// good (message.timeout.ms or a permanent error leaves a sequence gap),
+	// each time for all partitions at once after draining them (bug-zoo
+	// Z13); it has no unresolved sequences (C7.2-C7.4); it keeps
 	// "possibly persisted" bookkeeping, so OUT_OF_ORDER_SEQUENCE_NUMBER
 	// after a disconnected or timed-out batch is a fatal "sequence
 	// desynchronization" (Z15); and it resends after an error only once the
@@ -76,6 +78,12 @@ type ProducerConfig struct {
 	// the application runs no transactions and the transactional.id only
 	// fences older instances. Needs TransactionalID.
 	TransactionRecords int
+	// GroupID, set for an exactly-once application, is the consumer group
+	// whose input position the producer commits inside every transaction
+	// (sendOffsetsToTransaction: AddOffsetsToTxn, then TxnOffsetCommit,
+	// then EndTxn); the position is the next input record after the
+	// transaction's records. Empty: no offsets are committed.
+	GroupID string
 	// TransactionTimeout is transaction.timeout.ms (default 60000 ms).
 	TransactionTimeout time.Duration
 	// Seq is the sequence-number space; it must match the brokers'.

@@ -1,6 +1,11 @@
 package model
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"github.com/idemsim/idemsim/sim"
+)
 
 func TestStateDiff(t *testing.T) {
 	p := NewPartition(0, PartitionConfig{})
@@ -53,5 +58,36 @@ func TestEmptyPartitionCheck(t *testing.T) {
 	// Once the log holds records, an unknown producer is accepted anywhere.
 	if r := fixed.Append(0, stateTestBatch(10, 0, 40, 1)); r.Err != ErrNone {
 		t.Fatalf("4.5 broker, non-empty log: %v", r.Err)
+	}
+}
+
+// TestStateDiffExpiredReplayed: an unclean restart replays a batch older
+// than producer.id.expiration.ms and re-creates its producer's entry, as
+// Kafka's rebuild does (it expires snapshot entries only); the entry stays
+// until the next expiry check and is no difference (issue 18, expiry
+// INV-STATE). A present entry must still agree with the log.
+func TestStateDiffExpiredReplayed(t *testing.T) {
+	const sec = sim.Time(time.Second)
+	p := NewPartition(0, PartitionConfig{ProducerIDExpiration: 10 * time.Second})
+	if r := p.Append(sec, stateTestBatch(7, 0, 0, 2)); r.Err != ErrNone {
+		t.Fatal(r.Err)
+	}
+	if got := p.ExpireProducers(20 * sec); len(got) != 1 {
+		t.Fatalf("expired %v, want pid 7", got)
+	}
+	p.Restart(30*sec, false) // no snapshot yet: the whole log is replayed
+	if p.Producer(7) == nil {
+		t.Fatal("the replay did not re-create pid 7's entry")
+	}
+	if d := p.StateDiff(30 * sec); d != "" {
+		t.Fatalf("expired entry re-created by the replay: diff %q", d)
+	}
+	p.producers[7].Batches[0].LastSeq = 5
+	if d := p.StateDiff(30 * sec); d == "" {
+		t.Fatal("an expired entry that disagrees with the log: no diff")
+	}
+	p.DropState()
+	if d := p.StateDiff(30 * sec); d != "" {
+		t.Fatalf("expired entry gone: diff %q", d)
 	}
 }

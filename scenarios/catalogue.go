@@ -151,32 +151,38 @@ within one producer session only; transactions are Kafka's answer.`,
 func zombie() *Scenario {
 	return &Scenario{
 		Name:    "zombie",
-		Summary: "a paused instance wakes after its replacement started: the epoch bump fences it",
-		Story: `Instance v1 (p1) of a producer with transactional.id gets producer id 42,
-epoch 0. It stalls in a GC pause longer than the timeouts, with records
-still in its accumulator. The application starts instance v2 (p2) with the
-same transactional.id; InitProducerId bumps the epoch to 1, and v2 sends
-again what v1 left unresolved. v1 wakes and sends its buffered records with
-epoch 0. The broker has seen epoch 1 and rejects them
-(INVALID_PRODUCER_EPOCH); v1 stops with ProducerFenced (bug-zoo Z05).
-Without idempotence there is no producer id or epoch: v1's late writes
-land and duplicate what v2 sent again.
+		Summary: "an exactly-once application's paused instance is fenced by its replacement; nothing is lost or written twice",
+		Story: `An exactly-once application (app.mode=exactly-once) reads input records in
+order and writes each as an output record in transactions of 10 that also
+commit its input position (AddOffsetsToTxn to the transaction coordinator
+c1, TxnOffsetCommit to the group coordinator g1; semantics T5). Its
+instance v1 (p1) has producer id 42. v1 stalls in a GC pause longer than
+its supervisor waits: 650ms after the pause starts the application starts
+v2 (p2) with the same transactional.id. v2's InitProducerId bumps the
+epoch and aborts v1's open transaction (markers with the new epoch); v2
+then fetches the committed input position (OffsetFetch with
+require_stable) and resumes there, so it sends again exactly what v1 had
+not committed. When v1 wakes, its writes, its offset commit or its
+EndTxn carry the old epoch and are refused (INVALID_PRODUCER_EPOCH,
+PRODUCER_FENCED): v1 is fenced, and every input record appears exactly
+once in the committed output (INV-EOS).
 
-Fencing alone has a window: a partition rejects epoch 0 only once it has
-seen epoch 1. If v1 wakes before v2's first write reaches the partition
-(try -set pause.ms=2000), v1's batch is accepted and duplicates v2's
-resend. With transactions (-set transaction.records=10) v2's
-InitProducerId finds v1's transaction open, aborts it with epoch 1
-(CONCURRENT_TRANSACTIONS for v2, whose retry gets epoch 2), and v1's
-writes are rejected or aborted at every pause length (semantics T2.3).`,
-		ExpectOff: "zombie writes land and duplicate v2's resends (INV-DUP fails, zombie_writes > 0)",
-		ExpectOn:  "v1 is fenced (fenced > 0), zombie_writes = 0, no duplicates",
-		Defaults: []KV{{"records", "60"}, {"transactional.id", "t1"}, {"coordinator.next.pid", "42"},
-			{"linger.ms", "1000"}, {"batch.size", "50"}},
+app.mode=at-least-once, for contrast, is the application that sends again
+whatever v1 left unresolved: when v1's commit landed but the pause hid
+its answer (about 1% of seeds), those records are committed twice
+(INV-DUP). A non-transactional idempotent zombie is never fenced: a new
+instance gets a new producer id, which is the restart story (scenario
+restart). Without idempotence (-idempotence=false) there is no
+transactional.id, and Kafka allows no transactions: the application runs
+at least once, v1's late writes land and duplicate what v2 sent again.`,
+		ExpectOff: "no transactional.id: the application runs at least once; v1's late writes land (zombie_writes > 0) and duplicate v2's (INV-DUP)",
+		ExpectOn:  "v1 is fenced (fenced > 0), zombie_writes = 0, no duplicates, every input record exactly once in the committed output (INV-EOS holds)",
+		Defaults: []KV{{"records", "60"}, {"transactional.id", "t1"}, {"transaction.records", "10"}, {"app.mode", "exactly-once"},
+			{"coordinator.next.pid", "42"}, {"linger.ms", "1000"}, {"batch.size", "50"}},
 		Extra: []Param{
-			{Key: "pause.at", Kind: Duration, Default: "2.55s", Doc: "when v1's pause starts (jittered by up to 300ms)", Min: 0, Max: 3600e9},
+			{Key: "pause.at", Kind: Duration, Default: "2.9s", Doc: "when v1's pause starts (jittered by up to 300ms; the window holds the commit of v1's third transaction)", Min: 0, Max: 3600e9},
 			{Key: "pause.ms", Kind: Int, Default: "25000", Unit: "ms", Doc: "length of v1's GC pause", Min: 0, Max: 3_600_000},
-			{Key: "takeover.after.ms", Kind: Int, Default: "5000", Unit: "ms", Doc: "time from the pause's start to v2's start", Min: 0, Max: 3_600_000},
+			{Key: "takeover.after.ms", Kind: Int, Default: "500", Unit: "ms", Doc: "time from the pause's nominal start to v2's start (plus 150ms): how fast the application's supervisor replaces an unresponsive instance", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-DUP"},
 		build: func(w *World) error {
@@ -238,7 +244,15 @@ producer state from its snapshot and the log (broker.restart.rebuild=log),
 so the retry is recognised as a duplicate of the newest batch. A broker
 that comes back without producer state (broker.restart.rebuild=none,
 bug-zoo Z08) accepts the retry as the first batch of an unknown producer
-and appends it again.`,
+and appends it again.
+
+With several batches written but unacknowledged at the restart (fault
+noise, fault.count), real Kafka duplicates too: the rebuilt window holds
+the newest batch only, the head batch's retry gets
+OUT_OF_ORDER_SEQUENCE_NUMBER, and the Java client bumps the epoch and
+appends the older batches again (INV-DUP). With broker.transient_error, a
+restarted producer's new producer id, unknown to the partition, can have
+batch 1 appended before a failed batch 0 (INV-SEQ), as in emptypart.`,
 		ExpectOff: "the retried batch lands twice (INV-DUP fails)",
 		ExpectOn:  "the retry is deduplicated after the restart; INV-STATE holds",
 		Defaults:  []KV{{"records", "20"}, {"send.interval.ms", "200"}, {"batch.size", "1"}, {"request.timeout.ms", "3000"}, {"net.disconnect_notice", "0"}},
@@ -292,10 +306,23 @@ new instance's InitProducerId bumps the epoch. With epoch.bits=4 epochs run
 0..7 and the coordinator counts an epoch as exhausted at 6: the next
 InitProducerId allocates a new producer id at epoch 0 (bug-zoo Z10,
 TransactionMetadata.isEpochExhausted). Every restart happens after the
-producer's last batch was acknowledged, so nothing is in doubt.`,
+producer's last batch was acknowledged, so nothing is in doubt.
+
+Beyond the plan, real Kafka fails too. If an acknowledgement is lost
+before a restart (net.response_loss, fault.count), the application sends
+the record again through the new instance (fault.producer.resend: at
+least once, as in restart); under the new epoch or producer id it starts
+at sequence 0 and is appended twice (INV-DUP): the broker deduplicates
+within one producer session only, and the transactional.id fences the old
+instance without deduplicating its records. A rotated producer id is
+unknown to the partition, which accepts its first batch at any sequence
+(ProducerAppendInfo.checkSequence; KAFKA-15591 covers never-written
+partitions only): if its batch 0 fails transiently and batch 1 lands
+first, INV-SEQ and INV-ORDER fail as in emptypart
+(-set broker.transient_error=0.5).`,
 		ExpectOff: "nothing to show: without idempotence there are no producer ids or epochs",
 		ExpectOn:  "the producer id rotates at the exhausted epoch; INV-EPOCH holds",
-		Defaults: []KV{{"records", "40"}, {"transactional.id", "t1"}, {"epoch.bits", "4"}, {"batch.size", "1"},
+		Defaults: []KV{{"records", "40"}, {"transactional.id", "t1"}, {"transaction.records", "4"}, {"epoch.bits", "4"}, {"batch.size", "1"},
 			{"fault.producer.resend", "true"}},
 		Extra: []Param{
 			{Key: "restart.count", Kind: Int, Default: "9", Unit: "restarts", Doc: "producer restarts", Min: 1, Max: 100},
@@ -396,7 +423,15 @@ The Java client treats an OUT_OF_ORDER_SEQUENCE_NUMBER on a batch that is
 not the head as "retry, do not bump", and renumbers only the partition it
 bumps (KAFKA-12152). The librdkafka defect (-bug Z13, librdkafka #4953)
 bumps the epoch and resets every partition's sequences, so partition 1's
-written batch goes out again as epoch+1, sequence 0, and is appended twice.`,
+written batch goes out again as epoch+1, sequence 0, and is appended twice.
+
+Broker restarts among the faults (fault.count) break the promise in real
+Kafka too: a restarted broker keeps each producer's newest batch only
+(its snapshot holds one), so a retry of an older written batch gets
+OUT_OF_ORDER_SEQUENCE_NUMBER; for the head batch the Java client bumps and
+resends it at sequence 0, and INV-DUP fails without any -bug (a head batch,
+unlike Z13's). A producer restart's new producer id is accepted at any
+first sequence, so INV-SEQ and INV-ORDER can fail as in emptypart.`,
 		ExpectOff: "duplicates and reordering from the same faults (INV-DUP or INV-ORDER fails)",
 		ExpectOn:  "no duplicates; with -bug Z13, INV-DUP fails on the other partition",
 		Defaults: []KV{{"records", "120"}, {"partitions", "2"}, {"send.interval.ms", "1"}, {"batch.size", "1"},

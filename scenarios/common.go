@@ -1,6 +1,9 @@
 package scenarios
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // commonParams are the parameters every scenario has: the workload, the
 // producer's Kafka configs, the broker's knobs and the network. Scenarios
@@ -34,6 +37,7 @@ func commonParams() []Param {
 		{Key: "client.policy", Kind: Enum, Default: "java", Values: []string{"java", "librdkafka"}, Doc: "whose client behaviour to model"},
 
 		// Historical defects (-bug sets these).
+		{Key: "producer.whatif.fence_only", Kind: Bool, Default: "false", Doc: "what-if (Kafka refuses it): a transactional.id with transaction.records=0 only fences older instances and the producer sends outside transactions; Kafka's send() throws IllegalStateException there"},
 		{Key: "producer.bug.metaflap_reset", Kind: Bool, Default: "false", Doc: "defect Z11 (librdkafka 1.9.0): a metadata flap restarts sequences at 0"},
 		{Key: "producer.bug.reuse_expired_seq", Kind: Bool, Default: "false", Doc: "defect Z11f (franz-go #1217): an expired written batch frees its sequence numbers"},
 		{Key: "producer.bug.bump_on_any_oosn", Kind: Bool, Default: "false", Doc: "defect Z13 (librdkafka #4953): any OUT_OF_ORDER_SEQUENCE_NUMBER bumps and resets every partition (client.policy=librdkafka)"},
@@ -47,36 +51,38 @@ func commonParams() []Param {
 		{Key: "broker.empty.partition.check", Kind: Bool, Default: "true", Doc: "KAFKA-15591 (Kafka 4.5): a never-written partition accepts an unknown producer only at sequence 0; false is Kafka 2.5-4.4 (-bug Z12)"},
 		{Key: "transaction.partition.verification.enable", Kind: Bool, Default: "true", Doc: "KIP-890 part 1: a partition verifies with the coordinator a transaction's first batch"},
 		{Key: "transaction.abort.timed.out.transaction.cleanup.interval.ms", Kind: Int, Default: "10000", Unit: "ms", Doc: "how often the coordinator aborts timed-out transactions", Min: 1, Max: math.MaxInt32},
-		{Key: "broker.transient_error", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a batch is answered NOT_ENOUGH_REPLICAS (retriable, nothing appended)", Min: 0, Max: 1},
+		{Key: "broker.processing.time", Kind: Duration, Default: "0s", Doc: "time a server (broker or coordinator) takes to handle one request after reading it; requests of one connection are handled one at a time (Kafka's SocketServer), and a request read is handled to the end even if its connection breaks", Min: 0, Max: 3600e9},
+		{Key: "broker.processing.spread", Kind: Duration, Default: "0s", Doc: "a uniform extra handling time below this, drawn per request from the server's own stream", Min: 0, Max: 3600e9},
+		{Key: "broker.transient_error", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a batch is answered NOT_ENOUGH_REPLICAS (retriable, nothing appended)", MinF: 0, MaxF: 1},
 		{Key: "partition.not_ready.batches", Kind: Int, Default: "0", Unit: "batches", Doc: "the first batches each partition answers NOT_LEADER_OR_FOLLOWER, as a freshly created partition does", Min: 0, Max: 1_000_000},
 		{Key: "producer.id.expiration.check.interval.ms", Kind: Int, Default: "600000", Unit: "ms", Doc: "producer.id.expiration.check.interval.ms: how often expired producer state is removed", Min: 1, Max: math.MaxInt32},
-		{Key: "app.takeover.resend", Kind: Bool, Default: "true", Doc: "a later instance of an application sends again the records its older instances left unresolved"},
+		{Key: "app.mode", Kind: Enum, Default: "at-least-once", Values: []string{"at-least-once", "exactly-once"}, Doc: "how an application carries its input across instances: at-least-once (a later instance sends again every record its older instances left unresolved) or exactly-once (consume-transform-produce: transactions commit the input position, and a later instance resumes from the committed one; needs a transactional.id and transaction.records > 0)"},
 		{Key: "broker.restart.rebuild", Kind: Enum, Default: "log", Values: []string{"log", "none"}, Doc: "how a restarted broker rebuilds producer state: log (Kafka: snapshot plus log replay) or none (what-if: state lost, bug-zoo Z08)"},
-		{Key: "sequence.bits", Kind: Int, Default: "31", Unit: "bits", Doc: "width of sequence numbers (Kafka: 31, wrapping at 2147483647)", Min: 1, Max: 31},
+		{Key: "sequence.bits", Kind: Int, Default: "31", Unit: "bits", Doc: "width of sequence numbers (Kafka: 31, wrapping at 2147483647); with idempotence, 2^bits must exceed (broker.window + max.in.flight.requests.per.connection) * batch.size, so that no two batches in the window or in flight share sequences (narrower is outside Kafka's design and refused)", Min: 1, Max: 31},
 		{Key: "epoch.bits", Kind: Int, Default: "16", Unit: "bits", Doc: "width of producer epochs, signed (Kafka: 16, epochs 0..32767; the coordinator rotates the producer id at 32766)", Min: 2, Max: 16},
 		{Key: "coordinator.next.pid", Kind: Int, Default: "1000", Doc: "first producer id the coordinator hands out (then +1 each)", Min: 0, Max: 1 << 62},
-		{Key: "producer.id.expiration.ms", Kind: Int, Default: "86400000", Unit: "ms", Doc: "producer.id.expiration.ms", Min: 1, Max: math.MaxInt64 / 1e6},
+		{Key: "producer.id.expiration.ms", Kind: Int, Default: "86400000", Unit: "ms", Doc: "producer.id.expiration.ms", Min: 1, Max: math.MaxInt64 / int64(time.Millisecond)},
 
 		// Network.
 		{Key: "net.mode", Kind: Enum, Default: "tcp", Values: []string{"tcp", "datagram"}, Doc: "tcp: per-connection FIFO, a loss breaks the connection; datagram: independent loss, duplication, reordering"},
 		{Key: "net.latency", Kind: Enum, Default: "lognormal", Values: []string{"constant", "uniform", "exponential", "lognormal"}, Doc: "one-way latency distribution"},
 		{Key: "net.latency.base", Kind: Duration, Default: "500us", Doc: "minimum one-way latency", Min: 0, Max: 3600e9},
 		{Key: "net.latency.spread", Kind: Duration, Default: "1ms", Doc: "latency scale above the base (uniform width, exponential mean, log-normal median)", Min: 0, Max: 3600e9},
-		{Key: "net.latency.sigma", Kind: Float, Default: "0.5", Doc: "log-normal shape", Min: 0, Max: 5},
-		{Key: "net.latency.tail_prob", Kind: Float, Default: "0", Unit: "probability", Doc: "probability of a rare long delay", Min: 0, Max: 1},
+		{Key: "net.latency.sigma", Kind: Float, Default: "0.5", Doc: "log-normal shape", MinF: 0, MaxF: 5},
+		{Key: "net.latency.tail_prob", Kind: Float, Default: "0", Unit: "probability", Doc: "probability of a rare long delay", MinF: 0, MaxF: 1},
 		{Key: "net.latency.tail", Kind: Duration, Default: "0s", Doc: "extra delay of a tail message", Min: 0, Max: 3600e9},
-		{Key: "net.request_loss", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a request is lost", Min: 0, Max: 1},
-		{Key: "net.response_loss", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a response is lost", Min: 0, Max: 1},
-		{Key: "net.duplicate", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a message is delivered twice (datagram only)", Min: 0, Max: 1},
-		{Key: "net.reorder", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a message is held back by net.reorder.delay so later ones overtake it (datagram only)", Min: 0, Max: 1},
+		{Key: "net.request_loss", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a request is lost", MinF: 0, MaxF: 1},
+		{Key: "net.response_loss", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a response is lost", MinF: 0, MaxF: 1},
+		{Key: "net.duplicate", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a message is delivered twice (datagram only)", MinF: 0, MaxF: 1},
+		{Key: "net.reorder", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a message is held back by net.reorder.delay so later ones overtake it (datagram only)", MinF: 0, MaxF: 1},
 		{Key: "net.reorder.delay", Kind: Duration, Default: "5ms", Doc: "extra delay of a held-back (reordered) message", Min: 0, Max: 3600e9},
-		{Key: "net.disconnect_notice", Kind: Float, Default: "1", Unit: "probability", Doc: "tcp: probability that a producer learns of a broken connection one latency later (an RST) rather than at request.timeout.ms; never across a partition", Min: 0, Max: 1},
+		{Key: "net.disconnect_notice", Kind: Float, Default: "1", Unit: "probability", Doc: "tcp: probability that a producer learns of a broken connection one latency later (an RST) rather than at request.timeout.ms; never across a partition", MinF: 0, MaxF: 1},
 		{Key: "net.link.latency", Kind: String, Default: "", Doc: "per-link latency overrides, ';'-separated 'FROM>TO DIST key=value...' with keys base, spread, sigma, tail_prob, tail, e.g. 'p1>b1 constant base=5ms; b1>p1 uniform base=1ms spread=4ms'"},
 
 		// Faults (see docs/plans.md).
 		{Key: "fault.realized", Kind: Bool, Default: "false", Doc: "replaying a realized plan (docs/explain.md): the random loss sources still draw but lose nothing; the plan's drops and rejects stand for their losses"},
 		{Key: "fault.count", Kind: Int, Default: "0", Unit: "faults", Doc: "faults the seed's generated fault plan draws (a pause, a crash+restart, a partition+heal count one each)", Min: 0, Max: 10_000},
-		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: all, or a comma list of pause, crash, partition, oneway, drop, drift"},
+		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: a comma list of pause, crash, partition, oneway, drop, drift, stall; all is the first six (stall is named explicitly, e.g. all,stall, so that earlier seeds keep their plans)"},
 		{Key: "fault.window", Kind: Duration, Default: "0s", Doc: "generated faults start in [0, window); 0 = the workload's length plus request.timeout.ms", Min: 0, Max: 1e15},
 		{Key: "fault.end", Kind: Duration, Default: "0s", Doc: "end of the fault phase (plan 'end'); then faults stop, the network heals, processes resume; 0 = last send plus delivery.timeout.ms", Min: 0, Max: 1e15},
 		{Key: "fault.max_duration", Kind: Duration, Default: "10s", Doc: "longest generated pause, partition or crash downtime", Min: 1e6, Max: 1e15},

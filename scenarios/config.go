@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -45,7 +46,10 @@ type Config struct {
 	// one copy, on its leader.
 	Brokers int
 	// SequenceBits is sequence.bits: the width of sequence numbers, 1..31
-	// bits (Kafka: 31), shared by producers and brokers.
+	// bits (Kafka: 31), shared by producers and brokers; with idempotence
+	// 2^bits must exceed (broker.window +
+	// max.in.flight.requests.per.connection) × batch.size
+	// ([Config.checkRules]).
 	SequenceBits int
 }
 
@@ -61,10 +65,33 @@ type AppParams struct {
 	IdleAfter int64
 	// Idle is app.idle.ms: the length of that idle period, 0..1h.
 	Idle time.Duration
-	// TakeoverResend is app.takeover.resend: a later instance of an
-	// application sends again the records its older instances left
-	// unresolved.
-	TakeoverResend bool
+	// Mode is app.mode: what a later instance of an application does
+	// when it takes over (AppAtLeastOnce, AppExactlyOnce).
+	Mode AppMode
+}
+
+// AppMode is how an application processes its input across instances.
+type AppMode uint8
+
+const (
+	// AppAtLeastOnce ("at-least-once"): a later instance sends again every
+	// record its older instances left unresolved.
+	AppAtLeastOnce AppMode = iota
+	// AppExactlyOnce ("exactly-once"): a consume-transform-produce loop.
+	// The application reads its input records in order and writes each
+	// as an output record in transactions that also commit the input
+	// position (sendOffsetsToTransaction); a later instance fetches the
+	// committed position from the group coordinator and resumes there,
+	// sending again nothing a committed transaction holds.
+	AppExactlyOnce
+)
+
+// String returns the parameter's value.
+func (m AppMode) String() string {
+	if m == AppExactlyOnce {
+		return "exactly-once"
+	}
+	return "at-least-once"
 }
 
 // Acks is the producer's acks setting: -1 (all), 0 or 1.
@@ -121,6 +148,9 @@ type ProducerParams struct {
 	// Policy is client.policy: whose client behaviour to model, java or
 	// librdkafka.
 	Policy model.ClientPolicy
+	// WhatIfFenceOnly is producer.whatif.fence_only: a transactional.id
+	// without transactions only fences (Kafka refuses it).
+	WhatIfFenceOnly bool
 	// BugMetaflapReset is producer.bug.metaflap_reset (-bug Z11).
 	BugMetaflapReset bool
 	// BugReuseExpiredSeq is producer.bug.reuse_expired_seq (-bug Z11f).
@@ -167,6 +197,12 @@ type BrokerParams struct {
 	// TransientError is broker.transient_error: the probability, 0..1,
 	// that a batch is answered NOT_ENOUGH_REPLICAS.
 	TransientError float64
+	// ProcessingTime is broker.processing.time: the time a server takes
+	// to handle a request once read, 0..1h.
+	ProcessingTime time.Duration
+	// ProcessingSpread is broker.processing.spread: a uniform extra
+	// handling time below it, 0..1h.
+	ProcessingSpread time.Duration
 	// NotReadyBatches is partition.not_ready.batches: the first batches,
 	// 0..1000000, each partition answers NOT_LEADER_OR_FOLLOWER.
 	NotReadyBatches int64
@@ -258,14 +294,14 @@ type ExtraParams struct {
 // parameter without an entry is an error of Decode (and of the tests).
 var fields = map[string]func(c *Config) any{
 	// Workload.
-	"records":             func(c *Config) any { return &c.App.Records },
-	"send.interval.ms":    func(c *Config) any { return &c.App.SendInterval },
-	"app.idle.after":      func(c *Config) any { return &c.App.IdleAfter },
-	"app.idle.ms":         func(c *Config) any { return &c.App.Idle },
-	"app.takeover.resend": func(c *Config) any { return &c.App.TakeoverResend },
-	"partitions":          func(c *Config) any { return &c.Partitions },
-	"brokers":             func(c *Config) any { return &c.Brokers },
-	"sequence.bits":       func(c *Config) any { return &c.SequenceBits },
+	"records":          func(c *Config) any { return &c.App.Records },
+	"send.interval.ms": func(c *Config) any { return &c.App.SendInterval },
+	"app.idle.after":   func(c *Config) any { return &c.App.IdleAfter },
+	"app.idle.ms":      func(c *Config) any { return &c.App.Idle },
+	"app.mode":         func(c *Config) any { return &c.App.Mode },
+	"partitions":       func(c *Config) any { return &c.Partitions },
+	"brokers":          func(c *Config) any { return &c.Brokers },
+	"sequence.bits":    func(c *Config) any { return &c.SequenceBits },
 
 	// Producer.
 	"enable.idempotence":                    func(c *Config) any { return &c.Producer.EnableIdempotence },
@@ -285,6 +321,7 @@ var fields = map[string]func(c *Config) any{
 	"transaction.timeout.ms":                func(c *Config) any { return &c.Producer.TransactionTimeout },
 	"client.policy":                         func(c *Config) any { return &c.Producer.Policy },
 	"producer.bug.metaflap_reset":           func(c *Config) any { return &c.Producer.BugMetaflapReset },
+	"producer.whatif.fence_only":            func(c *Config) any { return &c.Producer.WhatIfFenceOnly },
 	"producer.bug.reuse_expired_seq":        func(c *Config) any { return &c.Producer.BugReuseExpiredSeq },
 	"producer.bug.bump_on_any_oosn":         func(c *Config) any { return &c.Producer.BugBumpOnAnyOOSN },
 
@@ -295,6 +332,8 @@ var fields = map[string]func(c *Config) any{
 	"broker.empty.partition.check":              func(c *Config) any { return &c.Broker.EmptyPartitionCheck },
 	"transaction.partition.verification.enable": func(c *Config) any { return &c.Broker.PartitionVerification },
 	"broker.transient_error":                    func(c *Config) any { return &c.Broker.TransientError },
+	"broker.processing.time":                    func(c *Config) any { return &c.Broker.ProcessingTime },
+	"broker.processing.spread":                  func(c *Config) any { return &c.Broker.ProcessingSpread },
 	"partition.not_ready.batches":               func(c *Config) any { return &c.Broker.NotReadyBatches },
 	"producer.id.expiration.ms":                 func(c *Config) any { return &c.Broker.ProducerIDExpiration },
 	"producer.id.expiration.check.interval.ms":  func(c *Config) any { return &c.Broker.ExpirationCheckInterval },
@@ -347,7 +386,8 @@ var fields = map[string]func(c *Config) any{
 // Decode returns the values as a typed Config. Resolve calls it once per
 // run, after every level of precedence has been applied; nothing needs to
 // read the text values after that. Every value was checked when it was
-// set, so the only error is a parameter without a field in Config.
+// set, so the errors are a parameter without a field in Config and a
+// rule that joins the ranges of several parameters ([Config.checkRules]).
 func (v *Values) Decode() (Config, error) {
 	var c Config
 	for i := range v.params {
@@ -360,7 +400,46 @@ func (v *Values) Decode() (Config, error) {
 			return Config{}, err
 		}
 	}
+	if err := c.checkRules(); err != nil {
+		return Config{}, err
+	}
 	return c, nil
+}
+
+// checkRules checks the ranges that depend on other parameters' values.
+// The error is one line naming the keys and what is allowed.
+//
+// sequence.bits, with enable.idempotence=true: the batches the broker
+// caches (broker.window) and the requests the producer may have in flight
+// beyond them (max.in.flight.requests.per.connection), each of up to
+// batch.size records, must have distinct sequences:
+//
+//	2^bits > (broker.window + max.in.flight.requests.per.connection) × batch.size
+//
+// Otherwise a new or retried batch can carry the sequences of a batch
+// still in the window, the broker answers it as a duplicate, and
+// INV-DEDUP and INV-LOSS fail in a way Kafka's design excludes: Kafka's
+// space is 2^31 sequences, far more than its 5 cached and 5 in-flight
+// batches hold. At 31 bits every allowed window, in-flight count and
+// batch size fit. Without idempotence batches carry no sequences and
+// the rule does not apply.
+func (c *Config) checkRules() error {
+	bits := c.SequenceBits
+	if !c.Producer.EnableIdempotence || bits < 1 || bits > 62 {
+		return nil // no sequences, or Param.check has refused the width
+	}
+	w, f, b := int64(c.Broker.Window), int64(c.Producer.MaxInFlight), int64(c.Producer.BatchSize)
+	need := (w + f) * b
+	if space := int64(1) << bits; space <= need {
+		least := bits
+		for int64(1)<<least <= need {
+			least++
+		}
+		return fmt.Errorf("sequence.bits=%d gives %d sequence numbers, not more than (broker.window + max.in.flight.requests.per.connection) * batch.size = (%d + %d) * %d = %d: "+
+			"batches in the broker's window and in flight could share sequences, outside Kafka's design (allowed with these values: sequence.bits %d..31)",
+			bits, space, w, f, b, need, least)
+	}
+	return nil
 }
 
 // checkDecode reports a value that [Param.check] accepts but that does not
@@ -410,6 +489,9 @@ func decodeInto(p *Param, s string, dst any) error {
 		case p.Kind == Int && p.Unit == "ms":
 			var n int64
 			n, err = strconv.ParseInt(s, 10, 64)
+			if n > math.MaxInt64/int64(time.Millisecond) || n < math.MinInt64/int64(time.Millisecond) {
+				return fmt.Errorf("parameter %s: %s ms does not fit a time.Duration (its range must stay within ±%d)", p.Key, s, math.MaxInt64/int64(time.Millisecond))
+			}
 			*d = time.Duration(n) * time.Millisecond
 		default:
 			return mismatch()
@@ -429,6 +511,15 @@ func decodeInto(p *Param, s string, dst any) error {
 			*d = model.PolicyLibrdkafka
 		default:
 			return fmt.Errorf("%s=%q is not allowed (allowed: java, librdkafka)", p.Key, s)
+		}
+	case *AppMode:
+		switch s {
+		case "at-least-once":
+			*d = AppAtLeastOnce
+		case "exactly-once":
+			*d = AppExactlyOnce
+		default:
+			return fmt.Errorf("%s=%q is not allowed (allowed: at-least-once, exactly-once)", p.Key, s)
 		}
 	case *Rebuild:
 		switch s {

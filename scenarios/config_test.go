@@ -64,10 +64,10 @@ func candidates(p *Param, cur string) []string {
 	case Int:
 		n, _ := strconv.ParseInt(cur, 10, 64)
 		return []string{strconv.FormatInt(n+1, 10), strconv.FormatInt(n-1, 10),
-			strconv.FormatFloat(p.Min, 'f', 0, 64), strconv.FormatFloat(p.Max, 'f', 0, 64)}
+			strconv.FormatInt(p.Min, 10), strconv.FormatInt(p.Max, 10)}
 	case Float:
 		f, _ := strconv.ParseFloat(cur, 64)
-		return []string{strconv.FormatFloat(f+0.25, 'g', -1, 64), strconv.FormatFloat(p.Min, 'g', -1, 64), strconv.FormatFloat(p.Max, 'g', -1, 64)}
+		return []string{strconv.FormatFloat(f+0.25, 'g', -1, 64), strconv.FormatFloat(p.MinF, 'g', -1, 64), strconv.FormatFloat(p.MaxF, 'g', -1, 64)}
 	case Duration:
 		d, _ := time.ParseDuration(cur)
 		return []string{(d + time.Millisecond).String(), time.Duration(p.Min).String(), time.Duration(p.Max).String()}
@@ -175,7 +175,7 @@ func TestResolveExposesConfig(t *testing.T) {
 		t.Fatal("Values.Config is not Resolved.Config")
 	}
 	c := res.Config
-	if c.Extra.Pause != 1500*time.Millisecond || c.Extra.PauseAt != 2550*time.Millisecond || c.Extra.TakeoverAfter != 5*time.Second {
+	if c.Extra.Pause != 1500*time.Millisecond || c.Extra.PauseAt != 2900*time.Millisecond || c.Extra.TakeoverAfter != 500*time.Millisecond {
 		t.Errorf("extra %+v", c.Extra)
 	}
 	if len(c.Net.Links) != 1 || c.Net.Links[0].Latency.Spread != 2*time.Millisecond {
@@ -206,7 +206,7 @@ func TestStructuredValuesCheckedWhenSet(t *testing.T) {
 		}
 	}
 	fs, err := ParseScenarioFile("f.yaml", []byte("name: x\nbase: ackloss\nparams:\n  records: 3\n  fault.kinds: nope\n"))
-	if err == nil || err.Error() != fmt.Sprintf("f.yaml:5: fault.kinds: unknown kind %q (allowed: all, or a list of pause, crash, partition, oneway, drop, drift)", "nope") {
+	if err == nil || err.Error() != fmt.Sprintf("f.yaml:5: fault.kinds: unknown kind %q (allowed: all, or a list of pause, crash, partition, oneway, drop, drift, stall)", "nope") {
 		t.Errorf("scenario file: %v %v", fs, err)
 	}
 }

@@ -27,9 +27,17 @@ const (
 	evDisconnect
 	// evMetaFlap: the topic's metadata flaps (scenario seqreuse).
 	evMetaFlap
+	// evHandled: server node finished handling the request it read on
+	// connection tok.Conn (after broker.processing.time; world_handler.go).
+	evHandled
+	// evUnstall: the stall of server node set by fault-plan action n ends.
+	evUnstall
+	// evAppResume: exactly-once instance node fetches its application's
+	// committed input position (again) and resumes there.
+	evAppResume
 )
 
-var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap"}
+var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume"}
 
 // Event is one pending world event: a small value, so the loop's queue holds
 // it without allocating.
@@ -58,10 +66,10 @@ func (e Event) AppendDescription(b []byte) []byte {
 		b = strconv.AppendUint(b, e.msg, 10)
 		b = append(b, " to="...)
 		b = strconv.AppendInt(b, int64(e.node), 10)
-	case evWake, evStart, evDisconnect:
+	case evWake, evStart, evDisconnect, evHandled, evAppResume:
 		b = append(b, " node="...)
 		b = strconv.AppendInt(b, int64(e.node), 10)
-	case evFault, evResume:
+	case evFault, evResume, evUnstall:
 		b = append(b, " #"...)
 		b = strconv.AppendUint(b, e.n, 10)
 	}

@@ -30,6 +30,10 @@ type nodeState struct {
 	// inbox holds server-to-server messages that reached the process
 	// while it was crashed, for its restart.
 	inbox []internalMsg
+	// stalled: a server's request handlers stop until stallUntil (or the
+	// plan's end); requests keep arriving and its timers keep running.
+	stalled    bool
+	stallUntil sim.Time
 }
 
 // dropRule is an armed "drop request|response N client>server" action.
@@ -87,6 +91,12 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 	for i := range w.plan.Actions {
 		w.schedule(sim.Time(w.plan.Actions[i].At), Event{kind: evFault, n: uint64(i)})
 	}
+	// The instances start after the plan's actions of the same time: a
+	// drop or reject armed at 0s is in place for the first request.
+	for _, s := range w.starts {
+		w.schedule(s.at, s.ev)
+	}
+	w.starts = nil
 	return nil
 }
 
@@ -151,7 +161,14 @@ func (w *World) nodeOf(name string) simnet.NodeID {
 // target returns the node an event is for, or -1 for world events.
 func (w *World) target(ev Event) simnet.NodeID {
 	switch ev.kind {
-	case evStart, evWake, evDeliver, evDisconnect:
+	case evDeliver:
+		if ev.tok.Dir == simnet.Request {
+			// A request arrives at a paused server too, into its receive
+			// buffer; deliver handles a crashed one (world_handler.go).
+			return -1
+		}
+		return simnet.NodeID(ev.node)
+	case evStart, evWake, evDisconnect, evHandled, evAppResume:
 		return simnet.NodeID(ev.node)
 	case evAppSend:
 		if in := w.apps[ev.app].current(); in != nil {
@@ -168,7 +185,7 @@ func (w *World) gate(now sim.Time, n simnet.NodeID, ev Event) bool {
 	switch {
 	case st.crashed:
 		switch ev.kind {
-		case evAppSend, evStart:
+		case evAppSend, evStart, evAppResume:
 			w.hold(now, n, ev, "crashed")
 		case evDeliver:
 			w.loseDelivery(now, ev, "crashed")
@@ -177,6 +194,10 @@ func (w *World) gate(now sim.Time, n simnet.NodeID, ev Event) bool {
 		return true
 	case st.paused:
 		w.hold(now, n, ev, "paused")
+		return true
+	case st.stalled && ev.kind == evHandled:
+		// The handlers are stopped; the process's timers run on.
+		w.hold(now, n, ev, "stalled")
 		return true
 	}
 	return false
@@ -228,6 +249,22 @@ type actuator struct {
 
 // Pause holds the node's events until now+d (or the plan's end); a pause
 // of a crashed node is ignored.
+// Stall stops server node's request handlers until now+d (or the plan's
+// end): requests keep arriving into its receive buffers and its timers
+// keep running, but nothing is read or finished until the stall ends.
+func (t actuator) Stall(node string, d time.Duration) {
+	w, n := t.w, t.w.nodeOf(node)
+	st := &w.nodes[n].fault
+	if st.crashed {
+		w.note(t.now, n, "is crashed: stall ignored")
+		return
+	}
+	until := min(t.now.Add(d), w.planEnd)
+	st.stalled = true
+	st.stallUntil = max(st.stallUntil, until)
+	w.schedule(until, Event{kind: evUnstall, node: int32(n), n: uint64(t.i)})
+}
+
 func (t actuator) Pause(node string, d time.Duration) {
 	w, n := t.w, t.w.nodeOf(node)
 	st := &w.nodes[n].fault
@@ -275,8 +312,29 @@ func (w *World) endPause(now sim.Time, n simnet.NodeID) {
 func (w *World) resume(now sim.Time, n simnet.NodeID) {
 	st := &w.nodes[n].fault
 	st.paused = false
-	w.emit(model.Obs{Kind: model.ObsResume, At: now, Node: int32(n), Peer: -1, N: int64(len(st.held))})
+	w.emit(model.Obs{Kind: model.ObsResume, At: now, Node: int32(n), Peer: -1, N: int64(len(st.held)) + w.buffered(n)})
 	w.replay(now, n)
+	if w.isServer(n) {
+		w.kickReads(now, n)
+	}
+}
+
+// endStall ends a stall whose time is up (a longer stall may have
+// extended it).
+func (w *World) endStall(now sim.Time, n simnet.NodeID) {
+	if st := &w.nodes[n].fault; st.stalled && now >= st.stallUntil {
+		w.unstall(now, n)
+	}
+}
+
+// unstall restarts n's request handlers: handling that was due runs now,
+// then the buffered requests are read.
+func (w *World) unstall(now sim.Time, n simnet.NodeID) {
+	st := &w.nodes[n].fault
+	st.stalled = false
+	w.emit(model.Obs{Kind: model.ObsResume, At: now, Node: int32(n), Peer: -1, N: int64(len(st.held)) + w.buffered(n)})
+	w.replay(now, n)
+	w.kickReads(now, n)
 }
 
 // replay schedules n's held events now, in their original order.
@@ -304,13 +362,17 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 	kept := st.held[:0]
 	for _, ev := range st.held {
 		switch ev.kind {
-		case evAppSend, evStart:
+		case evAppSend, evStart, evAppResume:
 			kept = append(kept, ev)
 		case evDeliver:
 			w.loseDelivery(now, ev, "crashed")
 		}
 	}
 	st.held = kept
+	st.stalled = false
+	if nd.kind != kindProducer {
+		w.dropReads(now, n)
+	}
 	nd.inc++
 	if in := nd.inst; in != nil {
 		for _, c := range in.conns {
@@ -322,6 +384,9 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 		var abandoned int64
 		if !w.resend && len(in.unresolved) > 0 {
 			abandoned = int64(len(in.unresolved))
+			for k := range in.unresolved {
+				in.app.abandoned[k] = true
+			}
 			clear(in.unresolved)
 		}
 		w.emit(model.Obs{Kind: model.ObsCrash, At: now, Node: int32(n), Peer: -1, N: abandoned})
@@ -358,9 +423,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 		inbox := st.inbox
 		st.inbox = nil
 		for _, m := range inbox {
-			h := w.pushRoute(route{server: m.from})
-			w.stepServer(now, n, m.from, m.m, h)
-			w.popRoute()
+			w.stepServer(now, n, m.from, m.m, m.handle)
 		}
 	} else {
 		in := nd.inst
@@ -385,7 +448,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 // faulty reports whether any process is paused or crashed.
 func (w *World) faulty() bool {
 	for i := range w.nodes {
-		if st := &w.nodes[i].fault; st.paused || st.crashed {
+		if st := &w.nodes[i].fault; st.paused || st.crashed || st.stalled {
 			return true
 		}
 	}
@@ -409,6 +472,9 @@ func (w *World) endFaults(at sim.Time) {
 		}
 		if st.paused {
 			w.resume(at, n)
+		}
+		if st.stalled {
+			w.unstall(at, n)
 		}
 	}
 }

@@ -214,7 +214,7 @@ func TestPlanErrors(t *testing.T) {
 // set before the drift began is not affected.
 func TestDrift(t *testing.T) {
 	timeout := func(drift string) string {
-		plan := "0s drop response 3 p1>b1\n0s drift p1 " + drift + "\nend 30s\n"
+		plan := "0s drop response 3 p1>b1\n0.1s drift p1 " + drift + "\nend 30s\n"
 		r := run(t, Spec{Seed: 2, Sets: kv("records", "5", "net.response_loss", "0", "request.timeout.ms", "1000"), PlanText: plan})
 		to := grep(r.Trace, "timed out")
 		if len(to) != 1 {
@@ -223,7 +223,7 @@ func TestDrift(t *testing.T) {
 		return at(to[0])
 	}
 	// Request 3 goes at 0.2s and times out at 1.2s. The producer's
-	// wake-up set at 0s (before the drift) fires at 1.0s; the next one,
+	// wake-up set at 0s (before the drift at 0.1s) fires at 1.0s; the next one,
 	// set then for 1.2s, takes 0.2s * 1.5 = 0.3s at +50%.
 	if got := timeout("+0ppm"); got != "1.200000000s" {
 		t.Errorf("without drift: timeout at %s, want 1.2s", got)

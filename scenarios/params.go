@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -36,68 +37,94 @@ type Param struct {
 	// Unit is printed after values, e.g. "ms", "records", "probability".
 	Unit string
 	Doc  string
-	// Min and Max bound Int, Float and Duration values (Duration in
-	// nanoseconds). Both zero means unbounded.
-	Min, Max float64
+	// Min and Max bound an Int value, and a Duration value in
+	// nanoseconds, exactly: values are compared with them as integers and
+	// -describe prints them as they are. Both zero means unbounded.
+	Min, Max int64
+	// MinF and MaxF bound a Float value. Both zero means unbounded.
+	MinF, MaxF float64
 	// Values lists the allowed values of an Enum.
 	Values []string
 }
 
-// check parses s as p's kind and checks its range.
+// check parses s as p's kind and checks its range. Integers and
+// durations are compared with the bounds as integers, floats as floats,
+// so the bound [Param.Allowed] prints is exactly the one enforced.
 func (p *Param) check(s string) error {
-	var v float64
+	outOfRange := func() error {
+		return fmt.Errorf("%s=%s is out of range (allowed: %s)", p.Key, s, p.rangeText())
+	}
 	switch p.Kind {
 	case Int:
 		n, err := strconv.ParseInt(s, 10, 64)
+		if errors.Is(err, strconv.ErrRange) && p.Bounded() {
+			return outOfRange() // beyond int64, so beyond the bounds too
+		}
 		if err != nil {
 			return fmt.Errorf("%s=%q is not an integer", p.Key, s)
 		}
-		v = float64(n)
+		if p.Bounded() && (n < p.Min || n > p.Max) {
+			return outOfRange()
+		}
 	case Float:
 		f, err := strconv.ParseFloat(s, 64)
+		if errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) && p.Bounded() {
+			return outOfRange()
+		}
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("%s=%q is not a number", p.Key, s)
 		}
-		v = f
+		if p.Bounded() && (f < p.MinF || f > p.MaxF) {
+			return outOfRange()
+		}
 	case Bool:
 		if _, err := strconv.ParseBool(s); err != nil {
 			return fmt.Errorf("%s=%q is not a boolean (allowed: true, false)", p.Key, s)
 		}
-		return nil
 	case Duration:
 		d, err := time.ParseDuration(s)
 		if err != nil {
 			return fmt.Errorf("%s=%q is not a duration (e.g. 250ms, 1.5s)", p.Key, s)
 		}
-		v = float64(d)
+		if p.Bounded() && (int64(d) < p.Min || int64(d) > p.Max) {
+			return outOfRange()
+		}
 	case String:
-		return nil
 	case Enum:
 		if !slices.Contains(p.Values, s) {
 			return fmt.Errorf("%s=%q is not allowed (allowed: %s)", p.Key, s, strings.Join(p.Values, ", "))
 		}
-		return nil
-	}
-	if (p.Min != 0 || p.Max != 0) && (v < p.Min || v > p.Max) {
-		return fmt.Errorf("%s=%s is out of range (allowed: %s)", p.Key, s, p.rangeText())
 	}
 	return nil
 }
 
-func (p *Param) rangeText() string {
-	f := func(x float64) string {
-		switch p.Kind {
-		case Duration:
-			return time.Duration(x).String()
-		case Int:
-			return strconv.FormatFloat(x, 'f', 0, 64)
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
+// Bounded reports whether p, an Int, Float or Duration, has a range:
+// [Param.Min] and [Param.Max], or for a Float [Param.MinF] and
+// [Param.MaxF].
+func (p *Param) Bounded() bool {
+	if p.Kind == Float {
+		return p.MinF != 0 || p.MaxF != 0
 	}
-	return f(p.Min) + ".." + f(p.Max)
+	return p.Min != 0 || p.Max != 0
 }
 
-// Allowed describes the values p accepts, for -describe.
+// rangeText is "MIN..MAX", each bound printed exactly: an integer as it
+// is, a duration as [time.Duration.String] prints it (which
+// [time.ParseDuration] reads back to the same nanosecond), a float in the
+// shortest form that reads back to the same float64.
+func (p *Param) rangeText() string {
+	switch p.Kind {
+	case Float:
+		return strconv.FormatFloat(p.MinF, 'g', -1, 64) + ".." + strconv.FormatFloat(p.MaxF, 'g', -1, 64)
+	case Duration:
+		return time.Duration(p.Min).String() + ".." + time.Duration(p.Max).String()
+	}
+	return strconv.FormatInt(p.Min, 10) + ".." + strconv.FormatInt(p.Max, 10)
+}
+
+// Allowed describes the values p accepts, for -describe. A range's
+// bounds are the ones [Values.Set] enforces, printed exactly; both are
+// allowed.
 func (p *Param) Allowed() string {
 	switch p.Kind {
 	case Enum:
@@ -107,7 +134,7 @@ func (p *Param) Allowed() string {
 	case String:
 		return "text"
 	}
-	if p.Min != 0 || p.Max != 0 {
+	if p.Bounded() {
 		return p.rangeText()
 	}
 	return p.Kind.String()

@@ -80,3 +80,21 @@ func TestRejectErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroTimeDropArmsFirst: a drop armed at 0s applies to the very first
+// request, which an instance sends as it starts at 0s: plan actions run
+// before the starts of the same time, so a realized plan that records the
+// loss of a run's first message replays it.
+func TestZeroTimeDropArmsFirst(t *testing.T) {
+	sc, err := Lookup("ackloss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, Spec{Scenario: sc, Seed: 1, KeepTrace: true, PlanText: "0s drop request 1 p1>c1\nend 10s\n"})
+	for _, l := range r.Trace {
+		if strings.Contains(l, "p1 send InitProducerId#1 -> c1 DROPPED") {
+			return
+		}
+	}
+	t.Fatalf("the first InitProducerId was not dropped:\n%s", strings.Join(r.Trace[:min(len(r.Trace), 12)], "\n"))
+}

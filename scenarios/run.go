@@ -148,6 +148,19 @@ func Resolve(spec Spec) (*Resolved, error) {
 		pc.TransactionalID = ""
 		pc.TransactionRecords = 0
 	}
+	if pc.TransactionalID != "" && pc.TransactionRecords == 0 && !cfg.Producer.WhatIfFenceOnly {
+		// X36: KafkaProducer.send -> TransactionManager.maybeAddPartition
+		// throws outside a transaction.
+		return nil, fmt.Errorf("transactional.id=%s needs transaction.records > 0: Kafka's send() outside a transaction throws IllegalStateException (\"Cannot add partition ... to transaction while in state  READY\", TransactionManager.maybeAddPartition); set transaction.records, or producer.whatif.fence_only=true for that what-if", pc.TransactionalID)
+	}
+	if cfg.App.Mode == AppExactlyOnce && (pc.TransactionalID == "" || pc.TransactionRecords == 0) {
+		if !pc.EnableIdempotence && !v.Explicit("app.mode") {
+			preNotes = append(preNotes, "app.mode=exactly-once needs transactions: without idempotence the application runs at-least-once")
+			cfg.App.Mode = AppAtLeastOnce
+		} else {
+			return nil, fmt.Errorf("app.mode=exactly-once needs transactions: set transactional.id and transaction.records > 0 (with idempotence on)")
+		}
+	}
 	eff, notes, err := pc.Resolve()
 	if err != nil {
 		return nil, err
@@ -224,7 +237,8 @@ func Run(spec Spec) (*Result, error) {
 	if w.ended && end < w.planEnd {
 		end = w.planEnd
 	}
-	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stopText, N: w.pending(), Until: w.planEnd})
+	pending, abandoned := w.pending()
+	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stopText, N: pending, Abandoned: abandoned, Until: w.planEnd})
 
 	counts, vs := w.chk.Finish()
 	st := w.stats

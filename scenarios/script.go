@@ -82,8 +82,6 @@ type ScriptConfig struct {
 //	                                           connection from the script
 //	                                           (Script.Disconnect) or at
 //	                                           request.timeout.ms
-//	app.takeover.resend=false                  a new instance resends only
-//	                                           what Script.Replay tells it
 //	fault.producer.resend=true                 a crashed instance's unresolved
 //	                                           records wait for a restart or
 //	                                           a replay
@@ -93,7 +91,7 @@ func ScriptScenario() *Scenario {
 		Summary: "a scripted world: a test script delivers, drops and loses messages and moves time",
 		Defaults: []KV{
 			{"net.latency", "constant"}, {"net.latency.base", "0s"}, {"net.disconnect_notice", "0"},
-			{"app.takeover.resend", "false"}, {"fault.producer.resend", "true"},
+			{"fault.producer.resend", "true"},
 		},
 	}
 }
@@ -120,7 +118,7 @@ var ScriptProducerKeys = []string{
 	"delivery.timeout.ms", "request.timeout.ms", "retry.backoff.ms", "retry.backoff.max.ms",
 	"reconnect.backoff.ms", "linger.ms", "batch.size",
 	"transactional.id", "transaction.records", "transaction.timeout.ms", "client.policy",
-	"producer.bug.metaflap_reset", "producer.bug.reuse_expired_seq", "producer.bug.bump_on_any_oosn",
+	"producer.whatif.fence_only", "producer.bug.metaflap_reset", "producer.bug.reuse_expired_seq", "producer.bug.bump_on_any_oosn",
 }
 
 // NewScript builds a scripted world with its brokers and coordinator and
@@ -330,7 +328,7 @@ func (s *Script) AddProducer(name string, appID int32, sets []KV) (notes []strin
 	pcfg, notes := res.Producer, res.Notes
 	var a *app
 	if appID < 0 {
-		a = &app{id: int32(len(w.apps))}
+		a = &app{id: int32(len(w.apps)), resolved: map[int64]bool{}, abandoned: map[int64]bool{}}
 		w.apps = append(w.apps, a)
 		w.stats.newest = append(w.stats.newest, -1)
 	} else {
@@ -339,7 +337,7 @@ func (s *Script) AddProducer(name string, appID int32, sets []KV) (notes []strin
 	n := s.st.first + simnet.NodeID(s.st.used)
 	s.st.used++
 	in := &instance{node: n, name: name, app: a, index: len(a.instances), pcfg: pcfg,
-		unresolved: make(map[int64]model.Record), conns: make([]simnet.Conn, 1+w.topo.Brokers)}
+		unresolved: make(map[int64]model.Record), conns: make([]simnet.Conn, w.connSlots())}
 	in.prod = model.NewProducer(pcfg, a.id, w.topo.Leaders, sim.NewRand(w.seed, streamOf("producer/"+name)))
 	a.instances = append(a.instances, in)
 	w.instances = append(w.instances, in)
@@ -579,7 +577,7 @@ func (s *Script) Disconnect(name, server string) error {
 		return fmt.Errorf("no server %q", server)
 	}
 	dest := w.destOf(simnet.NodeID(i))
-	c := in.conns[dest+1]
+	c := in.conns[w.connIdx(dest)]
 	if c.Gen == 0 || !w.nw.Alive(c) {
 		return fmt.Errorf("%s has no connection to %s", name, server)
 	}
@@ -617,7 +615,10 @@ func (s *Script) Fault(action string) error {
 
 // Pending returns the records the applications sent whose outcome is not
 // known yet (a crashed instance's count until they are replayed).
-func (s *Script) Pending() int64 { return s.w.pending() }
+func (s *Script) Pending() int64 {
+	p, _ := s.w.pending()
+	return p
+}
 
 // Partitions returns every partition of the topic, in id order, each from
 // its leader.
@@ -634,7 +635,8 @@ func (s *Script) Partitions() []*model.Partition {
 // violations. The run end goes to the checker only (the trace has no line
 // for it, as the script goes on).
 func (s *Script) Check() (check.Counts, []check.Violation) {
-	o := model.Obs{Kind: model.ObsRunEnd, At: s.Now(), Node: -1, Peer: -1, Text: "script", N: s.w.pending(), Until: s.Now()}
+	pending, abandoned := s.w.pending()
+	o := model.Obs{Kind: model.ObsRunEnd, At: s.Now(), Node: -1, Peer: -1, Text: "script", N: pending, Abandoned: abandoned, Until: s.Now()}
 	s.w.chk.Observe(&o)
 	return s.w.chk.Finish()
 }

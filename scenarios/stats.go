@@ -21,8 +21,9 @@ type NetStats struct {
 }
 
 // stats reads the observation stream and keeps the run's counters: errors
-// by Kafka name, network fates, fencing and zombie writes, abandoned
-// records, acknowledgement latencies.
+// by Kafka name, network fates, fencing (a broker, the transaction
+// coordinator or the group coordinator refusing a stale epoch) and zombie
+// writes, abandoned records, acknowledgement latencies.
 type stats struct {
 	errors    map[string]int64
 	net       NetStats
@@ -125,6 +126,11 @@ func (s *stats) Observe(o *model.Obs) {
 				s.zombieWrites += int64(len(o.Batch.Records))
 			}
 		}
+	case model.ObsTxnOp, model.ObsOffsets:
+		// A coordinator refusing a stale instance fences it too.
+		if o.Err == model.ErrInvalidProducerEpoch || o.Err == model.ErrProducerFenced {
+			s.fenced++
+		}
 	case model.ObsOutcome:
 		if oc := &o.Outcome; oc.Err == model.ErrNone {
 			s.latencies = append(s.latencies, o.At.Sub(oc.SentAt))
@@ -135,7 +141,7 @@ func (s *stats) Observe(o *model.Obs) {
 		if o.NoteKind == model.NoteFatal {
 			s.errors[o.Err.String()+"(fatal)"]++
 		}
-	case model.ObsCrash:
-		s.abandoned += o.N
+	case model.ObsRunEnd:
+		s.abandoned = o.Abandoned
 	}
 }

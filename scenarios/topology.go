@@ -20,6 +20,10 @@ type Topology struct {
 	// always a node of its own, c1 (CoordinatorOwnNode); replication moves
 	// it onto the leader of a __transaction_state partition.
 	Coordinator CoordinatorPlacement
+	// GroupCoordinator: a group coordinator node, g1, keeps the committed
+	// input positions of exactly-once applications (app.mode). Only
+	// worlds with such an application have it.
+	GroupCoordinator bool
 }
 
 // CoordinatorPlacement tells where the transaction coordinator runs.
@@ -51,6 +55,9 @@ func (t Topology) BrokerName(i int) string { return "b" + strconv.Itoa(i+1) }
 
 // CoordinatorName returns the transaction coordinator's node name.
 func (t Topology) CoordinatorName() string { return "c1" }
+
+// GroupCoordinatorName returns the group coordinator's node name.
+func (t Topology) GroupCoordinatorName() string { return "g1" }
 
 // InstanceName returns the name of the i-th producer instance (0-based,
 // over all applications): "p1", "p2", ...

@@ -174,6 +174,11 @@ func (t *traceWriter) Observe(o *model.Obs) {
 		case *model.EndTxnRequest:
 			b = append(b, " end-txn "...)
 			b = append(b, m.TransactionalID...)
+		case *model.AddOffsetsToTxnRequest:
+			b = append(b, " add-offsets-to-txn "...)
+			b = append(b, m.TransactionalID...)
+			b = append(b, " group="...)
+			b = append(b, m.GroupID...)
 		}
 		b = append(b, " -> "...)
 		b = append(b, o.Err.String()...)
@@ -223,6 +228,28 @@ func (t *traceWriter) Observe(o *model.Obs) {
 		b = append(b, t.name(o.Node)...)
 		b = append(b, " disconnected "...)
 		b = t.appendConn(b, o.Node, o.Peer, o.ConnGen)
+	case model.ObsOffsets:
+		b = append(b, t.name(o.Node)...)
+		b = append(b, ' ')
+		b = append(b, o.Text...)
+		b = append(b, " group="...)
+		b = append(b, o.Group...)
+		if o.Text != "offset-fetch" {
+			b = append(b, " pid="...)
+			b = strconv.AppendInt(b, int64(o.PID), 10)
+			b = append(b, " e="...)
+			b = strconv.AppendInt(b, int64(o.Epoch), 10)
+		}
+		b = append(b, " offset="...)
+		b = strconv.AppendInt(b, o.N, 10)
+		if o.Text == "txn-offset-commit" || o.Text == "offset-fetch" {
+			b = append(b, " -> "...)
+			b = append(b, o.Err.String()...)
+		}
+	case model.ObsAppResume:
+		b = append(b, t.name(o.Node)...)
+		b = append(b, " app resumes its input at offset "...)
+		b = strconv.AppendInt(b, o.N, 10)
 	case model.ObsMetadataFlap:
 		b = append(b, t.name(o.Node)...)
 		b = append(b, " metadata flap: the topic briefly looks deleted"...)

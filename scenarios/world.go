@@ -19,6 +19,7 @@ const (
 	kindProducer nodeKind = iota
 	kindBroker
 	kindCoordinator
+	kindGroupCoordinator
 )
 
 // node is one process of the world: a producer instance or a server. Its
@@ -38,6 +39,9 @@ type node struct {
 	// inc is the incarnation: it grows at every crash, so that timers and
 	// responses meant for an earlier incarnation are dropped.
 	inc uint32
+	// handlerRand draws a server's request-handling times
+	// (broker.processing.spread), made on first use.
+	handlerRand *rand.Rand
 }
 
 // instance is one producer instance (a process) of an application.
@@ -65,9 +69,16 @@ type instance struct {
 // app is one application: a stream of records with stable ids, sent
 // through its current producer instance.
 type app struct {
-	id        int32
-	records   int64 // records to send
-	next      int64 // next message number
+	id      int32
+	records int64 // records to send
+	next    int64 // next message number
+	// resolved holds the message numbers that got an outcome at some
+	// instance; abandoned those a crash abandoned.
+	resolved, abandoned map[int64]bool
+	// high is one past the highest message number ever sent: an
+	// exactly-once application that resumes at its committed position
+	// sends records below it again.
+	high      int64
 	interval  time.Duration
 	instances []*instance
 	// chain numbers the app's stream of send events; a takeover starts a
@@ -119,17 +130,28 @@ type World struct {
 	brokerNode []simnet.NodeID
 	coordNode  simnet.NodeID
 	coord      *model.Coordinator
+	// groupNode is the group coordinator's node id, -1 when no
+	// application is exactly-once (topology without one).
+	groupNode simnet.NodeID
 
 	pcfg      model.ProducerConfig
 	cfgNotes  []string
 	apps      []*app
 	instances []*instance
+	// starts are the instances' start events, scheduled after the fault
+	// plan's actions (initFaults).
+	starts []timedEvent
 
 	msgs    map[uint64]*wire
 	nextMsg uint64
-	// routes are the reply routes of the requests being handled (a
-	// stack: server-to-server messages are answered in the same instant).
-	routes []route
+	// routes are the reply routes of the requests servers are handling,
+	// by handle (world_server.go).
+	routes    map[uint64]*route
+	nextRoute uint64
+	// srvConns are the receive sides of client connections at servers
+	// with requests buffered or being handled, in order of creation
+	// (world_handler.go).
+	srvConns []*srvConn
 	// outBufs are per-depth copies of a node's effects, so that a node
 	// re-entered by an instant message can reuse its own buffer.
 	outBufs [][]model.Out
@@ -173,6 +195,12 @@ type World struct {
 	script *script
 }
 
+// timedEvent is an event with its time, not yet scheduled.
+type timedEvent struct {
+	at sim.Time
+	ev Event
+}
+
 // Nodes' random streams are derived from these names.
 func streamOf(name string) uint64 { return sim.StreamID(name) }
 
@@ -183,6 +211,7 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	if err != nil {
 		return nil, err
 	}
+	topo.GroupCoordinator = cfg.App.Mode == AppExactlyOnce
 	w := &World{sc: sc, vals: vals, cfg: cfg, seed: seed, pcfg: pcfg, cfgNotes: notes, topo: topo, msgs: make(map[uint64]*wire)}
 	if err := sc.build(w); err != nil {
 		return nil, err
@@ -223,6 +252,11 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		BugNoRotate: cc.BugNoRotate, BugNoBumpOnTimeout: cc.BugNoBumpOnTimeout})
 	w.coordNode = simnet.NodeID(len(w.nodes))
 	w.nodes = append(w.nodes, node{kind: kindCoordinator, name: topo.CoordinatorName(), srv: w.coord})
+	w.groupNode = -1
+	if topo.GroupCoordinator {
+		w.groupNode = simnet.NodeID(len(w.nodes))
+		w.nodes = append(w.nodes, node{kind: kindGroupCoordinator, name: topo.GroupCoordinatorName(), srv: model.NewGroupCoordinator()})
+	}
 	if w.script != nil {
 		// A scripted world adds producer instances as its script goes:
 		// it reserves their node slots now, so that the node table, the
@@ -243,8 +277,11 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	w.nw = simnet.New(ncfg, sim.NewRand(seed, streamOf("net")), w.names)
 	for _, in := range w.instances {
 		in.pcfg = pcfg
-		in.prod = model.NewProducer(pcfg, in.app.id, topo.Leaders, sim.NewRand(seed, streamOf("producer/"+in.name)))
-		in.conns = make([]simnet.Conn, 1+topo.Brokers)
+		if cfg.App.Mode == AppExactlyOnce {
+			in.pcfg.GroupID = model.GroupOf(in.app.id)
+		}
+		in.prod = model.NewProducer(in.pcfg, in.app.id, topo.Leaders, sim.NewRand(seed, streamOf("producer/"+in.name)))
+		in.conns = make([]simnet.Conn, w.connSlots())
 	}
 	// The readers of the observation stream.
 	w.trace = newTraceWriter(w.names)
@@ -333,6 +370,12 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		}
 	case evResume:
 		w.endPause(now, simnet.NodeID(ev.node))
+	case evUnstall:
+		w.endStall(now, simnet.NodeID(ev.node))
+	case evHandled:
+		w.handled(now, ev)
+	case evAppResume:
+		w.resumeInput(now, w.nodes[ev.node].inst)
 	case evDisconnect:
 		w.disconnected(now, ev)
 	default:
@@ -357,16 +400,38 @@ func (w *World) state() int64 {
 // destNode maps a destination index (broker index, or the coordinator) to
 // a node id.
 func (w *World) destNode(dest int32) simnet.NodeID {
-	if dest == model.DestCoordinator {
+	switch dest {
+	case model.DestCoordinator:
 		return w.coordNode
+	case model.DestGroupCoordinator:
+		return w.groupNode
 	}
 	return w.brokerNode[dest]
 }
 
+// connIdx is where a producer instance keeps its connection to a
+// destination: 0 the coordinator, 1+i broker i, then the group
+// coordinator.
+func (w *World) connIdx(dest int32) int {
+	switch dest {
+	case model.DestCoordinator:
+		return 0
+	case model.DestGroupCoordinator:
+		return 1 + w.topo.Brokers
+	}
+	return int(dest) + 1
+}
+
+// connSlots is the number of connections a producer instance may hold.
+func (w *World) connSlots() int { return 2 + w.topo.Brokers }
+
 // destOf maps a server's node id back to its destination index.
 func (w *World) destOf(n simnet.NodeID) int32 {
-	if n == w.coordNode {
+	switch n {
+	case w.coordNode:
 		return model.DestCoordinator
+	case w.groupNode:
+		return model.DestGroupCoordinator
 	}
 	for i, b := range w.brokerNode {
 		if b == n {
@@ -379,18 +444,29 @@ func (w *World) destOf(n simnet.NodeID) int32 {
 // isServer reports whether node n is a broker or the coordinator.
 func (w *World) isServer(n simnet.NodeID) bool { return w.nodes[n].kind != kindProducer }
 
-// pending returns the records the application sent whose outcome is
-// unknown.
-func (w *World) pending() int64 {
-	var n int64
-	for _, in := range w.instances {
-		if w.nodes[in.node].fault.crashed {
-			n += int64(len(in.unresolved)) // waiting to be sent again
-			continue
+// pending returns the records the applications sent that have no outcome
+// at any instance and that an instance still holds (a crashed instance
+// with fault.producer.resend holds them for its restart), each counted
+// once; abandoned, the records a crash abandoned that no instance resolved
+// or holds since.
+func (w *World) pending() (pending, abandoned int64) {
+	for _, a := range w.apps {
+		held := map[int64]bool{}
+		for _, in := range a.instances {
+			for n := range in.unresolved {
+				if !a.resolved[n] {
+					held[n] = true
+				}
+			}
 		}
-		n += int64(in.prod.Pending())
+		pending += int64(len(held))
+		for n := range a.abandoned {
+			if !a.resolved[n] && !held[n] {
+				abandoned++
+			}
+		}
 	}
-	return n
+	return pending, abandoned
 }
 
 var _ sim.Handler[Event] = (*World)(nil)

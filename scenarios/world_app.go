@@ -13,7 +13,8 @@ import (
 // addApp adds an application with one producer instance that starts at t.
 func (w *World) addApp(start sim.Time) *app {
 	ac := &w.cfg.App
-	a := &app{id: int32(len(w.apps)), records: ac.Records, interval: ac.SendInterval, idleAfter: ac.IdleAfter, idle: ac.Idle}
+	a := &app{id: int32(len(w.apps)), records: ac.Records, interval: ac.SendInterval, idleAfter: ac.IdleAfter, idle: ac.Idle,
+		resolved: map[int64]bool{}, abandoned: map[int64]bool{}}
 	w.apps = append(w.apps, a)
 	w.addInstance(a, start)
 	return a
@@ -24,8 +25,11 @@ func (w *World) addInstance(a *app, start sim.Time) *instance {
 	in := &instance{app: a, index: len(a.instances), name: InstanceName(len(w.instances)), unresolved: make(map[int64]model.Record)}
 	a.instances = append(a.instances, in)
 	w.instances = append(w.instances, in)
-	// Instances take the first node ids, in order.
-	w.schedule(start, Event{kind: evStart, node: int32(len(w.instances) - 1)})
+	// Instances take the first node ids, in order. Their starts are
+	// scheduled once the fault plan is (initFaults), so that plan actions
+	// at the same time, such as the drops a realized plan arms at 0s, come
+	// first.
+	w.starts = append(w.starts, timedEvent{at: start, ev: Event{kind: evStart, node: int32(len(w.instances) - 1)}})
 	return in
 }
 
@@ -82,6 +86,14 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: part, SentAt: now}
 	a.next++
 	in.unresolved[id.N] = rec
+	if id.N < a.high {
+		// An exactly-once application that resumed at its committed
+		// position processes this input record again: the same record,
+		// not a new one.
+		w.resendRecord(now, in, rec, true)
+		return rec
+	}
+	a.high = a.next
 	w.emit(model.Obs{Kind: model.ObsAppSend, At: now, Node: int32(in.node), Peer: -1, App: a.id, Record: rec})
 	w.apply(now, in, in.prod.Send(now, rec))
 	return rec
@@ -95,14 +107,23 @@ func (w *World) resendRecord(now sim.Time, in *instance, rec model.Record, withP
 }
 
 // takeover starts a later instance of an application: it takes over the
-// app's stream of sends and, with app.takeover.resend, sends again the
+// app's stream of sends. At least once (app.mode), it first sends again the
 // records its older instances have not resolved (an at-least-once
-// application failing over to a new process).
+// application failing over to a new process). Exactly once, it resumes
+// from the committed input position once it has its producer id
+// (resumeInput). In a scripted world the script decides (Script.Replay).
 func (w *World) takeover(now sim.Time, in *instance) {
 	a := in.app
 	a.chain++
 	w.emit(model.Obs{Kind: model.ObsTakeover, At: now, Node: int32(in.node), Peer: -1, App: a.id})
-	if w.cfg.App.TakeoverResend {
+	switch {
+	case w.script != nil:
+	case w.cfg.App.Mode == AppExactlyOnce:
+		if in.active {
+			w.resumeInput(now, in)
+		}
+		return
+	default:
 		var recs []model.Record
 		for _, old := range a.instances[:in.index] {
 			for _, r := range old.unresolved {
@@ -123,6 +144,40 @@ func (w *World) takeover(now sim.Time, in *instance) {
 	}
 }
 
+// resumeInput has an exactly-once instance's application fetch its
+// committed input position from the group coordinator (its consumer's
+// OffsetFetch with require_stable, delivered at once) and resume sending
+// there; records a committed transaction holds are not sent again. While a
+// transaction holds a pending commit for the group (an older instance's,
+// until the coordinator aborts it), the fetch is retried after
+// retry.backoff.ms.
+func (w *World) resumeInput(now sim.Time, in *instance) {
+	g := w.groupNode
+	if w.nodes[g].fault.crashed || w.nodes[g].fault.paused {
+		w.schedule(now.Add(in.pcfg.RetryBackoff), Event{kind: evAppResume, node: int32(in.node)})
+		return
+	}
+	h := w.pushRoute(route{server: -1, app: in})
+	w.serverOuts(now, g, w.nodes[g].srv.Step(now, model.Peer{Node: int32(in.node), Handle: h}, &model.OffsetFetchRequest{GroupID: model.GroupOf(in.app.id)}))
+}
+
+// offsetFetched resumes in's application at the committed position.
+func (w *World) offsetFetched(now sim.Time, in *instance, r *model.OffsetFetchResponse) {
+	a := in.app
+	if r.Err != model.ErrNone {
+		w.schedule(now.Add(in.pcfg.RetryBackoff), Event{kind: evAppResume, node: int32(in.node)})
+		return
+	}
+	if in != a.current() {
+		return // a newer instance took over meanwhile
+	}
+	a.next = max(r.Offset, 0)
+	w.emit(model.Obs{Kind: model.ObsAppResume, At: now, Node: int32(in.node), Peer: -1, App: a.id, N: a.next})
+	if a.next < a.records {
+		w.schedule(now, Event{kind: evAppSend, app: a.id, n: a.chain})
+	}
+}
+
 func sortRecords(recs []model.Record) {
 	for i := 1; i < len(recs); i++ {
 		for j := i; j > 0 && recs[j].ID.N < recs[j-1].ID.N; j-- {
@@ -133,9 +188,15 @@ func sortRecords(recs []model.Record) {
 
 // activate marks in as its app's live instance; older ones become zombies.
 func (w *World) activate(now sim.Time, in *instance) {
-	if !in.active {
-		in.active = true
-		w.emit(model.Obs{Kind: model.ObsActive, At: now, Node: int32(in.node), Peer: -1, App: in.app.id})
+	if in.active {
+		return
+	}
+	in.active = true
+	w.emit(model.Obs{Kind: model.ObsActive, At: now, Node: int32(in.node), Peer: -1, App: in.app.id})
+	if w.cfg.App.Mode == AppExactlyOnce && in.index > 0 && in.started && w.script == nil {
+		// initTransactions is done: the older instances are fenced and
+		// their open transaction aborted; read the committed position.
+		w.resumeInput(now, in)
 	}
 }
 
@@ -147,12 +208,12 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 		o := &outs[i]
 		switch o.Kind {
 		case model.OutConnect:
-			in.conns[o.Dest+1] = w.nw.Connect(in.node, w.destNode(o.Dest))
+			in.conns[w.connIdx(o.Dest)] = w.nw.Connect(in.node, w.destNode(o.Dest))
 		case model.OutClose:
-			w.nw.Close(in.conns[o.Dest+1])
+			w.nw.Close(in.conns[w.connIdx(o.Dest)])
 			w.connsDown(now)
 		case model.OutSend:
-			c := in.conns[o.Dest+1]
+			c := in.conns[w.connIdx(o.Dest)]
 			link := int(c.Client)*len(w.names) + int(c.Server)
 			w.reqCount[link]++
 			w.send(now, in, o.Dest, o.Msg, c, simnet.Request, w.reqCount[link], w.nodes[in.node].inc)
@@ -160,6 +221,7 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 			w.schedule(w.drifted(now, in.node, o.At), Event{kind: evWake, node: int32(in.node), n: o.Timer, gen: w.nodes[in.node].inc})
 		case model.OutResult:
 			delete(in.unresolved, o.Result.ID.N)
+			in.app.resolved[o.Result.ID.N] = true
 			w.emit(model.Obs{Kind: model.ObsOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Outcome: o.Result})
 		case model.OutNote:
 			ob := model.Obs{Kind: model.ObsNote, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Text: o.Note, NoteKind: o.NoteKind}

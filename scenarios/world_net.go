@@ -13,7 +13,8 @@ import (
 // schedules its arrival; deliver hands it to its node.
 
 // send puts m on the network from its sender and schedules its arrival.
-func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c simnet.Conn, dir simnet.Direction, reqNo int64, inc uint32) {
+// It returns the message's fate at send time.
+func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c simnet.Conn, dir simnet.Direction, reqNo int64, inc uint32) simnet.Fate {
 	var s simnet.Sent
 	if w.planDrop(dir, reqNo, c) {
 		s = w.nw.SendLost(now, c, dir)
@@ -33,7 +34,7 @@ func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c 
 	o.Random = s.Fate == simnet.Lost && !s.Forced
 	if s.Fate != simnet.Delivered {
 		w.emit(o)
-		return
+		return s.Fate
 	}
 	w.nextMsg++
 	id := w.nextMsg
@@ -48,13 +49,14 @@ func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c 
 		// A scripted world holds the message until its script delivers,
 		// drops or loses it (script.go).
 		w.script.hold(id, to, s.Tok)
-		return
+		return s.Fate
 	}
 	w.schedule(s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok})
 	if s.DupAt >= 0 {
 		wr.refs++
 		w.schedule(s.DupAt, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok})
 	}
+	return s.Fate
 }
 
 // takeWire returns the wire of a delivery event, releasing it after its
@@ -70,8 +72,12 @@ func (w *World) takeWire(ev Event) *wire {
 
 // deliver hands an arriving message to its node.
 func (w *World) deliver(now sim.Time, ev Event) {
-	wr := w.takeWire(ev)
 	to := simnet.NodeID(ev.node)
+	if ev.tok.Dir == simnet.Request && w.nodes[to].fault.crashed {
+		w.loseDelivery(now, ev, "crashed")
+		return
+	}
+	wr := w.takeWire(ev)
 	f := w.nw.Arrive(ev.tok)
 	w.takeNotices(now)
 	why := f.String()
@@ -86,13 +92,12 @@ func (w *World) deliver(now sim.Time, ev Event) {
 		w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg})
 		return
 	}
-	w.emit(model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, MsgID: ev.msg})
 	if ev.tok.Dir == simnet.Request {
-		h := w.pushRoute(route{inst: wr.inst, dest: wr.dest, conn: ev.tok.Conn, reqNo: wr.reqNo, inc: wr.inc, server: -1})
-		w.serverOuts(now, to, w.nodes[to].srv.Step(now, model.Peer{Node: int32(wr.inst.node), ReqNo: wr.reqNo, Handle: h}, wr.m))
-		w.popRoute()
+		// Into the server's receive buffer (world_handler.go).
+		w.receive(now, to, wr, ev.msg, ev.tok)
 		return
 	}
+	w.emit(model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, MsgID: ev.msg})
 	switch wr.m.(type) {
 	case *model.TxnResponse, *model.ProduceResponse, *model.InitProducerIDResponse:
 		w.apply(now, wr.inst, wr.inst.prod.Receive(now, wr.dest, wr.m))
@@ -143,7 +148,7 @@ func (w *World) connsDown(now sim.Time) {
 func (w *World) disconnected(now sim.Time, ev Event) {
 	in := w.nodes[ev.node].inst
 	dest := int32(ev.n) - 1
-	if ev.gen != w.nodes[ev.node].inc || in.conns[dest+1] != ev.tok.Conn {
+	if ev.gen != w.nodes[ev.node].inc || in.conns[w.connIdx(dest)] != ev.tok.Conn {
 		return
 	}
 	w.emit(model.Obs{Kind: model.ObsDisconnected, At: now, Node: ev.node, Peer: int32(ev.tok.Conn.Server), ConnGen: ev.tok.Conn.Gen})

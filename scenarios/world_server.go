@@ -22,16 +22,33 @@ type route struct {
 	inc   uint32
 	// server is the requesting server's node id, or -1 for a producer.
 	server simnet.NodeID
+	// failed, when set, is told whether the reply could not be sent, the
+	// connection being gone.
+	failed *bool
+	// sc is the connection the request was read from; it reads its next
+	// request once this reply is sent (R49).
+	sc *srvConn
+	// app is the exactly-once instance whose application asked (an
+	// OffsetFetch, answered at once), or nil.
+	app *instance
 }
 
-// pushRoute records a reply route for the request being handled and
-// returns its handle.
+// pushRoute records a reply route for a request a server is handed and
+// returns its handle. The route lives until the server replies (a request
+// that waits for another server's answer keeps it across events) or the
+// caller drops it (dropRoute).
 func (w *World) pushRoute(r route) uint64 {
-	w.routes = append(w.routes, r)
-	return uint64(len(w.routes) - 1)
+	if w.routes == nil {
+		w.routes = make(map[uint64]*route)
+	}
+	w.nextRoute++
+	h := w.nextRoute
+	w.routes[h] = &r
+	return h
 }
 
-func (w *World) popRoute() { w.routes = w.routes[:len(w.routes)-1] }
+// dropRoute forgets route h (a request that gets no reply).
+func (w *World) dropRoute(h uint64) { delete(w.routes, h) }
 
 // serverOuts carries out the effects of server node n.
 func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
@@ -49,16 +66,31 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 			w.emit(ob)
 		case model.OutReply:
 			r := w.routes[o.Peer.Handle]
+			if r == nil {
+				panic("scenarios: a reply with no route")
+			}
+			delete(w.routes, o.Peer.Handle)
+			if r.app != nil {
+				w.offsetFetched(now, r.app, o.Msg.(*model.OffsetFetchResponse))
+				continue
+			}
 			if r.server >= 0 {
 				w.stepServer(now, r.server, n, o.Msg, 0)
 				continue
 			}
-			w.send(now, r.inst, r.dest, o.Msg, r.conn, simnet.Response, r.reqNo, r.inc)
+			if w.send(now, r.inst, r.dest, o.Msg, r.conn, simnet.Response, r.reqNo, r.inc) == simnet.ConnBroken && r.failed != nil {
+				*r.failed = true
+			}
+			if r.sc != nil && r.sc.waiting {
+				// The answer of a request that waited for another
+				// server: the connection reads on.
+				r.sc.waiting = false
+				w.doneHandling(now, r.sc, r.failed != nil && *r.failed)
+				w.readNext(now, r.sc)
+			}
 		case model.OutSend:
 			to := w.destNode(o.Dest)
-			h := w.pushRoute(route{server: n})
-			w.stepServer(now, to, n, o.Msg, h)
-			w.popRoute()
+			w.stepServer(now, to, n, o.Msg, w.pushRoute(route{server: n}))
 		case model.OutWake:
 			w.schedule(w.drifted(now, n, o.At), Event{kind: evWake, node: int32(n), n: o.Timer, gen: w.nodes[n].inc, bg: true})
 		}
@@ -73,7 +105,7 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 // the network).
 func (w *World) stepServer(now sim.Time, to, from simnet.NodeID, m model.Message, handle uint64) {
 	if w.nodes[to].fault.crashed {
-		w.nodes[to].fault.inbox = append(w.nodes[to].fault.inbox, internalMsg{from: from, m: m})
+		w.nodes[to].fault.inbox = append(w.nodes[to].fault.inbox, internalMsg{from: from, m: m, handle: handle})
 		return
 	}
 	w.serverOuts(now, to, w.nodes[to].srv.Step(now, model.Peer{Node: int32(from), Handle: handle}, m))
@@ -82,6 +114,7 @@ func (w *World) stepServer(now sim.Time, to, from simnet.NodeID, m model.Message
 // internalMsg is a server-to-server message waiting for its recipient's
 // restart.
 type internalMsg struct {
-	from simnet.NodeID
-	m    model.Message
+	from   simnet.NodeID
+	m      model.Message
+	handle uint64
 }

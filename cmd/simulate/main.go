@@ -12,11 +12,17 @@
 //	simulate -scenario ackloss -runs 1000 -shard 0/4 -out shard-0/
 //	simulate merge -out merged/ shard-0/ shard-1/ shard-2/ shard-3/
 //
+// and a check of the simulator itself: random scenario, seed and
+// parameter triples, each run twice (see docs/selfcheck.md):
+//
+//	simulate selfcheck -runs 1000 [-seed S] [-scenario-file DIR]
+//
 // Exit status of a run: 0 when no invariant was violated, 1 when a
 // violation was found and reported, 2 for bad usage or input. A sweep
 // exits 0 when it completed, whatever it found (violations are its
 // results), 2 for bad usage, and 130 when interrupted by Ctrl-C (after
-// printing the partial summary).
+// printing the partial summary). A selfcheck exits 0 when it found no
+// problem, 1 when it did, 2 for bad usage and 130 when interrupted.
 package main
 
 import "os"

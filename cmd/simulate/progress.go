@@ -12,8 +12,9 @@ import (
 // progress shows a bar with rate and ETA on stderr when it is a terminal,
 // and nothing otherwise.
 type progress struct {
-	w   io.Writer // nil: silent
-	bar *progressbar.ProgressBar
+	w    io.Writer // nil: silent
+	bar  *progressbar.ProgressBar
+	desc string // the bar's label; "" is "sweep"
 }
 
 func newProgress(stderr io.Writer) *progress {
@@ -28,9 +29,13 @@ func (p *progress) update(done, total int64) {
 		return
 	}
 	if p.bar == nil {
+		desc := p.desc
+		if desc == "" {
+			desc = "sweep"
+		}
 		p.bar = progressbar.NewOptions64(total,
 			progressbar.OptionSetWriter(p.w),
-			progressbar.OptionSetDescription("sweep"),
+			progressbar.OptionSetDescription(desc),
 			progressbar.OptionSetItsString("runs"),
 			progressbar.OptionShowIts(),
 			progressbar.OptionShowCount(),

@@ -77,6 +77,10 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	fmt.Fprintf(w, "  %-14s %d events, %.3fs simulated\n", "run", r.Events, float64(r.SimTimeNs)/1e9)
 
 	fmt.Fprintln(w, "\nverdicts:")
+	width := 0
+	for _, inv := range checked {
+		width = max(width, len(inv))
+	}
 	for _, inv := range checked {
 		var vs []check.Violation
 		for _, v := range r.Violations {
@@ -85,10 +89,10 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 			}
 		}
 		if len(vs) == 0 {
-			fmt.Fprintf(w, "  %-10s ok\n", inv)
+			fmt.Fprintf(w, "  %-*s ok\n", width, inv)
 			continue
 		}
-		fmt.Fprintf(w, "  %-10s VIOLATED\n", inv)
+		fmt.Fprintf(w, "  %-*s VIOLATED\n", width, inv)
 		for _, v := range vs {
 			fmt.Fprintf(w, "    at %.6fs: %s\n", float64(v.AtNs)/1e9, v.Detail)
 		}

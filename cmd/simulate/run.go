@@ -52,6 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		showPlan    = fs.Bool("plan", false, "print the run's fault plan (docs/plans.md) and exit without running")
 		planOut     = fs.String("plan-out", "", "save the run's fault plan to `FILE`, then run")
 		planFile    = fs.String("plan-file", "", "replay the fault plan in `FILE` instead of generating one from the seed")
+		maxEvents   = fs.Int64("max-events", 0, "stop the run after `N` events, 1..9223372036854775807 (default: 50000000); the report's stop is then event-limit")
 		sets        setFlags
 		sw          sweepFlags
 	)
@@ -72,10 +73,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: simulate -seed N -scenario NAME [flags]")
 		fmt.Fprintln(stderr, "       simulate -scenario NAME -runs N [-seed BASE] [-parallel P] [-vary key=FROM:TO:STEP] [-out DIR] [flags]")
 		fmt.Fprintln(stderr, "       simulate merge -out DIR SHARD_DIR...")
+		fmt.Fprintln(stderr, "       simulate selfcheck -runs N [-seed S] [-scenario-file F]... [flags]")
 		fs.PrintDefaults()
 	}
 	if len(args) > 0 && args[0] == "merge" {
 		return runMerge(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "selfcheck" {
+		return runSelfcheck(args[1:], stdout, stderr) // selfcheck.go
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -145,6 +150,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if *trace {
 			return usageErr(stderr, "-trace is not allowed with -runs (trace one run: drop -runs)")
 		}
+		if explicit["max-events"] {
+			return usageErr(stderr, "-max-events is not allowed with -runs (a sweep's runs use the default limit; bound one run: drop -runs)")
+		}
 		return runSweep(sweepArgs{sc: sc, seedText: *seedText, explicitIdem: explicit["idempotence"],
 			idempotence: *idempotence, file: fileSets, bugs: bugs, sets: sets, asJSON: *asJSON, f: &sw, history: hist}, stdout, stderr)
 	}
@@ -152,6 +160,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if explicit[name] {
 			return usageErr(stderr, "-"+name+" is only allowed in a sweep (add -runs N)")
 		}
+	}
+	if explicit["max-events"] && *maxEvents < 1 {
+		return usageErr(stderr, fmt.Sprintf("-max-events %d is not allowed (allowed: 1..9223372036854775807)", *maxEvents))
 	}
 	if msg := hist.checkFile(*ex.shrink); msg != "" {
 		return usageErr(stderr, msg)
@@ -168,7 +179,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, fmt.Sprintf("-seed %q is not allowed (allowed: an integer 0..18446744073709551615)", *seedText))
 	}
 	spec := scenarios.Spec{Scenario: sc, Seed: seed, FileSets: fileSets, Bugs: bugs, Sets: cmdSets,
-		KeepTrace: *trace && !*asJSON, ScenarioFile: *scenFile}
+		KeepTrace: *trace && !*asJSON, ScenarioFile: *scenFile, MaxEvents: *maxEvents}
 	if filePlan != "" {
 		spec.PlanText = filePlan
 		spec.PlanSource = scenarios.PlanSource{File: *scenFile, Embedded: true, Line: filePlanLine}
@@ -202,9 +213,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, err.Error())
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := writeJSON(stdout, res); err != nil {
 			fmt.Fprintln(stderr, "simulate:", err)
 			return exitUsage
 		}
@@ -221,6 +230,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	return exitOK
+}
+
+// writeJSON prints a run's -json report: one indented JSON object.
+func writeJSON(w io.Writer, res *scenarios.Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
 }
 
 // unwrapPath drops the path and operation of an *os.PathError, which the

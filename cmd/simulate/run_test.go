@@ -24,7 +24,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		stdout  string // substring
 		stderrs string // substring of the one-line error
 	}{
-		{[]string{"-seed", "42", "-scenario", "ackloss"}, 0, "INV-DUP    ok", ""},
+		{[]string{"-seed", "42", "-scenario", "ackloss"}, 0, "INV-DUP     ok", ""},
 		{[]string{"-seed", "4", "-scenario", "ackloss", "-idempotence=false"}, 1, "reproduce: go run ./cmd/simulate -seed 4 -scenario ackloss -idempotence=false", ""},
 		{[]string{"-list"}, 0, "ackloss", ""},
 		{[]string{"-describe", "ackloss"}, 0, "expect with idempotence off", ""},

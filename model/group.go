@@ -1,0 +1,116 @@
+package model
+
+import "github.com/idemsim/idemsim/sim"
+
+// GroupCoordinator keeps consumer groups' committed input positions, for
+// exactly-once applications (Kafka's GroupCoordinator over
+// __consumer_offsets, reduced to one input partition per group; group
+// membership and generations, KIP-447, are not modelled). A pure state
+// machine ([Server]):
+//
+//   - TxnOffsetCommit stores the offset as pending for the producer id
+//     (GroupMetadata.prepareTxnOffsetCommit) unless the producer's epoch
+//     is below one the group coordinator has seen for that producer id:
+//     the append to __consumer_offsets is checked against the producer
+//     state like any transactional write, so a fenced instance's commit
+//     is refused with PRODUCER_FENCED;
+//   - the transaction's marker, sent by the transaction coordinator to
+//     the offsets partition ([OffsetsPartition]), makes the pending offset
+//     the group's committed one (COMMIT) or drops it (ABORT)
+//     (GroupMetadata.completePendingTxnOffsetCommit);
+//   - OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT while
+//     a transaction holds a pending commit for the group
+//     (GroupMetadataManager.getOffsets, KIP-447), else the committed
+//     offset or -1.
+//
+// Its state stands for __consumer_offsets and survives a crash.
+type GroupCoordinator struct {
+	committed map[string]int64
+	pending   map[ProducerID]pendingOffset
+	// epochs is, per producer id, the highest epoch seen in a commit or a
+	// marker.
+	epochs map[ProducerID]int16
+	out    []Out
+}
+
+type pendingOffset struct {
+	group  string
+	offset int64
+}
+
+// NewGroupCoordinator returns a group coordinator with no groups.
+func NewGroupCoordinator() *GroupCoordinator {
+	return &GroupCoordinator{committed: map[string]int64{}, pending: map[ProducerID]pendingOffset{}, epochs: map[ProducerID]int16{}}
+}
+
+// Committed returns group's committed next input offset, or -1.
+func (g *GroupCoordinator) Committed(group string) int64 {
+	if o, ok := g.committed[group]; ok {
+		return o
+	}
+	return -1
+}
+
+// Step handles TxnOffsetCommit, OffsetFetch and the transaction
+// coordinator's markers.
+func (g *GroupCoordinator) Step(now sim.Time, from Peer, m Message) []Out {
+	g.out = g.out[:0]
+	switch m := m.(type) {
+	case *TxnOffsetCommitRequest:
+		err := ErrNone
+		if e, ok := g.epochs[m.PID]; ok && m.Epoch < e {
+			err = ErrProducerFenced
+		} else {
+			g.epochs[m.PID] = m.Epoch
+			g.pending[m.PID] = pendingOffset{group: m.GroupID, offset: m.Offset}
+		}
+		g.observe(Obs{Kind: ObsOffsets, Peer: from.Node, Text: "txn-offset-commit", Msg: m, PID: m.PID, Epoch: m.Epoch, N: m.Offset, Err: err, Group: m.GroupID})
+		g.out = append(g.out, Out{Kind: OutReply, Peer: from, Msg: &TxnResponse{CorrelationID: m.CorrelationID, Op: "TxnOffsetCommit", Err: err}})
+	case *WriteTxnMarkersRequest:
+		resp := &WriteTxnMarkersResponse{TransactionalID: m.TransactionalID, Errs: make([]ErrCode, len(m.Markers))}
+		for i, mk := range m.Markers {
+			if e, ok := g.epochs[mk.PID]; !ok || mk.Epoch > e {
+				g.epochs[mk.PID] = mk.Epoch
+			}
+			p, ok := g.pending[mk.PID]
+			if !ok {
+				continue
+			}
+			delete(g.pending, mk.PID)
+			text := "offsets aborted"
+			if mk.Marker == MarkerCommit {
+				g.committed[p.group] = p.offset
+				text = "offsets committed"
+			}
+			g.observe(Obs{Kind: ObsOffsets, Text: text, Msg: m, PID: mk.PID, Epoch: mk.Epoch, N: p.offset, Marker: mk.Marker, Group: p.group})
+			resp.Errs[i] = ErrNone
+		}
+		g.out = append(g.out, Out{Kind: OutReply, Peer: from, Msg: resp})
+	case *OffsetFetchRequest:
+		r := &OffsetFetchResponse{GroupID: m.GroupID, Offset: g.Committed(m.GroupID)}
+		for _, p := range g.pending {
+			if p.group == m.GroupID {
+				r.Err, r.Offset = ErrUnstableOffsetCommit, -1
+				break
+			}
+		}
+		g.observe(Obs{Kind: ObsOffsets, Peer: from.Node, Text: "offset-fetch", Msg: m, N: r.Offset, Err: r.Err, Group: m.GroupID})
+		g.out = append(g.out, Out{Kind: OutReply, Peer: from, Msg: r})
+	default:
+		panic("model: the group coordinator cannot handle " + string(m.AppendDescription(nil)))
+	}
+	return g.out
+}
+
+// Wake does nothing: the group coordinator sets no timers.
+func (g *GroupCoordinator) Wake(now sim.Time, token uint64) []Out { return nil }
+
+// Crash keeps everything: the state stands for __consumer_offsets.
+func (g *GroupCoordinator) Crash() {}
+
+// Restart does nothing.
+func (g *GroupCoordinator) Restart(now sim.Time, clean bool) []Out { return nil }
+
+func (g *GroupCoordinator) observe(o Obs) { g.out = append(g.out, Out{Kind: OutObserve, Obs: o}) }
+
+var _ Server = (*GroupCoordinator)(nil)

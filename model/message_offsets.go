@@ -1,0 +1,107 @@
+package model
+
+import "strconv"
+
+// Exactly-once consume-transform-produce: the producer commits the
+// application's consumed input position inside its transaction
+// (KafkaProducer.sendOffsetsToTransaction): AddOffsetsToTxn adds the
+// group's __consumer_offsets partition to the transaction at the
+// transaction coordinator, then TxnOffsetCommit writes the offsets,
+// pending, at the group coordinator; the transaction's marker makes them
+// visible or drops them (semantics T5, transactions.md Part 5).
+
+// DestGroupCoordinator is the destination of requests to the group
+// coordinator.
+const DestGroupCoordinator int32 = -2
+
+// OffsetsPartition stands for the group's __consumer_offsets partition in
+// a transaction's partition set and in its markers: the transaction
+// coordinator sends its markers to the group coordinator.
+const OffsetsPartition int32 = -1
+
+// GroupOf returns the consumer group id of application app ("app-0", ...).
+func GroupOf(app int32) string { return "app-" + strconv.Itoa(int(app)) }
+
+// AddOffsetsToTxnRequest is Kafka's AddOffsetsToTxnRequest: the producer
+// adds the group's offsets partition to its open transaction.
+type AddOffsetsToTxnRequest struct {
+	CorrelationID   int64
+	TransactionalID string
+	PID             ProducerID
+	Epoch           int16
+	GroupID         string
+}
+
+// AppendDescription appends "AddOffsetsToTxn#6 txn=t1 pid=42 e=0 group=app-0".
+func (r *AddOffsetsToTxnRequest) AppendDescription(b []byte) []byte {
+	b = append(b, "AddOffsetsToTxn#"...)
+	b = strconv.AppendInt(b, r.CorrelationID, 10)
+	b = append(b, " txn="...)
+	b = append(b, r.TransactionalID...)
+	b = append(b, " pid="...)
+	b = strconv.AppendInt(b, int64(r.PID), 10)
+	b = append(b, " e="...)
+	b = strconv.AppendInt(b, int64(r.Epoch), 10)
+	b = append(b, " group="...)
+	return append(b, r.GroupID...)
+}
+
+// TxnOffsetCommitRequest is Kafka's TxnOffsetCommitRequest, for the
+// application's one input partition: Offset is the next input record to
+// consume.
+type TxnOffsetCommitRequest struct {
+	CorrelationID   int64
+	TransactionalID string
+	GroupID         string
+	PID             ProducerID
+	Epoch           int16
+	Offset          int64
+}
+
+// AppendDescription appends "TxnOffsetCommit#7 group=app-0 pid=42 e=0 offset=10".
+func (r *TxnOffsetCommitRequest) AppendDescription(b []byte) []byte {
+	b = append(b, "TxnOffsetCommit#"...)
+	b = strconv.AppendInt(b, r.CorrelationID, 10)
+	b = append(b, " group="...)
+	b = append(b, r.GroupID...)
+	b = append(b, " pid="...)
+	b = strconv.AppendInt(b, int64(r.PID), 10)
+	b = append(b, " e="...)
+	b = strconv.AppendInt(b, int64(r.Epoch), 10)
+	b = append(b, " offset="...)
+	return strconv.AppendInt(b, r.Offset, 10)
+}
+
+// OffsetFetchRequest asks the group coordinator for a group's committed
+// input position, requiring it stable (KIP-447 require_stable: while a
+// transaction holds a pending commit for the group the answer is
+// UNSTABLE_OFFSET_COMMIT). The application's consumer sends it when a new
+// instance starts; in idemsim it travels between the application and the
+// group coordinator at once, without a trace line of its own.
+type OffsetFetchRequest struct {
+	GroupID string
+}
+
+// AppendDescription appends "OffsetFetch group=app-0".
+func (r *OffsetFetchRequest) AppendDescription(b []byte) []byte {
+	b = append(b, "OffsetFetch group="...)
+	return append(b, r.GroupID...)
+}
+
+// OffsetFetchResponse answers an [OffsetFetchRequest]: the committed next
+// input offset, or -1 when the group has committed nothing.
+type OffsetFetchResponse struct {
+	GroupID string
+	Err     ErrCode
+	Offset  int64
+}
+
+// AppendDescription appends "OffsetFetchResp group=app-0 NONE offset=10".
+func (r *OffsetFetchResponse) AppendDescription(b []byte) []byte {
+	b = append(b, "OffsetFetchResp group="...)
+	b = append(b, r.GroupID...)
+	b = append(b, ' ')
+	b = append(b, r.Err.String()...)
+	b = append(b, " offset="...)
+	return strconv.AppendInt(b, r.Offset, 10)
+}

@@ -1,0 +1,95 @@
+package scenarios
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestZombieExactlyOnce: the zombie is an exactly-once application. At
+// pauses of 1, 3, 5 and 10 s, over 200 seeds each, the paused instance is
+// fenced, none of its writes lands, no record is duplicated, and every
+// input record appears exactly once in the committed output (INV-EOS).
+func TestZombieExactlyOnce(t *testing.T) {
+	sc, err := Lookup("zombie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := uint64(200)
+	if testing.Short() {
+		seeds = 40
+	}
+	for _, pause := range []int{1000, 3000, 5000, 10000} {
+		t.Run(strconv.Itoa(pause)+"ms", func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1); seed <= seeds; seed++ {
+				r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: []KV{{"pause.ms", strconv.Itoa(pause)}}})
+				for _, v := range r.Violations {
+					t.Fatalf("%s: %s\nreproduce: %s", v.Invariant, v.Detail, r.Reproduce)
+				}
+				if r.Fenced == 0 || r.ZombieWrite != 0 || r.Duplicates != 0 {
+					t.Fatalf("fenced %d, zombie writes %d, duplicates %d\nreproduce: %s", r.Fenced, r.ZombieWrite, r.Duplicates, r.Reproduce)
+				}
+				if r.Acked != r.Sent || r.Appended != r.Sent {
+					t.Fatalf("sent %d, acked %d, committed %d\nreproduce: %s", r.Sent, r.Acked, r.Appended, r.Reproduce)
+				}
+			}
+		})
+	}
+}
+
+// TestZombieContrast: at least once, the new instance sends again what the
+// zombie left unresolved, and some of it was committed already
+// (duplicates); without idempotence there is no transactional.id, nothing
+// is fenced, and the zombie's late writes land.
+func TestZombieContrast(t *testing.T) {
+	sc, err := Lookup("zombie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The duplicates need v1's commit to land while its answer waits in
+	// the pause (about 1% of seeds: 27 of 2,000); seed 227 is one.
+	if r := mustRun(t, Spec{Scenario: sc, Seed: 227, Sets: []KV{{"app.mode", "at-least-once"}}}); r.Duplicates == 0 || !fired(r)["INV-DUP"] {
+		t.Errorf("app.mode=at-least-once seed 227: duplicates %d, violations %v", r.Duplicates, r.Violations)
+	}
+	if r := mustRun(t, Spec{Scenario: sc, Seed: 227}); r.Duplicates != 0 || len(r.Violations) > 0 {
+		t.Errorf("exactly-once seed 227: duplicates %d, violations %v", r.Duplicates, r.Violations)
+	}
+	zombieWrites := 0
+	for seed := uint64(1); seed <= 60; seed++ {
+		off := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: idem(false)})
+		if off.ZombieWrite > 0 {
+			zombieWrites++
+		}
+		if seed == 1 && !strings.Contains(strings.Join(off.ConfigNotes, "\n"), "runs at-least-once") {
+			t.Errorf("idempotence off: the report does not say why the zombie's writes land: %v", off.ConfigNotes)
+		}
+	}
+	if zombieWrites == 0 {
+		t.Errorf("idempotence off: no run of 60 had zombie writes")
+	}
+}
+
+// TestTransactionalIDNeedsTransactions: a transactional.id without
+// transactions is refused, as Kafka's send() refuses it, unless the
+// what-if knob asks for it.
+func TestTransactionalIDNeedsTransactions(t *testing.T) {
+	sc, err := Lookup("ackloss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(Spec{Scenario: sc, Seed: 1, Sets: []KV{{"transactional.id", "t9"}}})
+	if err == nil || !strings.Contains(err.Error(), "transactional.id=t9 needs transaction.records > 0") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := Run(Spec{Scenario: sc, Seed: 1, Sets: []KV{{"transactional.id", "t9"}, {"producer.whatif.fence_only", "true"}}}); err != nil {
+		t.Fatalf("what-if refused: %v", err)
+	}
+	if _, err := Run(Spec{Scenario: sc, Seed: 1, Sets: []KV{{"app.mode", "exactly-once"}}}); err == nil || !strings.Contains(err.Error(), "app.mode=exactly-once needs transactions") {
+		t.Fatalf("exactly-once without transactions: %v", err)
+	}
+	zb, _ := Lookup("zombie")
+	if _, err := Run(Spec{Scenario: zb, Seed: 1, Sets: []KV{{"transaction.records", "0"}}}); err == nil {
+		t.Fatalf("zombie with transaction.records=0 accepted")
+	}
+}

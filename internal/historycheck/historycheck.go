@@ -87,7 +87,7 @@ func parseOp(b []byte) (Op, error) {
 	if err != nil {
 		return Op{}, err
 	}
-	obj, ok := v.(map[string]jvalue)
+	obj, ok := v.(jobject)
 	if !ok {
 		return Op{}, errors.New("not a JSON object")
 	}
@@ -96,7 +96,8 @@ func parseOp(b []byte) (Op, error) {
 		key string
 		n   *int64
 	}{{"index", &op.Index}, {"time", &op.Time}, {"process", &op.Process}} {
-		n, ok := obj[f.key].(int64)
+		x, _ := obj.get(f.key)
+		n, ok := x.(int64)
 		if !ok {
 			return Op{}, fmt.Errorf("%q is not an integer", f.key)
 		}
@@ -107,14 +108,15 @@ func parseOp(b []byte) (Op, error) {
 		s        *string
 		optional bool
 	}{{"type", &op.Type, false}, {"f", &op.F, false}, {"final", &op.Final, true}, {"error", &op.Error, true}} {
-		x, present := obj[f.key]
+		x, present := obj.get(f.key)
 		s, ok := x.(string)
 		if !ok && (present || !f.optional) {
 			return Op{}, fmt.Errorf("%q is not a string", f.key)
 		}
 		*f.s = s
 	}
-	mops, ok := obj["value"].([]jvalue)
+	val, _ := obj.get("value")
+	mops, ok := val.([]jvalue)
 	if !ok {
 		return Op{}, errors.New(`"value" is not an array`)
 	}
@@ -183,11 +185,12 @@ func parsePoll(parts []jvalue) (Poll, error) {
 	if len(parts) == 1 {
 		return p, nil
 	}
-	keys, ok := parts[1].(map[string]jvalue)
+	keys, ok := parts[1].(jobject)
 	if len(parts) != 2 || !ok {
 		return nil, errors.New(`want ["poll", {key: [[offset, value], ...]}]`)
 	}
-	for k, x := range keys {
+	for _, m := range keys {
+		k, x := m.key, m.val
 		key, err := strconv.ParseInt(k, 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("key %q is not an integer", k)

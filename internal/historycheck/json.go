@@ -12,8 +12,27 @@ import (
 // knows the one number type a history holds: integers.
 
 // jvalue is a parsed JSON value: nil (null), int64, string, []jvalue or
-// map[string]jvalue (true and false are parsed as bool).
+// jobject (true and false are parsed as bool).
 type jvalue = any
+
+// jobject is a JSON object, its members in order (a history's objects are
+// small: a slice is cheaper than a map).
+type jobject []jmember
+
+type jmember struct {
+	key string
+	val jvalue
+}
+
+// get returns the member named key.
+func (o jobject) get(key string) (jvalue, bool) {
+	for _, m := range o {
+		if m.key == key {
+			return m.val, true
+		}
+	}
+	return nil, false
+}
 
 type jparser struct {
 	b []byte
@@ -78,7 +97,7 @@ func (p *jparser) value() (jvalue, error) {
 		}
 	case c == '{':
 		p.i++
-		out := map[string]jvalue{}
+		out := jobject{}
 		p.space()
 		if p.i < len(p.b) && p.b[p.i] == '}' {
 			p.i++
@@ -99,7 +118,7 @@ func (p *jparser) value() (jvalue, error) {
 			if err != nil {
 				return nil, err
 			}
-			out[k] = v
+			out = append(out, jmember{k, v})
 			p.space()
 			if p.i >= len(p.b) {
 				return nil, p.errorf("unterminated object")

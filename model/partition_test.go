@@ -228,8 +228,11 @@ func TestVerificationAnswers(t *testing.T) {
 		{ErrNone, ErrNone},
 		{ErrProducerFenced, ErrInvalidProducerEpoch},
 		{ErrConcurrentTransactions, ErrNotEnoughReplicas},
+		{ErrNetworkException, ErrNotEnoughReplicas},
 		{ErrInvalidTxnState, ErrInvalidTxnState},
-		{ErrInvalidProducerIDMapping, ErrInvalidTxnState},
+		{ErrTransactionAbortable, ErrTransactionAbortable},
+		{ErrInvalidProducerIDMapping, ErrInvalidProducerIDMapping},
+		{ErrInvalidProducerEpoch, ErrInvalidProducerEpoch},
 	} {
 		p := NewPartition(0, PartitionConfig{})
 		got := p.AppendWith(0, mk(SeqSpace{}, 1, 0, 0, 0, true), AppendOptions{Verification: c.answer})

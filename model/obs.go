@@ -91,6 +91,13 @@ const (
 	ObsDisconnected
 	// ObsMetadataFlap: the topic's metadata flaps.
 	ObsMetadataFlap
+	// ObsTxnOutcome: instance Node tells application App that a
+	// transaction ended: committed (Flag), aborted, or failed with the
+	// instance's fatal error (Text is "committed", "aborted" or
+	// "failed"); Err is why it did not commit. IDs are its records whose
+	// produce was acknowledged (each had its own ObsOutcome then), N
+	// their number.
+	ObsTxnOutcome
 )
 
 // Obs is one typed observation: something a node or the network did. The
@@ -142,6 +149,8 @@ type Obs struct {
 	Batch   Batch
 	Result  AppendResult
 	Orig    LogEntry
+	// IDs are record ids (ObsTxnOutcome).
+	IDs []RecordID
 }
 
 // Observer reads the observation stream. Observe must not keep o past the

@@ -421,14 +421,15 @@ after the first record of a transaction (on partition 0) is acknowledged,
 the producer stalls in a pause longer than transaction.timeout.ms. The
 coordinator aborts the transaction and bumps the epoch (KAFKA-6119's fix):
 when the producer wakes, its AddPartitionsToTxn for partition 1 is fenced
-(PRODUCER_FENCED, fatal) and every record of the transaction is reported
-failed. With the 0.11 defect (-bug Z05b) the abort keeps the epoch: the
+(PRODUCER_FENCED, fatal). The record acknowledged before the pause keeps
+its produce acknowledgement; the transaction is reported failed, and the
+records sent after the pause fail. With the 0.11 defect (-bug Z05b) the abort keeps the epoch: the
 producer's AddPartitionsToTxn starts a new transaction, its commit
 succeeds, and the application believes records were committed that were
 aborted or never joined the committed transaction (bug-zoo Z05, schedule b).
 The -bug also turns KIP-890 verification off, as in the Kafka of the time.`,
 		ExpectOff: "nothing to show: transactions need idempotence",
-		ExpectOn:  "the producer is fenced and its records fail (LIVE-PROD's spurious fatal); with -bug Z05b, INV-LOSS fails",
+		ExpectOn:  "the producer is fenced, its transaction fails and its later records fail (LIVE-PROD's spurious fatal); with -bug Z05b, INV-LOSS fails",
 		Defaults: []KV{{"records", "40"}, {"partitions", "2"}, {"batch.size", "1"}, {"transactional.id", "t1"},
 			{"transaction.records", "10"}, {"transaction.timeout.ms", "5000"},
 			{"transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"}},

@@ -161,6 +161,16 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 		case model.OutResult:
 			delete(in.unresolved, o.Result.ID.N)
 			w.emit(model.Obs{Kind: model.ObsOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Outcome: o.Result})
+		case model.OutTxnResult:
+			verb := "aborted"
+			switch {
+			case o.Txn.Committed:
+				verb = "committed"
+			case o.Txn.Failed:
+				verb = "failed"
+			}
+			w.emit(model.Obs{Kind: model.ObsTxnOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id,
+				Flag: o.Txn.Committed, Err: o.Txn.Err, Text: verb, N: int64(len(o.Txn.Records)), IDs: o.Txn.Records})
 		case model.OutNote:
 			ob := model.Obs{Kind: model.ObsNote, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Text: o.Note, NoteKind: o.NoteKind}
 			if o.NoteKind == model.NoteFatal {

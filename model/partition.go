@@ -86,9 +86,16 @@ type ProducerStateEntry struct {
 	CoordinatorEpoch int32
 	// TxnFirstOffset is the first offset of the open transaction, or -1.
 	TxnFirstOffset int64
-	// LastTimestamp is the time of the last batch or marker. idemsim uses
-	// the append time (as with LogAppendTime); Kafka uses the record
-	// timestamp, which the Java client sets at send.
+	// LastTimestamp is the timestamp of the last batch or marker: a data
+	// batch's max timestamp, the records' CreateTime from the client's
+	// clock (ProducerAppendInfo.append, l.162 at apache/kafka@1eb7644349cb
+	// storage/src/main/java/org/apache/kafka/storage/internals/log/
+	// ProducerAppendInfo.java, passes batch.maxTimestamp() to
+	// appendDataBatch; ProducerStateEntry.addBatch, l.91-95, keeps it), or
+	// the leader's time for a marker the leader writes. Producer-state
+	// expiry counts from it (ProducerStateManager.isProducerExpired,
+	// l.330-332), so a batch retried long after it was created, or a
+	// client clock that drifts, moves expiry, as in Kafka.
 	LastTimestamp sim.Time
 	// Batches holds the newest appended batches of the current epoch,
 	// oldest first, at most the window size.
@@ -327,7 +334,7 @@ func (p *Partition) AppendWith(now sim.Time, b Batch, o AppendOptions) AppendRes
 	}
 	// B4.8: accept.
 	r := p.appendData(now, b, n)
-	p.applyData(b, r.FirstOffset, r.LastOffset, now)
+	p.applyData(b, r.FirstOffset, r.LastOffset)
 	p.maybeSnapshot()
 	return r
 }
@@ -355,8 +362,9 @@ func verificationError(answer ErrCode) (AppendResult, bool) {
 // applyData updates producer state for an appended data batch without any
 // validation: the accept step of the client path and the whole of the
 // replication path (ProducerAppendInfo with AppendOrigin.REPLICATION,
-// semantics B12).
-func (p *Partition) applyData(b Batch, first, last int64, now sim.Time) {
+// semantics B12). The entry's timestamp is the batch's max timestamp.
+func (p *Partition) applyData(b Batch, first, last int64) {
+	ts := b.MaxTimestamp()
 	e := p.producers[b.PID]
 	if e == nil {
 		e = &ProducerStateEntry{Epoch: b.Epoch, CoordinatorEpoch: -1, TxnFirstOffset: -1}
@@ -366,8 +374,8 @@ func (p *Partition) applyData(b Batch, first, last int64, now sim.Time) {
 		e.Epoch = b.Epoch
 		e.Batches = e.Batches[:0]
 	}
-	p.pushBatch(e, BatchMetadata{FirstSeq: b.FirstSeq, LastSeq: b.LastSeq, FirstOffset: first, LastOffset: last, Timestamp: now})
-	e.LastTimestamp = now
+	p.pushBatch(e, BatchMetadata{FirstSeq: b.FirstSeq, LastSeq: b.LastSeq, FirstOffset: first, LastOffset: last, Timestamp: ts})
+	e.LastTimestamp = ts
 	if b.Transactional && e.TxnFirstOffset < 0 {
 		e.TxnFirstOffset = first
 	}

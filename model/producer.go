@@ -309,8 +309,22 @@ func (p *Producer) Start(now sim.Time) []Out {
 
 // Send is the application's send of rec. A fatal instance fails it with
 // its fatal error, and a transactional instance in abortable-error state
-// with that error (Kafka's send throws in both states).
+// with that error (Kafka's send throws in both states). The record's
+// CreateTime is now: Send is [Producer.SendAt] on a host whose clock
+// reads the simulated time.
 func (p *Producer) Send(now sim.Time, rec Record) []Out {
+	return p.SendAt(now, now, rec)
+}
+
+// SendAt is [Producer.Send] on a host whose clock reads wall at now: the
+// producer stamps the record's CreateTime with it, as KafkaProducer.doSend
+// stamps a record without a timestamp with its Time's milliseconds
+// (l.1065 at apache/kafka@1eb7644349cb). The producer does not know that
+// its clock drifts; the world, which owns the hosts' clocks, passes the
+// reading. Every timer the producer sets is still in simulated time (the
+// world stretches it by the host's drift).
+func (p *Producer) SendAt(now, wall sim.Time, rec Record) []Out {
+	rec.CreateTime = wall
 	p.out = p.out[:0]
 	if p.fatal != ErrNone {
 		p.result(now, rec, p.fatal, -1)

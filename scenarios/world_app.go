@@ -83,7 +83,7 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 	a.next++
 	in.unresolved[id.N] = rec
 	w.emit(model.Obs{Kind: model.ObsAppSend, At: now, Node: int32(in.node), Peer: -1, App: a.id, Record: rec})
-	w.apply(now, in, in.prod.Send(now, rec))
+	w.apply(now, in, in.prod.SendAt(now, w.clock(now, in.node), rec))
 	return rec
 }
 
@@ -91,7 +91,7 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 // withPart: the trace line names the partition.
 func (w *World) resendRecord(now sim.Time, in *instance, rec model.Record, withPart bool) {
 	w.emit(model.Obs{Kind: model.ObsAppResend, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Record: rec, Flag: withPart})
-	w.apply(now, in, in.prod.Send(now, rec))
+	w.apply(now, in, in.prod.SendAt(now, w.clock(now, in.node), rec))
 }
 
 // takeover starts a later instance of an application: it takes over the

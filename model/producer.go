@@ -550,7 +550,17 @@ func (p *Producer) complete(now sim.Time, b *pbatch, err ErrCode, offset, logSta
 func (p *Producer) completeOK(now sim.Time, b *pbatch, offset int64) {
 	ps := p.parts[b.b.Partition]
 	if b.hasSeq {
-		if p.seqAfter(b.b.LastSeq, ps.lastAckedSeq) {
+		if p.cfg.Policy == PolicyJava {
+			// maybeUpdateLastAckedSequence: "if (sequence >
+			// lastAckedSequence)" in plain int (TxnPartitionEntry.java
+			// l.127-133 at apache/kafka@1eb7644349cb). After the wrap a
+			// batch's last sequence is small (or, straddling it,
+			// negative), so lastAckedSequence sticks until the next
+			// epoch bump resets it.
+			if last := p.clientLastSeq(b); last > ps.lastAckedSeq {
+				ps.lastAckedSeq = last
+			}
+		} else if p.seqAfter(b.b.LastSeq, ps.lastAckedSeq) {
 			ps.lastAckedSeq = b.b.LastSeq
 		}
 		if offset >= 0 {
@@ -670,12 +680,26 @@ func (p *Producer) requestBump(ps *partState, err ErrCode, b *pbatch) {
 }
 
 // isNextSeq reports whether seq is the partition's head: lastAckedSeq+1
-// (TransactionManager.isNextSequence).
+// (TransactionManager.isNextSequence). The Java client computes it in plain
+// int, "sequence - lastAckedSequence == 1" (TransactionManager.java l.788-790
+// at apache/kafka@1eb7644349cb), so after the wrap no sequence is the head
+// until an epoch bump; librdkafka's policy wraps.
 func (p *Producer) isNextSeq(ps *partState, seq int32) bool {
+	if p.cfg.Policy == PolicyJava {
+		return p.cfg.Seq.JavaInt(int64(seq)-int64(ps.lastAckedSeq)) == 1
+	}
 	if ps.lastAckedSeq < 0 {
 		return seq == 0
 	}
 	return p.cfg.Seq.Next(ps.lastAckedSeq, seq)
+}
+
+// clientLastSeq is the batch's last sequence as the Java client computes
+// it: ProducerBatch.lastSequence, baseSequence + recordCount - 1 in plain
+// int (ProducerBatch.java l.544-546), which a batch straddling the wrap
+// overflows. The batch on the wire carries the wrapped LastSeq.
+func (p *Producer) clientLastSeq(b *pbatch) int32 {
+	return p.cfg.Seq.JavaInt(int64(b.b.FirstSeq) + int64(len(b.b.Records)) - 1)
 }
 
 // rdkComplete handles an error under the librdkafka policy (librdkafka

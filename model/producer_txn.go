@@ -30,7 +30,7 @@ import (
 //     the bump, as abortTransaction returns only after it
 //     (TransactionManager.beginCompletingTransaction, l.338-361 at
 //     apache/kafka@1eb7644349cb); after INVALID_PRODUCER_ID_MAPPING the
-//     abort skips EndTxn (l.340-346);
+//     abort skips EndTxn (l.342-345);
 //   - AddPartitionsToTxn and EndTxn errors are classified as the client's
 //     handlers do ([txnErrorAction]); PRODUCER_FENCED,
 //     INVALID_PRODUCER_EPOCH and INVALID_TXN_STATE from the coordinator
@@ -168,7 +168,7 @@ func (p *Producer) txnStep(now sim.Time) {
 			return
 		}
 		if p.abortErr == ErrInvalidProducerIDMapping || t.skipEnd {
-			// TransactionManager.beginCompletingTransaction l.340-346: the
+			// TransactionManager.beginCompletingTransaction l.342-345: the
 			// coordinator will not accept EndTxn; go straight to the
 			// epoch bump (InitProducerId with the current pid and epoch).
 			p.note(NoteInfo, "abort without EndTxn: the epoch bump ends the transaction")
@@ -249,7 +249,8 @@ const (
 //     with an epoch bump (l.1420-1422, l.1585-1586);
 //   - TRANSACTION_ABORTABLE is abortable (l.1423-1425, l.1587-1588);
 //   - anything else is abortable for AddPartitionsToTxn (a partition
-//     error, l.1429-1448) and fatal for EndTxn (l.1589-1591).
+//     error, l.1426-1429 and l.1443-1444) and fatal for EndTxn
+//     (l.1589-1591).
 func txnErrorAction(op uint8, e ErrCode) txnAction {
 	switch {
 	case e.Retriable():

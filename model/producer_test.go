@@ -458,3 +458,29 @@ func TestTxnEndUnknownProducer(t *testing.T) {
 		t.Errorf("fatal %v", f)
 	}
 }
+
+// TestTxnAbortNothingAdded: when no partition of the transaction was
+// added, the abort sends no EndTxn (TransactionManager.nextRequest: the
+// coordinator knows no transaction) and goes on to the epoch bump.
+func TestTxnAbortNothingAdded(t *testing.T) {
+	pt := newPTest(t, func(c *ProducerConfig) { c.TransactionalID = "t"; c.TransactionRecords = 2 })
+	pt.take(pt.p.Send(0, Record{ID: RecordID{N: 0}}))
+	add := pt.outs[len(pt.outs)-1].Msg.(*AddPartitionsToTxnRequest)
+	before := len(pt.init)
+	pt.take(pt.p.Receive(0, DestCoordinator, &TxnResponse{CorrelationID: add.CorrelationID, Err: ErrTransactionAbortable}))
+	var ends, aborted int
+	for _, o := range pt.outs {
+		if _, ok := o.Msg.(*EndTxnRequest); ok && o.Kind == OutSend {
+			ends++
+		}
+		if o.Kind == OutTxnResult && !o.Txn.Committed && len(o.Txn.Records) == 0 {
+			aborted++
+		}
+	}
+	if ends != 0 || aborted != 1 || len(pt.init) != before+1 || pt.p.Fatal() != ErrNone {
+		t.Errorf("EndTxn %d, aborted results %d, InitProducerId %d, fatal %v; want 0, 1, 1, NONE", ends, aborted, len(pt.init)-before, pt.p.Fatal())
+	}
+	if got := results(pt.outs); !strings.Contains(got, "fail:TRANSACTION_ABORTABLE") {
+		t.Errorf("record outcomes %q", got)
+	}
+}

@@ -30,7 +30,8 @@ import (
 //     the bump, as abortTransaction returns only after it
 //     (TransactionManager.beginCompletingTransaction, l.338-361 at
 //     apache/kafka@1eb7644349cb); after INVALID_PRODUCER_ID_MAPPING the
-//     abort skips EndTxn (l.342-345);
+//     abort skips EndTxn (l.342-345), and so does the abort of a
+//     transaction with no partition added yet (nextRequest, l.816-822);
 //   - AddPartitionsToTxn and EndTxn errors are classified as the client's
 //     handlers do ([txnErrorAction]); PRODUCER_FENCED,
 //     INVALID_PRODUCER_EPOCH and INVALID_TXN_STATE from the coordinator
@@ -134,6 +135,12 @@ func (p *Producer) txnRecord(o Outcome) {
 	}
 }
 
+// txnStarted reports whether the coordinator knows the open transaction:
+// some partition was added (TransactionManager.transactionStarted).
+func (p *Producer) txnStarted() bool {
+	return slices.Contains(p.txn.added, true)
+}
+
 // txnDrainable tells whether partition ps may send in transaction mode.
 func (p *Producer) txnDrainable(ps *partState) bool {
 	return !p.txnMode() || p.txn.added != nil && p.txn.added[ps.id]
@@ -167,11 +174,19 @@ func (p *Producer) txnStep(now sim.Time) {
 		if !p.nothingOnWire() {
 			return
 		}
-		if p.abortErr == ErrInvalidProducerIDMapping || t.skipEnd {
+		switch {
+		case p.abortErr == ErrInvalidProducerIDMapping || t.skipEnd:
 			// TransactionManager.beginCompletingTransaction l.342-345: the
 			// coordinator will not accept EndTxn; go straight to the
 			// epoch bump (InitProducerId with the current pid and epoch).
 			p.note(NoteInfo, "abort without EndTxn: the epoch bump ends the transaction")
+			p.endTxn(now, false)
+			return
+		case !p.txnStarted():
+			// TransactionManager.nextRequest l.816-822: no partition was
+			// added, so the coordinator knows no transaction; EndTxn is
+			// not sent and the transaction ends locally.
+			p.note(NoteInfo, "abort without EndTxn: no partition was added")
 			p.endTxn(now, false)
 			return
 		}

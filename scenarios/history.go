@@ -15,10 +15,10 @@ import (
 // is built by a reader of the observation stream, like the explain log:
 // from the applications' sends (invocations), the outcomes the producers
 // report (completions), the produce requests and responses on the wire
-// (whether a failed send is definitely unwritten), the transaction ends,
-// and, for the final reads, the partition logs as the stream tells them
-// (data appends and markers, as check/logview.go rebuilds them). It never
-// asks a node for its state.
+// (whether a failed send is definitely unwritten), the transactions'
+// outcomes, and, for the final reads, the partition logs as the stream
+// tells them (data appends and markers, as check/logview.go rebuilds
+// them). It never asks a node for its state.
 
 // History is a run's client-visible history: operations in index order,
 // each an invocation or a completion of a send, a transaction or a poll,
@@ -98,9 +98,10 @@ type HistoryOp struct {
 	Final Final
 	// Error says why a fail or info operation failed: the error its
 	// producer reported ("PRODUCER_FENCED", "DELIVERY_TIMEOUT", ...; for a
-	// transaction, "TRANSACTION_ABORTED" when it was aborted, or the fatal
-	// error that ended it), or "crashed" (its producer instance crashed),
-	// or "pending" (still unresolved when the run ended).
+	// transaction, "aborted" with the error that made the application
+	// abort it, as in "aborted DELIVERY_TIMEOUT", or the fatal error that
+	// ended it), or "crashed" (its producer instance crashed), or
+	// "pending" (still unresolved when the run ended).
 	Error string
 }
 
@@ -154,9 +155,10 @@ type historian struct {
 	// txns is the transaction grouping per instance node, for the
 	// instances that run transactions (nil for the others).
 	txns []*txnGroup
-	// closing is a transaction whose end was just noted: the outcomes of
-	// its held records follow at once.
-	closing *closingTxn
+	// fatal is an instance whose fatal error was just noted: the outcomes
+	// of its queued records, and its open transaction's outcome if it had
+	// one, follow in the same step.
+	fatal *fatalStep
 	// logs are the partition logs rebuilt from verdicts and markers.
 	logs [][]hlogEntry
 	done bool
@@ -199,6 +201,8 @@ type hsend struct {
 	offset int64
 	at     sim.Time
 	t      int64
+	// failed is the error a transactional record failed with.
+	failed model.ErrCode
 }
 
 // request is a produce request: its records, each with the operation it
@@ -216,8 +220,12 @@ type reqPart struct {
 }
 
 // txnGroup is one transactional instance's records since its last
-// transaction ended: those resolved (failed on their own) and those
-// handed over and not resolved.
+// transaction ended: those resolved (their produce acknowledged, with
+// the offset, or failed) and those handed over and not resolved yet.
+// The transaction's outcome ([model.ObsTxnOutcome]) claims the resolved
+// ones: a transaction ends only once each of its records is acknowledged
+// or failed, and records the application hands over while it ends wait
+// for the next one.
 type txnGroup struct {
 	resolved, handed []hsend
 	// commitSent: EndTxn(COMMIT) went out for the open transaction.
@@ -229,13 +237,13 @@ type txnGroup struct {
 	alone map[model.RecordID]*hop
 }
 
-// closingTxn is a transaction whose end note was just observed.
-type closingTxn struct {
-	node   int32
-	commit bool
-	at     sim.Time
-	t      int64
-	sends  []hsend
+// fatalStep is an instance's fatal error, noted at at, whose step is
+// not over yet.
+type fatalStep struct {
+	node int32
+	err  string
+	at   sim.Time
+	t    int64
 }
 
 // hlogEntry is a data batch or a marker of a partition log.
@@ -266,14 +274,18 @@ func (h *historian) Observe(o *model.Obs) {
 	if h.done {
 		return
 	}
-	if c := h.closing; c != nil && !(o.Kind == model.ObsOutcome && o.Node == c.node) {
-		h.closeTxn()
+	if f := h.fatal; f != nil && !((o.Kind == model.ObsOutcome || o.Kind == model.ObsTxnOutcome) && o.Node == f.node) {
+		h.fatalEnd()
 	}
 	switch o.Kind {
 	case model.ObsAppSend, model.ObsAppResend:
 		h.handed(o)
 	case model.ObsOutcome:
 		h.outcome(o)
+	case model.ObsTxnOutcome:
+		if h.isInstance(o.Node) && h.txns[o.Node] != nil {
+			h.txnEnd(o)
+		}
 	case model.ObsSent:
 		if o.Flag || !h.isInstance(o.Node) {
 			return
@@ -353,7 +365,7 @@ func (h *historian) handed(o *model.Obs) {
 func (h *historian) outcome(o *model.Obs) {
 	oc := &o.Outcome
 	if g := h.txns[o.Node]; g != nil {
-		h.txnOutcome(o.Node, g, oc)
+		h.txnOutcome(g, oc)
 		return
 	}
 	k := opKey{o.Node, oc.ID}
@@ -398,10 +410,10 @@ func sendFailure(op *hop, err model.ErrCode) OpType {
 	return OpInfo
 }
 
-// txnOutcome places a transactional record's outcome: in the transaction
-// whose end was just noted, in an operation of its own after a fatal
-// error, or among the open transaction's resolved records.
-func (h *historian) txnOutcome(node int32, g *txnGroup, oc *model.Outcome) {
+// txnOutcome places a transactional record's outcome: in an operation of
+// its own after a fatal error, or among the open transaction's resolved
+// records.
+func (h *historian) txnOutcome(g *txnGroup, oc *model.Outcome) {
 	if op := g.alone[oc.ID]; op != nil {
 		delete(g.alone, oc.ID)
 		if oc.Err == model.ErrNone {
@@ -418,40 +430,84 @@ func (h *historian) txnOutcome(node int32, g *txnGroup, oc *model.Outcome) {
 	}
 	s := g.handed[i]
 	g.handed = slices.Delete(g.handed, i, i+1)
+	s.failed = oc.Err
 	if oc.Err == model.ErrNone {
 		s.offset = oc.Offset
-	}
-	if c := h.closing; c != nil && c.node == node {
-		c.sends = append(c.sends, s)
-		return
 	}
 	g.resolved = append(g.resolved, s)
 }
 
-// note reads the producer notes the history needs: a transaction's end
-// and a fatal error.
+// txnEnd completes a transaction from its outcome. Committed: ok, with
+// the offsets its records were acknowledged at. Aborted: fail, unless
+// its EndTxn(COMMIT) had gone out (an abort after a commit answered with
+// an abortable error, or whose epoch bump ends a commit the coordinator
+// may have begun), which makes it info. Failed (the instance's fatal
+// error): fail or info alike, over its records still on the wire too.
+func (h *historian) txnEnd(o *model.Obs) {
+	n := o.Node
+	g := h.txns[n]
+	t := h.next()
+	switch {
+	case o.Flag:
+		// A committed transaction's records are exactly the acknowledged
+		// ones it lists (a record that failed makes the application
+		// abort). Any other is kept apart, indeterminate.
+		var ok, odd []hsend
+		for _, s := range g.resolved {
+			if s.failed == model.ErrNone && slices.Contains(o.IDs, s.id) {
+				ok = append(ok, s)
+			} else {
+				odd = append(odd, s)
+			}
+		}
+		h.txnOp(n, ok, OpOK, "", o.At, t)
+		if len(odd) > 0 {
+			h.txnOp(n, odd, OpInfo, "not in the committed transaction", o.At, h.next())
+		}
+	case o.Text == "failed":
+		h.txnOp(n, slices.Concat(g.resolved, g.handed), h.ifCommitSent(g), o.Err.String(), o.At, t)
+		g.handed, g.dead = nil, true
+		h.fatal = nil
+	default:
+		err := "aborted"
+		if o.Err != model.ErrNone {
+			err += " " + o.Err.String()
+		}
+		h.txnOp(n, g.resolved, h.ifCommitSent(g), err, o.At, t)
+	}
+	g.resolved, g.commitSent = nil, false
+}
+
+// note reads the producer note the history needs: a transactional
+// instance's fatal error. Its transaction's outcome follows in the same
+// step if one was open; otherwise its waiting records fail then, and the
+// step's end completes them (fatalEnd).
 func (h *historian) note(o *model.Obs) {
-	if !h.isInstance(o.Node) {
+	if !h.isInstance(o.Node) || o.NoteKind != model.NoteFatal {
 		return
 	}
 	g := h.txns[o.Node]
 	if g == nil {
 		return
 	}
-	switch o.NoteKind {
-	case model.NoteTxnCommit, model.NoteTxnAbort:
-		h.closing = &closingTxn{node: o.Node, commit: o.NoteKind == model.NoteTxnCommit, at: o.At, t: h.next(), sends: g.resolved}
-		g.resolved, g.commitSent = nil, false
-	case model.NoteFatal:
-		// The transaction can no longer commit unless its commit was
-		// already asked for; records still on the wire report later.
-		h.txnOp(o.Node, slices.Concat(g.resolved, g.handed), h.ifCommitSent(g), o.Err.String(), o.At, h.next())
-		g.resolved, g.handed, g.commitSent, g.dead = nil, nil, false, true
-	}
+	g.dead = true
+	h.fatal = &fatalStep{node: o.Node, err: o.Err.String(), at: o.At, t: h.next()}
 }
 
-// ifCommitSent is the type of a transaction that ends without a
-// commit answer: info when its EndTxn(COMMIT) went out (it may have
+// fatalEnd completes the records of an instance whose fatal error was
+// noted and whose step ended without a transaction outcome: records the
+// application handed over while no transaction was open (they waited for
+// one, and failed unsent).
+func (h *historian) fatalEnd() {
+	f := h.fatal
+	h.fatal = nil
+	g := h.txns[f.node]
+	h.txnOp(f.node, slices.Concat(g.resolved, g.handed), h.ifCommitSent(g), f.err, f.at, f.t)
+	g.resolved, g.handed, g.commitSent = nil, nil, false
+}
+
+// ifCommitSent is the type of a transaction that ends without
+// committing: info when its EndTxn(COMMIT) went out (it may have
 // committed), else fail (the coordinator commits only on the producer's
 // EndTxn(COMMIT)).
 func (h *historian) ifCommitSent(g *txnGroup) OpType {
@@ -459,18 +515,6 @@ func (h *historian) ifCommitSent(g *txnGroup) OpType {
 		return OpInfo
 	}
 	return OpFail
-}
-
-// closeTxn completes the transaction whose end was noted, with the
-// outcomes that followed the note.
-func (h *historian) closeTxn() {
-	c := h.closing
-	h.closing = nil
-	t, err := OpOK, ""
-	if !c.commit {
-		t, err = OpFail, model.ErrTransactionAborted.String()
-	}
-	h.txnOp(c.node, c.sends, t, err, c.at, c.t)
 }
 
 // txnOp adds a transaction operation over sends, invoked when its first

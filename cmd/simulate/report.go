@@ -62,6 +62,10 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	row("fenced", r.Fenced)
 	row("zombie_writes", r.ZombieWrite)
 	row("epoch_bumps", r.EpochBumps)
+	if r.TxnCommitted+r.TxnAborted > 0 {
+		// Transactions end apart from their records' acknowledgements.
+		fmt.Fprintf(w, "  %-14s committed=%d aborted=%d (records aborted in the logs: %d)\n", "transactions", r.TxnCommitted, r.TxnAborted, r.Aborted)
+	}
 	if len(r.Errors) > 0 {
 		keys := make([]string, 0, len(r.Errors))
 		for k := range r.Errors {

@@ -73,7 +73,7 @@ func TestAnomalies(t *testing.T) {
 func TestTransactions(t *testing.T) {
 	rep := check(t, append([]string{
 		`{"index":0,"time":0,"process":0,"type":"ok","f":"txn","value":[["send",0,[0,1]],["send",0,[1,2]]]}`,
-		`{"index":1,"time":1,"process":1,"type":"fail","f":"txn","value":[["send",0,3],["send",0,4]],"error":"TRANSACTION_ABORTED"}`,
+		`{"index":1,"time":1,"process":1,"type":"fail","f":"txn","value":[["send",0,3],["send",0,4]],"error":"aborted DELIVERY_TIMEOUT"}`,
 	}, finals("[0,1],[1,2],[3,3]", "[0,1],[1,2],[3,3],[4,4]")...)...)
 	if len(rep.AbortedReads) != 1 || rep.AbortedReads[0].Value != 3 || len(rep.LostWrites)+len(rep.Unseen)+len(rep.Duplicates) != 0 {
 		t.Errorf("%+v", *rep)

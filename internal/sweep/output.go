@@ -144,6 +144,10 @@ func compatible(a, b *Summary) error {
 		return fmt.Errorf("modes %v, not %v", b.Modes, a.Modes)
 	case a.FailingK != b.FailingK:
 		return fmt.Errorf("-failing %d, not %d", b.FailingK, a.FailingK)
+	case a.Preset != b.Preset:
+		return fmt.Errorf("-preset %q, not %q", b.Preset, a.Preset)
+	case (a.Crossing == nil) != (b.Crossing == nil) || a.Crossing != nil && a.Crossing.Metric != b.Crossing.Metric:
+		return errors.New("different -crossing metrics")
 	}
 	return nil
 }

@@ -67,6 +67,7 @@ type sweepArgs struct {
 	file         []scenarios.KV // the scenario file's values
 	bugs         []string
 	sets         []scenarios.KV // -set values
+	preset       string         // -preset name
 	asJSON       bool
 	f            *sweepFlags
 }
@@ -76,7 +77,7 @@ type sweepArgs struct {
 // when interrupted.
 func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	f := a.f
-	cfg := sweep.Config{Scenario: a.sc, Base: 1, Runs: f.runs, File: a.file, Bugs: a.bugs, Sets: a.sets, Parallel: f.parallel, FailingK: f.failing, Crossing: f.crossing}
+	cfg := sweep.Config{Scenario: a.sc, Base: 1, Runs: f.runs, File: a.file, Bugs: a.bugs, Sets: a.sets, Parallel: f.parallel, FailingK: f.failing, Crossing: f.crossing, Preset: a.preset}
 	if f.runs < 1 || f.runs > 1_000_000_000 {
 		return usageErr(stderr, fmt.Sprintf("-runs %d is not allowed (allowed: 1..1000000000)", f.runs))
 	}

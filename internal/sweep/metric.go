@@ -73,7 +73,7 @@ const CrossingLevel = 0.5
 // Crossing is where a metric crosses [CrossingLevel] along the first
 // axis, per mode (and value of a second axis).
 type Crossing struct {
-	Metric string `json:"metric"`
+	Metric string  `json:"metric"`
 	Level  float64 `json:"level"`
 	// Unit is the unit of At, Lo and Hi: the first axis's ("ms" for a
 	// duration).

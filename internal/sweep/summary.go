@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -40,6 +41,9 @@ type Summary struct {
 	// ChartsSkipped names the charts left out because their metric is
 	// zero at every point.
 	ChartsSkipped []string `json:"charts_skipped,omitempty"`
+	// TraceDigest hashes every (point, mode)'s sum of trace hashes, in
+	// order: two sweeps that ran the same runs have the same digest.
+	TraceDigest string `json:"trace_hash_digest"`
 }
 
 // Point is one point of the axes' product.
@@ -89,7 +93,7 @@ func (st *State) Summarize() *Summary {
 			on := st.Modes[m]
 			sets := runSets(st.Sets, st.Axes, p, on)
 			pt.Modes[modeName(on)] = stats(a, func(seed uint64) string {
-				return scenarios.ReproduceCommand(st.Scenario, seed, st.File, st.Bugs, sets)
+				return scenarios.ReproduceCommand(st.Scenario, seed, st.File, st.Bugs, sets) + scenarios.PresetFlag(st.Preset)
 			})
 		}
 		s.Points = append(s.Points, pt)
@@ -98,6 +102,13 @@ func (st *State) Summarize() *Summary {
 		s.Crossing = s.crossing(st.Crossing)
 	}
 	_, s.ChartsSkipped = s.charts()
+	h := fnv.New64a()
+	for _, pt := range s.Points {
+		for _, m := range s.Modes {
+			fmt.Fprintf(h, "%016x\n", uint64(pt.Modes[m].State.TraceSum))
+		}
+	}
+	s.TraceDigest = fmt.Sprintf("%016x", h.Sum64())
 	return s
 }
 

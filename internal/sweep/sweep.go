@@ -131,7 +131,7 @@ func runSets(base []scenarios.KV, axes []Axis, point int, on bool) []scenarios.K
 // scenario file's values, the -bug IDs, then the -set values of
 // [runSets]).
 func (c *Config) spec(seed uint64, point int, on bool) scenarios.Spec {
-	return scenarios.Spec{Scenario: c.Scenario, Seed: seed, FileSets: c.File, Bugs: c.Bugs, Sets: runSets(c.Sets, c.Axes, point, on)}
+	return scenarios.Spec{Scenario: c.Scenario, Seed: seed, FileSets: c.File, Bugs: c.Bugs, Sets: runSets(c.Sets, c.Axes, point, on), Preset: c.Preset}
 }
 
 func modeName(on bool) string {
@@ -394,7 +394,7 @@ func runOne(spec scenarios.Spec) (res *scenarios.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("run panicked: %v\nreproduce: %s\n%s", r,
-				scenarios.ReproduceCommand(spec.Scenario.Name, spec.Seed, spec.FileSets, spec.Bugs, spec.Sets), debug.Stack())
+				scenarios.ReproduceCommand(spec.Scenario.Name, spec.Seed, spec.FileSets, spec.Bugs, spec.Sets)+scenarios.PresetFlag(spec.Preset), debug.Stack())
 		}
 	}()
 	res, err = scenarios.Run(spec)

@@ -50,6 +50,16 @@ type Chart struct {
 	// closer than a tenth of the axis to the last labelled one are drawn
 	// unlabelled, so labels never overprint.
 	XTicks []float64
+	// Marks are X positions to point out, such as an estimated crossing:
+	// a dotted vertical line at X over a shaded band from Lo to Hi, with
+	// a label at the top.
+	Marks []XMark
+}
+
+// XMark is a position on the X axis with an interval.
+type XMark struct {
+	X, Lo, Hi float64
+	Label     string
 }
 
 // Palette is the Okabe–Ito colour-blind-safe palette (Okabe and Ito,
@@ -225,6 +235,10 @@ func (c *Chart) layout() (*layout, error) {
 		leg.Add(s.Label, l, pts)
 	}
 
+	if len(c.Marks) > 0 {
+		p.Add(&markPlotter{marks: c.Marks, font: leg.TextStyle})
+	}
+
 	if c.LogX {
 		// A log axis needs a positive, non-degenerate range.
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -284,6 +298,9 @@ func (c *Chart) Data() string {
 	var b strings.Builder
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 	fmt.Fprintf(&b, "title: %s\nx: %s\ny: %s\nfootnote: %s\n", c.Title, c.XLabel, c.YLabel, strings.ReplaceAll(c.Footnote, "\n", " | "))
+	for _, m := range c.Marks {
+		fmt.Fprintf(&b, "mark %s [%s, %s] %q\n", f(m.X), f(m.Lo), f(m.Hi), m.Label)
+	}
 	for _, s := range c.Series {
 		fmt.Fprintf(&b, "series %q\n", s.Label)
 		for j := range s.X {
@@ -347,4 +364,51 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return out
+}
+
+// markPlotter draws [XMark]s over the plot's full height.
+type markPlotter struct {
+	marks []XMark
+	font  text.Style
+}
+
+var (
+	markBand = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x40}
+	markLine = color.Gray{Y: 60}
+)
+
+// Plot implements plot.Plotter.
+func (m *markPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, _ := plt.Transforms(&c)
+	for i, mk := range m.marks {
+		if !finite(mk.X, mk.Lo, mk.Hi) {
+			continue
+		}
+		lo, hi := trX(mk.Lo), trX(mk.Hi)
+		if hi-lo < vg.Points(1) {
+			mid := (lo + hi) / 2
+			lo, hi = mid-vg.Points(0.5), mid+vg.Points(0.5)
+		}
+		var band vg.Path
+		band.Move(vg.Point{X: lo, Y: c.Min.Y})
+		band.Line(vg.Point{X: hi, Y: c.Min.Y})
+		band.Line(vg.Point{X: hi, Y: c.Max.Y})
+		band.Line(vg.Point{X: lo, Y: c.Max.Y})
+		band.Close()
+		c.SetColor(markBand)
+		c.Fill(band)
+		x := trX(mk.X)
+		c.StrokeLine2(draw.LineStyle{Color: markLine, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}, x, c.Min.Y, x, c.Max.Y)
+		if mk.Label != "" {
+			st := m.font
+			st.Color = markLine
+			st.XAlign, st.YAlign = draw.XLeft, draw.YTop
+			at := vg.Point{X: hi + vg.Points(3), Y: c.Max.Y - vg.Points(14)*vg.Length(i+1)}
+			if x > c.Min.X+0.6*(c.Max.X-c.Min.X) {
+				st.XAlign = draw.XRight
+				at.X = lo - vg.Points(3)
+			}
+			c.FillText(st, at, mk.Label)
+		}
+	}
 }

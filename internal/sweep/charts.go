@@ -154,6 +154,14 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 		ticks := xs // on the data's grid (enumerated values: their indices)
 		add := func(name string, c *plots.Chart) {
 			c.XTicks = ticks
+			if cr := s.Crossing; cr != nil && (name == cr.Metric || name == "violations" && cr.Metric == "violations" || name == chartName(cr.Metric)) {
+				for _, cs := range cr.Series {
+					if cs.Found {
+						c.Marks = append(c.Marks, plots.XMark{X: *cs.At, Lo: *cs.Lo, Hi: *cs.Hi,
+							Label: fmt.Sprintf("50%% at %s [%s, %s], %s", strconvG(*cs.At), strconvG(*cs.Lo), strconvG(*cs.Hi), seriesName(cs.Mode, cs.Where))})
+					}
+				}
+			}
 			if allZero(c) {
 				skipped = append(skipped, name)
 				return
@@ -210,7 +218,7 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 				})})
 		}
 		if c := s.Crossing; c != nil && !slices.Contains([]string{"violations", "duplicate_rate", "fencing_rate"}, c.Metric) {
-			add(strings.ToLower(strings.ReplaceAll(c.Metric, "-", "_")), &plots.Chart{
+			add(chartName(c.Metric), &plots.Chart{
 				Title: title(metricLabel(c.Metric)), XLabel: xl, YLabel: metricLabel(c.Metric),
 				Footnote: foot, Series: s.seriesOf("", metric(c.Metric)), YMin0: true})
 		}
@@ -248,3 +256,6 @@ func (s *Summary) WriteCharts(dir string) error {
 	}
 	return nil
 }
+
+// chartName is the file name of a metric's own chart.
+func chartName(metric string) string { return strings.ToLower(strings.ReplaceAll(metric, "-", "_")) }

@@ -122,6 +122,16 @@ func TestAdaptive(t *testing.T) {
 	if w := *c.Series[0].Hi - *c.Series[0].Lo; w > 300 {
 		t.Errorf("crossing interval %v wide after refinement", w)
 	}
+	// The chart of the metric marks the crossing with its interval.
+	st, err := sum.state()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range st.Summarize().Charts() {
+		if ch.Name == "violations" && (len(ch.Chart.Marks) != 1 || ch.Chart.Marks[0].Lo != *c.Series[0].Lo || !strings.Contains(ch.Chart.Marks[0].Label, "idempotence on")) {
+			t.Errorf("violations chart marks %+v", ch.Chart.Marks)
+		}
+	}
 	// The same points as a fixed list give the same runs and counts.
 	fixed := cfg
 	fixed.Parallel = 2

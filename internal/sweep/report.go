@@ -40,6 +40,9 @@ func (s *Summary) Report() string {
 		p("**The sweep was interrupted: these results are partial.**\n\n")
 	}
 	p("%s\n\n", s.stressNote())
+	if e := s.expectations(); e != "" {
+		p("%s\n\n", e)
+	}
 
 	if c := s.Crossing; c != nil {
 		p("## Where the %s crosses 50%%\n\n", metricLabel(c.Metric))
@@ -136,7 +139,29 @@ func (s *Summary) stressNote() string {
 			return fmt.Sprintf("**Parameters: preset `%s`**: %s.", p.Name, p.Doc)
 		}
 	}
-	return "**Parameters: stress values.** " + sc.StressNote()
+	return "**Parameters.** " + sc.StressNote()
+}
+
+// expectations says what the scenario expects in each mode, so a reader
+// can tell an expected finding from a surprise.
+func (s *Summary) expectations() string {
+	sc, err := scenarios.Lookup(s.Scenario)
+	if err != nil {
+		return ""
+	}
+	var parts []string
+	for _, m := range s.Modes {
+		e, note := sc.ExpectOn, sc.OnNote
+		if m == "off" {
+			e, note = sc.ExpectOff, sc.OffNote
+		}
+		line := fmt.Sprintf("with idempotence %s, %s", m, e)
+		if note != "" && !strings.Contains(e, note) {
+			line += " (" + note + ")"
+		}
+		parts = append(parts, line)
+	}
+	return "**What the scenario expects:** " + strings.Join(parts, "; ") + "."
 }
 
 // unitOf formats x with the first axis's unit.
@@ -215,7 +240,11 @@ func (s *Summary) caption(c NamedChart) string {
 	for _, ser := range c.Chart.Series {
 		parts = append(parts, ser.Label+": "+describe(ser.X, ser.Y, key, s.Axes[0].Values))
 	}
-	return c.Chart.YLabel + " against " + key + ". " + strings.Join(parts, "; ") + "."
+	y := c.Chart.YLabel
+	if y != "" {
+		y = strings.ToUpper(y[:1]) + y[1:]
+	}
+	return y + " against " + key + ". " + strings.Join(parts, "; ") + "."
 }
 
 // describe says in words how y moves along x: constant, rising, falling

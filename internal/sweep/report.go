@@ -89,11 +89,11 @@ func (s *Summary) paragraph() string {
 	}
 	fmt.Fprintf(&b, " %d times per point (%s), %s.", s.Runs, s.SeedRange(), modes)
 	for _, a := range s.Axes {
-		xs, _ := a.numeric()
 		fmt.Fprintf(&b, " It varied `%s` over %d values", a.Key, len(a.Values))
 		if a.Kind == "int" || a.Kind == "float" || a.Kind == "duration" {
 			fmt.Fprintf(&b, " from %s to %s", a.Values[0], a.Values[len(a.Values)-1])
-			_ = xs
+		} else {
+			fmt.Fprintf(&b, " (%s)", strings.Join(a.Values, ", "))
 		}
 		if a.Auto > 0 {
 			metric := "violations"
@@ -194,7 +194,7 @@ func (s *Summary) crossingSentence(c *Crossing, cs CrossingSeries) string {
 	name := seriesName(cs.Mode, cs.Where)
 	if !cs.Found {
 		return fmt.Sprintf("With %s, the %s does not cross 50%% between %s=%s and %s: it %s.", name, metricLabel(c.Metric),
-			key, s.Axes[0].Values[0], s.Axes[0].Values[len(s.Axes[0].Values)-1], strings.TrimPrefix(cs.Note, ""))
+			key, s.Axes[0].Values[0], s.Axes[0].Values[len(s.Axes[0].Values)-1], cs.Note)
 	}
 	dir := "rises through"
 	if !cs.Rising {
@@ -238,7 +238,7 @@ func (s *Summary) caption(c NamedChart) string {
 	var parts []string
 	key := s.Axes[0].Key
 	for _, ser := range c.Chart.Series {
-		parts = append(parts, ser.Label+": "+describe(ser.X, ser.Y, key, s.Axes[0].Values))
+		parts = append(parts, ser.Label+": "+describe(ser.Y, key, s.Axes[0].Values))
 	}
 	y := c.Chart.YLabel
 	if y != "" {
@@ -249,7 +249,7 @@ func (s *Summary) caption(c NamedChart) string {
 
 // describe says in words how y moves along x: constant, rising, falling
 // (with the step that holds most of the change) or varying.
-func describe(x, y []float64, key string, labels []string) string {
+func describe(y []float64, key string, labels []string) string {
 	var xs []string
 	var ys []float64
 	for i := range y {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -140,5 +142,16 @@ func TestZeroChartsSkipped(t *testing.T) {
 		if !strings.HasSuffix(l, " \\") {
 			t.Errorf("footnote line %q does not continue", l)
 		}
+	}
+	// As a shell joins it, the footnote's command is the regenerate
+	// command (which TestDesignDocReport runs).
+	long := s
+	long.Sets = append(long.Sets, scenarios.KV{Key: "records", Value: "40"}, scenarios.KV{Key: "transaction.records", Value: "10"})
+	cmd := strings.Join(strings.Split(long.Footnote(), "\n")[1:], "\n")
+	if !strings.Contains(cmd, " \\\n    -") {
+		t.Errorf("long footnote is not wrapped:\n%s", cmd)
+	}
+	if joined := strings.ReplaceAll(cmd, " \\\n    ", " "); joined != long.Regenerate() {
+		t.Errorf("footnote joins to\n%s\nwant\n%s", joined, long.Regenerate())
 	}
 }

@@ -39,7 +39,9 @@ func (s *Summary) Report() string {
 	if !s.Complete {
 		p("**The sweep was interrupted: these results are partial.**\n\n")
 	}
-	p("%s\n\n", s.stressNote())
+	if n := s.stressNote(); n != "" {
+		p("%s\n\n", n)
+	}
 	if e := s.expectations(); e != "" {
 		p("%s\n\n", e)
 	}

@@ -26,6 +26,8 @@ type Spec struct {
 	// Sets are the command line's key=value overrides, applied in order
 	// (level "-set"): -idempotence as enable.idempotence, then each -set.
 	Sets []KV
+	// Preset, if set, is the name of a preset (level "preset", -preset).
+	Preset string
 	// Trace, if not nil, receives the timeline as it is written.
 	Trace io.Writer
 	// KeepTrace keeps the timeline in Result.Trace.
@@ -337,11 +339,21 @@ func bugSets(bugs []string, key string) bool {
 // or scenario file, seed, -bug and -set flags and -plan-file.
 func (s *Spec) reproduce() string {
 	if s.ScenarioFile == "" {
-		return ReproduceCommand(s.Scenario.Name, s.Seed, s.FileSets, s.Bugs, s.Sets) + s.planFileFlag()
+		return ReproduceCommand(s.Scenario.Name, s.Seed, s.FileSets, s.Bugs, s.Sets) + PresetFlag(s.Preset) + s.planFileFlag()
 	}
 	// The file holds its values.
 	cmd := ReproduceCommand(s.Scenario.Name, s.Seed, nil, s.Bugs, s.Sets)
-	return strings.Replace(cmd, "-scenario "+s.Scenario.Name, "-scenario-file "+shellQuote(s.ScenarioFile), 1) + s.planFileFlag()
+	return strings.Replace(cmd, "-scenario "+s.Scenario.Name, "-scenario-file "+shellQuote(s.ScenarioFile), 1) + PresetFlag(s.Preset) + s.planFileFlag()
+}
+
+// PresetFlag returns " -preset NAME", or "" for no preset. A preset's
+// level is below the file's, -bug's and -set's whatever the flags'
+// order, so it may follow them.
+func PresetFlag(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " -preset " + shellQuote(name)
 }
 
 func (s *Spec) planFileFlag() string {

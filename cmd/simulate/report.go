@@ -126,6 +126,7 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 			fmt.Fprintf(w, "  %-7s %s\n          breaks %s; source: %s\n", b.ID, b.Title, b.Breaks, b.Source)
 		}
 	}
+	fmt.Fprintf(w, "\nstress values: %s\n", sc.StressNote())
 	var levels []string
 	for _, l := range scenarios.Levels() {
 		levels = append(levels, l.String())

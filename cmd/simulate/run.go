@@ -66,6 +66,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		bugs = append(bugs, b.ID)
 		return nil
 	})
+	preset := ""
+	fs.Func("preset", "apply a named preset of parameter values (level preset, below a scenario file, -bug and -set): kafka-defaults runs the scenario with Kafka's own client and broker defaults instead of its stress values", func(name string) error {
+		p, err := scenarios.LookupPreset(name)
+		if err != nil {
+			return err
+		}
+		preset = p.Name
+		return nil
+	})
 	sw.register(fs)
 	ex := addExplainFlags(fs) // explain.go
 	fs.Usage = func() {
@@ -110,7 +119,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageErr(stderr, "-describe: "+err.Error())
 		}
-		res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Bugs: bugs, Sets: cmdSets})
+		res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Bugs: bugs, Sets: cmdSets, Preset: preset})
 		if err != nil {
 			return usageErr(stderr, err.Error())
 		}
@@ -153,7 +162,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, "-max-events is not allowed with -runs (a sweep's runs use the default limit; bound one run: drop -runs)")
 		}
 		return runSweep(sweepArgs{sc: sc, seedText: *seedText, explicitIdem: explicit["idempotence"],
-			idempotence: *idempotence, file: fileSets, bugs: bugs, sets: sets, asJSON: *asJSON, f: &sw}, stdout, stderr)
+			idempotence: *idempotence, file: fileSets, bugs: bugs, sets: sets, preset: preset, asJSON: *asJSON, f: &sw}, stdout, stderr)
 	}
 	for _, name := range sweepOnly {
 		if explicit[name] {
@@ -174,7 +183,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else if seed, err = strconv.ParseUint(*seedText, 10, 64); err != nil {
 		return usageErr(stderr, fmt.Sprintf("-seed %q is not allowed (allowed: an integer 0..18446744073709551615)", *seedText))
 	}
-	spec := scenarios.Spec{Scenario: sc, Seed: seed, FileSets: fileSets, Bugs: bugs, Sets: cmdSets,
+	spec := scenarios.Spec{Scenario: sc, Seed: seed, FileSets: fileSets, Bugs: bugs, Sets: cmdSets, Preset: preset,
 		KeepTrace: *trace && !*asJSON, ScenarioFile: *scenFile, MaxEvents: *maxEvents}
 	if filePlan != "" {
 		spec.PlanText = filePlan

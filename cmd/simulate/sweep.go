@@ -28,7 +28,7 @@ var interruptContext = func() (context.Context, context.CancelFunc) {
 }
 
 // sweepOnly are the flags that only a sweep (-runs) takes.
-var sweepOnly = []string{"parallel", "vary", "out", "shard", "keep-failing", "failing"}
+var sweepOnly = []string{"parallel", "vary", "out", "shard", "keep-failing", "failing", "crossing"}
 
 // varyFlags collects repeated -vary flags.
 type varyFlags []string
@@ -45,16 +45,18 @@ type sweepFlags struct {
 	shard       string
 	keepFailing string
 	failing     int
+	crossing    string
 }
 
 func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.runs, "runs", 0, "sweep: run seeds BASE..BASE+N-1 (-seed BASE, default 1), idempotence off and on")
 	fs.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "sweep: runs at once (each run stays single-threaded)")
-	fs.Var(&f.vary, "vary", "sweep: vary a parameter, key=FROM:TO:STEP or key=V1,V2 (repeatable, at most 2)")
+	fs.Var(&f.vary, "vary", "sweep: vary a parameter, key=FROM:TO:STEP, key=FROM:TO:autoN (refined where the rate changes) or key=V1,V2 (repeatable, at most 2)")
 	fs.StringVar(&f.out, "out", "", "sweep: write runs.csv, summary.json and charts (PNG, SVG) to this directory")
 	fs.StringVar(&f.shard, "shard", "", "sweep: run shard i/n, every n-th seed (combine with simulate merge)")
 	fs.StringVar(&f.keepFailing, "keep-failing", "", "sweep: write every failing seed and its reproduce command to this file")
 	fs.IntVar(&f.failing, "failing", 5, "sweep: failing seeds listed per point, mode and invariant")
+	fs.StringVar(&f.crossing, "crossing", "", "sweep: estimate where `METRIC` (violations, an invariant or a rate) crosses 50% along the first -vary axis")
 }
 
 type sweepArgs struct {
@@ -65,6 +67,7 @@ type sweepArgs struct {
 	file         []scenarios.KV // the scenario file's values
 	bugs         []string
 	sets         []scenarios.KV // -set values
+	preset       string         // -preset name
 	asJSON       bool
 	f            *sweepFlags
 }
@@ -74,7 +77,7 @@ type sweepArgs struct {
 // when interrupted.
 func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	f := a.f
-	cfg := sweep.Config{Scenario: a.sc, Base: 1, Runs: f.runs, File: a.file, Bugs: a.bugs, Sets: a.sets, Parallel: f.parallel, FailingK: f.failing}
+	cfg := sweep.Config{Scenario: a.sc, Base: 1, Runs: f.runs, File: a.file, Bugs: a.bugs, Sets: a.sets, Parallel: f.parallel, FailingK: f.failing, Crossing: f.crossing, Preset: a.preset}
 	if f.runs < 1 || f.runs > 1_000_000_000 {
 		return usageErr(stderr, fmt.Sprintf("-runs %d is not allowed (allowed: 1..1000000000)", f.runs))
 	}

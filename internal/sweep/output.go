@@ -16,8 +16,8 @@ const (
 	RunsFile    = "runs.csv"
 )
 
-// WriteDir writes summary.json and the charts to dir (runs.csv is written
-// while the sweep runs).
+// WriteDir writes summary.json, the charts and report.md to dir
+// (runs.csv is written while the sweep runs).
 func (s *Summary) WriteDir(dir string) error {
 	b, err := s.JSON()
 	if err != nil {
@@ -26,7 +26,10 @@ func (s *Summary) WriteDir(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, SummaryFile), b, 0o644); err != nil {
 		return err
 	}
-	return s.WriteCharts(dir)
+	if err := s.WriteCharts(dir); err != nil {
+		return err
+	}
+	return s.WriteReport(dir)
 }
 
 // Merge combines the outputs of a sweep's shards, each a directory with
@@ -144,6 +147,10 @@ func compatible(a, b *Summary) error {
 		return fmt.Errorf("modes %v, not %v", b.Modes, a.Modes)
 	case a.FailingK != b.FailingK:
 		return fmt.Errorf("-failing %d, not %d", b.FailingK, a.FailingK)
+	case a.Preset != b.Preset:
+		return fmt.Errorf("-preset %q, not %q", b.Preset, a.Preset)
+	case (a.Crossing == nil) != (b.Crossing == nil) || a.Crossing != nil && a.Crossing.Metric != b.Crossing.Metric:
+		return errors.New("different -crossing metrics")
 	}
 	return nil
 }

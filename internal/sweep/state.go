@@ -212,6 +212,30 @@ type Acc struct {
 	Latency Hist `json:"latency_ns"`
 	// Failing holds, per invariant, the K smallest failing seeds, sorted.
 	Failing map[string][]uint64 `json:"failing"`
+	// TraceSum is the sum, modulo 2^64, of the runs' trace hashes: equal
+	// runs give equal sums, in any order or shard split.
+	TraceSum Hex64 `json:"trace_hash_sum"`
+}
+
+// Hex64 is a uint64 written to JSON as 16 hex digits (JSON numbers lose
+// digits above 2^53).
+type Hex64 uint64
+
+// MarshalJSON writes 16 lowercase hex digits.
+func (h Hex64) MarshalJSON() ([]byte, error) { return json.Marshal(fmt.Sprintf("%016x", uint64(h))) }
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (h *Hex64) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		return fmt.Errorf("sweep: bad hex %q", s)
+	}
+	*h = Hex64(v)
+	return nil
 }
 
 func newAcc() *Acc {
@@ -254,6 +278,8 @@ func (a *Acc) add(r *scenarios.Result, k int) {
 	for _, d := range r.Latencies {
 		a.Latency.add(d)
 	}
+	h, _ := strconv.ParseUint(r.TraceHash, 16, 64)
+	a.TraceSum += Hex64(h)
 }
 
 // merge adds o into a.
@@ -276,6 +302,7 @@ func (a *Acc) merge(o *Acc, k int) {
 		a.Errors[name].merge(*m)
 	}
 	a.Latency.merge(o.Latency)
+	a.TraceSum += o.TraceSum
 	for inv, seeds := range o.Failing {
 		a.Failing[inv] = keepSmallest(a.Failing[inv], seeds, k)
 	}

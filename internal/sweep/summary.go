@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -33,7 +34,16 @@ type Summary struct {
 	Axes     []Axis         `json:"axes"`
 	Modes    []string       `json:"modes"`
 	FailingK int            `json:"failing_k"`
+	Preset   string         `json:"preset,omitempty"` // the -preset name, if any
 	Points   []Point        `json:"points"`
+	// Crossing is the -crossing metric's 50% crossing, if asked for.
+	Crossing *Crossing `json:"crossing,omitempty"`
+	// ChartsSkipped names the charts left out because their metric is
+	// zero at every point.
+	ChartsSkipped []string `json:"charts_skipped,omitempty"`
+	// TraceDigest hashes every (point, mode)'s sum of trace hashes, in
+	// order: two sweeps that ran the same runs have the same digest.
+	TraceDigest string `json:"trace_hash_digest"`
 }
 
 // Point is one point of the axes' product.
@@ -70,7 +80,7 @@ type Failing struct {
 func (st *State) Summarize() *Summary {
 	s := &Summary{Format: Format, Scenario: st.Scenario, Version: scenarios.Version, BaseSeed: st.Base,
 		Runs: st.Runs, Shard: st.Shard, Complete: st.Complete, File: st.File, Bugs: st.Bugs, Sets: st.Sets, Axes: st.Axes,
-		FailingK: st.FailingK}
+		FailingK: st.FailingK, Preset: st.Preset}
 	if s.Axes == nil {
 		s.Axes = []Axis{}
 	}
@@ -83,11 +93,22 @@ func (st *State) Summarize() *Summary {
 			on := st.Modes[m]
 			sets := runSets(st.Sets, st.Axes, p, on)
 			pt.Modes[modeName(on)] = stats(a, func(seed uint64) string {
-				return scenarios.ReproduceCommand(st.Scenario, seed, st.File, st.Bugs, sets)
+				return scenarios.ReproduceCommand(st.Scenario, seed, st.File, st.Bugs, sets) + scenarios.PresetFlag(st.Preset)
 			})
 		}
 		s.Points = append(s.Points, pt)
 	}
+	if st.Crossing != "" {
+		s.Crossing = s.crossing(st.Crossing)
+	}
+	_, s.ChartsSkipped = s.charts()
+	h := fnv.New64a()
+	for _, pt := range s.Points {
+		for _, m := range s.Modes {
+			fmt.Fprintf(h, "%016x\n", uint64(pt.Modes[m].State.TraceSum))
+		}
+	}
+	s.TraceDigest = fmt.Sprintf("%016x", h.Sum64())
 	return s
 }
 
@@ -158,7 +179,10 @@ func ParseSummary(b []byte) (*Summary, error) {
 // state rebuilds the exact state from a parsed summary.
 func (s *Summary) state() (*State, error) {
 	st := &State{Scenario: s.Scenario, Base: s.BaseSeed, Runs: s.Runs, File: s.File, Bugs: s.Bugs, Sets: s.Sets, Axes: s.Axes,
-		FailingK: s.FailingK, Shard: s.Shard, Complete: s.Complete}
+		FailingK: s.FailingK, Shard: s.Shard, Complete: s.Complete, Preset: s.Preset}
+	if s.Crossing != nil {
+		st.Crossing = s.Crossing.Metric
+	}
 	if st.Sets == nil {
 		st.Sets = []scenarios.KV{}
 	}
@@ -212,9 +236,15 @@ func (s *Summary) Command() string {
 	if len(s.Modes) == 1 {
 		fmt.Fprintf(&b, " -idempotence=%t", s.Modes[0] == "on")
 	}
+	if s.Preset != "" {
+		fmt.Fprintf(&b, " -preset %s", s.Preset)
+	}
 	b.WriteString(scenarios.OverrideFlags(s.File, s.Bugs, s.Sets))
 	for _, a := range s.Axes {
 		fmt.Fprintf(&b, " -vary %s", a.Spec)
+	}
+	if s.Crossing != nil {
+		fmt.Fprintf(&b, " -crossing %s", s.Crossing.Metric)
 	}
 	return b.String()
 }

@@ -61,6 +61,12 @@ type Config struct {
 	// FailingK is how many failing seeds per mode and invariant the
 	// summary lists.
 	FailingK int
+	// Crossing, if set, is the metric ([Metrics]) whose 50% crossing
+	// along the first axis the summary estimates; it also steers the
+	// refinement of an autoN axis (default: violations).
+	Crossing string
+	// Preset is the -preset name, if any (level "preset").
+	Preset string
 	// CSV, if not nil, receives runs.csv: a header and one row per (run,
 	// mode), in (point, seed, mode) order.
 	CSV io.Writer
@@ -83,6 +89,8 @@ type State struct {
 	Axes     []Axis
 	Modes    []bool
 	FailingK int
+	Crossing string
+	Preset   string
 	Shard    *Shard
 	// Complete is false when the sweep was interrupted.
 	Complete bool
@@ -123,7 +131,7 @@ func runSets(base []scenarios.KV, axes []Axis, point int, on bool) []scenarios.K
 // scenario file's values, the -bug IDs, then the -set values of
 // [runSets]).
 func (c *Config) spec(seed uint64, point int, on bool) scenarios.Spec {
-	return scenarios.Spec{Scenario: c.Scenario, Seed: seed, FileSets: c.File, Bugs: c.Bugs, Sets: runSets(c.Sets, c.Axes, point, on)}
+	return scenarios.Spec{Scenario: c.Scenario, Seed: seed, FileSets: c.File, Bugs: c.Bugs, Sets: runSets(c.Sets, c.Axes, point, on), Preset: c.Preset}
 }
 
 func modeName(on bool) string {
@@ -147,6 +155,22 @@ func (c *Config) Validate() error {
 	}
 	if len(c.Axes) > MaxAxes {
 		return fmt.Errorf("%d axes are not allowed (allowed: at most %d)", len(c.Axes), MaxAxes)
+	}
+	for i, a := range c.Axes {
+		if a.Auto > 0 && i > 0 {
+			return fmt.Errorf("-vary %s: only the first axis may be autoN", a.Spec)
+		}
+		if a.Auto > 0 && c.Shard.Count > 1 {
+			return fmt.Errorf("-vary %s: an autoN axis cannot be sharded (each shard would refine on its own seeds); use a fixed grid", a.Spec)
+		}
+	}
+	if c.Crossing != "" {
+		if err := CheckMetric(c.Crossing); err != nil {
+			return fmt.Errorf("crossing: %v", err)
+		}
+		if len(c.Axes) == 0 || c.Axes[0].kind() > scenarios.Duration || c.Axes[0].kind() == scenarios.Bool {
+			return errors.New("crossing needs a numeric or duration first axis (-vary)")
+		}
 	}
 	if len(c.Axes) == 2 && c.Axes[0].Key == c.Axes[1].Key {
 		return fmt.Errorf("both axes vary %s", c.Axes[0].Key)
@@ -219,13 +243,23 @@ type outcome struct {
 // Run runs the sweep. Cancelling ctx stops it cleanly: runs under way
 // finish, and the state holds every run before the first one not started
 // (Complete is false). The error is a configuration or output error.
+//
+// An axis written FROM:TO:autoN is refined: see [runAdaptive].
 func Run(ctx context.Context, c Config) (*State, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if len(c.Axes) > 0 && c.Axes[0].Auto > 0 {
+		return runAdaptive(ctx, c)
+	}
+	return runGrid(ctx, c)
+}
+
+// runGrid runs every point of the axes' product.
+func runGrid(ctx context.Context, c Config) (*State, error) {
 	modes := c.modes()
 	st := &State{Scenario: c.Scenario.Name, Base: c.Base, Runs: c.Runs, File: c.File, Bugs: c.Bugs, Sets: c.Sets, Axes: c.Axes,
-		Modes: modes, FailingK: c.FailingK, Complete: true}
+		Modes: modes, FailingK: c.FailingK, Crossing: c.Crossing, Preset: c.Preset, Complete: true}
 	if st.Sets == nil {
 		st.Sets = []scenarios.KV{}
 	}
@@ -360,7 +394,7 @@ func runOne(spec scenarios.Spec) (res *scenarios.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("run panicked: %v\nreproduce: %s\n%s", r,
-				scenarios.ReproduceCommand(spec.Scenario.Name, spec.Seed, spec.FileSets, spec.Bugs, spec.Sets), debug.Stack())
+				scenarios.ReproduceCommand(spec.Scenario.Name, spec.Seed, spec.FileSets, spec.Bugs, spec.Sets)+scenarios.PresetFlag(spec.Preset), debug.Stack())
 		}
 	}()
 	res, err = scenarios.Run(spec)

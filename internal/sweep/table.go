@@ -95,6 +95,15 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if c := s.Crossing; c != nil {
+		fmt.Fprintf(w, "\ncrossing of 50%%:\n")
+		for _, cs := range c.Series {
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(s.crossingSentence(c, cs), "**", ""))
+		}
+	}
+	if len(s.ChartsSkipped) > 0 {
+		fmt.Fprintf(w, "\ncharts not drawn (zero at every point): %s\n", strings.Join(s.ChartsSkipped, ", "))
+	}
 	var any bool
 	for _, pt := range s.Points {
 		for _, m := range s.Modes {

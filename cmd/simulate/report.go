@@ -20,7 +20,7 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	if !r.Idempotence {
 		mode = "off"
 	}
-	fmt.Fprintf(w, "idemsim: scenario %s  seed %d  idempotence %s\n", r.Scenario, r.Seed, mode)
+	fmt.Fprintf(w, "idemsim %s: scenario %s  seed %d  idempotence %s\n", scenarios.Version, r.Scenario, r.Seed, mode)
 	if len(r.Bugs) > 0 {
 		fmt.Fprintln(w, "\nhistorical defects (-bug):")
 		for _, id := range r.Bugs {
@@ -99,7 +99,7 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	}
 	fmt.Fprintf(w, "\ntrace-hash %s\n", r.TraceHash)
 	if r.HasViolations() {
-		fmt.Fprintf(w, "\nreproduce: %s -trace\n", r.Reproduce)
+		fmt.Fprintf(w, "\nreproduce: %s\n", r.Reproduce)
 	}
 }
 

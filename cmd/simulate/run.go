@@ -52,6 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		showPlan    = fs.Bool("plan", false, "print the run's fault plan (docs/plans.md) and exit without running")
 		planOut     = fs.String("plan-out", "", "save the run's fault plan to `FILE`, then run")
 		planFile    = fs.String("plan-file", "", "replay the fault plan in `FILE` instead of generating one from the seed")
+		version     = fs.Bool("version", false, "print the simulator's version and exit")
 		maxEvents   = fs.Int64("max-events", 0, "stop the run after `N` events, 1..9223372036854775807 (default: 50000000); the report's stop is then event-limit")
 		sets        setFlags
 		sw          sweepFlags
@@ -81,11 +82,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "selfcheck" {
 		return runSelfcheck(args[1:], stdout, stderr) // selfcheck.go
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage // flag has printed the error and usage
+	if code, ok := parseFlags(fs, args, "simulate", stderr); !ok {
+		return code
+	}
+	if *version {
+		fmt.Fprintln(stdout, "simulate "+scenarios.Version)
+		return exitOK
 	}
 	if fs.NArg() > 0 {
 		return usageErr(stderr, fmt.Sprintf("unexpected argument %q (flags only; see -h)", fs.Arg(0)))

@@ -124,11 +124,8 @@ func runSelfcheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, selfcheckHelp())
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, "simulate selfcheck", stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		return usageErr(stderr, fmt.Sprintf("selfcheck: unexpected argument %q (flags only; see simulate selfcheck -h)", fs.Arg(0)))

@@ -224,11 +224,8 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: simulate merge -out DIR SHARD_DIR...")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, "simulate merge", stderr); !ok {
+		return code
 	}
 	if *out == "" {
 		return usageErr(stderr, "merge: -out is required (the directory for the merged outputs)")

@@ -334,20 +334,34 @@ func bugSets(bugs []string, key string) bool {
 // reproduce returns the command that reproduces a run of s: its scenario
 // or scenario file, seed, -bug and -set flags and -plan-file.
 func (s *Spec) reproduce() string {
-	if s.ScenarioFile == "" {
-		return ReproduceCommand(s.Scenario.Name, s.Seed, s.FileSets, s.Bugs, s.Sets) + s.planFileFlag()
-	}
-	// The file holds its values.
-	cmd := ReproduceCommand(s.Scenario.Name, s.Seed, nil, s.Bugs, s.Sets)
-	return strings.Replace(cmd, "-scenario "+s.Scenario.Name, "-scenario-file "+shellQuote(s.ScenarioFile), 1) + s.planFileFlag()
+	return ReproduceLine(s.Scenario.Name, s.ScenarioFile, s.PlanSource.PlanFile(), s.Seed, s.FileSets, s.Bugs, s.Sets)
 }
 
-func (s *Spec) planFileFlag() string {
-	if f := s.PlanSource.PlanFile(); f != "" {
-		return " -plan-file " + shellQuote(f)
+// Reproduce returns the command that reproduces the spec's run, as
+// [Result.Reproduce] has it: no output-format flag (-trace, -json), so
+// that any can be appended.
+func (s *Spec) Reproduce() string { return s.reproduce() }
+
+// ReproduceLine returns the command that reproduces a run: of the
+// catalogue scenario name, or of the scenario file scenarioFile (which
+// holds its own values and plan, so file is then not written), with the
+// -bug and -set flags of [OverrideFlags] and, when planFile is not "",
+// -plan-file.
+func ReproduceLine(name, scenarioFile, planFile string, seed uint64, file []KV, bugs []string, sets []KV) string {
+	var cmd string
+	if scenarioFile == "" {
+		cmd = ReproduceCommand(name, seed, file, bugs, sets)
+	} else {
+		cmd = fmt.Sprintf("go run ./cmd/simulate -seed %d -scenario-file %s", seed, shellQuote(scenarioFile)) + OverrideFlags(nil, bugs, sets)
 	}
-	return ""
+	if planFile != "" {
+		cmd += " -plan-file " + shellQuote(planFile)
+	}
+	return cmd
 }
+
+// ShellQuote quotes s for a POSIX shell when it needs quoting.
+func ShellQuote(s string) string { return shellQuote(s) }
 
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {

@@ -92,14 +92,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageErr(stderr, fmt.Sprintf("unexpected argument %q (flags only; see -h)", fs.Arg(0)))
 	}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	if msg := conflicts(fs, explicit, *idempotence, bugs, sets, sw.vary); msg != "" {
+		return usageErr(stderr, msg)
+	}
 	if *list {
 		for _, s := range scenarios.All() {
 			fmt.Fprintf(stdout, "%-10s %s\n", s.Name, s.Summary)
 		}
 		return exitOK
 	}
-	explicit := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
 	// The command line's values (level -set): -idempotence, then each
 	// -set in order.
 	cmdSets := []scenarios.KV{}
@@ -154,8 +157,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if explicit["max-events"] {
 			return usageErr(stderr, "-max-events is not allowed with -runs (a sweep's runs use the default limit; bound one run: drop -runs)")
 		}
-		return runSweep(sweepArgs{sc: sc, seedText: *seedText, explicitIdem: explicit["idempotence"],
-			idempotence: *idempotence, file: fileSets, bugs: bugs, sets: sets, asJSON: *asJSON, f: &sw}, stdout, stderr)
+		if msg := singleRunOnly(explicit); msg != "" {
+			return usageErr(stderr, msg)
+		}
+		a := sweepArgs{sc: sc, seedText: *seedText, explicitIdem: explicit["idempotence"],
+			idempotence: *idempotence, file: fileSets, bugs: bugs, sets: sets, asJSON: *asJSON, f: &sw,
+			scenFile: *scenFile, explicit: explicit}
+		if filePlan != "" {
+			a.planText, a.planSource = filePlan, scenarios.PlanSource{File: *scenFile, Embedded: true, Line: filePlanLine}
+		}
+		if *planFile != "" {
+			text, err := os.ReadFile(*planFile)
+			if err != nil {
+				return usageErr(stderr, fmt.Sprintf("-plan-file: cannot read %s: %v", *planFile, unwrapPath(err)))
+			}
+			a.planText, a.planSource = string(text), scenarios.PlanSource{File: *planFile}
+		}
+		return runSweep(a, stdout, stderr)
 	}
 	for _, name := range sweepOnly {
 		if explicit[name] {
@@ -177,7 +195,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, fmt.Sprintf("-seed %q is not allowed (allowed: an integer 0..18446744073709551615)", *seedText))
 	}
 	spec := scenarios.Spec{Scenario: sc, Seed: seed, FileSets: fileSets, Bugs: bugs, Sets: cmdSets,
-		KeepTrace: *trace && !*asJSON, ScenarioFile: *scenFile, MaxEvents: *maxEvents}
+		KeepTrace: *trace, ScenarioFile: *scenFile, MaxEvents: *maxEvents}
 	if filePlan != "" {
 		spec.PlanText = filePlan
 		spec.PlanSource = scenarios.PlanSource{File: *scenFile, Embedded: true, Line: filePlanLine}
@@ -211,7 +229,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, err.Error())
 	}
 	if *asJSON {
-		if err := writeJSON(stdout, res); err != nil {
+		if err := writeJSONTrace(stdout, res, *trace); err != nil {
 			fmt.Fprintln(stderr, "simulate:", err)
 			return exitUsage
 		}

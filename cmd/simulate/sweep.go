@@ -67,6 +67,10 @@ type sweepArgs struct {
 	sets         []scenarios.KV // -set values
 	asJSON       bool
 	f            *sweepFlags
+	scenFile     string               // the -scenario-file, if any
+	planText     string               // the plan every seed replays, if any
+	planSource   scenarios.PlanSource // where planText came from
+	explicit     map[string]bool      // the flags given
 }
 
 // runSweep runs a sweep. It exits 0 when the sweep completed, whatever
@@ -74,7 +78,8 @@ type sweepArgs struct {
 // when interrupted.
 func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	f := a.f
-	cfg := sweep.Config{Scenario: a.sc, Base: 1, Runs: f.runs, File: a.file, Bugs: a.bugs, Sets: a.sets, Parallel: f.parallel, FailingK: f.failing}
+	cfg := sweep.Config{Scenario: a.sc, Base: 1, Runs: f.runs, File: a.file, Bugs: a.bugs, Sets: a.sets, Parallel: f.parallel, FailingK: f.failing,
+		ScenarioFile: a.scenFile, PlanText: a.planText, PlanSource: a.planSource}
 	if f.runs < 1 || f.runs > 1_000_000_000 {
 		return usageErr(stderr, fmt.Sprintf("-runs %d is not allowed (allowed: 1..1000000000)", f.runs))
 	}
@@ -123,6 +128,13 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageErr(stderr, err.Error())
+	}
+	if cfg.PlanText != "" {
+		// One plan for every seed: check it once, before anything runs.
+		if _, err := scenarios.PlanText(scenarios.Spec{Scenario: a.sc, Seed: cfg.Base, FileSets: a.file, Bugs: a.bugs, Sets: a.sets,
+			PlanText: cfg.PlanText, PlanSource: cfg.PlanSource}); err != nil {
+			return usageErr(stderr, err.Error())
+		}
 	}
 
 	var closers []func() error

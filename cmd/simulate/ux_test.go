@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -40,5 +42,84 @@ func TestVersion(t *testing.T) {
 	_, out, _ = runCLI("-seed", "1", "-scenario", "ackloss")
 	if !strings.HasPrefix(out, "idemsim "+scenarios.Version+": scenario ackloss") {
 		t.Errorf("report header: %q", strings.SplitN(out, "\n", 2)[0])
+	}
+}
+
+// TestNoSilentCancel: a single-run flag with -runs, and two flags of
+// which one would cancel the other, are refused in one line with exit 2.
+// (On main each of these ran, ignoring one of the flags.)
+func TestNoSilentCancel(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-scenario", "ackloss", "-runs", "3", "-plan"}, "-plan is not allowed with -runs"},
+		{[]string{"-scenario", "ackloss", "-runs", "3", "-shrink"}, "-shrink is not allowed with -runs"},
+		{[]string{"-scenario", "ackloss", "-runs", "3", "-diagram", "d.md"}, "-diagram is not allowed with -runs"},
+		{[]string{"-scenario", "ackloss", "-runs", "3", "-timeline", "t.svg"}, "-timeline is not allowed with -runs"},
+		{[]string{"-scenario", "ackloss", "-runs", "3", "-plan-out", "p.plan"}, "-plan-out is not allowed with -runs"},
+		{[]string{"-scenario", "ackloss", "-seed", "1", "-idempotence=true", "-set", "enable.idempotence=false"}, "contradict each other"},
+		{[]string{"-scenario", "ackloss", "-seed", "1", "-bug", "Z16", "-set", "broker.dedup=true"}, "-bug Z16 sets broker.dedup=false, and -set broker.dedup=true would turn it off"},
+		{[]string{"-scenario", "ackloss", "-runs", "2", "-bug", "Z16", "-vary", "broker.dedup=true,false"}, "-bug Z16 sets broker.dedup=false, and -vary"},
+		{[]string{"-scenario", "ackloss", "-seed", "4", "-idempotence=false", "-shrink", "-json"}, "-shrink is not allowed with -json"},
+		{[]string{"-scenario", "ackloss", "-runs", "2", "-out", ""}, "-out '' is not allowed"},
+		{[]string{"-scenario", "ackloss", "-runs", "2", "-keep-failing", ""}, "-keep-failing '' is not allowed"},
+	} {
+		code, out, errOut := runCLI(c.args...)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("simulate %q: exit %d, stderr %q, want %q", c.args, code, errOut, c.want)
+		}
+	}
+	// Agreeing values are not a conflict.
+	if code, _, errOut := runCLI("-scenario", "ackloss", "-seed", "1", "-bug", "Z16", "-set", "broker.dedup=false", "-idempotence=true", "-set", "enable.idempotence=true"); code == exitUsage {
+		t.Errorf("agreeing flags refused: %s", errOut)
+	}
+}
+
+// TestJSONTrace: -json -trace puts the timeline into the JSON as the
+// field "trace" (on main -trace was dropped with -json).
+func TestJSONTrace(t *testing.T) {
+	_, out, _ := runCLI("-seed", "4", "-scenario", "ackloss", "-json", "-trace")
+	var r struct {
+		TraceHash string   `json:"trace_hash"`
+		Trace     []string `json:"trace"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Trace) < 10 || !strings.Contains(r.Trace[0], "run scenario=ackloss") {
+		t.Fatalf("err %v, trace %d lines: %.200q", err, len(r.Trace), r.Trace)
+	}
+	_, plain, _ := runCLI("-seed", "4", "-scenario", "ackloss", "-json")
+	if strings.Contains(plain, `"trace"`) {
+		t.Errorf("-json without -trace has a trace field")
+	}
+}
+
+// TestSweepPlanFile: -plan-file applies to every seed of a sweep (on
+// main it was ignored): a plan that drops the first response gives every
+// run of ackloss with idempotence off a duplicate.
+func TestSweepPlanFile(t *testing.T) {
+	dir := t.TempDir()
+	plan := dir + "/p.plan"
+	os.WriteFile(plan, []byte("0s drop response 1 p1>b1\n"), 0o644)
+	code, out, errOut := runCLI("-scenario", "ackloss", "-runs", "5", "-idempotence=false", "-set", "net.response_loss=0", "-plan-file", plan, "-json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s struct {
+		PlanFile string `json:"plan_file"`
+		Points   []struct {
+			Modes map[string]struct {
+				Violations map[string]struct{ Runs int } `json:"violations"`
+			} `json:"modes"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Points[0].Modes["off"].Violations["INV-DUP"].Runs; got != 5 || s.PlanFile != plan {
+		t.Errorf("INV-DUP in %d of 5 runs, plan_file %q", got, s.PlanFile)
+	}
+	code, _, errOut = runCLI("-scenario", "ackloss", "-runs", "5", "-plan-file", dir+"/missing.plan")
+	if code != exitUsage || !strings.Contains(errOut, "-plan-file: cannot read") {
+		t.Errorf("missing plan file: exit %d, %q", code, errOut)
 	}
 }

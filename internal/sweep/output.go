@@ -92,8 +92,10 @@ func Merge(out string, dirs []string) (*Summary, error) {
 		}
 		return nil, fmt.Errorf("shards %v of %d are missing", missing, count)
 	}
-	if _, err := scenarios.Lookup(total.Scenario); err != nil {
-		return nil, err
+	if total.ScenarioFile == "" {
+		if _, err := scenarios.Lookup(total.Scenario); err != nil {
+			return nil, err
+		}
 	}
 	total.Shard = nil
 	sum := total.Summarize()
@@ -132,6 +134,8 @@ func compatible(a, b *Summary) error {
 		return fmt.Errorf("simulator version %s, not %s", b.Version, a.Version)
 	case a.BaseSeed != b.BaseSeed || a.Runs != b.Runs:
 		return fmt.Errorf("%s, not %s", b.SeedRange(), a.SeedRange())
+	case a.ScenarioFile != b.ScenarioFile || a.PlanFile != b.PlanFile:
+		return fmt.Errorf("scenario file %q and plan file %q, not %q and %q", b.ScenarioFile, b.PlanFile, a.ScenarioFile, a.PlanFile)
 	case !slices.Equal(a.File, b.File):
 		return fmt.Errorf("scenario file values %v, not %v", b.File, a.File)
 	case !slices.Equal(a.Bugs, b.Bugs):

@@ -20,20 +20,24 @@ var Invariants = scenarios.Invariants()
 // Summary is a sweep's report: what summary.json and -json hold. It has no
 // wall-clock times, host names or paths, so equal sweeps give equal bytes.
 type Summary struct {
-	Format   int            `json:"format"`
-	Scenario string         `json:"scenario"`
-	Version  string         `json:"simulator_version"`
-	BaseSeed uint64         `json:"base_seed"`
-	Runs     int            `json:"runs"`
-	Shard    *Shard         `json:"shard,omitempty"`
-	Complete bool           `json:"complete"`
-	File     []scenarios.KV `json:"file,omitempty"` // the scenario file's values, if any
-	Bugs     []string       `json:"bugs,omitempty"` // the -bug IDs, if any
-	Sets     []scenarios.KV `json:"sets"`
-	Axes     []Axis         `json:"axes"`
-	Modes    []string       `json:"modes"`
-	FailingK int            `json:"failing_k"`
-	Points   []Point        `json:"points"`
+	Format   int    `json:"format"`
+	Scenario string `json:"scenario"`
+	Version  string `json:"simulator_version"`
+	BaseSeed uint64 `json:"base_seed"`
+	Runs     int    `json:"runs"`
+	Shard    *Shard `json:"shard,omitempty"`
+	Complete bool   `json:"complete"`
+	// ScenarioFile is the scenario file the sweep ran, if any (its
+	// values are File), and PlanFile the -plan-file every run replayed.
+	ScenarioFile string         `json:"scenario_file,omitempty"`
+	PlanFile     string         `json:"plan_file,omitempty"`
+	File         []scenarios.KV `json:"file,omitempty"` // the scenario file's values, if any
+	Bugs         []string       `json:"bugs,omitempty"` // the -bug IDs, if any
+	Sets         []scenarios.KV `json:"sets"`
+	Axes         []Axis         `json:"axes"`
+	Modes        []string       `json:"modes"`
+	FailingK     int            `json:"failing_k"`
+	Points       []Point        `json:"points"`
 }
 
 // Point is one point of the axes' product.
@@ -70,7 +74,7 @@ type Failing struct {
 func (st *State) Summarize() *Summary {
 	s := &Summary{Format: Format, Scenario: st.Scenario, Version: scenarios.Version, BaseSeed: st.Base,
 		Runs: st.Runs, Shard: st.Shard, Complete: st.Complete, File: st.File, Bugs: st.Bugs, Sets: st.Sets, Axes: st.Axes,
-		FailingK: st.FailingK}
+		FailingK: st.FailingK, ScenarioFile: st.ScenarioFile, PlanFile: st.PlanFile}
 	if s.Axes == nil {
 		s.Axes = []Axis{}
 	}
@@ -83,7 +87,7 @@ func (st *State) Summarize() *Summary {
 			on := st.Modes[m]
 			sets := runSets(st.Sets, st.Axes, p, on)
 			pt.Modes[modeName(on)] = stats(a, func(seed uint64) string {
-				return scenarios.ReproduceCommand(st.Scenario, seed, st.File, st.Bugs, sets)
+				return scenarios.ReproduceLine(st.Scenario, st.ScenarioFile, st.PlanFile, seed, st.File, st.Bugs, sets)
 			})
 		}
 		s.Points = append(s.Points, pt)
@@ -158,7 +162,7 @@ func ParseSummary(b []byte) (*Summary, error) {
 // state rebuilds the exact state from a parsed summary.
 func (s *Summary) state() (*State, error) {
 	st := &State{Scenario: s.Scenario, Base: s.BaseSeed, Runs: s.Runs, File: s.File, Bugs: s.Bugs, Sets: s.Sets, Axes: s.Axes,
-		FailingK: s.FailingK, Shard: s.Shard, Complete: s.Complete}
+		FailingK: s.FailingK, Shard: s.Shard, Complete: s.Complete, ScenarioFile: s.ScenarioFile, PlanFile: s.PlanFile}
 	if st.Sets == nil {
 		st.Sets = []scenarios.KV{}
 	}
@@ -208,11 +212,23 @@ func (s *Summary) SeedRange() string {
 // Command returns the command line that reruns the sweep.
 func (s *Summary) Command() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "go run ./cmd/simulate -scenario %s -runs %d -seed %d", s.Scenario, s.Runs, s.BaseSeed)
+	if s.ScenarioFile != "" {
+		// The file holds its values and plan.
+		fmt.Fprintf(&b, "go run ./cmd/simulate -scenario-file %s -runs %d -seed %d", scenarios.ShellQuote(s.ScenarioFile), s.Runs, s.BaseSeed)
+	} else {
+		fmt.Fprintf(&b, "go run ./cmd/simulate -scenario %s -runs %d -seed %d", s.Scenario, s.Runs, s.BaseSeed)
+	}
 	if len(s.Modes) == 1 {
 		fmt.Fprintf(&b, " -idempotence=%t", s.Modes[0] == "on")
 	}
-	b.WriteString(scenarios.OverrideFlags(s.File, s.Bugs, s.Sets))
+	if s.ScenarioFile != "" {
+		b.WriteString(scenarios.OverrideFlags(nil, s.Bugs, s.Sets))
+	} else {
+		b.WriteString(scenarios.OverrideFlags(s.File, s.Bugs, s.Sets))
+	}
+	if s.PlanFile != "" {
+		b.WriteString(" -plan-file " + scenarios.ShellQuote(s.PlanFile))
+	}
 	for _, a := range s.Axes {
 		fmt.Fprintf(&b, " -vary %s", a.Spec)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // shellWords splits a reproduce line as a POSIX shell would: words
-// separated by spaces, '...' quoting, '\'' for a quote.
+// separated by spaces, '...' quoting, '\” for a quote.
 func shellWords(t *testing.T, line string) []string {
 	t.Helper()
 	var words []string

@@ -77,13 +77,23 @@ type Result struct {
 	ZombieWrite int64 `json:"zombie_writes"`
 	// ZombieAttempts counts produce batches a superseded instance got to
 	// the broker; ZombieRejected those rejected for a stale epoch.
-	ZombieAttempts int64             `json:"zombie_attempts"`
-	ZombieRejected int64             `json:"zombie_rejected"`
-	EpochBumps     int64             `json:"epoch_bumps"`
-	Errors         map[string]int64  `json:"errors"`
-	Net            NetStats          `json:"net"`
-	Violations     []check.Violation `json:"violations"`
-	Reproduce      string            `json:"reproduce"`
+	ZombieAttempts int64 `json:"zombie_attempts"`
+	ZombieRejected int64 `json:"zombie_rejected"`
+	// ClientEpochBumps counts the epoch bumps producers made or asked
+	// for; CoordinatorEpochBumps the bumps coordinators handed out in
+	// InitProducerId answers (epochbumps.go), such as the one that fences
+	// a paused instance when its replacement starts.
+	ClientEpochBumps      int64             `json:"client_epoch_bumps"`
+	CoordinatorEpochBumps int64             `json:"coordinator_epoch_bumps"`
+	Errors                map[string]int64  `json:"errors"`
+	Net                   NetStats          `json:"net"`
+	Violations            []check.Violation `json:"violations"`
+	// ViolationsCut counts the violations left out of Violations, whose
+	// lists are cut at a few per invariant; CutBy is the same by
+	// invariant.
+	ViolationsCut int64            `json:"violations_cut"`
+	CutBy         map[string]int64 `json:"-"`
+	Reproduce     string           `json:"reproduce"`
 
 	// Latencies are the send-to-ack times of acknowledged records, in
 	// acknowledgement order (for sweeps and plots; not in the JSON).
@@ -249,8 +259,10 @@ func Run(spec Spec) (*Result, error) {
 		r.ConfigNotes = []string{}
 	}
 	for _, in := range w.instances {
-		r.EpochBumps += int64(in.prod.EpochBumps())
+		r.ClientEpochBumps += int64(in.prod.EpochBumps())
 	}
+	r.CoordinatorEpochBumps = w.bumps.n
+	r.Violations, r.ViolationsCut, r.CutBy = check.SplitCut(r.Violations)
 	if w.realized != nil {
 		rp := w.realizedPlan()
 		r.Realized = rp.String()

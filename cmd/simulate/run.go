@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -186,11 +184,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var seed uint64
 	var err error
 	if *seedText == "" {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
+		if seed, err = randomSeed(); err != nil {
 			return usageErr(stderr, "cannot draw a random seed: "+err.Error())
 		}
-		seed = binary.LittleEndian.Uint64(b[:])
 	} else if seed, err = strconv.ParseUint(*seedText, 10, 64); err != nil {
 		return usageErr(stderr, fmt.Sprintf("-seed %q is not allowed (allowed: an integer 0..18446744073709551615)", *seedText))
 	}

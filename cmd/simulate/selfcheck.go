@@ -378,7 +378,7 @@ func shellQuote(s string) string {
 // none was accepted or a refusal was not one line.
 func (c *checker) draw(i int) (t triple, refused int, prob *problem) {
 	rng := rand.New(rand.NewPCG(c.seed, uint64(i)))
-	t = triple{index: i, cand: c.pool[rng.IntN(len(c.pool))], seed: rng.Uint64()}
+	t = triple{index: i, cand: c.pool[rng.IntN(len(c.pool))], seed: rng.Uint64() & maxRandomSeed}
 	var last error
 	for range maxDrawAttempts {
 		t.bugs, t.sets = drawSets(rng, t.cand)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -121,5 +123,56 @@ func TestSweepPlanFile(t *testing.T) {
 	code, _, errOut = runCLI("-scenario", "ackloss", "-runs", "5", "-plan-file", dir+"/missing.plan")
 	if code != exitUsage || !strings.Contains(errOut, "-plan-file: cannot read") {
 		t.Errorf("missing plan file: exit %d, %q", code, errOut)
+	}
+}
+
+// TestRandomSeedBelow2p53: a drawn seed stays below 2^53, so jq reads it
+// exactly (on main all 64 bits were drawn).
+func TestRandomSeedBelow2p53(t *testing.T) {
+	defer func(r io.Reader) { seedSource = r }(seedSource)
+	seedSource = bytes.NewReader(bytes.Repeat([]byte{0xff}, 8))
+	_, out, _ := runCLI("-scenario", "ackloss", "-json")
+	var r struct {
+		Seed float64 `json:"seed"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Seed != 1<<53-1 {
+		t.Errorf("seed %v, want 2^53-1", r.Seed)
+	}
+}
+
+// TestViolationsCutAndEpochBumps: a cut violation list is a count
+// (violations_cut), not a fake violation; the coordinator's epoch bumps
+// are counted apart from the client's (on main: a "... and 1 more
+// duplicate copies" violation, and epoch_bumps 0 for the zombie).
+func TestViolationsCutAndEpochBumps(t *testing.T) {
+	var r struct {
+		Violations []struct {
+			Detail string `json:"detail"`
+		} `json:"violations"`
+		Cut         *int64 `json:"violations_cut"`
+		ClientBumps *int64 `json:"client_epoch_bumps"`
+		CoordBumps  *int64 `json:"coordinator_epoch_bumps"`
+	}
+	_, out, _ := runCLI("-seed", "42", "-scenario", "inflight6", "-idempotence=false", "-json")
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range r.Violations {
+		if strings.HasPrefix(v.Detail, "... and") {
+			t.Errorf("fake violation %q", v.Detail)
+		}
+	}
+	if r.Cut == nil || *r.Cut != 1 {
+		t.Errorf("violations_cut %v, want 1", r.Cut)
+	}
+	_, out, _ = runCLI("-seed", "42", "-scenario", "zombie", "-json")
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.ClientBumps == nil || r.CoordBumps == nil || *r.CoordBumps < 1 {
+		t.Errorf("zombie seed 42: client bumps %v, coordinator bumps %v", r.ClientBumps, r.CoordBumps)
 	}
 }

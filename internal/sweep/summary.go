@@ -55,7 +55,8 @@ type Stats struct {
 	Rates              map[string]Rate  `json:"rates"`
 	ZombieWritesPerRun Mean             `json:"zombie_writes_per_run"`
 	Errors             map[string]int64 `json:"errors"`
-	EpochBumps         int64            `json:"epoch_bumps"`
+	ClientEpochBumps   int64            `json:"client_epoch_bumps"`
+	CoordEpochBumps    int64            `json:"coordinator_epoch_bumps"`
 	LatencyMs          Latency          `json:"latency_ms"`
 	Failing            []Failing        `json:"failing"`
 	// State is the integer state that merging adds up.
@@ -108,7 +109,8 @@ func stats(a *Acc, reproduce func(seed uint64) string) *Stats {
 		},
 		ZombieWritesPerRun: mean(a.ZombieWrites, n),
 		Errors:             map[string]int64{},
-		EpochBumps:         a.EpochBumps,
+		ClientEpochBumps:   a.ClientBumps,
+		CoordEpochBumps:    a.CoordBumps,
 		LatencyMs:          latency(a.Latency),
 		Failing:            []Failing{},
 		State:              a,

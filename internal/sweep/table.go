@@ -72,7 +72,8 @@ func (s *Summary) WriteTable(w io.Writer) error {
 			z := st.ZombieWritesPerRun
 			return fmt.Sprintf("%s [%s, %s]", num(z.Mean), num(z.Lo), num(z.Hi))
 		})
-		row("epoch bumps", func(st *Stats) string { return fmt.Sprint(st.EpochBumps) })
+		row("client epoch bumps", func(st *Stats) string { return fmt.Sprint(st.ClientEpochBumps) })
+		row("coord. epoch bumps", func(st *Stats) string { return fmt.Sprint(st.CoordEpochBumps) })
 		row("latency p50/p99/p99.9", func(st *Stats) string {
 			l := st.LatencyMs
 			return fmt.Sprintf("%s / %s / %s ms", num(l.P50), num(l.P99), num(l.P999))

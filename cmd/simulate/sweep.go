@@ -28,7 +28,7 @@ var interruptContext = func() (context.Context, context.CancelFunc) {
 }
 
 // sweepOnly are the flags that only a sweep (-runs) takes.
-var sweepOnly = []string{"parallel", "vary", "out", "shard", "keep-failing", "failing"}
+var sweepOnly = []string{"parallel", "vary", "out", "shard", "keep-failing", "failing", "force"}
 
 // varyFlags collects repeated -vary flags.
 type varyFlags []string
@@ -45,6 +45,7 @@ type sweepFlags struct {
 	shard       string
 	keepFailing string
 	failing     int
+	force       bool
 }
 
 func (f *sweepFlags) register(fs *flag.FlagSet) {
@@ -55,6 +56,7 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.shard, "shard", "", "sweep: run shard i/n, every n-th seed (combine with simulate merge)")
 	fs.StringVar(&f.keepFailing, "keep-failing", "", "sweep: write every failing seed and its reproduce command to this file")
 	fs.IntVar(&f.failing, "failing", 5, "sweep: failing seeds listed per point, mode and invariant")
+	fs.BoolVar(&f.force, "force", false, "sweep: replace a non-empty -out directory")
 }
 
 type sweepArgs struct {
@@ -138,24 +140,41 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	}
 
 	var closers []func() error
+	var od *outDir // nil without -out
+	var failingWriters []io.Writer
 	if f.out != "" {
-		if err := os.MkdirAll(f.out, 0o755); err != nil {
-			return usageErr(stderr, "-out: "+err.Error())
+		var err error
+		if od, err = openOutDir(f.out, f.force); err != nil {
+			return usageErr(stderr, "-out "+err.Error())
 		}
-		csvf, err := os.Create(filepath.Join(f.out, sweep.RunsFile))
+		defer od.abort() // after commit, nothing is left to remove
+		csvf, err := os.Create(filepath.Join(od.tmp, sweep.RunsFile))
 		if err != nil {
 			return usageErr(stderr, "-out: "+err.Error())
 		}
 		closers = append(closers, csvf.Close)
 		cfg.CSV = csvf
+		// Every -out has the failing runs too, so merge can merge them.
+		ff, err := os.Create(filepath.Join(od.tmp, sweep.FailingFile))
+		if err != nil {
+			return usageErr(stderr, "-out: "+err.Error())
+		}
+		closers = append(closers, ff.Close)
+		failingWriters = append(failingWriters, ff)
 	}
 	if f.keepFailing != "" {
-		kf, err := os.Create(f.keepFailing)
-		if err != nil {
-			return usageErr(stderr, "-keep-failing: "+err.Error())
+		p := od.path(f.keepFailing)
+		if od == nil || p != filepath.Join(od.tmp, sweep.FailingFile) {
+			kf, err := os.Create(p)
+			if err != nil {
+				return usageErr(stderr, "-keep-failing: "+err.Error())
+			}
+			closers = append(closers, kf.Close)
+			failingWriters = append(failingWriters, kf)
 		}
-		closers = append(closers, kf.Close)
-		cfg.KeepFailing = kf
+	}
+	if len(failingWriters) > 0 {
+		cfg.KeepFailing = io.MultiWriter(failingWriters...)
 	}
 	closeAll := func() error {
 		var errs []error
@@ -190,8 +209,18 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "simulate: %d runs in %.2fs (%.0f runs/s, -parallel %d)\n", runs, elapsed.Seconds(), float64(runs)/elapsed.Seconds(), cfg.Parallel)
 	sum := st.Summarize()
-	if code := writeSweep(sum, f.out, a.asJSON, stdout, stderr); code != exitOK {
+	outPath := ""
+	if od != nil {
+		outPath = od.tmp
+	}
+	if code := writeSweep(sum, outPath, a.asJSON, stdout, stderr); code != exitOK {
 		return code
+	}
+	if od != nil {
+		if err := od.commit(); err != nil {
+			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
+			return exitUsage
+		}
 	}
 	if !st.Complete {
 		fmt.Fprintln(stderr, "simulate: interrupted; the summary is partial")
@@ -232,6 +261,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "directory for the merged runs.csv, summary.json and charts")
 	asJSON := fs.Bool("json", false, "print the merged summary as JSON instead of a table")
+	force := fs.Bool("force", false, "replace a non-empty -out directory (never an input)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simulate merge -out DIR SHARD_DIR...")
 		fs.PrintDefaults()
@@ -245,9 +275,20 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() == 0 {
 		return usageErr(stderr, "merge: no shard directories (allowed: one or more -out directories of simulate -shard i/n)")
 	}
-	sum, err := sweep.Merge(*out, fs.Args())
+	if err := sweep.OutNotInput(*out, fs.Args()); err != nil {
+		return usageErr(stderr, "merge: "+err.Error())
+	}
+	od, err := openOutDir(*out, *force)
+	if err != nil {
+		return usageErr(stderr, "merge: -out "+err.Error())
+	}
+	defer od.abort()
+	sum, err := sweep.Merge(od.tmp, fs.Args())
 	if err != nil {
 		return usageErr(stderr, "merge: "+err.Error())
+	}
+	if err := od.commit(); err != nil {
+		return usageErr(stderr, "merge: -out: "+err.Error())
 	}
 	return writeSweep(sum, "", *asJSON, stdout, stderr)
 }

@@ -144,6 +144,10 @@ func Resolve(spec Spec) (*Resolved, error) {
 	v.cfg = &cfg
 	pc := cfg.producerConfig()
 	pc.IdempotenceExplicit = v.Explicit("enable.idempotence")
+	// As Kafka's KafkaProducer.configureDeliveryTimeout: an explicit
+	// delivery.timeout.ms below linger.ms + request.timeout.ms is refused;
+	// a default one is raised, with a note.
+	pc.DeliveryTimeoutExplicit = v.Explicit("delivery.timeout.ms")
 	var preNotes []string
 	if !pc.EnableIdempotence && pc.TransactionalID != "" && !v.Explicit("transactional.id") {
 		// The scenario's own transactional.id cannot stand without

@@ -189,3 +189,17 @@ func TestDeliveryTimeoutRefused(t *testing.T) {
 		t.Errorf("delivery.timeout.ms=1000 refused: %q", errOut)
 	}
 }
+
+// TestGeneratedFaultsApply: a generated plan wastes no fault: no "pause
+// ignored", "crashed already" or "restart ignored" in the timeline, with
+// 8 faults or 10,000 (on main seed 42's fault.count=8 plan had all three).
+func TestGeneratedFaultsApply(t *testing.T) {
+	for _, n := range []string{"8", "10000"} {
+		_, out, _ := runCLI("-seed", "42", "-scenario", "ackloss", "-set", "fault.count="+n, "-trace")
+		for _, bad := range []string{"ignored", "crashed already"} {
+			if c := strings.Count(out, bad); c > 0 {
+				t.Errorf("fault.count=%s: %d lines with %q", n, c, bad)
+			}
+		}
+	}
+}

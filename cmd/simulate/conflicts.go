@@ -39,17 +39,15 @@ func conflicts(fs *flag.FlagSet, explicit map[string]bool, idempotence bool, bug
 			}
 		}
 	}
+	if err := scenarios.BugSetConflict(bugs, sets); err != nil {
+		return err.Error()
+	}
 	for _, id := range bugs {
 		b, err := scenarios.LookupBug(id)
 		if err != nil {
 			continue
 		}
 		for _, bk := range b.Sets {
-			for _, kv := range sets {
-				if kv.Key == bk.Key && kv.Value != bk.Value {
-					return fmt.Sprintf("-bug %s sets %s=%s, and -set %s=%s would turn it off (give one)", b.ID, bk.Key, bk.Value, kv.Key, kv.Value)
-				}
-			}
 			for _, v := range vary {
 				if k, _, _ := strings.Cut(v, "="); k == bk.Key {
 					return fmt.Sprintf("-bug %s sets %s=%s, and -vary %s would override it (give one)", b.ID, bk.Key, bk.Value, v)

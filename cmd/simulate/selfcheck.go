@@ -406,6 +406,11 @@ func accept(spec scenarios.Spec) (panicked string, err error) {
 			panicked = panicText(r)
 		}
 	}()
+	// The command line refuses a -set that turns its -bug off (the child
+	// process of -subprocess would exit 2).
+	if err := scenarios.BugSetConflict(spec.Bugs, spec.Sets); err != nil {
+		return "", err
+	}
 	_, err = scenarios.PlanText(spec) // resolves, builds the world, reads the plan
 	return "", err
 }

@@ -203,3 +203,17 @@ func TestGeneratedFaultsApply(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepNamesBugsAndVersion: a sweep's table names its -bug IDs (on
+// main it did not), its reproduce lines keep them, and summary.json
+// carries the version.
+func TestSweepNamesBugsAndVersion(t *testing.T) {
+	_, out, _ := runCLI("-scenario", "ackloss", "-runs", "4", "-bug", "Z16", "-set", "net.response_loss=0.3")
+	if !strings.Contains(out, "historical defect -bug Z16: ") || !strings.Contains(out, "-bug Z16 -set net.response_loss=0.3") {
+		t.Errorf("table:\n%s", out)
+	}
+	_, js, _ := runCLI("-scenario", "ackloss", "-runs", "2", "-json")
+	if !strings.Contains(js, `"simulator_version": "`+scenarios.Version+`"`) {
+		t.Errorf("summary.json lacks the version")
+	}
+}

@@ -13,6 +13,7 @@ import (
 func (s *Summary) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "sweep: scenario %s  %s  %d runs per point and mode  idemsim %s\n", s.Scenario, s.SeedRange(), s.Runs, s.Version)
+	s.writeSources(tw)
 	if !s.Complete {
 		fmt.Fprintln(tw, "INTERRUPTED: partial results")
 	}

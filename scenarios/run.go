@@ -350,7 +350,12 @@ func bugSets(bugs []string, key string) bool {
 // reproduce returns the command that reproduces a run of s: its scenario
 // or scenario file, seed, -bug and -set flags and -plan-file.
 func (s *Spec) reproduce() string {
-	return ReproduceLine(s.Scenario.Name, s.ScenarioFile, s.PlanSource.PlanFile(), s.Seed, s.FileSets, s.Bugs, s.Sets)
+	cmd := ReproduceLine(s.Scenario.Name, s.ScenarioFile, s.PlanSource.PlanFile(), s.Seed, s.FileSets, s.Bugs, s.Sets)
+	if s.MaxEvents != 0 {
+		// The event limit changes where the run stops, so its trace.
+		cmd += " -max-events " + strconv.FormatInt(s.MaxEvents, 10)
+	}
+	return cmd
 }
 
 // Reproduce returns the command that reproduces the spec's run, as

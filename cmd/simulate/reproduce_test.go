@@ -109,6 +109,7 @@ func TestReproduceLinesReplay(t *testing.T) {
 	for _, args := range [][]string{
 		{"-seed", "4", "-scenario", "ackloss", "-idempotence=false"},
 		{"-seed", "7", "-scenario", "seqreuse", "-bug", "Z11"},
+		{"-seed", "4", "-scenario", "ackloss", "-idempotence=false", "-max-events", "40"},
 		{"-seed", "3", "-scenario-file", study, "-idempotence=false"},
 		{"-seed", "3", "-scenario-file", study, "-plan-file", plan, "-set", "records=9"},
 	} {

@@ -348,7 +348,7 @@ func (t *triple) args(maxEvents int64) []string {
 }
 
 // reproduce is the command that reproduces the triple's run, as the
-// run's report writes it (Result.Reproduce), with -max-events.
+// run's report writes it (Result.Reproduce, which has -max-events).
 func (t *triple) reproduce(maxEvents int64) string {
 	cmd := scenarios.ReproduceCommand(t.cand.sc.Name, t.seed, nil, t.bugs, t.sets)
 	if t.cand.file != "" {
@@ -767,7 +767,7 @@ var stopReasons = []string{"drained", "time-limit", "event-limit", "state-limit"
 func (c *checker) judge(t *triple, a, b *outcome) []problem {
 	repro := t.reproduce(c.maxEvents)
 	if a.res != nil {
-		repro = a.res.Reproduce + maxEventsFlag(c.maxEvents)
+		repro = a.res.Reproduce // with -max-events: the spec has it
 	}
 	var out []problem
 	add := func(kind, format string, args ...any) {

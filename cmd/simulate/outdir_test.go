@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/internal/sweep"
 )
 
 // TestOutDirSafe: -out refuses a non-empty directory unless -force, which
@@ -34,13 +38,24 @@ func TestOutDirSafe(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	// A sweep that fails part way (a plan naming b2, at a point with one
-	// broker) leaves neither DIR nor its temporary directory.
+	// A plan that does not apply at every point (b2, with brokers=1) is
+	// refused before anything runs.
 	plan := filepath.Join(tmp, "p.plan")
 	os.WriteFile(plan, []byte("1s crash b2\n"), 0o644)
 	failed := filepath.Join(tmp, "failed")
 	code, _, errOut = runCLI("-scenario", "ackloss", "-runs", "3", "-set", "brokers=2", "-vary", "brokers=2,1", "-plan-file", plan, "-out", failed)
-	if code != exitUsage {
+	if code != exitUsage || !strings.Contains(errOut, "simulate: brokers=1 idempotence=off: -plan-file") {
+		t.Fatalf("plan not applying at a point: exit %d, %q", code, errOut)
+	}
+	// A sweep that fails part way, after writing rows, leaves neither DIR
+	// nor its temporary directory.
+	defer func(f func(context.Context, sweep.Config) (*sweep.State, error)) { sweepRun = f }(sweepRun)
+	sweepRun = func(ctx context.Context, c sweep.Config) (*sweep.State, error) {
+		c.CSV.Write([]byte("point,seed\n0,1\n"))
+		return nil, errors.New("run panicked: boom")
+	}
+	code, _, errOut = runCLI("-scenario", "ackloss", "-runs", "3", "-out", failed)
+	if code != exitUsage || !strings.Contains(errOut, "boom") {
 		t.Fatalf("failing sweep: exit %d, %q", code, errOut)
 	}
 	ents, _ := os.ReadDir(tmp)

@@ -27,6 +27,9 @@ var interruptContext = func() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
+// sweepRun runs a sweep (a variable so tests can make one fail part way).
+var sweepRun = sweep.Run
+
 // sweepOnly are the flags that only a sweep (-runs) takes.
 var sweepOnly = []string{"parallel", "vary", "out", "shard", "keep-failing", "failing", "force"}
 
@@ -131,12 +134,8 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	if err := cfg.Validate(); err != nil {
 		return usageErr(stderr, err.Error())
 	}
-	if cfg.PlanText != "" {
-		// One plan for every seed: check it once, before anything runs.
-		if _, err := scenarios.PlanText(scenarios.Spec{Scenario: a.sc, Seed: cfg.Base, FileSets: a.file, Bugs: a.bugs, Sets: a.sets,
-			PlanText: cfg.PlanText, PlanSource: cfg.PlanSource}); err != nil {
-			return usageErr(stderr, err.Error())
-		}
+	if err := cfg.CheckPlan(); err != nil { // one plan for every seed: check it at every point first
+		return usageErr(stderr, err.Error())
 	}
 
 	var closers []func() error
@@ -191,7 +190,7 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	bar := newProgress(stderr)
 	cfg.Progress = bar.update
 	start := time.Now()
-	st, err := sweep.Run(ctx, cfg)
+	st, err := sweepRun(ctx, cfg)
 	bar.finish()
 	if err == nil {
 		err = closeAll()

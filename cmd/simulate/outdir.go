@@ -30,7 +30,9 @@ func openOutDir(dir string, force bool) (*outDir, error) {
 		}
 		return nil, fmt.Errorf("%s: %v", dir, unwrapPath(err))
 	}
-	if force {
+	if _, err := os.Stat(final); err == nil {
+		// It is replaced (empty, or with -force): never the current
+		// directory or one holding it.
 		if err := holdsCwd(final); err != nil {
 			return nil, err
 		}
@@ -55,7 +57,7 @@ func holdsCwd(dir string) error {
 		return fmt.Errorf("%s: cannot tell whether it holds the current directory", dir)
 	}
 	if rel, err := filepath.Rel(ad, wd); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return fmt.Errorf("-force does not replace %s: it holds the current directory", dir)
+		return fmt.Errorf("%s is not replaced: it holds the current directory (give a directory beside or below it)", dir)
 	}
 	return nil
 }

@@ -25,11 +25,18 @@ type Counts struct {
 	// consumers skip them); records of transactions still open at the end
 	// are neither appended nor aborted.
 	Aborted int64 `json:"aborted"`
+	// TxnCommitted and TxnAborted count the transactions the applications
+	// were told ended: committed, or not (aborted, or failed with their
+	// producer instance). A transaction's records count in Acked at their
+	// produce acknowledgements whatever its end.
+	TxnCommitted int64 `json:"txn_committed"`
+	TxnAborted   int64 `json:"txn_aborted"`
 }
 
 // tally counts a run from the observation stream and the log view:
 // Sent from the application's sends (a resend is not a new record),
-// Pending from the run's end, Acked and Failed from the outcomes (a record
+// Pending from the run's end, TxnCommitted and TxnAborted from the
+// transactions' outcomes, Acked and Failed from the outcomes (a record
 // acknowledged by any instance counts as acknowledged, else as failed),
 // Appended, Duplicates, Reordered and Aborted as records become committed
 // or aborted, LostAcked at the end.
@@ -44,6 +51,12 @@ func (t *tally) observe(o *model.Obs) {
 		t.c.Sent++
 	case model.ObsRunEnd:
 		t.c.Pending = o.N
+	case model.ObsTxnOutcome:
+		if o.Flag {
+			t.c.TxnCommitted++
+		} else {
+			t.c.TxnAborted++
+		}
 	}
 	for _, c := range t.lv.commits {
 		t.c.Appended++

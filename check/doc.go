@@ -26,6 +26,13 @@
 // value; its records are the slice the batch already carries, never
 // copied.
 //
+// What the applications were told is read from the same stream: each
+// record's outcome ([model.ObsOutcome]; for a record sent in a
+// transaction, its produce acknowledgement) and each transaction's end
+// ([model.ObsTxnOutcome]: committed, aborted or failed, with the records
+// it had acknowledged). INV-LOSS holds a transactional record to its
+// commit only once the application was told its transaction committed.
+//
 // # Bounded reports
 //
 // A broken run can break an invariant thousands of times. Each invariant

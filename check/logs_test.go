@@ -137,6 +137,52 @@ func TestLoss(t *testing.T) {
 	}
 }
 
+// TestLossTransactions: a record sent in a transaction is acknowledged at
+// its produce acknowledgement, and only its transaction's reported commit
+// promises that it is committed. An acknowledged record of a transaction
+// reported aborted or failed, or never reported ended, is not lost; one
+// of a transaction reported committed whose records the log aborted is
+// (bug-zoo Z05 b). The transactions' outcomes are counted.
+func TestLossTransactions(t *testing.T) {
+	r := newRun(Config{})
+	txnAck := func(at sim.Time, n, off int64) {
+		o := acked(at, 0, n, 0, off)
+		o.Txn = true
+		r.outcome(o)
+	}
+	txnEnd := func(at sim.Time, verb string, err model.ErrCode, ns ...int64) {
+		var ids []model.RecordID
+		for _, n := range ns {
+			ids = append(ids, model.RecordID{N: n})
+		}
+		r.emit(func(o *model.Obs) {
+			o.Kind, o.At, o.Flag, o.Text, o.Err, o.N, o.IDs = model.ObsTxnOutcome, at, verb == "committed", verb, err, int64(len(ids)), ids
+		})
+	}
+	r.appendBatch(1, txn(0, 7, 0, 1, 2))
+	txnAck(2, 1, 0)
+	txnAck(2, 2, 1)
+	r.marker(3, 0, 7, model.MarkerAbort)
+	txnEnd(3, "aborted", model.ErrOutOfOrderSequenceNumber, 1, 2) // aborted, and told so
+	r.appendBatch(4, txn(0, 7, 2, 3))
+	txnAck(5, 3, 3)
+	r.marker(6, 0, 7, model.MarkerAbort) // a timeout aborts it ...
+	r.appendBatch(7, txn(0, 7, 3, 4))
+	txnAck(8, 4, 5)
+	r.marker(9, 0, 7, model.MarkerCommit)
+	txnEnd(9, "committed", model.ErrNone, 3, 4) // ... but the application is told a0:3 committed
+	r.appendBatch(10, txn(0, 7, 4, 5))
+	txnAck(11, 5, 7)
+	txnEnd(12, "failed", model.ErrProducerFenced, 5) // never committed
+	r.appendBatch(13, txn(0, 7, 5, 6))
+	txnAck(14, 6, 8) // the run ends with its transaction open
+	counts, vs := r.end(20, 0, "drained", 0)
+	wantViolations(t, only(vs, InvLoss), []Violation{{InvLoss, "a0:3 acknowledged at offset 3 of p0, its transaction reported committed, but not in the log", 5}})
+	if counts.Acked != 6 || counts.LostAcked != 1 || counts.TxnCommitted != 1 || counts.TxnAborted != 2 || counts.Aborted != 3 {
+		t.Errorf("counts %+v", counts)
+	}
+}
+
 // TestAckedOffsets: an acknowledgement must point at the record's own
 // copy (INV-DEDUP); a "duplicate" answer for colliding data does not.
 func TestAckedOffsets(t *testing.T) {

@@ -30,6 +30,9 @@ type logView struct {
 	// producer instances (a takeover, a restart that resends) can have
 	// several: the first acknowledgement wins, else the first failure.
 	outcomes map[model.RecordID]model.Outcome
+	// txnCommitted holds the records of transactions the applications
+	// were told committed ([model.ObsTxnOutcome]).
+	txnCommitted map[model.RecordID]bool
 
 	// commits lists the records the current observation committed, in
 	// commit order; aborted counts the records it discarded (an ABORT
@@ -65,6 +68,8 @@ func newLogView() *logView {
 		copies:   make(map[model.RecordID]int32),
 		maxN:     make(map[[2]int64]int64),
 		outcomes: make(map[model.RecordID]model.Outcome),
+
+		txnCommitted: make(map[model.RecordID]bool),
 	}
 }
 
@@ -82,6 +87,12 @@ func (lv *logView) observe(o *model.Obs) {
 		prev, ok := lv.outcomes[o.Outcome.ID]
 		if !ok || prev.Err != model.ErrNone && o.Outcome.Err == model.ErrNone {
 			lv.outcomes[o.Outcome.ID] = o.Outcome
+		}
+	case model.ObsTxnOutcome:
+		if o.Flag {
+			for _, id := range o.IDs {
+				lv.txnCommitted[id] = true
+			}
 		}
 	case model.ObsVerdict:
 		if appended(o) {
@@ -174,14 +185,19 @@ func (lv *logView) log(p int32) []model.LogEntry {
 }
 
 // lostAcked returns the acknowledged records never committed, by
-// application then message number. Call it once the run ended.
+// application then message number. A record sent in a transaction is
+// acknowledged at its produce acknowledgement, but only its transaction's
+// commit promises that it is committed: it counts here only when the
+// application was told its transaction committed. An acknowledged record
+// of a transaction that aborted or failed is not lost; the transaction's
+// own outcome reported that it did not commit. Call it once the run ended.
 func (lv *logView) lostAcked() []model.RecordID {
 	if lv.lostDone {
 		return lv.lost
 	}
 	lv.lostDone = true
 	for id, o := range lv.outcomes {
-		if o.Err == model.ErrNone && lv.copies[id] == 0 {
+		if o.Err == model.ErrNone && lv.copies[id] == 0 && (!o.Txn || lv.txnCommitted[id]) {
 			lv.lost = append(lv.lost, id)
 		}
 	}

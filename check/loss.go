@@ -7,7 +7,8 @@ import (
 )
 
 // loss is INV-LOSS: every record acknowledged to the application is
-// committed in the log. It reports the missing records by application and
+// committed in the log; for a record sent in a transaction, once the
+// application was told its transaction committed (lostAcked). It reports the missing records by application and
 // message number, each at its acknowledgement: the first 8, then how many
 // more.
 type loss struct{ lv *logView }
@@ -30,7 +31,11 @@ func (l *loss) Finish() []Violation {
 			break
 		}
 		o := l.lv.outcomes[id]
-		v = append(v, violation(InvLoss, o.At, fmt.Sprintf("%v acknowledged at offset %d of p%d but not in the log", id, o.Offset, o.Partition)))
+		how := ""
+		if o.Txn {
+			how = ", its transaction reported committed,"
+		}
+		v = append(v, violation(InvLoss, o.At, fmt.Sprintf("%v acknowledged at offset %d of p%d%s but not in the log", id, o.Offset, o.Partition, how)))
 	}
 	return v
 }

@@ -1,6 +1,10 @@
 package model
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/idemsim/idemsim/sim"
+)
 
 // Batch is one record batch for one partition, as carried by a produce
 // request (Kafka's message format v2: one batch per partition per request).
@@ -17,6 +21,19 @@ type Batch struct {
 	// Transactional is the batch header's transactional bit.
 	Transactional bool
 	Records       []Record
+}
+
+// MaxTimestamp is the batch header's max timestamp: the largest
+// CreateTime of its records (RecordBatch.maxTimestamp, which the client's
+// MemoryRecordsBuilder keeps as it appends), 0 for an empty batch.
+func (b *Batch) MaxTimestamp() sim.Time {
+	var ts sim.Time
+	for i, r := range b.Records {
+		if i == 0 || r.CreateTime > ts {
+			ts = r.CreateTime
+		}
+	}
+	return ts
 }
 
 // Idempotent reports whether the batch carries a producer id.

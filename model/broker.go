@@ -133,7 +133,7 @@ func (b *Broker) Step(now sim.Time, from Peer, m Message) []Out {
 	default:
 		panic("model: a broker cannot handle " + string(m.AppendDescription(nil)))
 	}
-	b.armExpiry()
+	b.armExpiry(now)
 	return b.out
 }
 
@@ -286,14 +286,17 @@ func (b *Broker) Wake(now sim.Time, token uint64) []Out {
 			b.observe(Obs{Kind: ObsExpired, Partition: p.ID, PID: pid, Until: at})
 		}
 	}
-	b.armExpiry()
+	b.armExpiry(now)
 	return b.out
 }
 
 // armExpiry asks for a wake-up at the first check boundary at which some
 // producer state can expire, if there is such state: an idle broker with
-// nothing to expire sets no timer, so runs still drain.
-func (b *Broker) armExpiry() {
+// nothing to expire sets no timer, so runs still drain. The boundary is
+// never before now: an entry's timestamp is its batch's CreateTime, which
+// can be long past (a batch retried late, a client clock behind), and such
+// an entry expires at the next check.
+func (b *Broker) armExpiry(now sim.Time) {
 	every := sim.Time(b.cfg.ExpirationCheckInterval)
 	if every <= 0 {
 		return
@@ -310,6 +313,7 @@ func (b *Broker) armExpiry() {
 	if next < 0 {
 		return
 	}
+	next = max(next, now)
 	at := (next + every - 1) / every * every
 	if at <= b.lastExpiry {
 		at = b.lastExpiry + every
@@ -344,7 +348,7 @@ func (b *Broker) Restart(now sim.Time, clean bool) []Out {
 		}
 		b.observe(Obs{Kind: ObsStateCheck, Partition: p.ID, Text: p.StateDiff(now)})
 	}
-	b.armExpiry()
+	b.armExpiry(now)
 	return b.out
 }
 

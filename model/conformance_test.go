@@ -201,6 +201,11 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 			return fmt.Errorf("batch of %d records is too large for the runner", n)
 		}
 		b := Batch{Partition: part, PID: ProducerID(pid), Epoch: epoch, FirstSeq: first, LastSeq: last, Transactional: txn, Records: make([]Record, n)}
+		for i := range b.Records {
+			// The vectors have one clock: the client stamps its
+			// records with the time it appends them.
+			b.Records[i].CreateTime = r.now
+		}
 		opts := AppendOptions{}
 		if !verified {
 			opts.Verification = ErrInvalidTxnState

@@ -436,21 +436,23 @@ func (c *Coordinator) AddPartitionsToTxn(now sim.Time, transactionalID string, p
 }
 
 // VerifyPartition answers a partition leader's KIP-890 part 1 verification
-// (AddPartitionsToTxn v4 verify-only; handleVerifyPartitionsInTransaction):
-// ErrNone if partition is in pid's ongoing transaction at this epoch;
-// INVALID_PRODUCER_ID_MAPPING for an unknown id or pid; PRODUCER_FENCED for
-// another epoch; CONCURRENT_TRANSACTIONS while completing; else
-// INVALID_TXN_STATE. Pass the answer as [AppendOptions.Verification].
+// (AddPartitionsToTxn v4 verify-only;
+// TransactionCoordinator.handleVerifyPartitionsInTransaction,
+// apache/kafka@1eb7644349cb
+// core/src/main/scala/kafka/coordinator/transaction/TransactionCoordinator.scala
+// l.345-392): INVALID_PRODUCER_ID_MAPPING for an unknown id or pid;
+// PRODUCER_FENCED for another epoch; CONCURRENT_TRANSACTIONS while
+// completing; ErrNone if partition is in the transaction, else
+// TRANSACTION_ABORTABLE (l.376; in Empty and Complete* the transaction has
+// no partitions). Pass the answer as [AppendOptions.Verification]; the
+// leader maps it for the client.
 func (c *Coordinator) VerifyPartition(transactionalID string, pid ProducerID, epoch int16, partition int32) ErrCode {
 	m, err := c.current(transactionalID, pid, epoch)
 	if err != ErrNone {
 		return err
 	}
-	if m.State != TxnOngoing {
-		return ErrInvalidTxnState
-	}
-	if _, found := slices.BinarySearch(m.Partitions, partition); !found {
-		return ErrInvalidTxnState
+	if _, found := slices.BinarySearch(m.Partitions, partition); !found || m.State != TxnOngoing {
+		return ErrTransactionAbortable
 	}
 	return ErrNone
 }

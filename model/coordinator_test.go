@@ -24,7 +24,7 @@ func TestCoordinatorPendingMarkers(t *testing.T) {
 	if e := c.VerifyPartition("t", 1000, 0, 3); e != ErrNone {
 		t.Fatalf("verify in txn: %v", e)
 	}
-	if e := c.VerifyPartition("t", 1000, 0, 2); e != ErrInvalidTxnState {
+	if e := c.VerifyPartition("t", 1000, 0, 2); e != ErrTransactionAbortable {
 		t.Fatalf("verify not in txn: %v", e)
 	}
 	if e := c.VerifyPartition("t", 1000, 1, 3); e != ErrProducerFenced {

@@ -38,11 +38,6 @@ const (
 	// ErrDeliveryTimeout is the client's TimeoutException when a batch
 	// reaches delivery.timeout.ms ("Expiring N record(s)"). Not a wire code.
 	ErrDeliveryTimeout ErrCode = -100
-	// ErrTransactionAborted marks a record of a transaction that was
-	// aborted: its produce was acknowledged, but it is not committed (the
-	// application's commitTransaction failed or it aborted). Not a wire
-	// code.
-	ErrTransactionAborted ErrCode = -102
 	// ErrFatal marks a record failed because its producer instance entered
 	// a fatal state earlier (Kafka fails such sends with the stored fatal
 	// exception). Not a wire code.
@@ -72,7 +67,6 @@ var errNames = map[ErrCode]string{
 	ErrTransactionAbortable:         "TRANSACTION_ABORTABLE",
 	ErrDeliveryTimeout:              "DELIVERY_TIMEOUT",
 	ErrFatal:                        "FATAL_STATE",
-	ErrTransactionAborted:           "TRANSACTION_ABORTED",
 }
 
 // String returns Kafka's name for the code.

@@ -101,6 +101,13 @@ const (
 	// ObsAppResume: exactly-once application App resumes its input at
 	// offset N through instance Node (the committed offset, or 0).
 	ObsAppResume
+	// ObsTxnOutcome: instance Node tells application App that a
+	// transaction ended: committed (Flag), aborted, or failed with the
+	// instance's fatal error (Text is "committed", "aborted" or
+	// "failed"); Err is why it did not commit. IDs are its records whose
+	// produce was acknowledged (each had its own ObsOutcome then), N
+	// their number.
+	ObsTxnOutcome
 )
 
 // Obs is one typed observation: something a node or the network did. The
@@ -156,6 +163,8 @@ type Obs struct {
 	Batch   Batch
 	Result  AppendResult
 	Orig    LogEntry
+	// IDs are record ids (ObsTxnOutcome).
+	IDs []RecordID
 }
 
 // Observer reads the observation stream. Observe must not keep o past the

@@ -86,9 +86,16 @@ type ProducerStateEntry struct {
 	CoordinatorEpoch int32
 	// TxnFirstOffset is the first offset of the open transaction, or -1.
 	TxnFirstOffset int64
-	// LastTimestamp is the time of the last batch or marker. idemsim uses
-	// the append time (as with LogAppendTime); Kafka uses the record
-	// timestamp, which the Java client sets at send.
+	// LastTimestamp is the timestamp of the last batch or marker: a data
+	// batch's max timestamp, the records' CreateTime from the client's
+	// clock (ProducerAppendInfo.append, l.162 at apache/kafka@1eb7644349cb
+	// storage/src/main/java/org/apache/kafka/storage/internals/log/
+	// ProducerAppendInfo.java, passes batch.maxTimestamp() to
+	// appendDataBatch; ProducerStateEntry.addBatch, l.91-95, keeps it), or
+	// the leader's time for a marker the leader writes. Producer-state
+	// expiry counts from it (ProducerStateManager.isProducerExpired,
+	// l.330-332), so a batch retried long after it was created, or a
+	// client clock that drifts, moves expiry, as in Kafka.
 	LastTimestamp sim.Time
 	// Batches holds the newest appended batches of the current epoch,
 	// oldest first, at most the window size.
@@ -209,11 +216,25 @@ type AppendOptions struct {
 	// returned by [Coordinator.VerifyPartition]. It is read only when
 	// verification is on, the batch is transactional and the producer has
 	// no open transaction on this partition. ErrNone (the zero value) means
-	// verified. The leader translates other answers as ReplicaManager does:
-	// PRODUCER_FENCED becomes INVALID_PRODUCER_EPOCH; CONCURRENT_TRANSACTIONS,
-	// NOT_ENOUGH_REPLICAS, REQUEST_TIMED_OUT and NETWORK_EXCEPTION (the
-	// coordinator busy or unreachable) become the retriable
-	// NOT_ENOUGH_REPLICAS; anything else becomes INVALID_TXN_STATE.
+	// verified. The leader passes other answers on as Kafka 4.0's
+	// AddPartitionsToTxnManager and ReplicaManager.handleProduceAppend map
+	// them for a Produce v11+ client, such as the 4.0 Java client
+	// (apache/kafka@1eb7644349cb, core/src/main/scala/kafka/server/:
+	// AddPartitionsToTxnManager.scala l.222-231, ReplicaManager.scala
+	// l.888-905, KafkaApis.scala l.743):
+	//   - PRODUCER_FENCED becomes INVALID_PRODUCER_EPOCH
+	//     (AddPartitionsToTxnManager l.224-227: "Producers expect to handle
+	//     INVALID_PRODUCER_EPOCH in this scenario");
+	//   - CONCURRENT_TRANSACTIONS, NETWORK_EXCEPTION (the manager's answer
+	//     to a broken or timed-out request, l.202-204), the coordinator
+	//     errors, NOT_ENOUGH_REPLICAS and REQUEST_TIMED_OUT (idemsim's
+	//     stand-ins for an unreachable coordinator) become the retriable
+	//     NOT_ENOUGH_REPLICAS (ReplicaManager l.898-903);
+	//   - every other answer passes through unchanged: TRANSACTION_ABORTABLE
+	//     (the partition is not in the transaction; the manager turns it
+	//     into INVALID_TXN_STATE only for Produce v10 and older, l.228-229),
+	//     INVALID_PRODUCER_ID_MAPPING, INVALID_PRODUCER_EPOCH (the
+	//     manager's collision rule, l.137-153), INVALID_TXN_STATE, ...
 	Verification ErrCode
 }
 
@@ -263,13 +284,8 @@ func (p *Partition) AppendWith(now sim.Time, b Batch, o AppendOptions) AppendRes
 	e := p.producers[b.PID]
 	// B4.0: verification round-trip, before the log append.
 	if b.Transactional && !p.cfg.NoPartitionVerification && (e == nil || e.TxnFirstOffset < 0) && o.Verification != ErrNone {
-		switch o.Verification {
-		case ErrProducerFenced, ErrInvalidProducerEpoch:
-			return errResult(ErrInvalidProducerEpoch, "verification: coordinator fenced the epoch")
-		case ErrConcurrentTransactions, ErrNotEnoughReplicas, ErrRequestTimedOut, ErrNetworkException:
-			return errResult(ErrNotEnoughReplicas, "verification: coordinator busy or unavailable")
-		default:
-			return errResult(ErrInvalidTxnState, "verification: partition not in transaction")
+		if r, ok := verificationError(o.Verification); ok {
+			return r
 		}
 	}
 	// B4.1: record validation.
@@ -318,16 +334,37 @@ func (p *Partition) AppendWith(now sim.Time, b Batch, o AppendOptions) AppendRes
 	}
 	// B4.8: accept.
 	r := p.appendData(now, b, n)
-	p.applyData(b, r.FirstOffset, r.LastOffset, now)
+	p.applyData(b, r.FirstOffset, r.LastOffset)
 	p.maybeSnapshot()
 	return r
+}
+
+// verificationError returns the produce error a failed verification
+// answer gives (see [AppendOptions.Verification]), and false for ErrNone.
+func verificationError(answer ErrCode) (AppendResult, bool) {
+	switch answer {
+	case ErrNone:
+		return AppendResult{}, false
+	case ErrProducerFenced:
+		// AddPartitionsToTxnManager.scala l.224-227.
+		return errResult(ErrInvalidProducerEpoch, "verification: coordinator fenced the epoch"), true
+	case ErrConcurrentTransactions, ErrNetworkException, ErrNotEnoughReplicas, ErrRequestTimedOut:
+		// ReplicaManager.scala l.898-903.
+		return errResult(ErrNotEnoughReplicas, "verification: coordinator busy or unavailable ("+answer.String()+")"), true
+	case ErrTransactionAbortable, ErrInvalidTxnState:
+		return errResult(answer, "verification: partition not in the transaction"), true
+	case ErrInvalidProducerIDMapping:
+		return errResult(answer, "verification: producer id is not the transactional id's"), true
+	}
+	return errResult(answer, "verification failed"), true
 }
 
 // applyData updates producer state for an appended data batch without any
 // validation: the accept step of the client path and the whole of the
 // replication path (ProducerAppendInfo with AppendOrigin.REPLICATION,
-// semantics B12).
-func (p *Partition) applyData(b Batch, first, last int64, now sim.Time) {
+// semantics B12). The entry's timestamp is the batch's max timestamp.
+func (p *Partition) applyData(b Batch, first, last int64) {
+	ts := b.MaxTimestamp()
 	e := p.producers[b.PID]
 	if e == nil {
 		e = &ProducerStateEntry{Epoch: b.Epoch, CoordinatorEpoch: -1, TxnFirstOffset: -1}
@@ -337,8 +374,8 @@ func (p *Partition) applyData(b Batch, first, last int64, now sim.Time) {
 		e.Epoch = b.Epoch
 		e.Batches = e.Batches[:0]
 	}
-	p.pushBatch(e, BatchMetadata{FirstSeq: b.FirstSeq, LastSeq: b.LastSeq, FirstOffset: first, LastOffset: last, Timestamp: now})
-	e.LastTimestamp = now
+	p.pushBatch(e, BatchMetadata{FirstSeq: b.FirstSeq, LastSeq: b.LastSeq, FirstOffset: first, LastOffset: last, Timestamp: ts})
+	e.LastTimestamp = ts
 	if b.Transactional && e.TxnFirstOffset < 0 {
 		e.TxnFirstOffset = first
 	}

@@ -132,14 +132,49 @@ func TestSmallSeqSpaceWrap(t *testing.T) {
 	}
 }
 
+// stamped returns b with every record's CreateTime set to ts.
+func stamped(b Batch, ts sim.Time) Batch {
+	for i := range b.Records {
+		b.Records[i].CreateTime = ts
+	}
+	return b
+}
+
+// TestExpiryCreateTime: producer-state expiry counts from the batch's max
+// timestamp, the records' CreateTime from the client, not from the append
+// (ProducerAppendInfo.append passes batch.maxTimestamp()): a batch
+// appended late, or stamped by a clock that runs behind, expires early;
+// one stamped by a clock ahead expires late.
+func TestExpiryCreateTime(t *testing.T) {
+	exp := 10 * time.Second
+	p := NewPartition(0, PartitionConfig{ProducerIDExpiration: exp})
+	at := func(d time.Duration) sim.Time { return sim.Time(0).Add(d) }
+	old := mk(SeqSpace{}, 1, 0, 0, 1, false)
+	old.Records[0].CreateTime, old.Records[1].CreateTime = at(2*time.Second), at(time.Second) // max 2s
+	p.Append(at(8*time.Second), old)
+	p.Append(at(8*time.Second), stamped(mk(SeqSpace{}, 2, 0, 0, 0, false), at(9*time.Second))) // a clock ahead
+	if e := p.Producer(1); e.LastTimestamp != at(2*time.Second) || e.Batches[0].Timestamp != at(2*time.Second) {
+		t.Fatalf("entry %+v, want the batch's max timestamp 2s", e)
+	}
+	if got := p.ExpireProducers(at(12 * time.Second)); !slices.Equal(got, []ProducerID{1}) {
+		t.Fatalf("at 12s: %v, want [1] (10s after its CreateTime, 4s after its append)", got)
+	}
+	if got := p.ExpireProducers(at(18*time.Second + time.Second - 1)); len(got) != 0 {
+		t.Fatalf("before 19s: %v", got)
+	}
+	if got := p.ExpireProducers(at(19 * time.Second)); !slices.Equal(got, []ProducerID{2}) {
+		t.Fatalf("at 19s: %v, want [2]", got)
+	}
+}
+
 func TestExpiry(t *testing.T) {
 	exp := 10 * time.Second
 	p := NewPartition(0, PartitionConfig{ProducerIDExpiration: exp})
 	at := func(d time.Duration) sim.Time { return sim.Time(0).Add(d) }
-	p.Append(at(0), mk(SeqSpace{}, 7, 0, 0, 0, false))
-	p.Append(at(0), mk(SeqSpace{}, 3, 0, 0, 0, true)) // open txn
-	p.Append(at(time.Second), mk(SeqSpace{}, 5, 0, 0, 0, false))
-	p.Append(at(time.Second), mk(SeqSpace{}, 1, 0, 0, 0, false))
+	p.Append(at(0), stamped(mk(SeqSpace{}, 7, 0, 0, 0, false), at(0)))
+	p.Append(at(0), stamped(mk(SeqSpace{}, 3, 0, 0, 0, true), at(0))) // open txn
+	p.Append(at(time.Second), stamped(mk(SeqSpace{}, 5, 0, 0, 0, false), at(time.Second)))
+	p.Append(at(time.Second), stamped(mk(SeqSpace{}, 1, 0, 0, 0, false), at(time.Second)))
 	if got := p.ExpireProducers(at(exp - 1)); len(got) != 0 {
 		t.Fatalf("expired early: %v", got)
 	}
@@ -228,8 +263,11 @@ func TestVerificationAnswers(t *testing.T) {
 		{ErrNone, ErrNone},
 		{ErrProducerFenced, ErrInvalidProducerEpoch},
 		{ErrConcurrentTransactions, ErrNotEnoughReplicas},
+		{ErrNetworkException, ErrNotEnoughReplicas},
 		{ErrInvalidTxnState, ErrInvalidTxnState},
-		{ErrInvalidProducerIDMapping, ErrInvalidTxnState},
+		{ErrTransactionAbortable, ErrTransactionAbortable},
+		{ErrInvalidProducerIDMapping, ErrInvalidProducerIDMapping},
+		{ErrInvalidProducerEpoch, ErrInvalidProducerEpoch},
 	} {
 		p := NewPartition(0, PartitionConfig{})
 		got := p.AppendWith(0, mk(SeqSpace{}, 1, 0, 0, 0, true), AppendOptions{Verification: c.answer})

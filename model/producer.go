@@ -35,6 +35,8 @@ const (
 	// OutObserve: a server reports an observation (Obs); the world stamps
 	// its time and node.
 	OutObserve
+	// OutTxnResult: report a transaction's end to the application (Txn).
+	OutTxnResult
 )
 
 // Out is one effect.
@@ -53,6 +55,28 @@ type Out struct {
 	Peer Peer
 	// Obs is set for OutObserve.
 	Obs Obs
+	// Txn is set for OutTxnResult.
+	Txn TxnResult
+}
+
+// TxnResult is what the application learns when one of its transactions
+// ends: its commitTransaction returned, or the transaction is over
+// without a commit (its abortTransaction returned, or the instance failed
+// for good). Its records learned their own outcomes earlier, at their
+// produce acknowledgements, as send() futures complete in Kafka
+// (ProducerBatch.complete from Sender.completeBatch).
+type TxnResult struct {
+	// Committed is true when the transaction committed. Failed is true
+	// when it ended with the instance's fatal error rather than an abort.
+	Committed, Failed bool
+	// Err is why a transaction did not commit: the error that made the
+	// application abort it, or the fatal error that stopped the instance.
+	// ErrNone when it committed.
+	Err ErrCode
+	// Records are the transaction's records whose produce was
+	// acknowledged, in acknowledgement order. The slice is the
+	// producer's and valid until its next call.
+	Records []RecordID
 }
 
 // NoteKind classifies a producer's notable state changes.
@@ -81,6 +105,10 @@ type Outcome struct {
 	SentAt, At sim.Time
 	// Digest is the payload digest that was sent.
 	Digest uint64
+	// Txn marks a record sent in a transaction: an acknowledgement is its
+	// produce acknowledgement, and whether the record is committed is its
+	// transaction's outcome ([TxnResult]).
+	Txn bool
 }
 
 // pbatch is a producer batch (ProducerBatch) with its client bookkeeping.
@@ -188,16 +216,18 @@ type dconn struct {
 //     with an abortable error (C5.3).
 //   - UNKNOWN_PRODUCER_ID is retried without a bump when the response has
 //     no log start offset or the batch was already renumbered (C5.5).
-//   - INVALID_PRODUCER_EPOCH is fatal only for a transactional producer
-//     (through its fenced abort); an idempotent one fails the batch and
-//     bumps locally (C5.4). PRODUCER_FENCED is always fatal (C5.6).
+//   - INVALID_PRODUCER_EPOCH is abortable for a transactional producer and
+//     becomes fatal only when its abort is fenced; an idempotent one fails
+//     the batch and bumps locally (C5.4). PRODUCER_FENCED is always fatal
+//     (C5.6).
 //
-// Transactions are modelled only as far as the producer id and epoch go:
-// there is no BeginTxn/EndTxn. An abortable error (C5.3, C5.4, C7.4) makes
-// the instance fail its queued batches, wait for its in-flight requests,
-// and then send InitProducerId with its current pid/epoch (KIP-360), which
-// stands for the application's abortTransaction(); a coordinator answer of
-// PRODUCER_FENCED is fatal.
+// With a transactional.id but no transactions (TransactionRecords 0) the
+// producer id and epoch are all there is: an abortable error (C5.3, C5.4,
+// C7.4) makes the instance fail its queued batches, wait for its in-flight
+// requests, and then send InitProducerId with its current pid/epoch
+// (KIP-360), which stands for the application's abortTransaction() (with
+// no partition added, Kafka sends no EndTxn); a coordinator answer of
+// PRODUCER_FENCED is fatal. With transactions, see txnState.
 type Producer struct {
 	cfg     ProducerConfig
 	app     int32
@@ -259,7 +289,7 @@ func (p *Producer) EpochBumps() int { return p.bumps }
 // Pending returns the number of records sent by the application whose
 // outcome is not yet known.
 func (p *Producer) Pending() int {
-	n := len(p.txn.held) + len(p.txn.waiting)
+	n := len(p.txn.waiting)
 	for _, ps := range p.parts {
 		for _, b := range ps.live {
 			if !b.done {
@@ -279,8 +309,22 @@ func (p *Producer) Start(now sim.Time) []Out {
 
 // Send is the application's send of rec. A fatal instance fails it with
 // its fatal error, and a transactional instance in abortable-error state
-// with that error (Kafka's send throws in both states).
+// with that error (Kafka's send throws in both states). The record's
+// CreateTime is now: Send is [Producer.SendAt] on a host whose clock
+// reads the simulated time.
 func (p *Producer) Send(now sim.Time, rec Record) []Out {
+	return p.SendAt(now, now, rec)
+}
+
+// SendAt is [Producer.Send] on a host whose clock reads wall at now: the
+// producer stamps the record's CreateTime with it, as KafkaProducer.doSend
+// stamps a record without a timestamp with its Time's milliseconds
+// (l.1065 at apache/kafka@1eb7644349cb). The producer does not know that
+// its clock drifts; the world, which owns the hosts' clocks, passes the
+// reading. Every timer the producer sets is still in simulated time (the
+// world stretches it by the host's drift).
+func (p *Producer) SendAt(now, wall sim.Time, rec Record) []Out {
+	rec.CreateTime = wall
 	p.out = p.out[:0]
 	if p.fatal != ErrNone {
 		p.result(now, rec, p.fatal, -1)
@@ -405,6 +449,9 @@ func (p *Producer) handleInit(now sim.Time, r *InitProducerIDResponse) {
 		}
 		p.pid, p.epoch = r.PID, r.Epoch
 		p.note(NotePID, "producer id "+strconv.FormatInt(int64(r.PID), 10)+" epoch "+strconv.Itoa(int(r.Epoch)))
+		// The application's abortTransaction returned: its next
+		// transaction starts.
+		p.txnResume(now)
 	case r.Err == ErrProducerFenced || r.Err == ErrInvalidProducerEpoch:
 		// C5.6: fenced on a transactional API is fatal.
 		p.enterFatal(now, ErrProducerFenced)
@@ -503,7 +550,17 @@ func (p *Producer) complete(now sim.Time, b *pbatch, err ErrCode, offset, logSta
 func (p *Producer) completeOK(now sim.Time, b *pbatch, offset int64) {
 	ps := p.parts[b.b.Partition]
 	if b.hasSeq {
-		if p.seqAfter(b.b.LastSeq, ps.lastAckedSeq) {
+		if p.cfg.Policy == PolicyJava {
+			// maybeUpdateLastAckedSequence: "if (sequence >
+			// lastAckedSequence)" in plain int (TxnPartitionEntry.java
+			// l.127-133 at apache/kafka@1eb7644349cb). After the wrap a
+			// batch's last sequence is small (or, straddling it,
+			// negative), so lastAckedSequence sticks until the next
+			// epoch bump resets it.
+			if last := p.clientLastSeq(b); last > ps.lastAckedSeq {
+				ps.lastAckedSeq = last
+			}
+		} else if p.seqAfter(b.b.LastSeq, ps.lastAckedSeq) {
 			ps.lastAckedSeq = b.b.LastSeq
 		}
 		if offset >= 0 {
@@ -588,14 +645,17 @@ func (p *Producer) failBatch(now sim.Time, b *pbatch, err ErrCode, adjust bool) 
 	case err == ErrProducerFenced:
 		p.enterFatal(now, ErrProducerFenced)
 		return
-	case txn && err == ErrInvalidProducerEpoch:
-		// C5.4: abortable error; the application's abortTransaction sends
-		// EndTxn at the stale epoch, which the coordinator answers
-		// PRODUCER_FENCED (T2.4): fatal. idemsim goes there directly.
-		p.note(NoteInfo, "INVALID_PRODUCER_EPOCH on a transactional producer: abortable, then EndTxn is fenced")
-		p.enterFatal(now, ErrProducerFenced)
-		return
 	case txn:
+		// Every other error, INVALID_PRODUCER_EPOCH included, is
+		// abortable for a transactional producer, with an epoch bump
+		// (TransactionManager.maybeTransitionToErrorState, l.673-685 at
+		// apache/kafka@1eb7644349cb: InvalidProducerEpochException is not
+		// a ProducerFencedException). After INVALID_PRODUCER_EPOCH the
+		// application's abort sends EndTxn at the stale epoch, which the
+		// coordinator answers PRODUCER_FENCED, and the instance goes fatal
+		// then (EndTxnHandler l.1578-1581, C5.4, T2.4, transactions.md
+		// X35); without transactions the abort is the bump itself, which
+		// the coordinator fences the same way.
 		p.abortable(now, err)
 		return
 	}
@@ -627,12 +687,26 @@ func (p *Producer) requestBump(ps *partState, err ErrCode, b *pbatch) {
 }
 
 // isNextSeq reports whether seq is the partition's head: lastAckedSeq+1
-// (TransactionManager.isNextSequence).
+// (TransactionManager.isNextSequence). The Java client computes it in plain
+// int, "sequence - lastAckedSequence == 1" (TransactionManager.java l.788-790
+// at apache/kafka@1eb7644349cb), so after the wrap no sequence is the head
+// until an epoch bump; librdkafka's policy wraps.
 func (p *Producer) isNextSeq(ps *partState, seq int32) bool {
+	if p.cfg.Policy == PolicyJava {
+		return p.cfg.Seq.JavaInt(int64(seq)-int64(ps.lastAckedSeq)) == 1
+	}
 	if ps.lastAckedSeq < 0 {
 		return seq == 0
 	}
 	return p.cfg.Seq.Next(ps.lastAckedSeq, seq)
+}
+
+// clientLastSeq is the batch's last sequence as the Java client computes
+// it: ProducerBatch.lastSequence, baseSequence + recordCount - 1 in plain
+// int (ProducerBatch.java l.544-546), which a batch straddling the wrap
+// overflows. The batch on the wire carries the wrapped LastSeq.
+func (p *Producer) clientLastSeq(b *pbatch) int32 {
+	return p.cfg.Seq.JavaInt(int64(b.b.FirstSeq) + int64(len(b.b.Records)) - 1)
 }
 
 // rdkComplete handles an error under the librdkafka policy (librdkafka
@@ -813,25 +887,8 @@ func (p *Producer) finish(now sim.Time, b *pbatch, err ErrCode, offset int64) {
 }
 
 func (p *Producer) result(now sim.Time, r Record, err ErrCode, off int64) {
-	o := Outcome{ID: r.ID, Partition: r.Partition, Err: err, Offset: off, SentAt: r.SentAt, At: now, Digest: r.Digest}
-	if err == ErrNone && p.fatal != ErrNone && p.txnMode() && p.txn.open {
-		// The broker acknowledged a record of a transaction that can no
-		// longer commit: the instance went fatal while the request was on
-		// the wire. Its outcome is the fatal error, as for the records the
-		// transaction held (txnFail).
-		o.Err, o.Offset = p.fatal, -1
-	}
-	if p.txnHold(o) {
-		return
-	}
-	if err != ErrNone && p.txnMode() && p.txn.open && !p.txn.abort && p.fatal == ErrNone {
-		// A record of the open transaction failed: the transaction must
-		// abort (the application's abortTransaction).
-		p.txn.abort = true
-		if p.txn.abortedBy == ErrNone {
-			p.txn.abortedBy = err
-		}
-	}
+	o := Outcome{ID: r.ID, Partition: r.Partition, Err: err, Offset: off, SentAt: r.SentAt, At: now, Digest: r.Digest, Txn: p.txnMode()}
+	p.txnRecord(o)
 	p.out = append(p.out, Out{Kind: OutResult, Result: o})
 }
 

@@ -129,11 +129,7 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				continue
 			}
 			if p.cfg.EnableIdempotence && b.hasSeq && b.inRetry {
-				next := p.cfg.Seq.Add(b.b.LastSeq, 1)
-				if !ps.unresolved || p.seqAfter(next, ps.unresolvedNext) {
-					ps.unresolvedNext = next
-				}
-				ps.unresolved = true
+				p.markUnresolved(ps, b)
 			}
 			if p.fatal != ErrNone {
 				return true
@@ -160,6 +156,24 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 		}
 	}
 	return any
+}
+
+// markUnresolved marks b's partition unresolved after b expired
+// (TransactionManager.markSequenceUnresolved, l.739-745 at
+// apache/kafka@1eb7644349cb): the next sequence is the batch's last plus
+// one, the larger one if the partition is unresolved already. The Java
+// client does both in plain int (lastSequence() + 1, Math.max), so past
+// the wrap the answer can be no sequence at all.
+func (p *Producer) markUnresolved(ps *partState, b *pbatch) {
+	if p.cfg.Policy == PolicyJava {
+		next := p.cfg.Seq.JavaInt(int64(p.clientLastSeq(b)) + 1)
+		if !ps.unresolved || next > ps.unresolvedNext {
+			ps.unresolvedNext = next
+		}
+	} else if next := p.cfg.Seq.Add(b.b.LastSeq, 1); !ps.unresolved || p.seqAfter(next, ps.unresolvedNext) {
+		ps.unresolvedNext = next
+	}
+	ps.unresolved = true
 }
 
 // maybeResolve settles unresolved partitions once none of their sequenced
@@ -361,7 +375,7 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 			b.b.LastSeq = p.cfg.Seq.Add(ps.nextSeq, n-1)
 			ps.nextSeq = p.cfg.Seq.Add(ps.nextSeq, n)
 			b.hasSeq = true
-			ps.unacked = append(ps.unacked, b)
+			p.addUnacked(ps, b)
 		} else if !p.cfg.EnableIdempotence && !slices.Contains(ps.unacked, b) {
 			ps.unacked = append(ps.unacked, b)
 		}
@@ -379,6 +393,25 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 			p.complete(now, b, ErrNone, -1, 0)
 		}
 	}
+}
+
+// addUnacked tracks a newly sequenced batch. The Java client keeps its
+// in-flight batches in a TreeSet ordered by producer id, epoch and base
+// sequence as a plain int (TxnPartitionEntry.java l.62-65): past the wrap
+// a new batch sorts before the older ones, and the set's first batch is
+// the one that may go in retry mode (firstInFlightSequence,
+// RecordAccumulator.shouldStopDrainBatchesForPartition l.858-864), the
+// order retries are queued in (insertInSequenceOrder) and the order an
+// epoch bump renumbers them in (startSequencesAtBeginning). librdkafka's
+// policy keeps them in sending order.
+func (p *Producer) addUnacked(ps *partState, b *pbatch) {
+	i := len(ps.unacked)
+	if p.cfg.Policy == PolicyJava {
+		for i > 0 && ps.unacked[i-1].b.FirstSeq > b.b.FirstSeq {
+			i--
+		}
+	}
+	ps.unacked = slices.Insert(ps.unacked, i, b)
 }
 
 // drainable returns the partition's batch to send now, or nil

@@ -148,7 +148,8 @@ func TestProducerResponses(t *testing.T) {
 		{name: "txn OOSN non-head retries", cfg: txn, acked: 1, before: 1, err: ErrOutOfOrderSequenceNumber, requeued: true, seq: 2},
 		{name: "txn unknown producer is abortable", cfg: txn, acked: 1, err: ErrUnknownProducerID, result: "fail:UNKNOWN_PRODUCER_ID", abortable: ErrUnknownProducerID},
 		{name: "txn unknown producer after log truncation restarts at 0", cfg: txn, acked: 1, err: ErrUnknownProducerID, logStart: 100, requeued: true, seq: 0},
-		{name: "txn invalid epoch is fatal", cfg: txn, acked: 1, err: ErrInvalidProducerEpoch, result: "fail:INVALID_PRODUCER_EPOCH", fatal: ErrProducerFenced},
+		{name: "txn invalid epoch is abortable", cfg: txn, acked: 1, err: ErrInvalidProducerEpoch, result: "fail:INVALID_PRODUCER_EPOCH", abortable: ErrInvalidProducerEpoch},
+		{name: "txn transaction abortable is abortable", cfg: txn, acked: 1, err: ErrTransactionAbortable, result: "fail:TRANSACTION_ABORTABLE", abortable: ErrTransactionAbortable},
 		{name: "librdkafka OOSN head is fatal", cfg: rdk, acked: 1, err: ErrOutOfOrderSequenceNumber, result: "fail:OUT_OF_ORDER_SEQUENCE_NUMBER", fatal: ErrOutOfOrderSequenceNumber},
 		{name: "librdkafka OOSN non-head retries", cfg: rdk, acked: 1, before: 1, err: ErrOutOfOrderSequenceNumber, requeued: true, seq: 2},
 		{name: "librdkafka unknown producer bumps once drained", cfg: rdk, acked: 1, err: ErrUnknownProducerID, bumps: 1, requeued: true, seq: 0, epoch: 1},
@@ -372,5 +373,116 @@ func BenchmarkProducerSendAck(b *testing.B) {
 		if !acked {
 			b.Fatal("not acked")
 		}
+	}
+}
+
+// TestTxnErrorAction pins the Java client's classes of AddPartitionsToTxn
+// and EndTxn errors (TransactionManager.java, transactions.md X34).
+func TestTxnErrorAction(t *testing.T) {
+	for _, c := range []struct {
+		err      ErrCode
+		add, end txnAction
+	}{
+		{ErrConcurrentTransactions, txnRetry, txnRetry},
+		{ErrNetworkException, txnRetry, txnRetry},
+		{ErrProducerFenced, txnFatal, txnFatal},
+		{ErrInvalidProducerEpoch, txnFatal, txnFatal},
+		{ErrInvalidTxnState, txnFatal, txnFatal},
+		{ErrUnknownProducerID, txnAbortableBump, txnAbortableBump},
+		{ErrInvalidProducerIDMapping, txnAbortableBump, txnAbortableBump},
+		{ErrTransactionAbortable, txnAbortable, txnAbortable},
+		{ErrInvalidRequest, txnAbortable, txnFatal},
+	} {
+		if got := txnErrorAction(txnOpAdd, c.err); got != c.add {
+			t.Errorf("AddPartitionsToTxn %v: %d, want %d", c.err, got, c.add)
+		}
+		if got := txnErrorAction(txnOpEnd, c.err); got != c.end {
+			t.Errorf("EndTxn %v: %d, want %d", c.err, got, c.end)
+		}
+	}
+}
+
+// TestTxnEndUnknownProducer: UNKNOWN_PRODUCER_ID on EndTxn(COMMIT) is
+// abortable with a bump: the abort sends EndTxn(ABORT); when that fails
+// the same way, the abort goes on to the bump without another EndTxn.
+// The acknowledged record keeps its acknowledgement; the transaction is
+// reported aborted.
+func TestTxnEndUnknownProducer(t *testing.T) {
+	pt := newPTest(t, func(c *ProducerConfig) { c.TransactionalID = "t"; c.TransactionRecords = 1 })
+	ends := func() []*EndTxnRequest {
+		var out []*EndTxnRequest
+		for _, o := range pt.outs {
+			if m, ok := o.Msg.(*EndTxnRequest); ok && o.Kind == OutSend {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	txnReply := func(corr int64, err ErrCode) {
+		pt.take(pt.p.Receive(pt.now, DestCoordinator, &TxnResponse{CorrelationID: corr, Err: err}))
+	}
+	pt.take(pt.p.Send(0, Record{ID: RecordID{N: 0}}))
+	add := pt.outs[len(pt.outs)-1].Msg.(*AddPartitionsToTxnRequest)
+	txnReply(add.CorrelationID, ErrNone)
+	pt.respond(pt.reqs[len(pt.reqs)-1], ErrNone, 0, 0)
+	if e := ends(); len(e) != 1 || !e[0].Commit {
+		t.Fatalf("EndTxn requests %+v, want one COMMIT", e)
+	}
+	txnReply(ends()[0].CorrelationID, ErrUnknownProducerID)
+	if got := pt.p.AbortableError(); got != ErrUnknownProducerID {
+		t.Fatalf("abortable = %v", got)
+	}
+	if e := ends(); len(e) != 2 || e[1].Commit {
+		t.Fatalf("EndTxn requests %+v, want COMMIT then ABORT", e)
+	}
+	before := len(pt.init)
+	txnReply(ends()[1].CorrelationID, ErrUnknownProducerID)
+	if len(ends()) != 2 || len(pt.init) != before+1 {
+		t.Fatalf("after the failed abort: %d EndTxn, %d InitProducerId, want 2 and a bump", len(ends()), len(pt.init)-before)
+	}
+	var acks, results int
+	var res TxnResult
+	for _, o := range pt.outs {
+		switch o.Kind {
+		case OutResult:
+			if o.Result.Err == ErrNone && o.Result.Txn {
+				acks++
+			}
+		case OutTxnResult:
+			results++
+			res = o.Txn
+		}
+	}
+	if acks != 1 || results != 1 || res.Committed || res.Failed || res.Err != ErrUnknownProducerID || len(res.Records) != 1 {
+		t.Errorf("acks %d, transaction results %d (last %+v), want 1 ack and one aborted transaction of 1 record", acks, results, res)
+	}
+	if f := pt.p.Fatal(); f != ErrNone {
+		t.Errorf("fatal %v", f)
+	}
+}
+
+// TestTxnAbortNothingAdded: when no partition of the transaction was
+// added, the abort sends no EndTxn (TransactionManager.nextRequest: the
+// coordinator knows no transaction) and goes on to the epoch bump.
+func TestTxnAbortNothingAdded(t *testing.T) {
+	pt := newPTest(t, func(c *ProducerConfig) { c.TransactionalID = "t"; c.TransactionRecords = 2 })
+	pt.take(pt.p.Send(0, Record{ID: RecordID{N: 0}}))
+	add := pt.outs[len(pt.outs)-1].Msg.(*AddPartitionsToTxnRequest)
+	before := len(pt.init)
+	pt.take(pt.p.Receive(0, DestCoordinator, &TxnResponse{CorrelationID: add.CorrelationID, Err: ErrTransactionAbortable}))
+	var ends, aborted int
+	for _, o := range pt.outs {
+		if _, ok := o.Msg.(*EndTxnRequest); ok && o.Kind == OutSend {
+			ends++
+		}
+		if o.Kind == OutTxnResult && !o.Txn.Committed && len(o.Txn.Records) == 0 {
+			aborted++
+		}
+	}
+	if ends != 0 || aborted != 1 || len(pt.init) != before+1 || pt.p.Fatal() != ErrNone {
+		t.Errorf("EndTxn %d, aborted results %d, InitProducerId %d, fatal %v; want 0, 1, 1, NONE", ends, aborted, len(pt.init)-before, pt.p.Fatal())
+	}
+	if got := results(pt.outs); !strings.Contains(got, "fail:TRANSACTION_ABORTABLE") {
+		t.Errorf("record outcomes %q", got)
 	}
 }

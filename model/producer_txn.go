@@ -2,13 +2,13 @@ package model
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/idemsim/idemsim/sim"
 )
 
 // Transactions (ProducerConfig.TransactionRecords > 0), after the Java
-// client's TransactionManager with classic transactions (semantics T4):
+// client's TransactionManager with classic transactions (transaction
+// version 1; semantics T4, transactions.md X32-X37):
 //   - the first record of a transaction begins it; before a partition's
 //     first batch of the transaction is sent, the producer adds the
 //     partition with AddPartitionsToTxn and waits for the answer;
@@ -18,13 +18,24 @@ import (
 //     acknowledged, the producer sends EndTxn(COMMIT); records the
 //     application sends meanwhile wait for the next transaction, as
 //     commitTransaction blocks the application thread;
-//   - the application learns a record's outcome when its transaction
-//     ends: acknowledged when the commit succeeds, failed otherwise (an
-//     acknowledged produce of an aborted transaction is not a delivery);
+//   - a record's outcome is its produce acknowledgement or failure, as a
+//     send() future completes in Kafka (Sender.completeBatch,
+//     ProducerBatch.complete); the transaction's end is a separate result
+//     ([TxnResult]): committed, aborted, or failed with the instance. An
+//     acknowledged record of a transaction that did not commit is not a
+//     delivery, and the report keeps the two apart;
 //   - an abortable error (C5.3, C5.4, C5.7) aborts the transaction with
 //     EndTxn(ABORT) and then bumps the epoch through InitProducerId
-//     (C6.3); PRODUCER_FENCED, INVALID_PRODUCER_EPOCH and INVALID_TXN_STATE
-//     from the coordinator are fatal (C5.6, T4.2).
+//     (C6.3), and the records the application sent meanwhile wait for
+//     the bump, as abortTransaction returns only after it
+//     (TransactionManager.beginCompletingTransaction, l.338-361 at
+//     apache/kafka@1eb7644349cb); after INVALID_PRODUCER_ID_MAPPING the
+//     abort skips EndTxn (l.342-345), and so does the abort of a
+//     transaction with no partition added yet (nextRequest, l.816-822);
+//   - AddPartitionsToTxn and EndTxn errors are classified as the client's
+//     handlers do ([txnErrorAction]); PRODUCER_FENCED,
+//     INVALID_PRODUCER_EPOCH and INVALID_TXN_STATE from the coordinator
+//     are fatal (C5.6, T4.2).
 //
 // Simplification: one transaction at a time and no consumer offsets
 // (AddOffsetsToTxn, TxnOffsetCommit are not modelled).
@@ -41,12 +52,17 @@ type txnState struct {
 	// commit is set once the transaction should commit, abort once it
 	// must abort.
 	commit, abort bool
-	// held are the acknowledged records of the open transaction, whose
-	// outcome waits for EndTxn; failed records are reported at once.
-	held []Outcome
+	// acked are the records of the open transaction whose produce was
+	// acknowledged (their outcomes are reported at once); the
+	// transaction's result lists them.
+	acked []RecordID
 	// waiting are records the application sent while the transaction was
-	// ending; they start the next one.
+	// ending (or, after an abort, until the epoch bump); they start the
+	// next one.
 	waiting []Record
+	// skipEnd: the abort goes on to the epoch bump without EndTxn (an
+	// EndTxn(ABORT) answered with an error that needs the bump).
+	skipEnd bool
 	// flush asks to commit what the open transaction holds.
 	flush bool
 	// nextInput is the input position after the transaction's records
@@ -58,7 +74,8 @@ type txnState struct {
 	offsetsAdded, offsetsCommitted bool
 	offsetsBusy                    bool
 	retryAt                        sim.Time
-	abortedBy                      ErrCode
+	// abortedBy is the first error that made the transaction abort.
+	abortedBy ErrCode
 }
 
 // Request kinds a prequest can carry besides produce and InitProducerId.
@@ -107,14 +124,32 @@ func (p *Producer) Flush(now sim.Time) []Out {
 	return p.out
 }
 
-// txnHold keeps an acknowledged record's outcome until its transaction
-// ends; it reports whether it did.
-func (p *Producer) txnHold(o Outcome) bool {
-	if !p.txnMode() || !p.txn.open || o.Err != ErrNone {
-		return false
+// txnRecord notes a record's outcome in the open transaction: an
+// acknowledged record joins the transaction's acknowledged records, and a
+// failed one makes the application abort the transaction.
+func (p *Producer) txnRecord(o Outcome) {
+	t := &p.txn
+	if !p.txnMode() || !t.open {
+		return
 	}
-	p.txn.held = append(p.txn.held, o)
-	return true
+	if o.Err == ErrNone {
+		t.acked = append(t.acked, o.ID)
+		return
+	}
+	if !t.abort && p.fatal == ErrNone {
+		// A record of the open transaction failed: the transaction must
+		// abort (the application's abortTransaction).
+		t.abort = true
+		if t.abortedBy == ErrNone {
+			t.abortedBy = o.Err
+		}
+	}
+}
+
+// txnStarted reports whether the coordinator knows the open transaction:
+// some partition was added (TransactionManager.transactionStarted).
+func (p *Producer) txnStarted() bool {
+	return slices.Contains(p.txn.added, true) || p.txn.offsetsAdded
 }
 
 // txnDrainable tells whether partition ps may send in transaction mode.
@@ -147,9 +182,26 @@ func (p *Producer) txnStep(now sim.Time) {
 		return
 	}
 	if t.abort {
-		if p.nothingOnWire() {
-			p.endOrComplete(now, false)
+		if !p.nothingOnWire() {
+			return
 		}
+		switch {
+		case p.abortErr == ErrInvalidProducerIDMapping || t.skipEnd:
+			// TransactionManager.beginCompletingTransaction l.342-345: the
+			// coordinator will not accept EndTxn; go straight to the
+			// epoch bump (InitProducerId with the current pid and epoch).
+			p.note(NoteInfo, "abort without EndTxn: the epoch bump ends the transaction")
+			p.endTxn(now, false)
+			return
+		case !p.txnStarted():
+			// TransactionManager.nextRequest l.816-822: no partition was
+			// added, so the coordinator knows no transaction; EndTxn is
+			// not sent and the transaction ends locally.
+			p.note(NoteInfo, "abort without EndTxn: no partition was added")
+			p.endTxn(now, false)
+			return
+		}
+		p.sendTxn(now, txnOpEnd, false)
 		return
 	}
 	if len(t.needAdd) > 0 {
@@ -182,7 +234,7 @@ func (p *Producer) txnStep(now sim.Time) {
 // is still Empty or Complete*), which is fatal (EndTxnHandler). An epoch
 // bump the abort owes then follows as usual.
 func (p *Producer) endOrComplete(now sim.Time, commit bool) {
-	if slices.Contains(p.txn.added, true) || p.txn.offsetsAdded {
+	if p.txnStarted() {
 		p.sendTxn(now, txnOpEnd, commit)
 		return
 	}
@@ -235,23 +287,64 @@ func (p *Producer) txnLost(q *prequest) {
 	}
 }
 
+// txnAction is what the Java client does with an AddPartitionsToTxn or
+// EndTxn error (transactions.md X34).
+type txnAction uint8
+
+const (
+	txnRetry txnAction = iota
+	// txnAbortable: abortableError, the application must abort.
+	txnAbortable
+	// txnAbortableBump: abortableErrorIfPossible (TransactionManager
+	// l.1214-1221): abortable with an epoch bump when the coordinator can
+	// bump (InitProducerId v3+, canBumpEpoch l.1170-1176), fatal when it
+	// cannot. idemsim's coordinator always can (Kafka 2.5+), so this is
+	// the abortable path.
+	txnAbortableBump
+	txnFatal
+)
+
+// txnErrorAction classifies a transactional request's error as the Java
+// client's handlers do (apache/kafka@1eb7644349cb,
+// clients/src/main/java/org/apache/kafka/clients/producer/internals/TransactionManager.java,
+// AddPartitionsToTxnHandler.handleResponse l.1381-1451, EndTxnHandler
+// .handleResponse l.1566-1592):
+//   - retriable errors, CONCURRENT_TRANSACTIONS among them, are retried;
+//   - INVALID_PRODUCER_EPOCH and PRODUCER_FENCED are fatal (as
+//     PRODUCER_FENCED), and so is INVALID_TXN_STATE (l.1405-1413,
+//     l.1578-1584);
+//   - UNKNOWN_PRODUCER_ID and INVALID_PRODUCER_ID_MAPPING are abortable
+//     with an epoch bump (l.1420-1422, l.1585-1586);
+//   - TRANSACTION_ABORTABLE is abortable (l.1423-1425, l.1587-1588);
+//   - anything else is abortable for AddPartitionsToTxn (a partition
+//     error, l.1426-1429 and l.1443-1444) and fatal for EndTxn
+//     (l.1589-1591).
+func txnErrorAction(op uint8, e ErrCode) txnAction {
+	switch {
+	case e.Retriable():
+		return txnRetry
+	case e == ErrProducerFenced, e == ErrInvalidProducerEpoch, e == ErrInvalidTxnState:
+		return txnFatal
+	case e == ErrUnknownProducerID, e == ErrInvalidProducerIDMapping:
+		return txnAbortableBump
+	case e == ErrTransactionAbortable, op == txnOpAdd:
+		return txnAbortable
+	}
+	return txnFatal
+}
+
 // handleTxnResponse handles AddPartitionsToTxn and EndTxn answers.
 func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *TxnResponse) {
 	t := &p.txn
 	switch q.txnOp {
 	case txnOpAdd:
 		t.adding = false
-		switch r.Err {
-		case ErrNone:
+		if r.Err == ErrNone {
 			for _, part := range t.needAdd {
 				t.added[part] = true
 			}
 			t.needAdd = t.needAdd[:0]
-		case ErrConcurrentTransactions, ErrNotEnoughReplicas, ErrRequestTimedOut, ErrNetworkException:
-			t.retryAt = now.Add(p.cfg.RetryBackoff)
-		default:
-			p.note(NoteInfo, "AddPartitionsToTxn "+r.Err.String())
-			p.enterFatal(now, fatalOf(r.Err))
+			return
 		}
 	case txnOpAddOffsets, txnOpCommitOffsets:
 		t.offsetsBusy = false
@@ -270,21 +363,45 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *TxnResponse) 
 			p.note(NoteInfo, r.Op+" "+r.Err.String())
 			p.enterFatal(now, fatalOf(r.Err))
 		default:
-			// Abortable: the transaction aborts.
-			p.note(NoteInfo, r.Op+" "+r.Err.String()+": abort")
-			t.abort, t.abortedBy = true, r.Err
+			// Abortable: the transaction aborts (X34:
+			// UNKNOWN_PRODUCER_ID, INVALID_PRODUCER_ID_MAPPING with a
+			// bump; GROUP_AUTHORIZATION_FAILED, TRANSACTION_ABORTABLE).
+			p.note(NoteInfo, r.Op+" "+r.Err.String())
+			p.abortable(now, r.Err)
 		}
+		return
 	case txnOpEnd:
 		t.ending = false
-		switch r.Err {
-		case ErrNone:
+		if r.Err == ErrNone {
 			p.endTxn(now, !t.abort)
-		case ErrConcurrentTransactions, ErrNotEnoughReplicas, ErrRequestTimedOut, ErrNetworkException:
-			t.retryAt = now.Add(p.cfg.RetryBackoff)
-		default:
-			p.note(NoteInfo, "EndTxn "+r.Err.String())
-			p.enterFatal(now, fatalOf(r.Err))
+			return
 		}
+	}
+	op := "AddPartitionsToTxn "
+	if q.txnOp == txnOpEnd {
+		op = "EndTxn "
+	}
+	switch txnErrorAction(q.txnOp, r.Err) {
+	case txnRetry:
+		t.retryAt = now.Add(p.cfg.RetryBackoff)
+	case txnAbortable, txnAbortableBump:
+		// idemsim always bumps after an abort: a plain abortable error
+		// never comes from its coordinator.
+		p.note(NoteInfo, op+r.Err.String())
+		if q.txnOp == txnOpEnd && t.abort {
+			// The abort itself failed: the application goes on to the
+			// epoch bump without another EndTxn. (Kafka 4.0 ignores the
+			// transition while aborting, l.462-467, and fails
+			// abortTransaction; a second abortTransaction is then an
+			// invalid transition. idemsim lets the abort end in the bump,
+			// which the coordinator fences when the producer id was
+			// taken over.)
+			t.skipEnd = true
+		}
+		p.abortable(now, r.Err)
+	default:
+		p.note(NoteInfo, op+r.Err.String())
+		p.enterFatal(now, fatalOf(r.Err))
 	}
 }
 
@@ -296,44 +413,60 @@ func fatalOf(e ErrCode) ErrCode {
 	return e
 }
 
-// endTxn closes the open transaction after a successful EndTxn: its held
-// records are reported acknowledged on commit, failed on abort; waiting
-// records start the next transaction.
+// endTxn closes the open transaction: after a successful EndTxn, or an
+// abort that skips it. The application learns the transaction's result
+// (its records' outcomes were reported at their acknowledgements). Records
+// the application sent meanwhile start the next transaction, once the
+// epoch bump that follows an abort is done (txnResume).
 func (p *Producer) endTxn(now sim.Time, committed bool) {
 	t := &p.txn
-	verb := "committed"
-	if !committed {
-		verb = "aborted"
-	}
-	p.note(NoteInfo, "transaction "+verb+" ("+strconv.Itoa(len(t.held))+" records)")
-	for _, o := range t.held {
-		o.At = now
-		if !committed {
-			o.Err, o.Offset = ErrTransactionAborted, -1
-		}
-		p.out = append(p.out, Out{Kind: OutResult, Result: o})
-	}
+	p.txnResult(committed, false, t.abortedBy)
 	waiting := t.waiting
 	added := t.added
 	for i := range added {
 		added[i] = false
 	}
-	*t = txnState{added: added, flush: t.flush}
+	*t = txnState{added: added, flush: t.flush, waiting: waiting}
+	if !p.txnBump {
+		p.txnResume(now)
+	}
+}
+
+// txnResume starts the next transaction with the records the application
+// sent while the last one ended.
+func (p *Producer) txnResume(now sim.Time) {
+	waiting := p.txn.waiting
+	p.txn.waiting = nil
 	for _, rec := range waiting {
 		p.sendRecord(now, rec)
 	}
 }
 
-// txnFail reports the held records failed with err (a fatal state).
-func (p *Producer) txnFail(now sim.Time, err ErrCode) {
-	for _, o := range p.txn.held {
-		o.Err, o.Offset, o.At = err, -1, now
-		p.out = append(p.out, Out{Kind: OutResult, Result: o})
+// txnResult reports the open transaction's end to the application and
+// hands over its acknowledged records.
+func (p *Producer) txnResult(committed, failed bool, err ErrCode) {
+	t := &p.txn
+	if committed {
+		err = ErrNone
 	}
-	for _, r := range p.txn.waiting {
+	p.out = append(p.out, Out{Kind: OutTxnResult, Txn: TxnResult{Committed: committed, Failed: failed, Err: err, Records: t.acked}})
+	t.acked = nil
+}
+
+// txnFail ends the open transaction without a commit when the instance
+// goes fatal (commitTransaction or abortTransaction fails for good), and
+// fails the records waiting for the next transaction with err.
+func (p *Producer) txnFail(now sim.Time, err ErrCode) {
+	t := &p.txn
+	if p.txnMode() && t.open {
+		p.txnResult(false, true, err)
+		t.open = false
+	}
+	waiting := t.waiting
+	t.waiting = nil
+	for _, r := range waiting {
 		p.result(now, r, err, -1)
 	}
-	p.txn.held, p.txn.waiting = nil, nil
 }
 
 // txnEnding reports whether an open transaction must still be aborted or
@@ -341,4 +474,10 @@ func (p *Producer) txnFail(now sim.Time, err ErrCode) {
 // InitProducerId).
 func (p *Producer) txnEnding() bool {
 	return p.txnMode() && p.txn.open && (p.txn.abort || p.txn.ending)
+}
+
+// InTransaction reports whether record id was acknowledged inside the
+// open transaction, which has not ended yet.
+func (p *Producer) InTransaction(id RecordID) bool {
+	return p.txnMode() && p.txn.open && slices.Contains(p.txn.acked, id)
 }

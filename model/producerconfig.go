@@ -11,7 +11,11 @@ import (
 type ClientPolicy uint8
 
 const (
-	// PolicyJava is Apache Kafka's Java producer (the reference, spec C).
+	// PolicyJava is Apache Kafka's Java producer (the reference, spec C),
+	// including its sequence arithmetic in plain int ([SeqSpace.JavaInt]):
+	// past the wrap lastAckedSequence sticks until the next epoch bump, no
+	// sequence is "next", and in-flight batches order by their base
+	// sequence as an int.
 	PolicyJava ClientPolicy = iota
 	// PolicyLibrdkafka is librdkafka's idempotent producer (1.x-2.2): it
 	// bumps the epoch for an unknown producer and after a batch failed for
@@ -22,7 +26,8 @@ const (
 	// after a disconnected or timed-out batch is a fatal "sequence
 	// desynchronization" (Z15); and it resends after an error only once the
 	// partition has nothing on the wire, with no one-in-flight retry mode.
-	// Only the idempotent path differs; see Producer.rdkComplete.
+	// Its sequence comparisons wrap. Only the idempotent path differs; see
+	// Producer.rdkComplete.
 	PolicyLibrdkafka
 )
 

@@ -26,6 +26,14 @@ type Record struct {
 	Partition int32
 	// SentAt is the time the application called send.
 	SentAt sim.Time
+	// CreateTime is the record's timestamp, which the producer stamps at
+	// send from its host's clock (KafkaProducer.doSend, l.1065 at
+	// apache/kafka@1eb7644349cb: "timestamp = record.timestamp() == null
+	// ? nowMs : ..."); on a drifting host it differs from SentAt. Topics
+	// use CreateTime (message.timestamp.type's default), so the broker
+	// keeps it; its timestamp bounds (message.timestamp.before.max.ms,
+	// message.timestamp.after.max.ms) are not modelled.
+	CreateTime sim.Time
 }
 
 // AppendID appends "a<App>:<N>".

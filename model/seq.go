@@ -63,3 +63,23 @@ func (s SeqSpace) Next(last, first int32) bool {
 	}
 	return int64(first) == int64(last)+1
 }
+
+// JavaInt returns v as the Java client's int arithmetic leaves it: wrapped
+// into the two's-complement integer one bit wider than the space, which
+// for Kafka's 31-bit space is Java's int, -2^31..2^31-1. The Java client
+// computes a batch's last sequence (ProducerBatch.lastSequence: baseSequence
+// + recordCount - 1), compares sequences (TxnPartitionEntry
+// .maybeUpdateLastAckedSequence, the in-flight batches' TreeSet) and tests
+// for the next one (TransactionManager.isNextSequence: sequence -
+// lastAckedSequence == 1) in plain int, not modulo the space; only
+// nextSequence wraps (DefaultRecordBatch.incrementSequence). A narrower
+// space (a what-if) keeps the same shape: one bit wider, so its maximum
+// plus one is the most negative value.
+func (s SeqSpace) JavaInt(v int64) int32 {
+	m := int64(s.Max()) + 1
+	v = (v + m) % (2 * m)
+	if v < 0 {
+		v += 2 * m
+	}
+	return int32(v - m)
+}

@@ -149,6 +149,6 @@ func (p *Partition) replay(entries []LogEntry) {
 			p.applyMarker(le.Batch.PID, le.Batch.Epoch, le.CoordinatorEpoch, le.AppendedAt)
 			continue
 		}
-		p.applyData(le.Batch, le.FirstOffset, le.LastOffset, le.AppendedAt)
+		p.applyData(le.Batch, le.FirstOffset, le.LastOffset)
 	}
 }

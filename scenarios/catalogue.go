@@ -287,9 +287,18 @@ every 256 records, and batches of 7 records straddle the wrap (for
 example 252..2). The broker treats 255 -> 0 as contiguous
 (ProducerAppendInfo.inSequence) and caches straddling batches normally,
 so a retry across the wrap is still recognised. Acknowledgements are lost
-now and then, so duplicates show without idempotence.`,
+now and then, so duplicates show without idempotence.
+
+The Java client (client.policy=java) does its sequence arithmetic in plain
+int (TransactionManager.isNextSequence, TxnPartitionEntry): past the wrap
+its lastAckedSequence sticks until the next epoch bump, and when batches on
+both sides of the wrap must be retried, the one past it (the lower int)
+goes first. The broker answers OUT_OF_ORDER_SEQUENCE_NUMBER, the client
+retries it without a bump until delivery.timeout.ms, and then the stalled
+records fail and the epoch is bumped (seed 130). Nothing is duplicated or
+lost; -set client.policy=librdkafka wraps.`,
 		ExpectOff: "duplicates from lost acknowledgements (INV-DUP fails)",
-		ExpectOn:  "no errors at the wrap; retries across it are deduplicated",
+		ExpectOn:  "no duplicates or losses at the wrap; the Java client's int arithmetic can stall a retry across it until delivery.timeout.ms (records fail, the epoch is bumped)",
 		Defaults: []KV{{"records", "600"}, {"send.interval.ms", "2"}, {"batch.size", "7"}, {"linger.ms", "20"},
 			{"sequence.bits", "8"}, {"net.response_loss", "0.02"}, {"request.timeout.ms", "1000"}},
 		OffShows: []string{"INV-DUP"},
@@ -456,14 +465,15 @@ after the first record of a transaction (on partition 0) is acknowledged,
 the producer stalls in a pause longer than transaction.timeout.ms. The
 coordinator aborts the transaction and bumps the epoch (KAFKA-6119's fix):
 when the producer wakes, its AddPartitionsToTxn for partition 1 is fenced
-(PRODUCER_FENCED, fatal) and every record of the transaction is reported
-failed. With the 0.11 defect (-bug Z05b) the abort keeps the epoch: the
+(PRODUCER_FENCED, fatal). The record acknowledged before the pause keeps
+its produce acknowledgement; the transaction is reported failed, and the
+records sent after the pause fail. With the 0.11 defect (-bug Z05b) the abort keeps the epoch: the
 producer's AddPartitionsToTxn starts a new transaction, its commit
 succeeds, and the application believes records were committed that were
 aborted or never joined the committed transaction (bug-zoo Z05, schedule b).
 The -bug also turns KIP-890 verification off, as in the Kafka of the time.`,
 		ExpectOff: "nothing to show: transactions need idempotence",
-		ExpectOn:  "the producer is fenced and its records fail (LIVE-PROD's spurious fatal); with -bug Z05b, INV-LOSS fails",
+		ExpectOn:  "the producer is fenced, its transaction fails and its later records fail (LIVE-PROD's spurious fatal); with -bug Z05b, INV-LOSS fails",
 		Defaults: []KV{{"records", "40"}, {"partitions", "2"}, {"batch.size", "1"}, {"transactional.id", "t1"},
 			{"transaction.records", "10"}, {"transaction.timeout.ms", "5000"},
 			{"transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"}},

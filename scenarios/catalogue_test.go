@@ -126,6 +126,23 @@ func TestZombieStory(t *testing.T) {
 	}
 }
 
+// TestWrapJavaStall pins the wrap scenario's story: at seed 130 the Java
+// client's int arithmetic retries the batch past the wrap first, it stalls
+// on OUT_OF_ORDER_SEQUENCE_NUMBER until delivery.timeout.ms, and records
+// fail without any invariant failing; with the librdkafka policy's
+// wrapping arithmetic nothing fails.
+func TestWrapJavaStall(t *testing.T) {
+	sc, _ := Lookup("wrap")
+	java := mustRun(t, Spec{Scenario: sc, Seed: 130, Sets: idem(true)})
+	if java.Failed == 0 || java.Errors["OUT_OF_ORDER_SEQUENCE_NUMBER"] == 0 || java.Errors["DELIVERY_TIMEOUT"] != java.Failed || len(java.Violations) != 0 {
+		t.Errorf("java: failed=%d errors=%v violations=%v", java.Failed, java.Errors, java.Violations)
+	}
+	rdk := mustRun(t, Spec{Scenario: sc, Seed: 130, Sets: append(idem(true), KV{Key: "client.policy", Value: "librdkafka"})})
+	if rdk.Failed != 0 || len(rdk.Violations) != 0 {
+		t.Errorf("librdkafka: failed=%d violations=%v", rdk.Failed, rdk.Violations)
+	}
+}
+
 func TestDescribeComplete(t *testing.T) {
 	for _, sc := range All() {
 		if sc.Summary == "" || sc.Story == "" || sc.ExpectOff == "" || sc.ExpectOn == "" {

@@ -401,13 +401,17 @@ func (v *Values) Decode() (Config, error) {
 		}
 	}
 	if err := c.checkRules(); err != nil {
-		return Config{}, err
+		// Outside Kafka's design: the run goes on and says so.
+		v.designNotes = append(v.designNotes[:0], err.Error())
 	}
 	return c, nil
 }
 
 // checkRules checks the ranges that depend on other parameters' values.
-// The error is one line naming the keys and what is allowed.
+// The error is one line naming the keys and what is allowed; [Resolve]
+// reports it as a configuration note (the run is outside Kafka's design,
+// and says so) rather than refusing it, so that narrow what-if widths stay
+// reachable.
 //
 // sequence.bits, with enable.idempotence=true: the batches the broker
 // caches (broker.window) and the requests the producer may have in flight

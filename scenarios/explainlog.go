@@ -131,6 +131,8 @@ func (x *explainLog) Observe(o *model.Obs) {
 			t = "fail " + o.Outcome.ID.String() + " " + o.Outcome.Err.String()
 		}
 		x.add(LogEvent{At: o.At, Kind: LogOutcome, From: x.names[o.Node], To: x.log.Apps[o.App], Text: t})
+	case model.ObsTxnOutcome:
+		x.add(LogEvent{At: o.At, Kind: LogOutcome, From: x.names[o.Node], To: x.log.Apps[o.App], Text: "transaction " + o.Text})
 	case model.ObsFault:
 		x.fault(o.At, &x.plan.Actions[o.N])
 	case model.ObsStart:

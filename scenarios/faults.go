@@ -25,8 +25,12 @@ type nodeState struct {
 	// held are events that arrived while the process was paused or
 	// crashed, in their original (time, seq) order.
 	held []Event
-	// driftPPM makes the process's timers run slow (+) or fast (-).
+	// driftPPM makes the process's timers run slow (+) or fast (-), and
+	// its clock with them: clockOff is how far its clock was ahead of the
+	// simulated time at clockAt, when the drift last changed.
 	driftPPM int32
+	clockOff sim.Time
+	clockAt  sim.Time
 	// inbox holds server-to-server messages that reached the process
 	// while it was crashed, for its restart.
 	inbox []internalMsg
@@ -232,6 +236,38 @@ func (w *World) drifted(now sim.Time, n simnet.NodeID, at sim.Time) sim.Time {
 	return now + sim.Time(d+d/1_000_000*ppm+d%1_000_000*ppm/1_000_000)
 }
 
+// clock returns what process n's clock reads at now: the simulated time
+// plus the offset its drift has built up. A drift of ppm stretches every
+// local duration d to d+d*ppm/1e6 of simulated time (drifted), so R of
+// simulated time is R*1e6/(1e6+ppm) on the clock. This is the hook through
+// which a drifting producer stamps its records' CreateTime
+// ([model.Producer.SendAt]); nothing else reads a process's clock.
+func (w *World) clock(now sim.Time, n simnet.NodeID) sim.Time {
+	st := &w.nodes[n].fault
+	return now + st.clockOff + driftGain(now-st.clockAt, st.driftPPM)
+}
+
+// setDrift changes process n's drift at now, keeping the offset its clock
+// built up so far.
+func (w *World) setDrift(now sim.Time, n simnet.NodeID, ppm int32) {
+	st := &w.nodes[n].fault
+	st.clockOff += driftGain(now-st.clockAt, st.driftPPM)
+	st.clockAt = now
+	st.driftPPM = ppm
+}
+
+// driftGain is how far a clock drifting by ppm gets ahead (negative:
+// behind) of the simulated time in r: r*1e6/(1e6+ppm) - r, in integers
+// (ppm > -1e6, so the divisor is positive).
+func driftGain(r sim.Time, ppm int32) sim.Time {
+	if ppm == 0 || r <= 0 {
+		return 0
+	}
+	den := int64(1_000_000) + int64(ppm)
+	q, rem := int64(r)/den, int64(r)%den
+	return sim.Time(q*1_000_000+rem*1_000_000/den) - r
+}
+
 // fault carries out plan action i.
 func (w *World) fault(now sim.Time, i int) {
 	a := &w.plan.Actions[i]
@@ -288,7 +324,7 @@ func (t actuator) ArmDrop(dir simnet.Direction, n int64, client, server string) 
 }
 
 func (t actuator) SetDrift(node string, ppm int32) {
-	t.w.nodes[t.w.nodeOf(node)].fault.driftPPM = ppm
+	t.w.setDrift(t.now, t.w.nodeOf(node), ppm)
 }
 
 // ArmReject arms the rule at the broker; the plan's check has made sure
@@ -466,7 +502,7 @@ func (w *World) endFaults(at sim.Time) {
 	for i := range w.nodes {
 		n := simnet.NodeID(i)
 		st := &w.nodes[i].fault
-		st.driftPPM = 0
+		w.setDrift(at, n, 0)
 		if st.crashed {
 			w.restart(at, n, false)
 		}

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/idemsim/idemsim/sim"
 )
 
 func run(t *testing.T, spec Spec) *Result {
@@ -230,6 +233,27 @@ func TestDrift(t *testing.T) {
 	}
 	if got := timeout("+500000ppm"); got != "1.300000000s" {
 		t.Errorf("with +50%% drift: timeout at %s, want 1.3s", got)
+	}
+}
+
+// TestDriftGain: a clock drifting by ppm advances R*1e6/(1e6+ppm) in R of
+// simulated time, the inverse of the timers' stretch.
+func TestDriftGain(t *testing.T) {
+	for _, c := range []struct {
+		r    sim.Time
+		ppm  int32
+		want sim.Time
+	}{
+		{sim.Time(10 * time.Second), 0, 0},
+		{sim.Time(10 * time.Second), 1_000_000, sim.Time(-5 * time.Second)},
+		{sim.Time(10 * time.Second), -500_000, sim.Time(10 * time.Second)},
+		{sim.Time(1_000_001), 1, -1},
+		{sim.Time(1_000_200 << 30), 200, -200 << 30}, // no overflow near 2^50 ns
+		{-5, 1000, 0},
+	} {
+		if got := driftGain(c.r, c.ppm); got != c.want {
+			t.Errorf("driftGain(%d, %d) = %d, want %d", c.r, c.ppm, got, c.want)
+		}
 	}
 }
 

@@ -152,6 +152,10 @@ type Values struct {
 	own map[string]string
 	// cfg is the typed configuration, decoded once by Resolve.
 	cfg *Config
+	// designNotes are the rules across parameters the values break (the
+	// run is outside Kafka's design), set by Decode; Resolve reports
+	// them as configuration notes.
+	designNotes []string
 }
 
 // newValues returns the defaults of params.

@@ -70,7 +70,8 @@ type Result struct {
 	Bugs        []string `json:"bugs"` // the -bug IDs turned on, in order
 	ConfigNotes []string `json:"config_notes"`
 	// Counts are the checker's tallies: sent, acked, failed, pending,
-	// appended, duplicates, reordered, lost_acked, aborted.
+	// appended, duplicates, reordered, lost_acked, aborted, txn_committed,
+	// txn_aborted.
 	check.Counts
 	Abandoned   int64 `json:"abandoned"`
 	Fenced      int64 `json:"fenced"`
@@ -175,6 +176,7 @@ func Resolve(spec Spec) (*Resolved, error) {
 		return nil, err
 	}
 	notes = append(preNotes, notes...)
+	notes = append(notes, v.designNotes...)
 	if _, err := netConfig(v); err != nil {
 		return nil, err
 	}

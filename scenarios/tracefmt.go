@@ -85,6 +85,17 @@ func (t *traceWriter) Observe(o *model.Obs) {
 		b = append(b, t.name(o.Node)...)
 		b = append(b, ' ')
 		b = append(b, o.Text...)
+	case model.ObsTxnOutcome:
+		b = append(b, t.name(o.Node)...)
+		b = append(b, " transaction "...)
+		b = append(b, o.Text...)
+		b = append(b, " ("...)
+		b = strconv.AppendInt(b, o.N, 10)
+		b = append(b, " records)"...)
+		if o.Err != model.ErrNone {
+			b = append(b, ": "...)
+			b = append(b, o.Err.String()...)
+		}
 	case model.ObsSent:
 		b = append(b, t.name(o.Node)...)
 		b = append(b, " send "...)

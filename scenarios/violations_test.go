@@ -129,7 +129,7 @@ var violationCases = []violationCase{
 		sets:  kv("transactional.id", "t1", "transaction.records", "5", "net.request_loss", "0.99", "fault.realized", "true"),
 		fixed: []string{"LIVE-PROD"},
 		trace: []string{
-			"p1 no partition was added to the transaction: it ends without EndTxn",
+			"p1 abort without EndTxn: no partition was added",
 			"p1 epoch bump 0 -> 1 (coordinator)",
 		},
 	},

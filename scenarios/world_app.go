@@ -95,7 +95,7 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 	}
 	a.high = a.next
 	w.emit(model.Obs{Kind: model.ObsAppSend, At: now, Node: int32(in.node), Peer: -1, App: a.id, Record: rec})
-	w.apply(now, in, in.prod.Send(now, rec))
+	w.apply(now, in, in.prod.SendAt(now, w.clock(now, in.node), rec))
 	return rec
 }
 
@@ -103,7 +103,7 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 // withPart: the trace line names the partition.
 func (w *World) resendRecord(now sim.Time, in *instance, rec model.Record, withPart bool) {
 	w.emit(model.Obs{Kind: model.ObsAppResend, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Record: rec, Flag: withPart})
-	w.apply(now, in, in.prod.Send(now, rec))
+	w.apply(now, in, in.prod.SendAt(now, w.clock(now, in.node), rec))
 }
 
 // takeover starts a later instance of an application: it takes over the
@@ -220,9 +220,27 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 		case model.OutWake:
 			w.schedule(w.drifted(now, in.node, o.At), Event{kind: evWake, node: int32(in.node), n: o.Timer, gen: w.nodes[in.node].inc})
 		case model.OutResult:
-			delete(in.unresolved, o.Result.ID.N)
+			// A record acknowledged inside a transaction stays in the
+			// instance's hands until the transaction ends: at least
+			// once, a takeover sends it again if it is still open.
+			if o.Result.Err != model.ErrNone || !in.prod.InTransaction(o.Result.ID) {
+				delete(in.unresolved, o.Result.ID.N)
+			}
 			in.app.resolved[o.Result.ID.N] = true
 			w.emit(model.Obs{Kind: model.ObsOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Outcome: o.Result})
+		case model.OutTxnResult:
+			for _, id := range o.Txn.Records {
+				delete(in.unresolved, id.N)
+			}
+			verb := "aborted"
+			switch {
+			case o.Txn.Committed:
+				verb = "committed"
+			case o.Txn.Failed:
+				verb = "failed"
+			}
+			w.emit(model.Obs{Kind: model.ObsTxnOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id,
+				Flag: o.Txn.Committed, Err: o.Txn.Err, Text: verb, N: int64(len(o.Txn.Records)), IDs: o.Txn.Records})
 		case model.OutNote:
 			ob := model.Obs{Kind: model.ObsNote, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Text: o.Note, NoteKind: o.NoteKind}
 			if o.NoteKind == model.NoteFatal {

@@ -63,6 +63,10 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	row("zombie_writes", r.ZombieWrite)
 	row("client_epoch_bumps", r.ClientEpochBumps)
 	row("coordinator_epoch_bumps", r.CoordinatorEpochBumps)
+	if r.TxnCommitted+r.TxnAborted > 0 {
+		// Transactions end apart from their records' acknowledgements.
+		fmt.Fprintf(w, "  %-23s committed=%d aborted=%d (records aborted in the logs: %d)\n", "transactions", r.TxnCommitted, r.TxnAborted, r.Aborted)
+	}
 	if len(r.Errors) > 0 {
 		keys := make([]string, 0, len(r.Errors))
 		for k := range r.Errors {

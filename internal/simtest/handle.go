@@ -71,7 +71,8 @@ import (
 //	log [part=0]
 //	    Print the partitions' logs (every partition when part is absent).
 //	check
-//	    Judge the run so far: counts and invariant violations.
+//	    Judge the run so far: counts (and the transactions' outcomes,
+//	    when there were any) and invariant violations.
 func (e *Env) Handle(t *testing.T, d *datadriven.TestData) string {
 	e.out.Reset()
 	if d.Cmd == "broker" {
@@ -205,6 +206,9 @@ func (e *Env) Handle(t *testing.T, d *datadriven.TestData) string {
 		c, v := s.Check()
 		res = append(res, fmt.Sprintf("sent=%d acked=%d failed=%d pending=%d appended=%d duplicates=%d reordered=%d lost-acked=%d",
 			c.Sent, c.Acked, c.Failed, c.Pending, c.Appended, c.Duplicates, c.Reordered, c.LostAcked))
+		if c.TxnCommitted+c.TxnAborted > 0 {
+			res = append(res, fmt.Sprintf("transactions: committed=%d aborted=%d; records aborted in the logs: %d", c.TxnCommitted, c.TxnAborted, c.Aborted))
+		}
 		for _, x := range v {
 			res = append(res, x.Invariant+": "+x.Detail)
 		}

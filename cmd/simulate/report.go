@@ -20,7 +20,7 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	if !r.Idempotence {
 		mode = "off"
 	}
-	fmt.Fprintf(w, "idemsim: scenario %s  seed %d  idempotence %s\n", r.Scenario, r.Seed, mode)
+	fmt.Fprintf(w, "idemsim %s: scenario %s  seed %d  idempotence %s\n", scenarios.Version, r.Scenario, r.Seed, mode)
 	if len(r.Bugs) > 0 {
 		fmt.Fprintln(w, "\nhistorical defects (-bug):")
 		for _, id := range r.Bugs {
@@ -49,7 +49,7 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		}
 	}
 	fmt.Fprintln(w, "\ncounts:")
-	row := func(k string, v int64) { fmt.Fprintf(w, "  %-14s %d\n", k, v) }
+	row := func(k string, v int64) { fmt.Fprintf(w, "  %-23s %d\n", k, v) }
 	row("sent", r.Sent)
 	row("acked", r.Acked)
 	row("failed", r.Failed)
@@ -61,10 +61,11 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	row("abandoned", r.Abandoned)
 	row("fenced", r.Fenced)
 	row("zombie_writes", r.ZombieWrite)
-	row("epoch_bumps", r.EpochBumps)
+	row("client_epoch_bumps", r.ClientEpochBumps)
+	row("coordinator_epoch_bumps", r.CoordinatorEpochBumps)
 	if r.TxnCommitted+r.TxnAborted > 0 {
 		// Transactions end apart from their records' acknowledgements.
-		fmt.Fprintf(w, "  %-14s committed=%d aborted=%d (records aborted in the logs: %d)\n", "transactions", r.TxnCommitted, r.TxnAborted, r.Aborted)
+		fmt.Fprintf(w, "  %-23s committed=%d aborted=%d (records aborted in the logs: %d)\n", "transactions", r.TxnCommitted, r.TxnAborted, r.Aborted)
 	}
 	if len(r.Errors) > 0 {
 		keys := make([]string, 0, len(r.Errors))
@@ -76,9 +77,9 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		for i, k := range keys {
 			parts[i] = fmt.Sprintf("%s=%d", k, r.Errors[k])
 		}
-		fmt.Fprintf(w, "  %-14s %s\n", "errors", strings.Join(parts, " "))
+		fmt.Fprintf(w, "  %-23s %s\n", "errors", strings.Join(parts, " "))
 	}
-	fmt.Fprintf(w, "  %-14s %d events, %.3fs simulated\n", "run", r.Events, float64(r.SimTimeNs)/1e9)
+	fmt.Fprintf(w, "  %-23s %d events, %.3fs simulated\n", "run", r.Events, float64(r.SimTimeNs)/1e9)
 
 	fmt.Fprintln(w, "\nverdicts:")
 	width := 0
@@ -100,10 +101,13 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		for _, v := range vs {
 			fmt.Fprintf(w, "    at %.6fs: %s\n", float64(v.AtNs)/1e9, v.Detail)
 		}
+		if n := r.CutBy[inv]; n > 0 {
+			fmt.Fprintf(w, "    ... and %d more (violations_cut)\n", n)
+		}
 	}
 	fmt.Fprintf(w, "\ntrace-hash %s\n", r.TraceHash)
 	if r.HasViolations() {
-		fmt.Fprintf(w, "\nreproduce: %s -trace\n", r.Reproduce)
+		fmt.Fprintf(w, "\nreproduce: %s\n", r.Reproduce)
 	}
 }
 

@@ -205,7 +205,8 @@ type Acc struct {
 	LostAcked    Ratio            `json:"lost_acked"` // lost_acked / acked
 	Fencing      Ratio            `json:"fencing"`    // zombie_rejected / zombie_attempts
 	ZombieWrites Moments          `json:"zombie_writes"`
-	EpochBumps   int64            `json:"epoch_bumps"`
+	ClientBumps  int64            `json:"client_epoch_bumps"`
+	CoordBumps   int64            `json:"coordinator_epoch_bumps"`
 	// Errors are per-run moments of each Kafka error's count.
 	Errors map[string]*Moments `json:"errors"`
 	// Latency is the send-to-ack histogram in nanoseconds.
@@ -263,7 +264,8 @@ func (a *Acc) add(r *scenarios.Result, k int) {
 	a.LostAcked.add(r.LostAcked, r.Acked)
 	a.Fencing.add(r.ZombieRejected, r.ZombieAttempts)
 	a.ZombieWrites.add(r.ZombieWrite)
-	a.EpochBumps += r.EpochBumps
+	a.ClientBumps += r.ClientEpochBumps
+	a.CoordBumps += r.CoordinatorEpochBumps
 	for name, n := range r.Errors {
 		if n == 0 {
 			continue
@@ -294,7 +296,8 @@ func (a *Acc) merge(o *Acc, k int) {
 	a.LostAcked.merge(o.LostAcked)
 	a.Fencing.merge(o.Fencing)
 	a.ZombieWrites.merge(o.ZombieWrites)
-	a.EpochBumps += o.EpochBumps
+	a.ClientBumps += o.ClientBumps
+	a.CoordBumps += o.CoordBumps
 	for name, m := range o.Errors {
 		if a.Errors[name] == nil {
 			a.Errors[name] = &Moments{}

@@ -48,6 +48,14 @@ type Config struct {
 	File []scenarios.KV
 	Bugs []string
 	Sets []scenarios.KV
+	// ScenarioFile is the scenario file the scenario came from, if any:
+	// reproduce commands name it (it holds File and its own plan).
+	ScenarioFile string
+	// PlanText, if not empty, is the fault plan every run replays (a
+	// scenario file's plan, or -plan-file) instead of the one its seed
+	// generates; PlanSource is where it came from.
+	PlanText   string
+	PlanSource scenarios.PlanSource
 	// Axes are the varied parameters (at most MaxAxes); every point of
 	// their product is a full sweep of the seeds.
 	Axes []Axis
@@ -86,12 +94,16 @@ type State struct {
 	File     []scenarios.KV
 	Bugs     []string
 	Sets     []scenarios.KV
-	Axes     []Axis
-	Modes    []bool
-	FailingK int
-	Crossing string
-	Preset   string
-	Shard    *Shard
+	// ScenarioFile and PlanFile are the scenario file and -plan-file the
+	// runs came from, if any, for the reproduce commands.
+	ScenarioFile string
+	PlanFile     string
+	Axes         []Axis
+	Modes        []bool
+	FailingK     int
+	Crossing     string
+	Preset       string
+	Shard        *Shard
 	// Complete is false when the sweep was interrupted.
 	Complete bool
 	// Acc is indexed [point][mode].
@@ -131,7 +143,8 @@ func runSets(base []scenarios.KV, axes []Axis, point int, on bool) []scenarios.K
 // scenario file's values, the -bug IDs, then the -set values of
 // [runSets]).
 func (c *Config) spec(seed uint64, point int, on bool) scenarios.Spec {
-	return scenarios.Spec{Scenario: c.Scenario, Seed: seed, FileSets: c.File, Bugs: c.Bugs, Sets: runSets(c.Sets, c.Axes, point, on), Preset: c.Preset}
+	return scenarios.Spec{Scenario: c.Scenario, Seed: seed, FileSets: c.File, Bugs: c.Bugs, Sets: runSets(c.Sets, c.Axes, point, on), Preset: c.Preset,
+		ScenarioFile: c.ScenarioFile, PlanText: c.PlanText, PlanSource: c.PlanSource}
 }
 
 func modeName(on bool) string {
@@ -259,7 +272,7 @@ func Run(ctx context.Context, c Config) (*State, error) {
 func runGrid(ctx context.Context, c Config) (*State, error) {
 	modes := c.modes()
 	st := &State{Scenario: c.Scenario.Name, Base: c.Base, Runs: c.Runs, File: c.File, Bugs: c.Bugs, Sets: c.Sets, Axes: c.Axes,
-		Modes: modes, FailingK: c.FailingK, Crossing: c.Crossing, Preset: c.Preset, Complete: true}
+		Modes: modes, FailingK: c.FailingK, Crossing: c.Crossing, Preset: c.Preset, Complete: true, ScenarioFile: c.ScenarioFile, PlanFile: c.PlanSource.PlanFile()}
 	if st.Sets == nil {
 		st.Sets = []scenarios.KV{}
 	}
@@ -393,8 +406,7 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 func runOne(spec scenarios.Spec) (res *scenarios.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("run panicked: %v\nreproduce: %s\n%s", r,
-				scenarios.ReproduceCommand(spec.Scenario.Name, spec.Seed, spec.FileSets, spec.Bugs, spec.Sets)+scenarios.PresetFlag(spec.Preset), debug.Stack())
+			err = fmt.Errorf("run panicked: %v\nreproduce: %s\n%s", r, spec.Reproduce(), debug.Stack())
 		}
 	}()
 	res, err = scenarios.Run(spec)

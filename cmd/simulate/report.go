@@ -32,6 +32,13 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		}
 	}
 	fmt.Fprintln(w, "\nparameters:")
+	if sc, err := scenarios.Lookup(r.Scenario); err == nil {
+		// Read rates against what the parameters are (issue: stress
+		// values, not production estimates).
+		for _, line := range wrapText(sc.StressNote(), 76) {
+			fmt.Fprintf(w, "  # %s\n", line)
+		}
+	}
 	for _, kv := range r.Params {
 		v := kv.Value
 		if v == "" {
@@ -164,4 +171,24 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
+}
+
+// wrapText breaks text into lines of at most width bytes at spaces.
+func wrapText(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }

@@ -16,9 +16,17 @@ import (
 //     stands at the end while no later instance of its application (a
 //     larger node id) ever became active: a spurious fatal, since nothing
 //     fenced it (an instance that restarts starts afresh);
-//  3. a run stopped by the event or time limit instead of draining.
+//  3. a run stopped by the event or time limit instead of draining;
+//  4. a run in which records were sent and none was acknowledged or
+//     reported failed: nothing was delivered (every record abandoned or
+//     pending), which is no pass whatever else held (fault.count=10000
+//     crashing every instance, say). A run whose records all failed told
+//     the application so: that is an outcome, not a hang.
 type liveProd struct {
 	cfg Config
+	lv  *logView
+	// sent counts the applications' sends.
+	sent int64
 	// insts holds, per node id, what the stream said of producer
 	// instances.
 	insts []instState
@@ -37,7 +45,7 @@ type instState struct {
 	fatal model.ErrCode
 }
 
-func newLiveProd(cfg Config, _ *logView) Invariant { return &liveProd{cfg: cfg} }
+func newLiveProd(cfg Config, lv *logView) Invariant { return &liveProd{cfg: cfg, lv: lv} }
 
 func (l *liveProd) Name() string { return LiveProd }
 
@@ -54,6 +62,8 @@ func (l *liveProd) inst(node int32) *instState {
 
 func (l *liveProd) Observe(o *model.Obs) {
 	switch o.Kind {
+	case model.ObsAppSend:
+		l.sent++
 	case model.ObsStart:
 		if in := l.inst(o.Node); in != nil {
 			in.started, in.app, in.fatal = true, o.App, model.ErrNone
@@ -91,6 +101,19 @@ func (l *liveProd) Finish() []Violation {
 	}
 	if l.stop == "event-limit" || l.stop == "time-limit" || l.stop == "state-limit" {
 		v = append(v, violation(LiveProd, l.end, fmt.Sprintf("run did not settle: stopped at %s (%s), the fault plan ended at %s", l.end, l.stop, l.planEnd)))
+	}
+	if l.sent > 0 {
+		var acked, failed int64
+		for _, o := range l.lv.outcomes {
+			if o.Err == model.ErrNone {
+				acked++
+			} else {
+				failed++
+			}
+		}
+		if acked == 0 && failed == 0 {
+			v = append(v, violation(LiveProd, l.end, fmt.Sprintf("nothing delivered: %d records sent, none acknowledged or failed (abandoned or pending)", l.sent)))
+		}
 	}
 	return v
 }

@@ -91,3 +91,28 @@ func TestLiveProdSettle(t *testing.T) {
 		{LiveProd, "run did not settle: stopped at 300.000000000s (time-limit), the fault plan ended at 60.500000000s", int64(end)},
 	})
 }
+
+// TestLiveProdNothingDelivered: records sent and none acknowledged or
+// failed (every one abandoned) is a LIVE-PROD violation, not a pass (on
+// main such a run passed); one acknowledged record, or records reported
+// failed, is an outcome.
+func TestLiveProdNothingDelivered(t *testing.T) {
+	r := newRun(Config{Names: liveNames})
+	r.send(0, 0)
+	r.send(1, 0)
+	_, vs := r.end(9, 0, "drained", 0)
+	wantViolations(t, vs, []Violation{{LiveProd, "nothing delivered: 2 records sent, none acknowledged or failed (abandoned or pending)", 9}})
+
+	for _, err := range []model.ErrCode{model.ErrNone, model.ErrProducerFenced} {
+		r = newRun(Config{Names: liveNames})
+		r.send(0, 0)
+		r.send(1, 0)
+		r.outcome(model.Outcome{ID: model.RecordID{N: 0}, At: 2, Err: err})
+		_, vs = r.end(9, 0, "drained", 0)
+		for _, v := range vs {
+			if v.Invariant == LiveProd {
+				t.Errorf("outcome %v: %v", err, v)
+			}
+		}
+	}
+}

@@ -96,7 +96,12 @@ type GenOptions struct {
 // Generate draws a fault plan from rng, which should be the run's stream
 // sim.StreamID("faults"). Faults are drawn one at a time: a kind uniformly
 // among those enabled (and possible with the given nodes), a start time
-// uniform in the window, then the kind's own draws. Actions are sorted by
+// uniform in the window, then the kind's own draws. A pause or a crash
+// (with its restart) hits only a process that is up over its whole span
+// in the plan drawn so far, and a stall only a server not crashed when it
+// starts: every action applies to the state the plan has reached. A fault
+// with no such process is not drawn, so a plan may hold fewer than
+// Faults faults. Actions are sorted by
 // time (stably, so a fault's two actions keep their order). With Faults
 // == 0 it draws nothing and returns Plan{End: opts.End}.
 func Generate(rng *rand.Rand, opts GenOptions) Plan {
@@ -159,17 +164,59 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 		return t
 	}
 	add := func(at time.Duration, a Action) { p.Actions = append(p.Actions, Timed{At: at, Action: a}) }
+	// down holds, per node, the spans [from, to] in which the plan has it
+	// paused or crashed (a crash up to its restart). A pause or crash is
+	// drawn only for a node up over its whole span, and a stall only for
+	// a server not crashed when it starts, so that every generated action
+	// applies to the state the plan has reached: no pause of a crashed
+	// node, no second crash, no restart of a running node.
+	type span struct {
+		from, to time.Duration
+		crash    bool
+	}
+	down := map[string][]span{}
+	upOver := func(n string, from, to time.Duration, crashOnly bool) bool {
+		for _, s := range down[n] {
+			if crashOnly && !s.crash {
+				continue
+			}
+			if s.from <= to && from <= s.to {
+				return false
+			}
+		}
+		return true
+	}
+	free := func(ns []string, from, to time.Duration, crashOnly bool) []string {
+		var out []string
+		for _, n := range ns {
+			if upOver(n, from, to, crashOnly) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
 	for range opts.Faults {
 		k := enabled[rng.IntN(len(enabled))]
 		at := time.Duration(rng.Int64N(int64(window/time.Millisecond)+1)) * time.Millisecond
 		at = clip(at)
 		switch k {
 		case GenPause:
-			n := pick(all)
-			add(at, Pause{Node: n, For: dur()})
+			d := dur()
+			ns := free(all, at, clip(at+d), false)
+			if len(ns) == 0 {
+				continue // every process is down then: the fault would be ignored
+			}
+			n := pick(ns)
+			down[n] = append(down[n], span{at, clip(at + d), false})
+			add(at, Pause{Node: n, For: d})
 		case GenCrash:
-			n := pick(all)
 			up := clip(at + dur())
+			ns := free(all, at, up, false)
+			if len(ns) == 0 {
+				continue
+			}
+			n := pick(ns)
+			down[n] = append(down[n], span{at, up, true})
 			add(at, Crash{Node: n})
 			add(up, Restart{Node: n, Clean: coin()})
 		case GenCut:
@@ -203,7 +250,15 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 			}
 			add(at, Drift{Node: pick(all), PPM: ppm})
 		case GenStall:
-			add(at, Stall{Node: pick(servers), For: dur()})
+			d := dur()
+			ns := free(servers, at, at, true)
+			if len(ns) == 0 {
+				continue
+			}
+			n := pick(ns)
+			// A later crash must not cover the stall's start.
+			down[n] = append(down[n], span{at, at, false})
+			add(at, Stall{Node: n, For: d})
 		}
 	}
 	p.SortByTime()

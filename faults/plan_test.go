@@ -243,8 +243,10 @@ func TestGenerateRoundTrip(t *testing.T) {
 		if !p.Equal(&p2) {
 			t.Fatalf("seed %d: two plans from one seed differ", seed)
 		}
-		if len(p.Actions) < opts.Faults {
-			t.Fatalf("seed %d: %d actions for %d faults", seed, len(p.Actions), opts.Faults)
+		// A fault with no process up for it is not drawn, so a plan may
+		// hold fewer faults than asked; never none.
+		if len(p.Actions) == 0 {
+			t.Fatalf("seed %d: no actions for %d faults", seed, opts.Faults)
 		}
 		if err := p.Check(exampleNodes); err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, p.String())
@@ -277,9 +279,9 @@ func TestGeneratePinned(t *testing.T) {
 	const want = `3.689s partition p1 | b1 c1
 3.844s heal p1 | b1 c1
 3.928s partition-oneway p2 > c1
-6.289s crash b1
+6.289s crash c1
 9.026s partition-oneway p2 > b1
-13.143s restart b1 clean
+11.846s restart c1 clean
 13.562s heal-oneway p2 > b1
 13.66s heal-oneway p2 > c1
 14.39s partition p1 | b1 c1

@@ -18,8 +18,8 @@ import (
 // TestConformance replays every *.json vector in $IDEMSIM_CONFORMANCE_DIR,
 // or else in testdata/conformance (our own vectors), against fresh
 // partitions and a fresh coordinator, and compares every expect. The
-// format is /work/shared/kafka/conformance/README.md plus the extensions
-// documented in testdata/conformance/README.md. Unknown ops and keys fail.
+// format, with its extensions, is documented in
+// testdata/conformance/README.md. Unknown ops and keys fail.
 func TestConformance(t *testing.T) {
 	dir := os.Getenv("IDEMSIM_CONFORMANCE_DIR")
 	if dir == "" {

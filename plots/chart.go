@@ -16,6 +16,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Series is one line of a chart: points (X[i], Y[i]) and, if Lo and Hi
@@ -44,13 +46,50 @@ type Chart struct {
 	Step bool
 	// YMin0 starts the Y axis at 0.
 	YMin0 bool
+	// XTicks, if set, are the X values to mark: the data's grid. Ticks
+	// closer than a tenth of the axis to the last labelled one are drawn
+	// unlabelled, so labels never overprint.
+	XTicks []float64
+	// Marks are X positions to point out, such as an estimated crossing:
+	// a dotted vertical line at X over a shaded band from Lo to Hi, with
+	// a label at the top.
+	Marks []XMark
 }
 
-// Width and Height are the size of every chart.
+// XMark is a position on the X axis with an interval.
+type XMark struct {
+	X, Lo, Hi float64
+	Label     string
+}
+
+// Palette is the Okabe–Ito colour-blind-safe palette (Okabe and Ito,
+// "Color Universal Design", 2008), without its yellow, which is too pale
+// on white. Series keep distinct dash patterns as well, so charts also
+// read in grey.
+var Palette = []color.Color{
+	color.RGBA{R: 0x00, G: 0x72, B: 0xB2, A: 0xFF}, // blue
+	color.RGBA{R: 0xD5, G: 0x5E, B: 0x00, A: 0xFF}, // vermillion
+	color.RGBA{R: 0x00, G: 0x9E, B: 0x73, A: 0xFF}, // bluish green
+	color.RGBA{R: 0xCC, G: 0x79, B: 0xA7, A: 0xFF}, // reddish purple
+	color.RGBA{R: 0xE6, G: 0x9F, B: 0x00, A: 0xFF}, // orange
+	color.RGBA{R: 0x56, G: 0xB4, B: 0xE9, A: 0xFF}, // sky blue
+	color.RGBA{R: 0x00, G: 0x00, B: 0x00, A: 0xFF}, // black
+}
+
+// PaletteColor returns series i's colour.
+func PaletteColor(i int) color.Color { return Palette[i%len(Palette)] }
+
+// Width and Height are the size of every chart; PNGs are drawn at DPI
+// dots per inch, 1260 pixels wide, so the 9-point footnote is 25 pixels
+// high.
 const (
 	Width  = 16 * vg.Centimeter
 	Height = 11 * vg.Centimeter
+	DPI    = 200
 )
+
+// FootnoteSize is the footnote's font size.
+const FootnoteSize = 9
 
 // NewCDF returns a chart of cumulative distributions: each series' X are
 // values (increasing) and Y the fraction of observations at or below
@@ -69,9 +108,12 @@ func (c *Chart) WriteTo(w io.Writer, format string) error {
 	if err != nil {
 		return err
 	}
-	cv, err := draw.NewFormattedCanvas(Width, Height+l.legendH+l.footH, format)
-	if err != nil {
-		return err
+	h := Height + l.legendH + l.footH
+	var cv vg.CanvasWriterTo
+	if format == "png" {
+		cv = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(Width, h), vgimg.UseDPI(DPI))}
+	} else {
+		cv = vgsvg.New(Width, h)
 	}
 	l.draw(draw.New(cv))
 	_, err = cv.WriteTo(w)
@@ -133,7 +175,9 @@ func (c *Chart) layout() (*layout, error) {
 	p.Add(plotter.NewGrid())
 	if c.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = logTicks{}
+	} else if len(c.XTicks) > 0 {
+		p.X.Tick.Marker = gridTicks(c.XTicks)
 	}
 	if c.YMin0 {
 		p.Y.Min = 0
@@ -159,7 +203,7 @@ func (c *Chart) layout() (*layout, error) {
 		if len(xys) == 0 {
 			continue
 		}
-		col := plotutil.Color(i)
+		col := PaletteColor(i)
 		dashes := plotutil.Dashes(i)
 		if c.Step {
 			l, err := plotter.NewLine(xys)
@@ -191,6 +235,10 @@ func (c *Chart) layout() (*layout, error) {
 		leg.Add(s.Label, l, pts)
 	}
 
+	if len(c.Marks) > 0 {
+		p.Add(&markPlotter{marks: c.Marks, font: leg.TextStyle})
+	}
+
 	if c.LogX {
 		// A log axis needs a positive, non-degenerate range.
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -217,7 +265,7 @@ func (c *Chart) layout() (*layout, error) {
 		YAlign:  draw.YBottom,
 		Handler: p.X.Label.TextStyle.Handler,
 	}
-	foot.Font.Size = vg.Points(7.5)
+	foot.Font.Size = vg.Points(FootnoteSize)
 	l := &layout{p: p, legend: leg, foot: foot, footnote: c.Footnote}
 	if c.Footnote != "" {
 		l.footH = foot.Height(c.Footnote) + vg.Points(6)
@@ -250,6 +298,9 @@ func (c *Chart) Data() string {
 	var b strings.Builder
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 	fmt.Fprintf(&b, "title: %s\nx: %s\ny: %s\nfootnote: %s\n", c.Title, c.XLabel, c.YLabel, strings.ReplaceAll(c.Footnote, "\n", " | "))
+	for _, m := range c.Marks {
+		fmt.Fprintf(&b, "mark %s [%s, %s] %q\n", f(m.X), f(m.Lo), f(m.Hi), m.Label)
+	}
 	for _, s := range c.Series {
 		fmt.Fprintf(&b, "series %q\n", s.Label)
 		for j := range s.X {
@@ -261,4 +312,103 @@ func (c *Chart) Data() string {
 		}
 	}
 	return b.String()
+}
+
+// gridTicks marks the data's X values; a value closer than a tenth of the
+// range to the last labelled one is an unlabelled tick.
+type gridTicks []float64
+
+// Ticks implements plot.Ticker.
+func (g gridTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	last := math.Inf(-1)
+	gap := (hi - lo) / 10
+	for _, x := range g {
+		if x < lo || x > hi {
+			continue
+		}
+		t := plot.Tick{Value: x}
+		if x-last >= gap {
+			t.Label = strconv.FormatFloat(x, 'g', -1, 64)
+			last = x
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// logTicks labels 1, 2 and 5 of every decade (only powers of ten when
+// the axis spans more than four decades), with unlabelled ticks at the
+// other integers.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if lo <= 0 || hi <= lo {
+		return nil
+	}
+	wide := math.Log10(hi/lo) > 4
+	var out []plot.Tick
+	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+		dec := math.Pow(10, e)
+		for m := 1; m <= 9; m++ {
+			x := float64(m) * dec
+			if x < lo*(1-1e-9) || x > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: x}
+			if m == 1 || !wide && (m == 2 || m == 5) {
+				t.Label = strconv.FormatFloat(x, 'g', 6, 64)
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// markPlotter draws [XMark]s over the plot's full height.
+type markPlotter struct {
+	marks []XMark
+	font  text.Style
+}
+
+var (
+	markBand = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x40}
+	markLine = color.Gray{Y: 60}
+)
+
+// Plot implements plot.Plotter.
+func (m *markPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, _ := plt.Transforms(&c)
+	for i, mk := range m.marks {
+		if !finite(mk.X, mk.Lo, mk.Hi) {
+			continue
+		}
+		lo, hi := trX(mk.Lo), trX(mk.Hi)
+		if hi-lo < vg.Points(1) {
+			mid := (lo + hi) / 2
+			lo, hi = mid-vg.Points(0.5), mid+vg.Points(0.5)
+		}
+		var band vg.Path
+		band.Move(vg.Point{X: lo, Y: c.Min.Y})
+		band.Line(vg.Point{X: hi, Y: c.Min.Y})
+		band.Line(vg.Point{X: hi, Y: c.Max.Y})
+		band.Line(vg.Point{X: lo, Y: c.Max.Y})
+		band.Close()
+		c.SetColor(markBand)
+		c.Fill(band)
+		x := trX(mk.X)
+		c.StrokeLine2(draw.LineStyle{Color: markLine, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}, x, c.Min.Y, x, c.Max.Y)
+		if mk.Label != "" {
+			st := m.font
+			st.Color = markLine
+			st.XAlign, st.YAlign = draw.XLeft, draw.YTop
+			at := vg.Point{X: hi + vg.Points(3), Y: c.Max.Y - vg.Points(14)*vg.Length(i+1)}
+			if x > c.Min.X+0.6*(c.Max.X-c.Min.X) {
+				st.XAlign = draw.XRight
+				at.X = lo - vg.Points(3)
+			}
+			c.FillText(st, at, mk.Label)
+		}
+	}
 }

@@ -66,8 +66,11 @@ func TestPNGAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Bounds().Dx() < 400 {
-		t.Errorf("png width %d", img.Bounds().Dx())
+	if img.Bounds().Dx() < 1200 {
+		t.Errorf("png width %d, want at least 1200 px", img.Bounds().Dx())
+	}
+	if plots.FootnoteSize < 9 {
+		t.Errorf("footnote font %v pt, want at least 9", plots.FootnoteSize)
 	}
 	if err := c.WriteTo(&b, "gif"); err == nil || !strings.Contains(err.Error(), "allowed: png, svg") {
 		t.Errorf("gif: err = %v", err)

@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -41,7 +43,26 @@ func ParseScenarioFile(file string, data []byte) (*FileScenario, error) {
 		return fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, a...))
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&doc)
+	if err == io.EOF {
+		err = nil // an empty file: reported below
+	}
+	if err == nil {
+		// One document only: a second one would be silently ignored.
+		var next yaml.Node
+		switch err2 := dec.Decode(&next); {
+		case err2 == nil:
+			line := next.Line
+			if len(next.Content) > 0 {
+				line = next.Content[0].Line
+			}
+			return nil, errAt(line, "a second YAML document (allowed: one; remove the \"---\" and what follows, or put it in its own file)")
+		case err2 != io.EOF:
+			err = err2
+		}
+	}
+	if err != nil {
 		msg := err.Error()
 		line := 1
 		// yaml.v3 reports "yaml: line N: ..."
@@ -123,8 +144,13 @@ func ParseScenarioFile(file string, data []byte) (*FileScenario, error) {
 	fs.Scenario = &c
 	if params != nil {
 		vals := c.Values()
+		seenParam := map[string]int{}
 		for i := 0; i+1 < len(params.Content); i += 2 {
 			k, v := params.Content[i], params.Content[i+1]
+			if prev, dup := seenParam[k.Value]; dup {
+				return nil, errAt(k.Line, "params: key %q repeats line %d", k.Value, prev)
+			}
+			seenParam[k.Value] = k.Line
 			if v.Kind != yaml.ScalarNode {
 				return nil, errAt(v.Line, "%s must be a single value", k.Value)
 			}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,6 +33,9 @@ func TestGoldenTraces(t *testing.T) {
 				b.WriteString("# trace-hash " + r.TraceHash + "\n")
 				for _, v := range r.Violations {
 					b.WriteString("# violation " + v.Invariant + ": " + v.Detail + "\n")
+				}
+				if r.ViolationsCut > 0 {
+					b.WriteString("# violations_cut " + strconv.FormatInt(r.ViolationsCut, 10) + "\n")
 				}
 				for _, l := range r.Trace {
 					b.WriteString(l + "\n")

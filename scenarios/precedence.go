@@ -15,7 +15,7 @@ const (
 	LevelProfile
 	// LevelScenario is the scenario's own defaults ([Scenario.Defaults]).
 	LevelScenario
-	// LevelPreset is a named preset. Reserved: nothing sets it yet.
+	// LevelPreset is a named preset ([Spec.Preset], -preset).
 	LevelPreset
 	// LevelFile is a scenario file's params ([Spec.FileSets]).
 	LevelFile
@@ -65,9 +65,21 @@ func (s Source) String() string {
 
 // applyLevels sets, on top of a scenario's defaults (levels default and
 // scenario), the spec's scenario file values, -bug settings and -set
-// values, in that order. There is no input for the profile and preset
-// levels yet. The error names the key, or the unknown bug.
+// values, in that order, after the spec's preset. There is no input for
+// the profile level yet. The error names the key, or the unknown bug or
+// preset.
 func applyLevels(v *Values, spec *Spec) error {
+	if spec.Preset != "" {
+		p, err := LookupPreset(spec.Preset)
+		if err != nil {
+			return err
+		}
+		for _, kv := range p.Sets() {
+			if err := v.SetFrom(Source{Level: LevelPreset}, kv.Key, kv.Value); err != nil {
+				return err
+			}
+		}
+	}
 	for _, kv := range spec.FileSets {
 		if err := v.SetFrom(Source{Level: LevelFile}, kv.Key, kv.Value); err != nil {
 			return err

@@ -26,6 +26,8 @@ type Spec struct {
 	// Sets are the command line's key=value overrides, applied in order
 	// (level "-set"): -idempotence as enable.idempotence, then each -set.
 	Sets []KV
+	// Preset, if set, is the name of a preset (level "preset", -preset).
+	Preset string
 	// Trace, if not nil, receives the timeline as it is written.
 	Trace io.Writer
 	// KeepTrace keeps the timeline in Result.Trace.
@@ -81,13 +83,23 @@ type Result struct {
 	ZombieWrite int64 `json:"zombie_writes"`
 	// ZombieAttempts counts produce batches a superseded instance got to
 	// the broker; ZombieRejected those rejected for a stale epoch.
-	ZombieAttempts int64             `json:"zombie_attempts"`
-	ZombieRejected int64             `json:"zombie_rejected"`
-	EpochBumps     int64             `json:"epoch_bumps"`
-	Errors         map[string]int64  `json:"errors"`
-	Net            NetStats          `json:"net"`
-	Violations     []check.Violation `json:"violations"`
-	Reproduce      string            `json:"reproduce"`
+	ZombieAttempts int64 `json:"zombie_attempts"`
+	ZombieRejected int64 `json:"zombie_rejected"`
+	// ClientEpochBumps counts the epoch bumps producers made or asked
+	// for; CoordinatorEpochBumps the bumps coordinators handed out in
+	// InitProducerId answers (epochbumps.go), such as the one that fences
+	// a paused instance when its replacement starts.
+	ClientEpochBumps      int64             `json:"client_epoch_bumps"`
+	CoordinatorEpochBumps int64             `json:"coordinator_epoch_bumps"`
+	Errors                map[string]int64  `json:"errors"`
+	Net                   NetStats          `json:"net"`
+	Violations            []check.Violation `json:"violations"`
+	// ViolationsCut counts the violations left out of Violations, whose
+	// lists are cut at a few per invariant; CutBy is the same by
+	// invariant.
+	ViolationsCut int64            `json:"violations_cut"`
+	CutBy         map[string]int64 `json:"-"`
+	Reproduce     string           `json:"reproduce"`
 
 	// Latencies are the send-to-ack times of acknowledged records, in
 	// acknowledgement order (for sweeps and plots; not in the JSON).
@@ -140,6 +152,10 @@ func Resolve(spec Spec) (*Resolved, error) {
 	v.cfg = &cfg
 	pc := cfg.producerConfig()
 	pc.IdempotenceExplicit = v.Explicit("enable.idempotence")
+	// As Kafka's KafkaProducer.configureDeliveryTimeout: an explicit
+	// delivery.timeout.ms below linger.ms + request.timeout.ms is refused;
+	// a default one is raised, with a note.
+	pc.DeliveryTimeoutExplicit = v.Explicit("delivery.timeout.ms")
 	var preNotes []string
 	if !pc.EnableIdempotence && pc.TransactionalID != "" && !v.Explicit("transactional.id") {
 		// The scenario's own transactional.id cannot stand without
@@ -256,8 +272,10 @@ func Run(spec Spec) (*Result, error) {
 		r.ConfigNotes = []string{}
 	}
 	for _, in := range w.instances {
-		r.EpochBumps += int64(in.prod.EpochBumps())
+		r.ClientEpochBumps += int64(in.prod.EpochBumps())
 	}
+	r.CoordinatorEpochBumps = w.bumps.n
+	r.Violations, r.ViolationsCut, r.CutBy = check.SplitCut(r.Violations)
 	if w.realized != nil {
 		rp := w.realizedPlan()
 		r.Realized = rp.String()
@@ -344,20 +362,49 @@ func bugSets(bugs []string, key string) bool {
 // reproduce returns the command that reproduces a run of s: its scenario
 // or scenario file, seed, -bug and -set flags and -plan-file.
 func (s *Spec) reproduce() string {
-	if s.ScenarioFile == "" {
-		return ReproduceCommand(s.Scenario.Name, s.Seed, s.FileSets, s.Bugs, s.Sets) + s.planFileFlag()
+	cmd := ReproduceLine(s.Scenario.Name, s.ScenarioFile, s.PlanSource.PlanFile(), s.Seed, s.FileSets, s.Bugs, s.Sets) + PresetFlag(s.Preset)
+	if s.MaxEvents != 0 {
+		// The event limit changes where the run stops, so its trace.
+		cmd += " -max-events " + strconv.FormatInt(s.MaxEvents, 10)
 	}
-	// The file holds its values.
-	cmd := ReproduceCommand(s.Scenario.Name, s.Seed, nil, s.Bugs, s.Sets)
-	return strings.Replace(cmd, "-scenario "+s.Scenario.Name, "-scenario-file "+shellQuote(s.ScenarioFile), 1) + s.planFileFlag()
+	return cmd
 }
 
-func (s *Spec) planFileFlag() string {
-	if f := s.PlanSource.PlanFile(); f != "" {
-		return " -plan-file " + shellQuote(f)
+// PresetFlag returns " -preset NAME", or "" for no preset. A preset's
+// level is below the file's, -bug's and -set's whatever the flags'
+// order, so it may follow them.
+func PresetFlag(name string) string {
+	if name == "" {
+		return ""
 	}
-	return ""
+	return " -preset " + shellQuote(name)
 }
+
+// Reproduce returns the command that reproduces the spec's run, as
+// [Result.Reproduce] has it: no output-format flag (-trace, -json), so
+// that any can be appended.
+func (s *Spec) Reproduce() string { return s.reproduce() }
+
+// ReproduceLine returns the command that reproduces a run: of the
+// catalogue scenario name, or of the scenario file scenarioFile (which
+// holds its own values and plan, so file is then not written), with the
+// -bug and -set flags of [OverrideFlags] and, when planFile is not "",
+// -plan-file.
+func ReproduceLine(name, scenarioFile, planFile string, seed uint64, file []KV, bugs []string, sets []KV) string {
+	var cmd string
+	if scenarioFile == "" {
+		cmd = ReproduceCommand(name, seed, file, bugs, sets)
+	} else {
+		cmd = fmt.Sprintf("go run ./cmd/simulate -seed %d -scenario-file %s", seed, shellQuote(scenarioFile)) + OverrideFlags(nil, bugs, sets)
+	}
+	if planFile != "" {
+		cmd += " -plan-file " + shellQuote(planFile)
+	}
+	return cmd
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs quoting.
+func ShellQuote(s string) string { return shellQuote(s) }
 
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {

@@ -126,7 +126,7 @@ func TestServerInboxAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, seed := range []uint64{5, 6, 11} {
+	for _, seed := range []uint64{3, 6, 11} { // re-chosen when the generator became state-aware: each has a marker answered right at b1's restart
 		r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: []KV{{"fault.count", "6"}}, KeepTrace: true})
 		if !slices.ContainsFunc(r.Trace, func(l string) bool { return strings.Contains(l, "b1 restarts") }) {
 			t.Errorf("seed %d: b1 never restarted; the test no longer covers the inbox", seed)

@@ -160,6 +160,7 @@ type World struct {
 	// The observation stream and its readers; cur is the observation
 	// being read.
 	obs   []model.Observer
+	bumps *coordBumps // epochbumps.go
 	cur   model.Obs
 	trace *traceWriter
 	stats *stats
@@ -287,7 +288,8 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	w.trace = newTraceWriter(w.names)
 	w.stats = newStats(w)
 	w.chk = check.NewSuite(check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names})
-	w.obs = []model.Observer{w.trace, w.stats, w.chk}
+	w.bumps = &coordBumps{}
+	w.obs = []model.Observer{w.trace, w.stats, w.chk, w.bumps}
 	return w, nil
 }
 

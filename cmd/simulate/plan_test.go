@@ -76,7 +76,7 @@ func TestReproduceHasPlanFile(t *testing.T) {
 	// violation with idempotence off and a dropped response instead.
 	os.WriteFile(file, []byte("0s drop response 2 p1>b1\nend 10s\n"), 0o644)
 	code, out, _ := runCLI("-seed", "1", "-scenario", "ackloss", "-idempotence=false", "-set", "net.response_loss=0", "-plan-file", file)
-	if code != 1 || !strings.Contains(out, "reproduce: go run ./cmd/simulate -seed 1 -scenario ackloss -idempotence=false -set net.response_loss=0 -plan-file "+file+" -trace") {
+	if code != 1 || !strings.Contains(out, "reproduce: go run ./cmd/simulate -seed 1 -scenario ackloss -idempotence=false -set net.response_loss=0 -plan-file "+file+"") {
 		t.Errorf("exit %d, report:\n%s", code, out)
 	}
 }

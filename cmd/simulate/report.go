@@ -20,7 +20,7 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	if !r.Idempotence {
 		mode = "off"
 	}
-	fmt.Fprintf(w, "idemsim: scenario %s  seed %d  idempotence %s\n", r.Scenario, r.Seed, mode)
+	fmt.Fprintf(w, "idemsim %s: scenario %s  seed %d  idempotence %s\n", scenarios.Version, r.Scenario, r.Seed, mode)
 	if len(r.Bugs) > 0 {
 		fmt.Fprintln(w, "\nhistorical defects (-bug):")
 		for _, id := range r.Bugs {
@@ -32,6 +32,13 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		}
 	}
 	fmt.Fprintln(w, "\nparameters:")
+	if sc, err := scenarios.Lookup(r.Scenario); err == nil {
+		// Read rates against what the parameters are (issue: stress
+		// values, not production estimates).
+		for _, line := range wrapText(sc.StressNote(), 76) {
+			fmt.Fprintf(w, "  # %s\n", line)
+		}
+	}
 	for _, kv := range r.Params {
 		v := kv.Value
 		if v == "" {
@@ -49,7 +56,7 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		}
 	}
 	fmt.Fprintln(w, "\ncounts:")
-	row := func(k string, v int64) { fmt.Fprintf(w, "  %-14s %d\n", k, v) }
+	row := func(k string, v int64) { fmt.Fprintf(w, "  %-23s %d\n", k, v) }
 	row("sent", r.Sent)
 	row("acked", r.Acked)
 	row("failed", r.Failed)
@@ -61,10 +68,11 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	row("abandoned", r.Abandoned)
 	row("fenced", r.Fenced)
 	row("zombie_writes", r.ZombieWrite)
-	row("epoch_bumps", r.EpochBumps)
+	row("client_epoch_bumps", r.ClientEpochBumps)
+	row("coordinator_epoch_bumps", r.CoordinatorEpochBumps)
 	if r.TxnCommitted+r.TxnAborted > 0 {
 		// Transactions end apart from their records' acknowledgements.
-		fmt.Fprintf(w, "  %-14s committed=%d aborted=%d (records aborted in the logs: %d)\n", "transactions", r.TxnCommitted, r.TxnAborted, r.Aborted)
+		fmt.Fprintf(w, "  %-23s committed=%d aborted=%d (records aborted in the logs: %d)\n", "transactions", r.TxnCommitted, r.TxnAborted, r.Aborted)
 	}
 	if len(r.Errors) > 0 {
 		keys := make([]string, 0, len(r.Errors))
@@ -76,9 +84,9 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		for i, k := range keys {
 			parts[i] = fmt.Sprintf("%s=%d", k, r.Errors[k])
 		}
-		fmt.Fprintf(w, "  %-14s %s\n", "errors", strings.Join(parts, " "))
+		fmt.Fprintf(w, "  %-23s %s\n", "errors", strings.Join(parts, " "))
 	}
-	fmt.Fprintf(w, "  %-14s %d events, %.3fs simulated\n", "run", r.Events, float64(r.SimTimeNs)/1e9)
+	fmt.Fprintf(w, "  %-23s %d events, %.3fs simulated\n", "run", r.Events, float64(r.SimTimeNs)/1e9)
 
 	fmt.Fprintln(w, "\nverdicts:")
 	width := 0
@@ -100,10 +108,13 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		for _, v := range vs {
 			fmt.Fprintf(w, "    at %.6fs: %s\n", float64(v.AtNs)/1e9, v.Detail)
 		}
+		if n := r.CutBy[inv]; n > 0 {
+			fmt.Fprintf(w, "    ... and %d more (violations_cut)\n", n)
+		}
 	}
 	fmt.Fprintf(w, "\ntrace-hash %s\n", r.TraceHash)
 	if r.HasViolations() {
-		fmt.Fprintf(w, "\nreproduce: %s -trace\n", r.Reproduce)
+		fmt.Fprintf(w, "\nreproduce: %s\n", r.Reproduce)
 	}
 }
 
@@ -126,6 +137,7 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 			fmt.Fprintf(w, "  %-7s %s\n          breaks %s; source: %s\n", b.ID, b.Title, b.Breaks, b.Source)
 		}
 	}
+	fmt.Fprintf(w, "\nstress values: %s\n", sc.StressNote())
 	var levels []string
 	for _, l := range scenarios.Levels() {
 		levels = append(levels, l.String())
@@ -159,4 +171,24 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
+}
+
+// wrapText breaks text into lines of at most width bytes at spaces.
+func wrapText(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -52,6 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		showPlan    = fs.Bool("plan", false, "print the run's fault plan (docs/plans.md) and exit without running")
 		planOut     = fs.String("plan-out", "", "save the run's fault plan to `FILE`, then run")
 		planFile    = fs.String("plan-file", "", "replay the fault plan in `FILE` instead of generating one from the seed")
+		version     = fs.Bool("version", false, "print the simulator's version and exit")
 		maxEvents   = fs.Int64("max-events", 0, "stop the run after `N` events, 1..9223372036854775807 (default: 50000000); the report's stop is then event-limit")
 		sets        setFlags
 		sw          sweepFlags
@@ -64,6 +63,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return err
 		}
 		bugs = append(bugs, b.ID)
+		return nil
+	})
+	preset := ""
+	fs.Func("preset", "apply a named preset of parameter values (level preset, below a scenario file, -bug and -set): kafka-defaults runs the scenario with Kafka's own client and broker defaults instead of its stress values", func(name string) error {
+		p, err := scenarios.LookupPreset(name)
+		if err != nil {
+			return err
+		}
+		preset = p.Name
 		return nil
 	})
 	sw.register(fs)
@@ -82,14 +90,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "selfcheck" {
 		return runSelfcheck(args[1:], stdout, stderr) // selfcheck.go
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage // flag has printed the error and usage
+	if code, ok := parseFlags(fs, args, "simulate", stderr); !ok {
+		return code
+	}
+	if *version {
+		fmt.Fprintln(stdout, "simulate "+scenarios.Version)
+		return exitOK
 	}
 	if fs.NArg() > 0 {
 		return usageErr(stderr, fmt.Sprintf("unexpected argument %q (flags only; see -h)", fs.Arg(0)))
+	}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	if msg := conflicts(fs, explicit, *idempotence, bugs, sets, sw.vary); msg != "" {
+		return usageErr(stderr, msg)
 	}
 	if *list {
 		for _, s := range scenarios.All() {
@@ -97,8 +111,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	explicit := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
 	// The command line's values (level -set): -idempotence, then each
 	// -set in order.
 	cmdSets := []scenarios.KV{}
@@ -111,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageErr(stderr, "-describe: "+err.Error())
 		}
-		res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Bugs: bugs, Sets: cmdSets})
+		res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Bugs: bugs, Sets: cmdSets, Preset: preset})
 		if err != nil {
 			return usageErr(stderr, err.Error())
 		}
@@ -153,8 +165,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if explicit["max-events"] {
 			return usageErr(stderr, "-max-events is not allowed with -runs (a sweep's runs use the default limit; bound one run: drop -runs)")
 		}
-		return runSweep(sweepArgs{sc: sc, seedText: *seedText, explicitIdem: explicit["idempotence"],
-			idempotence: *idempotence, file: fileSets, bugs: bugs, sets: sets, asJSON: *asJSON, f: &sw, history: hist}, stdout, stderr)
+		if msg := singleRunOnly(explicit); msg != "" {
+			return usageErr(stderr, msg)
+		}
+		a := sweepArgs{sc: sc, seedText: *seedText, explicitIdem: explicit["idempotence"],
+			idempotence: *idempotence, file: fileSets, bugs: bugs, sets: sets, preset: preset, asJSON: *asJSON, f: &sw,
+			scenFile: *scenFile, explicit: explicit, history: hist}
+		if filePlan != "" {
+			a.planText, a.planSource = filePlan, scenarios.PlanSource{File: *scenFile, Embedded: true, Line: filePlanLine}
+		}
+		if *planFile != "" {
+			text, err := os.ReadFile(*planFile)
+			if err != nil {
+				return usageErr(stderr, fmt.Sprintf("-plan-file: cannot read %s: %v", *planFile, unwrapPath(err)))
+			}
+			a.planText, a.planSource = string(text), scenarios.PlanSource{File: *planFile}
+		}
+		return runSweep(a, stdout, stderr)
 	}
 	for _, name := range sweepOnly {
 		if explicit[name] {
@@ -170,16 +197,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var seed uint64
 	var err error
 	if *seedText == "" {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
+		if seed, err = randomSeed(); err != nil {
 			return usageErr(stderr, "cannot draw a random seed: "+err.Error())
 		}
-		seed = binary.LittleEndian.Uint64(b[:])
 	} else if seed, err = strconv.ParseUint(*seedText, 10, 64); err != nil {
 		return usageErr(stderr, fmt.Sprintf("-seed %q is not allowed (allowed: an integer 0..18446744073709551615)", *seedText))
 	}
-	spec := scenarios.Spec{Scenario: sc, Seed: seed, FileSets: fileSets, Bugs: bugs, Sets: cmdSets,
-		KeepTrace: *trace && !*asJSON, ScenarioFile: *scenFile, MaxEvents: *maxEvents}
+	spec := scenarios.Spec{Scenario: sc, Seed: seed, FileSets: fileSets, Bugs: bugs, Sets: cmdSets, Preset: preset,
+		KeepTrace: *trace, ScenarioFile: *scenFile, MaxEvents: *maxEvents}
 	if filePlan != "" {
 		spec.PlanText = filePlan
 		spec.PlanSource = scenarios.PlanSource{File: *scenFile, Embedded: true, Line: filePlanLine}
@@ -213,7 +238,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, err.Error())
 	}
 	if *asJSON {
-		if err := writeJSON(stdout, res); err != nil {
+		if err := writeJSONTrace(stdout, res, *trace); err != nil {
 			fmt.Fprintln(stderr, "simulate:", err)
 			return exitUsage
 		}

@@ -193,7 +193,7 @@ func TestBugFlag(t *testing.T) {
 		}
 	}
 	_, out, _ = runCLI("-seed", "1", "-scenario", "seqreuse", "-bug", "Z11")
-	if !strings.Contains(out, "\nhistorical defects (-bug):\n  Z11     a metadata flap") || !strings.Contains(out, "reproduce: go run ./cmd/simulate -seed 1 -scenario seqreuse -bug Z11 -trace") {
+	if !strings.Contains(out, "\nhistorical defects (-bug):\n  Z11     a metadata flap") || !strings.Contains(out, "reproduce: go run ./cmd/simulate -seed 1 -scenario seqreuse -bug Z11\n") {
 		t.Errorf("report:\n%s", out)
 	}
 }

@@ -124,11 +124,8 @@ func runSelfcheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, selfcheckHelp())
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, "simulate selfcheck", stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		return usageErr(stderr, fmt.Sprintf("selfcheck: unexpected argument %q (flags only; see simulate selfcheck -h)", fs.Arg(0)))
@@ -351,7 +348,7 @@ func (t *triple) args(maxEvents int64) []string {
 }
 
 // reproduce is the command that reproduces the triple's run, as the
-// run's report writes it (Result.Reproduce), with -max-events.
+// run's report writes it (Result.Reproduce, which has -max-events).
 func (t *triple) reproduce(maxEvents int64) string {
 	cmd := scenarios.ReproduceCommand(t.cand.sc.Name, t.seed, nil, t.bugs, t.sets)
 	if t.cand.file != "" {
@@ -381,7 +378,7 @@ func shellQuote(s string) string {
 // none was accepted or a refusal was not one line.
 func (c *checker) draw(i int) (t triple, refused int, prob *problem) {
 	rng := rand.New(rand.NewPCG(c.seed, uint64(i)))
-	t = triple{index: i, cand: c.pool[rng.IntN(len(c.pool))], seed: rng.Uint64()}
+	t = triple{index: i, cand: c.pool[rng.IntN(len(c.pool))], seed: rng.Uint64() & maxRandomSeed}
 	var last error
 	for range maxDrawAttempts {
 		t.bugs, t.sets = drawSets(rng, t.cand)
@@ -409,6 +406,11 @@ func accept(spec scenarios.Spec) (panicked string, err error) {
 			panicked = panicText(r)
 		}
 	}()
+	// The command line refuses a -set that turns its -bug off (the child
+	// process of -subprocess would exit 2).
+	if err := scenarios.BugSetConflict(spec.Bugs, spec.Sets); err != nil {
+		return "", err
+	}
 	_, err = scenarios.PlanText(spec) // resolves, builds the world, reads the plan
 	return "", err
 }
@@ -765,7 +767,7 @@ var stopReasons = []string{"drained", "time-limit", "event-limit", "state-limit"
 func (c *checker) judge(t *triple, a, b *outcome) []problem {
 	repro := t.reproduce(c.maxEvents)
 	if a.res != nil {
-		repro = a.res.Reproduce + maxEventsFlag(c.maxEvents)
+		repro = a.res.Reproduce // with -max-events: the spec has it
 	}
 	var out []problem
 	add := func(kind, format string, args ...any) {

@@ -27,8 +27,11 @@ var interruptContext = func() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
+// sweepRun runs a sweep (a variable so tests can make one fail part way).
+var sweepRun = sweep.Run
+
 // sweepOnly are the flags that only a sweep (-runs) takes.
-var sweepOnly = []string{"parallel", "vary", "out", "shard", "keep-failing", "failing"}
+var sweepOnly = []string{"parallel", "vary", "out", "shard", "keep-failing", "failing", "crossing", "force"}
 
 // varyFlags collects repeated -vary flags.
 type varyFlags []string
@@ -45,16 +48,20 @@ type sweepFlags struct {
 	shard       string
 	keepFailing string
 	failing     int
+	crossing    string
+	force       bool
 }
 
 func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.runs, "runs", 0, "sweep: run seeds BASE..BASE+N-1 (-seed BASE, default 1), idempotence off and on")
 	fs.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "sweep: runs at once (each run stays single-threaded)")
-	fs.Var(&f.vary, "vary", "sweep: vary a parameter, key=FROM:TO:STEP or key=V1,V2 (repeatable, at most 2)")
+	fs.Var(&f.vary, "vary", "sweep: vary a parameter, key=FROM:TO:STEP, key=FROM:TO:autoN (refined where the rate changes) or key=V1,V2 (repeatable, at most 2)")
 	fs.StringVar(&f.out, "out", "", "sweep: write runs.csv, summary.json and charts (PNG, SVG) to this directory")
 	fs.StringVar(&f.shard, "shard", "", "sweep: run shard i/n, every n-th seed (combine with simulate merge)")
 	fs.StringVar(&f.keepFailing, "keep-failing", "", "sweep: write every failing seed and its reproduce command to this file")
 	fs.IntVar(&f.failing, "failing", 5, "sweep: failing seeds listed per point, mode and invariant")
+	fs.StringVar(&f.crossing, "crossing", "", "sweep: estimate where `METRIC` (violations, an invariant or a rate) crosses 50% along the first -vary axis")
+	fs.BoolVar(&f.force, "force", false, "sweep: replace a non-empty -out directory")
 }
 
 type sweepArgs struct {
@@ -65,9 +72,14 @@ type sweepArgs struct {
 	file         []scenarios.KV // the scenario file's values
 	bugs         []string
 	sets         []scenarios.KV // -set values
+	preset       string         // -preset name
 	asJSON       bool
 	f            *sweepFlags
-	history      historyFlag // history.go
+	scenFile     string               // the -scenario-file, if any
+	planText     string               // the plan every seed replays, if any
+	planSource   scenarios.PlanSource // where planText came from
+	explicit     map[string]bool      // the flags given
+	history      historyFlag          // history.go
 }
 
 // runSweep runs a sweep. It exits 0 when the sweep completed, whatever
@@ -75,7 +87,8 @@ type sweepArgs struct {
 // when interrupted.
 func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	f := a.f
-	cfg := sweep.Config{Scenario: a.sc, Base: 1, Runs: f.runs, File: a.file, Bugs: a.bugs, Sets: a.sets, Parallel: f.parallel, FailingK: f.failing}
+	cfg := sweep.Config{Scenario: a.sc, Base: 1, Runs: f.runs, File: a.file, Bugs: a.bugs, Sets: a.sets, Parallel: f.parallel, FailingK: f.failing, Crossing: f.crossing, Preset: a.preset,
+		ScenarioFile: a.scenFile, PlanText: a.planText, PlanSource: a.planSource}
 	if f.runs < 1 || f.runs > 1_000_000_000 {
 		return usageErr(stderr, fmt.Sprintf("-runs %d is not allowed (allowed: 1..1000000000)", f.runs))
 	}
@@ -125,29 +138,49 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	if err := cfg.Validate(); err != nil {
 		return usageErr(stderr, err.Error())
 	}
+	if err := cfg.CheckPlan(); err != nil { // one plan for every seed: check it at every point first
+		return usageErr(stderr, err.Error())
+	}
 	if msg := a.history.prepareDir(); msg != "" {
 		return usageErr(stderr, msg)
 	}
 
 	var closers []func() error
+	var od *outDir // nil without -out
+	var failingWriters []io.Writer
 	if f.out != "" {
-		if err := os.MkdirAll(f.out, 0o755); err != nil {
-			return usageErr(stderr, "-out: "+err.Error())
+		var err error
+		if od, err = openOutDir(f.out, f.force); err != nil {
+			return usageErr(stderr, "-out "+err.Error())
 		}
-		csvf, err := os.Create(filepath.Join(f.out, sweep.RunsFile))
+		defer od.abort() // after commit, nothing is left to remove
+		csvf, err := os.Create(filepath.Join(od.tmp, sweep.RunsFile))
 		if err != nil {
 			return usageErr(stderr, "-out: "+err.Error())
 		}
 		closers = append(closers, csvf.Close)
 		cfg.CSV = csvf
+		// Every -out has the failing runs too, so merge can merge them.
+		ff, err := os.Create(filepath.Join(od.tmp, sweep.FailingFile))
+		if err != nil {
+			return usageErr(stderr, "-out: "+err.Error())
+		}
+		closers = append(closers, ff.Close)
+		failingWriters = append(failingWriters, ff)
 	}
 	if f.keepFailing != "" {
-		kf, err := os.Create(f.keepFailing)
-		if err != nil {
-			return usageErr(stderr, "-keep-failing: "+err.Error())
+		p := od.path(f.keepFailing)
+		if od == nil || p != filepath.Join(od.tmp, sweep.FailingFile) {
+			kf, err := os.Create(p)
+			if err != nil {
+				return usageErr(stderr, "-keep-failing: "+err.Error())
+			}
+			closers = append(closers, kf.Close)
+			failingWriters = append(failingWriters, kf)
 		}
-		closers = append(closers, kf.Close)
-		cfg.KeepFailing = kf
+	}
+	if len(failingWriters) > 0 {
+		cfg.KeepFailing = io.MultiWriter(failingWriters...)
 	}
 	closeAll := func() error {
 		var errs []error
@@ -164,7 +197,7 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	bar := newProgress(stderr)
 	cfg.Progress = bar.update
 	start := time.Now()
-	st, err := sweep.Run(ctx, cfg)
+	st, err := sweepRun(ctx, cfg)
 	bar.finish()
 	if err == nil {
 		err = closeAll()
@@ -182,8 +215,18 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "simulate: %d runs in %.2fs (%.0f runs/s, -parallel %d)\n", runs, elapsed.Seconds(), float64(runs)/elapsed.Seconds(), cfg.Parallel)
 	sum := st.Summarize()
-	if code := writeSweep(sum, f.out, a.asJSON, stdout, stderr); code != exitOK {
+	outPath := ""
+	if od != nil {
+		outPath = od.tmp
+	}
+	if code := writeSweep(sum, outPath, a.asJSON, stdout, stderr); code != exitOK {
 		return code
+	}
+	if od != nil {
+		if err := od.commit(); err != nil {
+			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
+			return exitUsage
+		}
 	}
 	if !st.Complete {
 		fmt.Fprintln(stderr, "simulate: interrupted; the summary is partial")
@@ -224,15 +267,13 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "directory for the merged runs.csv, summary.json and charts")
 	asJSON := fs.Bool("json", false, "print the merged summary as JSON instead of a table")
+	force := fs.Bool("force", false, "replace a non-empty -out directory (never an input)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simulate merge -out DIR SHARD_DIR...")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, "simulate merge", stderr); !ok {
+		return code
 	}
 	if *out == "" {
 		return usageErr(stderr, "merge: -out is required (the directory for the merged outputs)")
@@ -240,9 +281,20 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() == 0 {
 		return usageErr(stderr, "merge: no shard directories (allowed: one or more -out directories of simulate -shard i/n)")
 	}
-	sum, err := sweep.Merge(*out, fs.Args())
+	if err := sweep.OutNotInput(*out, fs.Args()); err != nil {
+		return usageErr(stderr, "merge: "+err.Error())
+	}
+	od, err := openOutDir(*out, *force)
+	if err != nil {
+		return usageErr(stderr, "merge: -out "+err.Error())
+	}
+	defer od.abort()
+	sum, err := sweep.Merge(od.tmp, fs.Args())
 	if err != nil {
 		return usageErr(stderr, "merge: "+err.Error())
+	}
+	if err := od.commit(); err != nil {
+		return usageErr(stderr, "merge: -out: "+err.Error())
 	}
 	return writeSweep(sum, "", *asJSON, stdout, stderr)
 }

@@ -21,7 +21,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"-scenario", "ackloss", "-runs", "5", "-failing", "-1"}, "simulate: -failing -1 is not allowed (allowed: 0..10000)"},
 		{[]string{"-scenario", "ackloss", "-runs", "5", "-seed", "x"}, `simulate: -seed "x" is not allowed`},
 		{[]string{"-scenario", "ackloss", "-runs", "5", "-seed", "18446744073709551615"}, "overflows the seed range"},
-		{[]string{"-scenario", "ackloss", "-runs", "5", "-vary", "net.response_loss"}, `simulate: -vary "net.response_loss" is not allowed (allowed: key=FROM:TO:STEP or key=V1,V2,... with a -set key)`},
+		{[]string{"-scenario", "ackloss", "-runs", "5", "-vary", "net.response_loss"}, `simulate: -vary "net.response_loss" is not allowed (allowed: key=FROM:TO:STEP, key=FROM:TO:autoN or key=V1,V2,... with a -set key)`},
 		{[]string{"-scenario", "ackloss", "-runs", "5", "-vary", "bogus=1:2:1"}, `simulate: -vary "bogus=1:2:1": unknown parameter "bogus"`},
 		{[]string{"-scenario", "ackloss", "-runs", "5", "-vary", "net.response_loss=0:2:0.5"}, "net.response_loss=1.5 is out of range (allowed: 0..1)"},
 		{[]string{"-scenario", "ackloss", "-runs", "5", "-vary", "net.response_loss=0.3:0:0.1"}, "want FROM <= TO and STEP > 0"},

@@ -2,7 +2,9 @@ package sweep
 
 import (
 	"fmt"
+	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,10 +27,18 @@ type Axis struct {
 	// Kind and Unit describe the parameter (scenarios.Param).
 	Kind string `json:"kind"`
 	Unit string `json:"unit,omitempty"`
+	// Auto is N of key=FROM:TO:autoN: the sweep starts on a coarse grid
+	// (Values as parsed) and adds points until it has N ([Run]). Added
+	// lists the values the refinement added, in the order it added them;
+	// Values are then sorted.
+	Auto  int      `json:"auto,omitempty"`
+	Added []string `json:"added,omitempty"`
+	// Stopped says why the refinement stopped short of N points.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // AxisSyntax describes what ParseAxis accepts, for error messages.
-const AxisSyntax = "key=FROM:TO:STEP or key=V1,V2,... with a -set key"
+const AxisSyntax = "key=FROM:TO:STEP, key=FROM:TO:autoN or key=V1,V2,... with a -set key"
 
 // ParseAxis parses key=FROM:TO:STEP (numbers or durations, TO included
 // when the steps land on it) or key=V1,V2,... (any kind) and checks every
@@ -56,7 +66,17 @@ func ParseAxis(sc *scenarios.Scenario, spec string) (Axis, error) {
 	if p.Kind == scenarios.Duration && ax.Unit == "" {
 		ax.Unit = "duration"
 	}
-	if parts := strings.Split(rng, ":"); len(parts) == 3 {
+	if parts := strings.Split(rng, ":"); len(parts) == 3 && strings.HasPrefix(parts[2], "auto") {
+		n, err := strconv.Atoi(strings.TrimPrefix(parts[2], "auto"))
+		if err != nil || n < 3 || n > maxAxisValues {
+			return Axis{}, fmt.Errorf("%q: autoN wants N in 3..%d", spec, maxAxisValues)
+		}
+		ax.Auto = n
+		ax.Values, err = coarse(p.Kind, parts[0], parts[1], n)
+		if err != nil {
+			return Axis{}, fmt.Errorf("%q: %v", spec, err)
+		}
+	} else if len(parts) == 3 {
 		var err error
 		ax.Values, err = steps(p.Kind, parts[0], parts[1], parts[2])
 		if err != nil {
@@ -138,7 +158,7 @@ func (a *Axis) numeric() (xs []float64, label string) {
 			f, _ := strconv.ParseFloat(v, 64)
 			xs = append(xs, f)
 		}
-		if a.Unit != "" {
+		if a.Unit != "" && !strings.HasSuffix(a.Key, "."+a.Unit) {
 			label += " (" + a.Unit + ")"
 		}
 	case "duration":
@@ -156,4 +176,111 @@ func (a *Axis) numeric() (xs []float64, label string) {
 		label += " (" + strings.Join(names, ", ") + ")"
 	}
 	return xs, label
+}
+
+// coarseCount is how many of autoN's points the first, even grid has; the
+// refinement adds the rest.
+func coarseCount(n int) int { return max(3, (n+1)/2) }
+
+// coarse returns the first grid of FROM:TO:autoN: coarseCount(n) values
+// evenly spread from FROM to TO (integers rounded, durations to the
+// millisecond when the spacing allows), without repeats.
+func coarse(kind scenarios.Kind, from, to string, n int) ([]string, error) {
+	a, b, err := axisBounds(kind, from, to)
+	if err != nil {
+		return nil, err
+	}
+	k := coarseCount(n)
+	var out []string
+	for i := range k {
+		x := a + (b-a)*float64(i)/float64(k-1)
+		if i == k-1 {
+			x = b
+		}
+		v := formatValue(kind, x, (b-a)/float64(k-1))
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// axisBounds parses FROM and TO of a numeric or duration axis as numbers
+// (durations in ns).
+func axisBounds(kind scenarios.Kind, from, to string) (a, b float64, err error) {
+	switch kind {
+	case scenarios.Int, scenarios.Float:
+		var err1, err2 error
+		a, err1 = strconv.ParseFloat(from, 64)
+		b, err2 = strconv.ParseFloat(to, 64)
+		if err1 != nil || err2 != nil {
+			return 0, 0, fmt.Errorf("FROM:TO must be numbers")
+		}
+	case scenarios.Duration:
+		x, err1 := time.ParseDuration(from)
+		y, err2 := time.ParseDuration(to)
+		if err1 != nil || err2 != nil {
+			return 0, 0, fmt.Errorf("FROM:TO must be durations (e.g. 100ms:10s)")
+		}
+		a, b = float64(x), float64(y)
+	default:
+		return 0, 0, fmt.Errorf("a %s parameter takes a list V1,V2,..., not FROM:TO:autoN", kind)
+	}
+	if a >= b {
+		return 0, 0, fmt.Errorf("want FROM < TO")
+	}
+	return a, b, nil
+}
+
+// formatValue writes x (ns for durations) as an axis value: integers
+// rounded, durations rounded to the millisecond when spacing is at least
+// 2ms, floats to 6 significant digits.
+func formatValue(kind scenarios.Kind, x, spacing float64) string {
+	switch kind {
+	case scenarios.Int:
+		return strconv.FormatInt(int64(math.Round(x)), 10)
+	case scenarios.Duration:
+		d := time.Duration(math.Round(x))
+		if spacing >= 2e6 {
+			d = d.Round(time.Millisecond)
+		}
+		return d.String()
+	default:
+		return strconv.FormatFloat(x, 'g', 6, 64)
+	}
+}
+
+// parseValue reads an axis value as a number (ns for durations).
+func parseValue(kind string, v string) float64 {
+	if kind == "duration" {
+		d, _ := time.ParseDuration(v)
+		return float64(d)
+	}
+	f, _ := strconv.ParseFloat(v, 64)
+	return f
+}
+
+// xUnit is the unit of the axis's numbers on a chart: "ms" for a
+// duration, else the parameter's unit.
+func (a *Axis) xUnit() string {
+	if a.Kind == "duration" {
+		return "ms"
+	}
+	if a.Kind == "int" || a.Kind == "float" {
+		return a.Unit
+	}
+	return ""
+}
+
+// kind returns the axis's scenarios.Kind.
+func (a *Axis) kind() scenarios.Kind {
+	switch a.Kind {
+	case "int":
+		return scenarios.Int
+	case "float":
+		return scenarios.Float
+	case "duration":
+		return scenarios.Duration
+	}
+	return scenarios.String
 }

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/idemsim/idemsim/plots"
@@ -20,11 +21,21 @@ func (s *Summary) Footnote() string {
 	if !s.Complete {
 		note += " (interrupted: partial)"
 	}
-	return note + "\n" + wrap(s.Command(), 130)
+	return note + "\n" + wrap(s.Regenerate(), 110)
 }
 
+// OutDir is the directory the regenerate command writes to: a fixed
+// name, so that charts and summaries stay byte-identical whatever -out
+// the sweep (or its merge) was given.
+func (s *Summary) OutDir() string { return s.Scenario + "-sweep" }
+
+// Regenerate is the command that redraws the charts: [Summary.Command]
+// with -out.
+func (s *Summary) Regenerate() string { return s.Command() + " -out " + s.OutDir() }
+
 // wrap breaks a command line before " -" flags so no line is longer than
-// width (a single long flag stays whole).
+// width (a single long flag stays whole); each broken line ends in " \\",
+// so the lines paste into a shell as one command.
 func wrap(cmd string, width int) string {
 	var lines []string
 	line := ""
@@ -42,7 +53,7 @@ func wrap(cmd string, width int) string {
 			line += " " + part
 		}
 	}
-	return strings.Join(append(lines, line), "\n")
+	return strings.Join(append(lines, line), " \\\n")
 }
 
 func modeLabel(m string) string { return "idempotence " + m }
@@ -50,6 +61,20 @@ func modeLabel(m string) string { return "idempotence " + m }
 // seriesOf builds, for each mode (and each value of a second axis), a
 // series over the first axis with y(stats) giving value, lo, hi.
 func (s *Summary) seriesOf(prefix string, y func(*Stats) (v, lo, hi *float64)) []plots.Series {
+	var out []plots.Series
+	for _, ls := range s.series(prefix, y) {
+		out = append(out, ls.Series)
+	}
+	return out
+}
+
+// labelled is a series with the mode and second-axis value it is of.
+type labelled struct {
+	plots.Series
+	mode, where string
+}
+
+func (s *Summary) series(prefix string, y func(*Stats) (v, lo, hi *float64)) []labelled {
 	xs, _ := s.Axes[0].numeric()
 	inner := 1
 	var second *Axis
@@ -57,12 +82,14 @@ func (s *Summary) seriesOf(prefix string, y func(*Stats) (v, lo, hi *float64)) [
 		second = &s.Axes[1]
 		inner = len(second.Values)
 	}
-	var out []plots.Series
+	var out []labelled
 	for _, m := range s.Modes {
 		for j := range inner {
 			label := prefix + modeLabel(m)
+			where := ""
 			if second != nil {
-				label += ", " + second.Key + "=" + second.Values[j]
+				where = second.Key + "=" + second.Values[j]
+				label += ", " + where
 			}
 			ser := plots.Series{Label: label}
 			for i, x := range xs {
@@ -72,7 +99,7 @@ func (s *Summary) seriesOf(prefix string, y func(*Stats) (v, lo, hi *float64)) [
 				ser.Lo = append(ser.Lo, val(lo))
 				ser.Hi = append(ser.Hi, val(hi))
 			}
-			out = append(out, ser)
+			out = append(out, labelled{ser, m, where})
 		}
 	}
 	return out
@@ -94,20 +121,68 @@ func rateOf(name string) func(*Stats) (v, lo, hi *float64) {
 	}
 }
 
-// Charts returns the sweep's charts. With an axis: the duplicate rate;
-// OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates per run; and, when
-// any zombie produced, the fencing rate and zombie writes per run; all
-// against the first axis, on against off, with 95% error bars. Always:
-// the send-to-ack latency CDF, on against off.
+// Charts returns the sweep's charts. With an axis: the fraction of runs
+// with any violation; the duplicate rate; OUT_OF_ORDER_SEQUENCE_NUMBER
+// errors and duplicates per run; and, when any zombie produced, the
+// fencing rate and zombie writes per run; the -crossing metric, if not
+// one of these; all against the first axis, on against off, with 95%
+// error bars. A chart whose metric is zero at every point is left out
+// (Summary.ChartsSkipped names it). Always: the send-to-ack latency CDF,
+// on against off.
 func (s *Summary) Charts() []NamedChart {
-	var out []NamedChart
+	out, _ := s.charts()
+	return out
+}
+
+// allZero reports whether every finite value of every series is 0.
+func allZero(c *plots.Chart) bool {
+	for _, ser := range c.Series {
+		for _, y := range ser.Y {
+			if finite(y) && y != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (s *Summary) charts() (out []NamedChart, skipped []string) {
 	foot := s.Footnote()
 	if len(s.Axes) > 0 {
-		_, xl := s.Axes[0].numeric()
+		xs, xl := s.Axes[0].numeric()
 		title := func(what string) string { return fmt.Sprintf("%s: %s against %s", s.Scenario, what, s.Axes[0].Key) }
-		out = append(out, NamedChart{"duplicate_rate", &plots.Chart{
+		ticks := xs // on the data's grid (enumerated values: their indices)
+		add := func(name string, c *plots.Chart) {
+			c.XTicks = ticks
+			if cr := s.Crossing; cr != nil && (name == cr.Metric || name == "violations" && cr.Metric == "violations" || name == chartName(cr.Metric)) {
+				for _, cs := range cr.Series {
+					if cs.Found {
+						c.Marks = append(c.Marks, plots.XMark{X: *cs.At, Lo: *cs.Lo, Hi: *cs.Hi,
+							Label: fmt.Sprintf("50%% at %s [%s, %s], %s", strconvG(*cs.At), strconvG(*cs.Lo), strconvG(*cs.Hi), seriesName(cs.Mode, cs.Where))})
+					}
+				}
+			}
+			if allZero(c) {
+				skipped = append(skipped, name)
+				return
+			}
+			out = append(out, NamedChart{name, c})
+		}
+		metric := func(name string) func(*Stats) (v, lo, hi *float64) {
+			return func(st *Stats) (v, lo, hi *float64) {
+				a, b, d, ok := metricOf(st, name)
+				if !ok {
+					return nil, nil, nil
+				}
+				return &a, &b, &d
+			}
+		}
+		add("violations", &plots.Chart{
+			Title: title("runs with a violation"), XLabel: xl, YLabel: "fraction of runs with any violation",
+			Footnote: foot, Series: s.seriesOf("", metric("violations")), YMin0: true})
+		add("duplicate_rate", &plots.Chart{
 			Title: title("duplicate rate"), XLabel: xl, YLabel: "duplicates / records sent",
-			Footnote: foot, Series: s.seriesOf("", rateOf("duplicate_rate")), YMin0: true}})
+			Footnote: foot, Series: s.seriesOf("", rateOf("duplicate_rate")), YMin0: true})
 
 		ooo := s.seriesOf("OUT_OF_ORDER_SEQUENCE_NUMBER, ", func(st *Stats) (v, lo, hi *float64) {
 			m := Moments{}
@@ -121,9 +196,9 @@ func (s *Summary) Charts() []NamedChart {
 			r := mean(st.State.Duplicate.X, st.Runs)
 			return r.Mean, r.Lo, r.Hi
 		})
-		out = append(out, NamedChart{"out_of_order", &plots.Chart{
+		add("out_of_order", &plots.Chart{
 			Title: s.Scenario + ": OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates", XLabel: xl,
-			YLabel: "per run (errors; duplicate records)", Footnote: foot, Series: append(ooo, dups...), YMin0: true}})
+			YLabel: "per run (errors; duplicate records)", Footnote: foot, Series: append(ooo, dups...), YMin0: true})
 
 		zombies := false
 		for _, pt := range s.Points {
@@ -132,15 +207,20 @@ func (s *Summary) Charts() []NamedChart {
 			}
 		}
 		if zombies {
-			out = append(out, NamedChart{"fencing_rate", &plots.Chart{
+			add("fencing_rate", &plots.Chart{
 				Title: title("fencing rate"), XLabel: xl, YLabel: "zombie batches rejected / zombie batches sent",
-				Footnote: foot, Series: s.seriesOf("", rateOf("fencing_rate")), YMin0: true}})
-			out = append(out, NamedChart{"zombie_writes", &plots.Chart{
+				Footnote: foot, Series: s.seriesOf("", rateOf("fencing_rate")), YMin0: true})
+			add("zombie_writes", &plots.Chart{
 				Title: title("zombie writes"), XLabel: xl, YLabel: "zombie writes per run (records)",
 				Footnote: foot, YMin0: true, Series: s.seriesOf("", func(st *Stats) (v, lo, hi *float64) {
 					m := st.ZombieWritesPerRun
 					return m.Mean, m.Lo, m.Hi
-				})}})
+				})})
+		}
+		if c := s.Crossing; c != nil && !slices.Contains([]string{"violations", "duplicate_rate", "fencing_rate"}, c.Metric) {
+			add(chartName(c.Metric), &plots.Chart{
+				Title: title(metricLabel(c.Metric)), XLabel: xl, YLabel: metricLabel(c.Metric),
+				Footnote: foot, Series: s.seriesOf("", metric(c.Metric)), YMin0: true})
 		}
 	}
 
@@ -162,7 +242,7 @@ func (s *Summary) Charts() []NamedChart {
 	}
 	out = append(out, NamedChart{"latency_cdf", plots.NewCDF(s.Scenario+": send-to-ack latency",
 		"send-to-ack latency (ms)", foot, cdf...)})
-	return out
+	return out, skipped
 }
 
 // WriteCharts writes every chart to dir as NAME.svg and NAME.png.
@@ -176,3 +256,6 @@ func (s *Summary) WriteCharts(dir string) error {
 	}
 	return nil
 }
+
+// chartName is the file name of a metric's own chart.
+func chartName(metric string) string { return strings.ToLower(strings.ReplaceAll(metric, "-", "_")) }

@@ -6,8 +6,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -98,7 +101,57 @@ func TestZombieCharts(t *testing.T) {
 			t.Errorf("fencing rate at 0/0 is not a gap:\n%s", c.Chart.Data())
 		}
 	}
-	if got := strings.Join(names, " "); got != "duplicate_rate out_of_order fencing_rate zombie_writes latency_cdf" {
+	if got := strings.Join(names, " "); got != "violations duplicate_rate out_of_order fencing_rate zombie_writes latency_cdf" {
 		t.Errorf("charts %s", got)
+	}
+}
+
+// TestZeroChartsSkipped: a chart whose metric is zero at every point is
+// left out and the summary names it; axis labels do not repeat a unit
+// the key already carries; ticks fall on the grid; the footnote's
+// regenerate command has -out and continues its lines with " \".
+func TestZeroChartsSkipped(t *testing.T) {
+	sc := txntimeout(t)
+	cfg := Config{Scenario: sc, Base: 1, Runs: 3, Modes: []bool{true}, Axes: []Axis{axisOf(t, sc, "pause.ms=1000,8000")}}
+	st, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := st.Summarize()
+	var names []string
+	for _, c := range s.Charts() {
+		names = append(names, c.Name)
+		if c.Name == "violations" {
+			if c.Chart.XLabel != "pause.ms" || !slices.Equal(c.Chart.XTicks, []float64{1000, 8000}) {
+				t.Errorf("x label %q, ticks %v", c.Chart.XLabel, c.Chart.XTicks)
+			}
+		}
+	}
+	if got := strings.Join(names, " "); got != "violations latency_cdf" {
+		t.Errorf("charts %s", got)
+	}
+	if !slices.Equal(s.ChartsSkipped, []string{"duplicate_rate", "out_of_order"}) {
+		t.Errorf("skipped %v", s.ChartsSkipped)
+	}
+	foot := s.Footnote()
+	if !strings.Contains(foot, " -out txntimeout-sweep") {
+		t.Errorf("footnote lacks -out:\n%s", foot)
+	}
+	lines := strings.Split(foot, "\n")[1:]
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasSuffix(l, " \\") {
+			t.Errorf("footnote line %q does not continue", l)
+		}
+	}
+	// As a shell joins it, the footnote's command is the regenerate
+	// command (which TestDesignDocReport runs).
+	long := s
+	long.Sets = append(long.Sets, scenarios.KV{Key: "records", Value: "40"}, scenarios.KV{Key: "transaction.records", Value: "10"})
+	cmd := strings.Join(strings.Split(long.Footnote(), "\n")[1:], "\n")
+	if !strings.Contains(cmd, " \\\n    -") {
+		t.Errorf("long footnote is not wrapped:\n%s", cmd)
+	}
+	if joined := strings.ReplaceAll(cmd, " \\\n    ", " "); joined != long.Regenerate() {
+		t.Errorf("footnote joins to\n%s\nwant\n%s", joined, long.Regenerate())
 	}
 }

@@ -26,8 +26,11 @@ type resultColumn struct {
 	index []int
 }
 
-// resultColumns lists the Result's JSON fields as columns, nested structs
-// flattened with dotted names, in declaration order.
+// resultColumns lists the Result's JSON fields as columns, in the order
+// and with the names the -json report has them: embedded structs' fields
+// in place, nested objects flattened with dotted names (net.dropped).
+// TestRunsCSVHeader pins the header: a change to it is deliberate and
+// goes into CHANGELOG.md.
 func resultColumns() []resultColumn {
 	var cols []resultColumn
 	var walk func(t reflect.Type, prefix string, index []int)
@@ -45,6 +48,12 @@ func resultColumns() []resultColumn {
 				continue
 			}
 			idx := append(append([]int{}, index...), i)
+			if f.Anonymous && f.Tag.Get("json") == "" && f.Type.Kind() == reflect.Struct {
+				// An embedded struct's fields are the outer object's, as
+				// in the JSON.
+				walk(f.Type, prefix, idx)
+				continue
+			}
 			if f.Type.Kind() == reflect.Struct {
 				walk(f.Type, prefix+name+".", idx)
 				continue
@@ -198,13 +207,16 @@ func (a csvKey) cmp(b csvKey) int {
 }
 
 // mergeCSV merges shards' runs.csv files, each in key order, into one in
-// key order, streaming.
-func mergeCSV(out io.Writer, paths []string) error {
+// key order, streaming. want[i] is the number of rows paths[i] must have
+// (its shard's runs): a file cut short is refused, not merged.
+func mergeCSV(out io.Writer, paths []string, want []int64) error {
 	type src struct {
 		r    *csv.Reader
 		rec  []string
 		key  csvKey
 		path string
+		want int64
+		n    int64
 	}
 	var srcs []*src
 	var header []string
@@ -225,15 +237,22 @@ func mergeCSV(out io.Writer, paths []string) error {
 		} else if strings.Join(h, ",") != strings.Join(header, ",") {
 			return fmt.Errorf("%s: header differs from %s's", p, paths[0])
 		}
-		s := &src{r: r, path: p}
+		if err := endsInNewline(f, p); err != nil {
+			return err
+		}
+		s := &src{r: r, path: p, want: want[len(srcs)]}
 		srcs = append(srcs, s)
 	}
 	advance := func(s *src) error {
 		rec, err := s.r.Read()
 		if err == io.EOF {
 			s.rec = nil
+			if s.n != s.want {
+				return fmt.Errorf("%s has %d rows, but its summary.json counts %d runs: the file is truncated or damaged", s.path, s.n, s.want)
+			}
 			return nil
 		}
+		s.n++
 		if err != nil {
 			return fmt.Errorf("%s: %v", s.path, err)
 		}
@@ -274,4 +293,91 @@ func mergeCSV(out io.Writer, paths []string) error {
 	}
 	w.Flush()
 	return w.Error()
+}
+
+// endsInNewline refuses a file whose last byte is not a newline (a file
+// cut short), then rewinds it.
+func endsInNewline(f *os.File, path string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() > 0 {
+		var b [1]byte
+		if _, err := f.ReadAt(b[:], fi.Size()-1); err != nil {
+			return err
+		}
+		if b[0] != '\n' {
+			return fmt.Errorf("%s does not end with a newline: the file is truncated", path)
+		}
+	}
+	return nil
+}
+
+// mergeFailing merges shards' failing.tsv files, each in (point, seed,
+// mode) order, into one in that order, with one header.
+func mergeFailing(out io.Writer, paths []string) error {
+	type src struct {
+		sc   *bufio.Scanner
+		line string
+		key  csvKey
+		ok   bool
+		path string
+	}
+	var srcs []*src
+	const header = "point\tmode\tinvariant\tseed\treproduce"
+	advance := func(s *src) error {
+		if !s.sc.Scan() {
+			s.ok = false
+			return s.sc.Err()
+		}
+		s.line = s.sc.Text()
+		c := strings.SplitN(s.line, "\t", 5)
+		if len(c) != 5 {
+			return fmt.Errorf("%s: bad line %q", s.path, s.line)
+		}
+		k, err := keyOf([]string{c[0], c[3], c[1]})
+		if err != nil {
+			return fmt.Errorf("%s: %v", s.path, err)
+		}
+		s.key, s.ok = k, true
+		return nil
+	}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := endsInNewline(f, p); err != nil {
+			return err
+		}
+		s := &src{sc: bufio.NewScanner(f), path: p}
+		s.sc.Buffer(nil, 1<<20)
+		if !s.sc.Scan() || s.sc.Text() != header {
+			return fmt.Errorf("%s: not a failing list (want the header %q)", p, header)
+		}
+		if err := advance(s); err != nil {
+			return err
+		}
+		srcs = append(srcs, s)
+	}
+	w := bufio.NewWriter(out)
+	fmt.Fprintln(w, header)
+	for {
+		var best *src
+		for _, s := range srcs {
+			if s.ok && (best == nil || s.key.cmp(best.key) < 0) {
+				best = s
+			}
+		}
+		if best == nil {
+			break
+		}
+		fmt.Fprintln(w, best.line)
+		if err := advance(best); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
 }

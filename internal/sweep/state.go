@@ -205,13 +205,38 @@ type Acc struct {
 	LostAcked    Ratio            `json:"lost_acked"` // lost_acked / acked
 	Fencing      Ratio            `json:"fencing"`    // zombie_rejected / zombie_attempts
 	ZombieWrites Moments          `json:"zombie_writes"`
-	EpochBumps   int64            `json:"epoch_bumps"`
+	ClientBumps  int64            `json:"client_epoch_bumps"`
+	CoordBumps   int64            `json:"coordinator_epoch_bumps"`
 	// Errors are per-run moments of each Kafka error's count.
 	Errors map[string]*Moments `json:"errors"`
 	// Latency is the send-to-ack histogram in nanoseconds.
 	Latency Hist `json:"latency_ns"`
 	// Failing holds, per invariant, the K smallest failing seeds, sorted.
 	Failing map[string][]uint64 `json:"failing"`
+	// TraceSum is the sum, modulo 2^64, of the runs' trace hashes: equal
+	// runs give equal sums, in any order or shard split.
+	TraceSum Hex64 `json:"trace_hash_sum"`
+}
+
+// Hex64 is a uint64 written to JSON as 16 hex digits (JSON numbers lose
+// digits above 2^53).
+type Hex64 uint64
+
+// MarshalJSON writes 16 lowercase hex digits.
+func (h Hex64) MarshalJSON() ([]byte, error) { return json.Marshal(fmt.Sprintf("%016x", uint64(h))) }
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (h *Hex64) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		return fmt.Errorf("sweep: bad hex %q", s)
+	}
+	*h = Hex64(v)
+	return nil
 }
 
 func newAcc() *Acc {
@@ -239,7 +264,8 @@ func (a *Acc) add(r *scenarios.Result, k int) {
 	a.LostAcked.add(r.LostAcked, r.Acked)
 	a.Fencing.add(r.ZombieRejected, r.ZombieAttempts)
 	a.ZombieWrites.add(r.ZombieWrite)
-	a.EpochBumps += r.EpochBumps
+	a.ClientBumps += r.ClientEpochBumps
+	a.CoordBumps += r.CoordinatorEpochBumps
 	for name, n := range r.Errors {
 		if n == 0 {
 			continue
@@ -254,6 +280,8 @@ func (a *Acc) add(r *scenarios.Result, k int) {
 	for _, d := range r.Latencies {
 		a.Latency.add(d)
 	}
+	h, _ := strconv.ParseUint(r.TraceHash, 16, 64)
+	a.TraceSum += Hex64(h)
 }
 
 // merge adds o into a.
@@ -268,7 +296,8 @@ func (a *Acc) merge(o *Acc, k int) {
 	a.LostAcked.merge(o.LostAcked)
 	a.Fencing.merge(o.Fencing)
 	a.ZombieWrites.merge(o.ZombieWrites)
-	a.EpochBumps += o.EpochBumps
+	a.ClientBumps += o.ClientBumps
+	a.CoordBumps += o.CoordBumps
 	for name, m := range o.Errors {
 		if a.Errors[name] == nil {
 			a.Errors[name] = &Moments{}
@@ -276,6 +305,7 @@ func (a *Acc) merge(o *Acc, k int) {
 		a.Errors[name].merge(*m)
 	}
 	a.Latency.merge(o.Latency)
+	a.TraceSum += o.TraceSum
 	for inv, seeds := range o.Failing {
 		a.Failing[inv] = keepSmallest(a.Failing[inv], seeds, k)
 	}

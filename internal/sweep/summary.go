@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -20,20 +21,33 @@ var Invariants = scenarios.Invariants()
 // Summary is a sweep's report: what summary.json and -json hold. It has no
 // wall-clock times, host names or paths, so equal sweeps give equal bytes.
 type Summary struct {
-	Format   int            `json:"format"`
-	Scenario string         `json:"scenario"`
-	Version  string         `json:"simulator_version"`
-	BaseSeed uint64         `json:"base_seed"`
-	Runs     int            `json:"runs"`
-	Shard    *Shard         `json:"shard,omitempty"`
-	Complete bool           `json:"complete"`
-	File     []scenarios.KV `json:"file,omitempty"` // the scenario file's values, if any
-	Bugs     []string       `json:"bugs,omitempty"` // the -bug IDs, if any
-	Sets     []scenarios.KV `json:"sets"`
-	Axes     []Axis         `json:"axes"`
-	Modes    []string       `json:"modes"`
-	FailingK int            `json:"failing_k"`
-	Points   []Point        `json:"points"`
+	Format   int    `json:"format"`
+	Scenario string `json:"scenario"`
+	Version  string `json:"simulator_version"`
+	BaseSeed uint64 `json:"base_seed"`
+	Runs     int    `json:"runs"`
+	Shard    *Shard `json:"shard,omitempty"`
+	Complete bool   `json:"complete"`
+	// ScenarioFile is the scenario file the sweep ran, if any (its
+	// values are File), and PlanFile the -plan-file every run replayed.
+	ScenarioFile string         `json:"scenario_file,omitempty"`
+	PlanFile     string         `json:"plan_file,omitempty"`
+	File         []scenarios.KV `json:"file,omitempty"` // the scenario file's values, if any
+	Bugs         []string       `json:"bugs,omitempty"` // the -bug IDs, if any
+	Sets         []scenarios.KV `json:"sets"`
+	Axes         []Axis         `json:"axes"`
+	Modes        []string       `json:"modes"`
+	FailingK     int            `json:"failing_k"`
+	Preset       string         `json:"preset,omitempty"` // the -preset name, if any
+	Points       []Point        `json:"points"`
+	// Crossing is the -crossing metric's 50% crossing, if asked for.
+	Crossing *Crossing `json:"crossing,omitempty"`
+	// ChartsSkipped names the charts left out because their metric is
+	// zero at every point.
+	ChartsSkipped []string `json:"charts_skipped,omitempty"`
+	// TraceDigest hashes every (point, mode)'s sum of trace hashes, in
+	// order: two sweeps that ran the same runs have the same digest.
+	TraceDigest string `json:"trace_hash_digest"`
 }
 
 // Point is one point of the axes' product.
@@ -51,7 +65,8 @@ type Stats struct {
 	Rates              map[string]Rate  `json:"rates"`
 	ZombieWritesPerRun Mean             `json:"zombie_writes_per_run"`
 	Errors             map[string]int64 `json:"errors"`
-	EpochBumps         int64            `json:"epoch_bumps"`
+	ClientEpochBumps   int64            `json:"client_epoch_bumps"`
+	CoordEpochBumps    int64            `json:"coordinator_epoch_bumps"`
 	LatencyMs          Latency          `json:"latency_ms"`
 	Failing            []Failing        `json:"failing"`
 	// State is the integer state that merging adds up.
@@ -70,7 +85,7 @@ type Failing struct {
 func (st *State) Summarize() *Summary {
 	s := &Summary{Format: Format, Scenario: st.Scenario, Version: scenarios.Version, BaseSeed: st.Base,
 		Runs: st.Runs, Shard: st.Shard, Complete: st.Complete, File: st.File, Bugs: st.Bugs, Sets: st.Sets, Axes: st.Axes,
-		FailingK: st.FailingK}
+		FailingK: st.FailingK, Preset: st.Preset, ScenarioFile: st.ScenarioFile, PlanFile: st.PlanFile}
 	if s.Axes == nil {
 		s.Axes = []Axis{}
 	}
@@ -83,11 +98,22 @@ func (st *State) Summarize() *Summary {
 			on := st.Modes[m]
 			sets := runSets(st.Sets, st.Axes, p, on)
 			pt.Modes[modeName(on)] = stats(a, func(seed uint64) string {
-				return scenarios.ReproduceCommand(st.Scenario, seed, st.File, st.Bugs, sets)
+				return scenarios.ReproduceLine(st.Scenario, st.ScenarioFile, st.PlanFile, seed, st.File, st.Bugs, sets) + scenarios.PresetFlag(st.Preset)
 			})
 		}
 		s.Points = append(s.Points, pt)
 	}
+	if st.Crossing != "" {
+		s.Crossing = s.crossing(st.Crossing)
+	}
+	_, s.ChartsSkipped = s.charts()
+	h := fnv.New64a()
+	for _, pt := range s.Points {
+		for _, m := range s.Modes {
+			fmt.Fprintf(h, "%016x\n", uint64(pt.Modes[m].State.TraceSum))
+		}
+	}
+	s.TraceDigest = fmt.Sprintf("%016x", h.Sum64())
 	return s
 }
 
@@ -104,7 +130,8 @@ func stats(a *Acc, reproduce func(seed uint64) string) *Stats {
 		},
 		ZombieWritesPerRun: mean(a.ZombieWrites, n),
 		Errors:             map[string]int64{},
-		EpochBumps:         a.EpochBumps,
+		ClientEpochBumps:   a.ClientBumps,
+		CoordEpochBumps:    a.CoordBumps,
 		LatencyMs:          latency(a.Latency),
 		Failing:            []Failing{},
 		State:              a,
@@ -158,7 +185,10 @@ func ParseSummary(b []byte) (*Summary, error) {
 // state rebuilds the exact state from a parsed summary.
 func (s *Summary) state() (*State, error) {
 	st := &State{Scenario: s.Scenario, Base: s.BaseSeed, Runs: s.Runs, File: s.File, Bugs: s.Bugs, Sets: s.Sets, Axes: s.Axes,
-		FailingK: s.FailingK, Shard: s.Shard, Complete: s.Complete}
+		FailingK: s.FailingK, Shard: s.Shard, Complete: s.Complete, Preset: s.Preset, ScenarioFile: s.ScenarioFile, PlanFile: s.PlanFile}
+	if s.Crossing != nil {
+		st.Crossing = s.Crossing.Metric
+	}
 	if st.Sets == nil {
 		st.Sets = []scenarios.KV{}
 	}
@@ -208,13 +238,31 @@ func (s *Summary) SeedRange() string {
 // Command returns the command line that reruns the sweep.
 func (s *Summary) Command() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "go run ./cmd/simulate -scenario %s -runs %d -seed %d", s.Scenario, s.Runs, s.BaseSeed)
+	if s.ScenarioFile != "" {
+		// The file holds its values and plan.
+		fmt.Fprintf(&b, "go run ./cmd/simulate -scenario-file %s -runs %d -seed %d", scenarios.ShellQuote(s.ScenarioFile), s.Runs, s.BaseSeed)
+	} else {
+		fmt.Fprintf(&b, "go run ./cmd/simulate -scenario %s -runs %d -seed %d", s.Scenario, s.Runs, s.BaseSeed)
+	}
 	if len(s.Modes) == 1 {
 		fmt.Fprintf(&b, " -idempotence=%t", s.Modes[0] == "on")
 	}
-	b.WriteString(scenarios.OverrideFlags(s.File, s.Bugs, s.Sets))
+	if s.Preset != "" {
+		fmt.Fprintf(&b, " -preset %s", s.Preset)
+	}
+	if s.ScenarioFile != "" {
+		b.WriteString(scenarios.OverrideFlags(nil, s.Bugs, s.Sets))
+	} else {
+		b.WriteString(scenarios.OverrideFlags(s.File, s.Bugs, s.Sets))
+	}
+	if s.PlanFile != "" {
+		b.WriteString(" -plan-file " + scenarios.ShellQuote(s.PlanFile))
+	}
 	for _, a := range s.Axes {
 		fmt.Fprintf(&b, " -vary %s", a.Spec)
+	}
+	if s.Crossing != nil {
+		fmt.Fprintf(&b, " -crossing %s", s.Crossing.Metric)
 	}
 	return b.String()
 }

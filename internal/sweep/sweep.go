@@ -48,6 +48,14 @@ type Config struct {
 	File []scenarios.KV
 	Bugs []string
 	Sets []scenarios.KV
+	// ScenarioFile is the scenario file the scenario came from, if any:
+	// reproduce commands name it (it holds File and its own plan).
+	ScenarioFile string
+	// PlanText, if not empty, is the fault plan every run replays (a
+	// scenario file's plan, or -plan-file) instead of the one its seed
+	// generates; PlanSource is where it came from.
+	PlanText   string
+	PlanSource scenarios.PlanSource
 	// Axes are the varied parameters (at most MaxAxes); every point of
 	// their product is a full sweep of the seeds.
 	Axes []Axis
@@ -61,6 +69,12 @@ type Config struct {
 	// FailingK is how many failing seeds per mode and invariant the
 	// summary lists.
 	FailingK int
+	// Crossing, if set, is the metric ([Metrics]) whose 50% crossing
+	// along the first axis the summary estimates; it also steers the
+	// refinement of an autoN axis (default: violations).
+	Crossing string
+	// Preset is the -preset name, if any (level "preset").
+	Preset string
 	// CSV, if not nil, receives runs.csv: a header and one row per (run,
 	// mode), in (point, seed, mode) order.
 	CSV io.Writer
@@ -80,10 +94,16 @@ type State struct {
 	File     []scenarios.KV
 	Bugs     []string
 	Sets     []scenarios.KV
-	Axes     []Axis
-	Modes    []bool
-	FailingK int
-	Shard    *Shard
+	// ScenarioFile and PlanFile are the scenario file and -plan-file the
+	// runs came from, if any, for the reproduce commands.
+	ScenarioFile string
+	PlanFile     string
+	Axes         []Axis
+	Modes        []bool
+	FailingK     int
+	Crossing     string
+	Preset       string
+	Shard        *Shard
 	// Complete is false when the sweep was interrupted.
 	Complete bool
 	// Acc is indexed [point][mode].
@@ -123,7 +143,8 @@ func runSets(base []scenarios.KV, axes []Axis, point int, on bool) []scenarios.K
 // scenario file's values, the -bug IDs, then the -set values of
 // [runSets]).
 func (c *Config) spec(seed uint64, point int, on bool) scenarios.Spec {
-	return scenarios.Spec{Scenario: c.Scenario, Seed: seed, FileSets: c.File, Bugs: c.Bugs, Sets: runSets(c.Sets, c.Axes, point, on)}
+	return scenarios.Spec{Scenario: c.Scenario, Seed: seed, FileSets: c.File, Bugs: c.Bugs, Sets: runSets(c.Sets, c.Axes, point, on), Preset: c.Preset,
+		ScenarioFile: c.ScenarioFile, PlanText: c.PlanText, PlanSource: c.PlanSource}
 }
 
 func modeName(on bool) string {
@@ -147,6 +168,22 @@ func (c *Config) Validate() error {
 	}
 	if len(c.Axes) > MaxAxes {
 		return fmt.Errorf("%d axes are not allowed (allowed: at most %d)", len(c.Axes), MaxAxes)
+	}
+	for i, a := range c.Axes {
+		if a.Auto > 0 && i > 0 {
+			return fmt.Errorf("-vary %s: only the first axis may be autoN", a.Spec)
+		}
+		if a.Auto > 0 && c.Shard.Count > 1 {
+			return fmt.Errorf("-vary %s: an autoN axis cannot be sharded (each shard would refine on its own seeds); use a fixed grid", a.Spec)
+		}
+	}
+	if c.Crossing != "" {
+		if err := CheckMetric(c.Crossing); err != nil {
+			return fmt.Errorf("crossing: %v", err)
+		}
+		if len(c.Axes) == 0 || c.Axes[0].kind() > scenarios.Duration || c.Axes[0].kind() == scenarios.Bool {
+			return errors.New("crossing needs a numeric or duration first axis (-vary)")
+		}
 	}
 	if len(c.Axes) == 2 && c.Axes[0].Key == c.Axes[1].Key {
 		return fmt.Errorf("both axes vary %s", c.Axes[0].Key)
@@ -219,13 +256,23 @@ type outcome struct {
 // Run runs the sweep. Cancelling ctx stops it cleanly: runs under way
 // finish, and the state holds every run before the first one not started
 // (Complete is false). The error is a configuration or output error.
+//
+// An axis written FROM:TO:autoN is refined: see [runAdaptive].
 func Run(ctx context.Context, c Config) (*State, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if len(c.Axes) > 0 && c.Axes[0].Auto > 0 {
+		return runAdaptive(ctx, c)
+	}
+	return runGrid(ctx, c)
+}
+
+// runGrid runs every point of the axes' product.
+func runGrid(ctx context.Context, c Config) (*State, error) {
 	modes := c.modes()
 	st := &State{Scenario: c.Scenario.Name, Base: c.Base, Runs: c.Runs, File: c.File, Bugs: c.Bugs, Sets: c.Sets, Axes: c.Axes,
-		Modes: modes, FailingK: c.FailingK, Complete: true}
+		Modes: modes, FailingK: c.FailingK, Crossing: c.Crossing, Preset: c.Preset, Complete: true, ScenarioFile: c.ScenarioFile, PlanFile: c.PlanSource.PlanFile()}
 	if st.Sets == nil {
 		st.Sets = []scenarios.KV{}
 	}
@@ -359,8 +406,7 @@ func Run(ctx context.Context, c Config) (*State, error) {
 func runOne(spec scenarios.Spec) (res *scenarios.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("run panicked: %v\nreproduce: %s\n%s", r,
-				scenarios.ReproduceCommand(spec.Scenario.Name, spec.Seed, spec.FileSets, spec.Bugs, spec.Sets), debug.Stack())
+			err = fmt.Errorf("run panicked: %v\nreproduce: %s\n%s", r, spec.Reproduce(), debug.Stack())
 		}
 	}()
 	res, err = scenarios.Run(spec)

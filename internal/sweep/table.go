@@ -13,6 +13,7 @@ import (
 func (s *Summary) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "sweep: scenario %s  %s  %d runs per point and mode  idemsim %s\n", s.Scenario, s.SeedRange(), s.Runs, s.Version)
+	s.writeSources(tw)
 	if !s.Complete {
 		fmt.Fprintln(tw, "INTERRUPTED: partial results")
 	}
@@ -72,7 +73,8 @@ func (s *Summary) WriteTable(w io.Writer) error {
 			z := st.ZombieWritesPerRun
 			return fmt.Sprintf("%s [%s, %s]", num(z.Mean), num(z.Lo), num(z.Hi))
 		})
-		row("epoch bumps", func(st *Stats) string { return fmt.Sprint(st.EpochBumps) })
+		row("client epoch bumps", func(st *Stats) string { return fmt.Sprint(st.ClientEpochBumps) })
+		row("coord. epoch bumps", func(st *Stats) string { return fmt.Sprint(st.CoordEpochBumps) })
 		row("latency p50/p99/p99.9", func(st *Stats) string {
 			l := st.LatencyMs
 			return fmt.Sprintf("%s / %s / %s ms", num(l.P50), num(l.P99), num(l.P999))
@@ -94,6 +96,15 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if c := s.Crossing; c != nil {
+		fmt.Fprintf(w, "\ncrossing of 50%%:\n")
+		for _, cs := range c.Series {
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(s.crossingSentence(c, cs), "**", ""))
+		}
+	}
+	if len(s.ChartsSkipped) > 0 {
+		fmt.Fprintf(w, "\ncharts not drawn (zero at every point): %s\n", strings.Join(s.ChartsSkipped, ", "))
 	}
 	var any bool
 	for _, pt := range s.Points {

@@ -1,0 +1,30 @@
+package scenarios
+
+import "github.com/idemsim/idemsim/model"
+
+// coordBumps counts the epoch bumps coordinators handed out, from the
+// observation stream: an InitProducerId answer (model.ObsEpoch) that
+// gives a producer id an epoch above the last one it was given counts the
+// difference. That covers the bump that fences a paused instance when its
+// replacement initializes (the zombie's story, in which the client never
+// bumps) and the bump a client asks for (KIP-360), which the client's own
+// count has too; a retried answer ("retry of an earlier bump") is not a
+// new bump. A bump of a transaction the coordinator aborts on timeout is
+// counted when the next answer shows it.
+type coordBumps struct {
+	last map[model.ProducerID]int16
+	n    int64
+}
+
+func (c *coordBumps) Observe(o *model.Obs) {
+	if o.Kind != model.ObsEpoch || o.Err != model.ErrNone || o.PID == model.NoProducerID || o.Epoch < 0 {
+		return
+	}
+	if c.last == nil {
+		c.last = map[model.ProducerID]int16{}
+	}
+	if last, ok := c.last[o.PID]; ok && o.Epoch > last {
+		c.n += int64(o.Epoch) - int64(last)
+	}
+	c.last[o.PID] = o.Epoch
+}

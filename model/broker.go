@@ -63,11 +63,8 @@ type Broker struct {
 	// NOT_LEADER_OR_FOLLOWER.
 	notReady []int64
 	rejects  []RejectRule
-	// lastExpiry is the last expiry-check boundary run; wakeAt the
-	// boundary of the pending expiry wake-up (-1: none), wakeTok its token.
-	lastExpiry sim.Time
-	wakeAt     sim.Time
-	wakeTok    uint64
+	// expiry drives the periodic producer-state expiry check.
+	expiry checkTimer
 	// parked are the produce requests waiting for their verification
 	// answers, in the order the verifications were asked (the
 	// coordinator answers in that order).
@@ -85,7 +82,7 @@ type parkedProduce struct {
 
 // NewBroker returns a broker with empty logs for the partitions it leads.
 func NewBroker(cfg BrokerConfig) *Broker {
-	b := &Broker{cfg: cfg, parts: make([]*Partition, len(cfg.Leaders)), notReady: make([]int64, len(cfg.Leaders)), wakeAt: -1}
+	b := &Broker{cfg: cfg, parts: make([]*Partition, len(cfg.Leaders)), notReady: make([]int64, len(cfg.Leaders)), expiry: newCheckTimer()}
 	for i, l := range cfg.Leaders {
 		if l == cfg.ID {
 			b.parts[i] = NewPartition(int32(i), cfg.Partition)
@@ -272,12 +269,10 @@ func (b *Broker) writeMarkers(now sim.Time, from Peer, m *WriteTxnMarkersRequest
 // producer.id.expiration.check.interval.ms).
 func (b *Broker) Wake(now sim.Time, token uint64) []Out {
 	b.out = b.out[:0]
-	if token != b.wakeTok || b.wakeAt < 0 {
+	at, ok := b.expiry.fire(token)
+	if !ok {
 		return b.out
 	}
-	at := b.wakeAt
-	b.wakeAt = -1
-	b.lastExpiry = at
 	for _, p := range b.parts {
 		if p == nil {
 			continue
@@ -313,24 +308,16 @@ func (b *Broker) armExpiry(now sim.Time) {
 	if next < 0 {
 		return
 	}
-	next = max(next, now)
-	at := (next + every - 1) / every * every
-	if at <= b.lastExpiry {
-		at = b.lastExpiry + every
+	if o, ok := b.expiry.arm(max(next, now), every); ok {
+		b.out = append(b.out, o)
 	}
-	if at == b.wakeAt {
-		return
-	}
-	b.wakeAt = at
-	b.wakeTok++
-	b.out = append(b.out, Out{Kind: OutWake, At: at, Timer: b.wakeTok})
 }
 
 // Crash loses the broker's volatile state: a parked request and the
 // expiry timer. Logs, snapshots and armed plan rejects survive.
 func (b *Broker) Crash() {
 	b.parked = nil
-	b.wakeAt = -1
+	b.expiry.stop()
 }
 
 // Restart rebuilds every led partition's producer state from its snapshot

@@ -242,7 +242,7 @@ func NewCoordinator(cfg CoordinatorConfig) *Coordinator {
 	if n == 0 {
 		n = DefaultNextPID
 	}
-	return &Coordinator{cfg: cfg, nextPID: n, txns: make(map[string]*TxnMetadata), node: coordinatorNode{wakeAt: -1, markers: map[string]int{}}}
+	return &Coordinator{cfg: cfg, nextPID: n, txns: make(map[string]*TxnMetadata), node: coordinatorNode{timeouts: newCheckTimer(), markers: map[string]int{}}}
 }
 
 // Config returns the coordinator's settings.

@@ -10,12 +10,9 @@ type coordinatorNode struct {
 	// markers counts, per transactional id, the WriteTxnMarkers requests
 	// whose answer is still due; at 0 the transaction completes.
 	markers map[string]int
-	// lastCheck is the last timeout-check boundary run; wakeAt the
-	// boundary of the pending wake-up (-1: none), wakeTok its token.
-	lastCheck sim.Time
-	wakeAt    sim.Time
-	wakeTok   uint64
-	out       []Out
+	// timeouts drives the periodic timed-out transaction check.
+	timeouts checkTimer
+	out      []Out
 }
 
 // Step handles InitProducerId, AddPartitionsToTxn, EndTxn, a partition
@@ -112,12 +109,10 @@ func (c *Coordinator) sendMarkers(txnID string, mk []TxnMarker) {
 func (c *Coordinator) Wake(now sim.Time, token uint64) []Out {
 	n := &c.node
 	n.out = n.out[:0]
-	if token != n.wakeTok || n.wakeAt < 0 {
+	at, ok := n.timeouts.fire(token)
+	if !ok {
 		return n.out
 	}
-	at := n.wakeAt
-	n.wakeAt = -1
-	n.lastCheck = at
 	mk := c.AbortTimedOutTransactions(at)
 	if len(mk) > 0 {
 		c.observe(Obs{Kind: ObsTxnTimeouts, Until: at})
@@ -156,22 +151,15 @@ func (c *Coordinator) armTimeouts() {
 	if !ok {
 		return
 	}
-	at := (next + every - 1) / every * every
-	if at <= n.lastCheck {
-		at = n.lastCheck + every
+	if o, ok := n.timeouts.arm(next, every); ok {
+		n.out = append(n.out, o)
 	}
-	if at == n.wakeAt {
-		return
-	}
-	n.wakeAt = at
-	n.wakeTok++
-	n.out = append(n.out, Out{Kind: OutWake, At: at, Timer: n.wakeTok})
 }
 
 // Crash loses the coordinator's timer. Its transaction state stands for
 // __transaction_state and survives (a simplification: Kafka reloads it on
 // the new coordinator).
-func (c *Coordinator) Crash() { c.node.wakeAt = -1 }
+func (c *Coordinator) Crash() { c.node.timeouts.stop() }
 
 // Restart re-arms the timeout check.
 func (c *Coordinator) Restart(now sim.Time, clean bool) []Out {

@@ -361,14 +361,7 @@ func maxEventsFlag(n int64) string { return " -max-events " + strconv.FormatInt(
 
 // shellQuote quotes s for a POSIX shell when it needs it, as the
 // reproduce commands do.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-:/+=,@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellQuote(s string) string { return scenarios.ShellQuote(s) }
 
 // draw draws triple i from its own stream, PCG(seed, i), so that a triple
 // does not depend on -runs, -parallel or the other triples: the scenario,

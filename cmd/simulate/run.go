@@ -71,10 +71,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: simulate -seed N -scenario NAME [flags]")
 		fmt.Fprintln(stderr, "       simulate -scenario NAME -runs N [-seed BASE] [-parallel P] [-vary key=FROM:TO:STEP] [-out DIR] [flags]")
 		fmt.Fprintln(stderr, "       simulate merge -out DIR SHARD_DIR...")
+		fmt.Fprintln(stderr, "       simulate validate -scenario NAME -runs N [-set key=value] [-margin M] [-out DIR]   (a real client against kfake; simulate validate -h)")
 		fs.PrintDefaults()
 	}
 	if len(args) > 0 && args[0] == "merge" {
 		return runMerge(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "validate" {
+		return runValidate(args[1:], stdout, stderr) // validate.go
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -87,7 +91,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *list {
 		for _, s := range scenarios.All() {
-			fmt.Fprintf(stdout, "%-10s %s\n", s.Name, s.Summary)
+			fmt.Fprintf(stdout, "%-10s %s%s\n", s.Name, s.Summary, listMarker(s.Name))
 		}
 		return exitOK
 	}

@@ -108,6 +108,9 @@ func parsePayload(v []byte) (model.RecordID, bool) {
 	return model.RecordID{App: int32(ai), N: ni}, true
 }
 
+// debugLogger, when set (by a test), logs the real clients.
+var debugLogger kgo.Logger
+
 // ErrUnsupported marks a plan action or setting validate cannot carry
 // out against a real client.
 var ErrUnsupported = errors.New("not supported by validate")
@@ -318,6 +321,14 @@ func (r *realRun) clientOpts(i int) []kgo.Opt {
 		kgo.RecordRetries(int(pc.Retries)),
 		kgo.MetadataMinAge(50 * time.Millisecond),
 		kgo.ClientID("idemsim-" + scenarios.InstanceName(i)),
+		// The proxy's closes are network faults, not a TLS or SASL
+		// misconfiguration, which is what franz-go assumes by default of
+		// a connection closed before its first response (it then fails
+		// the buffered records).
+		kgo.AlwaysRetryEOF(),
+	}
+	if debugLogger != nil {
+		opts = append(opts, kgo.WithLogger(debugLogger))
 	}
 	if pc.DeliveryTimeout > 0 {
 		opts = append(opts, kgo.RecordDeliveryTimeout(max(r.d(pc.DeliveryTimeout), time.Second)))
@@ -488,6 +499,8 @@ func (r *realRun) produce(ctx context.Context, cl *kgo.Client, i, gen int, n int
 			var ke *kerr.Error
 			if errors.As(err, &ke) {
 				r.errs[ke.Message+"(fatal)"]++
+			} else {
+				r.errs["CLIENT("+err.Error()+")"]++
 			}
 		}
 	})

@@ -133,6 +133,9 @@ type partState struct {
 	// drainWait (librdkafka policy): after an error, send nothing for the
 	// partition until everything on the wire is back.
 	drainWait bool
+	// fgOK (franz-go policy): the partition's last produce response was
+	// a success, so it may have more than one request in flight.
+	fgOK bool
 	// live holds the partition's batches in creation order; finished ones
 	// are dropped from its head lazily (oldestLive).
 	live []*pbatch
@@ -471,6 +474,11 @@ func (p *Producer) complete(now sim.Time, b *pbatch, err ErrCode, offset, logSta
 	ps := p.parts[b.b.Partition]
 	b.req = nil
 	ps.onWire--
+	if p.cfg.Policy == PolicyFranzGo && err != ErrNetworkException && err != ErrRequestTimedOut {
+		// franz-go pipelines a partition's requests only while its last
+		// response was a success (recBuf.okOnSink, sink.go createReq).
+		ps.fgOK = err == ErrNone
+	}
 	if err == ErrNone {
 		p.completeOK(now, b, offset)
 		return

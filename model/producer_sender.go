@@ -408,6 +408,9 @@ func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
 	if p.cfg.MaxInFlight == 1 && !(p.cfg.Policy == PolicyFranzGo && p.cfg.EnableIdempotence) && ps.onWire > 0 {
 		return nil // guaranteeMessageOrder mutes the partition (C1.6)
 	}
+	if p.cfg.Policy == PolicyFranzGo && ps.onWire > 0 && !ps.fgOK {
+		return nil // one in flight until a success (okOnSink)
+	}
 	if !p.txnDrainable(ps) {
 		return nil // waits for AddPartitionsToTxn
 	}

@@ -36,6 +36,10 @@ const (
 	//     (handleReqRespBatch's isOwnersFirstBatch, resetBatchDrainIdx).
 	//     Without idempotence that turns the Java client's reordering
 	//     into duplicates; there is no one-in-flight retry mode;
+	//   - a partition has more than one request in flight only while its
+	//     last produce response was a success (recBuf.okOnSink in
+	//     sink.createReq): at the start and after every error response it
+	//     sends one request at a time;
 	//   - OUT_OF_ORDER_SEQUENCE_NUMBER or UNKNOWN_PRODUCER_ID on that
 	//     first batch of an idempotent, non-transactional producer fails
 	//     the producer id (failProducerID): the epoch goes up for the

@@ -292,6 +292,7 @@ type slot struct {
 	n       int64 // number on its link, 0 when not modelled
 	coord   bool
 	forged  []byte // the proxy's own answer, when it answered
+	readyAt time.Time
 	pending bool   // the broker's answer is still to come
 }
 
@@ -353,11 +354,14 @@ func readFrame(r *bufio.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// deliverAt returns when a message in direction dir read now may be
-// delivered: after its drawn latency and after the previous one (FIFO).
-// p.mu is held.
-func (pc *pconn) deliverAt(dir simnet.Direction) time.Time {
+// deliverAt returns when a message in direction dir read now (or
+// ready at from, if later) may be delivered: after its drawn latency and
+// after the previous one (FIFO). p.mu is held.
+func (pc *pconn) deliverAt(dir simnet.Direction, from time.Time) time.Time {
 	at := time.Now()
+	if from.After(at) {
+		at = from
+	}
 	if sc := pc.p.cfg.LatencyScale; sc > 0 {
 		at = at.Add(time.Duration(float64(pc.p.cfg.Latency.Draw(pc.p.rng)) * sc))
 	}
@@ -369,8 +373,11 @@ func (pc *pconn) deliverAt(dir simnet.Direction) time.Time {
 }
 
 // send queues a frame for delivery in direction dir; p.mu is held.
-func (pc *pconn) send(dir simnet.Direction, b []byte) {
-	f := frame{b: b, at: pc.deliverAt(dir)}
+func (pc *pconn) send(dir simnet.Direction, b []byte) { pc.sendFrom(dir, b, time.Time{}) }
+
+// sendFrom queues a frame that is ready at from (or now, if later).
+func (pc *pconn) sendFrom(dir simnet.Direction, b []byte, from time.Time) {
+	f := frame{b: b, at: pc.deliverAt(dir, from)}
 	select {
 	case pc.out[dir] <- f:
 	default:
@@ -557,6 +564,10 @@ func (pc *pconn) request(b []byte, key, ver int16, corr int32, body int) {
 			if armed {
 				delete(p.rejects, s.n)
 				p.stats.Rejected++
+				// The answer leaves the "broker" when the request would
+				// have reached it: one request latency (and the request
+				// direction's FIFO order) later.
+				s.readyAt = pc.deliverAt(simnet.Request, time.Time{})
 				s.forged, s.pending = rejectProduce(preq, corr, rule), false
 				pc.order = append(pc.order, s)
 				pc.flushLocked()
@@ -608,7 +619,7 @@ func (pc *pconn) flushLocked() {
 	for len(pc.order) > 0 && !pc.order[0].pending {
 		s := pc.order[0]
 		pc.order = pc.order[1:]
-		pc.deliverLocked(s, s.forged)
+		pc.deliverLocked(s, s.forged, s.readyAt)
 		if pc.broken {
 			return
 		}
@@ -616,7 +627,7 @@ func (pc *pconn) flushLocked() {
 }
 
 // deliverLocked decides the fate of the response b to s and sends it on.
-func (pc *pconn) deliverLocked(s *slot, b []byte) {
+func (pc *pconn) deliverLocked(s *slot, b []byte, from time.Time) {
 	p := pc.p
 	if s.n > 0 {
 		p.stats.Responses++
@@ -630,7 +641,7 @@ func (pc *pconn) deliverLocked(s *slot, b []byte) {
 		}
 		p.countErrors(s, b)
 	}
-	pc.send(simnet.Response, b)
+	pc.sendFrom(simnet.Response, b, from)
 }
 
 // countErrors counts the error codes of a modelled response; p.mu is
@@ -730,7 +741,7 @@ func (pc *pconn) response(b []byte, corr int32) {
 	}
 	s := pc.order[0]
 	pc.order = pc.order[1:]
-	pc.deliverLocked(s, b)
+	pc.deliverLocked(s, b, time.Time{})
 	if !pc.broken {
 		pc.flushLocked()
 	}

@@ -36,7 +36,7 @@ type Support struct {
 // supported are the scenarios validate runs (docs/validate.md).
 var supported = map[string]Support{
 	"ackloss": {Off: true, On: true, Scale: 0.05, Instances: 1},
-	"reorder": {Off: true, On: true, Scale: 0.2, Instances: 1,
+	"reorder": {Off: true, On: true, Scale: 1, Instances: 1,
 		Note: "broker.transient_error is the proxy answering NOT_ENOUGH_REPLICAS in the broker's place"},
 	"inflight6": {Off: true, Scale: 0.05, Instances: 1,
 		Note: "idempotence off only: franz-go refuses MaxProduceRequestsInflightPerBroker with idempotence and keeps 5 in flight"},

@@ -293,6 +293,8 @@ type slot struct {
 	coord   bool
 	forged  []byte // the proxy's own answer, when it answered
 	readyAt time.Time
+	// loseResp: the response is lost (drawn when the request went on).
+	loseResp bool
 	pending bool   // the broker's answer is still to come
 }
 
@@ -306,6 +308,9 @@ type pconn struct {
 	// broken: a message was lost; the rest of the connection is
 	// swallowed (no notice) or it is closed (notice).
 	broken bool
+	// doomed: a response on the way is to be lost; requests after it
+	// are lost with the connection.
+	doomed bool
 	last   [2]time.Time
 	once   sync.Once
 	done   chan struct{}
@@ -524,7 +529,8 @@ func (pc *pconn) request(b []byte, key, ver int16, corr int32, body int) {
 	p := pc.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if pc.broken {
+	if pc.broken || pc.doomed {
+		// Lost with the connection: a break is under way.
 		return
 	}
 	modelled, coord := apiModelled(key)
@@ -555,6 +561,20 @@ func (pc *pconn) request(b []byte, key, ver int16, corr int32, body int) {
 			p.stats.RequestsLost++
 			pc.breakLocked()
 			return
+		}
+		if expectResponse {
+			// The response's fate is drawn now, as the request goes to
+			// the broker: in the simulator a lost response breaks the
+			// connection when the broker sends it, so every later
+			// request on the connection is lost with it. Holding them
+			// back here is the only way to keep the broker from
+			// appending them before the response comes back.
+			k := dropKey{coord, simnet.Response, s.n}
+			if p.drops[k] || p.cfg.ResponseLoss > 0 && p.rng.Float64() < p.cfg.ResponseLoss {
+				delete(p.drops, k)
+				s.loseResp = true
+				pc.doomed = true
+			}
 		}
 		if key == 0 && preq != nil && expectResponse {
 			rule, armed := p.rejects[s.n]
@@ -631,10 +651,7 @@ func (pc *pconn) deliverLocked(s *slot, b []byte, from time.Time) {
 	p := pc.p
 	if s.n > 0 {
 		p.stats.Responses++
-		k := dropKey{s.coord, simnet.Response, s.n}
-		lost := p.drops[k] || p.cfg.ResponseLoss > 0 && p.rng.Float64() < p.cfg.ResponseLoss
-		if lost {
-			delete(p.drops, k)
+		if s.loseResp {
 			p.stats.ResponsesLost++
 			pc.breakLocked()
 			return

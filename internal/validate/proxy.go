@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	stdnet "net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -61,6 +62,13 @@ type ProxyConfig struct {
 	// multiplied by LatencyScale (0: no delay), and delivered in order.
 	Latency      simnet.Latency
 	LatencyScale float64
+	// Rewrite, if set, maps broker addresses (host:port) to the
+	// addresses the client must use instead (its proxies): the proxy
+	// rewrites the brokers that Metadata and FindCoordinator responses
+	// advertise. It is for -bootstrap, where a user's brokers advertise
+	// their own addresses; set it with SetRewrite once every proxy
+	// listens.
+	Rewrite map[string]string
 	// Seed seeds the proxy's random draws (losses, errors, latencies).
 	// The draws are reproducible; the real time around them is not.
 	Seed uint64
@@ -77,6 +85,9 @@ type ProxyStats struct {
 	Rejected int64
 	// Refused counts connections refused during a partition.
 	Refused int64
+	// Rewritten counts Metadata and FindCoordinator responses whose
+	// advertised brokers were rewritten (-bootstrap).
+	Rewritten int64
 	// Errors counts error codes, by Kafka name, in the modelled responses
 	// the client received (forged ones included).
 	Errors map[string]int64
@@ -191,6 +202,79 @@ func (p *Proxy) DropAll() {
 	for _, c := range conns {
 		c.kill()
 	}
+}
+
+// SetRewrite sets the advertised-address rewrite ([ProxyConfig.Rewrite]).
+func (p *Proxy) SetRewrite(m map[string]string) {
+	p.mu.Lock()
+	p.cfg.Rewrite = m
+	p.mu.Unlock()
+}
+
+// rewrite returns response b to a Metadata or FindCoordinator request
+// with every advertised broker address replaced by its proxy's, or b
+// when there is nothing to rewrite. p.mu is held.
+func (p *Proxy) rewrite(s *slot, b []byte) []byte {
+	if len(p.cfg.Rewrite) == 0 || s.key != 3 && s.key != 10 {
+		return b
+	}
+	i, err := responseBody(b, s.key, s.ver)
+	if err != nil {
+		return b
+	}
+	swap := func(host *string, port *int32) bool {
+		to, ok := p.cfg.Rewrite[stdnet.JoinHostPort(*host, strconv.Itoa(int(*port)))]
+		if !ok {
+			return false
+		}
+		h, ps, err := stdnet.SplitHostPort(to)
+		if err != nil {
+			return false
+		}
+		n, err := strconv.Atoi(ps)
+		if err != nil {
+			return false
+		}
+		*host, *port = h, int32(n)
+		return true
+	}
+	var resp kmsg.Response
+	changed := false
+	switch s.key {
+	case 3:
+		r := kmsg.NewPtrMetadataResponse()
+		r.Version = s.ver
+		if r.ReadFrom(b[i:]) != nil {
+			return b
+		}
+		for k := range r.Brokers {
+			changed = swap(&r.Brokers[k].Host, &r.Brokers[k].Port) || changed
+		}
+		resp = r
+	case 10:
+		r := kmsg.NewPtrFindCoordinatorResponse()
+		r.Version = s.ver
+		if r.ReadFrom(b[i:]) != nil {
+			return b
+		}
+		changed = swap(&r.Host, &r.Port) || changed
+		for k := range r.Coordinators {
+			changed = swap(&r.Coordinators[k].Host, &r.Coordinators[k].Port) || changed
+		}
+		resp = r
+	}
+	if !changed {
+		return b
+	}
+	p.stats.Rewritten++
+	out := make([]byte, 8, len(b)+64)
+	copy(out[4:8], b[4:8]) // correlation id
+	if resp.IsFlexible() {
+		out = append(out, 0)
+	}
+	out = resp.AppendTo(out)
+	binary.BigEndian.PutUint32(out, uint32(len(out)-4))
+	return out
 }
 
 // ArmDrop arms a plan drop: the n-th modelled request on the broker link
@@ -758,6 +842,7 @@ func (pc *pconn) response(b []byte, corr int32) {
 	}
 	s := pc.order[0]
 	pc.order = pc.order[1:]
+	b = p.rewrite(s, b)
 	pc.deliverLocked(s, b, time.Time{})
 	if !pc.broken {
 		pc.flushLocked()

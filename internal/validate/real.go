@@ -212,6 +212,20 @@ func (r *realRun) setup(ctx context.Context) error {
 		}
 		r.proxies = append(r.proxies, row)
 	}
+	if r.spec.Bootstrap != "" {
+		// A user's brokers advertise their own addresses: rewrite them
+		// too, so that a client that took an address from a response
+		// rather than through the dialer still reaches a proxy.
+		for i, row := range r.proxies {
+			m := map[string]string{}
+			for j, addr := range r.brokers {
+				m[addr] = r.proxies[i][j].Addr()
+			}
+			for _, p := range row {
+				p.SetRewrite(m)
+			}
+		}
+	}
 	return nil
 }
 

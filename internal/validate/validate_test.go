@@ -3,12 +3,16 @@ package validate
 import (
 	"bytes"
 	"context"
+	stdnet "net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios"
 )
 
@@ -83,5 +87,54 @@ func TestFixedPlanBothSides(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dir, ReportFile))
 	if !bytes.Contains(md, []byte("not byte-identical")) || !bytes.Contains(md, []byte("margin")) {
 		t.Errorf("report.md does not state the real side is statistical and the margin:\n%s", md)
+	}
+}
+
+// TestBootstrapThroughProxy runs the real side against a "user's
+// cluster" (an in-process kfake cluster on loopback, reached only through
+// -bootstrap): the run creates its own topic, the proxies rewrite the
+// advertised brokers, and the fixed plan's counts are exact.
+func TestBootstrapThroughProxy(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ListenFn(func(network, _ string) (stdnet.Listener, error) {
+		return stdnet.Listen(network, "127.0.0.1:0")
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sc, _ := scenarios.Lookup("ackloss")
+	res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Sets: []scenarios.KV{{Key: "enable.idempotence", Value: "false"},
+		{Key: "max.in.flight.requests.per.connection", Value: "1"}, {Key: "net.response_loss", Value: "0"},
+		{Key: "net.disconnect_notice", Value: "1"}, {Key: "client.policy", Value: "franz-go"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := faults.Parse(fixedPlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &realRun{spec: RealSpec{Resolved: res, Plan: plan, Seed: 1, Scale: 0.05, Bootstrap: c.ListenAddrs()[0], Instances: 1, Deadline: 30 * time.Second},
+		cfg: res.Config, acked: map[int64]bool{}, failed: map[int64]bool{}, outcome: map[int64]bool{}, errs: map[string]int64{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	defer r.close()
+	if err := r.setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.drive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Sent != 20 || got.Acked != 20 || got.Duplicates != 2 || got.Appended != 22 || got.Errors["NOT_ENOUGH_REPLICAS"] != 1 {
+		t.Errorf("counts %+v, want 20 sent and acked, 2 duplicates, NOT_ENOUGH_REPLICAS once", got)
+	}
+	if st := r.proxies[0][0].Stats(); st.Rewritten == 0 {
+		t.Errorf("no Metadata or FindCoordinator response was rewritten: %+v", st)
+	}
+	if !strings.HasPrefix(r.topic, "idemsim-validate-") {
+		t.Errorf("topic %q: want a fresh idemsim-validate- topic", r.topic)
 	}
 }

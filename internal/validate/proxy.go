@@ -379,7 +379,7 @@ type slot struct {
 	readyAt time.Time
 	// loseResp: the response is lost (drawn when the request went on).
 	loseResp bool
-	pending bool   // the broker's answer is still to come
+	pending  bool // the broker's answer is still to come
 }
 
 // pconn is one proxied connection: client side c, broker side u.

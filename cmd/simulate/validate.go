@@ -38,7 +38,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	var (
 		scenario    = fs.String("scenario", "", "scenario name (simulate -list marks those that support validate)")
 		scenFile    = fs.String("scenario-file", "", "a scenario file (its base must support validate)")
-		idempotence = fs.Bool("idempotence", true, "validate one mode only (default: both, off and on)")
+		idempotence = fs.Bool("idempotence", true, "validate one mode only (default: every mode the scenario supports, off and on)")
 		runs        = fs.Int("runs", 100, "real runs per mode")
 		simRuns     = fs.Int("sim-runs", 0, "simulated runs per mode (default: 10 × -runs)")
 		seedText    = fs.String("seed", "1", "first seed of both sides (the real side seeds only its proxy's draws)")
@@ -115,7 +115,6 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "validate: "+err.Error())
 	}
 	cfg.Margin = m
-	cfg.Modes = []bool{false, true}
 	if explicit["idempotence"] {
 		cfg.Modes = []bool{*idempotence}
 	}

@@ -72,7 +72,8 @@ type Config struct {
 	FileSets []scenarios.KV
 	Bugs     []string
 	Sets     []scenarios.KV
-	// Modes are the idempotence modes to validate (false, true).
+	// Modes are the idempotence modes to validate (false, true); empty
+	// means every mode the scenario supports.
 	Modes []bool
 	// Runs are the real runs per mode; SimRuns the simulated ones.
 	Runs, SimRuns int
@@ -195,6 +196,15 @@ func (c *Config) Check() error {
 	}
 	if c.Scale == 0 {
 		c.Scale = sup.Scale
+	}
+	if len(c.Modes) == 0 {
+		// Both modes, as far as the client allows.
+		if sup.Off {
+			c.Modes = append(c.Modes, false)
+		}
+		if sup.On {
+			c.Modes = append(c.Modes, true)
+		}
 	}
 	if !(c.Scale > 0 && c.Scale <= 10) {
 		return fmt.Errorf("-time-scale %v is not allowed (allowed: (0, 10])", c.Scale)

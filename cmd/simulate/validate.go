@@ -48,6 +48,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		out         = fs.String("out", "", "write runs.csv, summary.json, report.md and charts (SVG, PNG) to this directory")
 		asJSON      = fs.Bool("json", false, "print summary.json instead of the report")
 		parallel    = fs.Int("parallel", runtime.NumCPU(), "simulated runs at once (the real runs go one at a time)")
+		client      = fs.String("client", "franz-go", "the real client: franz-go, or librdkafka (only in a build with -tags librdkafka; compared with client.policy=librdkafka)")
 		planFile    = fs.String("plan-file", "", "replay the fault plan in `FILE` on every run of both sides instead of the seeds' plans")
 		sets        setFlags
 	)
@@ -67,7 +68,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	explicit := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
-	cfg := validate.Config{Runs: *runs, SimRuns: *simRuns, Scale: *scale, Bootstrap: *bootstrap, Parallel: *parallel, Sets: sets}
+	cfg := validate.Config{Runs: *runs, SimRuns: *simRuns, Scale: *scale, Bootstrap: *bootstrap, Parallel: *parallel, Sets: sets, Client: *client}
 	if cfg.SimRuns == 0 {
 		cfg.SimRuns = 10 * cfg.Runs
 	}

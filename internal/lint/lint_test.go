@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"internal/simtest": {"scenarios", "model", "sim", "net", "check", "ext:github.com/cockroachdb/datadriven"},
 	// validate runs real Kafka clients against real brokers beside the
 	// simulator: it may import the clients, which nothing above may.
-	"internal/validate": {"scenarios", "faults", "model", "net", "plots", "ext:github.com/twmb/franz-go", "ext:gonum.org/"},
+	"internal/validate": {"scenarios", "faults", "model", "net", "plots", "ext:github.com/twmb/franz-go", "ext:github.com/confluentinc/confluent-kafka-go", "ext:gonum.org/"},
 	"cmd/simulate":      {"*"},
 }
 

@@ -320,6 +320,13 @@ func (p *Proxy) Hold(dir simnet.Direction, t time.Time) {
 	p.mu.Unlock()
 }
 
+// Release ends every hold at once (the end of the fault phase).
+func (p *Proxy) Release() {
+	p.mu.Lock()
+	p.holdUntil = [2]time.Time{}
+	p.mu.Unlock()
+}
+
 func (p *Proxy) accept() {
 	defer p.wg.Done()
 	for {

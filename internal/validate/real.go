@@ -43,6 +43,9 @@ type RealSpec struct {
 	Instances int
 	// Deadline bounds the run's wall time.
 	Deadline time.Duration
+	// Client is the real client: ClientFranzGo (default) or
+	// ClientLibrdkafka.
+	Client string
 }
 
 // Counts are one run's counters, the same on both sides.
@@ -128,7 +131,7 @@ type realRun struct {
 
 	mu sync.Mutex
 	// inst[i] is instance i's client, nil while it is down.
-	inst    []*kgo.Client
+	inst    []producer
 	gen     []int // bumped at each crash: outcomes of older clients are ignored
 	down    []bool
 	acked   map[int64]bool
@@ -189,7 +192,7 @@ func (r *realRun) setup(ctx context.Context) error {
 		}
 	}
 	n := max(r.spec.Instances, 1)
-	r.inst = make([]*kgo.Client, n)
+	r.inst = make([]producer, n)
 	r.gen = make([]int, n)
 	r.down = make([]bool, n)
 	r.unresolved = make([]map[int64]int32, n)
@@ -281,7 +284,7 @@ func (r *realRun) close() {
 	r.mu.Unlock()
 	for _, cl := range clients {
 		if cl != nil {
-			cl.Close()
+			cl.close()
 		}
 	}
 	for _, row := range r.proxies {
@@ -426,6 +429,20 @@ func (r *realRun) drive(ctx context.Context) error {
 		}
 	}
 	r.endFaults()
+	// As in the simulator, the end of the fault phase restarts what is
+	// still down.
+	t := &target{r: r}
+	for i := range r.inst {
+		r.mu.Lock()
+		down := r.down[i]
+		r.mu.Unlock()
+		if down {
+			t.Restart(scenarios.InstanceName(i), false)
+			if t.err != nil {
+				return t.err
+			}
+		}
+	}
 	// Every record must get its outcome.
 	for {
 		r.mu.Lock()
@@ -458,11 +475,75 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
+// producer is one real producer instance.
+type producer interface {
+	// produce sends record n to partition part; done is called once
+	// with its outcome: nil, or an error and its name for the report
+	// ("" when it is the client closing at a crash).
+	produce(n int64, part int32, done func(err error, name string))
+	// close closes the instance at once (a crash, or the run's end);
+	// outcomes still to come are dropped or reported as closed.
+	close()
+}
+
+// kgoProducer is franz-go's kgo client.
+type kgoProducer struct{ cl *kgo.Client }
+
+func (k kgoProducer) produce(n int64, part int32, done func(error, string)) {
+	rec := &kgo.Record{Value: payload(0, n), Partition: part}
+	k.cl.Produce(context.Background(), rec, func(_ *kgo.Record, err error) {
+		name := ""
+		var ke *kerr.Error
+		switch {
+		case err == nil:
+		case errors.Is(err, kgo.ErrRecordTimeout):
+			name = "DELIVERY_TIMEOUT"
+		case errors.Is(err, kgo.ErrClientClosed):
+		case errors.As(err, &ke):
+			name = ke.Message + "(fatal)"
+		default:
+			name = "CLIENT(" + err.Error() + ")"
+		}
+		done(err, name)
+	})
+}
+
+func (k kgoProducer) close() { k.cl.Close() }
+
+// newLibrdkafka, when the build has librdkafka (-tags librdkafka,
+// rdkafka.go), makes instance i's librdkafka producer.
+var newLibrdkafka func(r *realRun, i int) (producer, error)
+
+// Clients are the real clients validate can run.
+const (
+	ClientFranzGo    = "franz-go"
+	ClientLibrdkafka = "librdkafka"
+)
+
+// HasLibrdkafka reports whether this build can run librdkafka.
+func HasLibrdkafka() bool { return newLibrdkafka != nil }
+
+// librdkafkaVersion is set by rdkafka.go.
+var librdkafkaVersion = func() string { return "unknown" }
+
 // startInstance starts (or restarts) instance i's client.
 func (r *realRun) startInstance(i int) error {
-	cl, err := kgo.NewClient(r.clientOpts(i)...)
-	if err != nil {
-		return fmt.Errorf("kgo: %w", err)
+	var cl producer
+	if r.spec.Client == ClientLibrdkafka {
+		if newLibrdkafka == nil {
+			return fmt.Errorf("librdkafka: this build has no librdkafka (build with -tags librdkafka): %w", ErrUnsupported)
+		}
+		p, err := newLibrdkafka(r, i)
+		if err != nil {
+			return fmt.Errorf("librdkafka: %w", err)
+		}
+		cl = p
+	} else {
+		k, err := kgo.NewClient(r.clientOpts(i)...)
+		if err != nil {
+			return fmt.Errorf("kgo: %w", err)
+		}
+		cl = kgoProducer{k}
 	}
 	r.mu.Lock()
 	r.inst[i] = cl
@@ -490,9 +571,8 @@ func (r *realRun) current() int {
 	return 0
 }
 
-func (r *realRun) produce(ctx context.Context, cl *kgo.Client, i, gen int, n int64, part int32) {
-	rec := &kgo.Record{Value: payload(0, n), Partition: part}
-	cl.Produce(context.Background(), rec, func(_ *kgo.Record, err error) {
+func (r *realRun) produce(_ context.Context, cl producer, i, gen int, n int64, part int32) {
+	cl.produce(n, part, func(err error, name string) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if r.gen[i] != gen {
@@ -505,17 +585,8 @@ func (r *realRun) produce(ctx context.Context, cl *kgo.Client, i, gen int, n int
 			return
 		}
 		r.failed[n] = true
-		switch {
-		case errors.Is(err, kgo.ErrRecordTimeout):
-			r.errs["DELIVERY_TIMEOUT"]++
-		case errors.Is(err, kgo.ErrClientClosed):
-		default:
-			var ke *kerr.Error
-			if errors.As(err, &ke) {
-				r.errs[ke.Message+"(fatal)"]++
-			} else {
-				r.errs["CLIENT("+err.Error()+")"]++
-			}
+		if name != "" {
+			r.errs[name]++
 		}
 	})
 }
@@ -533,8 +604,7 @@ func (r *realRun) endFaults() {
 		for _, p := range row {
 			p.Heal(simnet.Request)
 			p.Heal(simnet.Response)
-			p.Hold(simnet.Request, time.Time{})
-			p.Hold(simnet.Response, time.Time{})
+			p.Release()
 		}
 	}
 }
@@ -618,7 +688,7 @@ func (t *target) Crash(node string) {
 	}
 	r.mu.Unlock()
 	if cl != nil {
-		cl.Close()
+		cl.close()
 	}
 	for _, p := range r.proxies[i] {
 		p.Heal(simnet.Request)

@@ -148,7 +148,7 @@ func (r *Result) WriteCSV(w io.Writer) error {
 // their 95% intervals, one X position per counter.
 func (r *Result) chart(m ModeResult) *plots.Chart {
 	var sim, real plots.Series
-	sim.Label, real.Label = "simulated (idemsim, client.policy=franz-go)", "real ("+r.Client+")"
+	sim.Label, real.Label = "simulated (idemsim)", "real ("+r.Client+")"
 	var names []string
 	for k, c := range m.Comparisons {
 		x := float64(k + 1)

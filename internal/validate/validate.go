@@ -91,14 +91,34 @@ type Config struct {
 	Parallel int
 	// Progress, if set, is told of each finished real run.
 	Progress func(mode bool, done, total int)
+	// Client is the real client: ClientFranzGo (default) or
+	// ClientLibrdkafka (builds with -tags librdkafka only).
+	Client string
 }
 
 // Overrides are the settings validate adds to both sides unless the user
-// set them: the client modelled is franz-go, and a lost message breaks
-// its connection with a notice (the proxy closes it), since franz-go's
-// shortest request timeout is 200 ms and waiting it out at every loss
-// would make a run of 2,000 records take minutes.
-var Overrides = []scenarios.KV{{Key: "client.policy", Value: "franz-go"}, {Key: "net.disconnect_notice", Value: "1"}}
+// set them: the client modelled is the real one (client.policy=franz-go
+// or librdkafka), and a lost message breaks its connection with a notice
+// (the proxy closes it), since franz-go's shortest request timeout is
+// 200 ms and waiting it out at every loss would make a run of 2,000
+// records take minutes.
+func (c *Config) overrides() []scenarios.KV {
+	var out []scenarios.KV
+	for _, kv := range []scenarios.KV{{Key: "client.policy", Value: c.client()}, {Key: "net.disconnect_notice", Value: "1"}} {
+		if !explicit(c.Sets, kv.Key) && !explicit(c.FileSets, kv.Key) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// client is the real client's name.
+func (c *Config) client() string {
+	if c.Client == "" {
+		return ClientFranzGo
+	}
+	return c.Client
+}
 
 // Run is one run's counters on one side.
 type Run struct {
@@ -161,12 +181,7 @@ func explicit(sets []scenarios.KV, key string) bool {
 // sets returns the -set level of one mode: the overrides the user did
 // not set, the user's values, then enable.idempotence.
 func (c *Config) sets(on bool) []scenarios.KV {
-	var out []scenarios.KV
-	for _, kv := range Overrides {
-		if !explicit(c.Sets, kv.Key) && !explicit(c.FileSets, kv.Key) {
-			out = append(out, kv)
-		}
-	}
+	out := c.overrides()
 	out = append(out, c.Sets...)
 	return append(out, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(on)})
 }
@@ -184,6 +199,15 @@ func (c *Config) Check() error {
 			why = "not in validate's list"
 		}
 		return fmt.Errorf("scenario %s does not support validate: %s (see simulate -list)", c.Scenario.Name, why)
+	}
+	switch c.client() {
+	case ClientFranzGo:
+	case ClientLibrdkafka:
+		if !HasLibrdkafka() {
+			return fmt.Errorf("-client librdkafka: this simulate was built without librdkafka (go build -tags librdkafka ./cmd/simulate; needs cgo): %w", ErrUnsupported)
+		}
+	default:
+		return fmt.Errorf("-client %q is not allowed (allowed: franz-go, librdkafka)", c.Client)
 	}
 	if c.Runs < 1 || c.Runs > 100000 {
 		return fmt.Errorf("-runs %d is not allowed (allowed: 1..100000)", c.Runs)
@@ -279,10 +303,9 @@ func Validate(ctx context.Context, c Config) (*Result, error) {
 	if c.Bootstrap != "" {
 		res.Broker = "Kafka at " + c.Bootstrap
 	}
-	for _, kv := range Overrides {
-		if !explicit(c.Sets, kv.Key) && !explicit(c.FileSets, kv.Key) {
-			res.Overrides = append(res.Overrides, kv)
-		}
+	res.Overrides = c.overrides()
+	if c.client() == ClientLibrdkafka {
+		res.Client = "librdkafka " + librdkafkaVersion() + " (confluent-kafka-go " + moduleVersion("github.com/confluentinc/confluent-kafka-go/v2") + ")"
 	}
 	for _, on := range c.Modes {
 		mr, runs, err := c.validateMode(ctx, on, sup)
@@ -327,7 +350,7 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support) (ModeRe
 		deadline := time.Duration(float64(span)*c.Scale) + 30*time.Second
 		t0 := time.Now()
 		counts, err := RunReal(ctx, RealSpec{Resolved: resolved, Plan: plan, Seed: seed, Scale: c.Scale,
-			Bootstrap: c.Bootstrap, Instances: sup.Instances, Deadline: deadline})
+			Bootstrap: c.Bootstrap, Instances: sup.Instances, Deadline: deadline, Client: c.client()})
 		if err != nil {
 			return mr, append(sim, real...), fmt.Errorf("real run %d (seed %d, idempotence %s): %w", i+1, seed, mode, err)
 		}
@@ -345,9 +368,12 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support) (ModeRe
 	if sup.Note != "" {
 		mr.Notes = append(mr.Notes, sup.Note)
 	}
-	if !on {
+	switch {
+	case c.client() == ClientLibrdkafka:
+		mr.Notes = append(mr.Notes, "client.policy=librdkafka models librdkafka 1.x-2.2; the real client is newer (docs/validate.md)")
+	case !on:
 		mr.Notes = append(mr.Notes, "franz-go without idempotence resends every batch after a failed first batch in order (docs/validate.md); client.policy=franz-go models it")
-	} else {
+	default:
 		mr.Notes = append(mr.Notes, "franz-go with idempotence keeps up to 5 requests in flight whatever max.in.flight.requests.per.connection says; client.policy=franz-go models it")
 	}
 	return mr, append(sim, real...), nil

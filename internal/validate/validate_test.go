@@ -6,6 +6,7 @@ import (
 	stdnet "net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -136,5 +137,31 @@ func TestBootstrapThroughProxy(t *testing.T) {
 	}
 	if !strings.HasPrefix(r.topic, "idemsim-validate-") {
 		t.Errorf("topic %q: want a fresh idemsim-validate- topic", r.topic)
+	}
+}
+
+// TestNoLeaks: a real run closes every client, proxy connection, proxy
+// goroutine and the cluster: the goroutine count comes back to where it
+// was.
+func TestNoLeaks(t *testing.T) {
+	sc, _ := scenarios.Lookup("ackloss")
+	res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Sets: []scenarios.KV{{Key: "enable.idempotence", Value: "true"},
+		{Key: "net.response_loss", Value: "0.2"}, {Key: "net.disconnect_notice", Value: "1"}, {Key: "client.policy", Value: "franz-go"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	for seed := uint64(1); seed <= 3; seed++ {
+		if _, err := RunReal(context.Background(), RealSpec{Resolved: res, Seed: seed, Scale: 0.05, Instances: 1, Deadline: 30 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines after the runs, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }

@@ -85,6 +85,9 @@ type ProxyStats struct {
 	Rejected int64
 	// Refused counts connections refused during a partition.
 	Refused int64
+	// Fenced counts produce batches answered INVALID_PRODUCER_EPOCH or
+	// PRODUCER_FENCED.
+	Fenced int64
 	// Rewritten counts Metadata and FindCoordinator responses whose
 	// advertised brokers were rewritten (-bootstrap).
 	Rewritten int64
@@ -772,6 +775,9 @@ func (p *Proxy) countErrors(s *slot, b []byte) {
 			for _, t := range r.Topics {
 				for _, tp := range t.Partitions {
 					add(tp.ErrorCode)
+					if tp.ErrorCode == kerr.InvalidProducerEpoch.Code || tp.ErrorCode == kerr.ProducerFenced.Code {
+						p.stats.Fenced++
+					}
 				}
 			}
 		}

@@ -40,7 +40,7 @@ func ms(d time.Duration, lo int) int {
 // brokers advertised in Metadata responses to themselves, so every
 // connection still goes through a proxy.
 func newRdkafka(r *realRun, i int) (producer, error) {
-	pc := r.cfg.Producer
+	pc := r.spec.Resolved.Producer // effective, after Kafka's rules
 	var boot []string
 	rewrite := map[string]string{}
 	for j, addr := range r.brokers {
@@ -120,6 +120,8 @@ func (rp *rdProducer) produce(n int64, part int32, done func(error, string)) {
 		done(err, fmt.Sprintf("CLIENT(%v)", err))
 	}
 }
+
+func (rp *rdProducer) finish() {}
 
 // close purges what is queued or in flight (their outcomes are dropped,
 // as a crashed process's) and destroys the instance.

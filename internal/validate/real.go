@@ -46,6 +46,12 @@ type RealSpec struct {
 	// Client is the real client: ClientFranzGo (default) or
 	// ClientLibrdkafka.
 	Client string
+	// Starts are the instances' start times in simulated time (instance
+	// i starts at Starts[i]; the first at 0 when empty). A later
+	// instance takes its application over: the application's sends go
+	// to it, and with app.takeover.resend it sends again the records
+	// the older instances left unresolved.
+	Starts []time.Duration
 }
 
 // Counts are one run's counters, the same on both sides.
@@ -134,6 +140,13 @@ type realRun struct {
 	inst    []producer
 	gen     []int // bumped at each crash: outcomes of older clients are ignored
 	down    []bool
+	started []bool
+	// pausedUntil[i]: instance i's process is paused (its application
+	// hands it nothing) until then; held are the application's sends
+	// that waited meanwhile, in order.
+	pausedUntil []time.Time
+	held        []int64
+	appEnded    bool
 	acked   map[int64]bool
 	failed  map[int64]bool
 	outcome map[int64]bool // any outcome
@@ -195,6 +208,8 @@ func (r *realRun) setup(ctx context.Context) error {
 	r.inst = make([]producer, n)
 	r.gen = make([]int, n)
 	r.down = make([]bool, n)
+	r.started = make([]bool, n)
+	r.pausedUntil = make([]time.Time, n)
 	r.unresolved = make([]map[int64]int32, n)
 	for i := range r.unresolved {
 		r.unresolved[i] = map[int64]int32{}
@@ -300,7 +315,7 @@ func (r *realRun) close() {
 // clientOpts are instance i's kgo options, from the scenario's producer
 // parameters (docs/validate.md has the mapping).
 func (r *realRun) clientOpts(i int) []kgo.Opt {
-	pc := r.cfg.Producer
+	pc := r.spec.Resolved.Producer // effective, after Kafka's rules
 	redirect := map[string]string{}
 	for j, addr := range r.brokers {
 		redirect[addr] = r.proxies[i][j].Addr()
@@ -361,6 +376,10 @@ func (r *realRun) clientOpts(i int) []kgo.Opt {
 	if !pc.EnableIdempotence {
 		opts = append(opts, kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(pc.MaxInFlight))
 	}
+	if pc.TransactionalID != "" && pc.TransactionRecords > 0 {
+		opts = append(opts, kgo.TransactionalID(pc.TransactionalID),
+			kgo.TransactionTimeout(max(r.d(pc.TransactionTimeout), time.Second)))
+	}
 	return opts
 }
 
@@ -381,6 +400,10 @@ type event struct {
 	app    int32
 	n      int64
 	action faults.Action
+	// start >= 1 starts instance start (a takeover).
+	start int
+	// last: the application's stream ends after this send.
+	last bool
 }
 
 // drive runs the application's sends and the plan's actions in time
@@ -392,7 +415,12 @@ func (r *realRun) drive(ctx context.Context) error {
 		if r.cfg.App.IdleAfter > 0 && n >= r.cfg.App.IdleAfter {
 			at += r.cfg.App.Idle
 		}
-		evs = append(evs, event{at: r.d(at), send: true, n: n})
+		evs = append(evs, event{at: r.d(at), send: true, n: n, last: n == r.cfg.App.Records-1})
+	}
+	for i, at := range r.spec.Starts {
+		if i > 0 && i < len(r.inst) {
+			evs = append(evs, event{at: r.d(at), start: i})
+		}
 	}
 	for _, a := range r.spec.Plan.Actions {
 		evs = append(evs, event{at: r.d(a.At), action: a.Action})
@@ -401,6 +429,7 @@ func (r *realRun) drive(ctx context.Context) error {
 	if err := r.startInstance(0); err != nil {
 		return err
 	}
+	r.started[0] = true
 	r.start = time.Now()
 	if end := r.spec.Plan.End; end > 0 {
 		// The fault phase ends at the plan's end: what a pause or a cut
@@ -413,9 +442,23 @@ func (r *realRun) drive(ctx context.Context) error {
 		if err := sleepUntil(ctx, r.start.Add(ev.at)); err != nil {
 			return fmt.Errorf("validate: run did not finish in %v", r.spec.Deadline)
 		}
+		r.releaseHeld(ctx)
 		switch {
 		case ev.send:
 			r.send(ctx, ev.n)
+			if ev.last {
+				r.mu.Lock()
+				r.appEnded = true
+				held := len(r.held) > 0
+				r.mu.Unlock()
+				if !held {
+					r.finishApp()
+				}
+			}
+		case ev.start > 0:
+			if err := r.takeover(ev.start); err != nil {
+				return err
+			}
 		default:
 			if err := r.apply(ev.action); err != nil {
 				return err
@@ -446,7 +489,7 @@ func (r *realRun) drive(ctx context.Context) error {
 	// Every record must get its outcome.
 	for {
 		r.mu.Lock()
-		open := 0
+		open := len(r.held)
 		for _, u := range r.unresolved {
 			open += len(u)
 		}
@@ -454,6 +497,7 @@ func (r *realRun) drive(ctx context.Context) error {
 		if open == 0 {
 			return nil
 		}
+		r.releaseHeld(ctx)
 		if err := sleepUntil(ctx, time.Now().Add(2*time.Millisecond)); err != nil {
 			return fmt.Errorf("validate: %d records without an outcome after %v", open, r.spec.Deadline)
 		}
@@ -481,6 +525,9 @@ type producer interface {
 	// with its outcome: nil, or an error and its name for the report
 	// ("" when it is the client closing at a crash).
 	produce(n int64, part int32, done func(err error, name string))
+	// finish tells the instance the application sends nothing more (a
+	// transactional one commits what it holds).
+	finish()
 	// close closes the instance at once (a crash, or the run's end);
 	// outcomes still to come are dropped or reported as closed.
 	close()
@@ -508,7 +555,8 @@ func (k kgoProducer) produce(n int64, part int32, done func(error, string)) {
 	})
 }
 
-func (k kgoProducer) close() { k.cl.Close() }
+func (k kgoProducer) close()  { k.cl.Close() }
+func (k kgoProducer) finish() {}
 
 // newLibrdkafka, when the build has librdkafka (-tags librdkafka,
 // rdkafka.go), makes instance i's librdkafka producer.
@@ -543,7 +591,12 @@ func (r *realRun) startInstance(i int) error {
 		if err != nil {
 			return fmt.Errorf("kgo: %w", err)
 		}
-		cl = kgoProducer{k}
+		if pc := r.spec.Resolved.Producer; pc.TransactionRecords > 0 && pc.TransactionalID != "" {
+			n := pc.TransactionRecords
+			cl = newTxnProducer(k, n, int(r.cfg.App.Records), max(2*r.d(pc.RequestTimeout), 2*time.Second))
+		} else {
+			cl = kgoProducer{k}
+		}
 	}
 	r.mu.Lock()
 	r.inst[i] = cl
@@ -556,6 +609,15 @@ func (r *realRun) startInstance(i int) error {
 func (r *realRun) send(ctx context.Context, n int64) {
 	r.mu.Lock()
 	i := r.current()
+	if time.Now().Before(r.pausedUntil[i]) {
+		// The paused process's application thread waits too (in the
+		// simulator a pause holds the node's events, the application's
+		// sends among them): the send goes to whichever instance is
+		// current when the pause ends or a takeover comes.
+		r.held = append(r.held, n)
+		r.mu.Unlock()
+		return
+	}
 	part := int32(n % int64(r.cfg.Partitions))
 	r.unresolved[i][n] = part
 	cl, gen := r.inst[i], r.gen[i]
@@ -566,9 +628,87 @@ func (r *realRun) send(ctx context.Context, n int64) {
 	r.produce(ctx, cl, i, gen, n, part)
 }
 
-// current returns the newest instance (p.mu held).
+// releaseHeld sends the held sends once the current instance is not
+// paused.
+func (r *realRun) releaseHeld(ctx context.Context) {
+	r.mu.Lock()
+	i := r.current()
+	if len(r.held) == 0 || time.Now().Before(r.pausedUntil[i]) {
+		r.mu.Unlock()
+		return
+	}
+	held := r.held
+	r.held = nil
+	ended := r.appEnded
+	r.mu.Unlock()
+	for _, n := range held {
+		r.send(ctx, n)
+	}
+	if ended {
+		r.finishApp()
+	}
+}
+
+// current returns the newest started instance (r.mu held).
 func (r *realRun) current() int {
+	for i := len(r.started) - 1; i > 0; i-- {
+		if r.started[i] {
+			return i
+		}
+	}
 	return 0
+}
+
+// takeover starts instance i, which takes the application over: with
+// app.takeover.resend it sends again, in order, the records the older
+// instances left unresolved (scenarios' World.takeover).
+func (r *realRun) takeover(i int) error {
+	if err := r.startInstance(i); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.started[i] = true
+	var ids []int64
+	parts := map[int64]int32{}
+	if r.cfg.App.TakeoverResend {
+		for j := 0; j < i; j++ {
+			for n, p := range r.unresolved[j] {
+				if _, dup := r.unresolved[i][n]; !dup {
+					if _, seen := parts[n]; !seen {
+						ids = append(ids, n)
+					}
+					parts[n] = p
+				}
+			}
+		}
+	}
+	slices.Sort(ids)
+	for _, n := range ids {
+		r.unresolved[i][n] = parts[n]
+	}
+	cl, gen := r.inst[i], r.gen[i]
+	ended := r.appEnded && len(r.held) == 0
+	r.mu.Unlock()
+	for _, n := range ids {
+		r.produce(context.Background(), cl, i, gen, n, parts[n])
+	}
+	if ended {
+		// The application's stream had ended: the new instance commits
+		// what it was handed.
+		cl.finish()
+	}
+	return nil
+}
+
+// finishApp ends the application's stream: the current instance
+// commits what its open transaction holds.
+func (r *realRun) finishApp() {
+	r.mu.Lock()
+	cl := r.inst[r.current()]
+	r.mu.Unlock()
+	if cl != nil {
+		cl.finish()
+	}
 }
 
 func (r *realRun) produce(_ context.Context, cl producer, i, gen int, n int64, part int32) {
@@ -598,8 +738,11 @@ func (r *realRun) apply(a faults.Action) error {
 	return t.err
 }
 
-// endFaults ends the fault phase: cuts heal, holds end.
+// endFaults ends the fault phase: cuts heal, holds and pauses end.
 func (r *realRun) endFaults() {
+	r.mu.Lock()
+	clear(r.pausedUntil)
+	r.mu.Unlock()
 	for _, row := range r.proxies {
 		for _, p := range row {
 			p.Heal(simnet.Request)
@@ -653,6 +796,11 @@ func (t *target) Pause(node string, d time.Duration) {
 		return
 	}
 	until := time.Now().Add(t.r.d(d))
+	if client {
+		t.r.mu.Lock()
+		t.r.pausedUntil[i] = until
+		t.r.mu.Unlock()
+	}
 	for ci, row := range t.r.proxies {
 		for bj, p := range row {
 			if client && ci == i || !client && (i < 0 || bj == i) {
@@ -820,10 +968,8 @@ func (r *realRun) count(ctx context.Context) (Counts, error) {
 			st := p.Stats()
 			for k, v := range st.Errors {
 				c.Errors[k] += v
-				if k == "INVALID_PRODUCER_EPOCH" || k == "PRODUCER_FENCED" {
-					c.Fenced += v
-				}
 			}
+			c.Fenced += st.Fenced
 		}
 	}
 	logs, err := r.readLog(ctx)
@@ -909,11 +1055,24 @@ func (r *realRun) readLog(ctx context.Context) ([][]model.RecordID, error) {
 		}
 		return true
 	}
-	for !done() {
-		fs := cl.PollFetches(ctx)
+	// A read_committed fetch returns nothing for aborted records and
+	// transaction markers at the end of a partition, so a poll that
+	// waits in vain twice ends the reading (on loopback a fetch answers
+	// in well under the wait).
+	empty := 0
+	for !done() && empty < 2 {
+		pctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		fs := cl.PollFetches(pctx)
+		timedOut := pctx.Err() != nil
+		cancel()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("reading the log: %w", ctx.Err())
 		}
+		if timedOut && fs.NumRecords() == 0 {
+			empty++
+			continue
+		}
+		empty = 0
 		var ferr error
 		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
 		if ferr != nil && !kerr.IsRetriable(ferr) {
@@ -935,4 +1094,176 @@ func (r *realRun) readLog(ctx context.Context) ([][]model.RecordID, error) {
 		})
 	}
 	return logs, nil
+}
+
+// txnProducer is a transactional kgo client run as the application of a
+// scenario with transaction.records runs it: the first record begins a
+// transaction, and after transaction.records records (or at the end of
+// the application's stream) it flushes and commits. A record's outcome
+// is its transaction's: acknowledged when the commit succeeds, failed
+// otherwise (as idemsim's producer reports it, model/producer_txn.go).
+type txnProducer struct {
+	cl     *kgo.Client
+	per    int
+	ch     chan txnRec
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+	// named: the instance's fatal error was reported once (guarded by
+	// run's mu). idemsim counts a fatal state once per instance, not
+	// once per record it fails.
+	named bool
+	// wait bounds a transaction's flush and end.
+	wait time.Duration
+}
+
+type txnRec struct {
+	n    int64
+	part int32
+	done func(error, string)
+}
+
+func newTxnProducer(cl *kgo.Client, per, records int, wait time.Duration) *txnProducer {
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &txnProducer{cl: cl, per: per, ch: make(chan txnRec, 2*records+16), ctx: ctx, cancel: cancel, wait: wait}
+	t.wg.Add(1)
+	go t.run()
+	return t
+}
+
+func (t *txnProducer) produce(n int64, part int32, done func(error, string)) {
+	select {
+	case t.ch <- txnRec{n, part, done}:
+	default:
+		done(errors.New("transaction queue full"), "CLIENT(transaction queue full)")
+	}
+}
+
+func (t *txnProducer) finish() { t.once.Do(func() { close(t.ch) }) }
+
+func (t *txnProducer) close() {
+	t.cancel()
+	t.cl.Close()
+	t.wg.Wait()
+}
+
+// run is the application's transaction loop.
+func (t *txnProducer) run() {
+	defer t.wg.Done()
+	type member struct {
+		rec  txnRec
+		err  error
+		name string
+	}
+	var (
+		mu   sync.Mutex
+		open []*member
+	)
+	end := func() {
+		if len(open) == 0 {
+			return
+		}
+		// A fenced kgo client can wait for ever on its abort; the
+		// application gives up after its own timeout.
+		ectx, cancel := context.WithTimeout(t.ctx, t.wait)
+		defer cancel()
+		ferr := t.cl.Flush(ectx)
+		mu.Lock()
+		commit := kgo.TryCommit
+		for _, m := range open {
+			if m.err != nil {
+				commit = kgo.TryAbort
+			}
+		}
+		mu.Unlock()
+		if ferr != nil {
+			commit = kgo.TryAbort
+		}
+		eerr := t.cl.EndTransaction(ectx, commit)
+		mu.Lock()
+		ms := open
+		open = nil
+		mu.Unlock()
+		for _, m := range ms {
+			switch {
+			case m.err != nil:
+				// reported when it failed
+			case eerr != nil:
+				mu.Lock()
+				name := t.once1(txnErrName(eerr))
+				mu.Unlock()
+				m.rec.done(eerr, name)
+			case commit == kgo.TryAbort:
+				m.rec.done(errors.New("transaction aborted"), "")
+			default:
+				m.rec.done(nil, "")
+			}
+		}
+	}
+	for {
+		var rec txnRec
+		var ok bool
+		select {
+		case <-t.ctx.Done():
+			return
+		case rec, ok = <-t.ch:
+		}
+		if !ok {
+			end()
+			return
+		}
+		if len(open) == 0 {
+			if err := t.cl.BeginTransaction(); err != nil {
+				mu.Lock()
+				name := t.once1(txnErrName(err))
+				mu.Unlock()
+				rec.done(err, name)
+				continue
+			}
+		}
+		m := &member{rec: rec}
+		mu.Lock()
+		open = append(open, m)
+		mu.Unlock()
+		t.cl.Produce(t.ctx, &kgo.Record{Value: payload(0, rec.n), Partition: rec.part}, func(_ *kgo.Record, err error) {
+			if err != nil {
+				// A failed record is reported at once; the transaction
+				// will abort (model/producer_txn.go does the same).
+				mu.Lock()
+				m.err = err
+				name := t.once1(txnErrName(err))
+				mu.Unlock()
+				rec.done(err, name)
+			}
+		})
+		if len(open) >= t.per {
+			end()
+		}
+	}
+}
+
+// once1 returns a fatal error's name the first time only.
+func (t *txnProducer) once1(name string) string {
+	if name == "" || t.named {
+		return ""
+	}
+	t.named = true
+	return name
+}
+
+// txnErrName names an error for the report ("" for the client closing).
+// A transactional producer's INVALID_PRODUCER_EPOCH is its fencing, as
+// the Java client and idemsim report it (PRODUCER_FENCED).
+func txnErrName(err error) string {
+	var ke *kerr.Error
+	switch {
+	case errors.Is(err, kgo.ErrClientClosed), errors.Is(err, context.Canceled):
+		return ""
+	case errors.Is(err, kerr.InvalidProducerEpoch), errors.Is(err, kerr.ProducerFenced):
+		return "PRODUCER_FENCED(fatal)"
+	case errors.As(err, &ke):
+		return ke.Message + "(fatal)"
+	}
+	return "CLIENT(" + err.Error() + ")"
 }

@@ -147,9 +147,9 @@ type realRun struct {
 	pausedUntil []time.Time
 	held        []int64
 	appEnded    bool
-	acked   map[int64]bool
-	failed  map[int64]bool
-	outcome map[int64]bool // any outcome
+	acked       map[int64]bool
+	failed      map[int64]bool
+	outcome     map[int64]bool // any outcome
 	// unresolved are the records sent whose outcome the application has
 	// not seen, by instance.
 	unresolved []map[int64]int32

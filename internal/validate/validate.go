@@ -49,8 +49,8 @@ var supported = map[string]Support{
 	"restart": {Off: true, On: true, Scale: 1, Instances: 1,
 		Note: "real time scale 1: the crash races the acknowledgement, so latencies must be comparable"},
 	"zombie": {Off: true, On: true, Scale: 0.1, Instances: 2,
-		Sets: []scenarios.KV{{Key: "transaction.records", Value: "10"}},
-		Note: "transactional (kgo produces with a transactional.id only inside transactions); the pause of p1 is a proxy hold of its connections: its client's timers keep running, a paused process's do not",
+		Sets:       []scenarios.KV{{Key: "transaction.records", Value: "10"}},
+		Note:       "transactional (kgo produces with a transactional.id only inside transactions); the pause of p1 is a proxy hold of its connections: its client's timers keep running, a paused process's do not",
 		Deviations: map[string]string{"errors[CONCURRENT_TRANSACTIONS]": "kfake aborts an ongoing transaction inside InitProducerId, so the new instance never gets CONCURRENT_TRANSACTIONS (docs/validate.md)"},
 		Starts: func(c *scenarios.Config) []time.Duration {
 			// scenarios' zombie build: v2 starts 150 ms after the

@@ -75,7 +75,7 @@ var Unsupported = map[string]string{
 	"epochx":     "epoch.bits narrower than 16 has no real counterpart",
 	"seqreuse":   "metadata flaps and client defects (-bug) have no real counterpart in franz-go 1.22",
 	"emptypart":  "partition.not_ready.batches has no proxy counterpart yet",
-	"crossbump":  "two partitions with transient errors: supported by the proxy, not yet checked (run it with -scenario crossbump after adding it here)",
+	"crossbump":  "its epoch bump for one partition while the other writes reaches kfake's one epoch per producer and its epoch raised by a rejected batch (docs/validate.md)",
 }
 
 // Config is one validate invocation.

@@ -55,7 +55,8 @@ func TestValidateCLI(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"validate", "-scenario", "ackloss", "-idempotence=false", "-runs", "2", "-sim-runs", "2",
-		"-set", "net.response_loss=0", "-set", "max.in.flight.requests.per.connection=1", "-plan-file", plan, "-out", out}, &stdout, &stderr)
+		"-set", "net.response_loss=0", "-set", "max.in.flight.requests.per.connection=1", "-set", "request.timeout.ms=100000",
+		"-plan-file", plan, "-out", out}, &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}

@@ -39,7 +39,12 @@ func TestFixedPlanBothSides(t *testing.T) {
 	cfg := Config{Scenario: sc, Runs: 2, SimRuns: 2, Base: 1, Margin: Margin{Value: 0.05}, PlanText: fixedPlan,
 		Modes: []bool{false, true}, Parallel: 2,
 		Sets: []scenarios.KV{{Key: "records", Value: "30"}, {Key: "net.response_loss", Value: "0"},
-			{Key: "max.in.flight.requests.per.connection", Value: "1"}}}
+			{Key: "max.in.flight.requests.per.connection", Value: "1"},
+			// Every loss closes its connection at once (validate's
+			// net.disconnect_notice=1), so no timeout is needed: a long
+			// one keeps a slow machine from timing out a slow response
+			// and retrying it, which would add a duplicate.
+			{Key: "request.timeout.ms", Value: "100000"}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -106,7 +111,7 @@ func TestBootstrapThroughProxy(t *testing.T) {
 	sc, _ := scenarios.Lookup("ackloss")
 	res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Sets: []scenarios.KV{{Key: "enable.idempotence", Value: "false"},
 		{Key: "max.in.flight.requests.per.connection", Value: "1"}, {Key: "net.response_loss", Value: "0"},
-		{Key: "net.disconnect_notice", Value: "1"}, {Key: "client.policy", Value: "franz-go"}}})
+		{Key: "net.disconnect_notice", Value: "1"}, {Key: "client.policy", Value: "franz-go"}, {Key: "request.timeout.ms", Value: "100000"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

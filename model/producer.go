@@ -161,6 +161,9 @@ type partState struct {
 	// drainWait (librdkafka policy): after an error, send nothing for the
 	// partition until everything on the wire is back.
 	drainWait bool
+	// fgOK (franz-go policy): the partition's last produce response was
+	// a success, so it may have more than one request in flight.
+	fgOK bool
 	// live holds the partition's batches in creation order; finished ones
 	// are dropped from its head lazily (oldestLive).
 	live []*pbatch
@@ -184,6 +187,9 @@ type dconn struct {
 	reconnectAt sim.Time
 	// inflight holds the connection's requests, oldest first.
 	inflight []*prequest
+	// answered: a produce response came from dest (kept across
+	// reconnects; the franz-go policy's in-flight limit reads it).
+	answered bool
 }
 
 // Producer models a Kafka producer instance (KafkaProducer with its Sender,
@@ -411,6 +417,7 @@ func (p *Producer) Receive(now sim.Time, dest int32, m Message) []Out {
 	c.inflight = slices.Delete(c.inflight, i, i+1)
 	switch r := m.(type) {
 	case *ProduceResponse:
+		c.answered = true
 		for _, b := range q.batches {
 			if b.req != q {
 				continue
@@ -514,6 +521,11 @@ func (p *Producer) complete(now sim.Time, b *pbatch, err ErrCode, offset, logSta
 	ps := p.parts[b.b.Partition]
 	b.req = nil
 	ps.onWire--
+	if p.cfg.Policy == PolicyFranzGo && err != ErrNetworkException && err != ErrRequestTimedOut {
+		// franz-go pipelines a partition's requests only while its last
+		// response was a success (recBuf.okOnSink, sink.go createReq).
+		ps.fgOK = err == ErrNone
+	}
 	if err == ErrNone {
 		p.completeOK(now, b, offset)
 		return
@@ -529,6 +541,10 @@ func (p *Producer) complete(now sim.Time, b *pbatch, err ErrCode, offset, logSta
 	}
 	if p.cfg.Policy == PolicyLibrdkafka && p.cfg.EnableIdempotence {
 		p.rdkComplete(now, b, err)
+		return
+	}
+	if p.cfg.Policy == PolicyFranzGo {
+		p.fgComplete(now, b, err)
 		return
 	}
 	if p.canRetry(now, b, err, logStart) {
@@ -802,6 +818,74 @@ func (p *Producer) rdkBumpAfterGap(b *pbatch, err ErrCode) {
 	}
 	p.note(NoteRetry, err.String()+" on p"+itoa(int64(b.b.Partition))+" leaves a sequence gap: drain and bump the epoch")
 	p.rdkBump = true
+}
+
+// fgComplete handles an error under the franz-go policy (franz-go v1.22
+// pkg/kgo/sink.go: handleReqRespBatch, handleRetryBatches,
+// recBuf.resetBatchDrainIdx). b is the partition's first unfinished
+// batch: the responses of later batches are ignored once it failed (see
+// fgRewind), and responses come in order on a connection.
+//   - DUPLICATE_SEQUENCE_NUMBER is a success ("ignorable").
+//   - OUT_OF_ORDER_SEQUENCE_NUMBER and UNKNOWN_PRODUCER_ID of an
+//     idempotent producer fail the producer id: the batch is retried
+//     after a producer-wide epoch bump (failProducerID with
+//     errReloadProducerID); a transactional producer fails the batch and
+//     the transaction (abortable).
+//   - Any other retriable error, or a broken connection, retries the
+//     batch while delivery.timeout.ms and retries allow.
+//
+// Either retry resends every later batch of the partition that is on the
+// wire after b, in order (fgRewind).
+func (p *Producer) fgComplete(now sim.Time, b *pbatch, err ErrCode) {
+	ps := p.parts[b.b.Partition]
+	inTime := now < b.createdAt.Add(p.cfg.DeliveryTimeout) && b.attempts <= p.cfg.Retries
+	switch {
+	case err == ErrDuplicateSequenceNumber:
+		p.completeOK(now, b, -1)
+		return
+	case p.cfg.EnableIdempotence && (err == ErrOutOfOrderSequenceNumber || err == ErrUnknownProducerID):
+		if p.cfg.TransactionalID != "" {
+			p.failBatch(now, b, err, true)
+			return
+		}
+		if !p.rdkBump {
+			p.note(NoteRetry, err.String()+" on p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": producer id failed, epoch bump for every partition")
+		}
+		p.rdkBump = true
+		if !inTime {
+			p.failBatch(now, b, err, false)
+			return
+		}
+	case !err.Retriable() || !inTime:
+		p.failBatch(now, b, err, b.attempts < p.cfg.Retries)
+		return
+	}
+	p.reenqueueRetry(now, b)
+	p.fgRewind(ps, b)
+}
+
+// fgRewind is franz-go's resetBatchDrainIdx after the partition's first
+// batch head failed: every later batch of the partition that is on the
+// wire is taken off it (its response, when it comes, is ignored, as kgo
+// ignores responses to batches that are not their partition's first) and
+// queued again after head, in order, for the same retry time.
+func (p *Producer) fgRewind(ps *partState, head *pbatch) {
+	at := slices.Index(ps.queue, head)
+	for _, u := range ps.unacked {
+		if u == head || u.done || u.req == nil {
+			continue
+		}
+		u.req = nil
+		ps.onWire--
+		u.inRetry = true
+		u.retryAt = head.retryAt
+		if u.hasSeq {
+			p.reenqueue(ps, u)
+			continue
+		}
+		at++
+		ps.queue = slices.Insert(ps.queue, at, u)
+	}
 }
 
 // reenqueueRetry puts b back for a retry after the backoff (Sender

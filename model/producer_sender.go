@@ -208,6 +208,13 @@ func (p *Producer) maybeBump(now sim.Time) {
 		p.rdkMaybeBump()
 		return
 	}
+	if p.cfg.Policy == PolicyFranzGo && p.rdkBump {
+		// franz-go fails the whole producer id (Producer.fgComplete).
+		p.rdkMaybeBump()
+		if p.rdkBump {
+			return
+		}
+	}
 	want := false
 	for _, ps := range p.parts {
 		want = want || ps.bumpWanted
@@ -329,7 +336,7 @@ func (p *Producer) drain(now sim.Time) {
 			continue
 		}
 		c := p.conn(dest)
-		for len(c.inflight) < p.cfg.MaxInFlight {
+		for len(c.inflight) < p.maxInFlight(c) {
 			var batches []*pbatch
 			for _, ps := range p.parts {
 				if p.leaders[ps.id] != dest {
@@ -348,6 +355,22 @@ func (p *Producer) drain(now sim.Time) {
 			p.sendProduce(now, c, batches)
 		}
 	}
+}
+
+// maxInFlight is the produce requests c may have in flight:
+// max.in.flight.requests.per.connection, except for franz-go with
+// idempotence, which keeps 5 once the broker answered its first produce
+// request and 1 before (franz-go v1.22 pkg/kgo/sink.go firstRespCheck;
+// config.go refuses MaxProduceRequestsInflightPerBroker with
+// idempotence).
+func (p *Producer) maxInFlight(c *dconn) int {
+	if p.cfg.Policy == PolicyFranzGo && p.cfg.EnableIdempotence {
+		if !c.answered {
+			return 1
+		}
+		return 5
+	}
+	return p.cfg.MaxInFlight
 }
 
 // sendProduce puts batches on the wire in one request, assigning sequences
@@ -425,8 +448,11 @@ func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
 	if now < b.retryAt {
 		return nil // backing off
 	}
-	if p.cfg.MaxInFlight == 1 && ps.onWire > 0 {
+	if p.cfg.MaxInFlight == 1 && !(p.cfg.Policy == PolicyFranzGo && p.cfg.EnableIdempotence) && ps.onWire > 0 {
 		return nil // guaranteeMessageOrder mutes the partition (C1.6)
+	}
+	if p.cfg.Policy == PolicyFranzGo && ps.onWire > 0 && !ps.fgOK {
+		return nil // one in flight until a success (okOnSink)
 	}
 	if !p.txnDrainable(ps) {
 		return nil // waits for AddPartitionsToTxn
@@ -439,7 +465,7 @@ func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
 				}
 				ps.drainWait = false
 			}
-		} else if b.hasSeq && len(ps.unacked) > 0 && ps.unacked[0] != b {
+		} else if p.cfg.Policy != PolicyFranzGo && b.hasSeq && len(ps.unacked) > 0 && ps.unacked[0] != b {
 			// Retry mode: only the lowest unacknowledged sequence may go.
 			return nil
 		}

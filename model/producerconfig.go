@@ -29,12 +29,43 @@ const (
 	// Its sequence comparisons wrap. Only the idempotent path differs; see
 	// Producer.rdkComplete.
 	PolicyLibrdkafka
+	// PolicyFranzGo is franz-go's kgo producer (v1.22, pkg/kgo/sink.go
+	// and producer.go), where it differs from the Java client:
+	//   - with idempotence it keeps up to 5 produce requests in flight per
+	//     broker, whatever max.in.flight.requests.per.connection says
+	//     (MaxProduceRequestsInflightPerBroker is refused with
+	//     idempotence), and only 1 until the broker's first produce
+	//     response (sink.firstRespCheck);
+	//   - it handles responses only for a partition's first batch: when
+	//     that batch fails retriably, or its connection breaks, every
+	//     later batch of the partition on the wire is resent after it, in
+	//     order, and their own responses are ignored
+	//     (handleReqRespBatch's isOwnersFirstBatch, resetBatchDrainIdx).
+	//     Without idempotence that turns the Java client's reordering
+	//     into duplicates; there is no one-in-flight retry mode;
+	//   - a partition has more than one request in flight only while its
+	//     last produce response was a success (recBuf.okOnSink in
+	//     sink.createReq): at the start and after every error response it
+	//     sends one request at a time;
+	//   - OUT_OF_ORDER_SEQUENCE_NUMBER or UNKNOWN_PRODUCER_ID on that
+	//     first batch of an idempotent, non-transactional producer fails
+	//     the producer id (failProducerID): the epoch goes up for the
+	//     whole producer and every partition restarts at sequence 0, and
+	//     the batch is retried. kgo asks the coordinator for the bump
+	//     (InitProducerId with its id and epoch) and keeps a written
+	//     batch pinned to its old epoch; idemsim bumps locally once
+	//     nothing is on the wire, as for librdkafka.
+	// See Producer.fgComplete.
+	PolicyFranzGo
 )
 
-// String returns "java" or "librdkafka".
+// String returns "java", "librdkafka" or "franz-go".
 func (c ClientPolicy) String() string {
-	if c == PolicyLibrdkafka {
+	switch c {
+	case PolicyLibrdkafka:
 		return "librdkafka"
+	case PolicyFranzGo:
+		return "franz-go"
 	}
 	return "java"
 }

@@ -513,8 +513,10 @@ func decodeInto(p *Param, s string, dst any) error {
 			*d = model.PolicyJava
 		case "librdkafka":
 			*d = model.PolicyLibrdkafka
+		case "franz-go":
+			*d = model.PolicyFranzGo
 		default:
-			return fmt.Errorf("%s=%q is not allowed (allowed: java, librdkafka)", p.Key, s)
+			return fmt.Errorf("%s=%q is not allowed (allowed: java, librdkafka, franz-go)", p.Key, s)
 		}
 	case *AppMode:
 		switch s {

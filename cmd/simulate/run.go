@@ -82,6 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       simulate -scenario NAME -runs N [-seed BASE] [-parallel P] [-vary key=FROM:TO:STEP] [-out DIR] [flags]")
 		fmt.Fprintln(stderr, "       simulate merge -out DIR SHARD_DIR...")
 		fmt.Fprintln(stderr, "       simulate selfcheck -runs N [-seed S] [-scenario-file F]... [flags]")
+		fmt.Fprintln(stderr, "       simulate validate -scenario NAME -runs N [-set key=value] [-margin M] [-out DIR]   (a real client against kfake; simulate validate -h)")
 		fs.PrintDefaults()
 	}
 	if len(args) > 0 && args[0] == "merge" {
@@ -89,6 +90,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "selfcheck" {
 		return runSelfcheck(args[1:], stdout, stderr) // selfcheck.go
+	}
+	if len(args) > 0 && args[0] == "validate" {
+		return runValidate(args[1:], stdout, stderr) // validate.go
 	}
 	if code, ok := parseFlags(fs, args, "simulate", stderr); !ok {
 		return code
@@ -107,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *list {
 		for _, s := range scenarios.All() {
-			fmt.Fprintf(stdout, "%-10s %s\n", s.Name, s.Summary)
+			fmt.Fprintf(stdout, "%-10s %s%s\n", s.Name, s.Summary, listMarker(s.Name))
 		}
 		return exitOK
 	}

@@ -36,8 +36,16 @@ var allowed = map[string][]string{
 	// The second checker reads nothing but an exported history: the
 	// standard library only.
 	"internal/historycheck": {},
-	"cmd/simulate":          {"*"},
+	// validate runs real Kafka clients against real brokers beside the
+	// simulator: it may import the clients, which nothing above may.
+	"internal/validate": {"scenarios", "faults", "model", "net", "plots", "ext:github.com/twmb/franz-go", "ext:github.com/confluentinc/confluent-kafka-go", "ext:gonum.org/"},
+	"cmd/simulate":      {"*"},
 }
+
+// realClients are the module paths of real Kafka clients and brokers.
+// Only internal/validate and the command may import them: the simulator
+// never does (TestNoRealClients).
+var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/confluent-kafka-go"}
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
@@ -132,6 +140,26 @@ func TestImportMatrix(t *testing.T) {
 			}
 			if !ok {
 				t.Errorf("%s: package %s may not import third-party %s", f.path, f.pkg, p)
+			}
+		}
+	}
+}
+
+// TestNoRealClients: no package but internal/validate and cmd/simulate
+// imports a real Kafka client or broker (franz-go, kfake,
+// confluent-kafka-go), tests included: the simulator's packages stay
+// free of them whatever their third-party rules allow.
+func TestNoRealClients(t *testing.T) {
+	for _, f := range parseAll(t) {
+		if f.pkg == "internal/validate" || f.pkg == "cmd/simulate" {
+			continue
+		}
+		for _, im := range f.f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			for _, c := range realClients {
+				if p == c || strings.HasPrefix(p, c+"/") {
+					t.Errorf("%s: package %s imports %s; only internal/validate may import a real Kafka client", f.path, f.pkg, p)
+				}
 			}
 		}
 	}

@@ -185,6 +185,12 @@ type World struct {
 	realized *realizer
 	xlog     *explainLog
 
+	// mf holds the plan's delay and duplicate rules and the delayed
+	// messages (world_delay.go).
+	mf msgFaults
+	// probe is an explorer's view of the run's choice points (probe.go).
+	probe probeState
+
 	// script is set in a scripted world (script.go): a test script, not
 	// the network's draws and the loop, decides when messages arrive.
 	script *script
@@ -326,6 +332,9 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		w.loop.Stop()
 		return
 	}
+	if w.probe.p != nil && now > w.probe.lastAt {
+		w.probeTime(now, ev) // probe.go
+	}
 	if n := w.target(ev); n >= 0 && w.gate(now, n, ev) {
 		return
 	}
@@ -348,6 +357,7 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		}
 	case evDeliver:
 		w.deliver(now, ev)
+		w.releaseDelayed(now, ev) // world_delay.go
 	case evFault:
 		w.fault(now, int(ev.n))
 	case evMetaFlap:

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/idemsim/idemsim/internal/explore"
 	"github.com/idemsim/idemsim/internal/sweep"
 	"github.com/idemsim/idemsim/scenarios"
 )
@@ -235,6 +236,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() == 0 {
 		return usageErr(stderr, "merge: no shard directories (allowed: one or more -out directories of simulate -shard i/n)")
+	}
+	if explore.IsExploreDir(fs.Arg(0)) {
+		return runExploreMerge(*out, fs.Args(), *asJSON, stdout, stderr) // explore.go
 	}
 	sum, err := sweep.Merge(*out, fs.Args())
 	if err != nil {

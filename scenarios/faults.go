@@ -428,11 +428,16 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 		}
 	} else {
 		in := nd.inst
+		resume := w.restartInput(in) // world_restart.go
 		in.prod = model.NewProducer(in.pcfg, in.app.id, w.topo.Leaders,
 			sim.NewRand(w.seed, streamOf("producer/"+in.name+"/"+strconv.FormatUint(uint64(nd.inc), 10))))
 		clear(in.conns)
 		if in.started {
 			w.apply(now, in, in.prod.Start(now))
+		}
+		if resume {
+			w.replay(now, n)
+			return
 		}
 		ids := make([]int64, 0, len(in.unresolved))
 		for k := range in.unresolved {

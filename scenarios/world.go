@@ -64,6 +64,10 @@ type instance struct {
 	// unresolved holds the records sent through this instance whose
 	// outcome is unknown, by message number.
 	unresolved map[int64]model.Record
+	// restarted: an exactly-once instance restarted after a crash; its
+	// application resumes from the committed input position
+	// (world_restart.go).
+	restarted bool
 }
 
 // app is one application: a stream of records with stable ids, sent

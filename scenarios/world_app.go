@@ -190,7 +190,7 @@ func (w *World) activate(now sim.Time, in *instance) {
 	}
 	in.active = true
 	w.emit(model.Obs{Kind: model.ObsActive, At: now, Node: int32(in.node), Peer: -1, App: in.app.id})
-	if w.cfg.App.Mode == AppExactlyOnce && in.index > 0 && in.started && w.script == nil {
+	if w.cfg.App.Mode == AppExactlyOnce && (in.index > 0 || in.restarted) && in.started && w.script == nil {
 		// initTransactions is done: the older instances are fenced and
 		// their open transaction aborted; read the committed position.
 		w.resumeInput(now, in)

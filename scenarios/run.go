@@ -62,6 +62,9 @@ type Spec struct {
 	// runs that differ only in PlanText and Probe (an explorer's); the
 	// run reads it and does not resolve again.
 	Resolved *Resolved
+	// HashCache, if set, is shared by the state hashes of runs made one
+	// after another in one goroutine (statehash.go).
+	HashCache *HashCache
 }
 
 // Result is a run's report: every field is deterministic in the Spec.
@@ -195,6 +198,9 @@ func Run(spec Spec) (*Result, error) {
 	}
 	w.initExplain(spec)
 	w.probe.p = spec.Probe
+	if spec.HashCache != nil {
+		w.probe.cache = spec.HashCache.c
+	}
 	if spec.Trace != nil {
 		w.trace.Tee(spec.Trace)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
@@ -44,24 +45,66 @@ func (h StateHash) Less(o StateHash) bool {
 type stateHasher struct {
 	a, b uint64
 	w    *World
-	// ptrs numbers the pointers met so far; handles renumbers reply-route
-	// handles in the order met.
-	ptrs    map[ptrKey]uint64
+	// ptrs numbers the pointers met so far (with their types: a struct
+	// and its first field share an address); handles renumbers
+	// reply-route handles in the order met. Both are made on first use.
+	ptrs    map[uintptr]ptrSeen
 	handles map[uint64]uint64
 	cache   *hashCache
 }
 
-type ptrKey struct {
-	p uintptr
+type ptrSeen struct {
 	t reflect.Type
+	n uint64
 }
 
 // hashCache holds, per struct type, the fields a hash walks, and per type
-// a number: computed once per world (the simulated world shares nothing
-// between runs).
+// a number, and the maps a hash reuses: made once per world (the
+// simulated world shares nothing between runs).
 type hashCache struct {
-	fields map[reflect.Type][]int
-	types  map[reflect.Type]uint64
+	info    map[reflect.Type]*typeInfo
+	types   map[reflect.Type]uint64
+	ptrs    map[uintptr]ptrSeen
+	handles map[uint64]uint64
+	// others numbers pointers that share an address with one of another
+	// type (rare).
+	others map[ptrOther]uint64
+}
+
+// typeInfo is what the walk needs to know of a type: whether it is one
+// of the types it treats specially, and a struct's fields to walk.
+type typeInfo struct {
+	special uint8
+	fields  []int
+}
+
+// Special types.
+const (
+	spNone uint8 = iota
+	spEvent
+	spPendingReq
+	spInternalMsg
+	spPeer
+	spRules // []model.RejectRule, []dropRule: unused rules only
+)
+
+// HashCache is what state hashes of runs in one goroutine may share (per
+// type facts found by reflection), so that each run does not find them
+// again: set it in [Spec.HashCache]. It must not be shared between
+// goroutines.
+type HashCache struct{ c *hashCache }
+
+// NewHashCache returns an empty cache.
+func NewHashCache() *HashCache { return &HashCache{c: newHashCache()} }
+
+func newHashCache() *hashCache {
+	return &hashCache{info: map[reflect.Type]*typeInfo{}, types: map[reflect.Type]uint64{},
+		ptrs: map[uintptr]ptrSeen{}, handles: map[uint64]uint64{}, others: map[ptrOther]uint64{}}
+}
+
+type ptrOther struct {
+	p uintptr
+	t reflect.Type
 }
 
 const (
@@ -120,9 +163,15 @@ var (
 
 // scratchFields are fields that hold nothing between events: buffers the
 // next call resets (by type name and field name). A []model.Out field (a
-// node's effect buffer) is scratch wherever it is.
+// node's effect buffer) is scratch wherever it is. A struct type whose
+// name ends in "Config" is configuration, fixed for the run: the hash
+// walks only its pointer and interface fields (a broker's random stream
+// lives in its BrokerConfig). The network's Config is changed once, at
+// the plan's end (Quiet), which the hash covers through World.ended.
 var scratchFields = map[string]bool{
 	"net.Network.notices":   true, // TakeNotices' result, consumed at once
+	"net.Network.names":     true, // constant
+	"net.Network.lat":       true, // constant but for Quiet, covered by World.ended
 	"check.logView.commits": true, // reset at every observation
 	"check.logView.aborted": true,
 }
@@ -131,9 +180,13 @@ var scratchFields = map[string]bool{
 // handling ev at now (ev has been taken off the queue).
 func (w *World) stateHash(now sim.Time, ev Event) StateHash {
 	if w.probe.cache == nil {
-		w.probe.cache = &hashCache{fields: map[reflect.Type][]int{}, types: map[reflect.Type]uint64{}}
+		w.probe.cache = newHashCache()
 	}
-	h := &stateHasher{w: w, ptrs: map[ptrKey]uint64{}, handles: map[uint64]uint64{}, cache: w.probe.cache}
+	c := w.probe.cache
+	clear(c.ptrs)
+	clear(c.handles)
+	clear(c.others)
+	h := &stateHasher{w: w, ptrs: c.ptrs, handles: c.handles, cache: c}
 	h.i64(int64(now))
 	h.event(now, ev, ev.bg)
 	w.loop.EachPending(func(at sim.Time, e Event, bg bool) { h.event(at, e, bg) })
@@ -222,6 +275,9 @@ func (h *stateHasher) tok(t simnet.Token) {
 
 // handle hashes a reply-route handle by the order the walk meets it.
 func (h *stateHasher) handle(x uint64) {
+	if h.handles == nil {
+		h.handles = map[uint64]uint64{}
+	}
 	c, ok := h.handles[x]
 	if !ok {
 		c = uint64(len(h.handles))
@@ -253,59 +309,98 @@ func (h *stateHasher) typeID(t reflect.Type) uint64 {
 	return id
 }
 
-// fieldsOf returns the fields of struct type t the walk hashes: all but
-// scratch buffers.
-func (h *stateHasher) fieldsOf(t reflect.Type) []int {
-	fs, ok := h.cache.fields[t]
+// infoOf returns what the walk needs to know of type t.
+func (h *stateHasher) infoOf(t reflect.Type) *typeInfo {
+	ti, ok := h.cache.info[t]
 	if ok {
-		return fs
+		return ti
 	}
-	fs = []int{}
+	ti = &typeInfo{}
+	switch t {
+	case tEvent:
+		ti.special = spEvent
+	case tPendingReq:
+		ti.special = spPendingReq
+	case tInternalMsg:
+		ti.special = spInternalMsg
+	case tPeer:
+		ti.special = spPeer
+	case tRejects, tRules:
+		ti.special = spRules
+	}
+	if t.Kind() == reflect.Struct {
+		ti.fields = fieldsOf(t)
+	}
+	h.cache.info[t] = ti
+	return ti
+}
+
+// fieldsOf returns the fields of struct type t the walk hashes: all but
+// scratch buffers and a configuration's scalars.
+func fieldsOf(t reflect.Type) []int {
+	fs := []int{}
+	config := strings.HasSuffix(t.Name(), "Config")
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Type == tOuts || scratchFields[t.String()+"."+f.Name] {
 			continue
 		}
+		if config {
+			switch f.Type.Kind() {
+			case reflect.Pointer, reflect.Interface, reflect.Struct:
+			default:
+				continue
+			}
+		}
 		fs = append(fs, i)
 	}
-	h.cache.fields[t] = fs
 	return fs
 }
 
 // value walks v into the hash.
 func (h *stateHasher) value(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Bool:
+		h.u64(boolBits(v.Bool()))
+		return
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		h.i64(v.Int())
+		return
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		h.u64(v.Uint())
+		return
+	case reflect.String:
+		h.str(v.String())
+		return
+	case reflect.Struct, reflect.Slice:
+	default:
+		h.other(v)
+		return
+	}
 	t := v.Type()
-	switch t {
-	case tEvent:
+	ti := h.infoOf(t)
+	switch ti.special {
+	case spNone:
+	case spEvent:
 		h.eventValue(v)
 		return
-	case tPendingReq:
+	case spPendingReq:
 		// The request's wire and token; its message id only names it.
 		h.value(v.FieldByName("wr"))
 		h.value(v.FieldByName("tok"))
 		return
-	case tInternalMsg:
+	case spInternalMsg:
 		h.value(v.FieldByName("from"))
 		h.value(v.FieldByName("m"))
 		h.handle(v.FieldByName("handle").Uint())
 		return
-	case tPeer:
+	case spPeer:
 		h.i64(v.FieldByName("Node").Int())
 		h.i64(v.FieldByName("ReqNo").Int())
 		h.handle(v.FieldByName("Handle").Uint())
 		return
-	case tRejects:
-		// Used reject rules never fire again.
-		n := 0
-		for i := range v.Len() {
-			if r := v.Index(i); !r.FieldByName("used").Bool() {
-				h.value(r)
-				n++
-			}
-		}
-		h.u64(uint64(n))
-		return
-	case tRules:
+	case spRules:
+		// Used rules never fire again.
 		n := 0
 		for i := range v.Len() {
 			if r := v.Index(i); !r.FieldByName("used").Bool() {
@@ -316,48 +411,55 @@ func (h *stateHasher) value(v reflect.Value) {
 		h.u64(uint64(n))
 		return
 	}
-	switch v.Kind() {
-	case reflect.Bool:
-		h.u64(boolBits(v.Bool()))
+	if v.Kind() == reflect.Struct {
+		for _, i := range ti.fields {
+			h.value(v.Field(i))
+		}
+		return
+	}
+	if v.IsNil() {
+		h.u64(math.MaxUint64)
+		return
+	}
+	n := v.Len()
+	h.u64(uint64(n))
+	switch t.Elem().Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		h.i64(v.Int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		h.u64(v.Uint())
+		for i := range n {
+			h.i64(v.Index(i).Int())
+		}
+	case reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		for i := range n {
+			h.u64(v.Index(i).Uint())
+		}
+	default:
+		for i := range n {
+			h.value(v.Index(i))
+		}
+	}
+}
+
+// other walks the kinds value does not handle at once.
+func (h *stateHasher) other(v reflect.Value) {
+	t := v.Type()
+	switch v.Kind() {
 	case reflect.Float32, reflect.Float64:
 		h.u64(math.Float64bits(v.Float()))
-	case reflect.String:
-		h.str(v.String())
 	case reflect.Array:
 		for i := range v.Len() {
 			h.value(v.Index(i))
-		}
-	case reflect.Slice:
-		if v.IsNil() {
-			h.u64(math.MaxUint64)
-			return
-		}
-		h.u64(uint64(v.Len()))
-		for i := range v.Len() {
-			h.value(v.Index(i))
-		}
-	case reflect.Struct:
-		for _, i := range h.fieldsOf(t) {
-			h.value(v.Field(i))
 		}
 	case reflect.Pointer:
 		if v.IsNil() {
 			h.u64(0)
 			return
 		}
-		k := ptrKey{v.Pointer(), t}
-		if n, ok := h.ptrs[k]; ok {
+		if n, seen := h.pointer(v.Pointer(), t); seen {
 			h.u64(n<<1 | 1)
-			return
+		} else {
+			h.u64(n << 1)
+			h.value(v.Elem())
 		}
-		n := uint64(len(h.ptrs) + 1)
-		h.ptrs[k] = n
-		h.u64(n << 1)
-		h.value(v.Elem())
 	case reflect.Interface:
 		if v.IsNil() {
 			h.u64(0)
@@ -376,6 +478,32 @@ func (h *stateHasher) value(v reflect.Value) {
 	}
 }
 
+// pointer returns the number of pointer p of type t and whether it was
+// met before.
+func (h *stateHasher) pointer(p uintptr, t reflect.Type) (uint64, bool) {
+	if h.ptrs == nil {
+		h.ptrs = map[uintptr]ptrSeen{}
+	}
+	if s, ok := h.ptrs[p]; ok {
+		if s.t == t {
+			return s.n, true
+		}
+		if h.cache.others == nil {
+			h.cache.others = map[ptrOther]uint64{}
+		}
+		k := ptrOther{p, t}
+		if n, ok := h.cache.others[k]; ok {
+			return n, true
+		}
+		n := uint64(len(h.ptrs)+len(h.cache.others)) + 1
+		h.cache.others[k] = n
+		return n, false
+	}
+	n := uint64(len(h.ptrs)+len(h.cache.others)) + 1
+	h.ptrs[p] = ptrSeen{t, n}
+	return n, false
+}
+
 // mapValue walks a map in the order of its keys' hashes.
 func (h *stateHasher) mapValue(v reflect.Value) {
 	if v.IsNil() {
@@ -389,7 +517,7 @@ func (h *stateHasher) mapValue(v reflect.Value) {
 	es := make([]kv, 0, v.Len())
 	it := v.MapRange()
 	for it.Next() {
-		kh := &stateHasher{w: h.w, ptrs: map[ptrKey]uint64{}, handles: map[uint64]uint64{}, cache: h.cache}
+		kh := &stateHasher{w: h.w, cache: &hashCache{info: h.cache.info, types: h.cache.types}}
 		kh.value(it.Key())
 		es = append(es, kv{kh.sum(), it.Value()})
 	}

@@ -246,7 +246,7 @@ func TestStateHashSound(t *testing.T) {
 		}
 		seen := map[scenarios.StateHash]future{}
 		root := &sched{}
-		o, err := s.run(root, true, true, nil)
+		o, err := s.run(root, true, true, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,7 +256,7 @@ func TestStateHashSound(t *testing.T) {
 		for _, p := range o.points {
 			for _, f := range s.options(&p, fs[:0]) {
 				x := &sched{parent: root, f: f, depth: 1}
-				o, err := s.run(x, true, true, nil)
+				o, err := s.run(x, true, true, nil, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

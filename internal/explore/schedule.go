@@ -247,9 +247,9 @@ type violation struct {
 
 // run runs schedule x. list asks for its choice points after its last
 // fault; hashing for their state hashes.
-func (s *setup) run(x *sched, list, hashing bool, res *scenarios.Resolved) (*outcome, error) {
+func (s *setup) run(x *sched, list, hashing bool, res *scenarios.Resolved, hc *scenarios.HashCache) (*outcome, error) {
 	spec := s.base
-	spec.Resolved = res
+	spec.Resolved, spec.HashCache = res, hc
 	spec.PlanText = s.plan(x)
 	rec := &recorder{s: s, fs: x.faults(), after: x.last(), list: list, hashing: hashing}
 	spec.Probe = rec

@@ -136,6 +136,7 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 			defer wg.Done()
 			// Each worker resolves the parameters once for its runs.
 			res, rerr := scenarios.Resolve(s.base)
+			hc := scenarios.NewHashCache()
 			for j := range jobs {
 				if rerr != nil {
 					mu.Lock()
@@ -143,7 +144,7 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 					mu.Unlock()
 					continue
 				}
-				o, err := s.run(j.x, internal, hashing, res)
+				o, err := s.run(j.x, internal, hashing, res, hc)
 				mu.Lock()
 				if err != nil {
 					if e.err == nil {

@@ -1,5 +1,7 @@
 package scenarios
 
+import "slices"
+
 // restartInput is called when producer instance in restarts after a crash.
 // An exactly-once application (app.mode=exactly-once) whose live instance
 // it is restarts as Kafka's consume-transform-produce loop does: the new
@@ -17,6 +19,9 @@ func (w *World) restartInput(in *instance) bool {
 		return false
 	}
 	in.app.chain++
+	// The crashed incarnation's retry of the position fetch goes with it.
+	st := &w.nodes[in.node].fault
+	st.held = slices.DeleteFunc(st.held, func(ev Event) bool { return ev.kind == evAppResume })
 	in.active = false
 	in.restarted = true
 	for k := range in.unresolved {
@@ -26,4 +31,15 @@ func (w *World) restartInput(in *instance) bool {
 	}
 	clear(in.unresolved)
 	return true
+}
+
+// eosFetch reports whether instance in's application reads its input from
+// the committed position once the instance has its producer id: every
+// instance of an exactly-once application (Kafka's consume-transform-
+// produce loop calls initTransactions, then fetches the committed offsets
+// and polls from there), the first one included, so that an instance
+// whose initTransactions comes late does not process what a newer one
+// committed meanwhile. A scripted world decides itself.
+func (w *World) eosFetch(in *instance) bool {
+	return w.cfg.App.Mode == AppExactlyOnce && w.script == nil
 }

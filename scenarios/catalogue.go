@@ -184,8 +184,9 @@ its answer (about 1% of seeds), those records are committed twice
 InitProducerId is delayed past v2's (simulate -explore, 1 fault), v1 gets
 the newer epoch and fences v2, which stops with PRODUCER_FENCED (LIVE-PROD
 reports a spurious fatal); v1 commits the input and nothing is lost or
-written twice. A crashed exactly-once instance that restarts resumes
-from the committed input position, as a takeover does. A non-transactional idempotent zombie is never fenced: a new
+written twice. Every instance, the first one included, reads its input
+from the committed position once initTransactions is done, and so does a
+crashed instance that restarts. A non-transactional idempotent zombie is never fenced: a new
 instance gets a new producer id, which is the restart story (scenario
 restart). Without idempotence (-idempotence=false) there is no
 transactional.id, and Kafka allows no transactions: the application runs

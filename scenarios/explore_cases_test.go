@@ -78,6 +78,19 @@ var exploreCases = []violationCase{
 		fixed: []string{"INV-EOS", "INV-DUP"},
 		trace: []string{"p2 restarts"},
 	},
+	{
+		// The coordinator is down while v1 starts, and v1 is paused: v2
+		// processes the input and commits it; v1's InitProducerId then
+		// goes through, and v1 processed the input from 0 again,
+		// because the first instance read its input before
+		// initTransactions (model bug). Every instance now reads from the
+		// committed position after initTransactions; v1, no longer the
+		// application's live instance, reads nothing.
+		plan: "explore-zombie-late-init.plan", scenario: "zombie", seed: 1,
+		sets:  kv("records", "3", "net.latency", "constant"),
+		fixed: []string{"INV-EOS", "INV-DUP"},
+		trace: []string{"p1 producer id 42 epoch 1"},
+	},
 }
 
 func init() { violationCases = append(violationCases, exploreCases...) }

@@ -47,7 +47,7 @@ func (r *Result) Save(dir string, sc *scenarios.Scenario) error {
 			return err
 		}
 		var mmd bytes.Buffer
-		if err := scenarios.WriteMermaid(&mmd, res.Log, scenarios.MermaidTitle(res)+" (explore: "+ce.Invariant+")", 0); err != nil {
+		if err := scenarios.WriteMermaid(&mmd, res.Log, scenarios.MermaidTitle(res)+", explore counterexample for "+ce.Invariant, 0); err != nil {
 			return err
 		}
 		diagram := strings.TrimSuffix(name, ".plan") + ".mmd"

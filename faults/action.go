@@ -108,6 +108,14 @@ type Target interface {
 	// n-th request client sends it (only partition part's, when part >=
 	// 0) with the error code and append none of them.
 	ArmReject(n int64, client, server, code string, part int32)
+	// ArmDelay arms a rule that holds the n-th request client sends to
+	// server in the run, or its response (dir), until a message on
+	// another connection has arrived after it would have ([Delay]).
+	ArmDelay(dir simnet.Direction, n int64, client, server string)
+	// ArmDuplicate arms a rule that delivers the n-th request client
+	// sends to server in the run, or its response (dir), twice
+	// ([Duplicate]; datagram mode).
+	ArmDuplicate(dir simnet.Direction, n int64, client, server string)
 }
 
 // Span is how long an action's effect lasts, as a timeline draws it.

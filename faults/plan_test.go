@@ -84,6 +84,8 @@ func TestCheck(t *testing.T) {
 	cases := []struct{ text, want string }{
 		{"1s crash b9", `line 1: unknown node "b9" (known: b1, c1, p1, p2)`},
 		{"1s drop request 1 b1>p1", `line 1: drop link b1>p1 must go from a producer ([p1 p2]) to a server ([b1 c1])`},
+		{"0s delay response 2 c1>p2", `line 1: delay link c1>p2 must go from a producer ([p1 p2]) to a server ([b1 c1])`},
+		{"0s duplicate request 2 b1>c1", `line 1: duplicate link b1>c1 must go from a producer ([p1 p2]) to a server ([b1 c1])`},
 		{"1s reject 1 p1>c1 NOT_ENOUGH_REPLICAS", `line 1: reject link p1>c1 must go from a producer to a broker (b1)`},
 		{"1s reject 1 p1>b1 UNKNOWN_SERVER_ERROR", `line 1: reject error "UNKNOWN_SERVER_ERROR" is not allowed (allowed: NOT_ENOUGH_REPLICAS, NOT_LEADER_OR_FOLLOWER)`},
 		// Unknown nodes and timing first, over the whole plan.
@@ -178,9 +180,15 @@ func (r *recorder) ArmDrop(d simnet.Direction, n int64, c, s string) {
 func (r *recorder) ArmReject(n int64, c, s, code string, part int32) {
 	r.add("reject " + c + ">" + s + " " + code)
 }
+func (r *recorder) ArmDelay(d simnet.Direction, n int64, c, s string) {
+	r.add("delay " + d.String() + " " + c + ">" + s)
+}
+func (r *recorder) ArmDuplicate(d simnet.Direction, n int64, c, s string) {
+	r.add("duplicate " + d.String() + " " + c + ">" + s)
+}
 
 func TestApply(t *testing.T) {
-	p, err := faults.Parse("0s partition p1 p2 | b1\n0s heal-oneway b1 > p1 p2\n0s restart b1 clean\n0s drop response 3 p1>b1")
+	p, err := faults.Parse("0s partition p1 p2 | b1\n0s heal-oneway b1 > p1 p2\n0s restart b1 clean\n0s drop response 3 p1>b1\n0s delay request 2 p2>b1\n0s duplicate response 4 p1>c1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +196,7 @@ func TestApply(t *testing.T) {
 	for _, a := range p.Actions {
 		a.Apply(&r)
 	}
-	want := "cut p1>b1,cut b1>p1,cut p2>b1,cut b1>p2,heal b1>p1,heal b1>p2,restart b1 clean,drop response p1>b1"
+	want := "cut p1>b1,cut b1>p1,cut p2>b1,cut b1>p2,heal b1>p1,heal b1>p2,restart b1 clean,drop response p1>b1,delay request p2>b1,duplicate response p1>c1"
 	if got := strings.Join(r.calls, ","); got != want {
 		t.Errorf("calls %s, want %s", got, want)
 	}
@@ -215,6 +223,10 @@ func TestParseErrors(t *testing.T) {
 		{"1s drop reply 3 p1>b1", `line 1: drop: "reply" is not allowed`},
 		{"1s drop request 3 p1 b1", `line 1: want "drop request|response N CLIENT>SERVER"`},
 		{"1s drop request 3 p1>p1", `line 1: drop: link p1>p1 needs two different nodes`},
+		{"0s delay request 0 p1>b1", `line 1: delay: request number "0" is not allowed`},
+		{"0s delay reply 3 p1>b1", `line 1: delay: "reply" is not allowed`},
+		{"0s duplicate request 3 p1", `line 1: want "duplicate request|response N CLIENT>SERVER", e.g. 0s duplicate request 3 p1>b1`},
+		{"0s duplicate request 3 b1>b1", `line 1: duplicate: link b1>b1 needs two different nodes`},
 		{"1s drift p1 5%", `line 1: drift: "5%" is not allowed`},
 		{"1s drift p1 -1000000ppm", `line 1: drift: "-1000000ppm" is not allowed`},
 		{"end 1s\nend 2s", `line 2: second end (the first is on line 1)`},

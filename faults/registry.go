@@ -22,6 +22,8 @@ var verbs = []struct {
 	{"drift", parseDrift, "0s drift p1 +200ppm"},
 	{"reject", parseReject, "0s reject 6 p1>b1 NOT_LEADER_OR_FOLLOWER partition 1"},
 	{"stall", parseStall, "3s stall b1 2s"},
+	{"delay", parseDelay, "0s delay request 3 p1>b1"},
+	{"duplicate", parseDuplicate, "0s duplicate response 3 p1>b1"},
 }
 
 // lookup returns verb's parser, nil for an unknown verb.

@@ -78,7 +78,14 @@ failed batch is retried and lands after them: the partition's order is
 not the order sent (bug-zoo Z02). With idempotence the broker answers the
 later batches OUT_OF_ORDER_SEQUENCE_NUMBER because of the gap; they are
 not the head batch, so the client retries them in order without an epoch
-bump, and the log keeps the order sent.`,
+bump, and the log keeps the order sent.
+
+Restarts break it in real Kafka (simulate -explore, 2 faults): after two
+unclean broker restarts the window keeps each producer's newest batch
+only, and a retry of an older batch is bumped and appended again
+(INV-DUP); a restarted producer's new producer id, unknown to the
+partition, can have batch 1 appended before a failed batch 0 (INV-SEQ),
+as in emptypart.`,
 		ExpectOff: "records out of order (INV-ORDER fails)",
 		ExpectOn:  "retriable OUT_OF_ORDER_SEQUENCE_NUMBER errors, no reordering, no duplicates",
 		Defaults: []KV{{"records", "40"}, {"send.interval.ms", "1"}, {"batch.size", "1"},
@@ -101,7 +108,10 @@ cached duplicate nor the next sequence, so it gets
 OUT_OF_ORDER_SEQUENCE_NUMBER. The Java client takes that for a real gap at
 the head, bumps the epoch, renumbers and resends: everything unacknowledged
 lands twice (bug-zoo Z03). With max.in.flight=5 the retry is still in the
-window and is answered as a duplicate.`,
+window and is answered as a duplicate, whatever messages are lost or
+delayed; two unclean broker restarts still duplicate, because the
+rebuilt window keeps each producer's newest batch only (simulate -explore
+with 2 crashes).`,
 		ExpectOff: "duplicates (INV-DUP fails)",
 		ExpectOn:  "duplicates too: the evicted retry is re-appended under a bumped epoch",
 		Defaults: []KV{{"records", "30"}, {"send.interval.ms", "0"}, {"batch.size", "1"},
@@ -170,7 +180,13 @@ once in the committed output (INV-EOS).
 app.mode=at-least-once, for contrast, is the application that sends again
 whatever v1 left unresolved: when v1's commit landed but the pause hid
 its answer (about 1% of seeds), those records are committed twice
-(INV-DUP). A non-transactional idempotent zombie is never fenced: a new
+(INV-DUP). Whichever instance calls initTransactions last wins: if v1's
+InitProducerId is delayed past v2's (simulate -explore, 1 fault), v1 gets
+the newer epoch and fences v2, which stops with PRODUCER_FENCED (LIVE-PROD
+reports a spurious fatal); v1 commits the input and nothing is lost or
+written twice. Every instance, the first one included, reads its input
+from the committed position once initTransactions is done, and so does a
+crashed instance that restarts. A non-transactional idempotent zombie is never fenced: a new
 instance gets a new producer id, which is the restart story (scenario
 restart). Without idempotence (-idempotence=false) there is no
 transactional.id, and Kafka allows no transactions: the application runs
@@ -296,7 +312,15 @@ both sides of the wrap must be retried, the one past it (the lower int)
 goes first. The broker answers OUT_OF_ORDER_SEQUENCE_NUMBER, the client
 retries it without a bump until delivery.timeout.ms, and then the stalled
 records fail and the epoch is bumped (seed 130). Nothing is duplicated or
-lost; -set client.policy=librdkafka wraps.`,
+lost; -set client.policy=librdkafka wraps.
+
+The sequence space must be wider than the window spans: with
+sequence.bits=3 (8 sequence numbers) the window can hold a batch whose
+range a batch one wrap later repeats, and the broker answers the new
+batch as a duplicate of the old one: acknowledged but not written
+(INV-DEDUP, INV-LOSS; simulate -explore finds it with 2 pauses of the
+producer, which make batches of 4). Kafka's 31 bits never wrap within a
+window.`,
 		ExpectOff: "duplicates from lost acknowledgements (INV-DUP fails)",
 		ExpectOn:  "no duplicates or losses at the wrap; the Java client's int arithmetic can stall a retry across it until delivery.timeout.ms (records fail, the epoch is bumped)",
 		Defaults: []KV{{"records", "600"}, {"send.interval.ms", "2"}, {"batch.size", "7"}, {"linger.ms", "20"},

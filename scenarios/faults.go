@@ -92,6 +92,7 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 		return planErr(planFile, err)
 	}
 	w.planEnd = sim.Time(w.plan.End)
+	w.prearm() // world_delay.go
 	for i := range w.plan.Actions {
 		w.schedule(sim.Time(w.plan.Actions[i].At), Event{kind: evFault, n: uint64(i)})
 	}
@@ -320,6 +321,9 @@ func (t actuator) Cut(from, to string)             { t.w.nw.Cut(t.w.nodeOf(from)
 func (t actuator) Heal(from, to string)            { t.w.nw.Heal(t.w.nodeOf(from), t.w.nodeOf(to)) }
 
 func (t actuator) ArmDrop(dir simnet.Direction, n int64, client, server string) {
+	if t.w.prearmed(t.i) {
+		return
+	}
 	t.w.drops = append(t.w.drops, dropRule{dir: dir, n: n, client: t.w.nodeOf(client), server: t.w.nodeOf(server)})
 }
 
@@ -330,6 +334,9 @@ func (t actuator) SetDrift(node string, ppm int32) {
 // ArmReject arms the rule at the broker; the plan's check has made sure
 // server is a broker and code one of [faults.RejectErrors].
 func (t actuator) ArmReject(n int64, client, server, code string, part int32) {
+	if t.w.prearmed(t.i) {
+		return
+	}
 	c, _ := model.ParseErrCode(code)
 	t.w.nodes[t.w.nodeOf(server)].broker.ArmReject(model.RejectRule{N: n, Client: int32(t.w.nodeOf(client)), Err: c, Part: part})
 }
@@ -463,11 +470,16 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 		}
 	} else {
 		in := nd.inst
+		resume := w.restartInput(in) // world_restart.go
 		in.prod = model.NewProducer(in.pcfg, in.app.id, w.topo.Leaders,
 			sim.NewRand(w.seed, streamOf("producer/"+in.name+"/"+strconv.FormatUint(uint64(nd.inc), 10))))
 		clear(in.conns)
 		if in.started {
 			w.apply(now, in, in.prod.Start(now))
+		}
+		if resume {
+			w.replay(now, n)
+			return
 		}
 		ids := make([]int64, 0, len(in.unresolved))
 		for k := range in.unresolved {
@@ -481,8 +493,12 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 	w.replay(now, n)
 }
 
-// faulty reports whether any process is paused or crashed.
+// faulty reports whether any process is paused or crashed, or a message
+// is delayed (world_delay.go).
 func (w *World) faulty() bool {
+	if len(w.mf.held) > 0 {
+		return true
+	}
 	for i := range w.nodes {
 		if st := &w.nodes[i].fault; st.paused || st.crashed || st.stalled {
 			return true
@@ -499,6 +515,7 @@ func (w *World) endFaults(at sim.Time) {
 	w.emit(model.Obs{Kind: model.ObsPlanEnd, At: at, Node: -1, Peer: -1})
 	w.nw.Quiet()
 	w.drops = nil
+	w.releaseAllDelayed(at) // world_delay.go
 	for i := range w.nodes {
 		n := simnet.NodeID(i)
 		st := &w.nodes[i].fault

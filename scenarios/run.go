@@ -60,6 +60,16 @@ type Spec struct {
 	// History keeps the run's client-visible history in Result.History
 	// (history.go, docs/history.md). It changes nothing else in the run.
 	History bool
+	// Probe, if set, is called at the run's choice points (probe.go): an
+	// explorer's hook. It changes nothing in the run.
+	Probe Probe
+	// Resolved, if set, is [Resolve] of this spec, made once for many
+	// runs that differ only in PlanText and Probe (an explorer's); the
+	// run reads it and does not resolve again.
+	Resolved *Resolved
+	// HashCache, if set, is shared by the state hashes of runs made one
+	// after another in one goroutine (statehash.go).
+	HashCache *HashCache
 }
 
 // Result is a run's report: every field is deterministic in the Spec.
@@ -194,9 +204,12 @@ func Resolve(spec Spec) (*Resolved, error) {
 // violations are reported in the result.
 func Run(spec Spec) (*Result, error) {
 	sc := spec.Scenario
-	res, err := Resolve(spec)
-	if err != nil {
-		return nil, err
+	res := spec.Resolved
+	if res == nil {
+		var err error
+		if res, err = Resolve(spec); err != nil {
+			return nil, err
+		}
 	}
 	vals, pcfg, notes := res.Values, res.Producer, res.Notes
 	w, err := newWorld(sc, vals, spec.Seed, pcfg, notes)
@@ -207,6 +220,10 @@ func Run(spec Spec) (*Result, error) {
 		return nil, err
 	}
 	w.initExplain(spec)
+	w.probe.p = spec.Probe
+	if spec.HashCache != nil {
+		w.probe.cache = spec.HashCache.c
+	}
 	if spec.Trace != nil {
 		w.trace.Tee(spec.Trace)
 	}

@@ -64,6 +64,10 @@ type instance struct {
 	// unresolved holds the records sent through this instance whose
 	// outcome is unknown, by message number.
 	unresolved map[int64]model.Record
+	// restarted: an exactly-once instance restarted after a crash; its
+	// application resumes from the committed input position
+	// (world_restart.go).
+	restarted bool
 }
 
 // app is one application: a stream of records with stable ids, sent
@@ -190,6 +194,12 @@ type World struct {
 	realized *realizer
 	xlog     *explainLog
 	hist     *historian
+
+	// mf holds the plan's delay and duplicate rules and the delayed
+	// messages (world_delay.go).
+	mf msgFaults
+	// probe is an explorer's view of the run's choice points (probe.go).
+	probe probeState
 
 	// script is set in a scripted world (script.go): a test script, not
 	// the network's draws and the loop, decides when messages arrive.
@@ -339,6 +349,9 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		w.loop.Stop()
 		return
 	}
+	if w.probe.p != nil && now > w.probe.lastAt {
+		w.probeTime(now, ev) // probe.go
+	}
 	if n := w.target(ev); n >= 0 && w.gate(now, n, ev) {
 		return
 	}
@@ -361,6 +374,7 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		}
 	case evDeliver:
 		w.deliver(now, ev)
+		w.releaseDelayed(now, ev) // world_delay.go
 	case evFault:
 		w.fault(now, int(ev.n))
 	case evMetaFlap:

@@ -52,6 +52,12 @@ func (w *World) start(now sim.Time, in *instance) {
 	}
 	w.apply(now, in, in.prod.Start(now))
 	if in.index == 0 {
+		if w.eosFetch(in) {
+			// A consume-transform-produce loop reads its input only
+			// after initTransactions, from the committed position
+			// (activate, resumeInput).
+			return
+		}
 		w.schedule(now, Event{kind: evAppSend, app: in.app.id})
 	} else {
 		w.takeover(now, in)
@@ -172,6 +178,8 @@ func (w *World) offsetFetched(now sim.Time, in *instance, r *model.OffsetFetchRe
 		return // a newer instance took over meanwhile
 	}
 	a.next = max(r.Offset, 0)
+	// The input restarts here: sends scheduled by an earlier resume stop.
+	a.chain++
 	w.emit(model.Obs{Kind: model.ObsAppResume, At: now, Node: int32(in.node), Peer: -1, App: a.id, N: a.next})
 	if a.next < a.records {
 		w.schedule(now, Event{kind: evAppSend, app: a.id, n: a.chain})
@@ -193,7 +201,7 @@ func (w *World) activate(now sim.Time, in *instance) {
 	}
 	in.active = true
 	w.emit(model.Obs{Kind: model.ObsActive, At: now, Node: int32(in.node), Peer: -1, App: in.app.id})
-	if w.cfg.App.Mode == AppExactlyOnce && in.index > 0 && in.started && w.script == nil {
+	if w.eosFetch(in) && in.started {
 		// initTransactions is done: the older instances are fenced and
 		// their open transaction aborted; read the committed position.
 		w.resumeInput(now, in)

@@ -15,6 +15,9 @@ import (
 // send puts m on the network from its sender and schedules its arrival.
 // It returns the message's fate at send time.
 func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c simnet.Conn, dir simnet.Direction, reqNo int64, inc uint32) simnet.Fate {
+	if w.probe.p != nil {
+		w.probeSend(now, m, c, dir, reqNo) // probe.go
+	}
 	var s simnet.Sent
 	if w.planDrop(dir, reqNo, c) {
 		s = w.nw.SendLost(now, c, dir)
@@ -51,7 +54,7 @@ func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c 
 		w.script.hold(id, to, s.Tok)
 		return s.Fate
 	}
-	w.schedule(s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok})
+	w.scheduleDelivery(now, s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok}, wr, from, to) // world_delay.go
 	if s.DupAt >= 0 {
 		wr.refs++
 		w.schedule(s.DupAt, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok})

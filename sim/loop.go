@@ -56,6 +56,8 @@ type Loop[E Event] struct {
 	stop   bool
 	// fg counts the pending foreground events.
 	fg int
+	// pending is EachPending's buffer.
+	pending []entry[E]
 }
 
 // Now returns the current simulated time: the time of the event being

@@ -77,9 +77,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sw.register(fs)
 	ex := addExplainFlags(fs) // explain.go
 	hist := addHistoryFlag(fs)
+	xf := addExploreFlags(fs) // explore.go
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simulate -seed N -scenario NAME [flags]")
 		fmt.Fprintln(stderr, "       simulate -scenario NAME -runs N [-seed BASE] [-parallel P] [-vary key=FROM:TO:STEP] [-out DIR] [flags]")
+		fmt.Fprintln(stderr, "       simulate -explore -scenario NAME -max-faults K [-explore-budget RUNS] [-out DIR] [flags]")
 		fmt.Fprintln(stderr, "       simulate merge -out DIR SHARD_DIR...")
 		fmt.Fprintln(stderr, "       simulate selfcheck -runs N [-seed S] [-scenario-file F]... [flags]")
 		fmt.Fprintln(stderr, "       simulate validate -scenario NAME -runs N [-set key=value] [-margin M] [-out DIR]   (a real client against kfake; simulate validate -h)")
@@ -162,6 +164,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// Above the scenario's defaults, a run's levels of precedence are,
 	// weakest first (docs/parameters.md): the scenario file's values, the
 	// -bug settings and the command line's values.
+	if *xf.explore {
+		return runExplore(exploreArgs{sc: sc, scenFile: *scenFile, seedText: *seedText, file: fileSets, bugs: bugs, sets: cmdSets,
+			asJSON: *asJSON, filePlan: filePlan != "", f: xf, sw: &sw, explicit: explicit}, stdout, stderr) // explore.go
+	}
+	for _, name := range exploreOnly {
+		if explicit[name] {
+			return usageErr(stderr, "-"+name+" is only allowed with -explore")
+		}
+	}
 	if explicit["runs"] {
 		if *trace {
 			return usageErr(stderr, "-trace is not allowed with -runs (trace one run: drop -runs)")

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/idemsim/idemsim/internal/explore"
 	"github.com/idemsim/idemsim/internal/sweep"
 	"github.com/idemsim/idemsim/scenarios"
 )
@@ -280,6 +281,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() == 0 {
 		return usageErr(stderr, "merge: no shard directories (allowed: one or more -out directories of simulate -shard i/n)")
+	}
+	if explore.IsExploreDir(fs.Arg(0)) {
+		return runExploreMerge(*out, fs.Args(), *asJSON, stdout, stderr) // explore.go
 	}
 	if err := sweep.OutNotInput(*out, fs.Args()); err != nil {
 		return usageErr(stderr, "merge: "+err.Error())

@@ -27,6 +27,9 @@ var allowed = map[string][]string{
 	// The sweep engine runs many worlds on goroutines (each run stays
 	// single-threaded) and turns summaries into charts.
 	"internal/sweep": {"scenarios", "check", "plots", "ext:gonum.org/"},
+	// The explorer runs many worlds (on goroutines, each run
+	// single-threaded) with faults from the plan language.
+	"internal/explore": {"scenarios", "faults", "sim", "net"},
 	// The interaction harness is a front end over the World's scripted
 	// mode: it parses datadriven scripts and re-implements no node.
 	"internal/simtest": {"scenarios", "model", "sim", "net", "check", "ext:github.com/cockroachdb/datadriven"},

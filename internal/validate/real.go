@@ -793,6 +793,17 @@ func (t *target) links(client, server int) []*Proxy {
 // request handlers while its network threads run.
 func (t *target) Stall(node string, d time.Duration) { t.unsupported("stall " + node) }
 
+// ArmDelay and ArmDuplicate (the explorer's actions) are not driven
+// through the proxy yet.
+func (t *target) ArmDelay(dir simnet.Direction, n int64, client, server string) {
+	t.unsupported("delay " + client + ">" + server)
+}
+
+// ArmDuplicate: see ArmDelay.
+func (t *target) ArmDuplicate(dir simnet.Direction, n int64, client, server string) {
+	t.unsupported("duplicate " + client + ">" + server)
+}
+
 func (t *target) Pause(node string, d time.Duration) {
 	i, client, ok := t.node(node)
 	if !ok {

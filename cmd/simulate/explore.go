@@ -1,0 +1,202 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/idemsim/idemsim/internal/explore"
+	"github.com/idemsim/idemsim/scenarios"
+)
+
+// exitIncomplete is an exploration that stopped (budget, Ctrl-C) before it
+// explored every schedule, without a counterexample.
+const exitIncomplete = 3
+
+// exploreFlags are the flags of -explore (docs/explore.md).
+type exploreFlags struct {
+	explore   *bool
+	maxFaults *int
+	budget    *int64
+	prune     *bool
+	all       *bool
+}
+
+// exploreOnly are the flags only -explore takes.
+var exploreOnly = []string{"max-faults", "explore-budget", "explore-prune", "all"}
+
+func addExploreFlags(fs *flag.FlagSet) *exploreFlags {
+	return &exploreFlags{
+		explore:   fs.Bool("explore", false, "explore every fault schedule of at most -max-faults faults (random fault sources off); see docs/explore.md"),
+		maxFaults: fs.Int("max-faults", 1, "explore: the most faults in a schedule (0.."+strconv.Itoa(explore.MaxK)+")"),
+		budget:    fs.Int64("explore-budget", 0, "explore: stop after this many runs (0: no limit); the result is then incomplete"),
+		prune:     fs.Bool("explore-prune", true, "explore: skip schedules that reach a state already explored with as many faults left"),
+		all:       fs.Bool("all", false, "explore: search up to -max-faults for one counterexample per violated invariant"),
+	}
+}
+
+type exploreArgs struct {
+	sc       *scenarios.Scenario
+	scenFile string
+	seedText string
+	file     []scenarios.KV
+	bugs     []string
+	sets     []scenarios.KV // -idempotence, then -set
+	asJSON   bool
+	filePlan bool
+	f        *exploreFlags
+	sw       *sweepFlags
+	explicit map[string]bool
+}
+
+// runExplore runs an exploration: exit 0 when it is complete and clean, 1
+// when it found a counterexample, 3 when it stopped early without one, 2
+// for bad usage.
+func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
+	for _, name := range []string{"runs", "vary", "keep-failing", "failing", "trace", "plan", "plan-out", "plan-file", "shrink", "diagram", "timeline"} {
+		if a.explicit[name] {
+			return usageErr(stderr, "-"+name+" is not allowed with -explore")
+		}
+	}
+	cfg := explore.Config{Scenario: a.sc, ScenarioFile: a.scenFile, File: a.file, Bugs: a.bugs, Sets: a.sets, Seed: 1,
+		MaxFaults: *a.f.maxFaults, Budget: *a.f.budget, Prune: *a.f.prune, All: *a.f.all, Parallel: a.sw.parallel}
+	if a.seedText != "" {
+		s, err := strconv.ParseUint(a.seedText, 10, 64)
+		if err != nil {
+			return usageErr(stderr, fmt.Sprintf("-seed %q is not allowed (allowed: an integer 0..18446744073709551615)", a.seedText))
+		}
+		cfg.Seed = s
+	}
+	if cfg.MaxFaults < 0 || cfg.MaxFaults > explore.MaxK {
+		return usageErr(stderr, fmt.Sprintf("-max-faults %d is not allowed (allowed: 0..%d)", cfg.MaxFaults, explore.MaxK))
+	}
+	if cfg.Budget < 0 {
+		return usageErr(stderr, fmt.Sprintf("-explore-budget %d is not allowed (allowed: an integer >= 1, or 0 for no limit)", cfg.Budget))
+	}
+	if cfg.Parallel < 1 || cfg.Parallel > 4096 {
+		return usageErr(stderr, fmt.Sprintf("-parallel %d is not allowed (allowed: 1..4096)", cfg.Parallel))
+	}
+	if a.sw.shard != "" {
+		sh, err := explore.ParseShard(a.sw.shard)
+		if err != nil {
+			return usageErr(stderr, "-shard "+err.Error())
+		}
+		cfg.Shard = sh
+	}
+	if a.filePlan {
+		fmt.Fprintln(stderr, "simulate: -explore replaces the scenario file's plan with the explorer's faults")
+	}
+	out := a.sw.out
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return usageErr(stderr, "-out: "+err.Error())
+		}
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	bar := newExploreProgress(stderr)
+	cfg.Progress = bar.update
+	start := time.Now()
+	r, err := explore.Run(ctx, cfg)
+	bar.finish()
+	if err != nil {
+		return usageErr(stderr, err.Error())
+	}
+	elapsed := time.Since(start).Seconds()
+	fmt.Fprintf(stderr, "simulate: explored %s schedules in %.2fs (%.0f schedules/s, %.0f distinct states/s, -parallel %d)\n",
+		explore.Count(r.Schedules), elapsed, float64(r.Schedules)/elapsed, float64(r.States)/elapsed, cfg.Parallel)
+	if err := r.Save(out, a.sc); err != nil {
+		fmt.Fprintln(stderr, "simulate: "+err.Error())
+		return exitUsage
+	}
+	if out != "" {
+		if err := r.WriteDir(out); err != nil {
+			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
+			return exitUsage
+		}
+	}
+	if code := writeExplore(r, a.asJSON, stdout, stderr); code != exitOK {
+		return code
+	}
+	return exploreExit(r)
+}
+
+// exploreExit is an exploration's exit status.
+func exploreExit(r *explore.Result) int {
+	switch r.Verdict {
+	case "violated":
+		return exitViolation
+	case "incomplete":
+		return exitIncomplete
+	}
+	return exitOK
+}
+
+func writeExplore(r *explore.Result, asJSON bool, stdout, stderr io.Writer) int {
+	if asJSON {
+		b, err := r.JSON()
+		if err == nil {
+			_, err = stdout.Write(b)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "simulate:", err)
+			return exitUsage
+		}
+		return exitOK
+	}
+	r.WriteText(stdout)
+	return exitOK
+}
+
+// runExploreMerge is "simulate merge" over the -out directories of an
+// exploration's shards.
+func runExploreMerge(out string, dirs []string, asJSON bool, stdout, stderr io.Writer) int {
+	r, err := explore.Merge(out, dirs)
+	if err != nil {
+		return usageErr(stderr, "merge: "+err.Error())
+	}
+	if code := writeExplore(r, asJSON, stdout, stderr); code != exitOK {
+		return code
+	}
+	return exploreExit(r)
+}
+
+// exploreProgress shows the schedules run and their rate on stderr when
+// it is a terminal.
+type exploreProgress struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+}
+
+func newExploreProgress(stderr io.Writer) *exploreProgress {
+	return &exploreProgress{w: newProgress(stderr).w}
+}
+
+func (p *exploreProgress) update(pr explore.Progress) {
+	if p.w == nil {
+		return
+	}
+	if p.bar == nil {
+		p.bar = progressbar.NewOptions64(-1,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetItsString("schedules"),
+			progressbar.OptionShowIts(),
+			progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	p.bar.Describe(fmt.Sprintf("explore (%d faults)", pr.Level))
+	_ = p.bar.Set64(pr.Runs)
+}
+
+func (p *exploreProgress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Exit()
+	}
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/idemsim/idemsim/internal/explore"
+)
+
+func TestExploreExitCodes(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stdout string // substring
+		stderr string // substring
+	}{
+		{[]string{"-explore", "-scenario", "ackloss", "-set", "records=2", "-max-faults", "1"}, 0, "with ≤ 1 fault: INV-DUP, INV-LOSS, INV-ORDER", ""},
+		{[]string{"-explore", "-scenario", "ackloss", "-idempotence=false", "-set", "records=2", "-max-faults", "1"}, 1, "shortest counterexample: INV-", ""},
+		{[]string{"-explore", "-scenario", "ackloss", "-set", "records=2", "-max-faults", "2", "-explore-budget", "3"}, 3, "incomplete (the budget ran out): 3 of at least", ""},
+		{[]string{"-explore", "-scenario", "ackloss", "-max-faults", "99"}, 2, "", "simulate: -max-faults 99 is not allowed (allowed: 0..8)"},
+		{[]string{"-scenario", "ackloss", "-seed", "1", "-max-faults", "2"}, 2, "", "simulate: -max-faults is only allowed with -explore"},
+		{[]string{"-explore", "-scenario", "ackloss", "-runs", "5"}, 2, "", "simulate: -runs is not allowed with -explore"},
+		{[]string{"-explore", "-scenario", "ackloss", "-set", "fault.count=2"}, 2, "", "fault.count is not allowed"},
+		{[]string{"-explore", "-scenario", "ackloss", "-shard", "2/2"}, 2, "", "simulate: -shard \"2/2\" is not allowed"},
+		{[]string{"-explore", "-scenario", "ackloss", "-set", "net.disconnect_notice=0.5"}, 2, "", "net.disconnect_notice=0.5 is random"},
+	} {
+		code, out, errOut := runCLI(c.args...)
+		if code != c.code || !strings.Contains(out, c.stdout) || !strings.Contains(errOut, c.stderr) {
+			t.Errorf("%v: exit %d (want %d)\nstdout: %s\nstderr: %s", c.args, code, c.code, out, errOut)
+		}
+	}
+	if _, err := os.Stat(explore.PlanFile("ackloss", "INV-DUP")); err != nil {
+		t.Errorf("no counterexample plan in the current directory: %v", err)
+	}
+}
+
+// TestExploreOutReproduce: -out holds summary.json, report.md, the plan
+// and the diagram; the reproduce command replays the counterexample with
+// the trace hash the explorer recorded.
+func TestExploreOutReproduce(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI("-explore", "-scenario", "ackloss", "-idempotence=false", "-set", "records=2", "-max-faults", "1", "-out", dir, "-parallel", "2")
+	if code != 1 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, explore.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := explore.ParseResult(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != "violated" || len(r.Counterexamples) == 0 || !strings.Contains(r.Statement, "violated") {
+		t.Fatalf("summary: %s", b)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, explore.ReportFile))
+	if err != nil || !strings.Contains(string(md), r.Statement) || !strings.Contains(string(md), "```mermaid") {
+		t.Errorf("report.md: %v\n%s", err, md)
+	}
+	for _, ce := range r.Counterexamples {
+		for _, f := range []string{ce.File, ce.Diagram} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Error(err)
+			}
+		}
+		cmd, ok := strings.CutPrefix(ce.Reproduce, "go run ./cmd/simulate ")
+		if !ok {
+			t.Fatalf("reproduce: %s", ce.Reproduce)
+		}
+		code, out, _ := runCLI(strings.Fields(cmd)...)
+		if code != 1 || !strings.Contains(out, "trace-hash "+ce.TraceHash) || !strings.Contains(out, ce.Invariant) {
+			t.Errorf("%s: exit %d, want trace-hash %s:\n%s", ce.Reproduce, code, ce.TraceHash, out)
+		}
+	}
+}
+
+// TestExploreMergeCLI: two shards merged give the unsharded verdict and
+// counterexample, and without pruning its schedule count.
+func TestExploreMergeCLI(t *testing.T) {
+	base := t.TempDir()
+	args := []string{"-explore", "-scenario", "ackloss", "-idempotence=false", "-set", "records=2", "-max-faults", "2", "-explore-prune=false", "-json"}
+	one := filepath.Join(base, "one")
+	code, oneJSON, errOut := runCLI(append(args, "-out", one)...)
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var dirs []string
+	for _, sh := range []string{"0/2", "1/2"} {
+		d := filepath.Join(base, "shard-"+sh[:1])
+		if code, _, errOut := runCLI(append(args, "-shard", sh, "-out", d)...); code != 1 && code != 0 {
+			t.Fatalf("shard %s: exit %d %s", sh, code, errOut)
+		}
+		dirs = append(dirs, d)
+	}
+	merged := filepath.Join(base, "merged")
+	code, mergedJSON, errOut := runCLI(append([]string{"merge", "-json", "-out", merged}, dirs...)...)
+	if code != 1 {
+		t.Fatalf("merge: exit %d %s", code, errOut)
+	}
+	a, err := explore.ParseResult([]byte(oneJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := explore.ParseResult([]byte(mergedJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Schedules != m.Schedules || a.Verdict != m.Verdict || a.Counterexamples[0].Plan != m.Counterexamples[0].Plan {
+		t.Errorf("merged %d schedules %s\n%s\none process %d %s\n%s", m.Schedules, m.Verdict, m.Counterexamples[0].Plan, a.Schedules, a.Verdict, a.Counterexamples[0].Plan)
+	}
+	if _, err := os.Stat(filepath.Join(merged, m.Counterexamples[0].File)); err != nil {
+		t.Error(err)
+	}
+	if code, _, errOut := runCLI("merge", "-out", filepath.Join(base, "bad"), dirs[0]); code != 2 || !strings.Contains(errOut, "missing") {
+		t.Errorf("merge of one shard of two: exit %d %s", code, errOut)
+	}
+}
+
+// TestExploreInterrupted: Ctrl-C prints the partial result; without a
+// counterexample the exit status is 3.
+func TestExploreInterrupted(t *testing.T) {
+	old := interruptContext
+	defer func() { interruptContext = old }()
+	interruptContext = func() (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		return ctx, cancel
+	}
+	t.Chdir(t.TempDir())
+	code, out, _ := runCLI("-explore", "-scenario", "ackloss", "-set", "records=2", "-max-faults", "2")
+	if code != exitIncomplete || !strings.Contains(out, "incomplete (interrupted)") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,282 @@
+package explore
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// faultKind is a menu item.
+type faultKind uint8
+
+const (
+	fDrop faultKind = iota
+	fDelay
+	fDuplicate
+	fReject
+	fCrash
+	fPause
+)
+
+// fault is one injected fault: a menu item at a choice point.
+type fault struct {
+	kind faultKind
+	// cp is the choice point's index in the run.
+	cp int32
+	// Message faults: the message's direction, request number and link.
+	dir            simnet.Direction
+	reqNo          int64
+	client, server string
+	// Node faults: the node and the time.
+	node string
+	at   sim.Time
+}
+
+// appendLines appends the fault's plan lines.
+func (s *setup) appendLines(b []byte, f fault) []byte {
+	msg := func(verb string) []byte {
+		b = append(b, "0s "...)
+		b = append(b, verb...)
+		b = append(b, ' ')
+		b = append(b, f.dir.String()...)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, f.reqNo, 10)
+		b = append(b, ' ')
+		b = append(b, f.client...)
+		b = append(b, '>')
+		b = append(b, f.server...)
+		return append(b, '\n')
+	}
+	switch f.kind {
+	case fDrop:
+		return msg("drop")
+	case fDelay:
+		return msg("delay")
+	case fDuplicate:
+		return msg("duplicate")
+	case fReject:
+		b = append(b, "0s reject "...)
+		b = strconv.AppendInt(b, f.reqNo, 10)
+		b = append(b, ' ')
+		b = append(b, f.client...)
+		b = append(b, '>')
+		b = append(b, f.server...)
+		return append(b, " NOT_ENOUGH_REPLICAS\n"...)
+	case fCrash:
+		b = append(b, atTime(f.at)...)
+		b = append(b, " crash "...)
+		b = append(b, f.node...)
+		b = append(b, '\n')
+		b = append(b, atTime(f.at.Add(s.menu.Down))...)
+		b = append(b, " restart "...)
+		b = append(b, f.node...)
+		return append(b, '\n')
+	case fPause:
+		b = append(b, atTime(f.at)...)
+		b = append(b, " pause "...)
+		b = append(b, f.node...)
+		b = append(b, ' ')
+		b = append(b, s.menu.PauseFor.String()...)
+		return append(b, '\n')
+	}
+	panic("explore: unknown fault kind")
+}
+
+// sched is a schedule: its parent (one fault fewer) and its last fault.
+// The root, with no faults, has no parent.
+type sched struct {
+	parent *sched
+	f      fault
+	depth  int
+}
+
+// last returns the choice index of the schedule's last fault, -1 for the
+// root.
+func (x *sched) last() int32 {
+	if x.parent == nil {
+		return -1
+	}
+	return x.f.cp
+}
+
+// faults returns the schedule's faults in choice order.
+func (x *sched) faults() []fault {
+	fs := make([]fault, x.depth)
+	for y := x; y.parent != nil; y = y.parent {
+		fs[y.depth-1] = y.f
+	}
+	return fs
+}
+
+// actions returns the schedule's plan lines, in choice order.
+func (s *setup) actions(x *sched) string {
+	var b []byte
+	for _, f := range x.faults() {
+		b = s.appendLines(b, f)
+	}
+	return string(b)
+}
+
+// plan returns the schedule's whole plan text.
+func (s *setup) plan(x *sched) string { return s.actions(x) + s.endText }
+
+// point is a choice point of a run after its schedule's last fault.
+type point struct {
+	index  int32
+	kind   scenarios.ChoiceKind
+	at     sim.Time
+	events int64
+	hash   scenarios.StateHash
+	// ChoiceSend
+	dir            simnet.Direction
+	reqNo          int64
+	client, server string
+	produce        bool
+	// ChoiceTime
+	up []string
+}
+
+// options appends the faults the menu offers at p.
+func (s *setup) options(p *point, dst []fault) []fault {
+	m := &s.menu
+	if p.kind == scenarios.ChoiceSend {
+		f := fault{cp: p.index, dir: p.dir, reqNo: p.reqNo, client: p.client, server: p.server}
+		add := func(k faultKind) { f.kind = k; dst = append(dst, f) }
+		if m.Drop {
+			add(fDrop)
+		}
+		if m.Delay {
+			add(fDelay)
+		}
+		if m.Duplicate {
+			add(fDuplicate)
+		}
+		if m.Reject && p.produce {
+			add(fReject)
+		}
+		return dst
+	}
+	for _, n := range p.up {
+		f := fault{cp: p.index, node: n, at: p.at}
+		if m.Crash && p.at.Add(m.Down) <= sim.Time(m.End) {
+			f.kind = fCrash
+			dst = append(dst, f)
+		}
+		if m.Pause {
+			f.kind = fPause
+			dst = append(dst, f)
+		}
+	}
+	return dst
+}
+
+// recorder is the probe of a schedule's run: it checks that each of the
+// schedule's faults lands on the choice point it was chosen at, and lists
+// the choice points after the last one (with state hashes when asked).
+type recorder struct {
+	s       *setup
+	fs      []fault
+	next    int
+	after   int32
+	list    bool
+	hashing bool
+	points  []point
+	opts    []fault
+	bad     string
+}
+
+func (r *recorder) Choice(cp *scenarios.ChoicePoint) {
+	idx := int32(cp.Index)
+	if r.next < len(r.fs) && r.fs[r.next].cp == idx {
+		f := r.fs[r.next]
+		r.next++
+		ok := false
+		switch f.kind {
+		case fCrash, fPause:
+			ok = cp.Kind == scenarios.ChoiceTime && cp.At == f.at && slices.Contains(cp.Up, f.node)
+		default:
+			ok = cp.Kind == scenarios.ChoiceSend && cp.Dir == f.dir && cp.ReqNo == f.reqNo && cp.Client == f.client && cp.Server == f.server && cp.Live
+		}
+		if !ok && r.bad == "" {
+			r.bad = "choice point " + strconv.Itoa(int(idx)) + " is not where its fault was chosen"
+		}
+	}
+	if idx <= r.after || !r.list {
+		return
+	}
+	p := point{index: idx, kind: cp.Kind, at: cp.At, events: cp.Events}
+	if cp.Kind == scenarios.ChoiceSend {
+		if !cp.Live {
+			return
+		}
+		p.dir, p.reqNo, p.client, p.server, p.produce = cp.Dir, cp.ReqNo, cp.Client, cp.Server, cp.Produce
+		if len(r.s.options(&p, r.opts[:0])) == 0 {
+			return
+		}
+	} else {
+		p.up = slices.Clone(cp.Up)
+		if r.hashing {
+			p.hash = cp.StateHash()
+		} else if len(r.s.options(&p, r.opts[:0])) == 0 {
+			return
+		}
+	}
+	r.points = append(r.points, p)
+}
+
+// outcome is what the search keeps of a run.
+type outcome struct {
+	events int64
+	// violated lists the invariants violated, each with its first
+	// violation.
+	violated []violation
+	// points are the choice points after the last fault (internal
+	// schedules only).
+	points []point
+}
+
+type violation struct {
+	Invariant string `json:"invariant"`
+	Detail    string `json:"detail"`
+	AtNs      int64  `json:"at_ns"`
+}
+
+// run runs schedule x. list asks for its choice points after its last
+// fault; hashing for their state hashes.
+func (s *setup) run(x *sched, list, hashing bool, res *scenarios.Resolved, hc *scenarios.HashCache) (*outcome, error) {
+	spec := s.base
+	spec.Resolved, spec.HashCache = res, hc
+	spec.PlanText = s.plan(x)
+	rec := &recorder{s: s, fs: x.faults(), after: x.last(), list: list, hashing: hashing}
+	spec.Probe = rec
+	out, err := scenarios.Run(spec)
+	if err != nil {
+		return nil, err
+	}
+	if rec.bad != "" || rec.next != len(rec.fs) {
+		return nil, &inconsistency{plan: spec.PlanText, why: rec.bad}
+	}
+	o := &outcome{events: out.Events, points: rec.points}
+	for _, v := range out.Violations {
+		if !slices.ContainsFunc(o.violated, func(w violation) bool { return w.Invariant == v.Invariant }) {
+			o.violated = append(o.violated, violation{Invariant: v.Invariant, Detail: v.Detail, AtNs: v.AtNs})
+		}
+	}
+	return o, nil
+}
+
+// inconsistency is a schedule whose faults did not land where they were
+// chosen: a defect of the explorer or of the world's determinism.
+type inconsistency struct{ plan, why string }
+
+func (e *inconsistency) Error() string {
+	why := e.why
+	if why == "" {
+		why = "the run ended before a fault's choice point"
+	}
+	return "explore: internal error: " + why + " in the run of plan\n" + strings.TrimSpace(e.plan)
+}

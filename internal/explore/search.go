@@ -1,0 +1,312 @@
+package explore
+
+import (
+	"cmp"
+	"context"
+	"sync"
+
+	"github.com/idemsim/idemsim/scenarios"
+)
+
+// node is a run schedule of a level with children still to generate.
+type node struct {
+	s *sched
+	o *outcome
+}
+
+// visit is the schedule that explores on from a state: its faults left,
+// its events before the state, and the schedule (for the text tie-break).
+type visit struct {
+	r      int
+	events int64
+	s      *sched
+}
+
+// key orders counterexamples: fewest faults, then fewest events, then the
+// smallest plan text.
+type key struct {
+	faults int
+	events int64
+	text   string
+}
+
+func (a key) less(b key) bool {
+	if a.faults != b.faults {
+		return a.faults < b.faults
+	}
+	if a.events != b.events {
+		return a.events < b.events
+	}
+	return a.text < b.text
+}
+
+// candidate is a violating schedule.
+type candidate struct {
+	key key
+	s   *sched
+	v   violation
+	// also lists every invariant the schedule violates.
+	also []string
+}
+
+// engine is one search.
+type engine struct {
+	s       *setup
+	ctx     context.Context
+	visited map[scenarios.StateHash]visit
+
+	runs     int64
+	stop     string // "", "budget", "interrupted"
+	levels   []Level
+	best     map[string]*candidate // per invariant
+	err      error
+	remain   int64 // schedules generated but not run (budget)
+	progress func(Progress)
+}
+
+// Level is what the search did with the schedules of one number of
+// faults.
+type Level struct {
+	Faults int `json:"faults"`
+	// Schedules is the number of schedules run; Violating those that
+	// broke an invariant.
+	Schedules int64 `json:"schedules"`
+	Violating int64 `json:"violating"`
+	// Pruned is the number of schedules with one fault more that were
+	// not generated from this level's runs because their state was
+	// explored already; States the number of new distinct states met.
+	Pruned int64 `json:"pruned"`
+	States int64 `json:"states"`
+	// Complete: every schedule of the level ran.
+	Complete bool `json:"complete"`
+}
+
+func (e *engine) level(d int) *Level {
+	for len(e.levels) <= d {
+		e.levels = append(e.levels, Level{Faults: len(e.levels), Complete: true})
+	}
+	return &e.levels[d]
+}
+
+// search runs the levels. It returns the last level run.
+func (e *engine) search() {
+	s := e.s
+	K := s.cfg.MaxFaults
+	root := &sched{}
+	var prev []node
+	for d := 0; d <= K; d++ {
+		internal := d < K
+		var gen func(yield func(*sched) bool)
+		if d == 0 {
+			gen = func(yield func(*sched) bool) { yield(root) }
+		} else {
+			gen = func(yield func(*sched) bool) { e.expand(prev, d-1, yield) }
+		}
+		prev = e.runLevel(d, gen, internal)
+		if e.err != nil || e.stop != "" {
+			return
+		}
+		if len(e.best) > 0 && !s.cfg.All {
+			return
+		}
+		if len(prev) == 0 {
+			return
+		}
+	}
+}
+
+// runLevel runs the schedules gen yields (level d) on the workers and
+// returns, for an internal level, the schedules with their outcomes in
+// order.
+func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal bool) []node {
+	s := e.s
+	lv := e.level(d)
+	type job struct {
+		i int
+		x *sched
+	}
+	jobs := make(chan job, 4*s.cfg.Parallel)
+	var mu sync.Mutex
+	var out []node
+	hashing := internal && s.cfg.Prune
+	var wg sync.WaitGroup
+	for range s.cfg.Parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Each worker resolves the parameters once for its runs.
+			res, rerr := scenarios.Resolve(s.base)
+			hc := scenarios.NewHashCache()
+			for j := range jobs {
+				if rerr != nil {
+					mu.Lock()
+					e.err = rerr
+					mu.Unlock()
+					continue
+				}
+				o, err := s.run(j.x, internal, hashing, res, hc)
+				mu.Lock()
+				if err != nil {
+					if e.err == nil {
+						e.err = err
+					}
+					mu.Unlock()
+					continue
+				}
+				e.record(d, j.x, o)
+				if internal {
+					for len(out) <= j.i {
+						out = append(out, node{})
+					}
+					out[j.i] = node{s: j.x, o: o}
+				}
+				e.runs++
+				if e.progress != nil {
+					e.progress(Progress{Level: d, Runs: e.runs})
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	i := 0
+	counting := false
+	gen(func(x *sched) bool {
+		if counting {
+			e.remain++
+			return true
+		}
+		if e.ctx.Err() != nil {
+			e.stop = "interrupted"
+			return false
+		}
+		mu.Lock()
+		failed := e.err != nil
+		mu.Unlock()
+		if failed {
+			return false
+		}
+		if b := s.cfg.Budget; b > 0 && int64(i)+e.runsBefore(d) >= b {
+			e.stop = "budget"
+			counting = true
+			e.remain++
+			return true
+		}
+		jobs <- job{i, x}
+		i++
+		return true
+	})
+	close(jobs)
+	wg.Wait()
+	if e.stop != "" {
+		lv.Complete = false
+	}
+	if d == 0 && s.cfg.Shard.Index != 0 {
+		// Every shard runs the schedule without faults; shard 0 counts it.
+		*lv = Level{Faults: 0, Complete: lv.Complete}
+	}
+	return out
+}
+
+// runsBefore is the number of runs in the levels before d (the budget
+// counts all runs, the fault-free one included).
+func (e *engine) runsBefore(d int) int64 {
+	var n int64
+	for i := range d {
+		n += e.levels[i].Schedules
+	}
+	if d > 0 && e.s.cfg.Shard.Index != 0 {
+		n++ // the fault-free run, which shard 0 counts
+	}
+	return n
+}
+
+// record adds a run's outcome to its level (with e's lock held).
+func (e *engine) record(d int, x *sched, o *outcome) {
+	lv := e.level(d)
+	lv.Schedules++
+	if len(o.violated) == 0 {
+		return
+	}
+	lv.Violating++
+	k := key{faults: d, events: o.events}
+	var also []string
+	for _, v := range o.violated {
+		also = append(also, v.Invariant)
+	}
+	for _, v := range o.violated {
+		b := e.best[v.Invariant]
+		if b != nil && b.key.faults < k.faults {
+			continue
+		}
+		if b != nil && b.key.faults == k.faults && b.key.events < k.events {
+			continue
+		}
+		if k.text == "" && x.parent != nil {
+			k.text = e.s.actions(x)
+		}
+		if b == nil || k.less(b.key) {
+			e.best[v.Invariant] = &candidate{key: k, s: x, v: v, also: also}
+		}
+	}
+}
+
+// expand yields, in order, the children of the level-d schedules in prev:
+// each menu fault at each choice point after the schedule's last fault,
+// except from the first point whose state was explored already by a
+// schedule that covers this one (pruning).
+func (e *engine) expand(prev []node, d int, yield func(*sched) bool) {
+	s := e.s
+	r := s.cfg.MaxFaults - d // faults left to spend at these points
+	lv := e.level(d)
+	var opts []fault
+	child := 0
+	sharded := s.cfg.Shard.Count > 1
+	for _, n := range prev {
+		if n.s == nil {
+			continue // not run (interrupted)
+		}
+		pts := n.o.points
+		for pi := range pts {
+			p := &pts[pi]
+			if s.cfg.Prune && p.kind == scenarios.ChoiceTime && !(sharded && d == 0) {
+				if v, ok := e.visited[p.hash]; ok && e.covers(v, r, p.events, n.s) {
+					for _, q := range pts[pi:] {
+						lv.Pruned += int64(len(s.options(&q, opts[:0])))
+					}
+					break
+				} else {
+					if !ok {
+						lv.States++
+					}
+					e.visited[p.hash] = visit{r: r, events: p.events, s: n.s}
+				}
+			}
+			opts = s.options(p, opts[:0])
+			for _, f := range opts {
+				if d == 0 && sharded {
+					mine := child%s.cfg.Shard.Count == s.cfg.Shard.Index
+					child++
+					if !mine {
+						continue
+					}
+				}
+				if !yield(&sched{parent: n.s, f: f, depth: d + 1}) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// covers reports whether the explored visit v covers schedule x reaching
+// the same state with r faults left after events events: v had more
+// faults left, or as many and a prefix that sorts no later.
+func (e *engine) covers(v visit, r int, events int64, x *sched) bool {
+	if v.r != r {
+		return v.r > r
+	}
+	if c := cmp.Compare(v.events, events); c != 0 {
+		return c < 0
+	}
+	return e.s.actions(v.s) <= e.s.actions(x)
+}

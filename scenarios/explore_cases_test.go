@@ -1,0 +1,96 @@
+package scenarios
+
+// exploreCases are the violations simulate -explore found (docs/explore.md)
+// with idempotence on: counterexample plans in testdata/violations,
+// replayed by TestViolationsExplained with the explorer's settings
+// (constant latency, the random sources off). Those real Kafka shows are
+// documented in their scenario's story; the others were model bugs and
+// hold now.
+var exploreCases = []violationCase{
+	{
+		// Two unclean broker restarts with acknowledgements in doubt: the
+		// second restart loads the snapshot the first one wrote, which
+		// keeps the newest batch only; the head batch's retry gets
+		// OUT_OF_ORDER_SEQUENCE_NUMBER and is bumped and appended again.
+		plan: "explore-ackloss-dup-restarts.plan", scenario: "ackloss", seed: 1,
+		sets:  kv("records", "3", "net.latency", "constant", "net.response_loss", "0"),
+		shows: []string{"INV-DUP"},
+		doc:   "keeps each producer's newest batch only",
+		trace: []string{"p1 epoch bump 0 -> 1 (local)", "b1 append p0 pid=1000 e=1 seq=0..0 n=1 [a0:0] off=2..2"},
+	},
+	{
+		plan: "explore-reorder-dup-restarts.plan", scenario: "reorder", seed: 1,
+		sets:  kv("records", "3", "net.latency", "constant", "broker.transient_error", "0"),
+		shows: []string{"INV-DUP"},
+		doc:   "after two unclean broker restarts the window keeps each producer's newest batch only",
+		trace: []string{"OUT_OF_ORDER_SEQUENCE_NUMBER (seq 0 after last 1)", "p1 epoch bump 0 -> 1 (local)"},
+	},
+	{
+		// A producer crash: the new instance's producer id is unknown to
+		// the partition; its batch 0 is rejected (a transient error) and
+		// batch 1 lands first.
+		plan: "explore-reorder-seq-newpid.plan", scenario: "reorder", seed: 1,
+		sets:  kv("records", "5", "net.latency", "constant", "broker.transient_error", "0"),
+		shows: []string{"INV-SEQ"},
+		doc:   "a restarted producer's new producer id, unknown to the partition, can have batch 1 appended before a failed batch 0",
+		trace: []string{"b1 append p0 pid=1001 e=0 seq=1..1 n=1 [a0:4] off=2..2"},
+	},
+	{
+		plan: "explore-inflight6-dup-restarts.plan", scenario: "inflight6", seed: 1,
+		sets:  kv("max.in.flight.requests.per.connection", "5", "records", "5", "net.latency", "constant", "net.response_loss", "0"),
+		shows: []string{"INV-DUP"},
+		doc:   "two unclean broker restarts still duplicate",
+		trace: []string{"OUT_OF_ORDER_SEQUENCE_NUMBER (seq 0 after last 4)"},
+	},
+	{
+		// 8 sequence numbers: a batch one wrap later repeats a cached
+		// batch's range and is answered as its duplicate.
+		plan: "explore-wrap-loss-seqbits.plan", scenario: "wrap", seed: 1,
+		sets:  kv("sequence.bits", "3", "records", "12", "net.latency", "constant", "net.response_loss", "0"),
+		shows: []string{"INV-DEDUP", "INV-LOSS"},
+		doc:   "The sequence space must be wider than the window spans",
+		trace: []string{"b1 duplicate p0 pid=1000 e=0 seq=0..3 n=4 [a0:8..a0:11] off=0..3"},
+	},
+	{
+		// v1's InitProducerId arrives after v2's: v1 gets the newer epoch
+		// and fences v2.
+		plan: "explore-zombie-delayed-init.plan", scenario: "zombie", seed: 1,
+		sets:  kv("records", "3", "net.latency", "constant"),
+		shows: []string{"LIVE-PROD"},
+		doc:   "if v1's InitProducerId is delayed past v2's",
+		trace: []string{"p2 fatal PRODUCER_FENCED: instance stops"},
+	},
+	{
+		// A crashed exactly-once instance restarted and went on sending
+		// from where its crashed incarnation was, skipping the records
+		// that incarnation had not committed (model bug: INV-EOS); it
+		// now resumes from the committed input position.
+		plan: "explore-zombie-eos-restart.plan", scenario: "zombie", seed: 1,
+		sets:  kv("records", "3", "net.latency", "constant"),
+		fixed: []string{"INV-EOS", "INV-DUP"},
+		trace: []string{"p2 app resumes its input at offset 0"},
+	},
+	{
+		// The same model bug, duplicating instead: the restarted
+		// incarnation resent what its crashed one had committed.
+		plan: "explore-zombie-dup-restart.plan", scenario: "zombie", seed: 1,
+		sets:  kv("records", "3", "net.latency", "constant"),
+		fixed: []string{"INV-EOS", "INV-DUP"},
+		trace: []string{"p2 restarts"},
+	},
+	{
+		// The coordinator is down while v1 starts, and v1 is paused: v2
+		// processes the input and commits it; v1's InitProducerId then
+		// goes through, and v1 processed the input from 0 again,
+		// because the first instance read its input before
+		// initTransactions (model bug). Every instance now reads from the
+		// committed position after initTransactions; v1, no longer the
+		// application's live instance, reads nothing.
+		plan: "explore-zombie-late-init.plan", scenario: "zombie", seed: 1,
+		sets:  kv("records", "3", "net.latency", "constant"),
+		fixed: []string{"INV-EOS", "INV-DUP"},
+		trace: []string{"p1 producer id 42 epoch 1"},
+	},
+}
+
+func init() { violationCases = append(violationCases, exploreCases...) }

@@ -176,8 +176,11 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 			return true
 		}
 		if e.ctx.Err() != nil {
+			// Count what is left of the level, as for the budget.
 			e.stop = "interrupted"
-			return false
+			counting = true
+			e.remain++
+			return true
 		}
 		mu.Lock()
 		failed := e.err != nil

@@ -4,13 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/idemsim/idemsim/internal/explore"
+	"github.com/idemsim/idemsim/internal/sweep"
 	"github.com/idemsim/idemsim/scenarios"
 )
 
@@ -92,10 +92,13 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate: -explore replaces the scenario file's plan with the explorer's faults")
 	}
 	out := a.sw.out
+	var od *outDir // as a sweep's: a temporary directory renamed at the end
 	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return usageErr(stderr, "-out: "+err.Error())
+		var err error
+		if od, err = openOutDir(out, a.sw.force); err != nil {
+			return usageErr(stderr, "-out "+err.Error())
 		}
+		defer od.abort()
 	}
 	ctx, stop := interruptContext()
 	defer stop()
@@ -110,12 +113,20 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 	elapsed := time.Since(start).Seconds()
 	fmt.Fprintf(stderr, "simulate: explored %s schedules in %.2fs (%.0f schedules/s, %.0f distinct states/s, -parallel %d)\n",
 		explore.Count(r.Schedules), elapsed, float64(r.Schedules)/elapsed, float64(r.States)/elapsed, cfg.Parallel)
-	if err := r.Save(out, a.sc); err != nil {
+	writeDir := out
+	if od != nil {
+		writeDir = od.tmp
+	}
+	if err := r.SaveTo(out, writeDir, a.sc); err != nil {
 		fmt.Fprintln(stderr, "simulate: "+err.Error())
 		return exitUsage
 	}
-	if out != "" {
-		if err := r.WriteDir(out); err != nil {
+	if od != nil {
+		if err := r.WriteDir(od.tmp); err != nil {
+			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
+			return exitUsage
+		}
+		if err := od.commit(); err != nil {
 			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
 			return exitUsage
 		}
@@ -155,10 +166,23 @@ func writeExplore(r *explore.Result, asJSON bool, stdout, stderr io.Writer) int 
 
 // runExploreMerge is "simulate merge" over the -out directories of an
 // exploration's shards.
-func runExploreMerge(out string, dirs []string, asJSON bool, stdout, stderr io.Writer) int {
-	r, err := explore.Merge(out, dirs)
+func runExploreMerge(out string, force bool, dirs []string, asJSON bool, stdout, stderr io.Writer) int {
+	// As a sweep merge: never write into an input, and write a temporary
+	// directory that takes out's place at the end.
+	if err := sweep.OutNotInput(out, dirs); err != nil {
+		return usageErr(stderr, "merge: "+err.Error())
+	}
+	od, err := openOutDir(out, force)
+	if err != nil {
+		return usageErr(stderr, "merge: -out "+err.Error())
+	}
+	defer od.abort()
+	r, err := explore.Merge(od.tmp, dirs)
 	if err != nil {
 		return usageErr(stderr, "merge: "+err.Error())
+	}
+	if err := od.commit(); err != nil {
+		return usageErr(stderr, "merge: -out "+err.Error())
 	}
 	if code := writeExplore(r, asJSON, stdout, stderr); code != exitOK {
 		return code

@@ -119,6 +119,18 @@ func TestExploreMergeCLI(t *testing.T) {
 	if code, _, errOut := runCLI("merge", "-out", filepath.Join(base, "bad"), dirs[0]); code != 2 || !strings.Contains(errOut, "missing") {
 		t.Errorf("merge of one shard of two: exit %d %s", code, errOut)
 	}
+	if _, err := os.Stat(filepath.Join(base, "bad")); !os.IsNotExist(err) {
+		t.Errorf("a refused merge left its output directory behind: %v", err)
+	}
+	if code, _, errOut := runCLI(append([]string{"merge", "-out", dirs[0]}, dirs...)...); code != 2 || !strings.Contains(errOut, "-out") {
+		t.Errorf("merge into one of its inputs: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(append(args, "-out", one)...); code != 2 || !strings.Contains(errOut, "-force") {
+		t.Errorf("explore -out into a full directory without -force: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(append(args, "-force", "-out", one)...); code != 1 {
+		t.Errorf("explore -out -force: exit %d %s", code, errOut)
+	}
 }
 
 // TestExploreInterrupted: Ctrl-C prints the partial result; without a

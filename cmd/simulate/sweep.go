@@ -283,7 +283,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "merge: no shard directories (allowed: one or more -out directories of simulate -shard i/n)")
 	}
 	if explore.IsExploreDir(fs.Arg(0)) {
-		return runExploreMerge(*out, fs.Args(), *asJSON, stdout, stderr) // explore.go
+		return runExploreMerge(*out, *force, fs.Args(), *asJSON, stdout, stderr) // explore.go
 	}
 	if err := sweep.OutNotInput(*out, fs.Args()); err != nil {
 		return usageErr(stderr, "merge: "+err.Error())

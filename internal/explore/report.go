@@ -26,7 +26,12 @@ func PlanFile(scenario, invariant string) string {
 // ("" for the current directory) and fills in their names, the reproduce
 // command and the trace hash by replaying the plan file's plan. sc is the
 // scenario (nil: the catalogue's, by name).
-func (r *Result) Save(dir string, sc *scenarios.Scenario) error {
+func (r *Result) Save(dir string, sc *scenarios.Scenario) error { return r.SaveTo(dir, dir, sc) }
+
+// SaveTo is Save writing the files into writeDir while naming them by dir
+// in their reproduce lines (writeDir is a temporary directory that takes
+// dir's place once everything is written).
+func (r *Result) SaveTo(dir, writeDir string, sc *scenarios.Scenario) error {
 	for i := range r.Counterexamples {
 		ce := &r.Counterexamples[i]
 		name := PlanFile(r.Scenario, ce.Invariant)
@@ -43,7 +48,7 @@ func (r *Result) Save(dir string, sc *scenarios.Scenario) error {
 		}
 		header := fmt.Sprintf("# counterexample: scenario %s breaks %s with %s (%d events)\n# found by simulate -explore -max-faults %d (docs/explore.md)\n# reproduce: %s\n",
 			r.Scenario, ce.Invariant, plural(ce.Faults, "fault"), ce.Events, r.MaxFaults, res.Reproduce)
-		if err := os.WriteFile(path, []byte(header+ce.Plan), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(writeDir, name), []byte(header+ce.Plan), 0o644); err != nil {
 			return err
 		}
 		var mmd bytes.Buffer
@@ -51,7 +56,7 @@ func (r *Result) Save(dir string, sc *scenarios.Scenario) error {
 			return err
 		}
 		diagram := strings.TrimSuffix(name, ".plan") + ".mmd"
-		if err := os.WriteFile(filepath.Join(dir, diagram), mmd.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(writeDir, diagram), mmd.Bytes(), 0o644); err != nil {
 			return err
 		}
 		ce.File, ce.Diagram, ce.Reproduce, ce.TraceHash = name, diagram, res.Reproduce, res.TraceHash

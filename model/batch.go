@@ -20,7 +20,13 @@ type Batch struct {
 	LastSeq  int32
 	// Transactional is the batch header's transactional bit.
 	Transactional bool
-	Records       []Record
+	// Txn is simulation metadata, never on the wire: for a transactional
+	// batch, the ordinal (1, 2, ...) of the sending producer instance's
+	// transaction the batch was built for; 0 otherwise. Checkers use it to
+	// tell which transaction a log entry belongs to, which Kafka's log
+	// cannot tell apart under transaction version 1 (transactions.md X39).
+	Txn     int32
+	Records []Record
 }
 
 // MaxTimestamp is the batch header's max timestamp: the largest

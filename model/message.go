@@ -156,6 +156,10 @@ type EndTxnRequest struct {
 	PID             ProducerID
 	Epoch           int16
 	Commit          bool
+	// Txn is simulation metadata, never on the wire: the sending
+	// instance's ordinal of the transaction this EndTxn is meant to end
+	// ([Batch.Txn]).
+	Txn int32
 }
 
 // AppendDescription appends "EndTxn#5 txn=t1 pid=42 e=0 COMMIT".

@@ -106,8 +106,16 @@ const (
 	// instance's fatal error (Text is "committed", "aborted" or
 	// "failed"); Err is why it did not commit. IDs are its records whose
 	// produce was acknowledged (each had its own ObsOutcome then), N
-	// their number.
+	// their number. Txn is the transaction's ordinal on the instance
+	// ([Batch.Txn]).
 	ObsTxnOutcome
+	// ObsTxnState: coordinator Node installed a transaction state for
+	// transactional id Text (a transition completed: Kafka's
+	// completeTransitionTo): PID at Epoch, state N (a [TxnState]), the
+	// transaction's partitions Parts (increasing; empty in Empty and
+	// Complete*). Flag: the state was reloaded from __transaction_state
+	// after a restart rather than reached by a request.
+	ObsTxnState
 )
 
 // Obs is one typed observation: something a node or the network did. The
@@ -165,6 +173,10 @@ type Obs struct {
 	Orig    LogEntry
 	// IDs are record ids (ObsTxnOutcome).
 	IDs []RecordID
+	// Txn is a producer instance's transaction ordinal (ObsTxnOutcome).
+	Txn int32
+	// Parts are partitions (ObsTxnState).
+	Parts []int32
 }
 
 // Observer reads the observation stream. Observe must not keep o past the

@@ -77,6 +77,9 @@ type TxnResult struct {
 	// acknowledged, in acknowledgement order. The slice is the
 	// producer's and valid until its next call.
 	Records []RecordID
+	// Txn is the transaction's ordinal on this instance (1, 2, ...), as
+	// stamped on its batches ([Batch.Txn]).
+	Txn int32
 }
 
 // NoteKind classifies a producer's notable state changes.
@@ -361,7 +364,7 @@ func (p *Producer) sendRecord(now sim.Time, rec Record) {
 		// Batches are transactional only when the application runs
 		// transactions; a transactional.id alone only fences (see
 		// txnState).
-		last = &pbatch{b: Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.txnMode()}, createdAt: now}
+		last = &pbatch{b: Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.txnMode(), Txn: p.txnOrdinal(rec)}, createdAt: now}
 		ps.queue = append(ps.queue, last)
 		ps.live = append(ps.live, last)
 	}

@@ -76,6 +76,10 @@ type txnState struct {
 	retryAt                        sim.Time
 	// abortedBy is the first error that made the transaction abort.
 	abortedBy ErrCode
+	// ordinal is the open transaction's number on this instance (1, 2,
+	// ...), stamped on its batches and EndTxn; opened counts transactions
+	// begun so far and survives the reset at each transaction's end.
+	ordinal, opened int32
 }
 
 // Request kinds a prequest can carry besides produce and InitProducerId.
@@ -99,6 +103,10 @@ func (p *Producer) txnSend(rec Record) bool {
 	}
 	if t.added == nil {
 		t.added = make([]bool, len(p.parts))
+	}
+	if !t.open {
+		t.opened++
+		t.ordinal = t.opened
 	}
 	t.open = true
 	t.n++
@@ -267,7 +275,7 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 		m = &AddPartitionsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Partitions: parts}
 		p.txn.adding = true
 	default:
-		m = &EndTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit}
+		m = &EndTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit, Txn: p.txn.ordinal}
 		p.txn.ending = true
 	}
 	c.inflight = append(c.inflight, q)
@@ -426,7 +434,7 @@ func (p *Producer) endTxn(now sim.Time, committed bool) {
 	for i := range added {
 		added[i] = false
 	}
-	*t = txnState{added: added, flush: t.flush, waiting: waiting}
+	*t = txnState{added: added, flush: t.flush, waiting: waiting, opened: t.opened}
 	if !p.txnBump {
 		p.txnResume(now)
 	}
@@ -449,7 +457,7 @@ func (p *Producer) txnResult(committed, failed bool, err ErrCode) {
 	if committed {
 		err = ErrNone
 	}
-	p.out = append(p.out, Out{Kind: OutTxnResult, Txn: TxnResult{Committed: committed, Failed: failed, Err: err, Records: t.acked}})
+	p.out = append(p.out, Out{Kind: OutTxnResult, Txn: TxnResult{Committed: committed, Failed: failed, Err: err, Records: t.acked, Txn: t.ordinal}})
 	t.acked = nil
 }
 
@@ -480,4 +488,13 @@ func (p *Producer) txnEnding() bool {
 // open transaction, which has not ended yet.
 func (p *Producer) InTransaction(id RecordID) bool {
 	return p.txnMode() && p.txn.open && slices.Contains(p.txn.acked, id)
+}
+
+// txnOrdinal is the [Batch.Txn] stamp for a batch built for rec: the open
+// transaction's ordinal in transaction mode, else 0.
+func (p *Producer) txnOrdinal(rec Record) int32 {
+	if !p.txnMode() {
+		return 0
+	}
+	return p.txn.ordinal
 }

@@ -248,7 +248,7 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 				verb = "failed"
 			}
 			w.emit(model.Obs{Kind: model.ObsTxnOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id,
-				Flag: o.Txn.Committed, Err: o.Txn.Err, Text: verb, N: int64(len(o.Txn.Records)), IDs: o.Txn.Records})
+				Flag: o.Txn.Committed, Err: o.Txn.Err, Text: verb, N: int64(len(o.Txn.Records)), IDs: o.Txn.Records, Txn: o.Txn.Txn})
 		case model.OutNote:
 			ob := model.Obs{Kind: model.ObsNote, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Text: o.Note, NoteKind: o.NoteKind}
 			if o.NoteKind == model.NoteFatal {

@@ -251,7 +251,7 @@ func (b *Broker) transient(from Peer, part int32, r *AppendResult) (hit, random 
 // writeMarkers appends the coordinator's markers and answers with one
 // error per marker.
 func (b *Broker) writeMarkers(now sim.Time, from Peer, m *WriteTxnMarkersRequest) {
-	resp := &WriteTxnMarkersResponse{TransactionalID: m.TransactionalID, Errs: make([]ErrCode, len(m.Markers))}
+	resp := &WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: make([]ErrCode, len(m.Markers))}
 	for i, mk := range m.Markers {
 		p := b.Partition(mk.Partition)
 		r := AppendResult{Err: ErrNotLeaderOrFollower, FirstOffset: -1, LastOffset: -1}

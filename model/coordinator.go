@@ -8,9 +8,13 @@ import (
 )
 
 // TxnState is a transactional id's state on the transaction coordinator
-// (Kafka's TransactionState). PrepareEpochFence and Dead are not
-// represented: a fence goes straight to PrepareAbort with the bumped epoch,
-// and transactional-id expiry is not modelled.
+// (Kafka's TransactionState, core/src/main/scala/kafka/coordinator/
+// transaction/TransactionMetadata.scala l.79-163 at apache/kafka@1eb7644349cb).
+// Legal transitions (transactions.md X1): Empty from Empty/Complete*;
+// Ongoing from Ongoing/Empty/Complete*; PrepareCommit from Ongoing;
+// PrepareAbort from Ongoing or PrepareEpochFence; Complete* from their
+// Prepare*; Dead from Empty/Complete*. PrepareEpochFence is never logged:
+// it is the pending state of a fence, whose only exit is PrepareAbort.
 type TxnState uint8
 
 // Transaction states.
@@ -23,9 +27,36 @@ const (
 	TxnPrepareAbort
 	TxnCompleteCommit
 	TxnCompleteAbort
+	// TxnDead is a transactional id removed by expiry
+	// (transactional.id.expiration.ms): logged as a tombstone, then
+	// forgotten.
+	TxnDead
+	// TxnPrepareEpochFence is the pending state of a fence (InitProducerId
+	// on an Ongoing transaction, or its timeout): the epoch is bumped in
+	// memory and PrepareAbort follows in the same step.
+	TxnPrepareEpochFence
 )
 
-var txnStateNames = [...]string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort"}
+var txnStateNames = [...]string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence"}
+
+// legalPrev[s] lists the states s may follow (X1).
+var legalPrev = [...][]TxnState{
+	TxnEmpty:             {TxnEmpty, TxnCompleteCommit, TxnCompleteAbort},
+	TxnOngoing:           {TxnOngoing, TxnEmpty, TxnCompleteCommit, TxnCompleteAbort},
+	TxnPrepareCommit:     {TxnOngoing},
+	TxnPrepareAbort:      {TxnOngoing, TxnPrepareEpochFence},
+	TxnCompleteCommit:    {TxnPrepareCommit},
+	TxnCompleteAbort:     {TxnPrepareAbort},
+	TxnDead:              {TxnEmpty, TxnCompleteCommit, TxnCompleteAbort},
+	TxnPrepareEpochFence: {TxnOngoing},
+}
+
+// CanFollow reports whether a transaction may move from prev to s
+// (TransactionMetadata.prepareTransitionTo's check; an illegal move is a
+// coordinator bug in Kafka, IllegalStateException).
+func (s TxnState) CanFollow(prev TxnState) bool {
+	return int(s) < len(legalPrev) && slices.Contains(legalPrev[s], prev)
+}
 
 // String returns Kafka's name, e.g. "CompleteCommit".
 func (s TxnState) String() string {
@@ -76,8 +107,28 @@ type CoordinatorConfig struct {
 	// (every EndTxn bumps the epoch and the markers carry the new one).
 	TransactionVersion int
 	// CoordinatorEpoch is the coordinator epoch stamped on every marker
-	// (the epoch of the __transaction_state partition leader), >= 0.
+	// (the epoch of the __transaction_state partition leader), >= 0. Each
+	// restart reloads the log as a new leader and bumps it by one
+	// (TransactionCoordinator.onElection, l.451; X10).
 	CoordinatorEpoch int32
+	// TransactionalIDExpiration is transactional.id.expiration.ms (Kafka
+	// default 604800000 ms, 7 days): an id idle this long in Empty or
+	// Complete* is removed (X9). 0 means the default.
+	TransactionalIDExpiration time.Duration
+	// ExpirationCheckInterval is
+	// transaction.remove.expired.transaction.cleanup.interval.ms (Kafka
+	// default 3600000 ms). 0 means the default.
+	ExpirationCheckInterval time.Duration
+	// MarkerRequestTimeout is the broker's request.timeout.ms for
+	// WriteTxnMarkers (Kafka default 30000 ms): a request unanswered this
+	// long is sent again (TransactionMarkerChannelManager, l.83-100; X11).
+	// 0 means the default.
+	MarkerRequestTimeout time.Duration
+	// MarkerRetryBackoff is the wait before markers refused with a
+	// retriable error are sent again, to the partition's current leader
+	// (X12; Kafka's marker channel re-queues them for its next send loop,
+	// with a 50 ms reconnect backoff). 0 means 50 ms.
+	MarkerRetryBackoff time.Duration
 	// TransactionMaxTimeout is transaction.max.timeout.ms; a longer
 	// requested timeout is INVALID_TRANSACTION_TIMEOUT. 0 means
 	// [DefaultTransactionMaxTimeout].
@@ -207,6 +258,12 @@ type EndTxnCall struct {
 	ProducerEpoch   int16
 	// Commit is true for COMMIT, false for ABORT.
 	Commit bool
+	// Version is the EndTxn request version: 5 and above ask for
+	// transaction version 2 rules (KafkaApis.handleEndTxnRequest, l.2325;
+	// transactions.md X20), which apply only when the coordinator's
+	// TransactionVersion is 2. 0 means the newest version the coordinator
+	// supports.
+	Version int16
 }
 
 // EndTxnResult is the response (EndTxn v5 carries pid and epoch), plus the
@@ -230,6 +287,13 @@ type EndTxnResult struct {
 type Coordinator struct {
 	cfg     CoordinatorConfig
 	nextPID ProducerID
+	// epoch is the coordinator epoch of the loaded __transaction_state
+	// (cfg.CoordinatorEpoch plus one per reload).
+	epoch int32
+	// log is __transaction_state; it survives a crash.
+	log txnLog
+	// down: crashed, its memory lost until Restart reloads the log.
+	down bool
 	// txns maps transactional.id to its metadata. Iterated only through
 	// sorted keys.
 	txns map[string]*TxnMetadata
@@ -242,7 +306,7 @@ func NewCoordinator(cfg CoordinatorConfig) *Coordinator {
 	if n == 0 {
 		n = DefaultNextPID
 	}
-	return &Coordinator{cfg: cfg, nextPID: n, txns: make(map[string]*TxnMetadata), node: coordinatorNode{timeouts: newCheckTimer(), markers: map[string]int{}}}
+	return &Coordinator{cfg: cfg, nextPID: n, epoch: cfg.CoordinatorEpoch, txns: make(map[string]*TxnMetadata), node: newCoordinatorNode()}
 }
 
 // Config returns the coordinator's settings.
@@ -405,7 +469,7 @@ func (c *Coordinator) markers(m *TxnMetadata, pid ProducerID, epoch int16, mt Ma
 	out := make([]TxnMarker, 0, len(m.Partitions))
 	for _, p := range m.Partitions {
 		out = append(out, TxnMarker{TransactionalID: m.TransactionalID, Partition: p, PID: pid, Epoch: epoch,
-			CoordinatorEpoch: c.cfg.CoordinatorEpoch, Marker: mt})
+			CoordinatorEpoch: c.epoch, Marker: mt})
 	}
 	return out
 }
@@ -457,6 +521,18 @@ func (c *Coordinator) VerifyPartition(transactionalID string, pid ProducerID, ep
 	return ErrNone
 }
 
+// AddPartitionImplicitly handles the AddPartitionsToTxn a partition leader
+// sends on a transaction version 2 producer's behalf for its first
+// transactional batch on partition (KIP-890 part 2, Produce v12;
+// transactions.md X23, X25): the checks and effect of AddPartitionsToTxn.
+// A late batch of a finished transaction carries an old epoch and gets
+// PRODUCER_FENCED, which the leader reports as INVALID_PRODUCER_EPOCH; a
+// batch of the next transaction racing ahead of the markers gets
+// CONCURRENT_TRANSACTIONS.
+func (c *Coordinator) AddPartitionImplicitly(now sim.Time, transactionalID string, pid ProducerID, epoch int16, partition int32) ErrCode {
+	return c.AddPartitionsToTxn(now, transactionalID, pid, epoch, []int32{partition})
+}
+
 // EndTxn handles EndTxn (T4.2, T5 part 2; TransactionCoordinator.endTransaction).
 //
 // Classic (TransactionVersion < 2): unknown id or pid mismatch is
@@ -485,7 +561,7 @@ func (c *Coordinator) EndTxn(now sim.Time, req EndTxnCall) EndTxnResult {
 		want, prep, mt = TxnCompleteCommit, TxnPrepareCommit, MarkerCommit
 	}
 	m := c.txns[req.TransactionalID]
-	tv2 := c.cfg.TransactionVersion >= 2
+	tv2 := c.cfg.TransactionVersion >= 2 && (req.Version == 0 || req.Version >= 5)
 	retry := false
 	if m != nil && tv2 {
 		retry = (req.ProducerID == m.ProducerID && m.ProducerEpoch > 0 && req.ProducerEpoch == m.ProducerEpoch-1) ||
@@ -605,4 +681,50 @@ func (c *Coordinator) current(transactionalID string, pid ProducerID, epoch int1
 		return nil, ErrConcurrentTransactions
 	}
 	return m, ErrNone
+}
+
+// DefaultTransactionalIDExpiration is transactional.id.expiration.ms's
+// default, 604800000 ms (7 days).
+const DefaultTransactionalIDExpiration = 7 * 24 * time.Hour
+
+// DefaultExpirationCheckInterval is
+// transaction.remove.expired.transaction.cleanup.interval.ms's default,
+// 3600000 ms.
+const DefaultExpirationCheckInterval = time.Hour
+
+func (c CoordinatorConfig) idExpiration() time.Duration {
+	if c.TransactionalIDExpiration <= 0 {
+		return DefaultTransactionalIDExpiration
+	}
+	return c.TransactionalIDExpiration
+}
+
+// expirable reports whether m can expire: Empty or Complete*
+// (TransactionMetadata's expirable states, X1).
+func expirable(m *TxnMetadata) bool {
+	return m.State == TxnEmpty || m.State == TxnCompleteCommit || m.State == TxnCompleteAbort
+}
+
+// ExpireTransactionalIDs removes every transactional id idle for
+// transactional.id.expiration.ms in Empty or Complete* (LastUpdate <= now
+// - expiration), in id order, logging a tombstone for each
+// (TransactionStateManager.removeExpiredTransactionalIds, l.143;
+// transactions.md X9). It returns the removed ids. Afterwards
+// AddPartitionsToTxn, EndTxn and verification get
+// INVALID_PRODUCER_ID_MAPPING and InitProducerId starts afresh.
+func (c *Coordinator) ExpireTransactionalIDs(now sim.Time) []string {
+	var gone []string
+	for _, id := range c.TransactionalIDs() {
+		m := c.txns[id]
+		if expirable(m) && m.LastUpdate <= now.Add(-c.cfg.idExpiration()) {
+			gone = append(gone, id)
+		}
+	}
+	for _, id := range gone {
+		m := c.txns[id]
+		m.State, m.Partitions, m.LastUpdate = TxnDead, nil, now
+		c.log.append(m)
+		delete(c.txns, id)
+	}
+	return gone
 }

@@ -1,18 +1,68 @@
 package model
 
-import "github.com/idemsim/idemsim/sim"
+import (
+	"slices"
+	"time"
+
+	"github.com/idemsim/idemsim/sim"
+)
 
 // The coordinator as a node ([Server]): requests in, responses, marker
-// writes and timers out. The transaction logic itself is in coordinator.go.
+// writes and timers out. The transaction logic itself is in coordinator.go,
+// the __transaction_state log in txnlog.go.
+//
+// Every completed transition is logged before its answer goes out (X3,
+// X5.6: the EndTxn response follows the Prepare* write, and the markers
+// follow the response). Writes are one step (transactions.md X48: a
+// replicated write as one step), so what a crash loses is what was never
+// on the log: the marker queue, lastProducerEpoch and the previous
+// producer id (X4), and the timers. A restart reloads the log as a new
+// coordinator epoch and sends the markers of every Prepare* again (X10).
+
+// Timer token spaces: the low tokens are the timeout check's; marker
+// requests and the expiration check set the high bits.
+const (
+	tokMarker     uint64 = 1 << 63
+	tokExpiration uint64 = 1 << 62
+)
 
 // coordinatorNode is the coordinator's node state.
 type coordinatorNode struct {
-	// markers counts, per transactional id, the WriteTxnMarkers requests
-	// whose answer is still due; at 0 the transaction completes.
-	markers map[string]int
-	// timeouts drives the periodic timed-out transaction check.
-	timeouts checkTimer
-	out      []Out
+	// jobs are the transactions whose markers are being written, by id.
+	jobs map[string]*markerJob
+	// reqs are the WriteTxnMarkers requests awaiting an answer, by
+	// correlation id.
+	reqs    map[int64]*markerReq
+	nextReq int64
+	// timeouts drives the periodic timed-out transaction check,
+	// expiration the transactional-id expiration check.
+	timeouts, expiration checkTimer
+	out                  []Out
+}
+
+func newCoordinatorNode() coordinatorNode {
+	return coordinatorNode{jobs: map[string]*markerJob{}, reqs: map[int64]*markerReq{},
+		timeouts: newCheckTimer(), expiration: newCheckTimer()}
+}
+
+// markerJob is one transaction's marker writing
+// (TransactionMarkerChannelManager's pending completion, X11-X12).
+type markerJob struct {
+	// inflight counts its unanswered requests; retry holds markers to send
+	// again at retryAt.
+	inflight int
+	retry    []TxnMarker
+	retryAt  sim.Time
+	// gaveUp: a marker was refused for good (INVALID_PRODUCER_EPOCH,
+	// TRANSACTION_COORDINATOR_FENCED); the transaction stays in Prepare*
+	// until a reload (X12).
+	gaveUp bool
+}
+
+// markerReq is one WriteTxnMarkers request on its way.
+type markerReq struct {
+	txnID   string
+	markers []TxnMarker
 }
 
 // Step handles InitProducerId, AddPartitionsToTxn, EndTxn, a partition
@@ -28,11 +78,13 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 			call.TransactionalID = &id
 		}
 		res := c.InitProducerID(now, call)
+		c.logged(now, m.TransactionalID, false)
 		c.observe(Obs{Kind: ObsEpoch, Peer: from.Node, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch, Text: res.Reason})
-		c.sendMarkers(m.TransactionalID, res.Markers)
 		c.reply(from, &InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch})
+		c.sendMarkers(now, m.TransactionalID, res.Markers)
 	case *AddPartitionsToTxnRequest:
 		err := c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, m.Partitions)
+		c.logged(now, m.TransactionalID, false)
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
 		c.reply(from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "AddPartitionsToTxn", Err: err})
 	case *AddOffsetsToTxnRequest:
@@ -41,130 +93,345 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		// the offsets topic partition); its markers go to the group
 		// coordinator.
 		err := c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, []int32{OffsetsPartition})
+		c.logged(now, m.TransactionalID, false)
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
 		c.reply(from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "AddOffsetsToTxn", Err: err})
 	case *EndTxnRequest:
-		res := c.EndTxn(now, EndTxnCall{TransactionalID: m.TransactionalID, ProducerID: m.PID, ProducerEpoch: m.Epoch, Commit: m.Commit})
+		res := c.EndTxn(now, EndTxnCall{TransactionalID: m.TransactionalID, ProducerID: m.PID, ProducerEpoch: m.Epoch, Commit: m.Commit, Version: m.Version})
+		c.logged(now, m.TransactionalID, false)
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: res.Err, Msg: m})
-		c.sendMarkers(m.TransactionalID, res.Markers)
-		c.reply(from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err})
+		// The response goes out first, then the markers (X5.6).
+		c.reply(from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch})
+		c.sendMarkers(now, m.TransactionalID, res.Markers)
 	case *VerifyPartitionsRequest:
 		resp := &VerifyPartitionsResponse{Partitions: m.Partitions, Errs: make([]ErrCode, len(m.Partitions))}
 		for i, p := range m.Partitions {
-			resp.Errs[i] = c.VerifyPartition(m.TransactionalID, m.PID, m.Epoch, p)
+			if m.Add {
+				resp.Errs[i] = c.AddPartitionImplicitly(now, m.TransactionalID, m.PID, m.Epoch, p)
+			} else {
+				resp.Errs[i] = c.VerifyPartition(m.TransactionalID, m.PID, m.Epoch, p)
+			}
+		}
+		if m.Add {
+			c.logged(now, m.TransactionalID, false)
 		}
 		c.reply(from, resp)
 	case *WriteTxnMarkersResponse:
-		if n.markers[m.TransactionalID]--; n.markers[m.TransactionalID] <= 0 {
-			delete(n.markers, m.TransactionalID)
-			c.MarkersWritten(now, m.TransactionalID)
-		}
+		c.markersAnswered(now, m)
 	default:
 		panic("model: the coordinator cannot handle " + string(m.AppendDescription(nil)))
 	}
-	c.armTimeouts()
+	c.arm(now)
 	return n.out
 }
 
-// sendMarkers sends a transaction's markers to their partitions' leaders,
-// one WriteTxnMarkers request per leader, in the order of the leaders'
-// first markers.
-func (c *Coordinator) sendMarkers(txnID string, mk []TxnMarker) {
+// logged writes id's state to __transaction_state if a transition changed
+// it, and observes the installed state (ObsTxnState).
+func (c *Coordinator) logged(now sim.Time, id string, reloaded bool) {
+	m := c.txns[id]
+	if m == nil {
+		return
+	}
+	if i, ok := c.log.last[id]; ok && !reloaded {
+		if prev := c.log.records[i].State; prev != m.State && !m.State.CanFollow(prev) {
+			// Kafka throws IllegalStateException (prepareTransitionTo,
+			// l.389): a coordinator bug, never a client error.
+			panic("model: illegal transaction transition " + prev.String() + " -> " + m.State.String() + " for " + id)
+		}
+	}
+	if !c.log.append(m) && !reloaded {
+		return
+	}
+	c.observeState(m, reloaded)
+}
+
+func (c *Coordinator) observeState(m *TxnMetadata, reloaded bool) {
+	c.observe(Obs{Kind: ObsTxnState, Text: m.TransactionalID, PID: m.ProducerID, Epoch: m.ProducerEpoch,
+		N: int64(m.State), Parts: slices.Clone(m.Partitions), Flag: reloaded})
+}
+
+// sendMarkers starts writing a transaction's markers: one WriteTxnMarkers
+// request per partition leader, in the order of the leaders' first
+// markers (X11). The transaction completes once every marker is written.
+func (c *Coordinator) sendMarkers(now sim.Time, txnID string, mk []TxnMarker) {
 	if len(mk) == 0 {
 		return
 	}
 	n := &c.node
-	leader := func(p int32) int32 {
-		switch {
-		case p == OffsetsPartition:
-			return DestGroupCoordinator
-		case int(p) < len(c.cfg.Leaders) && p >= 0:
-			return c.cfg.Leaders[p]
-		}
-		return 0
+	j := n.jobs[txnID]
+	if j == nil {
+		j = &markerJob{}
+		n.jobs[txnID] = j
 	}
+	c.sendMarkerRequests(now, txnID, j, mk)
+}
+
+// leaderOf is the broker that leads partition p, where its marker goes.
+func (c *Coordinator) leaderOf(p int32) int32 {
+	switch {
+	case p == OffsetsPartition:
+		return DestGroupCoordinator
+	case int(p) < len(c.cfg.Leaders) && p >= 0:
+		return c.cfg.Leaders[p]
+	}
+	return 0
+}
+
+func (c *Coordinator) sendMarkerRequests(now sim.Time, txnID string, j *markerJob, mk []TxnMarker) {
+	n := &c.node
 	var reqs []*WriteTxnMarkersRequest
 	var dests []int32
 	for _, m := range mk {
-		d := leader(m.Partition)
-		i := 0
-		for i < len(dests) && dests[i] != d {
-			i++
-		}
-		if i == len(dests) {
+		d := c.leaderOf(m.Partition)
+		i := slices.Index(dests, d)
+		if i < 0 {
+			i = len(dests)
 			dests = append(dests, d)
-			reqs = append(reqs, &WriteTxnMarkersRequest{TransactionalID: txnID})
+			n.nextReq++
+			reqs = append(reqs, &WriteTxnMarkersRequest{CorrelationID: n.nextReq, TransactionalID: txnID})
 		}
 		reqs[i].Markers = append(reqs[i].Markers, m)
 	}
-	n.markers[txnID] += len(reqs)
 	for i, r := range reqs {
+		n.reqs[r.CorrelationID] = &markerReq{txnID: txnID, markers: r.Markers}
+		j.inflight++
 		n.out = append(n.out, Out{Kind: OutSend, Dest: dests[i], Msg: r})
+		n.out = append(n.out, Out{Kind: OutWake, At: now.Add(c.markerTimeout()), Timer: tokMarker | uint64(r.CorrelationID)})
 	}
 }
 
-// Wake runs the timed-out transaction check due at the token's boundary
-// (TransactionCoordinator.abortTimedOutTransactions): each timed-out
-// transaction is fenced and aborted, its markers sent.
+func (c *Coordinator) markerTimeout() time.Duration {
+	if c.cfg.MarkerRequestTimeout <= 0 {
+		return 30 * time.Second
+	}
+	return c.cfg.MarkerRequestTimeout
+}
+
+func (c *Coordinator) markerBackoff() time.Duration {
+	if c.cfg.MarkerRetryBackoff <= 0 {
+		return 50 * time.Millisecond
+	}
+	return c.cfg.MarkerRetryBackoff
+}
+
+// markersAnswered handles a leader's WriteTxnMarkers answer per partition
+// (TransactionMarkerRequestCompletionHandler.onComplete, l.36; X12):
+// NONE writes the partition off; NOT_LEADER_OR_FOLLOWER,
+// UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS(_AFTER_APPEND),
+// REQUEST_TIMED_OUT and KAFKA_STORAGE_ERROR send it again to the current
+// leader; INVALID_PRODUCER_EPOCH and TRANSACTION_COORDINATOR_FENCED give
+// the transaction up (it stays in Prepare*, no Complete*). Once nothing is
+// left, the transaction completes (CompleteCommit or CompleteAbort).
+func (c *Coordinator) markersAnswered(now sim.Time, m *WriteTxnMarkersResponse) {
+	n := &c.node
+	r := n.reqs[m.CorrelationID]
+	if r == nil {
+		return // an answer to a request of an earlier incarnation, or re-sent already
+	}
+	delete(n.reqs, m.CorrelationID)
+	j := n.jobs[r.txnID]
+	if j == nil {
+		return
+	}
+	j.inflight--
+	for i, mk := range r.markers {
+		e := ErrNone
+		if i < len(m.Errs) {
+			e = m.Errs[i]
+		}
+		switch e {
+		case ErrNone:
+		case ErrInvalidProducerEpoch, ErrTransactionCoordinatorFenced:
+			j.gaveUp = true
+		default:
+			if len(j.retry) == 0 {
+				j.retryAt = now.Add(c.markerBackoff())
+				n.out = append(n.out, Out{Kind: OutWake, At: j.retryAt, Timer: tokMarker})
+			}
+			j.retry = append(j.retry, mk)
+		}
+	}
+	c.maybeComplete(now, r.txnID, j)
+}
+
+// maybeComplete completes the transaction of job j once no marker is in
+// flight or waiting, unless the job gave up.
+func (c *Coordinator) maybeComplete(now sim.Time, txnID string, j *markerJob) {
+	if j.inflight > 0 || len(j.retry) > 0 {
+		return
+	}
+	delete(c.node.jobs, txnID)
+	if j.gaveUp {
+		c.observe(Obs{Kind: ObsNote, Text: "gave up writing the markers of " + txnID + ": it stays in Prepare* until the log is reloaded"})
+		return
+	}
+	c.MarkersWritten(now, txnID)
+	c.logged(now, txnID, false)
+}
+
+// MarkersPending reports whether the markers of transactionalID are still
+// being written.
+func (c *Coordinator) MarkersPending(transactionalID string) bool {
+	_, ok := c.node.jobs[transactionalID]
+	return ok
+}
+
+// Wake runs a timer: the timed-out transaction check due at its boundary
+// (TransactionCoordinator.abortTimedOutTransactions), the transactional-id
+// expiration check, a marker request's timeout (sent again), or the retry
+// of refused markers.
 func (c *Coordinator) Wake(now sim.Time, token uint64) []Out {
 	n := &c.node
 	n.out = n.out[:0]
-	at, ok := n.timeouts.fire(token)
-	if !ok {
-		return n.out
-	}
-	mk := c.AbortTimedOutTransactions(at)
-	if len(mk) > 0 {
-		c.observe(Obs{Kind: ObsTxnTimeouts, Until: at})
-		// The markers come in transactional-id order; send each id's.
+	switch {
+	case token&tokMarker != 0:
+		c.markerTimer(now, int64(token&^tokMarker))
+	case token&tokExpiration != 0:
+		if at, ok := n.expiration.fire(token &^ tokExpiration); ok {
+			for _, id := range c.ExpireTransactionalIDs(at) {
+				r := &c.log.records[c.log.last[id]]
+				c.observe(Obs{Kind: ObsTxnState, Text: id, PID: r.ProducerID, Epoch: r.ProducerEpoch, N: int64(TxnDead)})
+			}
+		}
+	default:
+		at, ok := n.timeouts.fire(token)
+		if !ok {
+			break
+		}
+		mk := c.AbortTimedOutTransactions(at)
+		if len(mk) > 0 {
+			c.observe(Obs{Kind: ObsTxnTimeouts, Until: at})
+		}
+		// The markers come in transactional-id order; log and send each
+		// id's.
 		for i := 0; i < len(mk); {
 			j := i
 			for j < len(mk) && mk[j].TransactionalID == mk[i].TransactionalID {
 				j++
 			}
-			c.sendMarkers(mk[i].TransactionalID, mk[i:j])
+			c.logged(now, mk[i].TransactionalID, false)
+			c.sendMarkers(now, mk[i].TransactionalID, mk[i:j])
 			i = j
 		}
+		// Timed-out transactions with no partition completed at once.
+		for _, id := range c.TransactionalIDs() {
+			c.logged(now, id, false)
+		}
 	}
-	c.armTimeouts()
+	c.arm(now)
 	return n.out
 }
 
-// armTimeouts asks for a wake-up at the first check boundary at which an
-// ongoing transaction has timed out, if there is one: with no open
-// transaction the coordinator sets no timer, so runs still drain.
-func (c *Coordinator) armTimeouts() {
+// markerTimer handles a marker timer: request corr's timeout (corr > 0),
+// or the retry of refused markers (corr == 0).
+func (c *Coordinator) markerTimer(now sim.Time, corr int64) {
 	n := &c.node
-	every := sim.Time(c.cfg.TimeoutCheckInterval)
-	if every <= 0 {
+	if corr > 0 {
+		r := n.reqs[corr]
+		if r == nil {
+			return // answered
+		}
+		// Disconnect or timeout: re-queue every marker of the request with
+		// the leader looked up again (X12).
+		delete(n.reqs, corr)
+		if j := n.jobs[r.txnID]; j != nil {
+			j.inflight--
+			c.observe(Obs{Kind: ObsNote, Text: "WriteTxnMarkers for " + r.txnID + " timed out: sent again"})
+			c.sendMarkerRequests(now, r.txnID, j, r.markers)
+		}
 		return
 	}
-	next, ok := sim.Time(0), false
-	for _, m := range c.txns {
-		if m.State != TxnOngoing {
-			continue
-		}
-		if d := m.TxnStartTime.Add(m.TxnTimeout); !ok || d < next {
-			next, ok = d, true
+	ids := make([]string, 0, len(n.jobs))
+	for id, j := range n.jobs {
+		if len(j.retry) > 0 && j.retryAt <= now {
+			ids = append(ids, id)
 		}
 	}
-	if !ok {
-		return
-	}
-	if o, ok := n.timeouts.arm(next, every); ok {
-		n.out = append(n.out, o)
+	slices.Sort(ids)
+	for _, id := range ids {
+		j := n.jobs[id]
+		mk := j.retry
+		j.retry = nil
+		c.sendMarkerRequests(now, id, j, mk)
 	}
 }
 
-// Crash loses the coordinator's timer. Its transaction state stands for
-// __transaction_state and survives (a simplification: Kafka reloads it on
-// the new coordinator).
-func (c *Coordinator) Crash() { c.node.timeouts.stop() }
+// arm asks for the wake-ups of the periodic checks: the timeout check at
+// the first boundary at which an ongoing transaction has timed out, the
+// expiration check at the first boundary at which an id can expire. With
+// nothing due the coordinator sets no timer, so runs still drain.
+func (c *Coordinator) arm(now sim.Time) {
+	n := &c.node
+	if every := sim.Time(c.cfg.TimeoutCheckInterval); every > 0 {
+		if next, ok := c.nextDue(func(m *TxnMetadata) (sim.Time, bool) {
+			return m.TxnStartTime.Add(m.TxnTimeout), m.State == TxnOngoing
+		}); ok {
+			if o, ok := n.timeouts.arm(next, every); ok {
+				n.out = append(n.out, o)
+			}
+		}
+	}
+	every := sim.Time(c.cfg.ExpirationCheckInterval)
+	if every <= 0 {
+		every = sim.Time(DefaultExpirationCheckInterval)
+	}
+	if next, ok := c.nextDue(func(m *TxnMetadata) (sim.Time, bool) {
+		return m.LastUpdate.Add(c.cfg.idExpiration()), expirable(m)
+	}); ok {
+		if o, ok := n.expiration.arm(max(next, now), every); ok {
+			o.Timer |= tokExpiration
+			n.out = append(n.out, o)
+		}
+	}
+}
 
-// Restart re-arms the timeout check.
+// nextDue returns the earliest due time over the transactions f selects.
+func (c *Coordinator) nextDue(f func(m *TxnMetadata) (sim.Time, bool)) (sim.Time, bool) {
+	next, found := sim.Time(0), false
+	for _, m := range c.txns {
+		if d, ok := f(m); ok && (!found || d < next) {
+			next, found = d, true
+		}
+	}
+	return next, found
+}
+
+// Crash loses the coordinator's memory: its transaction metadata, the
+// marker queue and the timers. __transaction_state survives.
+func (c *Coordinator) Crash() {
+	c.down = true
+	c.txns = map[string]*TxnMetadata{}
+	c.node = newCoordinatorNode()
+}
+
+// Restart loads __transaction_state as a new coordinator epoch
+// (TransactionCoordinator.onElection, l.451;
+// loadTransactionsForTxnTopicPartition, l.520): each id's last record
+// wins; lastProducerEpoch and the previous producer id are lost (X4); every
+// Prepare* sends its markers again under the new coordinator epoch and
+// completes once they are written; Ongoing transactions go on (and may
+// time out).
 func (c *Coordinator) Restart(now sim.Time, clean bool) []Out {
 	c.node.out = c.node.out[:0]
-	c.armTimeouts()
+	if c.down {
+		c.down = false
+		c.txns = c.log.load()
+		c.epoch++
+		for _, id := range c.TransactionalIDs() {
+			m := c.txns[id]
+			c.observeState(m, true)
+			mt := MarkerCommit
+			switch m.State {
+			case TxnPrepareAbort:
+				mt = MarkerAbort
+			case TxnPrepareCommit:
+			default:
+				continue
+			}
+			c.sendMarkers(now, id, c.markers(m, m.ProducerID, m.ProducerEpoch, mt))
+		}
+	}
+	c.arm(now)
 	return c.node.out
 }
 

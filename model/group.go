@@ -67,7 +67,7 @@ func (g *GroupCoordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		g.observe(Obs{Kind: ObsOffsets, Peer: from.Node, Text: "txn-offset-commit", Msg: m, PID: m.PID, Epoch: m.Epoch, N: m.Offset, Err: err, Group: m.GroupID})
 		g.out = append(g.out, Out{Kind: OutReply, Peer: from, Msg: &TxnResponse{CorrelationID: m.CorrelationID, Op: "TxnOffsetCommit", Err: err}})
 	case *WriteTxnMarkersRequest:
-		resp := &WriteTxnMarkersResponse{TransactionalID: m.TransactionalID, Errs: make([]ErrCode, len(m.Markers))}
+		resp := &WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: make([]ErrCode, len(m.Markers))}
 		for i, mk := range m.Markers {
 			if e, ok := g.epochs[mk.PID]; !ok || mk.Epoch > e {
 				g.epochs[mk.PID] = mk.Epoch

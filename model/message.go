@@ -156,6 +156,9 @@ type EndTxnRequest struct {
 	PID             ProducerID
 	Epoch           int16
 	Commit          bool
+	// Version is the request version; 5 and above ask for transaction
+	// version 2 (see [EndTxnCall]); 0 means the newest.
+	Version int16
 	// Txn is simulation metadata, never on the wire: the sending
 	// instance's ordinal of the transaction this EndTxn is meant to end
 	// ([Batch.Txn]).
@@ -185,6 +188,11 @@ type TxnResponse struct {
 	// Op is "AddPartitionsToTxn" or "EndTxn", for the trace.
 	Op  string
 	Err ErrCode
+	// PID and Epoch are EndTxn v5's producer id and epoch (transaction
+	// version 2: the pair the producer adopts; transactions.md X23), or
+	// NoProducerID and NoEpoch (an error, or an older version).
+	PID   ProducerID
+	Epoch int16
 }
 
 // AppendDescription appends "EndTxnResp#5 NONE".

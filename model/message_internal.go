@@ -17,11 +17,21 @@ type VerifyPartitionsRequest struct {
 	PID             ProducerID
 	Epoch           int16
 	Partitions      []int32
+	// Add: the leader adds the partitions to the transaction on the
+	// producer's behalf (transaction version 2, KIP-890 part 2: Produce
+	// v12, AddPartitionsToTxn sent by the broker and not verify-only;
+	// transactions.md X23) instead of only verifying them.
+	Add bool
 }
 
-// AppendDescription appends "VerifyPartitions txn=t1 pid=42 e=0 [p0]".
+// AppendDescription appends "VerifyPartitions txn=t1 pid=42 e=0 [p0]", or
+// "AddPartitions ..." for an implicit add.
 func (r *VerifyPartitionsRequest) AppendDescription(b []byte) []byte {
-	b = append(b, "VerifyPartitions txn="...)
+	if r.Add {
+		b = append(b, "AddPartitions txn="...)
+	} else {
+		b = append(b, "VerifyPartitions txn="...)
+	}
 	b = append(b, r.TransactionalID...)
 	b = append(b, " pid="...)
 	b = strconv.AppendInt(b, int64(r.PID), 10)
@@ -55,6 +65,8 @@ func (r *VerifyPartitionsResponse) AppendDescription(b []byte) []byte {
 // WriteTxnMarkersRequest asks a partition leader to write transaction
 // markers, all for one transactional id.
 type WriteTxnMarkersRequest struct {
+	// CorrelationID pairs the answer with the request.
+	CorrelationID   int64
 	TransactionalID string
 	Markers         []TxnMarker
 }
@@ -70,6 +82,7 @@ func (r *WriteTxnMarkersRequest) AppendDescription(b []byte) []byte {
 // WriteTxnMarkersResponse answers a [WriteTxnMarkersRequest]: one error per
 // marker, in request order.
 type WriteTxnMarkersResponse struct {
+	CorrelationID   int64
 	TransactionalID string
 	Errs            []ErrCode
 }

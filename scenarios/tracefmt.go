@@ -161,6 +161,35 @@ func (t *traceWriter) Observe(o *model.Obs) {
 		b = strconv.AppendInt(b, int64(o.Epoch), 10)
 		b = append(b, " -> "...)
 		b = append(b, o.Err.String()...)
+	case model.ObsTxnState:
+		// "c1 txn t1 pid=42 e=0 Ongoing [p0 p1]" (+ " (loaded)").
+		b = append(b, t.name(o.Node)...)
+		b = append(b, " txn "...)
+		b = append(b, o.Text...)
+		b = append(b, " pid="...)
+		b = strconv.AppendInt(b, int64(o.PID), 10)
+		b = append(b, " e="...)
+		b = strconv.AppendInt(b, int64(o.Epoch), 10)
+		b = append(b, ' ')
+		b = append(b, model.TxnState(o.N).String()...)
+		if len(o.Parts) > 0 {
+			b = append(b, " ["...)
+			for i, p := range o.Parts {
+				if i > 0 {
+					b = append(b, ' ')
+				}
+				if p == model.OffsetsPartition {
+					b = append(b, "offsets"...)
+					continue
+				}
+				b = append(b, 'p')
+				b = strconv.AppendInt(b, int64(p), 10)
+			}
+			b = append(b, ']')
+		}
+		if o.Flag {
+			b = append(b, " (loaded)"...)
+		}
 	case model.ObsEpoch:
 		b = append(b, t.name(o.Node)...)
 		b = append(b, " init-producer-id "...)

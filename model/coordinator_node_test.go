@@ -1,0 +1,253 @@
+package model
+
+import (
+	"testing"
+	"time"
+
+	"github.com/idemsim/idemsim/sim"
+)
+
+// coordRun drives a coordinator node the way the world does, with
+// brokers that answer WriteTxnMarkers through answer.
+type coordRun struct {
+	t      *testing.T
+	c      *Coordinator
+	states []string // ObsTxnState lines, "Ongoing e=0 [0]"
+	sent   []*WriteTxnMarkersRequest
+	wakes  []Out
+	reply  Message
+}
+
+func (r *coordRun) take(outs []Out) {
+	for _, o := range outs {
+		switch o.Kind {
+		case OutObserve:
+			if o.Obs.Kind == ObsTxnState {
+				s := TxnState(o.Obs.N).String() + " e=" + itoa(int64(o.Obs.Epoch))
+				if o.Obs.Flag {
+					s += " loaded"
+				}
+				r.states = append(r.states, s)
+			}
+		case OutSend:
+			r.sent = append(r.sent, o.Msg.(*WriteTxnMarkersRequest))
+		case OutWake:
+			r.wakes = append(r.wakes, o)
+		case OutReply:
+			r.reply = o.Msg
+		}
+	}
+}
+
+func (r *coordRun) step(now sim.Time, m Message) Message {
+	r.reply = nil
+	r.take(r.c.Step(now, Peer{Node: 9}, m))
+	return r.reply
+}
+
+// answer answers the oldest unanswered marker request with errs (nil: all
+// NONE).
+func (r *coordRun) answer(now sim.Time, errs ...ErrCode) {
+	q := r.sent[0]
+	r.sent = r.sent[1:]
+	if errs == nil {
+		errs = make([]ErrCode, len(q.Markers))
+	}
+	r.step(now, &WriteTxnMarkersResponse{CorrelationID: q.CorrelationID, TransactionalID: q.TransactionalID, Errs: errs})
+}
+
+func newCoordRun(t *testing.T) *coordRun {
+	r := &coordRun{t: t, c: NewCoordinator(CoordinatorConfig{Leaders: []int32{0, 1}})}
+	res := r.step(0, &InitProducerIDRequest{TransactionalID: "t1", ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch}).(*InitProducerIDResponse)
+	if res.Err != ErrNone {
+		t.Fatal(res.Err)
+	}
+	if e := r.step(1, &AddPartitionsToTxnRequest{TransactionalID: "t1", PID: res.PID, Epoch: 0, Partitions: []int32{0, 1}}).(*TxnResponse).Err; e != ErrNone {
+		t.Fatal(e)
+	}
+	return r
+}
+
+func (r *coordRun) state() TxnState {
+	m, ok := r.c.Txn("t1")
+	if !ok {
+		r.t.Fatal("t1 unknown")
+	}
+	return m.State
+}
+
+// TestCoordinatorLogsEveryTransition: each completed transition is one
+// ObsTxnState and one __transaction_state record; EndTxn is answered once
+// PrepareCommit is logged, and CompleteCommit follows the last marker.
+func TestCoordinatorLogsEveryTransition(t *testing.T) {
+	r := newCoordRun(t)
+	end := r.step(2, &EndTxnRequest{TransactionalID: "t1", PID: DefaultNextPID, Epoch: 0, Commit: true}).(*TxnResponse)
+	if end.Err != ErrNone || r.state() != TxnPrepareCommit || len(r.sent) != 2 {
+		t.Fatalf("EndTxn: %v, state %v, %d marker requests", end.Err, r.state(), len(r.sent))
+	}
+	// Markers pending: the next transaction waits.
+	if e := r.step(3, &AddPartitionsToTxnRequest{TransactionalID: "t1", PID: DefaultNextPID, Epoch: 0, Partitions: []int32{0}}).(*TxnResponse).Err; e != ErrConcurrentTransactions {
+		t.Fatalf("AddPartitionsToTxn while markers pending: %v", e)
+	}
+	r.answer(4)
+	if r.state() != TxnPrepareCommit {
+		t.Fatal("completed before every marker was written")
+	}
+	r.answer(5)
+	want := []string{"Empty e=0", "Ongoing e=0", "PrepareCommit e=0", "CompleteCommit e=0"}
+	if r.state() != TxnCompleteCommit || !equalStrings(r.states, want) {
+		t.Fatalf("states %v, want %v", r.states, want)
+	}
+	if n := len(r.c.TxnLog()); n != len(want) {
+		t.Fatalf("%d log records, want %d", n, len(want))
+	}
+}
+
+// TestCoordinatorMarkerRetries: a retriable marker error sends the marker
+// again after the backoff; an unanswered request is sent again after the
+// request timeout; INVALID_PRODUCER_EPOCH gives the transaction up in
+// PrepareCommit (transactions.md X12).
+func TestCoordinatorMarkerRetries(t *testing.T) {
+	r := newCoordRun(t)
+	r.step(2, &EndTxnRequest{TransactionalID: "t1", PID: DefaultNextPID, Epoch: 0, Commit: true})
+	r.answer(3, ErrNotLeaderOrFollower)
+	// The retry timer is the last wake asked for.
+	w := r.wakes[len(r.wakes)-1]
+	if w.At != sim.Time(3).Add(50*time.Millisecond) {
+		t.Fatalf("retry at %v", w.At)
+	}
+	r.take(r.c.Wake(w.At, w.Timer))
+	if len(r.sent) != 2 || r.sent[1].Markers[0].Partition != 0 {
+		t.Fatalf("after the retry: %d requests", len(r.sent))
+	}
+	// The request to partition 1's leader is never answered: it times out.
+	var timeout Out
+	for _, o := range r.wakes {
+		if o.Timer == tokMarker|uint64(r.sent[0].CorrelationID) {
+			timeout = o
+		}
+	}
+	if timeout.At != sim.Time(2).Add(30*time.Second) {
+		t.Fatalf("timeout wake %+v", timeout)
+	}
+	r.sent = r.sent[1:] // the unanswered one
+	r.take(r.c.Wake(timeout.At, timeout.Timer))
+	if len(r.sent) != 2 {
+		t.Fatalf("the timed-out request was not sent again: %d", len(r.sent))
+	}
+	r.answer(timeout.At)
+	r.answer(timeout.At, ErrInvalidProducerEpoch)
+	if r.state() != TxnPrepareCommit || r.c.MarkersPending("t1") {
+		t.Fatalf("after a give-up: state %v, pending %v", r.state(), r.c.MarkersPending("t1"))
+	}
+}
+
+// TestCoordinatorReloadsOnRestart: a crash loses the memory; the restart
+// reloads __transaction_state under coordinator epoch + 1 and writes the
+// markers of a PrepareCommit again with it.
+func TestCoordinatorReloadsOnRestart(t *testing.T) {
+	r := newCoordRun(t)
+	r.step(2, &EndTxnRequest{TransactionalID: "t1", PID: DefaultNextPID, Epoch: 0, Commit: true})
+	r.sent = nil
+	r.c.Crash()
+	if _, ok := r.c.Txn("t1"); ok {
+		t.Fatal("metadata survived the crash")
+	}
+	r.take(r.c.Restart(10, false))
+	if r.state() != TxnPrepareCommit || len(r.sent) != 2 {
+		t.Fatalf("after reload: %v, %d marker requests", r.state(), len(r.sent))
+	}
+	if e := r.sent[0].Markers[0].CoordinatorEpoch; e != 1 {
+		t.Fatalf("markers carry coordinator epoch %d, want 1", e)
+	}
+	r.answer(11)
+	r.answer(11)
+	if r.state() != TxnCompleteCommit {
+		t.Fatalf("state %v", r.state())
+	}
+	if got := r.states[len(r.states)-2]; got != "PrepareCommit e=0 loaded" {
+		t.Fatalf("reload line %q", got)
+	}
+}
+
+// TestCoordinatorReloadForgetsLastEpoch: lastProducerEpoch is not on the
+// log (X4), so a retried bump after a reload is PRODUCER_FENCED, while
+// before the crash it is answered with the current epoch.
+func TestCoordinatorReloadForgetsLastEpoch(t *testing.T) {
+	for _, crash := range []bool{false, true} {
+		r := &coordRun{t: t, c: NewCoordinator(CoordinatorConfig{})}
+		init := func(pid ProducerID, e int16) *InitProducerIDResponse {
+			return r.step(0, &InitProducerIDRequest{TransactionalID: "t1", ExpectedPID: pid, ExpectedEpoch: e}).(*InitProducerIDResponse)
+		}
+		first := init(NoProducerID, NoEpoch)
+		init(first.PID, first.Epoch) // bumps to 1; lastProducerEpoch 0
+		if crash {
+			r.c.Crash()
+			r.take(r.c.Restart(1, false))
+		}
+		got := init(first.PID, first.Epoch) // the retry of that bump
+		want := ErrNone
+		if crash {
+			want = ErrProducerFenced
+		}
+		if got.Err != want {
+			t.Fatalf("crash=%v: retried bump %v, want %v", crash, got.Err, want)
+		}
+	}
+}
+
+// TestCoordinatorExpiresIDs: an id idle for transactional.id.expiration.ms
+// in CompleteCommit is logged Dead and forgotten; its pid is then unknown.
+func TestCoordinatorExpiresIDs(t *testing.T) {
+	r := &coordRun{t: t, c: NewCoordinator(CoordinatorConfig{TransactionalIDExpiration: time.Hour, ExpirationCheckInterval: time.Minute})}
+	r.step(0, &InitProducerIDRequest{TransactionalID: "t1", ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch})
+	var w Out
+	for _, o := range r.wakes {
+		if o.Timer&tokExpiration != 0 {
+			w = o
+		}
+	}
+	if w.At != sim.Time(time.Hour) {
+		t.Fatalf("expiration check at %v", w.At)
+	}
+	r.take(r.c.Wake(w.At, w.Timer))
+	if _, ok := r.c.Txn("t1"); ok || r.states[len(r.states)-1] != "Dead e=0" {
+		t.Fatalf("not expired: %v", r.states)
+	}
+	if e := r.c.VerifyPartition("t1", DefaultNextPID, 0, 0); e != ErrInvalidProducerIDMapping {
+		t.Fatalf("verify after expiry: %v", e)
+	}
+	log := r.c.TxnLog()
+	if log[len(log)-1].State != TxnDead {
+		t.Fatal("no tombstone")
+	}
+}
+
+// TestTxnStateTransitions checks the legal-transition table against X1.
+func TestTxnStateTransitions(t *testing.T) {
+	for _, c := range []struct {
+		prev, next TxnState
+		ok         bool
+	}{
+		{TxnEmpty, TxnOngoing, true}, {TxnOngoing, TxnPrepareCommit, true}, {TxnPrepareEpochFence, TxnPrepareAbort, true},
+		{TxnPrepareCommit, TxnCompleteCommit, true}, {TxnCompleteAbort, TxnDead, true},
+		{TxnEmpty, TxnPrepareCommit, false}, {TxnPrepareCommit, TxnCompleteAbort, false}, {TxnOngoing, TxnDead, false},
+		{TxnPrepareEpochFence, TxnCompleteAbort, false},
+	} {
+		if got := c.next.CanFollow(c.prev); got != c.ok {
+			t.Errorf("%v -> %v: %v, want %v", c.prev, c.next, got, c.ok)
+		}
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -48,6 +48,11 @@ type RejectRule struct {
 	Err    ErrCode
 	Part   int32
 	used   bool
+	// hit: the rule matched a batch of the request being handled; a
+	// whole-request rule (Part < 0) is used up once that request is
+	// done, so a duplicate of the request (datagram mode) is not
+	// rejected again.
+	hit bool
 }
 
 // Broker is one broker process, leader of some partitions of the topic: it
@@ -136,21 +141,27 @@ func (b *Broker) Step(now sim.Time, from Peer, m Message) []Out {
 
 // produce handles a produce request. Transactional batches that open a
 // transaction on their partition are first verified with the coordinator
-// (KIP-890 part 1, semantics B4.0): the request waits for the answer.
+// (KIP-890 part 1, semantics B4.0), or, for a transaction version 2
+// producer (Produce v12), added to its transaction by the leader (KIP-890
+// part 2, transactions.md X23): the request waits for the answer.
 func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 	var ask *VerifyPartitionsRequest
 	verify := make([]ErrCode, len(req.Batches))
 	for i := range req.Batches {
 		bt := &req.Batches[i]
 		p := b.Partition(bt.Partition)
-		if p == nil || !bt.Transactional || p.cfg.NoPartitionVerification {
+		if p == nil || !bt.Transactional || p.cfg.NoPartitionVerification && !req.TransactionV2 {
 			continue
 		}
-		if e := p.Producer(bt.PID); e != nil && e.TxnFirstOffset >= 0 {
+		if e := p.Producer(bt.PID); e != nil && e.TxnFirstOffset >= 0 && (!req.TransactionV2 || e.Epoch == bt.Epoch) {
+			// An open transaction of this producer at this epoch: the
+			// partition is in it already. (A batch of a later epoch
+			// racing ahead of the markers is asked about: KAFKA-18575
+			// matches the open transaction by producer id and epoch.)
 			continue
 		}
 		if ask == nil {
-			ask = &VerifyPartitionsRequest{TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch}
+			ask = &VerifyPartitionsRequest{TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch, Add: req.TransactionV2}
 		}
 		ask.Partitions = append(ask.Partitions, bt.Partition)
 	}
@@ -206,7 +217,7 @@ func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, ver
 			var hit bool
 			hit, random = b.transient(from, bt.Partition, &r)
 			if !hit {
-				r = p.AppendWith(now, *bt, AppendOptions{Verification: verify[i]})
+				r = p.AppendWith(now, *bt, AppendOptions{Verification: verify[i], ImplicitAdd: req.TransactionV2})
 			}
 		}
 		o := Obs{Kind: ObsVerdict, Peer: from.Node, N: from.ReqNo, Batch: *bt, Result: r, Random: random, Flag: len(req.Batches) > 1}
@@ -218,6 +229,11 @@ func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, ver
 		b.observe(o)
 		if resp != nil {
 			resp.Partitions[i] = PartitionResponse{Partition: bt.Partition, Err: r.Err, BaseOffset: r.FirstOffset}
+		}
+	}
+	for i := range b.rejects {
+		if rr := &b.rejects[i]; rr.hit {
+			rr.hit, rr.used = false, true
 		}
 	}
 	if resp != nil {
@@ -237,6 +253,7 @@ func (b *Broker) transient(from Peer, part int32, r *AppendResult) (hit, random 
 			if rr.Part >= 0 {
 				rr.used = true
 			}
+			rr.hit = true
 			*r = AppendResult{Err: rr.Err, FirstOffset: -1, LastOffset: -1, Reason: "plan: reject"}
 			return true, false
 		}

@@ -18,7 +18,10 @@ type ProduceRequest struct {
 	// Acks is -1 (all), 0 or 1. With acks=0 the broker sends no response.
 	Acks            int8
 	TransactionalID string
-	Batches         []Batch
+	// TransactionV2 marks Produce v12: the leader adds a transactional
+	// batch's partition to the transaction itself (KIP-890 part 2).
+	TransactionV2 bool
+	Batches       []Batch
 }
 
 // AppendDescription appends "Produce#3 {p0 pid=1000 e=0 seq=0..0 n=1 [a1:0]}".

@@ -236,6 +236,10 @@ type AppendOptions struct {
 	//     INVALID_PRODUCER_ID_MAPPING, INVALID_PRODUCER_EPOCH (the
 	//     manager's collision rule, l.137-153), INVALID_TXN_STATE, ...
 	Verification ErrCode
+	// ImplicitAdd: Verification is the answer to the leader's implicit
+	// add of a transaction version 2 producer's partition (KIP-890 part
+	// 2), which applies even with verification off.
+	ImplicitAdd bool
 }
 
 // Append validates and appends a client's data batch, running Kafka's
@@ -283,7 +287,7 @@ func (p *Partition) AppendWith(now sim.Time, b Batch, o AppendOptions) AppendRes
 	}
 	e := p.producers[b.PID]
 	// B4.0: verification round-trip, before the log append.
-	if b.Transactional && !p.cfg.NoPartitionVerification && (e == nil || e.TxnFirstOffset < 0) && o.Verification != ErrNone {
+	if b.Transactional && (!p.cfg.NoPartitionVerification || o.ImplicitAdd) && (e == nil || e.TxnFirstOffset < 0 || o.ImplicitAdd && e.Epoch != b.Epoch) && o.Verification != ErrNone {
 		if r, ok := verificationError(o.Verification); ok {
 			return r
 		}

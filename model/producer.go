@@ -693,6 +693,12 @@ func (p *Producer) abortable(now sim.Time, err ErrCode) {
 		return
 	}
 	p.abortErr = err
+	if p.txnV2() && err != ErrInvalidProducerIDMapping && err != ErrUnknownProducerID {
+		// Transaction version 2: EndTxn(ABORT) bumps the epoch; no
+		// InitProducerId (KAFKA-17898, transactions.md X38).
+		p.note(NoteRetry, "abortable error "+err.String()+": abort (EndTxn bumps the epoch)")
+		return
+	}
 	p.txnBump = true
 	p.note(NoteRetry, "abortable error "+err.String()+": abort and bump the epoch through the coordinator")
 }

@@ -24,6 +24,9 @@ type ptest struct {
 func newPTest(t *testing.T, mut func(*ProducerConfig)) *ptest {
 	t.Helper()
 	cfg := DefaultProducerConfig()
+	// The tests send one record at a time and expect its request at
+	// once: linger.ms 0, the pre-4.0 default.
+	cfg.Linger = 0
 	if mut != nil {
 		mut(&cfg)
 	}
@@ -282,7 +285,7 @@ func TestProducerConfigResolve(t *testing.T) {
 	d := DefaultProducerConfig()
 	if !d.EnableIdempotence || d.Acks != -1 || d.Retries != 2147483647 || d.MaxInFlight != 5 ||
 		d.DeliveryTimeout != 120*time.Second || d.RequestTimeout != 30*time.Second ||
-		d.RetryBackoff != 100*time.Millisecond || d.RetryBackoffMax != time.Second || d.Linger != 0 || d.TransactionalID != "" {
+		d.RetryBackoff != 100*time.Millisecond || d.RetryBackoffMax != time.Second || d.Linger != 5*time.Millisecond || d.TransactionalID != "" {
 		t.Errorf("defaults = %+v", d)
 	}
 	for _, tc := range []struct {
@@ -310,7 +313,7 @@ func TestProducerConfigResolve(t *testing.T) {
 		{name: "transactional.id with implicit conflict", mut: func(c *ProducerConfig) { c.TransactionalID = "t"; c.Acks = 1 }, err: "transactional.id"},
 		{name: "idempotence off explicitly", mut: func(c *ProducerConfig) { c.EnableIdempotence = false; c.IdempotenceExplicit = true; c.Acks = 1 }},
 		{name: "acks=2 invalid", mut: func(c *ProducerConfig) { c.Acks = 2 }, err: "acks=2"},
-		{name: "delivery timeout raised", mut: func(c *ProducerConfig) { c.DeliveryTimeout = time.Second }, idem: true, note: "delivery.timeout.ms raised", timeout: 30 * time.Second},
+		{name: "delivery timeout raised", mut: func(c *ProducerConfig) { c.DeliveryTimeout = time.Second }, idem: true, note: "delivery.timeout.ms raised", timeout: 30*time.Second + 5*time.Millisecond},
 		{name: "explicit delivery timeout too low", mut: func(c *ProducerConfig) { c.DeliveryTimeout = time.Second; c.DeliveryTimeoutExplicit = true }, err: "delivery.timeout.ms=1000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -76,6 +76,10 @@ type txnState struct {
 	retryAt                        sim.Time
 	// abortedBy is the first error that made the transaction abort.
 	abortedBy ErrCode
+	// sent: a batch of the open transaction went on the wire (transaction
+	// version 2: the leader may have added its partition, so the
+	// transaction must end with EndTxn).
+	sent bool
 	// ordinal is the open transaction's number on this instance (1, 2,
 	// ...), stamped on its batches and EndTxn; opened counts transactions
 	// begun so far and survives the reset at each transaction's end.
@@ -111,7 +115,11 @@ func (p *Producer) txnSend(rec Record) bool {
 	t.open = true
 	t.n++
 	t.nextInput = max(t.nextInput, rec.ID.N+1)
-	if !t.added[rec.Partition] && !slices.Contains(t.needAdd, rec.Partition) {
+	if p.txnV2() {
+		// KIP-890 part 2: no AddPartitionsToTxn; the leader adds the
+		// partition when the first batch arrives.
+		t.added[rec.Partition] = true
+	} else if !t.added[rec.Partition] && !slices.Contains(t.needAdd, rec.Partition) {
 		t.needAdd = append(t.needAdd, rec.Partition)
 	}
 	if t.n >= p.cfg.TransactionRecords {
@@ -157,6 +165,9 @@ func (p *Producer) txnRecord(o Outcome) {
 // txnStarted reports whether the coordinator knows the open transaction:
 // some partition was added (TransactionManager.transactionStarted).
 func (p *Producer) txnStarted() bool {
+	if p.txnV2() {
+		return p.txn.sent || p.txn.offsetsAdded
+	}
 	return slices.Contains(p.txn.added, true) || p.txn.offsetsAdded
 }
 
@@ -275,7 +286,10 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 		m = &AddPartitionsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Partitions: parts}
 		p.txn.adding = true
 	default:
-		m = &EndTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit, Txn: p.txn.ordinal}
+		m = &EndTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit, Txn: p.txn.ordinal, Version: 4}
+		if p.txnV2() {
+			m.(*EndTxnRequest).Version = 5
+		}
 		p.txn.ending = true
 	}
 	c.inflight = append(c.inflight, q)
@@ -381,6 +395,9 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *TxnResponse) 
 	case txnOpEnd:
 		t.ending = false
 		if r.Err == ErrNone {
+			if p.txnV2() && r.PID != NoProducerID {
+				p.adoptEndTxnEpoch(r.PID, r.Epoch)
+			}
 			p.endTxn(now, !t.abort)
 			return
 		}
@@ -397,6 +414,11 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *TxnResponse) 
 		// never comes from its coordinator.
 		p.note(NoteInfo, op+r.Err.String())
 		if q.txnOp == txnOpEnd && t.abort {
+			if p.txnV2() {
+				// The EndTxn that was to bump the epoch failed: bump it
+				// through InitProducerId.
+				p.txnBump = true
+			}
 			// The abort itself failed: the application goes on to the
 			// epoch bump without another EndTxn. (Kafka 4.0 ignores the
 			// transition while aborting, l.462-467, and fails
@@ -435,6 +457,11 @@ func (p *Producer) endTxn(now sim.Time, committed bool) {
 		added[i] = false
 	}
 	*t = txnState{added: added, flush: t.flush, waiting: waiting, opened: t.opened}
+	if p.txnV2() && !p.txnBump {
+		// Transaction version 2: the abort itself bumped the epoch; the
+		// abortable-error state ends with it (KAFKA-17898).
+		p.abortErr = ErrNone
+	}
 	if !p.txnBump {
 		p.txnResume(now)
 	}
@@ -497,4 +524,22 @@ func (p *Producer) txnOrdinal(rec Record) int32 {
 		return 0
 	}
 	return p.txn.ordinal
+}
+
+// txnV2 reports whether the producer runs transaction version 2.
+func (p *Producer) txnV2() bool { return p.txnMode() && p.cfg.TransactionVersion >= 2 }
+
+// adoptEndTxnEpoch takes the producer id and epoch an EndTxn v5 returned
+// (transaction version 2: the coordinator bumped the epoch, or rotated the
+// producer id at exhaustion) and starts every partition again at sequence
+// 0 under them (transactions.md X23, apache/kafka PR #17402).
+func (p *Producer) adoptEndTxnEpoch(pid ProducerID, epoch int16) {
+	if pid == p.pid && epoch == p.epoch {
+		return
+	}
+	p.note(NoteEpochBump, "epoch "+itoa(int64(p.epoch))+" -> "+itoa(int64(epoch))+" (EndTxn, transaction version 2)")
+	p.pid, p.epoch = pid, epoch
+	for _, ps := range p.parts {
+		p.resetPartition(ps, pid, epoch)
+	}
 }

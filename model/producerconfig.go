@@ -103,7 +103,7 @@ type ProducerConfig struct {
 	RetryBackoffMax time.Duration
 	// ReconnectBackoff is reconnect.backoff.ms (default 50 ms).
 	ReconnectBackoff time.Duration
-	// Linger is linger.ms (default 0, as in Kafka 3.x).
+	// Linger is linger.ms (Kafka 4.0+ default 5 ms, KIP-1030; 0 before).
 	Linger time.Duration
 	// BatchSize is batch.size counted in records, >= 1 (default 16).
 	BatchSize int
@@ -114,6 +114,15 @@ type ProducerConfig struct {
 	// the application runs no transactions and the transactional.id only
 	// fences older instances. Needs TransactionalID.
 	TransactionRecords int
+	// TransactionVersion is the transaction protocol the client uses: 1
+	// (classic: AddPartitionsToTxn before a partition's first batch, the
+	// epoch kept across transactions) or 2 (KIP-890 part 2, Kafka 4.0+
+	// clients against a cluster with transaction.version=2: partitions are
+	// added by the leader on the produce path (Produce v12), EndTxn v5
+	// returns a bumped epoch that the client adopts, resetting every
+	// sequence to 0, and an abortable error needs no InitProducerId bump;
+	// transactions.md X23, X38). 0 means 1.
+	TransactionVersion int
 	// GroupID, set for an exactly-once application, is the consumer group
 	// whose input position the producer commits inside every transaction
 	// (sendOffsetsToTransaction: AddOffsetsToTxn, then TxnOffsetCommit,
@@ -146,8 +155,9 @@ type ProducerConfig struct {
 	BugBumpOnAnyOOSN bool
 }
 
-// DefaultProducerConfig returns Kafka 3.0+ defaults.
+// DefaultProducerConfig returns the Java client's defaults (Kafka 4.0+: linger.ms 5).
 func DefaultProducerConfig() ProducerConfig {
+	// The Java client's defaults as of Kafka 4.1 (the default kafka.version).
 	return ProducerConfig{
 		EnableIdempotence:  true,
 		Acks:               -1,
@@ -158,6 +168,7 @@ func DefaultProducerConfig() ProducerConfig {
 		RetryBackoff:       100 * time.Millisecond,
 		RetryBackoffMax:    time.Second,
 		ReconnectBackoff:   50 * time.Millisecond,
+		Linger:             5 * time.Millisecond,
 		BatchSize:          16,
 		TransactionTimeout: 60 * time.Second,
 	}

@@ -22,6 +22,12 @@ type Bug struct {
 	Sets []KV
 	// Breaks is the invariant the defect violates.
 	Breaks string
+	// FixedIn is the first Kafka release without the defect, when it is a
+	// Kafka broker defect that idemsim's version profiles know: the runs
+	// "without the bug" use kafka.version=FixedIn, since older releases
+	// (the default among them) have it. Empty: the defect is off at every
+	// version unless -bug turns it on.
+	FixedIn string
 }
 
 // Bugs returns the -bug catalogue, sorted by ID.
@@ -44,7 +50,7 @@ func Bugs() []Bug {
 			Sets: []KV{{"producer.bug.reuse_expired_seq", "true"}}, Breaks: "INV-DEDUP"},
 		{ID: "Z12", Title: "a never-written partition accepts an unknown producer at any sequence, so a later batch overtakes a retried first one",
 			Source: "KAFKA-15591 (fixed in Kafka 4.5); bug-zoo Z12", Scenario: "emptypart",
-			Sets: []KV{{"broker.empty.partition.check", "false"}}, Breaks: "INV-SEQ"},
+			Sets: []KV{{"broker.empty.partition.check", "false"}}, Breaks: "INV-SEQ", FixedIn: "4.5"},
 		{ID: "Z13", Title: "librdkafka bumps the epoch on an OUT_OF_ORDER_SEQUENCE_NUMBER of a non-head batch and restarts every partition at 0, re-appending possibly-written batches",
 			Source: "https://github.com/confluentinc/librdkafka/issues/4953; bug-zoo Z13", Scenario: "crossbump",
 			Sets: []KV{{"client.policy", "librdkafka"}, {"producer.bug.bump_on_any_oosn", "true"}}, Breaks: "INV-DUP"},

@@ -85,11 +85,16 @@ unclean broker restarts the window keeps each producer's newest batch
 only, and a retry of an older batch is bumped and appended again
 (INV-DUP); a restarted producer's new producer id, unknown to the
 partition, can have batch 1 appended before a failed batch 0 (INV-SEQ),
-as in emptypart.`,
+as in emptypart.
+
+The brokers run Kafka 4.5 (broker.version=4.5, with 4.1 clients): before
+4.5 a failed first batch on the new partition can be overtaken through the
+empty-partition hole (KAFKA-15591, scenario emptypart), which would mix
+that story into this one; -set broker.version=4.1 shows both.`,
 		ExpectOff: "records out of order (INV-ORDER fails)",
 		ExpectOn:  "retriable OUT_OF_ORDER_SEQUENCE_NUMBER errors, no reordering, no duplicates",
 		Defaults: []KV{{"records", "40"}, {"send.interval.ms", "1"}, {"batch.size", "1"},
-			{"broker.transient_error", "0.05"}, {"net.disconnect_notice", "0"}},
+			{"broker.transient_error", "0.05"}, {"net.disconnect_notice", "0"}, {"broker.version", "4.5"}},
 		OffShows: []string{"INV-ORDER"},
 		build:    oneApp,
 	}
@@ -431,14 +436,19 @@ answers NOT_LEADER_OR_FOLLOWER (retriable); B arrives when it is ready.
 Up to Kafka 4.4 an unknown producer is accepted at any sequence, so B is
 appended first, and every retry of A then gets OUT_OF_ORDER_SEQUENCE_NUMBER;
 A is not the head batch, so the client never bumps and A fails at
-delivery.timeout.ms (bug-zoo Z12, -bug Z12). Kafka 4.5 (idemsim's default,
-broker.empty.partition.check=true) rejects B until A has landed.`,
+delivery.timeout.ms (bug-zoo Z12). This is the behaviour of idemsim's
+default, kafka.version=4.1, so the failure shows with idempotence on. Kafka
+4.5 (-set kafka.version=4.5, or broker.version=4.5 for an upgrade of the
+brokers alone; broker.empty.partition.check=true) rejects B until A has
+landed; -bug Z12 turns the hole back on there.`,
 		ExpectOff: "B lands before A (INV-ORDER fails)",
-		ExpectOn:  "A lands, then B; with -bug Z12, INV-SEQ fails and A's records fail at delivery.timeout.ms",
+		ExpectOn:  "at kafka.version 4.1 (the default) INV-SEQ fails: B lands before A and A's records fail at delivery.timeout.ms; at 4.5, A lands, then B (with -bug Z12, INV-SEQ fails again)",
 		Defaults: []KV{{"records", "22"}, {"send.interval.ms", "0"}, {"batch.size", "17"}, {"linger.ms", "5"},
 			{"partition.not_ready.batches", "1"}, {"net.latency.base", "5ms"},
 			{"delivery.timeout.ms", "30000"}, {"request.timeout.ms", "10000"}},
 		OffShows: []string{"INV-ORDER"},
+		OnShows:  []string{"INV-SEQ"},
+		OnNote:   "Kafka before 4.5 has the empty-partition hole (KAFKA-15591); the default kafka.version is 4.1",
 		Bugs:     []string{"Z12"},
 		build:    oneApp,
 	}
@@ -464,11 +474,16 @@ Kafka too: a restarted broker keeps each producer's newest batch only
 OUT_OF_ORDER_SEQUENCE_NUMBER; for the head batch the Java client bumps and
 resends it at sequence 0, and INV-DUP fails without any -bug (a head batch,
 unlike Z13's). A producer restart's new producer id is accepted at any
-first sequence, so INV-SEQ and INV-ORDER can fail as in emptypart.`,
+first sequence, so INV-SEQ and INV-ORDER can fail as in emptypart.
+
+The brokers run Kafka 4.5 (broker.version=4.5, with 4.1 clients), so that
+the empty-partition hole of earlier releases (KAFKA-15591, scenario
+emptypart) does not mix into the story; -set broker.version=4.1 shows
+both.`,
 		ExpectOff: "duplicates and reordering from the same faults (INV-DUP or INV-ORDER fails)",
 		ExpectOn:  "no duplicates; with -bug Z13, INV-DUP fails on the other partition",
 		Defaults: []KV{{"records", "120"}, {"partitions", "2"}, {"send.interval.ms", "1"}, {"batch.size", "1"},
-			{"broker.transient_error", "0.03"}, {"net.response_loss", "0.03"}, {"request.timeout.ms", "1000"}},
+			{"broker.transient_error", "0.03"}, {"net.response_loss", "0.03"}, {"request.timeout.ms", "1000"}, {"broker.version", "4.5"}},
 		OffShows: []string{"INV-DUP", "INV-ORDER"},
 		Bugs:     []string{"Z13"},
 		build:    oneApp,
@@ -487,18 +502,24 @@ func txntimeout() *Scenario {
 		Story: `The producer runs transactions of 10 records over two partitions. Right
 after the first record of a transaction (on partition 0) is acknowledged,
 the producer stalls in a pause longer than transaction.timeout.ms. The
-coordinator aborts the transaction and bumps the epoch (KAFKA-6119's fix):
-when the producer wakes, its AddPartitionsToTxn for partition 1 is fenced
-(PRODUCER_FENCED, fatal). The record acknowledged before the pause keeps
-its produce acknowledgement; the transaction is reported failed, and the
-records sent after the pause fail. With the 0.11 defect (-bug Z05b) the abort keeps the epoch: the
+coordinator aborts the transaction and bumps the epoch (KAFKA-6119's fix).
+The scenario runs Kafka 3.9 (kafka.version=3.9: the classic transaction
+protocol): when the producer wakes, its AddPartitionsToTxn for partition 1
+is fenced (PRODUCER_FENCED, fatal): the record acknowledged before the
+pause keeps its produce acknowledgement, the transaction is reported
+failed, and the records sent after the pause fail. Under transaction
+version 2 (-set kafka.version=4.1: Kafka 4.0+ clients and clusters) the
+producer recovers: its next batch is refused (INVALID_PRODUCER_EPOCH,
+abortable), its EndTxn(ABORT) at the old epoch is accepted as a retry of
+the abort and returns the bumped epoch, and the next transactions commit.
+With the 0.11 defect (-bug Z05b) the abort keeps the epoch: the
 producer's AddPartitionsToTxn starts a new transaction, its commit
 succeeds, and the application believes records were committed that were
 aborted or never joined the committed transaction (bug-zoo Z05, schedule b).
 The -bug also turns KIP-890 verification off, as in the Kafka of the time.`,
 		ExpectOff: "nothing to show: transactions need idempotence",
-		ExpectOn:  "the producer is fenced, its transaction fails and its later records fail (LIVE-PROD's spurious fatal); with -bug Z05b, INV-LOSS fails",
-		Defaults: []KV{{"records", "40"}, {"partitions", "2"}, {"batch.size", "1"}, {"transactional.id", "t1"},
+		ExpectOn:  "the producer is fenced, its transaction fails and its later records fail (LIVE-PROD's spurious fatal); with -bug Z05b, INV-LOSS fails; at kafka.version=4.1 (transaction version 2) the transaction is aborted and the producer carries on",
+		Defaults: []KV{{"kafka.version", "3.9"}, {"records", "40"}, {"partitions", "2"}, {"batch.size", "1"}, {"transactional.id", "t1"},
 			{"transaction.records", "10"}, {"transaction.timeout.ms", "5000"},
 			{"transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"}},
 		Extra: []Param{
@@ -507,7 +528,7 @@ The -bug also turns KIP-890 verification off, as in the Kafka of the time.`,
 		},
 		OffNote: "transactions need idempotence",
 		OnShows: []string{"LIVE-PROD"},
-		OnNote:  "a producer whose transaction timed out is fenced for good at this Kafka version (KIP-588's graceful recovery is only partly implemented), which the checker reports as a spurious fatal",
+		OnNote:  "a producer whose transaction timed out is fenced for good under the classic protocol (KIP-588's graceful recovery is only partly implemented), which the checker reports as a spurious fatal; transaction version 2 (Kafka 4.0+) recovers",
 		Bugs:    []string{"Z05b"},
 		build:   oneApp,
 		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {

@@ -97,7 +97,11 @@ func TestBugs(t *testing.T) {
 				if fired(with)[bug.Breaks] {
 					hits++
 				}
-				without := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: idem(true)})
+				withoutSets := idem(true)
+				if bug.FixedIn != "" {
+					withoutSets = append(withoutSets, KV{"kafka.version", bug.FixedIn})
+				}
+				without := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: withoutSets})
 				if fired(without)[bug.Breaks] {
 					t.Fatalf("seed %d without the bug: %s fired (%v)\nreproduce: %s", seed, bug.Breaks, without.Violations, without.Reproduce)
 				}

@@ -9,7 +9,7 @@ import (
 // producer's Kafka configs, the broker's knobs and the network. Scenarios
 // override some defaults and add their own.
 func commonParams() []Param {
-	return []Param{
+	return append(versionParams(), []Param{
 		// Workload.
 		{Key: "records", Kind: Int, Default: "20", Unit: "records", Doc: "records each application sends", Min: 1, Max: 1_000_000},
 		{Key: "send.interval.ms", Kind: Int, Default: "100", Unit: "ms", Doc: "time between two sends of one application", Min: 0, Max: 3_600_000},
@@ -29,7 +29,7 @@ func commonParams() []Param {
 		{Key: "retry.backoff.ms", Kind: Int, Default: "100", Unit: "ms", Doc: "retry.backoff.ms", Min: 0, Max: math.MaxInt32},
 		{Key: "retry.backoff.max.ms", Kind: Int, Default: "1000", Unit: "ms", Doc: "retry.backoff.max.ms", Min: 0, Max: math.MaxInt32},
 		{Key: "reconnect.backoff.ms", Kind: Int, Default: "50", Unit: "ms", Doc: "reconnect.backoff.ms", Min: 0, Max: math.MaxInt32},
-		{Key: "linger.ms", Kind: Int, Default: "0", Unit: "ms", Doc: "linger.ms", Min: 0, Max: math.MaxInt32},
+		{Key: "linger.ms", Kind: Int, Default: "5", Unit: "ms", Doc: "linger.ms (the profile: 0 before client 4.0, 5 from 4.0, KIP-1030)", Min: 0, Max: math.MaxInt32},
 		{Key: "batch.size", Kind: Int, Default: "16", Unit: "records", Doc: "batch.size, counted in records", Min: 1, Max: 100_000},
 		{Key: "transactional.id", Kind: String, Default: "", Doc: "transactional.id; empty for none"},
 		{Key: "transaction.records", Kind: Int, Default: "0", Unit: "records", Doc: "records per transaction when the application runs transactions (needs transactional.id; 0: no transactions, the transactional.id only fences)", Min: 0, Max: 1_000_000},
@@ -48,8 +48,8 @@ func commonParams() []Param {
 		{Key: "broker.window", Kind: Int, Default: "5", Unit: "batches", Doc: "batches cached per producer for duplicate detection (Kafka: 5)", Min: 1, Max: 1000},
 		{Key: "broker.dedup", Kind: Bool, Default: "true", Doc: "what-if: false removes the dedup window (Redpanda <= 21.10)"},
 		{Key: "broker.epoch.check", Kind: Bool, Default: "true", Doc: "what-if: false accepts batches of a lower epoch"},
-		{Key: "broker.empty.partition.check", Kind: Bool, Default: "true", Doc: "KAFKA-15591 (Kafka 4.5): a never-written partition accepts an unknown producer only at sequence 0; false is Kafka 2.5-4.4 (-bug Z12)"},
-		{Key: "transaction.partition.verification.enable", Kind: Bool, Default: "true", Doc: "KIP-890 part 1: a partition verifies with the coordinator a transaction's first batch"},
+		{Key: "broker.empty.partition.check", Kind: Bool, Default: "false", Doc: "KAFKA-15591 (Kafka 4.5): a never-written partition accepts an unknown producer only at sequence 0; the profile sets it from broker 4.5; false is Kafka 2.5-4.4 (-bug Z12)"},
+		{Key: "transaction.partition.verification.enable", Kind: Bool, Default: "true", Doc: "KIP-890 part 1: a partition verifies with the coordinator a transaction's first batch (the profile: on from broker 3.6)"},
 		{Key: "transaction.abort.timed.out.transaction.cleanup.interval.ms", Kind: Int, Default: "10000", Unit: "ms", Doc: "how often the coordinator aborts timed-out transactions", Min: 1, Max: math.MaxInt32},
 		{Key: "broker.processing.time", Kind: Duration, Default: "0s", Doc: "time a server (broker or coordinator) takes to handle one request after reading it; requests of one connection are handled one at a time (Kafka's SocketServer), and a request read is handled to the end even if its connection breaks", Min: 0, Max: 3600e9},
 		{Key: "broker.processing.spread", Kind: Duration, Default: "0s", Doc: "a uniform extra handling time below this, drawn per request from the server's own stream", Min: 0, Max: 3600e9},
@@ -87,5 +87,5 @@ func commonParams() []Param {
 		{Key: "fault.end", Kind: Duration, Default: "0s", Doc: "end of the fault phase (plan 'end'); then faults stop, the network heals, processes resume; 0 = last send plus delivery.timeout.ms", Min: 0, Max: 1e15},
 		{Key: "fault.max_duration", Kind: Duration, Default: "10s", Doc: "longest generated pause, partition or crash downtime", Min: 1e6, Max: 1e15},
 		{Key: "fault.producer.resend", Kind: Bool, Default: "false", Doc: "after a producer instance crash and restart, the application sends its unresolved records again (else they are abandoned)"},
-	}
+	}...)
 }

@@ -35,6 +35,9 @@ type Config struct {
 	Net simnet.Config
 	// Fault is the fault plan's generation and replay.
 	Fault FaultParams
+	// Versions are kafka.version, broker.version, client.version and
+	// transaction.version (profile.go).
+	Versions Versions
 	// Extra are the parameters only some scenarios have ([Scenario.Extra]);
 	// a field is zero in a scenario without its key.
 	Extra ExtraParams
@@ -302,6 +305,12 @@ var fields = map[string]func(c *Config) any{
 	"partitions":       func(c *Config) any { return &c.Partitions },
 	"brokers":          func(c *Config) any { return &c.Brokers },
 	"sequence.bits":    func(c *Config) any { return &c.SequenceBits },
+
+	// Versions.
+	"kafka.version":       func(c *Config) any { return &c.Versions.Kafka },
+	"broker.version":      func(c *Config) any { return &c.Versions.Broker },
+	"client.version":      func(c *Config) any { return &c.Versions.Client },
+	"transaction.version": func(c *Config) any { return &c.Versions.TransactionVersion },
 
 	// Producer.
 	"enable.idempotence":                    func(c *Config) any { return &c.Producer.EnableIdempotence },
@@ -579,6 +588,7 @@ func (c *Config) producerConfig() model.ProducerConfig {
 	pc.TransactionalID = p.TransactionalID
 	pc.TransactionRecords = p.TransactionRecords
 	pc.TransactionTimeout = p.TransactionTimeout
+	pc.TransactionVersion = c.Versions.ClientTransactionVersion()
 	pc.Seq = model.SeqSpace{Bits: uint8(c.SequenceBits)}
 	pc.Policy = p.Policy
 	pc.BugResetSeqOnMetadataFlap = p.BugMetaflapReset

@@ -137,6 +137,8 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	want := model.DefaultProducerConfig()
 	want.Seq = model.SeqSpace{Bits: 31}
+	// The default kafka.version, 4.1, runs transaction version 2.
+	want.TransactionVersion = 2
 	if got := c.producerConfig(); !reflect.DeepEqual(got, want) {
 		t.Errorf("producer defaults\n got %+v\nwant %+v", got, want)
 	}

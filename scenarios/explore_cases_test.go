@@ -89,7 +89,7 @@ var exploreCases = []violationCase{
 		plan: "explore-zombie-late-init.plan", scenario: "zombie", seed: 1,
 		sets:  kv("records", "3", "net.latency", "constant"),
 		fixed: []string{"INV-EOS", "INV-DUP"},
-		trace: []string{"p1 producer id 42 epoch 1"},
+		trace: []string{"p1 producer id 42 epoch 2"}, // transaction version 2: v2's commit bumped the epoch to 1
 	},
 }
 

@@ -32,17 +32,18 @@ func kv(pairs ...string) []KV {
 	return out
 }
 
-// TestAcklossUnchanged pins ackloss's trace hashes from before the fault
-// model: a run without plan actions must not change.
+// TestAcklossUnchanged pins ackloss's trace hashes: a run without plan
+// actions must not change unless the model does. Re-pinned for the Kafka
+// 4.1 profile (linger.ms 5, the versions in the run's header line).
 func TestAcklossUnchanged(t *testing.T) {
 	want := []struct {
 		seed uint64
 		idem string
 		hash string
 	}{
-		{1, "true", "4254cd3024ffd231"}, {1, "false", "f8d01e60f1e31cde"},
-		{2, "true", "7f015b74c92ef28d"}, {2, "false", "7a9886285734b872"},
-		{42, "true", "8865922f6e03c8cc"}, {42, "false", "dcebe54447ea720c"},
+		{1, "true", "cdfc70854fd12816"}, {1, "false", "16fcd51de233dc39"},
+		{2, "true", "5ff0a7585362311a"}, {2, "false", "c304a416f25f60e5"},
+		{42, "true", "7d70d93795295c7b"}, {42, "false", "b3ad3c2dfc778f4f"},
 	}
 	for _, w := range want {
 		r := run(t, Spec{Seed: w.seed, Sets: kv("enable.idempotence", w.idem)})

@@ -10,8 +10,8 @@ const (
 	// LevelDefault is the parameter's own default: Kafka's, where Kafka
 	// has the setting (Kafka 3.0+ producer, Kafka 4.x broker).
 	LevelDefault Level = iota
-	// LevelProfile is a Kafka version profile. Reserved: nothing sets it
-	// yet.
+	// LevelProfile is a Kafka version profile: the defaults of
+	// kafka.version, broker.version and client.version (profile.go).
 	LevelProfile
 	// LevelScenario is the scenario's own defaults ([Scenario.Defaults]).
 	LevelScenario
@@ -53,6 +53,9 @@ type Source struct {
 	Level Level
 	// Bug is the -bug ID that set the value, at LevelBug.
 	Bug string
+	// Profile is the side and release whose profile set the value, at
+	// LevelProfile ("broker 3.5").
+	Profile string
 }
 
 // String returns the level's name, and for a -bug its ID ("-bug Z11").
@@ -60,14 +63,17 @@ func (s Source) String() string {
 	if s.Level == LevelBug && s.Bug != "" {
 		return s.Level.String() + " " + s.Bug
 	}
+	if s.Level == LevelProfile && s.Profile != "" {
+		return s.Level.String() + " " + s.Profile
+	}
 	return s.Level.String()
 }
 
 // applyLevels sets, on top of a scenario's defaults (levels default and
 // scenario), the spec's scenario file values, -bug settings and -set
-// values, in that order, after the spec's preset. There is no input for
-// the profile level yet. The error names the key, or the unknown bug or
-// preset.
+// values, in that order, after the spec's preset, and then the Kafka
+// version profile on what is still at its default (applyProfile). The
+// error names the key, or the unknown bug or preset.
 func applyLevels(v *Values, spec *Spec) error {
 	if spec.Preset != "" {
 		p, err := LookupPreset(spec.Preset)
@@ -101,5 +107,5 @@ func applyLevels(v *Values, spec *Spec) error {
 			return err
 		}
 	}
-	return nil
+	return applyProfile(v)
 }

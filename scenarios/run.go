@@ -83,6 +83,9 @@ type Result struct {
 	Stop        string   `json:"stop"`
 	Params      []KV     `json:"params"`
 	Bugs        []string `json:"bugs"` // the -bug IDs turned on, in order
+	// Versions names the Kafka releases and the transaction protocol the
+	// run modelled, e.g. "kafka=4.1 transaction.version=2".
+	Versions    string   `json:"versions"`
 	ConfigNotes []string `json:"config_notes"`
 	// Counts are the checker's tallies: sent, acked, failed, pending,
 	// appended, duplicates, reordered, lost_acked, aborted, txn_committed,
@@ -231,7 +234,8 @@ func Run(spec Spec) (*Result, error) {
 		w.trace.Keep()
 	}
 	w.emit(model.Obs{Kind: model.ObsRunStart, Node: -1, Peer: -1,
-		Text: "run scenario=" + sc.Name + " seed=" + strconv.FormatUint(spec.Seed, 10) + " idempotence=" + strconv.FormatBool(pcfg.EnableIdempotence)})
+		Text: "run scenario=" + sc.Name + " seed=" + strconv.FormatUint(spec.Seed, 10) + " idempotence=" + strconv.FormatBool(pcfg.EnableIdempotence) +
+			" " + vals.Config().Versions.String()})
 	maxEv := spec.MaxEvents
 	if maxEv == 0 {
 		maxEv = 50_000_000
@@ -280,7 +284,7 @@ func Run(spec Spec) (*Result, error) {
 	r := &Result{
 		Scenario: sc.Name, Seed: spec.Seed, Idempotence: pcfg.EnableIdempotence,
 		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stopText,
-		Params: vals.List(), ConfigNotes: notes,
+		Params: vals.List(), ConfigNotes: notes, Versions: vals.Config().Versions.String(),
 		Counts:    counts,
 		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
 		Latencies: st.latencies, Trace: w.trace.Lines(), Plan: w.plan.String(), Violations: vs,

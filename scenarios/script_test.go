@@ -11,6 +11,8 @@ import (
 func newTestScript(t *testing.T, sets ...KV) (*Script, *strings.Builder) {
 	t.Helper()
 	var out strings.Builder
+	// A send puts its request on the wire at once (linger.ms=0).
+	sets = append([]KV{{"linger.ms", "0"}}, sets...)
 	s, err := NewScript(ScriptConfig{Seed: 1, Sets: sets, Instances: 4, Out: &out})
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	if !r.Idempotence {
 		mode = "off"
 	}
-	fmt.Fprintf(w, "idemsim %s: scenario %s  seed %d  idempotence %s\n", scenarios.Version, r.Scenario, r.Seed, mode)
+	fmt.Fprintf(w, "idemsim %s: scenario %s  seed %d  idempotence %s  %s\n", scenarios.Version, r.Scenario, r.Seed, mode, r.Versions)
 	if len(r.Bugs) > 0 {
 		fmt.Fprintln(w, "\nhistorical defects (-bug):")
 		for _, id := range r.Bugs {
@@ -135,8 +135,14 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 		fmt.Fprintln(w, "\nhistorical defects (-bug ID):")
 		for _, b := range bugs {
 			fmt.Fprintf(w, "  %-7s %s\n          breaks %s; source: %s\n", b.ID, b.Title, b.Breaks, b.Source)
+			if b.FixedIn != "" {
+				fmt.Fprintf(w, "          Kafka before %s has it (the profile), -bug turns it on at any version\n", b.FixedIn)
+			}
 		}
 	}
+	vs := res.Values.Config().Versions
+	fmt.Fprintf(w, "\nversions: %s (the client runs transaction protocol %d); kafka.version, broker.version and client.version pick the profile\n",
+		vs.String(), vs.ClientTransactionVersion())
 	fmt.Fprintf(w, "\nstress values: %s\n", sc.StressNote())
 	var levels []string
 	for _, l := range scenarios.Levels() {

@@ -21,8 +21,13 @@ type Env struct {
 }
 
 // New returns an environment whose world will run with seed (the
-// producers' backoff jitter draws from it).
-func New(seed uint64) *Env { return &Env{seed: seed} }
+// producers' backoff jitter draws from it). Its producers send a record's
+// batch at once (linger.ms=0, the Java client's default before 4.0), so
+// that a script's "send" puts a request on the wire without advancing
+// time; a script may set linger.ms again with "broker linger.ms=5".
+func New(seed uint64) *Env {
+	return &Env{seed: seed, sets: []scenarios.KV{{Key: "linger.ms", Value: "0"}}}
+}
 
 // tee receives the world's trace lines.
 type tee struct{ e *Env }

@@ -38,7 +38,16 @@ const InvTxn = "INV-TXN"
 //     not counted: LIVE-LSO reports the stuck LSO;
 //   - mixed commit: one COMMIT marker decided the batches of more than
 //     one transaction, so an EndTxn decided a transaction other than its
-//     own (X50; expected under transaction version 1, X40-X42).
+//     own (X50; expected under transaction version 1, X40-X42, where
+//     TransactionCoordinator.endTransaction, core/src/main/scala/kafka/
+//     coordinator/transaction/TransactionCoordinator.scala l.506, accepts
+//     a stale EndTxn of the same (pid, epoch), and a marker closes
+//     whatever its pid has open, ProducerAppendInfo.appendEndTxnMarker,
+//     storage/src/main/java/org/apache/kafka/storage/internals/log/
+//     ProducerAppendInfo.java l.204).
+//
+// The marker offsets come from the markers' own observations (their
+// AppendResult).
 type txnInv struct {
 	cfg Config
 	lv  *logView

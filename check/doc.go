@@ -4,7 +4,7 @@
 //
 // Every invariant is one type behind the [Invariant] interface, in a file
 // of its own (dup.go, loss.go, order.go, seq.go, dedup.go, fence.go,
-// state.go, epoch.go, liveprod.go), and one line of the registry
+// state.go, epoch.go, eos.go, txn.go, liveprod.go, lso.go), and one line of the registry
 // (registry.go) puts it in the report, in report order. A [Suite] fans
 // each observation out to every invariant and to the tally of [Counts],
 // and judges the run once it ended:
@@ -26,6 +26,22 @@
 // value; its records are the slice the batch already carries, never
 // copied.
 //
+// The invariants about transactions judge a stricter view at the run's
+// end (txnview.go): what a read_committed consumer reads, below each
+// partition's last stable offset (LSO: the first offset of the oldest
+// transaction no marker closed, else the log end; no replication, so the
+// high watermark is the log end) with the aborted transactions filtered
+// out (transactions.md X14-X17). Each transactional batch is attributed
+// to its transaction: the sending instance (the verdict's peer), its
+// incarnation (restarts the stream showed before it sent the request) and
+// its transaction ordinal ([model.Batch.Txn]). INV-TXN (txn.go) finds
+// aborted reads, lost committed writes, torn transactions and COMMIT
+// markers that decided two transactions; INV-FENCE also refuses a batch
+// appended after a marker closed its transaction; LIVE-LSO (lso.go)
+// reports an LSO pinned by a transaction no coordinator will mark, from
+// the coordinator's states ([model.ObsTxnState]), and judges nothing when
+// the stream has none.
+//
 // What the applications were told is read from the same stream: each
 // record's outcome ([model.ObsOutcome]; for a record sent in a
 // transaction, its produce acknowledgement) and each transaction's end
@@ -40,8 +56,8 @@
 // rest: INV-DUP its first 8 extra copies, INV-ORDER its first 8 reordered
 // records, INV-LOSS and the acknowledged-offset half of INV-DEDUP their
 // first 8 records, and the log-shape invariants (INV-SEQ, INV-DEDUP's
-// duplicate answers, INV-FENCE, INV-STATE, INV-EPOCH) their first 24
-// each.
+// duplicate answers, INV-FENCE, INV-STATE, INV-EPOCH) and INV-TXN their
+// first 24 each.
 //
 // The package runs inside the simulated world's determinism rules: no
 // wall clock, no randomness, no goroutines, and no map iteration order

@@ -8,17 +8,23 @@ import (
 
 // fence is INV-FENCE: once the coordinator has moved a producer id to
 // epoch e (InitProducerId), no data batch of that producer id with a
-// lower epoch is appended.
+// lower epoch is appended; and no batch of transaction N is appended
+// after N's end marker: a transactional data batch of an instance's
+// transaction ordinal N ([txnKey]) is not appended to a partition after
+// a marker for the same producer id there closed N, or a later
+// transaction of the same instance (a late Produce that crossed its
+// transaction's boundary, transactions.md X42).
 type fence struct {
-	lv *logView
+	cfg Config
+	lv  *logView
 	// below is, per pid, the highest epoch the coordinator handed out
 	// (above 0: a pid only ever given epoch 0 fences nothing).
 	below map[model.ProducerID]int16
 	out   capped
 }
 
-func newFence(_ Config, lv *logView) Invariant {
-	return &fence{lv: lv, below: make(map[model.ProducerID]int16)}
+func newFence(cfg Config, lv *logView) Invariant {
+	return &fence{cfg: cfg, lv: lv, below: make(map[model.ProducerID]int16)}
 }
 
 func (f *fence) Name() string { return InvFence }
@@ -33,6 +39,9 @@ func (f *fence) Observe(o *model.Obs) {
 		b := &o.Batch
 		if e, ok := f.below[b.PID]; ok && b.Epoch < e && f.out.room() {
 			f.out.add(violation(InvFence, o.At, fmt.Sprintf("%s appended at offset %d after the coordinator moved pid %d to epoch %d", batchTag(b), o.Result.FirstOffset, b.PID, e)))
+		}
+		if off, ok := f.lv.tx.endedBefore(o); ok && f.out.room() {
+			f.out.add(violation(InvFence, o.At, fmt.Sprintf("%s of %s appended at offset %d after the marker at offset %d closed that transaction or a later one of its instance", batchTag(b), f.lv.tx.keyOf(o).describe(f.cfg), o.Result.FirstOffset, off)))
 		}
 	}
 }

@@ -43,6 +43,9 @@ type logView struct {
 	// end is the run's end time (ObsRunEnd).
 	end sim.Time
 
+	// tx is what the stream tells of transactions (txnview.go).
+	tx txnFacts
+
 	// lost caches lostAcked's answer once the run ended (until the next
 	// run end).
 	lost     []model.RecordID
@@ -70,6 +73,7 @@ func newLogView() *logView {
 		outcomes: make(map[model.RecordID]model.Outcome),
 
 		txnCommitted: make(map[model.RecordID]bool),
+		tx:           newTxnFacts(),
 	}
 }
 
@@ -108,6 +112,7 @@ func (lv *logView) observe(o *model.Obs) {
 		lv.end = o.At
 		lv.lost, lv.lostDone = nil, false
 	}
+	lv.tx.observe(o)
 }
 
 // appendTo appends e to partition p's log and returns its index.

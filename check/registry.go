@@ -21,7 +21,9 @@ var registry = []struct {
 	{InvState, newState},
 	{InvEpoch, newEpoch},
 	{InvEOS, newEOS},
+	{InvTxn, newTxn},
 	{LiveProd, newLiveProd},
+	{LiveLSO, newLiveLSO},
 	{SimOutcome, newOutcome},
 }
 

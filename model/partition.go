@@ -176,6 +176,9 @@ type Partition struct {
 	// sinceSnap counts log entries appended after it.
 	snap      *ProducerSnapshot
 	sinceSnap int
+	// aborted is the aborted-transaction index, in marker order
+	// (partition_txn.go). Like the log, it survives a restart.
+	aborted []AbortedTxn
 }
 
 // NewPartition returns an empty partition with the given settings.
@@ -420,6 +423,7 @@ func (p *Partition) AppendMarker(now sim.Time, pid ProducerID, epoch int16, coor
 		AppendedAt:       now,
 		CoordinatorEpoch: coordinatorEpoch,
 	})
+	p.indexMarker(pid, m, off)
 	p.applyMarker(pid, epoch, coordinatorEpoch, now)
 	p.maybeSnapshot()
 	return AppendResult{Err: ErrNone, FirstOffset: off, LastOffset: off, Reason: m.String()}

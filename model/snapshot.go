@@ -133,6 +133,7 @@ func (p *Partition) Restart(now sim.Time, clean bool) {
 		return 0
 	})
 	p.replay(p.log[i:])
+	p.rebuildAbortedTxns(from, p.snap)
 	p.Snapshot()
 }
 

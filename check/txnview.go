@@ -1,0 +1,280 @@
+package check
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// txnKey names one transaction of a producer instance: the instance's
+// node id, its incarnation (how many restarts of the node the stream
+// showed before it sent the transaction's requests; a restarted instance
+// numbers its transactions from 1 again) and the transaction's ordinal
+// ([model.Batch.Txn], 1, 2, ...). The zero ordinal names no transaction:
+// a batch that does not say which transaction it was built for is never
+// attributed.
+type txnKey struct {
+	node, inc, ord int32
+}
+
+func (k txnKey) known() bool { return k.ord > 0 }
+
+func compareKeys(a, b txnKey) int {
+	if c := cmp.Compare(a.node, b.node); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.inc, b.inc); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ord, b.ord)
+}
+
+// describe names the transaction: "p1 transaction 2", with the
+// incarnation when the instance had restarted.
+func (k txnKey) describe(cfg Config) string {
+	s := cfg.name(k.node) + " transaction " + strconv.Itoa(int(k.ord))
+	if k.inc > 0 {
+		s += " (after restart " + strconv.Itoa(int(k.inc)) + ")"
+	}
+	return s
+}
+
+// txnEnd is what an instance told its application about one transaction
+// ([model.ObsTxnOutcome]).
+type txnEnd struct {
+	verb      string // "committed", "aborted" or "failed"
+	committed bool
+	at        sim.Time
+	ids       []model.RecordID
+}
+
+// coordState is the latest state the coordinator installed for one
+// transactional id ([model.ObsTxnState]).
+type coordState struct {
+	pid   model.ProducerID
+	epoch int16
+	state model.TxnState
+	parts []int32
+	at    sim.Time
+}
+
+// txnFacts is what the stream tells of transactions, kept by the
+// [logView] for INV-TXN, LIVE-LSO and INV-FENCE: which transaction each
+// log entry belongs to, what the applications were told, which commits
+// were asked for, and what the coordinator holds.
+type txnFacts struct {
+	// inc counts each node's restarts (ObsRestart).
+	inc map[int32]int32
+	// sentInc is the sending instance's incarnation of each produce
+	// request put on the wire, by (instance, server, request number on
+	// the link, which is per run), kept only when it is not 0.
+	sentInc map[[3]int64]int32
+	// src holds, per partition and parallel to logView.logs, the
+	// transaction of each entry (the zero key for markers and
+	// non-transactional data).
+	src [][]txnKey
+	// ends holds each transaction's reported end; commitAsked the
+	// transactions whose EndTxn(COMMIT) went on the wire.
+	ends        map[txnKey]txnEnd
+	commitAsked map[txnKey]bool
+	// ended is, per (partition, pid, instance node, incarnation), the
+	// highest ordinal of that instance a marker for pid closed on the
+	// partition, and that marker's offset.
+	ended map[[4]int64][2]int64
+	// open holds, per (partition, pid), the keys of the entries of the
+	// transaction open there.
+	open map[[2]int64][]txnKey
+	// coord holds the latest coordinator state per transactional id;
+	// sawCoord tells whether the stream had any.
+	coord    map[string]coordState
+	sawCoord bool
+}
+
+func newTxnFacts() txnFacts {
+	return txnFacts{inc: map[int32]int32{}, sentInc: map[[3]int64]int32{}, ends: map[txnKey]txnEnd{},
+		commitAsked: map[txnKey]bool{}, ended: map[[4]int64][2]int64{}, open: map[[2]int64][]txnKey{}, coord: map[string]coordState{}}
+}
+
+// keyOf returns the transaction of an appended data batch.
+func (f *txnFacts) keyOf(o *model.Obs) txnKey {
+	if !o.Batch.Transactional || o.Batch.Txn <= 0 {
+		return txnKey{}
+	}
+	return txnKey{node: o.Peer, inc: f.sentInc[[3]int64{int64(o.Peer), int64(o.Node), o.N}], ord: o.Batch.Txn}
+}
+
+// endedBefore returns the offset of the marker that already closed, on
+// the batch's partition and for its pid, the transaction of this appended
+// data batch or a later one of the same instance, and whether there was
+// one (the INV-FENCE clause).
+func (f *txnFacts) endedBefore(o *model.Obs) (int64, bool) {
+	k := f.keyOf(o)
+	if !k.known() {
+		return 0, false
+	}
+	e, ok := f.ended[[4]int64{int64(o.Batch.Partition), int64(o.Batch.PID), int64(k.node), int64(k.inc)}]
+	if !ok || int32(e[0]) < k.ord {
+		return 0, false
+	}
+	return e[1], true
+}
+
+// observe reads o after the log view appended what it appended.
+func (f *txnFacts) observe(o *model.Obs) {
+	switch o.Kind {
+	case model.ObsRestart:
+		f.inc[o.Node]++
+	case model.ObsSent:
+		if o.Flag || o.Fate != "" {
+			return
+		}
+		switch m := o.Msg.(type) {
+		case *model.ProduceRequest:
+			if inc := f.inc[o.Node]; inc > 0 {
+				f.sentInc[[3]int64{int64(o.Node), int64(o.Peer), o.N}] = inc
+			}
+		case *model.EndTxnRequest:
+			if m.Commit && m.Txn > 0 {
+				f.commitAsked[txnKey{node: o.Node, inc: f.inc[o.Node], ord: m.Txn}] = true
+			}
+		}
+	case model.ObsVerdict:
+		if !appended(o) {
+			return
+		}
+		k := f.keyOf(o)
+		f.push(o.Batch.Partition, k)
+		if o.Batch.Transactional {
+			ok := [2]int64{int64(o.Batch.Partition), int64(o.Batch.PID)}
+			f.open[ok] = append(f.open[ok], k)
+		}
+	case model.ObsMarker:
+		if o.Err != model.ErrNone {
+			return
+		}
+		f.push(o.Partition, txnKey{})
+		ok := [2]int64{int64(o.Partition), int64(o.PID)}
+		for _, k := range f.open[ok] {
+			if !k.known() {
+				continue
+			}
+			ek := [4]int64{int64(o.Partition), int64(o.PID), int64(k.node), int64(k.inc)}
+			if e, had := f.ended[ek]; !had || e[0] < int64(k.ord) {
+				f.ended[ek] = [2]int64{int64(k.ord), o.Result.FirstOffset}
+			}
+		}
+		delete(f.open, ok)
+	case model.ObsTxnOutcome:
+		if o.Txn <= 0 {
+			return
+		}
+		f.ends[txnKey{node: o.Node, inc: f.inc[o.Node], ord: o.Txn}] = txnEnd{verb: o.Text, committed: o.Flag, at: o.At, ids: slices.Clone(o.IDs)}
+	case model.ObsTxnState:
+		f.sawCoord = true
+		f.coord[o.Text] = coordState{pid: o.PID, epoch: o.Epoch, state: model.TxnState(o.N), parts: slices.Clone(o.Parts), at: o.At}
+	}
+}
+
+// push records the transaction of the entry just appended to partition
+// p's log.
+func (f *txnFacts) push(p int32, k txnKey) {
+	for int(p) >= len(f.src) {
+		f.src = append(f.src, nil)
+	}
+	f.src[p] = append(f.src[p], k)
+}
+
+// key returns the transaction of entry i of partition p's log.
+func (f *txnFacts) key(p int32, i int) txnKey {
+	if int(p) < len(f.src) && i < len(f.src[p]) {
+		return f.src[p][i]
+	}
+	return txnKey{}
+}
+
+// fate is what a read_committed consumer makes of a log entry at the
+// run's end.
+type fate uint8
+
+const (
+	// fateMarker: a control batch, never returned.
+	fateMarker fate = iota
+	// fateVisible: data below the LSO, not aborted.
+	fateVisible
+	// fateAborted: transactional data its producer's next marker on the
+	// partition aborted.
+	fateAborted
+	// fateStuck: data at or above the LSO that is not aborted: committed,
+	// non-transactional, or of a transaction still open.
+	fateStuck
+)
+
+// rcView is one partition's read_committed view at the run's end
+// (transactions.md X14-X17): the LSO is the first offset of the oldest
+// transaction no marker closed yet, else the log end (the high watermark
+// is the log end: idemsim has no replication; Kafka's
+// UnifiedLog.lastStableOffset, core/src/main/scala/kafka/log/
+// UnifiedLog.scala l.425 at apache/kafka@1eb7644349cb); below it, a
+// transactional batch is read iff the marker that closed its
+// transaction is a COMMIT. This is the consumer's filter (X17,
+// clients/src/main/java/org/apache/kafka/clients/consumer/internals/
+// CompletedFetch.java l.207-222, l.355-390: a heap of
+// aborted (pid, firstOffset), a set of aborted pids that an ABORT marker
+// leaves) read by transaction: a pid's transactions never overlap, so a
+// batch is in an aborted one iff the next marker of its pid is an ABORT
+// that closed its transaction.
+type rcView struct {
+	fate []fate
+	// decider is, per transactional data entry, the index of the marker
+	// that closed its transaction, or -1 while it is open.
+	decider []int
+	// lso and leo are the last stable offset and the log end offset;
+	// pin is the index of the entry at the LSO when it is below the log
+	// end (the first batch of the oldest open transaction), else -1.
+	lso, leo int64
+	pin      int
+}
+
+// readCommitted computes the read_committed view of a partition's log.
+func readCommitted(log []model.LogEntry) rcView {
+	v := rcView{fate: make([]fate, len(log)), decider: make([]int, len(log)), pin: -1}
+	open := map[model.ProducerID][]int{}
+	for i := range log {
+		e := &log[i]
+		v.decider[i] = -1
+		v.leo = e.LastOffset + 1
+		switch {
+		case e.Marker != model.MarkerNone:
+			v.fate[i] = fateMarker
+			for _, j := range open[e.Batch.PID] {
+				v.decider[j] = i
+				if e.Marker == model.MarkerAbort {
+					v.fate[j] = fateAborted
+				}
+			}
+			delete(open, e.Batch.PID)
+		case e.Batch.Transactional:
+			open[e.Batch.PID] = append(open[e.Batch.PID], i)
+		}
+	}
+	v.lso = v.leo
+	for _, idx := range open {
+		if f := log[idx[0]].FirstOffset; f < v.lso {
+			v.lso, v.pin = f, idx[0]
+		}
+	}
+	// Data not aborted is read below the LSO and stuck above it.
+	for i := range log {
+		if v.fate[i] == fateMarker && log[i].Marker == model.MarkerNone {
+			if log[i].FirstOffset < v.lso {
+				v.fate[i] = fateVisible
+			} else {
+				v.fate[i] = fateStuck
+			}
+		}
+	}
+	return v
+}

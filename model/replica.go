@@ -428,12 +428,9 @@ func (l *LeaderState) OnFetch(now sim.Time, from Peer, req *FetchRequest) (*Fetc
 		return l.errFetch(req, ErrUnknownLeaderEpoch), *eff
 	}
 	hw, leo := l.log.HighWatermark(), l.log.LogEndOffset()
-	if req.FetchOffset < 0 || req.FetchOffset > leo {
-		return l.errFetch(req, ErrOffsetOutOfRange), *eff
-	}
 	if req.LastFetchedEpoch != UndefinedEpoch {
 		e, end := l.log.EndOffsetForEpoch(req.LastFetchedEpoch)
-		if end == UndefinedEpochOffset {
+		if end == UndefinedEpochOffset || e == UndefinedEpoch || req.FetchOffset < 0 {
 			return l.errFetch(req, ErrOffsetOutOfRange), *eff
 		}
 		if e < req.LastFetchedEpoch || end < req.FetchOffset {
@@ -441,6 +438,10 @@ func (l *LeaderState) OnFetch(now sim.Time, from Peer, req *FetchRequest) (*Fetc
 			resp.DivergingEpoch, resp.DivergingEndOffset = e, end
 			return resp, *eff
 		}
+	}
+	if req.FetchOffset < 0 || req.FetchOffset > leo {
+		// The read throws OffsetOutOfRangeException.
+		return l.errFetch(req, ErrOffsetOutOfRange), *eff
 	}
 	var resp *FetchResponse
 	if req.FetchOffset < leo || req.MaxWaitMs <= 0 {

@@ -100,6 +100,9 @@ type Controller struct {
 	uncleanAt  sim.Time
 
 	changed []int
+	// fencing is true when a broker was fenced or unfenced since the last
+	// publication (a broker registration change record).
+	fencing bool
 	out     []Out
 }
 
@@ -172,6 +175,7 @@ func (c *Controller) Step(now sim.Time, from Peer, m Message) []Out {
 		c.brokers[b].lastContact = now
 		if c.brokers[b].fenced {
 			c.brokers[b].fenced = false
+			c.fencing = true
 			c.note("b" + itoa(int64(b)) + " unfenced")
 			// RCM#handleBrokerUnfenced:1338: leaderless partitions may
 			// now elect b.
@@ -277,6 +281,7 @@ func (c *Controller) Wake(now sim.Time, token uint64) []Out {
 // whose ISR holds b loses it and, if b led, elects a new leader.
 func (c *Controller) fence(b int32) {
 	c.brokers[b].fenced = true
+	c.fencing = true
 	c.note("b" + itoa(int64(b)) + " fenced")
 	for i := range c.parts {
 		p := &c.parts[i]
@@ -340,11 +345,13 @@ func (c *Controller) change(i int, target []int32, gone int32) {
 	c.changed = append(c.changed, i)
 }
 
-// publish sends the changed partitions to every broker.
+// publish sends the changed partitions and the fenced brokers to every
+// broker, if anything changed.
 func (c *Controller) publish() {
-	if len(c.changed) == 0 {
+	if len(c.changed) == 0 && !c.fencing {
 		return
 	}
+	c.fencing = false
 	slices.Sort(c.changed)
 	c.changed = slices.Compact(c.changed)
 	m := &MetadataUpdate{Partitions: make([]PartitionState, 0, len(c.changed))}

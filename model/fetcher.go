@@ -179,12 +179,13 @@ func (f *ReplicaFetcher) Step(now sim.Time, _ Peer, m Message) []Out {
 		return f.out
 	}
 	if len(resp.Batches) > 0 {
-		if resp.Batches[0].Entry.FirstOffset != f.log.LogEndOffset() {
-			// Not our log end: a stale answer; fetch again from the end.
-			f.send(now)
-			return f.out
-		}
+		// The answer is to our fetch offset (the correlation id matched),
+		// so a batch that does not continue the log means the logs
+		// disagree where no epoch told: Kafka's append fails and the
+		// partition is retried after the backoff; so here.
 		if err := f.log.AppendAsFollower(resp.Batches); err != nil {
+			f.out = append(f.out, Out{Kind: OutNote, Note: "p" + itoa(int64(f.partition)) + " replicated batch at " +
+				itoa(resp.Batches[0].Entry.FirstOffset) + " does not continue the log at " + itoa(f.log.LogEndOffset())})
 			f.backoff(now)
 			return f.out
 		}

@@ -167,3 +167,17 @@ func TestFetcherTruncatesInTwoRounds(t *testing.T) {
 		t.Fatalf("follower LEO %d epochs %v", followerLog.LogEndOffset(), followerLog.Epochs.Entries())
 	}
 }
+
+// TestFetcherMismatchedBatchBacksOff: a batch that does not continue the
+// log is not appended and the fetcher backs off instead of looping.
+func TestFetcherMismatchedBatchBacksOff(t *testing.T) {
+	log := replicaLogWith(t, [2]int{5, 0})
+	f := NewReplicaFetcher(FetcherConfig{}, 1, 0, log)
+	req, _ := onlyFetch(t, f.BecomeFollower(0, PartitionState{Leader: 0, LeaderEpoch: 1}))
+	e := LogEntry{FirstOffset: 3, LastOffset: 7, Batch: testBatch(0, NoProducerID, NoEpoch, 0, 4, false, 0), CoordinatorEpoch: -1}
+	outs := f.Step(ms(1), Peer{}, &FetchResponse{CorrelationID: req.CorrelationID, DivergingEpoch: UndefinedEpoch,
+		DivergingEndOffset: UndefinedEpochOffset, Batches: []ReplicaBatch{{Entry: e, LeaderEpoch: 1}}})
+	if _, at, ok := wakeOf(outs); !ok || at != ms(1001) || f.State() != FetcherBackoff || log.LogEndOffset() != 5 {
+		t.Fatalf("mismatch: %+v, LEO %d", outs, log.LogEndOffset())
+	}
+}

@@ -128,7 +128,8 @@ func (s PartitionState) clone() PartitionState {
 // brokers. Brokers serve clients' Metadata from what they applied;
 // the world decides when (and whether) each broker receives it.
 type MetadataUpdate struct {
-	// Partitions are the changed partitions, in partition order.
+	// Partitions are the changed partitions, in partition order; empty
+	// when only the fenced set changed (a broker registration change).
 	Partitions []PartitionState
 	// Fenced lists the fenced brokers, in increasing order.
 	Fenced []int32

@@ -58,10 +58,15 @@ type tCluster struct {
 	// completed collects acks=all outcomes by wait id, per broker.
 	completed map[int32]map[WaitID]ErrCode
 	notes     []string
+	// isolated brokers exchange no message with anyone (the producer's
+	// calls are direct and unaffected).
+	isolated map[int32]bool
+	// noFetch brokers send no fetch requests (alive, heartbeating).
+	noFetch map[int32]bool
 }
 
 func newCluster(t *testing.T, n int, lcfg LeaderConfig, ccfg ControllerConfig) *tCluster {
-	c := &tCluster{t: t, lcfg: lcfg, completed: map[int32]map[WaitID]ErrCode{}}
+	c := &tCluster{t: t, lcfg: lcfg, completed: map[int32]map[WaitID]ErrCode{}, isolated: map[int32]bool{}, noFetch: map[int32]bool{}}
 	replicas := make([]int32, n)
 	for i := range replicas {
 		replicas[i] = int32(i)
@@ -102,13 +107,28 @@ func (c *tCluster) runUntil(t sim.Time) {
 	c.now = t
 }
 
-func (c *tCluster) toBroker(b *tBroker, f func()) {
+// ctlID is the controller's id for isolation checks.
+const ctlID = -1
+
+// toBroker delivers f to broker b in 1 ms unless b is down by then or
+// either end is isolated.
+func (c *tCluster) toBroker(from int32, b *tBroker, f func()) {
 	gen := b.gen
+	if c.isolated[from] || c.isolated[b.id] {
+		return
+	}
 	c.at(c.now.Add(time.Millisecond), func() {
 		if !b.down && b.gen == gen {
 			f()
 		}
 	})
+}
+
+// toCtl delivers f to the controller in 1 ms unless from is isolated.
+func (c *tCluster) toCtl(from int32, f func()) {
+	if !c.isolated[from] {
+		c.at(c.now.Add(time.Millisecond), f)
+	}
 }
 
 // heartbeat sends a heartbeat now and every 2000 ms while b lives.
@@ -117,7 +137,7 @@ func (c *tCluster) heartbeat(b *tBroker, gen int) {
 		return
 	}
 	req := &BrokerHeartbeatRequest{BrokerID: b.id}
-	c.at(c.now.Add(time.Millisecond), func() { c.ctlOuts(c.ctl.Step(c.now, Peer{Node: b.id}, req)) })
+	c.toCtl(b.id, func() { c.ctlOuts(c.ctl.Step(c.now, Peer{Node: b.id}, req)) })
 	c.at(c.now.Add(DefaultBrokerHeartbeatInterval), func() { c.heartbeat(b, gen) })
 }
 
@@ -137,11 +157,11 @@ func (c *tCluster) ctlOuts(outs []Out) {
 		switch o.Kind {
 		case OutSend:
 			b, m := c.brokers[o.Dest], o.Msg.(*MetadataUpdate)
-			c.toBroker(b, func() { c.applyMetadata(b, m) })
+			c.toBroker(ctlID, b, func() { c.applyMetadata(b, m) })
 		case OutReply:
 			if r, ok := o.Msg.(*AlterPartitionResponse); ok {
 				b := c.brokers[o.Peer.Node]
-				c.toBroker(b, func() { c.leaderEffects(b, b.ls.OnAlterPartitionResponse(c.now, r)) })
+				c.toBroker(ctlID, b, func() { c.leaderEffects(b, b.ls.OnAlterPartitionResponse(c.now, r)) })
 			}
 		case OutWake:
 			tok := o.Timer
@@ -170,10 +190,13 @@ func (c *tCluster) fetcherOuts(b *tBroker, outs []Out) {
 		switch o.Kind {
 		case OutSend:
 			leader, req := c.brokers[o.Dest], o.Msg.(*FetchRequest)
-			c.toBroker(leader, func() {
+			if c.noFetch[b.id] {
+				continue
+			}
+			c.toBroker(b.id, leader, func() {
 				resp, eff := leader.ls.OnFetch(c.now, Peer{Node: b.id}, req)
 				if resp != nil {
-					c.toBroker(b, func() { c.fetcherOuts(b, b.fet.Step(c.now, Peer{Node: leader.id}, resp)) })
+					c.toBroker(leader.id, b, func() { c.fetcherOuts(b, b.fet.Step(c.now, Peer{Node: leader.id}, resp)) })
 				}
 				c.leaderEffects(leader, eff)
 			})
@@ -196,11 +219,11 @@ func (c *tCluster) leaderEffects(b *tBroker, eff LeaderEffects) {
 	}
 	for _, f := range eff.Fetches {
 		to, resp := c.brokers[f.Peer.Node], f.Resp
-		c.toBroker(to, func() { c.fetcherOuts(to, to.fet.Step(c.now, Peer{Node: b.id}, resp)) })
+		c.toBroker(b.id, to, func() { c.fetcherOuts(to, to.fet.Step(c.now, Peer{Node: b.id}, resp)) })
 	}
 	if eff.Alter != nil {
 		req := eff.Alter
-		c.at(c.now.Add(time.Millisecond), func() { c.ctlOuts(c.ctl.Step(c.now, Peer{Node: b.id}, req)) })
+		c.toCtl(b.id, func() { c.ctlOuts(c.ctl.Step(c.now, Peer{Node: b.id}, req)) })
 	}
 	if at, ok := b.ls.NextDeadline(); ok {
 		gen := b.gen
@@ -249,7 +272,7 @@ func (c *tCluster) restart(b *tBroker) {
 	*b = *nb
 	// The restarted broker replays the metadata log.
 	st, _ := c.ctl.Partition(0)
-	c.toBroker(b, func() { c.applyMetadata(b, &MetadataUpdate{Partitions: []PartitionState{st}}) })
+	c.toBroker(ctlID, b, func() { c.applyMetadata(b, &MetadataUpdate{Partitions: []PartitionState{st}}) })
 	c.heartbeat(b, b.gen)
 	c.shrinkCheck(b, b.gen)
 }
@@ -367,5 +390,113 @@ func TestClusterS6DedupIffReplicated(t *testing.T) {
 	r, _, _ = c.produce(b1, 1, testBatch(0, 7, 0, 5, 9, false, c.now))
 	if r.Duplicate || r.Err != ErrNone || r.FirstOffset != 5 {
 		t.Fatalf("retry of b1: %+v", r)
+	}
+}
+
+// TestClusterS5IsolatedOldLeader is scenario S5: broker 0 is cut off from
+// the controller and the other brokers; it is fenced and replaced, yet
+// keeps accepting produces (R35). Its acks=1 write is acknowledged and
+// later truncated; its acks=all write is appended but never acknowledged
+// and ends REQUEST_TIMED_OUT; on healing it applies the new metadata and
+// truncates to the new leader's end of epoch 0.
+func TestClusterS5IsolatedOldLeader(t *testing.T) {
+	c := newCluster(t, 3, LeaderConfig{}, ControllerConfig{})
+	c.runUntil(ms(100))
+	b0, b1 := c.brokers[0], c.brokers[1]
+	c.produce(b0, -1, testBatch(0, NoProducerID, NoEpoch, 0, 1, false, c.now))
+	c.runUntil(ms(200))
+	if b0.log.HighWatermark() != 2 || b1.log.LogEndOffset() != 2 {
+		c.dump()
+		t.Fatal("initial write not replicated")
+	}
+	c.isolated[0] = true
+	c.runUntil(ms(9500))
+	if st, _ := c.ctl.Partition(0); st.Leader != 1 || st.LeaderEpoch != 1 {
+		c.dump()
+		t.Fatalf("not failed over: %+v", st)
+	}
+	if !b0.ls.IsLeader() {
+		t.Fatal("the isolated broker learned of the failover")
+	}
+	r1, _, _ := c.produce(b0, 1, testBatch(0, NoProducerID, NoEpoch, 0, 2, false, c.now))
+	r2, id, _ := c.produce(b0, -1, testBatch(0, NoProducerID, NoEpoch, 0, 1, false, c.now))
+	if r1.Err != ErrNone || r2.Err != ErrNone || id == 0 {
+		t.Fatalf("isolated leader refused: %+v %+v", r1, r2)
+	}
+	c.runUntil(ms(9500 + 30001))
+	if err, ok := c.completed[0][id]; !ok || err != ErrRequestTimedOut {
+		c.dump()
+		t.Fatalf("acks=all on the isolated leader: %v %v", err, ok)
+	}
+	// Its ISR shrink (at the 45000 check, > lag after the followers' last
+	// caught-up time) never reaches the controller and stays pending.
+	c.runUntil(ms(46000))
+	if b0.log.LogEndOffset() != 7 || !b0.ls.ISRChangePending() || len(b0.ls.MaximalISR()) != 3 {
+		t.Fatalf("isolated leader: LEO %d, pending %v", b0.log.LogEndOffset(), b0.ls.ISRChangePending())
+	}
+	// Heal: broker 0 replays the metadata and follows broker 1.
+	delete(c.isolated, 0)
+	st, _ := c.ctl.Partition(0)
+	c.toBroker(ctlID, b0, func() { c.applyMetadata(b0, &MetadataUpdate{Partitions: []PartitionState{st}}) })
+	c.runUntil(ms(50000))
+	if b0.ls.IsLeader() || b0.log.LogEndOffset() != b1.log.LogEndOffset() || b0.log.LogEndOffset() != 2 {
+		c.dump()
+		t.Fatalf("after healing: b0 LEO %d, b1 LEO %d", b0.log.LogEndOffset(), b1.log.LogEndOffset())
+	}
+}
+
+// TestClusterS3UncleanLoss is scenario S3: followers stop fetching, the
+// leader shrinks the ISR to itself (min.insync.replicas 1) and
+// acknowledges acks=all writes with one copy; it crashes; with unclean
+// election (3.9+) an out-of-sync follower leads and the acknowledged
+// records are lost, truncated from the old leader when it returns.
+// Without it (or before 3.9) the partition stays offline and the records
+// survive the old leader's return.
+func TestClusterS3UncleanLoss(t *testing.T) {
+	for _, tc := range []struct {
+		ccfg ControllerConfig
+		lost bool
+	}{
+		{ControllerConfig{UncleanLeaderElection: true}, true},
+		{ControllerConfig{UncleanLeaderElection: true, Version: 308}, false},
+		{ControllerConfig{}, false},
+	} {
+		c := newCluster(t, 3, LeaderConfig{}, tc.ccfg)
+		c.noFetch[1], c.noFetch[2] = true, true
+		c.runUntil(ms(20000))
+		b0 := c.brokers[0]
+		_, id, _ := c.produce(b0, -1, testBatch(0, NoProducerID, NoEpoch, 0, 9, false, c.now))
+		c.runUntil(ms(30000))
+		if _, ok := c.completed[0][id]; ok || id == 0 {
+			t.Fatal("completed before the shrink")
+		}
+		c.runUntil(ms(45100)) // shrink at 45000, committed
+		if st, _ := c.ctl.Partition(0); len(st.ISR) != 1 || c.completed[0][id] != ErrNone {
+			c.dump()
+			t.Fatalf("after the shrink: %+v, wait %v", st, c.completed[0][id])
+		}
+		// C: acks=all, acknowledged with one copy (HW = LEO).
+		r, cid, err := c.produce(b0, -1, testBatch(0, NoProducerID, NoEpoch, 0, 9, false, c.now))
+		if r.FirstOffset != 10 || cid != 0 || err != ErrNone {
+			t.Fatalf("C: %+v wait %d err %v", r, cid, err)
+		}
+		c.crash(b0)
+		c.runUntil(ms(60000))
+		st, _ := c.ctl.Partition(0)
+		if tc.lost != (st.Leader == 1) || !tc.lost && st.Leader != -1 {
+			c.dump()
+			t.Fatalf("%+v: after the crash %+v", tc.ccfg, st)
+		}
+		c.restart(b0)
+		c.runUntil(ms(70000))
+		if got := b0.log.LogEndOffset(); tc.lost && got != 0 || !tc.lost && got != 20 {
+			c.dump()
+			t.Fatalf("%+v: old leader's LEO %d after return", tc.ccfg, got)
+		}
+		if !tc.lost {
+			if st, _ := c.ctl.Partition(0); st.Leader != 0 {
+				t.Fatalf("%+v: old leader not re-elected: %+v", tc.ccfg, st)
+			}
+		}
 	}
 }

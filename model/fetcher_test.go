@@ -1,0 +1,183 @@
+package model
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/idemsim/idemsim/sim"
+)
+
+// replicaLogWith builds a replica log from (records, epoch) runs of
+// one-record non-idempotent batches.
+func replicaLogWith(t *testing.T, runs ...[2]int) *ReplicaLog {
+	t.Helper()
+	l := NewReplicaLog(NewPartition(0, PartitionConfig{}))
+	for _, r := range runs {
+		for i := 0; i < r[0]; i++ {
+			o := l.LogEndOffset()
+			e := LogEntry{FirstOffset: o, LastOffset: o, Batch: testBatch(0, NoProducerID, NoEpoch, 0, 0, false, 0), CoordinatorEpoch: -1}
+			if err := l.AppendAsFollower([]ReplicaBatch{{Entry: e, LeaderEpoch: int32(r[1])}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return l
+}
+
+func onlyFetch(t *testing.T, outs []Out) (*FetchRequest, sim.Time) {
+	t.Helper()
+	var req *FetchRequest
+	var wake sim.Time = -1
+	for _, o := range outs {
+		switch o.Kind {
+		case OutSend:
+			req = o.Msg.(*FetchRequest)
+		case OutWake:
+			wake = o.At
+		}
+	}
+	if req == nil {
+		t.Fatalf("no fetch in %+v", outs)
+	}
+	return req, wake
+}
+
+func wakeOf(outs []Out) (uint64, sim.Time, bool) {
+	for _, o := range outs {
+		if o.Kind == OutWake {
+			return o.Timer, o.At, true
+		}
+	}
+	return 0, 0, false
+}
+
+func TestFetcherLoopAndErrors(t *testing.T) {
+	log := replicaLogWith(t, [2]int{3, 0})
+	f := NewReplicaFetcher(FetcherConfig{}, 2, 0, log)
+	st := PartitionState{Partition: 0, Replicas: []int32{0, 1, 2}, ISR: []int32{0, 1, 2}, Leader: 1, LeaderEpoch: 4, PartitionEpoch: 9}
+	outs := f.BecomeFollower(ms(10), st)
+	req, timeout := onlyFetch(t, outs)
+	if outs[0].Dest != 1 || req.ReplicaID != 2 || req.FetchOffset != 3 || req.CurrentLeaderEpoch != 4 || req.LastFetchedEpoch != 0 || req.MaxWaitMs != 500 {
+		t.Fatalf("first fetch %+v to %d", req, outs[0].Dest)
+	}
+	if timeout != ms(10).Add(DefaultReplicaSocketTimeout) {
+		t.Fatalf("request timeout at %v", timeout)
+	}
+	// Same epoch again: no restart.
+	if outs := f.BecomeFollower(ms(11), st); len(outs) != 0 {
+		t.Fatalf("restart without an epoch bump: %+v", outs)
+	}
+	// A stale or foreign response is ignored.
+	if outs := f.Step(ms(12), Peer{}, &FetchResponse{CorrelationID: req.CorrelationID + 7}); len(outs) != 0 {
+		t.Fatal("stale response handled")
+	}
+	// Data: appended, HW taken, next fetch at once.
+	e := LogEntry{FirstOffset: 3, LastOffset: 4, Batch: testBatch(0, NoProducerID, NoEpoch, 0, 1, false, 0), CoordinatorEpoch: -1}
+	outs = f.Step(ms(13), Peer{}, &FetchResponse{CorrelationID: req.CorrelationID, HighWatermark: 4, LeaderEpoch: 4,
+		DivergingEpoch: UndefinedEpoch, DivergingEndOffset: UndefinedEpochOffset, Batches: []ReplicaBatch{{Entry: e, LeaderEpoch: 4}}})
+	req, _ = onlyFetch(t, outs)
+	if log.LogEndOffset() != 5 || log.HighWatermark() != 4 || req.FetchOffset != 5 || req.LastFetchedEpoch != 4 {
+		t.Fatalf("after data: LEO %d HW %d next %+v", log.LogEndOffset(), log.HighWatermark(), req)
+	}
+	// NOT_LEADER_OR_FOLLOWER: back off 1000 ms, then fetch again.
+	outs = f.Step(ms(20), Peer{}, &FetchResponse{CorrelationID: req.CorrelationID, Err: ErrNotLeaderOrFollower})
+	tok, at, ok := wakeOf(outs)
+	if !ok || at != ms(1020) || f.State() != FetcherBackoff {
+		t.Fatalf("backoff: %+v", outs)
+	}
+	outs = f.Wake(at, tok)
+	onlyFetch(t, outs)
+	// No answer: the request timeout counts as an error.
+	tok, at, _ = wakeOf(outs)
+	if at != ms(1020).Add(DefaultReplicaSocketTimeout) {
+		t.Fatalf("timeout at %v", at)
+	}
+	outs = f.Wake(at, tok)
+	if _, bat, ok := wakeOf(outs); !ok || bat != at.Add(time.Second) || f.State() != FetcherBackoff {
+		t.Fatalf("timeout: %+v", outs)
+	}
+	btok, bat, _ := wakeOf(outs)
+	req, _ = onlyFetch(t, f.Wake(bat, btok))
+	// FENCED_LEADER_EPOCH: wait for metadata; a newer epoch restarts.
+	if outs := f.Step(ms(40000), Peer{}, &FetchResponse{CorrelationID: req.CorrelationID, Err: ErrFencedLeaderEpoch}); len(outs) != 0 || f.State() != FetcherFenced {
+		t.Fatalf("fenced: %+v", outs)
+	}
+	st.Leader, st.LeaderEpoch, st.PartitionEpoch = 0, 5, 10
+	req, _ = onlyFetch(t, f.BecomeFollower(ms(40001), st))
+	if req.CurrentLeaderEpoch != 5 || f.State() != FetcherFetching {
+		t.Fatalf("after new metadata %+v", req)
+	}
+	// Becoming leader stops the loop.
+	st.Leader, st.LeaderEpoch = 2, 6
+	if outs := f.BecomeFollower(ms(40002), st); len(outs) != 0 || f.State() != FetcherIdle {
+		t.Fatal("not stopped")
+	}
+}
+
+// TestFetcherEmptyCacheTruncatesToHW is R18: without epochs a new follower
+// truncates to its high watermark and fetches from there.
+func TestFetcherEmptyCacheTruncatesToHW(t *testing.T) {
+	p := NewPartition(0, PartitionConfig{})
+	for i := 0; i < 4; i++ {
+		mustOK(t, p.Append(0, testBatch(0, NoProducerID, NoEpoch, 0, 0, false, 0)))
+	}
+	log := NewReplicaLog(p) // no epochs
+	log.UpdateFollowerHighWatermark(2)
+	f := NewReplicaFetcher(FetcherConfig{}, 1, 0, log)
+	req, _ := onlyFetch(t, f.BecomeFollower(0, PartitionState{Leader: 0, LeaderEpoch: 1}))
+	if log.LogEndOffset() != 2 || req.FetchOffset != 2 || req.LastFetchedEpoch != UndefinedEpoch {
+		t.Fatalf("LEO %d fetch %+v", log.LogEndOffset(), req)
+	}
+}
+
+// TestFetcherTruncatesInTwoRounds: the leader names an epoch the follower
+// does not have; the follower truncates to the end of its largest epoch
+// below it, asks again with its next fetch, and then agrees (R39).
+func TestFetcherTruncatesInTwoRounds(t *testing.T) {
+	leaderLog := replicaLogWith(t, [2]int{10, 0}, [2]int{5, 1}, [2]int{3, 3})
+	ls := NewLeaderState(LeaderConfig{}, 0, leaderLog)
+	st := PartitionState{Partition: 0, Replicas: []int32{0, 1}, ISR: []int32{0}, Leader: 0, LeaderEpoch: 3, PartitionEpoch: 5}
+	ls.ApplyMetadata(0, st)
+	if !slices.Equal(leaderLog.Epochs.Entries(), []EpochEntry{{0, 0}, {1, 10}, {3, 15}}) {
+		t.Fatalf("leader epochs %v", leaderLog.Epochs.Entries())
+	}
+	followerLog := replicaLogWith(t, [2]int{10, 0}, [2]int{10, 2})
+	f := NewReplicaFetcher(FetcherConfig{}, 1, 0, followerLog)
+	req, _ := onlyFetch(t, f.BecomeFollower(0, st))
+	var truncations []string
+	for round := 0; round < 4 && followerLog.LogEndOffset() != 18; round++ {
+		resp, _ := ls.OnFetch(ms(int64(round)), Peer{Node: 1}, req)
+		if resp == nil {
+			t.Fatalf("round %d: parked", round)
+		}
+		outs := f.Step(ms(int64(round)), Peer{}, resp)
+		for _, o := range outs {
+			if o.Kind == OutNote {
+				truncations = append(truncations, o.Note)
+			}
+		}
+		req, _ = onlyFetch(t, outs)
+	}
+	want := []string{"p0 truncated 20 -> 10"}
+	if !slices.Equal(truncations, want) {
+		t.Fatalf("truncations %q, want %q", truncations, want)
+	}
+	if followerLog.LogEndOffset() != 18 || !slices.Equal(followerLog.Epochs.Entries(), leaderLog.Epochs.Entries()) {
+		t.Fatalf("follower LEO %d epochs %v", followerLog.LogEndOffset(), followerLog.Epochs.Entries())
+	}
+}
+
+// TestFetcherMismatchedBatchBacksOff: a batch that does not continue the
+// log is not appended and the fetcher backs off instead of looping.
+func TestFetcherMismatchedBatchBacksOff(t *testing.T) {
+	log := replicaLogWith(t, [2]int{5, 0})
+	f := NewReplicaFetcher(FetcherConfig{}, 1, 0, log)
+	req, _ := onlyFetch(t, f.BecomeFollower(0, PartitionState{Leader: 0, LeaderEpoch: 1}))
+	e := LogEntry{FirstOffset: 3, LastOffset: 7, Batch: testBatch(0, NoProducerID, NoEpoch, 0, 4, false, 0), CoordinatorEpoch: -1}
+	outs := f.Step(ms(1), Peer{}, &FetchResponse{CorrelationID: req.CorrelationID, DivergingEpoch: UndefinedEpoch,
+		DivergingEndOffset: UndefinedEpochOffset, Batches: []ReplicaBatch{{Entry: e, LeaderEpoch: 1}}})
+	if _, at, ok := wakeOf(outs); !ok || at != ms(1001) || f.State() != FetcherBackoff || log.LogEndOffset() != 5 {
+		t.Fatalf("mismatch: %+v, LEO %d", outs, log.LogEndOffset())
+	}
+}

@@ -1,0 +1,161 @@
+package model
+
+import "strconv"
+
+// Messages between brokers and the KRaft controller (replication spec
+// R7, R9, R26-R34). The controller is one node, reached at
+// [DestController].
+
+// DestController is the destination of requests to the controller.
+const DestController int32 = -3
+
+// BrokerHeartbeatRequest is a broker's heartbeat (every
+// broker.heartbeat.interval.ms, 2000; R26).
+type BrokerHeartbeatRequest struct {
+	BrokerID int32
+}
+
+// AppendDescription appends "Heartbeat b1".
+func (r *BrokerHeartbeatRequest) AppendDescription(b []byte) []byte {
+	b = append(b, "Heartbeat b"...)
+	return strconv.AppendInt(b, int64(r.BrokerID), 10)
+}
+
+// BrokerHeartbeatResponse answers a heartbeat.
+type BrokerHeartbeatResponse struct {
+	BrokerID int32
+	// Fenced is true while the controller counts the broker fenced.
+	Fenced bool
+}
+
+// AppendDescription appends "HeartbeatResp b1 fenced=false".
+func (r *BrokerHeartbeatResponse) AppendDescription(b []byte) []byte {
+	b = append(b, "HeartbeatResp b"...)
+	b = strconv.AppendInt(b, int64(r.BrokerID), 10)
+	b = append(b, " fenced="...)
+	return strconv.AppendBool(b, r.Fenced)
+}
+
+// AlterPartitionRequest is a leader's ISR change proposal (R7, R8;
+// P#prepareIsrShrink:1806, P#prepareIsrExpand).
+type AlterPartitionRequest struct {
+	// BrokerID is the leader proposing the change.
+	BrokerID       int32
+	Partition      int32
+	LeaderEpoch    int32
+	PartitionEpoch int32
+	// NewISR is the proposed ISR.
+	NewISR []int32
+}
+
+// AppendDescription appends "AlterPartition b1 p0 e=0 pe=2 isr=[1,2]".
+func (r *AlterPartitionRequest) AppendDescription(b []byte) []byte {
+	b = append(b, "AlterPartition b"...)
+	b = strconv.AppendInt(b, int64(r.BrokerID), 10)
+	b = append(b, " p"...)
+	b = strconv.AppendInt(b, int64(r.Partition), 10)
+	b = append(b, " e="...)
+	b = strconv.AppendInt(b, int64(r.LeaderEpoch), 10)
+	b = append(b, " pe="...)
+	b = strconv.AppendInt(b, int64(r.PartitionEpoch), 10)
+	b = append(b, " isr="...)
+	return appendIDs(b, r.NewISR)
+}
+
+// AlterPartitionResponse answers an [AlterPartitionRequest]: on success the
+// partition's registration after the change.
+type AlterPartitionResponse struct {
+	Partition int32
+	Err       ErrCode
+	// State is the partition's registration (valid when Err is NONE).
+	State PartitionState
+}
+
+// AppendDescription appends "AlterPartitionResp p0 NONE leader=1 e=0 pe=3 isr=[1,2]".
+func (r *AlterPartitionResponse) AppendDescription(b []byte) []byte {
+	b = append(b, "AlterPartitionResp p"...)
+	b = strconv.AppendInt(b, int64(r.Partition), 10)
+	b = append(b, ' ')
+	b = append(b, r.Err.String()...)
+	if r.Err == ErrNone {
+		b = append(b, ' ')
+		b = r.State.appendFields(b)
+	}
+	return b
+}
+
+// PartitionState is the controller's registration of a partition (PREG,
+// metadata/src/main/java/org/apache/kafka/metadata/PartitionRegistration.java;
+// R1), as published in metadata.
+type PartitionState struct {
+	Partition int32
+	// Replicas is the assignment; Replicas[0] is the preferred leader.
+	Replicas []int32
+	ISR      []int32
+	// Leader is the leader's broker index, or -1 for none.
+	Leader         int32
+	LeaderEpoch    int32
+	PartitionEpoch int32
+	// Recovering is leaderRecoveryState RECOVERING, set by an unclean
+	// election (R31).
+	Recovering bool
+}
+
+func (s *PartitionState) appendFields(b []byte) []byte {
+	b = append(b, "leader="...)
+	b = strconv.AppendInt(b, int64(s.Leader), 10)
+	b = append(b, " e="...)
+	b = strconv.AppendInt(b, int64(s.LeaderEpoch), 10)
+	b = append(b, " pe="...)
+	b = strconv.AppendInt(b, int64(s.PartitionEpoch), 10)
+	b = append(b, " isr="...)
+	b = appendIDs(b, s.ISR)
+	if s.Recovering {
+		b = append(b, " recovering"...)
+	}
+	return b
+}
+
+// clone returns a copy sharing no slices with s.
+func (s PartitionState) clone() PartitionState {
+	s.Replicas = append([]int32(nil), s.Replicas...)
+	s.ISR = append([]int32(nil), s.ISR...)
+	return s
+}
+
+// MetadataUpdate is the controller's publication of partition changes
+// (PartitionChangeRecords replayed by brokers, R34) and of the fenced
+// brokers. Brokers serve clients' Metadata from what they applied;
+// the world decides when (and whether) each broker receives it.
+type MetadataUpdate struct {
+	// Partitions are the changed partitions, in partition order; empty
+	// when only the fenced set changed (a broker registration change).
+	Partitions []PartitionState
+	// Fenced lists the fenced brokers, in increasing order.
+	Fenced []int32
+}
+
+// AppendDescription appends "Metadata {p0 leader=2 e=1 pe=3 isr=[2,3]} fenced=[1]".
+func (r *MetadataUpdate) AppendDescription(b []byte) []byte {
+	b = append(b, "Metadata"...)
+	for i := range r.Partitions {
+		b = append(b, " {p"...)
+		b = strconv.AppendInt(b, int64(r.Partitions[i].Partition), 10)
+		b = append(b, ' ')
+		b = r.Partitions[i].appendFields(b)
+		b = append(b, '}')
+	}
+	b = append(b, " fenced="...)
+	return appendIDs(b, r.Fenced)
+}
+
+func appendIDs(b []byte, ids []int32) []byte {
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(id), 10)
+	}
+	return append(b, ']')
+}

@@ -67,6 +67,18 @@ var errNames = map[ErrCode]string{
 	ErrTransactionAbortable:         "TRANSACTION_ABORTABLE",
 	ErrDeliveryTimeout:              "DELIVERY_TIMEOUT",
 	ErrFatal:                        "FATAL_STATE",
+
+	// The replication path (errcode_repl.go).
+	ErrOffsetOutOfRange:             "OFFSET_OUT_OF_RANGE",
+	ErrUnknownTopicOrPartition:      "UNKNOWN_TOPIC_OR_PARTITION",
+	ErrLeaderNotAvailable:           "LEADER_NOT_AVAILABLE",
+	ErrNotEnoughReplicasAfterAppend: "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+	ErrNotController:                "NOT_CONTROLLER",
+	ErrOperationNotAttempted:        "OPERATION_NOT_ATTEMPTED",
+	ErrFencedLeaderEpoch:            "FENCED_LEADER_EPOCH",
+	ErrUnknownLeaderEpoch:           "UNKNOWN_LEADER_EPOCH",
+	ErrInvalidUpdateVersion:         "INVALID_UPDATE_VERSION",
+	ErrIneligibleReplica:            "INELIGIBLE_REPLICA",
 }
 
 // String returns Kafka's name for the code.
@@ -93,7 +105,11 @@ func ParseErrCode(s string) (ErrCode, bool) {
 func (e ErrCode) Retriable() bool {
 	switch e {
 	case ErrNotLeaderOrFollower, ErrRequestTimedOut, ErrNetworkException,
-		ErrNotEnoughReplicas, ErrConcurrentTransactions:
+		ErrNotEnoughReplicas, ErrConcurrentTransactions,
+		// RetriableException subclasses of the replication path
+		// (NotEnoughReplicasAfterAppendException; LeaderNotAvailable and
+		// UnknownTopicOrPartition are InvalidMetadataExceptions; R24).
+		ErrNotEnoughReplicasAfterAppend, ErrLeaderNotAvailable, ErrUnknownTopicOrPartition:
 		return true
 	}
 	return false

@@ -1,8 +1,7 @@
 package model
 
-// Error codes of the replication path (Kafka's Errors.java values). They
-// are not yet in errNames, so String prints them as "ERROR_<code>" until
-// errcode.go lists their names.
+// Error codes of the replication path (Kafka's Errors.java values); their
+// names are in errcode.go's errNames.
 const (
 	ErrOffsetOutOfRange             ErrCode = 1
 	ErrUnknownTopicOrPartition      ErrCode = 3

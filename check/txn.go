@@ -36,6 +36,12 @@ const InvTxn = "INV-TXN"
 //     is visible nowhere: aborted by a marker, or not in any log. A
 //     record whose copy is committed or open but above a stuck LSO is
 //     not counted: LIVE-LSO reports the stuck LSO;
+//   - stale EndTxn: an EndTxn of an instance's transaction j moved the
+//     coordinator from Ongoing to Prepare* while the instance was in a
+//     later transaction k (it had added partitions or appended batches
+//     for k): the EndTxn decided a transaction other than its own (X50,
+//     the KAFKA-17754 schedules X40-X41), even when that transaction
+//     held no records yet;
 //   - mixed commit: one COMMIT marker decided the batches of more than
 //     one transaction, so an EndTxn decided a transaction other than its
 //     own (X50; expected under transaction version 1, X40-X42, where
@@ -51,13 +57,59 @@ const InvTxn = "INV-TXN"
 type txnInv struct {
 	cfg Config
 	lv  *logView
+	// current is each instance's latest transaction ordinal the
+	// coordinator or a partition has seen (AddPartitionsToTxn, an
+	// appended transactional batch); prepared is the transactional id
+	// whose Prepare* the coordinator installed last, and when.
+	current    map[int32]int32
+	prepared   string
+	preparedAt sim.Time
+	stale      capped
 }
 
-func newTxn(cfg Config, lv *logView) Invariant { return &txnInv{cfg: cfg, lv: lv} }
+func newTxn(cfg Config, lv *logView) Invariant {
+	return &txnInv{cfg: cfg, lv: lv, current: map[int32]int32{}, preparedAt: -1}
+}
 
 func (t *txnInv) Name() string { return InvTxn }
 
-func (t *txnInv) Observe(*model.Obs) {}
+// Observe follows the instances' transaction ordinals and the
+// coordinator's EndTxn decisions (the stale-EndTxn clause).
+func (t *txnInv) Observe(o *model.Obs) {
+	switch o.Kind {
+	case model.ObsRestart:
+		delete(t.current, o.Node) // a restarted instance counts from 1 again
+	case model.ObsVerdict:
+		if appended(o) && o.Batch.Txn > t.current[o.Peer] {
+			t.current[o.Peer] = o.Batch.Txn
+		}
+	case model.ObsTxnState:
+		if s := model.TxnState(o.N); s == model.TxnPrepareCommit || s == model.TxnPrepareAbort {
+			t.prepared, t.preparedAt = o.Text, o.At
+		}
+	case model.ObsTxnOp:
+		switch m := o.Msg.(type) {
+		case *model.AddPartitionsToTxnRequest:
+			if o.Err == model.ErrNone && m.Txn > t.current[o.Peer] {
+				t.current[o.Peer] = m.Txn
+			}
+		case *model.EndTxnRequest:
+			cur := t.current[o.Peer]
+			if o.Err != model.ErrNone || m.Txn == 0 || t.prepared != m.TransactionalID || t.preparedAt != o.At || m.Txn >= cur {
+				return
+			}
+			t.prepared, t.preparedAt = "", -1
+			if t.stale.room() {
+				verb := "ABORT"
+				if m.Commit {
+					verb = "COMMIT"
+				}
+				t.stale.add(violation(InvTxn, o.At, fmt.Sprintf("stale EndTxn: %s's EndTxn(%s) of its transaction %d ended its transaction %d (pid %d, epoch %d), which shares the producer id and epoch",
+					t.cfg.name(o.Peer), verb, m.Txn, cur, m.PID, m.Epoch)))
+			}
+		}
+	}
+}
 
 // place is one record of a log entry.
 type place struct {
@@ -73,7 +125,8 @@ type txnParts struct {
 
 func (t *txnInv) Finish() []Violation {
 	lv, tx := t.lv, &t.lv.tx
-	var out capped
+	// The stale-EndTxn violations come first: they happened during the run.
+	out := capped{vs: slices.Clone(t.stale.vs), more: t.stale.more}
 	views := make([]rcView, len(lv.logs))
 	byTxn := map[txnKey]*txnParts{}
 	visible := map[model.RecordID]bool{}

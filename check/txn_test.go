@@ -381,3 +381,52 @@ func TestReadCommittedMatchesPartition(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnStaleEndTxn: the EndTxn of p1's transaction 1, late, reaches the
+// coordinator after p1's transaction 2 added its partition: it moves the
+// coordinator to PrepareCommit, deciding transaction 2 (X40), although
+// transaction 2 holds no record yet. The same EndTxn while the
+// coordinator is between transactions (a retry answered from
+// CompleteCommit, no Prepare*) and the current transaction's own EndTxn
+// are no violation.
+func TestTxnStaleEndTxn(t *testing.T) {
+	endTxn := func(r *run, at sim.Time, ord int32) {
+		r.emit(func(o *model.Obs) {
+			o.Kind, o.At, o.Node, o.Peer = model.ObsTxnOp, at, nodeC1, instP1
+			o.Msg = &model.EndTxnRequest{TransactionalID: "t1", PID: 7, Commit: true, Txn: ord}
+		})
+	}
+	addParts := func(r *run, at sim.Time, ord int32) {
+		r.emit(func(o *model.Obs) {
+			o.Kind, o.At, o.Node, o.Peer = model.ObsTxnOp, at, nodeC1, instP1
+			o.Msg = &model.AddPartitionsToTxnRequest{TransactionalID: "t1", PID: 7, Partitions: []int32{0}, Txn: ord}
+		})
+	}
+	for _, tc := range []struct {
+		name  string
+		stale bool
+	}{{"stale", true}, {"own", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRun(txnNames)
+			addParts(r, 1, 1)
+			r.coord(1, "t1", 7, 0, model.TxnOngoing, 0)
+			r.coord(2, "t1", 7, 0, model.TxnPrepareCommit, 0)
+			endTxn(r, 2, 1) // transaction 1's own EndTxn
+			r.coord(2, "t1", 7, 0, model.TxnCompleteCommit)
+			endTxn(r, 3, 1) // a retry, answered from CompleteCommit
+			addParts(r, 4, 2)
+			r.coord(4, "t1", 7, 0, model.TxnOngoing, 0)
+			r.coord(5, "t1", 7, 0, model.TxnPrepareCommit, 0)
+			if tc.stale {
+				endTxn(r, 5, 1)
+			} else {
+				endTxn(r, 5, 2)
+			}
+			var want []Violation
+			if tc.stale {
+				want = []Violation{violation(InvTxn, 5, "stale EndTxn: p1's EndTxn(COMMIT) of its transaction 1 ended its transaction 2 (pid 7, epoch 0), which shares the producer id and epoch")}
+			}
+			wantViolations(t, txnViolations(r, 9), want)
+		})
+	}
+}

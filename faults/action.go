@@ -116,6 +116,10 @@ type Target interface {
 	// sends to server in the run, or its response (dir), twice
 	// ([Duplicate]; datagram mode).
 	ArmDuplicate(dir simnet.Direction, n int64, client, server string)
+	// ArmLate arms a rule that delivers the n-th request client sends to
+	// server (the n-th of type typ, when typ is not "") d late, and has
+	// the server handle it whatever happened to its connection ([Late]).
+	ArmLate(typ string, n int64, client, server string, d time.Duration)
 }
 
 // Span is how long an action's effect lasts, as a timeline draws it.

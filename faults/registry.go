@@ -24,6 +24,7 @@ var verbs = []struct {
 	{"stall", parseStall, "3s stall b1 2s"},
 	{"delay", parseDelay, "0s delay request 3 p1>b1"},
 	{"duplicate", parseDuplicate, "0s duplicate response 3 p1>b1"},
+	{"late", parseLate, "0s late EndTxn 1 p1>c1 3s"},
 }
 
 // lookup returns verb's parser, nil for an unknown verb.

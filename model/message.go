@@ -136,6 +136,9 @@ type AddPartitionsToTxnRequest struct {
 	PID             ProducerID
 	Epoch           int16
 	Partitions      []int32
+	// Txn is simulation metadata, never on the wire: the sending
+	// instance's ordinal of the transaction it adds to ([Batch.Txn]).
+	Txn int32
 }
 
 // AppendDescription appends "AddPartitionsToTxn#4 txn=t1 pid=42 e=0 [p0 p1]".

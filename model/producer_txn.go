@@ -283,7 +283,7 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 	case txnOpAdd:
 		parts := slices.Clone(p.txn.needAdd)
 		slices.Sort(parts)
-		m = &AddPartitionsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Partitions: parts}
+		m = &AddPartitionsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Partitions: parts, Txn: p.txn.ordinal}
 		p.txn.adding = true
 	default:
 		m = &EndTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit, Txn: p.txn.ordinal, Version: 4}

@@ -7,7 +7,7 @@ import (
 )
 
 // safety are the invariants Kafka guarantees with idempotence on.
-var safety = []string{"INV-DUP", "INV-LOSS", "INV-ORDER", "INV-SEQ", "INV-DEDUP", "INV-FENCE", "INV-STATE", "INV-EPOCH"}
+var safety = []string{"INV-DUP", "INV-LOSS", "INV-ORDER", "INV-SEQ", "INV-DEDUP", "INV-FENCE", "INV-STATE", "INV-EPOCH", "INV-TXN"}
 
 func seedsFor(t *testing.T) uint64 {
 	if testing.Short() {

@@ -291,6 +291,12 @@ type ExtraParams struct {
 	CutAt time.Duration
 	// Cut is cut.ms (seqreuse): how long they stay cut, 0..1h.
 	Cut time.Duration
+	// LateTxn is late.txn (txnlate): whose EndTxn request is held, the
+	// late.txn-th, 1..1000.
+	LateTxn int64
+	// LateFor is late.ms (txnlate, hanging): how long the request is held,
+	// before jitter, 0..1h.
+	LateFor time.Duration
 }
 
 // fields maps every parameter key to its field in a Config. A scenario
@@ -390,6 +396,8 @@ var fields = map[string]func(c *Config) any{
 	"metaflap.at.ms":    func(c *Config) any { return &c.Extra.MetaflapAt },
 	"cut.at.ms":         func(c *Config) any { return &c.Extra.CutAt },
 	"cut.ms":            func(c *Config) any { return &c.Extra.Cut },
+	"late.txn":          func(c *Config) any { return &c.Extra.LateTxn },
+	"late.ms":           func(c *Config) any { return &c.Extra.LateFor },
 }
 
 // Decode returns the values as a typed Config. Resolve calls it once per

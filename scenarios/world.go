@@ -106,6 +106,9 @@ type wire struct {
 	// reqNo numbers the request on its link (1-based, per run); a
 	// response carries its request's number.
 	reqNo int64
+	// late: a late rule ([faults.Late]) holds the request; it reaches its
+	// server whatever happened to its connection or link meanwhile.
+	late bool
 }
 
 // World wires producers, brokers, the coordinator and the network to the

@@ -25,6 +25,10 @@ type msgFaults struct {
 	// time (at). On a tcp connection the messages sent behind a delayed
 	// one in the same direction are held behind it (behind = true).
 	held []heldMsg
+	// lates are the armed late rules, lateConns the connections whose
+	// later messages wait behind a late one (world_late.go).
+	lates     []lateRule
+	lateConns []lateConn
 	// prearmed marks the plan's 0s actions whose rules were armed before
 	// the run's setup events (initFaults): their evFault only prints.
 	prearmed []bool
@@ -74,6 +78,7 @@ func takeRule(rules []dropRule, dir simnet.Direction, reqNo int64, c simnet.Conn
 func (w *World) scheduleDelivery(now, at sim.Time, ev Event, wr *wire, from, to simnet.NodeID) {
 	mf := &w.mf
 	c, dir := ev.tok.Conn, ev.tok.Dir
+	at = w.lateDelivery(now, at, c, dir, wr, from, to) // world_late.go
 	hold := takeRule(mf.delays, dir, wr.reqNo, c)
 	behind := false
 	if !hold && w.nw.Config().Mode == simnet.TCP {
@@ -153,6 +158,9 @@ func (w *World) releaseAllDelayed(at sim.Time) {
 	}
 	mf.held = nil
 	mf.delays, mf.dups = nil, nil
+	for i := range mf.lates {
+		mf.lates[i].used = true // a late action after the plan's end does nothing
+	}
 }
 
 // prearmed reports whether plan action i's rules were armed at setup.

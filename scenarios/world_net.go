@@ -82,6 +82,11 @@ func (w *World) deliver(now sim.Time, ev Event) {
 	}
 	wr := w.takeWire(ev)
 	f := w.nw.Arrive(ev.tok)
+	if wr.late && f != simnet.Delivered {
+		// The server never saw the close or the cut: it reads the request
+		// (faults.Late).
+		f = simnet.Delivered
+	}
 	w.takeNotices(now)
 	why := f.String()
 	if f == simnet.Delivered && ev.tok.Dir == simnet.Response && wr.inc != w.nodes[wr.inst.node].inc {

@@ -804,6 +804,11 @@ func (t *target) ArmDuplicate(dir simnet.Direction, n int64, client, server stri
 	t.unsupported("duplicate " + client + ">" + server)
 }
 
+// ArmLate: see ArmDelay.
+func (t *target) ArmLate(typ string, n int64, client, server string, d time.Duration) {
+	t.unsupported("late " + client + ">" + server)
+}
+
 func (t *target) Pause(node string, d time.Duration) {
 	i, client, ok := t.node(node)
 	if !ok {

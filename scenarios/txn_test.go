@@ -1,0 +1,95 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/idemsim/idemsim/check"
+)
+
+// crossedBoundary reports whether the EndTxn a late rule held reached the
+// coordinator while a later transaction was open: the last coordinator
+// state before its arrival is Ongoing. It also reports whether the held
+// request was found at all.
+func crossedBoundary(trace []string) (crossed, found bool) {
+	corr := ""
+	for _, l := range trace {
+		if i := strings.Index(l, " holds EndTxn#"); i >= 0 {
+			rest := l[i+len(" holds EndTxn#"):]
+			corr = rest[:strings.IndexByte(rest, ' ')]
+			break
+		}
+	}
+	if corr == "" {
+		return false, false
+	}
+	last := ""
+	for _, l := range trace {
+		if strings.Contains(l, " c1 recv EndTxn#"+corr+" ") {
+			return strings.Contains(last, " Ongoing"), true
+		}
+		if strings.Contains(l, " c1 txn t1 ") {
+			last = l
+		}
+	}
+	return false, false
+}
+
+// TestTxnLate: under the classic protocol (Kafka 3.9) a held EndTxn that
+// reaches the coordinator during a later transaction breaks INV-TXN in
+// every run (aborted read, torn transaction or lost write), and one that
+// arrives between transactions breaks nothing; under transaction version
+// 2 (4.1) nothing breaks, crossing or not (issue: KAFKA-17754, X40, X43).
+func TestTxnLate(t *testing.T) {
+	sc, err := Lookup("txnlate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := seedsFor(t)
+	for _, v := range []string{"3.9", "4.1"} {
+		crossings := 0
+		for seed := uint64(1); seed <= n; seed++ {
+			r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: kv("kafka.version", v), KeepTrace: true})
+			crossed, found := crossedBoundary(r.Trace)
+			if !found {
+				t.Fatalf("kafka %s seed %d: the held EndTxn never reached the coordinator\nreproduce: %s", v, seed, r.Reproduce)
+			}
+			if crossed {
+				crossings++
+			}
+			broke := fired(r)[check.InvTxn]
+			switch {
+			case v == "3.9" && crossed && !broke:
+				t.Errorf("kafka 3.9 seed %d: the late EndTxn crossed into a later transaction but INV-TXN holds (%v)\nreproduce: %s", seed, r.Violations, r.Reproduce)
+			case v == "3.9" && !crossed && broke:
+				t.Errorf("kafka 3.9 seed %d: the late EndTxn arrived between transactions, yet INV-TXN fires (%v)\nreproduce: %s", seed, r.Violations, r.Reproduce)
+			case v == "4.1" && len(r.Violations) > 0:
+				t.Errorf("kafka 4.1 seed %d: %v\nreproduce: %s", seed, r.Violations, r.Reproduce)
+			}
+		}
+		if crossings < int(n)/4 {
+			t.Errorf("kafka %s: only %d of %d runs crossed a transaction boundary: the test says little", v, crossings, n)
+		}
+		t.Logf("kafka %s: %d of %d runs crossed a boundary", v, crossings, n)
+	}
+}
+
+// TestHanging: a batch that arrives after its transaction's abort leaves
+// the last stable offset stuck on Kafka 3.5 (LIVE-LSO fails in every
+// run), while 3.6's verification and 4.1's transaction version 2 keep it
+// moving (bug-zoo Z19, transactions.md X45).
+func TestHanging(t *testing.T) {
+	sc, err := Lookup("hanging")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := seedsFor(t)
+	for _, v := range []string{"3.5", "3.6", "4.1"} {
+		for seed := uint64(1); seed <= n; seed++ {
+			r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: kv("kafka.version", v)})
+			if got, want := fired(r)[check.LiveLSO], v == "3.5"; got != want {
+				t.Fatalf("kafka %s seed %d: LIVE-LSO fired %v, want %v (%v)\nreproduce: %s", v, seed, got, want, r.Violations, r.Reproduce)
+			}
+		}
+	}
+}

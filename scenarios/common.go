@@ -40,6 +40,7 @@ func commonParams() []Param {
 		{Key: "producer.whatif.fence_only", Kind: Bool, Default: "false", Doc: "what-if (Kafka refuses it): a transactional.id with transaction.records=0 only fences older instances and the producer sends outside transactions; Kafka's send() throws IllegalStateException there"},
 		{Key: "producer.bug.metaflap_reset", Kind: Bool, Default: "false", Doc: "defect Z11 (librdkafka 1.9.0): a metadata flap restarts sequences at 0"},
 		{Key: "producer.bug.reuse_expired_seq", Kind: Bool, Default: "false", Doc: "defect Z11f (franz-go #1217): an expired written batch frees its sequence numbers"},
+		{Key: "producer.bug.txn_bump_in_txn", Kind: Bool, Default: "false", Doc: "defect Z17 (librdkafka #3575, fixed in 1.8.2): a transactional producer's OUT_OF_ORDER_SEQUENCE_NUMBER bumps the epoch through the coordinator inside the transaction, which the client believes still open (client.policy=librdkafka)"},
 		{Key: "producer.bug.bump_on_any_oosn", Kind: Bool, Default: "false", Doc: "defect Z13 (librdkafka #4953): any OUT_OF_ORDER_SEQUENCE_NUMBER bumps and resets every partition (client.policy=librdkafka)"},
 		{Key: "coordinator.bug.no_rotate", Kind: Bool, Default: "false", Doc: "defect K19367: the coordinator does not rotate the producer id at an exhausted epoch"},
 		{Key: "coordinator.bug.no_bump_on_timeout", Kind: Bool, Default: "false", Doc: "defect Z05b (KAFKA-6119): a transaction timeout aborts without bumping the epoch"},

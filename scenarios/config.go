@@ -160,6 +160,8 @@ type ProducerParams struct {
 	BugReuseExpiredSeq bool
 	// BugBumpOnAnyOOSN is producer.bug.bump_on_any_oosn (-bug Z13).
 	BugBumpOnAnyOOSN bool
+	// BugTxnBumpInTxn is producer.bug.txn_bump_in_txn (-bug Z17).
+	BugTxnBumpInTxn bool
 }
 
 // Rebuild is how a restarted broker rebuilds its producer state.
@@ -339,6 +341,7 @@ var fields = map[string]func(c *Config) any{
 	"producer.whatif.fence_only":            func(c *Config) any { return &c.Producer.WhatIfFenceOnly },
 	"producer.bug.reuse_expired_seq":        func(c *Config) any { return &c.Producer.BugReuseExpiredSeq },
 	"producer.bug.bump_on_any_oosn":         func(c *Config) any { return &c.Producer.BugBumpOnAnyOOSN },
+	"producer.bug.txn_bump_in_txn":          func(c *Config) any { return &c.Producer.BugTxnBumpInTxn },
 
 	// Broker.
 	"broker.window":                             func(c *Config) any { return &c.Broker.Window },
@@ -602,5 +605,11 @@ func (c *Config) producerConfig() model.ProducerConfig {
 	pc.BugResetSeqOnMetadataFlap = p.BugMetaflapReset
 	pc.BugReuseExpiredSeq = p.BugReuseExpiredSeq
 	pc.BugBumpOnAnyOOSN = p.BugBumpOnAnyOOSN
+	pc.BugTxnBumpInTxn = p.BugTxnBumpInTxn
+	if pc.Policy != model.PolicyJava {
+		// librdkafka and franz-go run the classic transaction protocol
+		// (KIP-890 part 2 is in the Java client from 4.0).
+		pc.TransactionVersion = 1
+	}
 	return pc
 }

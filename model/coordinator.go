@@ -124,6 +124,13 @@ type CoordinatorConfig struct {
 	// long is sent again (TransactionMarkerChannelManager, l.83-100; X11).
 	// 0 means the default.
 	MarkerRequestTimeout time.Duration
+	// LogAppendTime is how long a write to __transaction_state takes to
+	// be replicated (acks=-1; TransactionStateManager.appendTransactionToLog,
+	// X3): meanwhile the transition is pending, the request waits for its
+	// answer, and other requests of the transactional id get
+	// CONCURRENT_TRANSACTIONS (X6). A crash before the write completes
+	// loses it. 0 makes every write one step (X48).
+	LogAppendTime time.Duration
 	// MarkerRetryBackoff is the wait before markers refused with a
 	// retriable error are sent again, to the partition's current leader
 	// (X12; Kafka's marker channel re-queues them for its next send loop,
@@ -294,6 +301,10 @@ type Coordinator struct {
 	log txnLog
 	// down: crashed, its memory lost until Restart reloads the log.
 	down bool
+	// pending marks the transactional ids with a transition being written
+	// (CoordinatorConfig.LogAppendTime): the timeout and expiration
+	// checks skip them.
+	pending map[string]bool
 	// txns maps transactional.id to its metadata. Iterated only through
 	// sorted keys.
 	txns map[string]*TxnMetadata
@@ -649,7 +660,7 @@ func (c *Coordinator) AbortTimedOutTransactions(now sim.Time) []TxnMarker {
 	var out []TxnMarker
 	for _, id := range c.TransactionalIDs() {
 		m := c.txns[id]
-		if m.State == TxnOngoing && now.Sub(m.TxnStartTime) >= m.TxnTimeout {
+		if m.State == TxnOngoing && now.Sub(m.TxnStartTime) >= m.TxnTimeout && !c.pending[id] {
 			if c.cfg.BugNoBumpOnTimeout {
 				m.State = TxnPrepareAbort
 				m.LastUpdate = now
@@ -716,7 +727,7 @@ func (c *Coordinator) ExpireTransactionalIDs(now sim.Time) []string {
 	var gone []string
 	for _, id := range c.TransactionalIDs() {
 		m := c.txns[id]
-		if expirable(m) && m.LastUpdate <= now.Add(-c.cfg.idExpiration()) {
+		if expirable(m) && m.LastUpdate <= now.Add(-c.cfg.idExpiration()) && !c.pending[id] {
 			gone = append(gone, id)
 		}
 	}

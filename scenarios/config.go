@@ -219,6 +219,9 @@ type BrokerParams struct {
 	ExpirationCheckInterval time.Duration
 	// RestartRebuild is broker.restart.rebuild: log or none.
 	RestartRebuild Rebuild
+	// BugNoVerificationGuard is broker.bug.no_verification_guard (-bug
+	// KAFKA-14904).
+	BugNoVerificationGuard bool
 }
 
 // CoordinatorParams is the transaction coordinator's behaviour.
@@ -229,6 +232,9 @@ type CoordinatorParams struct {
 	// EpochBits is epoch.bits: the width of producer epochs, signed,
 	// 2..16 bits (Kafka: 16).
 	EpochBits int
+	// LogAppendTime is coordinator.log.append.time: how long a
+	// __transaction_state write takes, 0..1h.
+	LogAppendTime time.Duration
 	// AbortCleanupInterval is
 	// transaction.abort.timed.out.transaction.cleanup.interval.ms: how
 	// often timed-out transactions are aborted, 1..2147483647 ms.
@@ -356,9 +362,11 @@ var fields = map[string]func(c *Config) any{
 	"producer.id.expiration.ms":                 func(c *Config) any { return &c.Broker.ProducerIDExpiration },
 	"producer.id.expiration.check.interval.ms":  func(c *Config) any { return &c.Broker.ExpirationCheckInterval },
 	"broker.restart.rebuild":                    func(c *Config) any { return &c.Broker.RestartRebuild },
+	"broker.bug.no_verification_guard":          func(c *Config) any { return &c.Broker.BugNoVerificationGuard },
 
 	// Coordinator.
 	"coordinator.next.pid":               func(c *Config) any { return &c.Coordinator.NextPID },
+	"coordinator.log.append.time":        func(c *Config) any { return &c.Coordinator.LogAppendTime },
 	"epoch.bits":                         func(c *Config) any { return &c.Coordinator.EpochBits },
 	"coordinator.bug.no_rotate":          func(c *Config) any { return &c.Coordinator.BugNoRotate },
 	"coordinator.bug.no_bump_on_timeout": func(c *Config) any { return &c.Coordinator.BugNoBumpOnTimeout },

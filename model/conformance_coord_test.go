@@ -20,16 +20,7 @@ import (
 // behaviour where the model is known to differ. Such a vector still runs:
 // while it fails it is skipped with the reason and the failure; once it
 // passes the test fails, so that it leaves this list.
-var knownDiff = map[string]string{
-	"c14_timeout_not_at_exact_deadline.json": "X8: Kafka times out an Ongoing transaction when txnStartTimestamp + txnTimeoutMs < now (strict); " +
-		"Coordinator.AbortTimedOutTransactions uses now - TxnStartTime >= TxnTimeout, so it aborts at the check exactly at the deadline",
-	"c22_expired_id_init_afresh.json": "X9/X1: after an id's tombstone (Dead), InitProducerId for the same id creates fresh metadata in Kafka; " +
-		"Coordinator.logged compares the new Empty with the id's last record (Dead) and panics \"illegal transaction transition Dead -> Empty\"",
-	"c25_tv2_exhaustion_reload_resends_old_pid_markers.json": "X4/X24/X10: the TV2 overflow EndTxn logs PrepareCommit at (old pid, 32767) in Kafka; " +
-		"the model logs (new pid, 0), so a reload re-sends the COMMIT markers for the new pid and the old pid's transaction stays open on the partitions",
-	"c27_empty_transaction_logs_prepare.json": "X1/X3/X12: with no partitions Kafka still writes Prepare* before Complete*; " +
-		"Coordinator.EndTxn (and fenceAndAbort, for the fence and the timeout) completes at once, and Coordinator.logged panics on Ongoing -> Complete*",
-}
+var knownDiff = map[string]string{}
 
 // coordPeer is the client every coordinator request of a vector comes from.
 var coordPeer = Peer{Node: 9}

@@ -209,6 +209,13 @@ type TxnMetadata struct {
 	TxnStartTime sim.Time
 	// LastUpdate is the time of the last state change.
 	LastUpdate sim.Time
+	// NextProducerID, when Rotating, is the producer id a transaction
+	// version 2 EndTxn at an exhausted epoch allocated: the transaction
+	// completes under it at epoch 0 (TransactionMetadata.nextProducerId,
+	// prepareComplete, X24). Kept in memory only, as in Kafka (X4): a
+	// reload between Prepare* and Complete* loses the rotation.
+	NextProducerID ProducerID
+	Rotating       bool
 }
 
 func (m *TxnMetadata) clone() TxnMetadata {
@@ -469,11 +476,7 @@ func (c *Coordinator) fenceAndAbort(now sim.Time, m *TxnMetadata) []TxnMarker {
 	m.LastProducerEpoch = NoEpoch
 	m.State = TxnPrepareAbort
 	m.LastUpdate = now
-	mk := c.markers(m, m.ProducerID, m.ProducerEpoch, MarkerAbort)
-	if len(mk) == 0 {
-		c.MarkersWritten(now, m.TransactionalID)
-	}
-	return mk
+	return c.markers(m, m.ProducerID, m.ProducerEpoch, MarkerAbort)
 }
 
 func (c *Coordinator) markers(m *TxnMetadata, pid ProducerID, epoch int16, mt MarkerType) []TxnMarker {
@@ -594,25 +597,29 @@ func (c *Coordinator) EndTxn(now sim.Time, req EndTxnCall) EndTxnResult {
 		return fail(ErrInvalidTxnState, "no transaction")
 	case TxnOngoing:
 		pid, epoch := m.ProducerID, m.ProducerEpoch
+		res := EndTxnResult{}
 		if tv2 {
-			if c.cfg.EpochExhausted(m.ProducerEpoch) {
-				m.PrevProducerID, m.LastProducerEpoch = m.ProducerID, m.ProducerEpoch
-				epoch = m.ProducerEpoch + 1
-				m.ProducerID, m.ProducerEpoch = c.newPID(), 0
-			} else {
-				m.LastProducerEpoch = m.ProducerEpoch
-				m.ProducerEpoch++
-				epoch = m.ProducerEpoch
+			// Prepare* at e+1 with lastProducerEpoch e (X21); at an
+			// exhausted epoch a new producer id is allocated for the
+			// Complete* (X24), and the response carries it (KAFKA-18660,
+			// 4.0).
+			m.LastProducerEpoch = m.ProducerEpoch
+			m.ProducerEpoch++
+			epoch = m.ProducerEpoch
+			if c.cfg.EpochExhausted(m.LastProducerEpoch) {
+				m.NextProducerID, m.Rotating = c.newPID(), true
+				res.ProducerID, res.Epoch = m.NextProducerID, 0
 			}
 		}
 		m.State = prep
 		m.LastUpdate = now
-		mk := c.markers(m, pid, epoch, mt)
-		if len(mk) == 0 {
-			// Nothing to write: complete at once.
-			c.MarkersWritten(now, m.TransactionalID)
+		// With no partitions there is nothing to write: the node completes
+		// the transaction once Prepare* is written (X3, X12).
+		res.Markers = c.markers(m, pid, epoch, mt)
+		if !m.Rotating {
+			res.ProducerID, res.Epoch = m.ProducerID, m.ProducerEpoch
 		}
-		return EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Markers: mk}
+		return res
 	case TxnPrepareCommit, TxnPrepareAbort:
 		if m.State == prep {
 			return fail(ErrConcurrentTransactions, "markers still being written")
@@ -644,6 +651,11 @@ func (c *Coordinator) MarkersWritten(now sim.Time, transactionalID string) bool 
 	default:
 		return false
 	}
+	if m.Rotating {
+		// X24: Complete* under the new producer id at epoch 0.
+		m.PrevProducerID, m.ProducerID, m.ProducerEpoch = m.ProducerID, m.NextProducerID, 0
+		m.NextProducerID, m.Rotating = 0, false
+	}
 	m.Partitions = nil
 	m.LastUpdate = now
 	return true
@@ -660,15 +672,13 @@ func (c *Coordinator) AbortTimedOutTransactions(now sim.Time) []TxnMarker {
 	var out []TxnMarker
 	for _, id := range c.TransactionalIDs() {
 		m := c.txns[id]
-		if m.State == TxnOngoing && now.Sub(m.TxnStartTime) >= m.TxnTimeout && !c.pending[id] {
+		// Strictly after the deadline: txnStartTimestamp + txnTimeoutMs <
+		// now (TransactionStateManager.timedOutTransactions, l.122).
+		if m.State == TxnOngoing && now.Sub(m.TxnStartTime) > m.TxnTimeout && !c.pending[id] {
 			if c.cfg.BugNoBumpOnTimeout {
 				m.State = TxnPrepareAbort
 				m.LastUpdate = now
-				mk := c.markers(m, m.ProducerID, m.ProducerEpoch, MarkerAbort)
-				if len(mk) == 0 {
-					c.MarkersWritten(now, id)
-				}
-				out = append(out, mk...)
+				out = append(out, c.markers(m, m.ProducerID, m.ProducerEpoch, MarkerAbort)...)
 				continue
 			}
 			out = append(out, c.fenceAndAbort(now, m)...)

@@ -35,6 +35,9 @@ type coordinatorNode struct {
 	// correlation id.
 	reqs    map[int64]*markerReq
 	nextReq int64
+	// gaveUp are the transactions whose markers were refused for good:
+	// they stay in Prepare* until a reload (X12).
+	gaveUp map[string]bool
 	// writes are the transitions being written to __transaction_state
 	// (CoordinatorConfig.LogAppendTime), by number.
 	writes    map[uint64]*pendingWrite
@@ -46,7 +49,7 @@ type coordinatorNode struct {
 }
 
 func newCoordinatorNode() coordinatorNode {
-	return coordinatorNode{jobs: map[string]*markerJob{}, reqs: map[int64]*markerReq{}, writes: map[uint64]*pendingWrite{},
+	return coordinatorNode{jobs: map[string]*markerJob{}, reqs: map[int64]*markerReq{}, writes: map[uint64]*pendingWrite{}, gaveUp: map[string]bool{},
 		timeouts: newCheckTimer(), expiration: newCheckTimer()}
 }
 
@@ -162,7 +165,8 @@ func (c *Coordinator) logged(now sim.Time, id string, reloaded bool) {
 		return
 	}
 	if i, ok := c.log.last[id]; ok && !reloaded {
-		if prev := c.log.records[i].State; prev != m.State && !m.State.CanFollow(prev) {
+		// After a tombstone the id starts afresh (X9).
+		if prev := c.log.records[i].State; prev != TxnDead && prev != m.State && !m.State.CanFollow(prev) {
 			// Kafka throws IllegalStateException (prepareTransitionTo,
 			// l.389): a coordinator bug, never a client error.
 			panic("model: illegal transaction transition " + prev.String() + " -> " + m.State.String() + " for " + id)
@@ -184,6 +188,7 @@ func (c *Coordinator) observeState(m *TxnMetadata, reloaded bool) {
 // markers (X11). The transaction completes once every marker is written.
 func (c *Coordinator) sendMarkers(now sim.Time, txnID string, mk []TxnMarker) {
 	if len(mk) == 0 {
+		c.completeEmpty(now, txnID)
 		return
 	}
 	n := &c.node
@@ -291,6 +296,7 @@ func (c *Coordinator) maybeComplete(now sim.Time, txnID string, j *markerJob) {
 	}
 	delete(c.node.jobs, txnID)
 	if j.gaveUp {
+		c.node.gaveUp[txnID] = true
 		c.observe(Obs{Kind: ObsNote, Text: "gave up writing the markers of " + txnID + ": it stays in Prepare* until the log is reloaded"})
 		return
 	}
@@ -300,6 +306,18 @@ func (c *Coordinator) maybeComplete(now sim.Time, txnID string, j *markerJob) {
 	}
 	c.MarkersWritten(now, txnID)
 	c.logged(now, txnID, false)
+}
+
+// completeEmpty completes a transaction in Prepare* that has no marker to
+// write (no partitions): Complete* follows the Prepare* write at once.
+// A transaction whose markers were given up stays in Prepare* (X12).
+func (c *Coordinator) completeEmpty(now sim.Time, txnID string) {
+	m := c.txns[txnID]
+	if m == nil || m.State != TxnPrepareCommit && m.State != TxnPrepareAbort ||
+		c.node.jobs[txnID] != nil || c.node.gaveUp[txnID] || c.pending[txnID] {
+		return
+	}
+	c.maybeComplete(now, txnID, &markerJob{})
 }
 
 // busy reports whether a transition of transactionalID is being written.
@@ -399,9 +417,11 @@ func (c *Coordinator) Wake(now sim.Time, token uint64) []Out {
 			c.sendMarkers(now, mk[i].TransactionalID, mk[i:j])
 			i = j
 		}
-		// Timed-out transactions with no partition completed at once.
+		// Timed-out transactions with no partition: Prepare*, then
+		// Complete*.
 		for _, id := range c.TransactionalIDs() {
 			c.logged(now, id, false)
+			c.completeEmpty(now, id)
 		}
 	}
 	c.arm(now)
@@ -450,7 +470,7 @@ func (c *Coordinator) arm(now sim.Time) {
 	n := &c.node
 	if every := sim.Time(c.cfg.TimeoutCheckInterval); every > 0 {
 		if next, ok := c.nextDue(func(m *TxnMetadata) (sim.Time, bool) {
-			return m.TxnStartTime.Add(m.TxnTimeout), m.State == TxnOngoing
+			return m.TxnStartTime.Add(m.TxnTimeout) + 1, m.State == TxnOngoing // strictly after the deadline
 		}); ok {
 			if o, ok := n.timeouts.arm(next, every); ok {
 				n.out = append(n.out, o)

@@ -537,7 +537,11 @@ func (p *Producer) adoptEndTxnEpoch(pid ProducerID, epoch int16) {
 	if pid == p.pid && epoch == p.epoch {
 		return
 	}
-	p.note(NoteEpochBump, "epoch "+itoa(int64(p.epoch))+" -> "+itoa(int64(epoch))+" (EndTxn, transaction version 2)")
+	if pid != p.pid {
+		p.note(NoteEpochBump, "producer id "+itoa(int64(p.pid))+" epoch "+itoa(int64(p.epoch))+" -> producer id "+itoa(int64(pid))+" epoch "+itoa(int64(epoch))+" (EndTxn at an exhausted epoch, transaction version 2)")
+	} else {
+		p.note(NoteEpochBump, "epoch "+itoa(int64(p.epoch))+" -> "+itoa(int64(epoch))+" (EndTxn, transaction version 2)")
+	}
 	p.pid, p.epoch = pid, epoch
 	for _, ps := range p.parts {
 		p.resetPartition(ps, pid, epoch)

@@ -37,6 +37,17 @@ type BrokerConfig struct {
 	MuteRandom bool
 	// Rand is the broker's own random stream (transient errors).
 	Rand *rand.Rand
+	// Replicas gives, per partition, its replicas' broker indexes in
+	// assignment order (replication.factor of them; the first is the
+	// preferred leader). Nil: no replication, the broker is the only copy
+	// of the partitions Leaders gives it, and there is no controller.
+	Replicas [][]int32
+	// Leader, Fetcher and HeartbeatInterval are the replication settings
+	// (replica.lag.time.max.ms, min.insync.replicas, version rules;
+	// replica.fetch.*; broker.heartbeat.interval.ms, 0 means 2000 ms).
+	Leader            LeaderConfig
+	Fetcher           FetcherConfig
+	HeartbeatInterval time.Duration
 }
 
 // RejectRule is an armed plan action "reject N CLIENT>SERVER ERROR
@@ -57,9 +68,10 @@ type RejectRule struct {
 
 // Broker is one broker process, leader of some partitions of the topic: it
 // turns produce requests into appends, writes transaction markers, and
-// expires idle producer state. Replication is not modelled: the leader is
-// the only replica, so acks=1 and acks=all behave alike (the high
-// watermark equals the log end). It is a pure state machine ([Server]).
+// expires idle producer state. Without [BrokerConfig.Replicas] the leader
+// is the only replica, so acks=1 and acks=all behave alike (the high
+// watermark equals the log end); with them it replicates (broker_repl.go).
+// It is a pure state machine ([Server]).
 type Broker struct {
 	cfg BrokerConfig
 	// parts holds the led partitions by partition id (nil elsewhere).
@@ -75,6 +87,14 @@ type Broker struct {
 	// coordinator answers in that order).
 	parked []parkedProduce
 	out    []Out
+
+	// Replication (broker_repl.go): the hosted replicas by partition id,
+	// the applied metadata and its offset, the replies waiting for
+	// acks=all.
+	reps       []*replica
+	meta       []PartitionState
+	metaOffset int64
+	pending    []pendingReply
 }
 
 // parkedProduce is a produce request waiting for its verification answer.
@@ -88,6 +108,10 @@ type parkedProduce struct {
 // NewBroker returns a broker with empty logs for the partitions it leads.
 func NewBroker(cfg BrokerConfig) *Broker {
 	b := &Broker{cfg: cfg, parts: make([]*Partition, len(cfg.Leaders)), notReady: make([]int64, len(cfg.Leaders)), expiry: newCheckTimer()}
+	if b.Replicated() {
+		b.initReplicas()
+		return b
+	}
 	for i, l := range cfg.Leaders {
 		if l == cfg.ID {
 			b.parts[i] = NewPartition(int32(i), cfg.Partition)
@@ -100,7 +124,8 @@ func NewBroker(cfg BrokerConfig) *Broker {
 // Config returns the broker's settings.
 func (b *Broker) Config() BrokerConfig { return b.cfg }
 
-// Partitions returns the partitions the broker leads, in id order.
+// Partitions returns the partitions the broker leads (with replication:
+// hosts), in id order.
 func (b *Broker) Partitions() []*Partition {
 	var ps []*Partition
 	for _, p := range b.parts {
@@ -111,7 +136,8 @@ func (b *Broker) Partitions() []*Partition {
 	return ps
 }
 
-// Partition returns partition id, or nil if the broker does not lead it.
+// Partition returns partition id, or nil if the broker does not lead (with
+// replication: host) it.
 func (b *Broker) Partition(id int32) *Partition {
 	if id < 0 || int(id) >= len(b.parts) {
 		return nil
@@ -132,6 +158,19 @@ func (b *Broker) Step(now sim.Time, from Peer, m Message) []Out {
 		b.verified(now, m)
 	case *WriteTxnMarkersRequest:
 		b.writeMarkers(now, from, m)
+	case *MetadataRequest:
+		b.metadataRequest(from, m)
+	case *FetchRequest:
+		b.fetchRequest(now, from, m)
+	case *FetchResponse:
+		b.fetchResponse(now, from, m)
+	case *MetadataUpdate:
+		b.applyMetadata(now, m)
+	case *AlterPartitionResponse:
+		if r := b.rep(m.Partition); r != nil {
+			b.leaderEffects(now, r, r.ls.OnAlterPartitionResponse(now, m))
+		}
+	case *BrokerHeartbeatResponse:
 	default:
 		panic("model: a broker cannot handle " + string(m.AppendDescription(nil)))
 	}
@@ -203,9 +242,13 @@ func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, ver
 	if req.Acks != 0 {
 		resp = &ProduceResponse{CorrelationID: req.CorrelationID, Partitions: make([]PartitionResponse, len(req.Batches))}
 	}
+	var waits []partWait
 	for i := range req.Batches {
 		bt := &req.Batches[i]
 		p := b.Partition(bt.Partition)
+		if p != nil && !b.Leads(bt.Partition) {
+			p = nil
+		}
 		var r AppendResult
 		random := false
 		switch {
@@ -217,9 +260,18 @@ func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, ver
 		default:
 			var hit bool
 			hit, random = b.transient(from, bt.Partition, &r)
-			if !hit {
-				r = p.AppendWith(now, *bt, AppendOptions{Verification: verify[i], ImplicitAdd: req.TransactionV2})
+			if hit {
+				break
 			}
+			if b.Replicated() {
+				// R20.5: below min.insync.replicas an acks=all batch is
+				// refused before any other check.
+				if e := b.reps[bt.Partition].ls.CheckAppend(req.Acks); e != ErrNone {
+					r = AppendResult{Err: e, FirstOffset: -1, LastOffset: -1, Reason: "in-sync replicas below min.insync.replicas"}
+					break
+				}
+			}
+			r = p.AppendWith(now, *bt, AppendOptions{Verification: verify[i], ImplicitAdd: req.TransactionV2})
 		}
 		o := Obs{Kind: ObsVerdict, Peer: from.Node, N: from.ReqNo, Batch: *bt, Result: r, Random: random, Flag: len(req.Batches) > 1}
 		if r.Duplicate && p != nil {
@@ -231,11 +283,23 @@ func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, ver
 		if resp != nil {
 			resp.Partitions[i] = PartitionResponse{Partition: bt.Partition, Err: r.Err, BaseOffset: r.FirstOffset}
 		}
+		if b.Replicated() && p != nil && r.Err == ErrNone {
+			id, err := b.leaderAppend(now, bt.Partition, r, !r.Duplicate, req.Acks, b.produceTimeout(req))
+			if id != 0 {
+				waits = append(waits, partWait{part: bt.Partition, id: id, idx: i})
+			} else if resp != nil && err != ErrNone {
+				resp.Partitions[i].Err = err
+			}
+		}
 	}
 	for i := range b.rejects {
 		if rr := &b.rejects[i]; rr.hit {
 			rr.hit, rr.used = false, true
 		}
+	}
+	if resp != nil && len(waits) > 0 {
+		b.pending = append(b.pending, pendingReply{from: from, msg: resp, waits: waits})
+		return
 	}
 	if resp != nil {
 		b.out = append(b.out, Out{Kind: OutReply, Peer: from, Msg: resp})
@@ -270,14 +334,29 @@ func (b *Broker) transient(from Peer, part int32, r *AppendResult) (hit, random 
 // error per marker.
 func (b *Broker) writeMarkers(now sim.Time, from Peer, m *WriteTxnMarkersRequest) {
 	resp := &WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: make([]ErrCode, len(m.Markers))}
+	var waits []partWait
 	for i, mk := range m.Markers {
 		p := b.Partition(mk.Partition)
 		r := AppendResult{Err: ErrNotLeaderOrFollower, FirstOffset: -1, LastOffset: -1}
-		if p != nil {
+		if p != nil && b.Leads(mk.Partition) {
 			r = p.AppendMarker(now, mk.PID, mk.Epoch, mk.CoordinatorEpoch, mk.Marker)
 		}
 		resp.Errs[i] = r.Err
 		b.observe(Obs{Kind: ObsMarker, Partition: mk.Partition, PID: mk.PID, Epoch: mk.Epoch, Marker: mk.Marker, Err: r.Err, Result: r})
+		if b.Replicated() && r.Err == ErrNone {
+			// Markers are written with acks=-1 (TransactionMarkerRequestCompletionHandler's
+			// WriteTxnMarkers is appended with requiredAcks -1, RM#appendRecords).
+			r.LastOffset = r.FirstOffset
+			if id, err := b.leaderAppend(now, mk.Partition, r, true, -1, 30*time.Second); id != 0 {
+				waits = append(waits, partWait{part: mk.Partition, id: id, idx: i})
+			} else {
+				resp.Errs[i] = err
+			}
+		}
+	}
+	if len(waits) > 0 {
+		b.pending = append(b.pending, pendingReply{from: from, msg: resp, waits: waits})
+		return
 	}
 	b.out = append(b.out, Out{Kind: OutReply, Peer: from, Msg: resp})
 }
@@ -287,6 +366,11 @@ func (b *Broker) writeMarkers(now sim.Time, from Peer, m *WriteTxnMarkersRequest
 // producer.id.expiration.check.interval.ms).
 func (b *Broker) Wake(now sim.Time, token uint64) []Out {
 	b.out = b.out[:0]
+	if token&tokRepl != 0 && b.Replicated() {
+		b.replWake(now, token)
+		b.armExpiry(now)
+		return b.out
+	}
 	at, ok := b.expiry.fire(token)
 	if !ok {
 		return b.out
@@ -336,6 +420,9 @@ func (b *Broker) armExpiry(now sim.Time) {
 func (b *Broker) Crash() {
 	b.parked = nil
 	b.expiry.stop()
+	if b.Replicated() {
+		b.replCrash()
+	}
 }
 
 // Restart rebuilds every led partition's producer state from its snapshot
@@ -354,6 +441,12 @@ func (b *Broker) Restart(now sim.Time, clean bool) []Out {
 		b.observe(Obs{Kind: ObsStateCheck, Partition: p.ID, Text: p.StateDiff(now)})
 	}
 	b.armExpiry(now)
+	if b.Replicated() {
+		// The restarted broker heartbeats at once (and gets the
+		// metadata it missed) and runs its ISR check again.
+		outs := append([]Out(nil), b.out...)
+		b.out = append(outs, b.Start(now)...)
+	}
 	return b.out
 }
 

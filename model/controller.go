@@ -100,6 +100,8 @@ type Controller struct {
 	uncleanAt  sim.Time
 
 	changed []int
+	// offset counts the publications.
+	offset int64
 	// fencing is true when a broker was fenced or unfenced since the last
 	// publication (a broker registration change record).
 	fencing bool
@@ -173,10 +175,15 @@ func (c *Controller) Step(now sim.Time, from Peer, m Message) []Out {
 			break
 		}
 		c.brokers[b].lastContact = now
+		if m.MetadataOffset < c.offset {
+			// The broker missed publications (it was cut off, paused or
+			// restarted): it catches up on the whole registration.
+			c.out = append(c.out, Out{Kind: OutSend, Dest: b, Msg: c.full()})
+		}
 		if c.brokers[b].fenced {
 			c.brokers[b].fenced = false
 			c.fencing = true
-			c.note("b" + itoa(int64(b)) + " unfenced")
+			c.note("b" + itoa(int64(b)+1) + " unfenced")
 			// RCM#handleBrokerUnfenced:1338: leaderless partitions may
 			// now elect b.
 			for i := range c.parts {
@@ -235,7 +242,7 @@ func (c *Controller) alterPartition(m *AlterPartitionRequest) *AlterPartitionRes
 	p.Recovering = false
 	c.changed = append(c.changed, i)
 	resp.State = p.clone()
-	c.note("p" + itoa(int64(p.Partition)) + " isr " + string(appendIDs(nil, p.ISR)) + " pe=" + itoa(int64(p.PartitionEpoch)))
+	c.note("p" + itoa(int64(p.Partition)) + " isr " + string(appendBrokers(nil, p.ISR)) + " pe=" + itoa(int64(p.PartitionEpoch)))
 	return resp
 }
 
@@ -282,7 +289,7 @@ func (c *Controller) Wake(now sim.Time, token uint64) []Out {
 func (c *Controller) fence(b int32) {
 	c.brokers[b].fenced = true
 	c.fencing = true
-	c.note("b" + itoa(int64(b)) + " fenced")
+	c.note("b" + itoa(int64(b)+1) + " fenced")
 	for i := range c.parts {
 		p := &c.parts[i]
 		if !slices.Contains(p.ISR, b) && p.Leader != b {
@@ -321,7 +328,7 @@ func (c *Controller) change(i int, target []int32, gone int32) {
 			for _, id := range p.Replicas {
 				if ok(id) {
 					leader, isr, recovering = id, []int32{id}, true
-					c.note("p" + itoa(int64(p.Partition)) + " unclean election of b" + itoa(int64(id)))
+					c.note("p" + itoa(int64(p.Partition)) + " unclean election of b" + itoa(int64(id)+1))
 					break
 				}
 			}
@@ -336,7 +343,11 @@ func (c *Controller) change(i int, target []int32, gone int32) {
 	}
 	if leader != p.Leader {
 		p.LeaderEpoch++
-		c.note("p" + itoa(int64(p.Partition)) + " leader b" + itoa(int64(leader)) + " e=" + itoa(int64(p.LeaderEpoch)))
+		who := "none"
+		if leader >= 0 {
+			who = "b" + itoa(int64(leader)+1)
+		}
+		c.note("p" + itoa(int64(p.Partition)) + " leader " + who + " epoch " + itoa(int64(p.LeaderEpoch)) + " isr " + string(appendBrokers(nil, isr)))
 	}
 	p.Leader = leader
 	p.ISR = append(p.ISR[:0:0], isr...)
@@ -354,19 +365,36 @@ func (c *Controller) publish() {
 	c.fencing = false
 	slices.Sort(c.changed)
 	c.changed = slices.Compact(c.changed)
-	m := &MetadataUpdate{Partitions: make([]PartitionState, 0, len(c.changed))}
+	c.offset++
+	m := &MetadataUpdate{Partitions: make([]PartitionState, 0, len(c.changed)), Offset: c.offset}
 	for _, i := range c.changed {
 		m.Partitions = append(m.Partitions, c.parts[i].clone())
 	}
-	for b := range c.brokers {
-		if c.brokers[b].fenced {
-			m.Fenced = append(m.Fenced, int32(b))
-		}
-	}
+	m.Fenced = c.fencedList()
 	for b := range c.brokers {
 		c.out = append(c.out, Out{Kind: OutSend, Dest: int32(b), Msg: m})
 	}
 	c.changed = c.changed[:0]
+}
+
+func (c *Controller) fencedList() []int32 {
+	var f []int32
+	for b := range c.brokers {
+		if c.brokers[b].fenced {
+			f = append(f, int32(b))
+		}
+	}
+	return f
+}
+
+// full returns every partition's registration and the fenced brokers at
+// the latest offset.
+func (c *Controller) full() *MetadataUpdate {
+	m := &MetadataUpdate{Partitions: make([]PartitionState, 0, len(c.parts)), Offset: c.offset, Fenced: c.fencedList()}
+	for i := range c.parts {
+		m.Partitions = append(m.Partitions, c.parts[i].clone())
+	}
+	return m
 }
 
 // armFence asks for a wake-up at the earliest session expiry, if it is

@@ -21,7 +21,10 @@ type ProduceRequest struct {
 	// TransactionV2 marks Produce v12: the leader adds a transactional
 	// batch's partition to the transaction itself (KIP-890 part 2).
 	TransactionV2 bool
-	Batches       []Batch
+	// TimeoutMs is how long the leader may wait for acks=all
+	// (request.timeout.ms; ProduceRequest's timeoutMs); 0 means 30000.
+	TimeoutMs int32
+	Batches   []Batch
 }
 
 // AppendDescription appends "Produce#3 {p0 pid=1000 e=0 seq=0..0 n=1 [a1:0]}".

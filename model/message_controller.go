@@ -13,6 +13,11 @@ const DestController int32 = -3
 // broker.heartbeat.interval.ms, 2000; R26).
 type BrokerHeartbeatRequest struct {
 	BrokerID int32
+	// MetadataOffset is the offset of the last metadata the broker
+	// applied (currentMetadataOffset); the controller sends a broker
+	// behind it everything it missed, standing in for the broker's fetch
+	// of the metadata log (R34).
+	MetadataOffset int64
 }
 
 // AppendDescription appends "Heartbeat b1".
@@ -133,6 +138,10 @@ type MetadataUpdate struct {
 	Partitions []PartitionState
 	// Fenced lists the fenced brokers, in increasing order.
 	Fenced []int32
+	// Offset numbers the controller's publications (the metadata log's
+	// offset); a full update to a broker that missed some carries the
+	// latest.
+	Offset int64
 }
 
 // AppendDescription appends "Metadata {p0 leader=2 e=1 pe=3 isr=[2,3]} fenced=[1]".

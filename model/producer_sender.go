@@ -382,7 +382,7 @@ func (p *Producer) maxInFlight(c *dconn) int {
 func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 	p.nextCorr++
 	q := &prequest{corr: p.nextCorr, dest: c.dest, sentAt: now, batches: batches}
-	req := &ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), Batches: make([]Batch, 0, len(batches))}
+	req := &ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), Batches: make([]Batch, 0, len(batches))}
 	for _, b := range batches {
 		ps := p.parts[b.b.Partition]
 		if i := slices.Index(ps.queue, b); i >= 0 {

@@ -181,6 +181,8 @@ type prequest struct {
 	init    bool
 	// txnOp is txnOpAdd or txnOpEnd for transactional requests.
 	txnOp uint8
+	// meta: a Metadata request (producer_metadata.go).
+	meta bool
 }
 
 // dconn is the producer's connection to one destination.
@@ -267,6 +269,14 @@ type Producer struct {
 	wakeAt    sim.Time
 	wakeToken uint64
 	out       []Out
+
+	// Metadata (producer_metadata.go): stale, a request in flight, the
+	// time of the last answer and the earliest next request, the next
+	// broker to try, and whether leaders is the instance's own copy.
+	metaStale, metaInflight bool
+	metaAt, metaRetryAt     sim.Time
+	metaNext                int32
+	ownLeaders              bool
 }
 
 // NewProducer returns a producer instance for application app, writing to
@@ -394,6 +404,9 @@ func (p *Producer) Disconnected(now sim.Time, dest int32) []Out {
 	if c.ready {
 		p.dropConn(now, c, ErrNetworkException)
 	}
+	if dest >= 0 {
+		p.requestMetadata()
+	}
 	p.poll(now)
 	return p.out
 }
@@ -409,6 +422,8 @@ func (p *Producer) Receive(now sim.Time, dest int32, m Message) []Out {
 	case *InitProducerIDResponse:
 		corr = r.CorrelationID
 	case *TxnResponse:
+		corr = r.CorrelationID
+	case *MetadataResponse:
 		corr = r.CorrelationID
 	default:
 		panic("model: producer received a request")
@@ -440,6 +455,8 @@ func (p *Producer) Receive(now sim.Time, dest int32, m Message) []Out {
 		p.handleInit(now, r)
 	case *TxnResponse:
 		p.handleTxnResponse(now, q, r)
+	case *MetadataResponse:
+		p.handleMetadata(now, r)
 	}
 	p.poll(now)
 	return p.out
@@ -512,6 +529,10 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err ErrCode) {
 			p.initSent = false
 			continue
 		}
+		if q.meta {
+			p.metaInflight = false
+			continue
+		}
 		if q.txnOp != txnOpNone {
 			p.txnLost(q)
 			continue
@@ -539,6 +560,9 @@ func (p *Producer) complete(now sim.Time, b *pbatch, err ErrCode, offset, logSta
 	if err == ErrNone {
 		p.completeOK(now, b, offset)
 		return
+	}
+	if err == ErrNotLeaderOrFollower || err == ErrLeaderNotAvailable {
+		p.requestMetadata()
 	}
 	if b.done {
 		// Expired earlier (C7.1): canRetry is false for a completed batch

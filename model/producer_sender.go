@@ -55,6 +55,7 @@ func (p *Producer) poll(now sim.Time) {
 		p.scheduleWake(now)
 		return
 	}
+	p.maybeUpdateMetadata(now)
 	if !idem || p.pid != NoProducerID && !p.txnBump && !p.rdkBump {
 		p.drain(now)
 	}
@@ -503,6 +504,9 @@ func (p *Producer) scheduleWake(now sim.Time) {
 	}
 	if p.initRetryAt > now {
 		at(p.initRetryAt)
+	}
+	if p.metaStale && !p.metaInflight && p.metaRetryAt > now {
+		at(p.metaRetryAt)
 	}
 	for _, c := range p.conns {
 		if !c.ready && c.reconnectAt > now {

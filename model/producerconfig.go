@@ -97,6 +97,15 @@ type ProducerConfig struct {
 	DeliveryTimeoutExplicit bool
 	// RequestTimeout is request.timeout.ms (default 30000 ms).
 	RequestTimeout time.Duration
+	// RefreshMetadata: the producer asks brokers for the partitions'
+	// leaders when they may have moved (producer_metadata.go). Set where
+	// the topic is replicated and leaders fail over; without replication
+	// leaders never move, and idemsim leaves the Metadata exchange out.
+	RefreshMetadata bool
+	// Brokers is the number of brokers Metadata requests may go to.
+	Brokers int
+	// MetadataMaxAge is metadata.max.age.ms (default 300000 ms).
+	MetadataMaxAge time.Duration
 	// RetryBackoff is retry.backoff.ms (default 100 ms).
 	RetryBackoff time.Duration
 	// RetryBackoffMax is retry.backoff.max.ms (default 1000 ms).

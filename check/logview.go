@@ -46,6 +46,10 @@ type logView struct {
 	// tx is what the stream tells of transactions (txnview.go).
 	tx txnFacts
 
+	// replicated: appends commit nothing; the final logs do
+	// (Config.Replicated).
+	replicated bool
+
 	// lost caches lostAcked's answer once the run ended (until the next
 	// run end).
 	lost     []model.RecordID
@@ -99,13 +103,15 @@ func (lv *logView) observe(o *model.Obs) {
 			}
 		}
 	case model.ObsVerdict:
-		if appended(o) {
+		if appended(o) && !lv.replicated {
 			lv.appendData(o)
 		}
 	case model.ObsMarker:
-		if o.Err == model.ErrNone {
+		if o.Err == model.ErrNone && !lv.replicated {
 			lv.appendMarker(o)
 		}
+	case model.ObsFinalLog:
+		lv.finalLog(o)
 	case model.ObsRunEnd:
 		// A scripted run may be judged at several points, each with
 		// its own run end: the lost records are worked out afresh.
@@ -113,6 +119,21 @@ func (lv *logView) observe(o *model.Obs) {
 		lv.lost, lv.lostDone = nil, false
 	}
 	lv.tx.observe(o)
+}
+
+// finalLog builds a replicated partition's committed view from its final
+// log, entry by entry, as if each were appended now.
+func (lv *logView) finalLog(o *model.Obs) {
+	for i := range o.Log {
+		e := &o.Log[i]
+		if e.Marker != model.MarkerNone {
+			lv.appendMarker(&model.Obs{Kind: model.ObsMarker, At: e.AppendedAt, Partition: o.Partition, PID: e.Batch.PID, Epoch: e.Batch.Epoch,
+				Marker: e.Marker, Result: model.AppendResult{FirstOffset: e.FirstOffset, LastOffset: e.LastOffset}})
+			continue
+		}
+		lv.appendData(&model.Obs{Kind: model.ObsVerdict, At: e.AppendedAt, Batch: e.Batch,
+			Result: model.AppendResult{FirstOffset: e.FirstOffset, LastOffset: e.LastOffset}})
+	}
 }
 
 // appendTo appends e to partition p's log and returns its index.

@@ -47,6 +47,11 @@ type Config struct {
 	// Names are the world's node names, indexed by node id ("p1" in
 	// "instance p1").
 	Names []string
+	// Replicated: the run replicates its partitions; a leader's append
+	// is committed only once it is below the final high watermark of the
+	// final leader, so the committed view is built from the run's final
+	// logs ([model.ObsFinalLog]) rather than from the appends.
+	Replicated bool
 }
 
 // maxEpoch returns MaxEpoch, or Kafka's 32767 when it is unset.
@@ -81,6 +86,7 @@ var _ model.Observer = (*Suite)(nil)
 // with the given configuration.
 func NewSuite(cfg Config) *Suite {
 	s := &Suite{lv: newLogView()}
+	s.lv.replicated = cfg.Replicated
 	s.tally.lv = s.lv
 	s.invs = make([]Invariant, len(registry))
 	for i, r := range registry {

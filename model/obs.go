@@ -116,6 +116,11 @@ const (
 	// Complete*). Flag: the state was reloaded from __transaction_state
 	// after a restart rather than reached by a request.
 	ObsTxnState
+	// ObsFinalLog: at the end of a replicated run, Partition's committed
+	// log: Log holds the entries of its final leader, broker Node (-1: the
+	// partition has no leader), below that replica's high watermark
+	// Result.LastOffset. INV-LOSS judges acknowledged records against it.
+	ObsFinalLog
 )
 
 // Obs is one typed observation: something a node or the network did. The
@@ -177,6 +182,8 @@ type Obs struct {
 	Txn int32
 	// Parts are partitions (ObsTxnState).
 	Parts []int32
+	// Log is a partition's final committed log (ObsFinalLog).
+	Log []LogEntry
 }
 
 // Observer reads the observation stream. Observe must not keep o past the

@@ -404,9 +404,6 @@ func (p *Producer) Disconnected(now sim.Time, dest int32) []Out {
 	if c.ready {
 		p.dropConn(now, c, ErrNetworkException)
 	}
-	if dest >= 0 {
-		p.requestMetadata()
-	}
 	p.poll(now)
 	return p.out
 }
@@ -522,6 +519,11 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err ErrCode) {
 	reqs := c.inflight
 	c.inflight = nil
 	c.ready = false
+	if c.dest >= 0 {
+		// NetworkClient.processDisconnection: a broker gone may have
+		// been a leader (DefaultMetadataUpdater.handleServerDisconnect).
+		p.requestMetadata()
+	}
 	c.reconnectAt = now.Add(p.cfg.ReconnectBackoff)
 	p.out = append(p.out, Out{Kind: OutClose, Dest: c.dest})
 	for _, q := range reqs {

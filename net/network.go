@@ -299,6 +299,16 @@ func (nw *Network) TakeNotices(now sim.Time) []Notice {
 	return nw.notices
 }
 
+// DelayWith draws one delay of the directed link from -> to from rng (a
+// stream of the caller's, so that the network's own draws do not shift).
+func (nw *Network) DelayWith(rng *rand.Rand, from, to NodeID) time.Duration {
+	return nw.lat[int(from)*len(nw.names)+int(to)].Draw(rng)
+}
+
+// LossPPM returns the request and response loss rates in parts per
+// million.
+func (nw *Network) LossPPM() (req, resp uint32) { return nw.reqPPM, nw.respPPM }
+
 // Delay draws one delay of the directed link from -> to.
 func (nw *Network) Delay(from, to NodeID) time.Duration {
 	return nw.lat[int(from)*len(nw.names)+int(to)].Draw(nw.rng)

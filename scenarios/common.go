@@ -16,7 +16,11 @@ func commonParams() []Param {
 		{Key: "app.idle.after", Kind: Int, Default: "0", Unit: "records", Doc: "records the application sends before it goes idle once (0: never)", Min: 0, Max: 1_000_000},
 		{Key: "app.idle.ms", Kind: Int, Default: "0", Unit: "ms", Doc: "length of that idle period", Min: 0, Max: 3_600_000},
 		{Key: "partitions", Kind: Int, Default: "1", Unit: "partitions", Doc: "partitions of the topic; partition p is led by broker p mod brokers, and records go round-robin", Min: 1, Max: 64},
-		{Key: "brokers", Kind: Int, Default: "1", Unit: "brokers", Doc: "brokers b1..bN; each partition has one copy, on its leader (replication is not modelled)", Min: 1, Max: 64},
+		{Key: "brokers", Kind: Int, Default: "1", Unit: "brokers", Doc: "brokers b1..bN; with replication.factor above 1 a controller, n1, runs too (docs/replication.md)", Min: 1, Max: 64},
+		{Key: "replication.factor", Kind: Int, Default: "-1", Unit: "replicas", Doc: "copies of each partition, on brokers p mod brokers and the next ones; -1 takes the default, min(3, brokers) (CreateTopics' -1: the broker's default.replication.factor); 1 is one copy and no controller", Min: -1, Max: 64},
+		{Key: "min.insync.replicas", Kind: Int, Default: "1", Unit: "replicas", Doc: "min.insync.replicas: fewer in-sync replicas refuse acks=all (NOT_ENOUGH_REPLICAS)", Min: 1, Max: 64},
+		{Key: "replica.lag.time.max.ms", Kind: Int, Default: "30000", Unit: "ms", Doc: "replica.lag.time.max.ms: a follower behind this long leaves the ISR (Kafka 2.5+, KIP-537; 10000 before)", Min: 1, Max: math.MaxInt32},
+		{Key: "unclean.leader.election.enable", Kind: Bool, Default: "false", Doc: "unclean.leader.election.enable: with no in-sync replica alive, elect an out-of-sync one (KRaft honours it from 3.9, KAFKA-12670)"},
 
 		// Producer (Kafka names, Kafka 3.0+ defaults).
 		{Key: "enable.idempotence", Kind: Bool, Default: "true", Doc: "enable.idempotence; set from -idempotence"},

@@ -45,15 +45,39 @@ type Config struct {
 	// Partitions is partitions: the topic's partitions, 1..64; partition p
 	// is led by broker p mod Brokers, and records go round-robin.
 	Partitions int
-	// Brokers is brokers: the brokers b1..bN, 1..64; each partition has
-	// one copy, on its leader.
+	// Brokers is brokers: the brokers b1..bN, 1..64.
 	Brokers int
+	// Replication is the topic's replication (replication.factor,
+	// min.insync.replicas, replica.lag.time.max.ms,
+	// unclean.leader.election.enable).
+	Replication ReplicationParams
 	// SequenceBits is sequence.bits: the width of sequence numbers, 1..31
 	// bits (Kafka: 31), shared by producers and brokers; with idempotence
 	// 2^bits must exceed (broker.window +
 	// max.in.flight.requests.per.connection) × batch.size
 	// ([Config.checkRules]).
 	SequenceBits int
+}
+
+// ReplicationParams are the replication settings.
+type ReplicationParams struct {
+	// Factor is replication.factor: -1 for min(3, brokers), else
+	// 1..brokers.
+	Factor int
+	// MinISR is min.insync.replicas, 1..64.
+	MinISR int
+	// LagTimeMax is replica.lag.time.max.ms.
+	LagTimeMax time.Duration
+	// Unclean is unclean.leader.election.enable.
+	Unclean bool
+}
+
+// ReplicationFactor returns the effective replication.factor.
+func (c *Config) ReplicationFactor() int {
+	if c.Replication.Factor < 1 {
+		return min(3, c.Brokers)
+	}
+	return c.Replication.Factor
 }
 
 // AppParams is the workload: what each application sends and when.
@@ -311,14 +335,18 @@ type ExtraParams struct {
 // parameter without an entry is an error of Decode (and of the tests).
 var fields = map[string]func(c *Config) any{
 	// Workload.
-	"records":          func(c *Config) any { return &c.App.Records },
-	"send.interval.ms": func(c *Config) any { return &c.App.SendInterval },
-	"app.idle.after":   func(c *Config) any { return &c.App.IdleAfter },
-	"app.idle.ms":      func(c *Config) any { return &c.App.Idle },
-	"app.mode":         func(c *Config) any { return &c.App.Mode },
-	"partitions":       func(c *Config) any { return &c.Partitions },
-	"brokers":          func(c *Config) any { return &c.Brokers },
-	"sequence.bits":    func(c *Config) any { return &c.SequenceBits },
+	"records":                        func(c *Config) any { return &c.App.Records },
+	"send.interval.ms":               func(c *Config) any { return &c.App.SendInterval },
+	"app.idle.after":                 func(c *Config) any { return &c.App.IdleAfter },
+	"app.idle.ms":                    func(c *Config) any { return &c.App.Idle },
+	"app.mode":                       func(c *Config) any { return &c.App.Mode },
+	"partitions":                     func(c *Config) any { return &c.Partitions },
+	"brokers":                        func(c *Config) any { return &c.Brokers },
+	"replication.factor":             func(c *Config) any { return &c.Replication.Factor },
+	"min.insync.replicas":            func(c *Config) any { return &c.Replication.MinISR },
+	"replica.lag.time.max.ms":        func(c *Config) any { return &c.Replication.LagTimeMax },
+	"unclean.leader.election.enable": func(c *Config) any { return &c.Replication.Unclean },
+	"sequence.bits":                  func(c *Config) any { return &c.SequenceBits },
 
 	// Versions.
 	"kafka.version":       func(c *Config) any { return &c.Versions.Kafka },
@@ -456,6 +484,10 @@ func (v *Values) Decode() (Config, error) {
 // batch size fit. Without idempotence batches carry no sequences and
 // the rule does not apply.
 func (c *Config) checkRules() error {
+	if f := c.Replication.Factor; f == 0 || f > c.Brokers {
+		// Kafka's CreateTopics answers INVALID_REPLICATION_FACTOR.
+		return fmt.Errorf("replication.factor=%d is out of range (allowed: -1 or 1..brokers=%d)", f, c.Brokers)
+	}
 	bits := c.SequenceBits
 	if !c.Producer.EnableIdempotence || bits < 1 || bits > 62 {
 		return nil // no sequences, or Param.check has refused the width

@@ -35,9 +35,15 @@ const (
 	// evAppResume: exactly-once instance node fetches its application's
 	// committed input position (again) and resumes there.
 	evAppResume
+	// evReplStart: the controller and the brokers start replication
+	// (world_repl.go).
+	evReplStart
+	// evReplDeliver: replication message msg arrives at node
+	// (world_repl.go).
+	evReplDeliver
 )
 
-var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume"}
+var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume", "repl-start", "repl-deliver"}
 
 // Event is one pending world event: a small value, so the loop's queue holds
 // it without allocating.

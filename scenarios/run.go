@@ -271,12 +271,15 @@ func Run(spec Spec) (*Result, error) {
 	stopText := stop.String()
 	if w.overState {
 		stopText = "state-limit"
+	} else {
+		w.settleRepl() // world_repl.go
 	}
 	end := w.loop.Now()
 	if w.ended && end < w.planEnd {
 		end = w.planEnd
 	}
 	pending, abandoned := w.pending()
+	w.finalLogs(end) // world_repl.go
 	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stopText, N: pending, Abandoned: abandoned, Until: w.planEnd})
 
 	counts, vs := w.chk.Finish()

@@ -203,6 +203,9 @@ func (w *World) stateHash(now sim.Time, ev Event) StateHash {
 	h.value(reflect.ValueOf(w.mf.delays))
 	h.value(reflect.ValueOf(w.mf.dups))
 	h.value(reflect.ValueOf(w.mf.held))
+	if w.repl != nil {
+		h.value(reflect.ValueOf(w.repl.wire))
+	}
 	h.u64(boolBits(w.ended, w.resend, w.overState))
 	h.i64(int64(w.planEnd))
 	h.i64(int64(w.limit))

@@ -40,6 +40,7 @@ var worldFields = map[string]string{
 	"mf":     "hashed: delays, dups and held (prearmed only matters at 0s)",
 	"probe":  "the explorer's hook",
 	"script": "nil in a run",
+	"repl":   "hashed: the controller as a node, the replication messages on the wire",
 }
 
 func TestStateHashCoversWorld(t *testing.T) {

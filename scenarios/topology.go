@@ -56,6 +56,10 @@ func (t Topology) BrokerName(i int) string { return "b" + strconv.Itoa(i+1) }
 // CoordinatorName returns the transaction coordinator's node name.
 func (t Topology) CoordinatorName() string { return "c1" }
 
+// ControllerName returns the KRaft controller's node name (replicated
+// runs).
+func (t Topology) ControllerName() string { return "n1" }
+
 // GroupCoordinatorName returns the group coordinator's node name.
 func (t Topology) GroupCoordinatorName() string { return "g1" }
 

@@ -293,6 +293,17 @@ func (t *traceWriter) Observe(o *model.Obs) {
 	case model.ObsMetadataFlap:
 		b = append(b, t.name(o.Node)...)
 		b = append(b, " metadata flap: the topic briefly looks deleted"...)
+	case model.ObsFinalLog:
+		b = append(b, "sim p"...)
+		b = strconv.AppendInt(b, int64(o.Partition), 10)
+		if o.Node < 0 {
+			b = append(b, " has no leader: nothing committed"...)
+			break
+		}
+		b = append(b, " committed on "...)
+		b = append(b, t.name(o.Node)...)
+		b = append(b, " below high watermark "...)
+		b = strconv.AppendInt(b, o.Result.LastOffset, 10)
 	default:
 		panic("scenarios: no trace line for observation kind " + strconv.Itoa(int(o.Kind)))
 	}

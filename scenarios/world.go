@@ -20,6 +20,9 @@ const (
 	kindBroker
 	kindCoordinator
 	kindGroupCoordinator
+	// kindController: the KRaft controller of a replicated run
+	// (world_repl.go).
+	kindController
 )
 
 // node is one process of the world: a producer instance or a server. Its
@@ -207,6 +210,10 @@ type World struct {
 	// script is set in a scripted world (script.go): a test script, not
 	// the network's draws and the loop, decides when messages arrive.
 	script *script
+
+	// repl is the replication wiring, nil when replication.factor is 1
+	// (world_repl.go).
+	repl *replState
 }
 
 // timedEvent is an event with its time, not yet scheduled.
@@ -249,7 +256,7 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	}
 	for i := 0; i < topo.Brokers; i++ {
 		name := topo.BrokerName(i)
-		b := model.NewBroker(model.BrokerConfig{
+		bcfg := model.BrokerConfig{
 			ID: int32(i), Leaders: topo.Leaders, Partition: pc,
 			ExpirationCheckInterval: bc.ExpirationCheckInterval,
 			TransientPPM:            uint32(bc.TransientError*1_000_000 + 0.5),
@@ -257,7 +264,9 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 			RebuildNone:             bc.RestartRebuild == RebuildNone,
 			MuteRandom:              cfg.Fault.Realized,
 			Rand:                    sim.NewRand(seed, streamOf("broker/"+name)),
-		})
+		}
+		w.replBrokerConfig(&bcfg)
+		b := model.NewBroker(bcfg)
 		w.brokerNode = append(w.brokerNode, simnet.NodeID(len(w.nodes)))
 		w.nodes = append(w.nodes, node{kind: kindBroker, name: name, srv: b, broker: b})
 	}
@@ -273,6 +282,7 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		w.groupNode = simnet.NodeID(len(w.nodes))
 		w.nodes = append(w.nodes, node{kind: kindGroupCoordinator, name: topo.GroupCoordinatorName(), srv: model.NewGroupCoordinator()})
 	}
+	w.addController()
 	if w.script != nil {
 		// A scripted world adds producer instances as its script goes:
 		// it reserves their node slots now, so that the node table, the
@@ -291,6 +301,8 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		return nil, err
 	}
 	w.nw = simnet.New(ncfg, sim.NewRand(seed, streamOf("net")), w.names)
+	w.replProducer(&pcfg)
+	w.pcfg = pcfg
 	for _, in := range w.instances {
 		in.pcfg = pcfg
 		if cfg.App.Mode == AppExactlyOnce {
@@ -302,7 +314,7 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	// The readers of the observation stream.
 	w.trace = newTraceWriter(w.names)
 	w.stats = newStats(w)
-	w.chk = check.NewSuite(check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names})
+	w.chk = check.NewSuite(check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names, Replicated: w.repl != nil})
 	w.bumps = &coordBumps{}
 	w.obs = []model.Observer{w.trace, w.stats, w.chk, w.bumps}
 	return w, nil
@@ -399,6 +411,10 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		w.resumeInput(now, w.nodes[ev.node].inst)
 	case evDisconnect:
 		w.disconnected(now, ev)
+	case evReplStart:
+		w.replStart(now)
+	case evReplDeliver:
+		w.replDeliver(now, ev)
 	default:
 		panic(fmt.Sprintf("scenarios: unknown event kind %d", ev.kind))
 	}

@@ -107,7 +107,7 @@ func (w *World) deliver(now sim.Time, ev Event) {
 	}
 	w.emit(model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, MsgID: ev.msg})
 	switch wr.m.(type) {
-	case *model.TxnResponse, *model.ProduceResponse, *model.InitProducerIDResponse:
+	case *model.TxnResponse, *model.ProduceResponse, *model.InitProducerIDResponse, *model.MetadataResponse:
 		w.apply(now, wr.inst, wr.inst.prod.Receive(now, wr.dest, wr.m))
 	default:
 		panic(fmt.Sprintf("scenarios: cannot deliver %T to a producer", wr.m))

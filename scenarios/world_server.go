@@ -56,6 +56,9 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 	defer w.popOuts()
 	for i := range outs {
 		o := &outs[i]
+		if w.replOut(now, n, o) { // world_repl.go
+			continue
+		}
 		switch o.Kind {
 		case model.OutObserve:
 			ob := o.Obs

@@ -1,0 +1,273 @@
+package scenarios
+
+import (
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/idemsim/idemsim/model"
+	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// Replication (issue #14, docs/replication.md). With replication.factor
+// above 1 every partition has that many replicas, on brokers p mod
+// brokers and the next ones, and a KRaft controller runs as a node of
+// its own (n1). The brokers host the replicas (model/broker_repl.go);
+// the world only carries their messages:
+//
+//   - follower fetches and their answers between brokers, heartbeats,
+//     AlterPartition and metadata between brokers and the controller
+//     travel the simulated network, each message with its own latency
+//     draw (the link's latency) and loss draw (net.request_loss for a
+//     request, net.response_loss for an answer), made from a stream of
+//     their own so that the clients' draws never shift;
+//   - a cut link drops them (at sending and at arrival), a crashed or
+//     paused recipient drops them (a paused process's peers time out as
+//     they would on its silence), and an answer to an earlier
+//     incarnation is dropped;
+//   - they are background events: they run in order but do not keep a
+//     finished run alive, and they leave no trace lines of their own (a
+//     fetch every replica.fetch.wait.max.ms would drown the trace); what
+//     they change shows as the nodes' notes (elections, ISR changes,
+//     truncations) and verdicts.
+//
+// After the run the world lets replication settle (settleRepl) and
+// reports every partition's final leader log below its high watermark
+// (model.ObsFinalLog): that is what INV-LOSS calls committed.
+
+// defaultMetadataMaxAge is metadata.max.age.ms's default.
+const defaultMetadataMaxAge = 5 * time.Minute
+
+// replSettle is how long replication runs on after a replicated run
+// (settleRepl): longer than a fetch round, a heartbeat and an election.
+const replSettle = 30 * time.Second
+
+// replHandle marks a reply handle of a replication request: the low bits
+// are the requester's incarnation.
+const replHandle uint64 = 1 << 63
+
+// replMsg is a replication message on the wire.
+type replMsg struct {
+	id       uint64
+	from, to simnet.NodeID
+	m        model.Message
+	// reply: an answer (to the requester's incarnation inc); else a
+	// request to the recipient's incarnation inc.
+	reply bool
+	inc   uint32
+}
+
+// replState is the world's replication wiring.
+type replState struct {
+	ctlNode simnet.NodeID
+	ctl     *model.Controller
+	rng     *rand.Rand
+	wire    []replMsg
+	next    uint64
+}
+
+// replicas returns each partition's replica assignment for factor rf:
+// broker p mod n first (the preferred leader), then the next ones.
+func replicas(topo Topology, rf int) [][]int32 {
+	out := make([][]int32, len(topo.Leaders))
+	for p, l := range topo.Leaders {
+		for i := 0; i < rf; i++ {
+			out[p] = append(out[p], (l+int32(i))%int32(topo.Brokers))
+		}
+	}
+	return out
+}
+
+// brokerVersion returns broker.version as major*100+minor.
+func (c *Config) brokerVersion() int { return int(parseKafkaVersion(c.Versions.BrokerVersion())) }
+
+// replicationFactor is the run's replication.factor; a scripted world
+// (script.go) keeps one copy of each partition: its script decides about
+// client messages only, and judges the run at any point, where a
+// replicated run is judged once, after it settled.
+func (w *World) replicationFactor() int {
+	if w.script != nil {
+		return 1
+	}
+	return w.cfg.ReplicationFactor()
+}
+
+// replBrokerConfig fills a broker's replication settings, when the run
+// replicates.
+func (w *World) replBrokerConfig(bc *model.BrokerConfig) {
+	if w.replicationFactor() < 2 {
+		return
+	}
+	bc.Replicas = replicas(w.topo, w.replicationFactor())
+	bc.Leader = model.LeaderConfig{ReplicaLagTimeMax: w.cfg.Replication.LagTimeMax, MinInsyncReplicas: w.cfg.Replication.MinISR, Version: w.cfg.brokerVersion()}
+}
+
+// addController adds the controller node when the run replicates.
+func (w *World) addController() {
+	rf := w.replicationFactor()
+	if rf < 2 {
+		return
+	}
+	rs := replicas(w.topo, rf)
+	parts := make([]model.PartitionState, len(rs))
+	for p, r := range rs {
+		parts[p] = model.PartitionState{Partition: int32(p), Replicas: r, ISR: slices.Clone(r), Leader: r[0]}
+	}
+	ctl := model.NewController(model.ControllerConfig{UncleanLeaderElection: w.cfg.Replication.Unclean, Version: w.cfg.brokerVersion()}, w.topo.Brokers, parts)
+	w.repl = &replState{ctlNode: simnet.NodeID(len(w.nodes)), ctl: ctl, rng: w.rngFor("net/replication")}
+	w.nodes = append(w.nodes, node{kind: kindController, name: w.topo.ControllerName(), srv: ctl})
+	w.schedule(0, Event{kind: evReplStart, bg: true})
+}
+
+// replProducer sets a producer configuration for a replicated run: it
+// refreshes metadata, since leaders move.
+func (w *World) replProducer(pc *model.ProducerConfig) {
+	if w.repl == nil {
+		return
+	}
+	pc.RefreshMetadata = true
+	pc.Brokers = w.topo.Brokers
+	pc.MetadataMaxAge = defaultMetadataMaxAge
+}
+
+// replStart starts the controller and the brokers. The controller's
+// first publication is the topic as created, which every broker has
+// before the run starts: it is applied at once.
+func (w *World) replStart(now sim.Time) {
+	outs := w.repl.ctl.Start(now)
+	for _, o := range outs {
+		if o.Kind == model.OutSend {
+			if m, ok := o.Msg.(*model.MetadataUpdate); ok {
+				n := w.brokerNode[o.Dest]
+				w.serverOuts(now, n, w.nodes[n].srv.Step(now, model.Peer{Node: int32(w.repl.ctlNode)}, m))
+				continue
+			}
+		}
+		w.serverOuts(now, w.repl.ctlNode, []model.Out{o})
+	}
+	for _, n := range w.brokerNode {
+		if !w.nodes[n].fault.crashed {
+			w.serverOuts(now, n, w.nodes[n].broker.Start(now))
+		}
+	}
+}
+
+// isReplMsg reports whether m travels as replication traffic.
+func isReplMsg(m model.Message) bool {
+	switch m.(type) {
+	case *model.FetchRequest, *model.FetchResponse, *model.BrokerHeartbeatRequest, *model.BrokerHeartbeatResponse,
+		*model.AlterPartitionRequest, *model.AlterPartitionResponse, *model.MetadataUpdate:
+		return true
+	}
+	return false
+}
+
+// replOut carries out effect o of server n if it is replication's, and
+// reports whether it was.
+func (w *World) replOut(now sim.Time, n simnet.NodeID, o *model.Out) bool {
+	if w.repl == nil {
+		return false
+	}
+	switch o.Kind {
+	case model.OutNote:
+		w.note(now, n, o.Note)
+		return true
+	case model.OutSend:
+		if !isReplMsg(o.Msg) {
+			return false
+		}
+		to := w.repl.ctlNode
+		if o.Dest != model.DestController {
+			to = w.brokerNode[o.Dest]
+		}
+		w.replSend(now, replMsg{from: n, to: to, m: o.Msg, inc: w.nodes[to].inc})
+		return true
+	case model.OutReply:
+		if o.Peer.Handle&replHandle == 0 {
+			return false
+		}
+		w.replSend(now, replMsg{from: n, to: simnet.NodeID(o.Peer.Node), m: o.Msg, reply: true, inc: uint32(o.Peer.Handle)})
+		return true
+	}
+	return false
+}
+
+// replSend puts a replication message on the network.
+func (w *World) replSend(now sim.Time, m replMsg) {
+	r := w.repl
+	if w.nw.Blocked(m.from, m.to) {
+		return
+	}
+	req, resp := w.nw.LossPPM()
+	p := req
+	if m.reply {
+		p = resp
+	}
+	if sim.Chance(r.rng, p) {
+		return
+	}
+	at := now.Add(w.nw.DelayWith(r.rng, m.from, m.to))
+	r.next++
+	m.id = r.next
+	r.wire = append(r.wire, m)
+	w.schedule(at, Event{kind: evReplDeliver, node: int32(m.to), msg: m.id, bg: true})
+}
+
+// replDeliver hands a replication message to its recipient.
+func (w *World) replDeliver(now sim.Time, ev Event) {
+	r := w.repl
+	i := slices.IndexFunc(r.wire, func(m replMsg) bool { return m.id == ev.msg })
+	if i < 0 {
+		return
+	}
+	m := r.wire[i]
+	r.wire = slices.Delete(r.wire, i, i+1)
+	nd := &w.nodes[m.to]
+	if nd.fault.crashed || nd.fault.paused || w.nw.Blocked(m.from, m.to) || m.inc != nd.inc {
+		return
+	}
+	peer := model.Peer{Node: int32(m.from)}
+	if !m.reply {
+		peer.Handle = replHandle | uint64(w.nodes[m.from].inc)
+	}
+	w.serverOuts(now, m.to, nd.srv.Step(now, peer, m.m))
+}
+
+// settleRepl lets replication run on after the run ended (no fault is
+// active any more): followers catch up, returning replicas truncate and
+// high watermarks rise, as they would in the moments after the run. It
+// runs every event due within replSettle, background ones included.
+func (w *World) settleRepl() {
+	if w.repl == nil {
+		return
+	}
+	w.loop.RunTo(w.loop.Now().Add(replSettle), w)
+}
+
+// finalLogs reports every partition's final committed log: the entries
+// of the controller's current leader below that replica's high
+// watermark; a partition without a leader has none.
+func (w *World) finalLogs(at sim.Time) {
+	if w.repl == nil {
+		return
+	}
+	for p := range w.topo.Leaders {
+		st, _ := w.repl.ctl.Partition(int32(p))
+		o := model.Obs{Kind: model.ObsFinalLog, At: at, Node: -1, Peer: -1, Partition: int32(p)}
+		if st.Leader >= 0 {
+			n := w.brokerNode[st.Leader]
+			if lg := w.nodes[n].broker.ReplicaLog(int32(p)); lg != nil && !w.nodes[n].fault.crashed {
+				o.Node = int32(n)
+				hw := lg.HighWatermark()
+				o.Result.LastOffset = hw
+				for _, e := range lg.Part.Log() {
+					if e.LastOffset < hw {
+						o.Log = append(o.Log, e)
+					}
+				}
+			}
+		}
+		w.emit(o)
+	}
+}

@@ -293,6 +293,9 @@ func (a *Acc) add(r *scenarios.Result, k int) {
 // merge adds o into a.
 func (a *Acc) merge(o *Acc, k int) {
 	a.Runs += o.Runs
+	if a.Versions == "" {
+		a.Versions = o.Versions
+	}
 	a.AnyViolation += o.AnyViolation
 	for inv, n := range o.Violations {
 		a.Violations[inv] += n

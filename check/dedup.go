@@ -67,10 +67,6 @@ func (d *dedup) ackedOffsets() []Violation {
 		if o.Err != model.ErrNone || o.Offset < 0 {
 			continue
 		}
-		if d.lv.replicated && d.lv.copies[o.ID] == 0 {
-			// Truncated away after a failover: INV-LOSS's.
-			continue
-		}
 		log := d.lv.log(o.Partition)
 		i, _ := slices.BinarySearchFunc(log, o.Offset, func(e model.LogEntry, off int64) int {
 			switch {

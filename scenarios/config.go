@@ -329,6 +329,9 @@ type ExtraParams struct {
 	// LateFor is late.ms (txnlate, hanging): how long the request is held,
 	// before jitter, 0..1h.
 	LateFor time.Duration
+	// LeaderDown is leader.down.ms (acks1, unclean): how long the crashed
+	// leader stays down, 0..1h.
+	LeaderDown time.Duration
 }
 
 // fields maps every parameter key to its field in a Config. A scenario
@@ -428,6 +431,7 @@ var fields = map[string]func(c *Config) any{
 	// The catalogue scenarios' own parameters.
 	"restart.count":     func(c *Config) any { return &c.Extra.RestartCount },
 	"restart.down.ms":   func(c *Config) any { return &c.Extra.RestartDown },
+	"leader.down.ms":    func(c *Config) any { return &c.Extra.LeaderDown },
 	"restart.clean":     func(c *Config) any { return &c.Extra.RestartClean },
 	"pause.at":          func(c *Config) any { return &c.Extra.PauseAt },
 	"pause.ms":          func(c *Config) any { return &c.Extra.Pause },

@@ -320,6 +320,25 @@ func (h *historian) Observe(o *model.Obs) {
 		if o.Err == model.ErrNone {
 			h.appendLog(o.Partition, hlogEntry{pid: o.PID, txn: true, marker: o.Marker, first: o.Result.FirstOffset})
 		}
+	case model.ObsFinalLog:
+		// A replicated run: what was appended is read from the final
+		// leader's log below its high watermark, not from the appends.
+		for int(o.Partition) >= len(h.logs) {
+			h.logs = append(h.logs, nil)
+		}
+		h.logs[o.Partition] = nil
+		for i := range o.Log {
+			le := &o.Log[i]
+			if le.Marker != model.MarkerNone {
+				h.appendLog(o.Partition, hlogEntry{pid: le.Batch.PID, txn: true, marker: le.Marker, first: le.FirstOffset})
+				continue
+			}
+			e := hlogEntry{pid: le.Batch.PID, txn: le.Batch.Transactional, first: le.FirstOffset, values: make([]int64, len(le.Batch.Records))}
+			for j, r := range le.Batch.Records {
+				e.values[j] = RecordValue(r.ID)
+			}
+			h.appendLog(o.Partition, e)
+		}
 	case model.ObsRunEnd:
 		h.end(o.At)
 	}

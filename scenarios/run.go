@@ -170,6 +170,14 @@ func Resolve(spec Spec) (*Resolved, error) {
 	// a default one is raised, with a note.
 	pc.DeliveryTimeoutExplicit = v.Explicit("delivery.timeout.ms")
 	var preNotes []string
+	if pc.EnableIdempotence && pc.IdempotenceExplicit && pc.Acks != -1 && !v.Explicit("acks") {
+		// The scenario's own acks (acks1) yields to an explicit
+		// enable.idempotence=true, as an unset acks does in Kafka 3.0+
+		// (ProducerConfig.postProcessAndValidateIdempotenceConfigs:
+		// idempotence needs acks=all, and acks left unset is all).
+		preNotes = append(preNotes, "acks="+strconv.Itoa(int(pc.Acks))+" raised to all: idempotence needs acks=all")
+		pc.Acks = -1
+	}
 	if !pc.EnableIdempotence && pc.TransactionalID != "" && !v.Explicit("transactional.id") {
 		// The scenario's own transactional.id cannot stand without
 		// idempotence (Kafka refuses it); a scenario run with

@@ -1,0 +1,105 @@
+package scenarios
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/idemsim/idemsim/faults"
+)
+
+// The replication scenarios (issue #14, docs/replication.md): three
+// brokers, three copies of the partition, a controller.
+
+// farFollowers is a net.link.latency that puts the followers b2 and b3 of
+// partition 0 20 ms away from its leader b1 each way (another zone), so
+// that a write sits on the leader alone for a fetch round trip.
+const farFollowers = "b1>b2 constant base=20ms; b2>b1 constant base=20ms; b1>b3 constant base=20ms; b3>b1 constant base=20ms"
+
+func acks1() *Scenario {
+	return &Scenario{
+		Name:    "acks1",
+		Summary: "acks=1: the leader acknowledges, crashes before its followers fetched, and a follower takes over without the records",
+		Story: `Three brokers hold a copy each of the partition; b1 leads, its followers
+fetch from 20 ms away. With acks=1 (bug-zoo Z06) the leader answers as soon
+as the batch is in its own log. It crashes while the latest batches are
+still on it alone. The controller fences it after broker.session.timeout.ms
+(9 s) and elects a follower from the ISR; the producer's Metadata request
+finds the new leader and the producer retries there. The acknowledged
+batches the new leader never had are gone: when b1 returns it truncates
+them by leader epoch (KIP-101/279) and follows.
+
+With acks=all the leader answers once every in-sync replica has the batch
+(the high watermark passed it), and min.insync.replicas=2 refuses writes
+that only the leader would hold: whatever was acknowledged survives the
+failover. Idempotence needs acks=all, so -idempotence=true runs acks=all
+(a configuration note says so); without idempotence the scenario runs
+acks=1, Kafka's default before 3.0.`,
+		ExpectOff: "acks=1: acknowledged records are lost in the failover (INV-LOSS fails); retries after it may duplicate (INV-DUP)",
+		ExpectOn:  "acks=all with min.insync.replicas=2: nothing acknowledged is lost; the new leader deduplicates retries",
+		Defaults: []KV{{"brokers", "3"}, {"acks", "1"}, {"min.insync.replicas", "2"}, {"records", "60"}, {"send.interval.ms", "20"},
+			{"batch.size", "1"}, {"net.link.latency", farFollowers}},
+		Extra: []Param{
+			{Key: "leader.down.ms", Kind: Int, Default: "15000", Unit: "ms", Doc: "time the crashed leader stays down", Min: 0, Max: 3_600_000},
+		},
+		OffShows: []string{"INV-LOSS"},
+		build:    oneApp,
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+			c := v.Config()
+			n := max(c.App.Records, 4)
+			k := n/4 + rng.Int64N(max(1, n/2))
+			iv := c.App.SendInterval
+			crash := time.Duration(k)*iv + jitter(rng, 0, iv)
+			p := faults.Plan{Actions: []faults.Timed{
+				{At: crash, Action: faults.Crash{Node: nodes.Brokers[0]}},
+				{At: crash + c.Extra.LeaderDown, Action: faults.Restart{Node: nodes.Brokers[0]}},
+			}}
+			return withNoise(rng, v, nodes, p)
+		},
+	}
+}
+
+func unclean() *Scenario {
+	return &Scenario{
+		Name:    "unclean",
+		Summary: "the ISR shrinks to the leader, the leader dies, and an out-of-sync follower is elected: acknowledged acks=all writes are lost",
+		Story: `Three brokers hold a copy each of the partition; b1 leads. A network
+partition cuts b1 off from its followers (not from the controller or the
+producer). After replica.lag.time.max.ms the leader shrinks the ISR to
+itself, and with min.insync.replicas=1 it goes on acknowledging acks=all
+writes that only it holds. Then it crashes. No in-sync replica is left.
+With unclean.leader.election.enable the controller (KRaft from 3.9,
+KAFKA-12670) elects an out-of-sync follower: every write since the cut is
+lost, and b1 truncates it when it returns. Without unclean election the
+partition stays offline until b1 returns and is elected again: nothing is
+lost, the producer retries until then.
+
+Idempotence changes nothing here: the records are lost on the broker side.`,
+		ExpectOff: "unclean election: acknowledged records are lost (INV-LOSS fails)",
+		ExpectOn:  "the same loss: idempotence cannot help; with unclean.leader.election.enable=false nothing is lost",
+		Defaults: []KV{{"brokers", "3"}, {"min.insync.replicas", "1"}, {"unclean.leader.election.enable", "true"},
+			{"replica.lag.time.max.ms", "4000"}, {"records", "100"}, {"send.interval.ms", "200"}},
+		Extra: []Param{
+			{Key: "leader.down.ms", Kind: Int, Default: "15000", Unit: "ms", Doc: "time the crashed leader stays down", Min: 0, Max: 3_600_000},
+		},
+		OffShows: []string{"INV-LOSS"},
+		OnShows:  []string{"INV-LOSS", "INV-DEDUP"},
+		OnNote: "real Kafka loses acknowledged records in an unclean election whatever the producer does; INV-DEDUP's " +
+			"acknowledged-offset clause fires with INV-LOSS, the lost records' offsets holding the new leader's data",
+		build: oneApp,
+		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+			c := v.Config()
+			b := nodes.Brokers
+			cut := jitter(rng, time.Second, time.Second)
+			// The crash comes after the ISR shrink: the check runs every
+			// lag/2, so by cut + 2 lag it has run past the lag.
+			crash := cut + 2*c.Replication.LagTimeMax + jitter(rng, time.Second, 2*time.Second)
+			p := faults.Plan{Actions: []faults.Timed{
+				{At: cut, Action: faults.Cut{A: b[:1], B: b[1:]}},
+				{At: crash, Action: faults.Crash{Node: b[0]}},
+				{At: crash + c.Extra.LeaderDown, Action: faults.Heal{A: b[:1], B: b[1:]}},
+				{At: crash + c.Extra.LeaderDown, Action: faults.Restart{Node: b[0]}},
+			}}
+			return withNoise(rng, v, nodes, p)
+		},
+	}
+}

@@ -33,6 +33,23 @@ func newSeq(cfg Config, lv *logView) Invariant {
 func (s *seq) Name() string { return InvSeq }
 
 func (s *seq) Observe(o *model.Obs) {
+	if s.lv.replicated {
+		// A replicated run's log is its final leader's (an append a
+		// failover truncated is not in it): judge that, entry by entry.
+		if o.Kind == model.ObsFinalLog {
+			for i := range o.Log {
+				if e := &o.Log[i]; e.Marker == model.MarkerNone {
+					s.judge(&model.Obs{Kind: model.ObsVerdict, At: o.At, Batch: e.Batch, Result: model.AppendResult{FirstOffset: e.FirstOffset, LastOffset: e.LastOffset}})
+				}
+			}
+		}
+		return
+	}
+	s.judge(o)
+}
+
+// judge judges one observed append.
+func (s *seq) judge(o *model.Obs) {
 	if !appended(o) || !o.Batch.Idempotent() {
 		return
 	}

@@ -33,7 +33,12 @@ With acks=all the leader answers once every in-sync replica has the batch
 that only the leader would hold: whatever was acknowledged survives the
 failover. Idempotence needs acks=all, so -idempotence=true runs acks=all
 (a configuration note says so); without idempotence the scenario runs
-acks=1, Kafka's default before 3.0.`,
+acks=1, Kafka's default before 3.0.
+
+With fault noise (fault.count) real Kafka can duplicate with idempotence
+on too: a follower that restarted rebuilds a window with the newest batch
+only (as in statelost), and after it becomes leader an older retry gets
+OUT_OF_ORDER_SEQUENCE_NUMBER and the client bumps its epoch.`,
 		ExpectOff: "acks=1: acknowledged records are lost in the failover (INV-LOSS fails); retries after it may duplicate (INV-DUP)",
 		ExpectOn:  "acks=all with min.insync.replicas=2: nothing acknowledged is lost; the new leader deduplicates retries",
 		Defaults: []KV{{"brokers", "3"}, {"acks", "1"}, {"min.insync.replicas", "2"}, {"records", "60"}, {"send.interval.ms", "20"},
@@ -73,7 +78,10 @@ lost, and b1 truncates it when it returns. Without unclean election the
 partition stays offline until b1 returns and is elected again: nothing is
 lost, the producer retries until then.
 
-Idempotence changes nothing here: the records are lost on the broker side.`,
+Idempotence changes nothing here: the records are lost on the broker side.
+With fault noise INV-SEQ can fail too: the producer's first batches on the
+partition are among the lost, so its surviving ones do not start at
+sequence 0.`,
 		ExpectOff: "unclean election: acknowledged records are lost (INV-LOSS fails)",
 		ExpectOn:  "the same loss: idempotence cannot help; with unclean.leader.election.enable=false nothing is lost",
 		Defaults: []KV{{"brokers", "3"}, {"min.insync.replicas", "1"}, {"unclean.leader.election.enable", "true"},

@@ -40,7 +40,7 @@ func TestSameSeedSameRun(t *testing.T) {
 				// lines of its own (world_repl.go).
 				div := int64(2)
 				if slices.Contains(sc.Defaults, KV{"brokers", "3"}) {
-					div = 4
+					div = 8
 				}
 				if len(a.Trace) == 0 || int64(len(a.Trace)) < a.Events/div {
 					t.Fatalf("%s: kept %d trace lines for %d events", sc.Name, len(a.Trace), a.Events)

@@ -74,3 +74,21 @@ func TestUnclean(t *testing.T) {
 		t.Errorf("kafka.version=3.8 (unclean election ignored under KRaft): %d seeds lose", lost)
 	}
 }
+
+// TestFailover holds scenario failover to its story over 200 seeds:
+// without idempotence retries to the new leader duplicate; with it no
+// safety invariant fails.
+func TestFailover(t *testing.T) {
+	t.Parallel()
+	n := seedsFor(t)
+	_, dup := lossSeeds(t, "failover", n, KV{"enable.idempotence", "false"})
+	t.Logf("idempotence off: %d of %d seeds duplicate", dup, n)
+	if dup < int(n)/2 {
+		t.Errorf("idempotence off: only %d of %d seeds duplicate", dup, n)
+	}
+	lost, dup := lossSeeds(t, "failover", n, KV{"enable.idempotence", "true"})
+	t.Logf("idempotence on: %d seeds lose, %d duplicate", lost, dup)
+	if lost != 0 || dup != 0 {
+		t.Errorf("idempotence on: %d seeds lose and %d duplicate of %d", lost, dup, n)
+	}
+}

@@ -961,7 +961,13 @@ func (p *Producer) finish(now sim.Time, b *pbatch, err ErrCode, offset int64) {
 	if i := slices.Index(ps.unacked, b); i >= 0 {
 		ps.unacked = slices.Delete(ps.unacked, i, i+1)
 	}
-	if i := slices.Index(ps.queue, b); i >= 0 {
+	switch i := slices.Index(ps.queue, b); {
+	case i == 0:
+		// The head (an expiry, a drain): drop it without moving the
+		// rest, so failing a long backlog is linear, not quadratic.
+		ps.queue[0] = nil
+		ps.queue = ps.queue[1:]
+	case i > 0:
 		ps.queue = slices.Delete(ps.queue, i, i+1)
 	}
 	for i, r := range b.b.Records {

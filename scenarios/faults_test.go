@@ -40,9 +40,9 @@ func TestAcklossUnchanged(t *testing.T) {
 		idem string
 		hash string
 	}{
-		{1, "true", "4254cd3024ffd231"}, {1, "false", "f8d01e60f1e31cde"},
-		{2, "true", "7f015b74c92ef28d"}, {2, "false", "7a9886285734b872"},
-		{42, "true", "8865922f6e03c8cc"}, {42, "false", "dcebe54447ea720c"},
+		{1, "true", "v2:0477a589affedd21"}, {1, "false", "v2:e12ad4aee8e44369"},
+		{2, "true", "v2:1480496f94b9fa14"}, {2, "false", "v2:a3a200c5fb2dfe96"},
+		{42, "true", "v2:bd506b51d3337047"}, {42, "false", "v2:1da943e213e8634f"},
 	}
 	for _, w := range want {
 		r := run(t, Spec{Seed: w.seed, Sets: kv("enable.idempotence", w.idem)})

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -243,6 +244,9 @@ func mergeCSV(out io.Writer, paths []string, want []int64) error {
 		s := &src{r: r, path: p, want: want[len(srcs)]}
 		srcs = append(srcs, s)
 	}
+	// Every row's trace hash must be of this version's scheme: shards
+	// written by an older version are refused, not merged.
+	hashCol := slices.Index(header, "trace_hash")
 	advance := func(s *src) error {
 		rec, err := s.r.Read()
 		if err == io.EOF {
@@ -259,6 +263,11 @@ func mergeCSV(out io.Writer, paths []string, want []int64) error {
 		k, err := keyOf(rec)
 		if err != nil {
 			return fmt.Errorf("%s: %v", s.path, err)
+		}
+		if hashCol >= 0 && hashCol < len(rec) {
+			if _, err := scenarios.ParseTraceHash(rec[hashCol]); err != nil {
+				return fmt.Errorf("%s row %d: %v", s.path, s.n, err)
+			}
 		}
 		s.rec, s.key = rec, k
 		return nil

@@ -64,8 +64,9 @@ type Spec struct {
 	// explorer's hook. It changes nothing in the run.
 	Probe Probe
 	// Resolved, if set, is [Resolve] of this spec, made once for many
-	// runs that differ only in PlanText and Probe (an explorer's); the
-	// run reads it and does not resolve again.
+	// runs that differ only in Seed, PlanText and Probe (an explorer's, a
+	// sweep point's); the run reads it and does not resolve again. Runs
+	// on several goroutines may share it: nothing writes to it.
 	Resolved *Resolved
 	// HashCache, if set, is shared by the state hashes of runs made one
 	// after another in one goroutine (statehash.go).

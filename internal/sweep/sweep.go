@@ -311,9 +311,16 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 		defer close(jobs)
 		var k int64
 		for p := range np {
+			// The parameters are decoded once per point and mode, not
+			// per run: every run of the point shares the (read-only)
+			// resolved configuration.
+			res := make([]*scenarios.Resolved, len(modes))
+			for m, on := range modes {
+				res[m], _ = scenarios.Resolve(c.spec(0, p, on)) // an error: each run reports it
+			}
 			for j := range ns {
 				seed := c.seed(j)
-				for _, on := range modes {
+				for m, on := range modes {
 					select {
 					case window <- struct{}{}:
 					case <-ctx.Done():
@@ -322,7 +329,9 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 					if ctx.Err() != nil {
 						return
 					}
-					jobs <- job{k: k, point: p, on: on, spec: c.spec(seed, p, on)}
+					spec := c.spec(seed, p, on)
+					spec.Resolved = res[m]
+					jobs <- job{k: k, point: p, on: on, spec: spec}
 					k++
 				}
 			}

@@ -89,10 +89,18 @@ type csvWriter struct {
 	axes   []Axis
 	cols   []resultColumn
 	header bool
+	// fast: the Result's columns are appendFast's, so rows are written
+	// without reflection; rec and buf are reused from row to row.
+	fast bool
+	rec  []string
+	buf  []byte
 }
 
+// newCSVWriter writes runs.csv to w through a buffer (csv.Writer's), so a
+// row is not a write call.
 func newCSVWriter(w io.Writer, axes []Axis) *csvWriter {
-	return &csvWriter{w: csv.NewWriter(w), axes: axes, cols: resultColumns()}
+	cols := resultColumns()
+	return &csvWriter{w: csv.NewWriter(w), axes: axes, cols: cols, fast: fastMatches(cols)}
 }
 
 // csvHeader returns runs.csv's header: the key columns point, seed, mode,
@@ -115,9 +123,20 @@ func (c *csvWriter) row(point int, r *scenarios.Result) error {
 			return err
 		}
 	}
-	rec := []string{strconv.Itoa(point), strconv.FormatUint(r.Seed, 10), modeName(r.Idempotence)}
-	for _, kv := range PointSets(c.axes, point) {
-		rec = append(rec, kv.Value)
+	rec := append(c.rec[:0], strconv.Itoa(point), strconv.FormatUint(r.Seed, 10), modeName(r.Idempotence))
+	if len(c.axes) > 0 {
+		for _, kv := range PointSets(c.axes, point) {
+			rec = append(rec, kv.Value)
+		}
+	}
+	if c.fast {
+		var err error
+		rec, c.buf, err = appendFast(rec, c.buf, r)
+		if err != nil {
+			return err
+		}
+		c.rec = rec
+		return c.w.Write(rec)
 	}
 	rv := reflect.ValueOf(r).Elem()
 	for _, col := range c.cols {

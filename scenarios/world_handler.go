@@ -111,7 +111,14 @@ func (w *World) readNext(now sim.Time, sc *srvConn) {
 			return
 		}
 		req := sc.queue[0]
-		sc.queue = sc.queue[1:]
+		if len(sc.queue) == 1 {
+			// Keep the buffer's storage for the next request (the
+			// usual case: one request at a time on a connection).
+			sc.queue[0] = pendingReq{}
+			sc.queue = sc.queue[:0]
+		} else {
+			sc.queue = sc.queue[1:]
+		}
 		sc.busy, sc.cur = true, req
 		w.emit(model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(n), Peer: int32(req.wr.inst.node), Msg: req.wr.m, MsgID: req.id})
 		if d := w.handlingTime(n); d > 0 {

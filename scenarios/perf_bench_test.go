@@ -143,3 +143,35 @@ func BenchmarkBacklog(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGrowth shows how the cost of an ackloss run grows with what it
+// simulates (docs/performance.md): 1,000 records sent every 1ms, with
+// idempotence on, varying records, the requests in flight per
+// connection, the partitions and the brokers one at a time. ns/record is
+// the figure to compare; ns/event says whether the events got dearer or
+// just more numerous.
+func BenchmarkGrowth(b *testing.B) {
+	base := []KV{{"records", "1000"}, {"send.interval.ms", "1"}, {"enable.idempotence", "true"}}
+	for _, v := range []KV{
+		{"records", "1000"}, {"records", "10000"},
+		{"max.in.flight.requests.per.connection", "1"}, {"max.in.flight.requests.per.connection", "5"},
+		{"partitions", "4"}, {"partitions", "16"}, {"partitions", "64"},
+		{"brokers", "3"}, {"brokers", "16"},
+	} {
+		b.Run(v.Key+"="+v.Value, func(b *testing.B) {
+			sets := append(append([]KV{}, base...), v)
+			if v.Key == "brokers" {
+				sets = append(sets, KV{"partitions", v.Value}) // a partition per broker, so every broker works
+			}
+			events, allocs := sweepRuns(b, "ackloss", sets)
+			records, _ := strconv.Atoi(sets[0].Value)
+			if v.Key == "records" {
+				records, _ = strconv.Atoi(v.Value)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(records), "ns/record")
+			b.ReportMetric(float64(events)/float64(b.N)/float64(records), "events/record")
+			b.ReportMetric(float64(allocs)/float64(events), "allocs/event")
+		})
+	}
+}

@@ -82,8 +82,8 @@ type Result struct {
 	Events      int64    `json:"events"`
 	SimTimeNs   int64    `json:"sim_time_ns"`
 	Stop        string   `json:"stop"`
-	Params      []KV     `json:"params"`
-	Bugs        []string `json:"bugs"` // the -bug IDs turned on, in order
+	Params      []KV     `json:"params"` // shared by the runs of one Resolved: read-only
+	Bugs        []string `json:"bugs"`   // the -bug IDs turned on, in order
 	ConfigNotes []string `json:"config_notes"`
 	// Counts are the checker's tallies: sent, acked, failed, pending,
 	// appended, duplicates, reordered, lost_acked, aborted, txn_committed,
@@ -143,6 +143,9 @@ type Resolved struct {
 	// Notes are Kafka's configuration notes, e.g. idempotence turned off
 	// implicitly.
 	Notes []string
+	// params is Values.List(), made once: the runs that share this
+	// resolution share it as their Result.Params (read-only).
+	params []KV
 }
 
 // Resolve applies the levels of precedence (docs/parameters.md) to the
@@ -198,7 +201,7 @@ func Resolve(spec Spec) (*Resolved, error) {
 	if _, err := netConfig(v); err != nil {
 		return nil, err
 	}
-	return &Resolved{Values: v, Config: &cfg, Producer: eff, Notes: notes}, nil
+	return &Resolved{Values: v, Config: &cfg, Producer: eff, Notes: notes, params: v.List()}, nil
 }
 
 // Run runs one simulation. The error is a configuration error; invariant
@@ -281,7 +284,7 @@ func Run(spec Spec) (*Result, error) {
 	r := &Result{
 		Scenario: sc.Name, Seed: spec.Seed, Idempotence: pcfg.EnableIdempotence,
 		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stopText,
-		Params: vals.List(), ConfigNotes: notes,
+		Params: res.params, ConfigNotes: notes,
 		Counts:    counts,
 		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
 		Latencies: st.latencies, Trace: w.trace.Lines(), Plan: w.plan.String(), Violations: vs,

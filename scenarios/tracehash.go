@@ -130,6 +130,14 @@ func (t *traceWriter) hashObs(o *model.Obs) {
 		tr.I64(int64(o.Node))
 		tr.I64(int64(o.Peer))
 		tr.U64(uint64(o.ConnGen))
+	case model.ObsTxnState:
+		tr.I64(int64(o.Node))
+		tr.Str(o.Text)
+		tr.I64(int64(o.PID))
+		tr.I64(int64(o.Epoch))
+		tr.I64(o.N)
+		hashParts(tr, o.Parts)
+		tr.Bool(o.Flag)
 	case model.ObsOffsets:
 		tr.I64(int64(o.Node))
 		tr.Str(o.Text)

@@ -146,6 +146,12 @@ func (t *traceWriter) hashObs(o *model.Obs) {
 		tr.I64(int64(o.Epoch))
 		tr.I64(o.N)
 		tr.I64(int64(o.Err))
+	case model.ObsFinalLog:
+		tr.I64(int64(o.Partition))
+		tr.I64(int64(o.Node))
+		if o.Node >= 0 {
+			tr.I64(o.Result.LastOffset)
+		}
 	default:
 		panic("scenarios: no trace line for observation kind " + strconv.Itoa(int(o.Kind)))
 	}

@@ -59,16 +59,23 @@ type txnInv struct {
 	lv  *logView
 	// current is each instance's latest transaction ordinal the
 	// coordinator or a partition has seen (AddPartitionsToTxn, an
-	// appended transactional batch); prepared is the transactional id
-	// whose Prepare* the coordinator installed last, and when.
-	current    map[int32]int32
-	prepared   string
-	preparedAt sim.Time
-	stale      capped
+	// appended transactional batch); ended is, per transactional id, the
+	// EndTxn the coordinator accepted last, until its next state is
+	// installed (a Prepare* then is that EndTxn's decision: writes
+	// of one id do not overlap).
+	current map[int32]int32
+	ended   map[string]endedTxn
+	stale   capped
+}
+
+// endedTxn is an accepted EndTxn: its instance and request.
+type endedTxn struct {
+	inst int32
+	req  *model.EndTxnRequest
 }
 
 func newTxn(cfg Config, lv *logView) Invariant {
-	return &txnInv{cfg: cfg, lv: lv, current: map[int32]int32{}, preparedAt: -1}
+	return &txnInv{cfg: cfg, lv: lv, current: map[int32]int32{}, ended: map[string]endedTxn{}}
 }
 
 func (t *txnInv) Name() string { return InvTxn }
@@ -84,8 +91,10 @@ func (t *txnInv) Observe(o *model.Obs) {
 			t.current[o.Peer] = o.Batch.Txn
 		}
 	case model.ObsTxnState:
-		if s := model.TxnState(o.N); s == model.TxnPrepareCommit || s == model.TxnPrepareAbort {
-			t.prepared, t.preparedAt = o.Text, o.At
+		e, ok := t.ended[o.Text]
+		delete(t.ended, o.Text)
+		if s := model.TxnState(o.N); ok && (s == model.TxnPrepareCommit || s == model.TxnPrepareAbort) {
+			t.judgeEnd(o.At, e)
 		}
 	case model.ObsTxnOp:
 		switch m := o.Msg.(type) {
@@ -94,21 +103,26 @@ func (t *txnInv) Observe(o *model.Obs) {
 				t.current[o.Peer] = m.Txn
 			}
 		case *model.EndTxnRequest:
-			cur := t.current[o.Peer]
-			if o.Err != model.ErrNone || m.Txn == 0 || t.prepared != m.TransactionalID || t.preparedAt != o.At || m.Txn >= cur {
-				return
-			}
-			t.prepared, t.preparedAt = "", -1
-			if t.stale.room() {
-				verb := "ABORT"
-				if m.Commit {
-					verb = "COMMIT"
-				}
-				t.stale.add(violation(InvTxn, o.At, fmt.Sprintf("stale EndTxn: %s's EndTxn(%s) of its transaction %d ended its transaction %d (pid %d, epoch %d), which shares the producer id and epoch",
-					t.cfg.name(o.Peer), verb, m.Txn, cur, m.PID, m.Epoch)))
+			if o.Err == model.ErrNone && m.Txn != 0 {
+				t.ended[m.TransactionalID] = endedTxn{inst: o.Peer, req: m}
 			}
 		}
 	}
+}
+
+// judgeEnd reports e when it moved the coordinator to Prepare* while its
+// instance was in a later transaction.
+func (t *txnInv) judgeEnd(at sim.Time, e endedTxn) {
+	m, cur := e.req, t.current[e.inst]
+	if m.Txn >= cur || !t.stale.room() {
+		return
+	}
+	verb := "ABORT"
+	if m.Commit {
+		verb = "COMMIT"
+	}
+	t.stale.add(violation(InvTxn, at, fmt.Sprintf("stale EndTxn: %s's EndTxn(%s) of its transaction %d ended its transaction %d (pid %d, epoch %d), which shares the producer id and epoch",
+		t.cfg.name(e.inst), verb, m.Txn, cur, m.PID, m.Epoch)))
 }
 
 // place is one record of a log entry.

@@ -410,18 +410,18 @@ func TestTxnStaleEndTxn(t *testing.T) {
 			r := newRun(txnNames)
 			addParts(r, 1, 1)
 			r.coord(1, "t1", 7, 0, model.TxnOngoing, 0)
-			r.coord(2, "t1", 7, 0, model.TxnPrepareCommit, 0)
 			endTxn(r, 2, 1) // transaction 1's own EndTxn
+			r.coord(2, "t1", 7, 0, model.TxnPrepareCommit, 0)
 			r.coord(2, "t1", 7, 0, model.TxnCompleteCommit)
 			endTxn(r, 3, 1) // a retry, answered from CompleteCommit
 			addParts(r, 4, 2)
 			r.coord(4, "t1", 7, 0, model.TxnOngoing, 0)
-			r.coord(5, "t1", 7, 0, model.TxnPrepareCommit, 0)
 			if tc.stale {
 				endTxn(r, 5, 1)
 			} else {
 				endTxn(r, 5, 2)
 			}
+			r.coord(5, "t1", 7, 0, model.TxnPrepareCommit, 0)
 			var want []Violation
 			if tc.stale {
 				want = []Violation{violation(InvTxn, 5, "stale EndTxn: p1's EndTxn(COMMIT) of its transaction 1 ended its transaction 2 (pid 7, epoch 0), which shares the producer id and epoch")}

@@ -185,6 +185,7 @@ func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 			ask = &VerifyPartitionsRequest{CorrelationID: b.nextCorr, TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch, Add: req.TransactionV2}
 		}
 		ask.Partitions = append(ask.Partitions, bt.Partition)
+		p.StartVerification(bt.PID, bt.Epoch, bt.FirstSeq)
 	}
 	if ask == nil {
 		b.appendBatches(now, from, req, verify)

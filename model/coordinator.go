@@ -124,6 +124,13 @@ type CoordinatorConfig struct {
 	// long is sent again (TransactionMarkerChannelManager, l.83-100; X11).
 	// 0 means the default.
 	MarkerRequestTimeout time.Duration
+	// LogAppendTime is how long a write to __transaction_state takes to
+	// be replicated (acks=-1; TransactionStateManager.appendTransactionToLog,
+	// X3): meanwhile the transition is pending, the request waits for its
+	// answer, and other requests of the transactional id get
+	// CONCURRENT_TRANSACTIONS (X6). A crash before the write completes
+	// loses it. 0 makes every write one step (X48).
+	LogAppendTime time.Duration
 	// MarkerRetryBackoff is the wait before markers refused with a
 	// retriable error are sent again, to the partition's current leader
 	// (X12; Kafka's marker channel re-queues them for its next send loop,
@@ -202,6 +209,13 @@ type TxnMetadata struct {
 	TxnStartTime sim.Time
 	// LastUpdate is the time of the last state change.
 	LastUpdate sim.Time
+	// NextProducerID, when Rotating, is the producer id a transaction
+	// version 2 EndTxn at an exhausted epoch allocated: the transaction
+	// completes under it at epoch 0 (TransactionMetadata.nextProducerId,
+	// prepareComplete, X24). Kept in memory only, as in Kafka (X4): a
+	// reload between Prepare* and Complete* loses the rotation.
+	NextProducerID ProducerID
+	Rotating       bool
 }
 
 func (m *TxnMetadata) clone() TxnMetadata {
@@ -294,6 +308,10 @@ type Coordinator struct {
 	log txnLog
 	// down: crashed, its memory lost until Restart reloads the log.
 	down bool
+	// pending marks the transactional ids with a transition being written
+	// (CoordinatorConfig.LogAppendTime): the timeout and expiration
+	// checks skip them.
+	pending map[string]bool
 	// txns maps transactional.id to its metadata. Iterated only through
 	// sorted keys.
 	txns map[string]*TxnMetadata
@@ -458,11 +476,7 @@ func (c *Coordinator) fenceAndAbort(now sim.Time, m *TxnMetadata) []TxnMarker {
 	m.LastProducerEpoch = NoEpoch
 	m.State = TxnPrepareAbort
 	m.LastUpdate = now
-	mk := c.markers(m, m.ProducerID, m.ProducerEpoch, MarkerAbort)
-	if len(mk) == 0 {
-		c.MarkersWritten(now, m.TransactionalID)
-	}
-	return mk
+	return c.markers(m, m.ProducerID, m.ProducerEpoch, MarkerAbort)
 }
 
 func (c *Coordinator) markers(m *TxnMetadata, pid ProducerID, epoch int16, mt MarkerType) []TxnMarker {
@@ -583,25 +597,29 @@ func (c *Coordinator) EndTxn(now sim.Time, req EndTxnCall) EndTxnResult {
 		return fail(ErrInvalidTxnState, "no transaction")
 	case TxnOngoing:
 		pid, epoch := m.ProducerID, m.ProducerEpoch
+		res := EndTxnResult{}
 		if tv2 {
-			if c.cfg.EpochExhausted(m.ProducerEpoch) {
-				m.PrevProducerID, m.LastProducerEpoch = m.ProducerID, m.ProducerEpoch
-				epoch = m.ProducerEpoch + 1
-				m.ProducerID, m.ProducerEpoch = c.newPID(), 0
-			} else {
-				m.LastProducerEpoch = m.ProducerEpoch
-				m.ProducerEpoch++
-				epoch = m.ProducerEpoch
+			// Prepare* at e+1 with lastProducerEpoch e (X21); at an
+			// exhausted epoch a new producer id is allocated for the
+			// Complete* (X24), and the response carries it (KAFKA-18660,
+			// 4.0).
+			m.LastProducerEpoch = m.ProducerEpoch
+			m.ProducerEpoch++
+			epoch = m.ProducerEpoch
+			if c.cfg.EpochExhausted(m.LastProducerEpoch) {
+				m.NextProducerID, m.Rotating = c.newPID(), true
+				res.ProducerID, res.Epoch = m.NextProducerID, 0
 			}
 		}
 		m.State = prep
 		m.LastUpdate = now
-		mk := c.markers(m, pid, epoch, mt)
-		if len(mk) == 0 {
-			// Nothing to write: complete at once.
-			c.MarkersWritten(now, m.TransactionalID)
+		// With no partitions there is nothing to write: the node completes
+		// the transaction once Prepare* is written (X3, X12).
+		res.Markers = c.markers(m, pid, epoch, mt)
+		if !m.Rotating {
+			res.ProducerID, res.Epoch = m.ProducerID, m.ProducerEpoch
 		}
-		return EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Markers: mk}
+		return res
 	case TxnPrepareCommit, TxnPrepareAbort:
 		if m.State == prep {
 			return fail(ErrConcurrentTransactions, "markers still being written")
@@ -633,6 +651,11 @@ func (c *Coordinator) MarkersWritten(now sim.Time, transactionalID string) bool 
 	default:
 		return false
 	}
+	if m.Rotating {
+		// X24: Complete* under the new producer id at epoch 0.
+		m.PrevProducerID, m.ProducerID, m.ProducerEpoch = m.ProducerID, m.NextProducerID, 0
+		m.NextProducerID, m.Rotating = 0, false
+	}
 	m.Partitions = nil
 	m.LastUpdate = now
 	return true
@@ -649,15 +672,13 @@ func (c *Coordinator) AbortTimedOutTransactions(now sim.Time) []TxnMarker {
 	var out []TxnMarker
 	for _, id := range c.TransactionalIDs() {
 		m := c.txns[id]
-		if m.State == TxnOngoing && now.Sub(m.TxnStartTime) >= m.TxnTimeout {
+		// Strictly after the deadline: txnStartTimestamp + txnTimeoutMs <
+		// now (TransactionStateManager.timedOutTransactions, l.122).
+		if m.State == TxnOngoing && now.Sub(m.TxnStartTime) > m.TxnTimeout && !c.pending[id] {
 			if c.cfg.BugNoBumpOnTimeout {
 				m.State = TxnPrepareAbort
 				m.LastUpdate = now
-				mk := c.markers(m, m.ProducerID, m.ProducerEpoch, MarkerAbort)
-				if len(mk) == 0 {
-					c.MarkersWritten(now, id)
-				}
-				out = append(out, mk...)
+				out = append(out, c.markers(m, m.ProducerID, m.ProducerEpoch, MarkerAbort)...)
 				continue
 			}
 			out = append(out, c.fenceAndAbort(now, m)...)
@@ -716,7 +737,7 @@ func (c *Coordinator) ExpireTransactionalIDs(now sim.Time) []string {
 	var gone []string
 	for _, id := range c.TransactionalIDs() {
 		m := c.txns[id]
-		if expirable(m) && m.LastUpdate <= now.Add(-c.cfg.idExpiration()) {
+		if expirable(m) && m.LastUpdate <= now.Add(-c.cfg.idExpiration()) && !c.pending[id] {
 			gone = append(gone, id)
 		}
 	}

@@ -24,6 +24,7 @@ import (
 const (
 	tokMarker     uint64 = 1 << 63
 	tokExpiration uint64 = 1 << 62
+	tokWrite      uint64 = 1 << 61
 )
 
 // coordinatorNode is the coordinator's node state.
@@ -38,6 +39,13 @@ type coordinatorNode struct {
 	// since its last answer: the reconnect backoff doubles with each
 	// (reconnectBackoff).
 	fails map[int32]int
+	// gaveUp are the transactions whose markers were refused for good:
+	// they stay in Prepare* until a reload (X12).
+	gaveUp map[string]bool
+	// writes are the transitions being written to __transaction_state
+	// (CoordinatorConfig.LogAppendTime), by number.
+	writes    map[uint64]*pendingWrite
+	nextWrite uint64
 	// timeouts drives the periodic timed-out transaction check,
 	// expiration the transactional-id expiration check.
 	timeouts, expiration checkTimer
@@ -45,7 +53,8 @@ type coordinatorNode struct {
 }
 
 func newCoordinatorNode() coordinatorNode {
-	return coordinatorNode{jobs: map[string]*markerJob{}, reqs: map[int64]*markerReq{}, fails: map[int32]int{},
+	return coordinatorNode{jobs: map[string]*markerJob{}, reqs: map[int64]*markerReq{}, writes: map[uint64]*pendingWrite{}, gaveUp: map[string]bool{},
+		fails: map[int32]int{},
 		timeouts: newCheckTimer(), expiration: newCheckTimer()}
 }
 
@@ -61,6 +70,19 @@ type markerJob struct {
 	// TRANSACTION_COORDINATOR_FENCED); the transaction stays in Prepare*
 	// until a reload (X12).
 	gaveUp bool
+}
+
+// pendingWrite is a transition being written to __transaction_state: at
+// its completion the coordinator installs it (or, for a Complete*, applies
+// it), answers the request and sends the markers (X3, X5.6).
+type pendingWrite struct {
+	id      string
+	to      Peer
+	reply   Message // nil: no request waits (a Complete* write)
+	markers []TxnMarker
+	// complete: the write is the Complete* of a transaction whose markers
+	// are written; MarkersWritten applies at completion.
+	complete bool
 }
 
 // markerReq is one WriteTxnMarkers request on its way.
@@ -83,45 +105,56 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 			id := m.TransactionalID
 			call.TransactionalID = &id
 		}
+		if c.busy(m.TransactionalID) {
+			c.observe(Obs{Kind: ObsEpoch, Peer: from.Node, Err: ErrConcurrentTransactions, PID: NoProducerID, Epoch: NoEpoch, Text: "transition being written"})
+			c.reply(from, &InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: ErrConcurrentTransactions, PID: NoProducerID, Epoch: NoEpoch})
+			break
+		}
 		res := c.InitProducerID(now, call)
-		c.logged(now, m.TransactionalID, false)
 		c.observe(Obs{Kind: ObsEpoch, Peer: from.Node, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch, Text: res.Reason})
-		c.reply(from, &InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch})
-		c.sendMarkers(now, m.TransactionalID, res.Markers)
+		c.finish(now, m.TransactionalID, from, &InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}, res.Markers)
 	case *AddPartitionsToTxnRequest:
-		err := c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, m.Partitions)
-		c.logged(now, m.TransactionalID, false)
+		err := ErrConcurrentTransactions
+		if !c.busy(m.TransactionalID) {
+			err = c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, m.Partitions)
+		}
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
-		c.reply(from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "AddPartitionsToTxn", Err: err})
+		c.finish(now, m.TransactionalID, from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "AddPartitionsToTxn", Err: err}, nil)
 	case *AddOffsetsToTxnRequest:
 		// The group's __consumer_offsets partition joins the transaction
 		// (TransactionCoordinator.handleAddPartitionsToTransaction with
 		// the offsets topic partition); its markers go to the group
 		// coordinator.
-		err := c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, []int32{OffsetsPartition})
-		c.logged(now, m.TransactionalID, false)
+		err := ErrConcurrentTransactions
+		if !c.busy(m.TransactionalID) {
+			err = c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, []int32{OffsetsPartition})
+		}
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
-		c.reply(from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "AddOffsetsToTxn", Err: err})
+		c.finish(now, m.TransactionalID, from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "AddOffsetsToTxn", Err: err}, nil)
 	case *EndTxnRequest:
-		res := c.EndTxn(now, EndTxnCall{TransactionalID: m.TransactionalID, ProducerID: m.PID, ProducerEpoch: m.Epoch, Commit: m.Commit, Version: m.Version})
-		c.logged(now, m.TransactionalID, false)
+		res := EndTxnResult{Err: ErrConcurrentTransactions, ProducerID: NoProducerID, Epoch: NoEpoch}
+		if !c.busy(m.TransactionalID) {
+			res = c.EndTxn(now, EndTxnCall{TransactionalID: m.TransactionalID, ProducerID: m.PID, ProducerEpoch: m.Epoch, Commit: m.Commit, Version: m.Version})
+		}
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: res.Err, Msg: m})
-		// The response goes out first, then the markers (X5.6).
-		c.reply(from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch})
-		c.sendMarkers(now, m.TransactionalID, res.Markers)
+		// The response goes out once Prepare* is written, then the
+		// markers (X5.6).
+		c.finish(now, m.TransactionalID, from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}, res.Markers)
 	case *VerifyPartitionsRequest:
 		resp := &VerifyPartitionsResponse{CorrelationID: m.CorrelationID, Partitions: m.Partitions, Errs: make([]ErrCode, len(m.Partitions))}
+		busy := c.busy(m.TransactionalID)
 		for i, p := range m.Partitions {
-			if m.Add {
+			switch {
+			case busy:
+				// A pending transition (X6; the source of KAFKA-14904).
+				resp.Errs[i] = ErrConcurrentTransactions
+			case m.Add:
 				resp.Errs[i] = c.AddPartitionImplicitly(now, m.TransactionalID, m.PID, m.Epoch, p)
-			} else {
+			default:
 				resp.Errs[i] = c.VerifyPartition(m.TransactionalID, m.PID, m.Epoch, p)
 			}
 		}
-		if m.Add {
-			c.logged(now, m.TransactionalID, false)
-		}
-		c.reply(from, resp)
+		c.finish(now, m.TransactionalID, from, resp, nil)
 	case *WriteTxnMarkersResponse:
 		c.markersAnswered(now, m)
 	case *Disconnected:
@@ -141,7 +174,8 @@ func (c *Coordinator) logged(now sim.Time, id string, reloaded bool) {
 		return
 	}
 	if i, ok := c.log.last[id]; ok && !reloaded {
-		if prev := c.log.records[i].State; prev != m.State && !m.State.CanFollow(prev) {
+		// After a tombstone the id starts afresh (X9).
+		if prev := c.log.records[i].State; prev != TxnDead && prev != m.State && !m.State.CanFollow(prev) {
 			// Kafka throws IllegalStateException (prepareTransitionTo,
 			// l.389): a coordinator bug, never a client error.
 			panic("model: illegal transaction transition " + prev.String() + " -> " + m.State.String() + " for " + id)
@@ -163,6 +197,7 @@ func (c *Coordinator) observeState(m *TxnMetadata, reloaded bool) {
 // markers (X11). The transaction completes once every marker is written.
 func (c *Coordinator) sendMarkers(now sim.Time, txnID string, mk []TxnMarker) {
 	if len(mk) == 0 {
+		c.completeEmpty(now, txnID)
 		return
 	}
 	n := &c.node
@@ -320,11 +355,79 @@ func (c *Coordinator) maybeComplete(now sim.Time, txnID string, j *markerJob) {
 	}
 	delete(c.node.jobs, txnID)
 	if j.gaveUp {
+		c.node.gaveUp[txnID] = true
 		c.observe(Obs{Kind: ObsNote, Text: "gave up writing the markers of " + txnID + ": it stays in Prepare* until the log is reloaded"})
+		return
+	}
+	if c.cfg.LogAppendTime > 0 {
+		c.startWrite(now, &pendingWrite{id: txnID, complete: true})
 		return
 	}
 	c.MarkersWritten(now, txnID)
 	c.logged(now, txnID, false)
+}
+
+// completeEmpty completes a transaction in Prepare* that has no marker to
+// write (no partitions): Complete* follows the Prepare* write at once.
+// A transaction whose markers were given up stays in Prepare* (X12).
+func (c *Coordinator) completeEmpty(now sim.Time, txnID string) {
+	m := c.txns[txnID]
+	if m == nil || m.State != TxnPrepareCommit && m.State != TxnPrepareAbort ||
+		c.node.jobs[txnID] != nil || c.node.gaveUp[txnID] || c.pending[txnID] {
+		return
+	}
+	c.maybeComplete(now, txnID, &markerJob{})
+}
+
+// busy reports whether a transition of transactionalID is being written.
+func (c *Coordinator) busy(transactionalID string) bool {
+	return c.cfg.LogAppendTime > 0 && c.pending[transactionalID]
+}
+
+// finish ends a request's handling: when it changed the transaction's
+// state and writes take time, the write starts and the answer and the
+// markers wait for it; otherwise the state is logged and the answer and
+// the markers go out now.
+func (c *Coordinator) finish(now sim.Time, id string, to Peer, reply Message, mk []TxnMarker) {
+	if m := c.txns[id]; c.cfg.LogAppendTime > 0 && m != nil && c.log.changes(m) {
+		c.startWrite(now, &pendingWrite{id: id, to: to, reply: reply, markers: mk})
+		return
+	}
+	c.logged(now, id, false)
+	c.reply(to, reply)
+	c.sendMarkers(now, id, mk)
+}
+
+// startWrite starts writing w's transition to __transaction_state.
+func (c *Coordinator) startWrite(now sim.Time, w *pendingWrite) {
+	n := &c.node
+	if c.pending == nil {
+		c.pending = map[string]bool{}
+	}
+	c.pending[w.id] = true
+	n.nextWrite++
+	n.writes[n.nextWrite] = w
+	n.out = append(n.out, Out{Kind: OutWake, At: now.Add(c.cfg.LogAppendTime), Timer: tokWrite | n.nextWrite})
+}
+
+// writeDone completes write k: the transition is installed and logged,
+// then the answer and the markers go out.
+func (c *Coordinator) writeDone(now sim.Time, k uint64) {
+	n := &c.node
+	w := n.writes[k]
+	if w == nil {
+		return
+	}
+	delete(n.writes, k)
+	delete(c.pending, w.id)
+	if w.complete {
+		c.MarkersWritten(now, w.id)
+	}
+	c.logged(now, w.id, false)
+	if w.reply != nil {
+		c.reply(w.to, w.reply)
+	}
+	c.sendMarkers(now, w.id, w.markers)
 }
 
 // MarkersPending reports whether the markers of transactionalID are still
@@ -342,6 +445,8 @@ func (c *Coordinator) Wake(now sim.Time, token uint64) []Out {
 	n := &c.node
 	n.out = n.out[:0]
 	switch {
+	case token&tokWrite != 0 && token&tokMarker == 0:
+		c.writeDone(now, token&^tokWrite)
 	case token&tokMarker != 0:
 		c.markerTimer(now, int64(token&^tokMarker))
 	case token&tokExpiration != 0:
@@ -371,9 +476,11 @@ func (c *Coordinator) Wake(now sim.Time, token uint64) []Out {
 			c.sendMarkers(now, mk[i].TransactionalID, mk[i:j])
 			i = j
 		}
-		// Timed-out transactions with no partition completed at once.
+		// Timed-out transactions with no partition: Prepare*, then
+		// Complete*.
 		for _, id := range c.TransactionalIDs() {
 			c.logged(now, id, false)
+			c.completeEmpty(now, id)
 		}
 	}
 	c.arm(now)
@@ -420,7 +527,7 @@ func (c *Coordinator) arm(now sim.Time) {
 	n := &c.node
 	if every := sim.Time(c.cfg.TimeoutCheckInterval); every > 0 {
 		if next, ok := c.nextDue(func(m *TxnMetadata) (sim.Time, bool) {
-			return m.TxnStartTime.Add(m.TxnTimeout), m.State == TxnOngoing
+			return m.TxnStartTime.Add(m.TxnTimeout) + 1, m.State == TxnOngoing // strictly after the deadline
 		}); ok {
 			if o, ok := n.timeouts.arm(next, every); ok {
 				n.out = append(n.out, o)
@@ -457,6 +564,7 @@ func (c *Coordinator) nextDue(f func(m *TxnMetadata) (sim.Time, bool)) (sim.Time
 func (c *Coordinator) Crash() {
 	c.down = true
 	c.txns = map[string]*TxnMetadata{}
+	c.pending = nil // writes in flight are lost
 	c.node = newCoordinatorNode()
 }
 

@@ -76,10 +76,11 @@ func TestCoordinatorTimeouts(t *testing.T) {
 			t.Fatal(e)
 		}
 	}
-	if mk := c.AbortTimedOutTransactions(at(11*time.Second - 1)); len(mk) != 0 {
+	// Strictly after the deadline (X8): not at 11s itself.
+	if mk := c.AbortTimedOutTransactions(at(11 * time.Second)); len(mk) != 0 {
 		t.Fatalf("aborted early: %+v", mk)
 	}
-	mk := c.AbortTimedOutTransactions(at(11 * time.Second))
+	mk := c.AbortTimedOutTransactions(at(11*time.Second + 1))
 	if len(mk) != 2 || mk[0].TransactionalID != "a" || mk[1].TransactionalID != "b" || mk[0].Epoch != 1 || mk[0].Marker != MarkerAbort {
 		t.Fatalf("timed-out aborts: %+v", mk)
 	}

@@ -35,6 +35,11 @@ type PartitionConfig struct {
 	// idle this long is removed (never while a transaction is open).
 	// Zero means Kafka's default, 86400000 ms (1 day).
 	ProducerIDExpiration time.Duration
+	// BugNoVerificationGuard (defect KAFKA-14904, bug-zoo Z21, what-if
+	// of a 3.6 pre-release): the verification sequence guard (B4.5) is
+	// missing, so a later in-flight batch of a producer can be appended
+	// ahead of an earlier one whose verification failed retriably.
+	BugNoVerificationGuard bool
 	// NoPartitionVerification turns KIP-890 part 1 verification off
 	// (transaction.partition.verification.enable=false; Kafka's default is
 	// true, 3.6+). With verification on, the first transactional batch of a
@@ -179,6 +184,9 @@ type Partition struct {
 	// aborted is the aborted-transaction index, in marker order
 	// (partition_txn.go). Like the log, it survives a restart.
 	aborted []AbortedTxn
+	// verifying are the producers' verification entries (verification.go);
+	// volatile: a restart loses them.
+	verifying map[ProducerID]verificationEntry
 }
 
 // NewPartition returns an empty partition with the given settings.
@@ -319,6 +327,10 @@ func (p *Partition) AppendWith(now sim.Time, b Batch, o AppendOptions) AppendRes
 	if e != nil && b.Epoch < epoch && !p.cfg.NoEpochCheck {
 		return errResult(ErrInvalidProducerEpoch, "epoch below current "+itoa(int64(epoch)))
 	}
+	// B4.5: verification sequence guard.
+	if r, ok := p.verificationGuard(&b); ok {
+		return r
+	}
 	// B4.6: sequence check.
 	if e == nil && p.cfg.EmptyPartitionCheck && p.nextOffset == 0 && b.FirstSeq != 0 {
 		// KAFKA-15591 (Kafka 4.5): a partition whose log never held a
@@ -341,6 +353,9 @@ func (p *Partition) AppendWith(now sim.Time, b Batch, o AppendOptions) AppendRes
 	}
 	// B4.8: accept.
 	r := p.appendData(now, b, n)
+	if b.Transactional {
+		p.endVerification(b.PID)
+	}
 	p.applyData(b, r.FirstOffset, r.LastOffset)
 	p.maybeSnapshot()
 	return r
@@ -424,6 +439,7 @@ func (p *Partition) AppendMarker(now sim.Time, pid ProducerID, epoch int16, coor
 		CoordinatorEpoch: coordinatorEpoch,
 	})
 	p.indexMarker(pid, m, off)
+	p.endVerification(pid)
 	p.applyMarker(pid, epoch, coordinatorEpoch, now)
 	p.maybeSnapshot()
 	return AppendResult{Err: ErrNone, FirstOffset: off, LastOffset: off, Reason: m.String()}

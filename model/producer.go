@@ -253,6 +253,9 @@ type Producer struct {
 	// an epoch bump once nothing is on the wire.
 	abortErr ErrCode
 	txnBump  bool
+	// bumpInTxn: the pending bump is defect Z17's, inside an open
+	// transaction (ProducerConfig.BugTxnBumpInTxn).
+	bumpInTxn bool
 	// rdkBump (librdkafka policy) asks for a producer-wide epoch bump once
 	// nothing is on the wire.
 	rdkBump   bool
@@ -455,6 +458,10 @@ func (p *Producer) handleInit(now sim.Time, r *InitProducerIDResponse) {
 			p.note(NoteEpochBump, "epoch bump "+strconv.Itoa(int(p.epoch))+" -> "+strconv.Itoa(int(r.Epoch))+" (coordinator)")
 			for _, ps := range p.parts {
 				p.resetPartition(ps, r.PID, r.Epoch)
+			}
+			if p.bumpInTxn {
+				p.bumpInTxn = false
+				p.readdAfterBump()
 			}
 		}
 		p.pid, p.epoch = r.PID, r.Epoch
@@ -769,6 +776,13 @@ func (p *Producer) rdkComplete(now sim.Time, b *pbatch, err ErrCode) {
 			p.note(NoteInfo, "p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": sequence desynchronization")
 			p.enterFatal(now, ErrOutOfOrderSequenceNumber)
 			return
+		}
+		if p.cfg.BugTxnBumpInTxn && p.txnMode() && !p.txnBump {
+			// librdkafka #3575 (fixed in v1.8.2, commit 2d78e928d): the
+			// epoch bump goes to the coordinator while the transaction
+			// stays open in the client's view.
+			p.note(NoteRetry, "bug Z17: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+itoa(int64(ps.id))+" inside a transaction: bump the epoch through the coordinator without aborting")
+			p.txnBump, p.bumpInTxn = true, true
 		}
 		if p.cfg.BugBumpOnAnyOOSN && !p.rdkBump {
 			p.note(NoteRetry, "bug Z13: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+itoa(int64(ps.id))+": drain and bump the epoch")

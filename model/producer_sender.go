@@ -302,7 +302,11 @@ func (p *Producer) sendInit(now sim.Time) {
 	p.initSent = true
 	p.nextCorr++
 	req := &InitProducerIDRequest{CorrelationID: p.nextCorr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch, TransactionTimeout: p.cfg.TransactionTimeout}
-	if p.txnBump && p.pid != NoProducerID {
+	if p.txnBump && p.pid != NoProducerID && !p.bumpInTxn {
+		// KIP-360: the bump carries the current pair. Defect Z17's bump
+		// re-initialises the producer id as at startup, without it (with
+		// the pair the coordinator's fence would answer its retry
+		// PRODUCER_FENCED, T1.8, and the loss would not be silent).
 		req.ExpectedPID, req.ExpectedEpoch = p.pid, p.epoch
 	}
 	q := &prequest{corr: p.nextCorr, dest: DestCoordinator, sentAt: now, init: true}

@@ -197,7 +197,7 @@ func (p *Producer) txnStep(now sim.Time) {
 	if p.abortErr != ErrNone && t.open && !t.abort {
 		t.abort, t.abortedBy = true, p.abortErr
 	}
-	if t.ending || t.adding {
+	if t.ending || t.adding || p.bumpInTxn {
 		return
 	}
 	if t.abort {
@@ -537,9 +537,31 @@ func (p *Producer) adoptEndTxnEpoch(pid ProducerID, epoch int16) {
 	if pid == p.pid && epoch == p.epoch {
 		return
 	}
-	p.note(NoteEpochBump, "epoch "+itoa(int64(p.epoch))+" -> "+itoa(int64(epoch))+" (EndTxn, transaction version 2)")
+	if pid != p.pid {
+		p.note(NoteEpochBump, "producer id "+itoa(int64(p.pid))+" epoch "+itoa(int64(p.epoch))+" -> producer id "+itoa(int64(pid))+" epoch "+itoa(int64(epoch))+" (EndTxn at an exhausted epoch, transaction version 2)")
+	} else {
+		p.note(NoteEpochBump, "epoch "+itoa(int64(p.epoch))+" -> "+itoa(int64(epoch))+" (EndTxn, transaction version 2)")
+	}
 	p.pid, p.epoch = pid, epoch
 	for _, ps := range p.parts {
 		p.resetPartition(ps, pid, epoch)
+	}
+}
+
+// readdAfterBump (defect Z17) carries the open transaction over an epoch
+// bump the coordinator made by fencing and aborting it: the client still
+// believes it open, and adds the partitions it has records for again, so
+// that its commit ends a new transaction at the new epoch.
+func (p *Producer) readdAfterBump() {
+	t := &p.txn
+	p.note(NoteInfo, "bug Z17: the transaction goes on under the new epoch; its partitions are added again")
+	for i := range t.added {
+		t.added[i] = false
+	}
+	t.needAdd = t.needAdd[:0]
+	for _, ps := range p.parts {
+		if len(ps.queue) > 0 || len(ps.unacked) > 0 {
+			t.needAdd = append(t.needAdd, ps.id)
+		}
 	}
 }

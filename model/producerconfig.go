@@ -153,6 +153,16 @@ type ProducerConfig struct {
 	// producer, bumps the epoch and restarts every partition at sequence 0,
 	// possibly-persisted batches included (librdkafka #4953, bug-zoo Z13).
 	BugBumpOnAnyOOSN bool
+	// BugTxnBumpInTxn (defect Z17, librdkafka before 1.8.2, #3575): with
+	// the librdkafka policy, a transactional producer that gets
+	// OUT_OF_ORDER_SEQUENCE_NUMBER bumps its epoch through InitProducerId
+	// inside the transaction instead of failing it (abortable): the
+	// coordinator fences and aborts the open transaction, while the client
+	// carries on as if it were still open, adds its partitions again under
+	// the new epoch and commits a transaction that lacks the records
+	// acknowledged before the bump. The bump re-initialises the producer
+	// id as at startup (InitProducerId without the KIP-360 pair).
+	BugTxnBumpInTxn bool
 }
 
 // DefaultProducerConfig returns the Java client's defaults (Kafka 4.0+: linger.ms 5).

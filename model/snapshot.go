@@ -108,6 +108,7 @@ func (p *Partition) Restart(now sim.Time, clean bool) {
 	}
 	from := int64(0)
 	p.producers = make(map[ProducerID]*ProducerStateEntry)
+	p.verifying = nil // the verification entries are the broker's memory
 	exp := p.cfg.expiration()
 	if p.snap != nil {
 		from = p.snap.Offset

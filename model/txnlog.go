@@ -68,6 +68,13 @@ func (l *txnLog) append(m *TxnMetadata) bool {
 	return true
 }
 
+// changes reports whether m's state differs from what the log holds for
+// its id (a write is due).
+func (l *txnLog) changes(m *TxnMetadata) bool {
+	i, ok := l.last[m.TransactionalID]
+	return !ok || !l.records[i].sameAs(m)
+}
+
 // load replays the log into fresh metadata, in log order. Dead ids are
 // left out. lastProducerEpoch and the previous producer id are not on the
 // log and come back as NoEpoch and NoProducerID (X4).

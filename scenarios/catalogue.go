@@ -485,7 +485,7 @@ both.`,
 		Defaults: []KV{{"records", "120"}, {"partitions", "2"}, {"send.interval.ms", "1"}, {"batch.size", "1"},
 			{"broker.transient_error", "0.03"}, {"net.response_loss", "0.03"}, {"request.timeout.ms", "1000"}, {"broker.version", "4.5"}},
 		OffShows: []string{"INV-DUP", "INV-ORDER"},
-		Bugs:     []string{"Z13"},
+		Bugs:     []string{"Z13", "Z17", "KAFKA-14904"},
 		build:    oneApp,
 	}
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -105,6 +106,15 @@ func TestBugs(t *testing.T) {
 				if fired(without)[bug.Breaks] {
 					t.Fatalf("seed %d without the bug: %s fired (%v)\nreproduce: %s", seed, bug.Breaks, without.Violations, without.Reproduce)
 				}
+				// The bug's own settings with its defect knobs (the
+				// *.bug.* keys) off: the rest of the setup alone must
+				// not break the invariant.
+				if rest, ok := withoutDefect(bug); ok {
+					r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: append(idem(true), rest...)})
+					if fired(r)[bug.Breaks] {
+						t.Fatalf("seed %d with the bug's settings but its defect off: %s fired (%v)\nreproduce: %s", seed, bug.Breaks, r.Violations, r.Reproduce)
+					}
+				}
 			}
 			if hits == 0 {
 				t.Fatalf("%s never fired in %d seeds with -bug %s", bug.Breaks, n, bug.ID)
@@ -162,4 +172,19 @@ func TestDescribeComplete(t *testing.T) {
 		}
 		_ = fmt.Sprint(sc.Values().List())
 	}
+}
+
+// withoutDefect returns bug's settings with its defect knobs (keys with
+// ".bug.") turned off, and false when it has no such knob.
+func withoutDefect(bug Bug) ([]KV, bool) {
+	var out []KV
+	found := false
+	for _, kv := range bug.Sets {
+		if strings.Contains(kv.Key, ".bug.") {
+			found = true
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out, found
 }

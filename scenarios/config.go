@@ -160,6 +160,8 @@ type ProducerParams struct {
 	BugReuseExpiredSeq bool
 	// BugBumpOnAnyOOSN is producer.bug.bump_on_any_oosn (-bug Z13).
 	BugBumpOnAnyOOSN bool
+	// BugTxnBumpInTxn is producer.bug.txn_bump_in_txn (-bug Z17).
+	BugTxnBumpInTxn bool
 }
 
 // Rebuild is how a restarted broker rebuilds its producer state.
@@ -217,6 +219,9 @@ type BrokerParams struct {
 	ExpirationCheckInterval time.Duration
 	// RestartRebuild is broker.restart.rebuild: log or none.
 	RestartRebuild Rebuild
+	// BugNoVerificationGuard is broker.bug.no_verification_guard (-bug
+	// KAFKA-14904).
+	BugNoVerificationGuard bool
 }
 
 // CoordinatorParams is the transaction coordinator's behaviour.
@@ -227,6 +232,9 @@ type CoordinatorParams struct {
 	// EpochBits is epoch.bits: the width of producer epochs, signed,
 	// 2..16 bits (Kafka: 16).
 	EpochBits int
+	// LogAppendTime is coordinator.log.append.time: how long a
+	// __transaction_state write takes, 0..1h.
+	LogAppendTime time.Duration
 	// AbortCleanupInterval is
 	// transaction.abort.timed.out.transaction.cleanup.interval.ms: how
 	// often timed-out transactions are aborted, 1..2147483647 ms.
@@ -339,6 +347,7 @@ var fields = map[string]func(c *Config) any{
 	"producer.whatif.fence_only":            func(c *Config) any { return &c.Producer.WhatIfFenceOnly },
 	"producer.bug.reuse_expired_seq":        func(c *Config) any { return &c.Producer.BugReuseExpiredSeq },
 	"producer.bug.bump_on_any_oosn":         func(c *Config) any { return &c.Producer.BugBumpOnAnyOOSN },
+	"producer.bug.txn_bump_in_txn":          func(c *Config) any { return &c.Producer.BugTxnBumpInTxn },
 
 	// Broker.
 	"broker.window":                             func(c *Config) any { return &c.Broker.Window },
@@ -353,9 +362,11 @@ var fields = map[string]func(c *Config) any{
 	"producer.id.expiration.ms":                 func(c *Config) any { return &c.Broker.ProducerIDExpiration },
 	"producer.id.expiration.check.interval.ms":  func(c *Config) any { return &c.Broker.ExpirationCheckInterval },
 	"broker.restart.rebuild":                    func(c *Config) any { return &c.Broker.RestartRebuild },
+	"broker.bug.no_verification_guard":          func(c *Config) any { return &c.Broker.BugNoVerificationGuard },
 
 	// Coordinator.
 	"coordinator.next.pid":               func(c *Config) any { return &c.Coordinator.NextPID },
+	"coordinator.log.append.time":        func(c *Config) any { return &c.Coordinator.LogAppendTime },
 	"epoch.bits":                         func(c *Config) any { return &c.Coordinator.EpochBits },
 	"coordinator.bug.no_rotate":          func(c *Config) any { return &c.Coordinator.BugNoRotate },
 	"coordinator.bug.no_bump_on_timeout": func(c *Config) any { return &c.Coordinator.BugNoBumpOnTimeout },
@@ -603,5 +614,11 @@ func (c *Config) producerConfig() model.ProducerConfig {
 	pc.BugResetSeqOnMetadataFlap = p.BugMetaflapReset
 	pc.BugReuseExpiredSeq = p.BugReuseExpiredSeq
 	pc.BugBumpOnAnyOOSN = p.BugBumpOnAnyOOSN
+	pc.BugTxnBumpInTxn = p.BugTxnBumpInTxn
+	if pc.Policy != model.PolicyJava {
+		// librdkafka and franz-go run the classic transaction protocol
+		// (KIP-890 part 2 is in the Java client from 4.0).
+		pc.TransactionVersion = 1
+	}
 	return pc
 }

@@ -254,6 +254,7 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		NoEpochCheck:            !bc.EpochCheck,
 		NoPartitionVerification: !bc.PartitionVerification,
 		EmptyPartitionCheck:     bc.EmptyPartitionCheck,
+		BugNoVerificationGuard:  bc.BugNoVerificationGuard,
 		Seq:                     model.SeqSpace{Bits: uint8(cfg.SequenceBits)},
 		ProducerIDExpiration:    bc.ProducerIDExpiration,
 	}
@@ -274,7 +275,8 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	cc := &cfg.Coordinator
 	w.coord = model.NewCoordinator(model.CoordinatorConfig{NextPID: model.ProducerID(cc.NextPID), EpochBits: uint8(cc.EpochBits),
 		Leaders: topo.Leaders, TimeoutCheckInterval: cc.AbortCleanupInterval,
-		BugNoRotate: cc.BugNoRotate, BugNoBumpOnTimeout: cc.BugNoBumpOnTimeout, TransactionVersion: cfg.Versions.TransactionVersion})
+		BugNoRotate: cc.BugNoRotate, BugNoBumpOnTimeout: cc.BugNoBumpOnTimeout, TransactionVersion: cfg.Versions.TransactionVersion,
+		LogAppendTime: cc.LogAppendTime})
 	w.coordNode = simnet.NodeID(len(w.nodes))
 	w.nodes = append(w.nodes, node{kind: kindCoordinator, name: topo.CoordinatorName(), srv: w.coord})
 	w.groupNode = -1

@@ -73,6 +73,15 @@ func (s *Summary) Report() string {
 	p("\n## Reproduce\n\n")
 	p("Regenerate this directory (summary, charts, runs.csv and this report) with:\n\n```sh\n%s\n```\n\n", s.Regenerate())
 	p("- simulator version: idemsim %s\n", s.Version)
+	var vs []string
+	for _, pt := range s.Points {
+		if pt.Versions != "" && !slices.Contains(vs, pt.Versions) {
+			vs = append(vs, pt.Versions)
+		}
+	}
+	if len(vs) > 0 {
+		p("- Kafka versions modelled: %s\n", strings.Join(vs, "; "))
+	}
 	p("- %s, %d runs per point and mode\n", s.SeedRange(), s.Runs)
 	p("- trace-hash digest: `%s` (a hash of every point and mode's sum of its runs' trace hashes: a rerun that gives the same digest ran the same runs)\n", s.TraceDigest)
 	return b.String()

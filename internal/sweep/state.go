@@ -196,6 +196,9 @@ func (h *Hist) UnmarshalJSON(b []byte) error {
 // the same value.
 type Acc struct {
 	Runs int64 `json:"runs"`
+	// Versions are the Kafka versions the runs modelled
+	// ([scenarios.Result.Versions]; one point's runs share them).
+	Versions string `json:"versions,omitempty"`
 	// AnyViolation counts runs with at least one violation; Violations
 	// counts runs per violated invariant.
 	AnyViolation int64            `json:"any_violation"`
@@ -246,6 +249,9 @@ func newAcc() *Acc {
 // add counts one run; k bounds the failing seeds kept per invariant.
 func (a *Acc) add(r *scenarios.Result, k int) {
 	a.Runs++
+	if a.Versions == "" {
+		a.Versions = r.Versions
+	}
 	var seen []string
 	for _, v := range r.Violations {
 		if !slices.Contains(seen, v.Invariant) {
@@ -287,6 +293,9 @@ func (a *Acc) add(r *scenarios.Result, k int) {
 // merge adds o into a.
 func (a *Acc) merge(o *Acc, k int) {
 	a.Runs += o.Runs
+	if a.Versions == "" {
+		a.Versions = o.Versions
+	}
 	a.AnyViolation += o.AnyViolation
 	for inv, n := range o.Violations {
 		a.Violations[inv] += n

@@ -52,8 +52,11 @@ type Summary struct {
 
 // Point is one point of the axes' product.
 type Point struct {
-	Values []scenarios.KV    `json:"values"`
-	Modes  map[string]*Stats `json:"modes"`
+	Values []scenarios.KV `json:"values"`
+	// Versions names the Kafka versions the point's runs modelled, e.g.
+	// "kafka=4.1 transaction.version=2".
+	Versions string            `json:"versions"`
+	Modes    map[string]*Stats `json:"modes"`
 }
 
 // Stats is one (point, mode): counts, proportions and rates with 95%
@@ -95,6 +98,9 @@ func (st *State) Summarize() *Summary {
 	for p, accs := range st.Acc {
 		pt := Point{Values: PointSets(st.Axes, p), Modes: map[string]*Stats{}}
 		for m, a := range accs {
+			if pt.Versions == "" {
+				pt.Versions = a.Versions
+			}
 			on := st.Modes[m]
 			sets := runSets(st.Sets, st.Axes, p, on)
 			pt.Modes[modeName(on)] = stats(a, func(seed uint64) string {

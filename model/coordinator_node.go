@@ -54,7 +54,7 @@ type coordinatorNode struct {
 
 func newCoordinatorNode() coordinatorNode {
 	return coordinatorNode{jobs: map[string]*markerJob{}, reqs: map[int64]*markerReq{}, writes: map[uint64]*pendingWrite{}, gaveUp: map[string]bool{},
-		fails: map[int32]int{},
+		fails:    map[int32]int{},
 		timeouts: newCheckTimer(), expiration: newCheckTimer()}
 }
 

@@ -6,10 +6,20 @@ import (
 	"time"
 )
 
-// Parse reads a plan's text: one action per line, "TIME VERB ARGS", with
-// TIME a Go duration from the start of the run; "#" starts a comment;
-// blank lines are ignored; "end DUR" (at most once) sets [Plan.End].
+// FormatVersion is the plan file format this version reads and writes;
+// FormatLine declares it, as a plan's first line.
+const (
+	FormatVersion = "1"
+	FormatLine    = "format " + FormatVersion
+)
+
+// Parse reads a plan's text: an optional format line "format 1" before
+// any action (a plan without one is read as format 1; any other version
+// is refused), then one action per line, "TIME VERB ARGS", with TIME a Go
+// duration from the start of the run; "#" starts a comment; blank lines
+// are ignored; "end DUR" (at most once) sets [Plan.End].
 //
+//	format 1
 //	# pause producer p1 for 25s at 3.2s
 //	3.2s pause p1 25s
 //	5s partition p1 | b1
@@ -27,7 +37,7 @@ import (
 // only; [Plan.Check] checks the actions against a world.
 func Parse(text string) (Plan, error) {
 	var p Plan
-	endLine := 0
+	endLine, formatLine, seen := 0, 0, false
 	for i, line := range strings.Split(text, "\n") {
 		ln := i + 1
 		if j := strings.IndexByte(line, '#'); j >= 0 {
@@ -40,6 +50,20 @@ func Parse(text string) (Plan, error) {
 		errf := func(format string, args ...any) error {
 			return fmt.Errorf("line %d: "+format, append([]any{ln}, args...)...)
 		}
+		if f[0] == "format" {
+			if seen {
+				if formatLine != 0 {
+					return Plan{}, errf("second format line (the first is on line %d)", formatLine)
+				}
+				return Plan{}, errf("the format line must come before the first action")
+			}
+			if len(f) != 2 || f[1] != FormatVersion {
+				return Plan{}, errf("unknown plan format %q: this simulator reads %q (want \"%s\")", strings.Join(f[1:], " "), FormatVersion, FormatLine)
+			}
+			formatLine, seen = ln, true
+			continue
+		}
+		seen = true
 		if f[0] == "end" {
 			if len(f) != 2 {
 				return Plan{}, errf("want \"end DUR\", e.g. end 60s")

@@ -44,6 +44,10 @@ func (p *Plan) String() string {
 	return string(b)
 }
 
+// FileText returns a plan text as a plan file holds it: the format line
+// ([FormatLine]), then the text ([Plan.String]).
+func FileText(text string) string { return FormatLine + "\n" + text }
+
 // Check checks the plan against a world's nodes and reports the first
 // problem as "line N: ..." (or "action N: ..." for an action that was not
 // parsed): first, in plan order, an action that names a node the world

@@ -1,6 +1,7 @@
 package faults_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -356,6 +357,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("1.5h pause x.y-z_1 1ns # c")
 	f.Add("1s drift a +0ppm\n\r\n1s restart b unclean")
 	f.Add("0s reject 5 p1>b1 NOT_ENOUGH_REPLICAS\n1s reject 2 p2 > b1 X_1 partition 3")
+	f.Add("# a plan\nformat 1\n1s crash b1\nend 2s")
+	f.Add("format 2\n1s crash b1")
 	f.Fuzz(func(t *testing.T, text string) {
 		p, err := faults.Parse(text)
 		if err != nil {
@@ -369,5 +372,33 @@ func FuzzParse(f *testing.F) {
 		if !q.Equal(&p) {
 			t.Fatalf("parse(print(p)) != p\n%s\n%s", out, q.String())
 		}
+		r, err := faults.Parse(faults.FileText(out))
+		if err != nil || !r.Equal(&p) {
+			t.Fatalf("plan file text does not read back: %v\n%s", err, faults.FileText(out))
+		}
 	})
+}
+
+// TestPlanFormatLine: a plan file declares its format before its first
+// action; a plan without the line is read as format 1 (docs/plans.md);
+// any other version, or a misplaced line, is refused with its line.
+func TestPlanFormatLine(t *testing.T) {
+	for _, c := range []struct{ text, err string }{
+		{"format 1\n1s crash b1", ""},
+		{"# saved\n\nformat 1 # the version\n1s crash b1", ""},
+		{"1s crash b1", ""},
+		{"format 2\n1s crash b1", `line 1: unknown plan format "2": this simulator reads "1" (want "format 1")`},
+		{"\nformat\n1s crash b1", `line 2: unknown plan format "": this simulator reads "1" (want "format 1")`},
+		{"1s crash b1\nformat 1", "line 2: the format line must come before the first action"},
+		{"format 1\nformat 1", "line 2: second format line (the first is on line 1)"},
+	} {
+		_, err := faults.Parse(c.text)
+		if got := fmt.Sprint(err); c.err == "" && err != nil || c.err != "" && got != c.err {
+			t.Errorf("Parse(%q): %v, want %q", c.text, err, c.err)
+		}
+	}
+	p, _ := faults.Parse("1s crash b1\nend 2s")
+	if got := faults.FileText(p.String()); !strings.HasPrefix(got, "format 1\n") {
+		t.Errorf("FileText: %q, want the format line first", got)
+	}
 }

@@ -128,6 +128,8 @@ type pbatch struct {
 	// req is the request the batch is on the wire in, or nil.
 	req  *prequest
 	done bool // the application has the batch's outcome
+	// queued: the batch is in its partition's queue (unqueue).
+	queued bool
 }
 
 // partState is the client's state for one partition (TxnPartitionEntry plus
@@ -368,6 +370,7 @@ func (p *Producer) sendRecord(now sim.Time, rec Record) {
 		// transactions; a transactional.id alone only fences (see
 		// txnState).
 		last = &pbatch{b: Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.txnMode(), Txn: p.txnOrdinal(rec)}, createdAt: now}
+		last.queued = true
 		ps.queue = append(ps.queue, last)
 		ps.live = append(ps.live, last)
 	}
@@ -907,6 +910,7 @@ func (p *Producer) fgRewind(ps *partState, head *pbatch) {
 			continue
 		}
 		at++
+		u.queued = true
 		ps.queue = slices.Insert(ps.queue, at, u)
 	}
 }
@@ -930,6 +934,7 @@ func (p *Producer) reenqueue(ps *partState, b *pbatch) {
 			i++
 		}
 	}
+	b.queued = true
 	ps.queue = slices.Insert(ps.queue, i, b)
 }
 
@@ -981,15 +986,32 @@ func (p *Producer) finish(now sim.Time, b *pbatch, err ErrCode, offset int64) {
 	if i := slices.Index(ps.unacked, b); i >= 0 {
 		ps.unacked = slices.Delete(ps.unacked, i, i+1)
 	}
-	if i := slices.Index(ps.queue, b); i >= 0 {
-		ps.queue = slices.Delete(ps.queue, i, i+1)
-	}
+	ps.unqueue(b)
 	for i, r := range b.b.Records {
 		off := int64(-1)
 		if err == ErrNone && offset >= 0 {
 			off = offset + int64(i)
 		}
 		p.result(now, r, err, off)
+	}
+}
+
+// unqueue takes b out of the partition's queue if it is there. The head
+// (a drain, an expiry) goes without moving the rest, and a batch known
+// not to be queued (acknowledged from the wire) costs no search, so a
+// long backlog is linear, not quadratic.
+func (ps *partState) unqueue(b *pbatch) {
+	if !b.queued {
+		return
+	}
+	b.queued = false
+	if ps.queue[0] == b {
+		ps.queue[0] = nil
+		ps.queue = ps.queue[1:]
+		return
+	}
+	if i := slices.Index(ps.queue, b); i >= 0 {
+		ps.queue = slices.Delete(ps.queue, i, i+1)
 	}
 }
 

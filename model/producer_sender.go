@@ -385,9 +385,7 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 	req := &ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), Batches: make([]Batch, 0, len(batches))}
 	for _, b := range batches {
 		ps := p.parts[b.b.Partition]
-		if i := slices.Index(ps.queue, b); i >= 0 {
-			ps.queue = slices.Delete(ps.queue, i, i+1)
-		}
+		ps.unqueue(b)
 		if p.cfg.EnableIdempotence && !b.hasSeq {
 			if ps.pid != p.pid || ps.epoch != p.epoch {
 				// C6.2: the partition adopts the producer's pid/epoch

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -196,6 +197,14 @@ func TestProducerResponses(t *testing.T) {
 			for _, b := range ps.queue {
 				if b.b.Records[0].ID == target.Batches[0].Records[0].ID {
 					q = b
+				}
+				if !b.queued {
+					t.Errorf("batch %s is in the queue but not marked queued", b.b.AppendDescription(nil))
+				}
+			}
+			for _, b := range ps.unacked {
+				if b.queued != slices.Contains(ps.queue, b) {
+					t.Errorf("batch %s: queued=%v, in the queue=%v", b.b.AppendDescription(nil), b.queued, !b.queued)
 				}
 			}
 			if (q != nil) != tc.requeued {

@@ -429,7 +429,7 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 		if !w.resend && len(in.unresolved) > 0 {
 			abandoned = int64(len(in.unresolved))
 			for k := range in.unresolved {
-				in.app.abandoned[k] = true
+				in.app.abandoned.set(k)
 			}
 			clear(in.unresolved)
 		}

@@ -41,9 +41,9 @@ func TestAcklossUnchanged(t *testing.T) {
 		idem string
 		hash string
 	}{
-		{1, "true", "cdfc70854fd12816"}, {1, "false", "16fcd51de233dc39"},
-		{2, "true", "5ff0a7585362311a"}, {2, "false", "c304a416f25f60e5"},
-		{42, "true", "7d70d93795295c7b"}, {42, "false", "b3ad3c2dfc778f4f"},
+		{1, "true", "v2:aec9062bb828d8e0"}, {1, "false", "v2:d8d5f574d710ebf4"},
+		{2, "true", "v2:5e151ba60a698ff6"}, {2, "false", "v2:bd809eaae3c39c3d"},
+		{42, "true", "v2:a78682fa5d534be6"}, {42, "false", "v2:163db9b63f032594"},
 	}
 	for _, w := range want {
 		r := run(t, Spec{Seed: w.seed, Sets: kv("enable.idempotence", w.idem)})

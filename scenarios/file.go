@@ -13,6 +13,7 @@ import (
 // scenario to start from, parameter overrides, and an optional fault plan.
 //
 //	# my.yaml
+//	format: 1                 # the file format; optional, 1 when missing
 //	name: slow-acks           # required: letters, digits, '-', '_'
 //	base: ackloss             # required: a catalogue scenario
 //	summary: acks lost on a slow link
@@ -34,7 +35,11 @@ type FileScenario struct {
 }
 
 // fileKeys are the allowed top-level keys.
-var fileKeys = []string{"name", "base", "summary", "params", "plan"}
+var fileKeys = []string{"format", "name", "base", "summary", "params", "plan"}
+
+// FileFormat is the scenario file format this version reads: a file's
+// "format" key, 1 when the key is missing; any other value is refused.
+const FileFormat = "1"
 
 // ParseScenarioFile parses a scenario file. Errors start with
 // "file:line: " and say what is allowed.
@@ -98,6 +103,12 @@ func ParseScenarioFile(file string, data []byte) (*FileScenario, error) {
 		}
 		var err error
 		switch k.Value {
+		case "format":
+			var f string
+			f, err = scalar()
+			if err == nil && f != FileFormat {
+				err = errAt(v.Line, "unknown scenario file format %q: this simulator reads format %s (format: %s)", f, FileFormat, FileFormat)
+			}
 		case "name":
 			name, err = scalar()
 			if err == nil && !validName(name) {

@@ -38,12 +38,26 @@ plan: |
 	}
 }
 
+// TestScenarioFileFormat: "format: 1" and a file without the key read
+// alike (README: a missing format is format 1).
+func TestScenarioFileFormat(t *testing.T) {
+	for _, src := range []string{"format: 1\nname: x\nbase: ackloss\n", "name: x\nbase: ackloss\nformat: \"1\"\n", "name: x\nbase: ackloss\n"} {
+		fs, err := ParseScenarioFile("f.yaml", []byte(src))
+		if err != nil || fs.Scenario.Name != "x" {
+			t.Errorf("%q: %v", src, err)
+		}
+	}
+}
+
 func TestParseScenarioFileErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"name: x\nbase: ackloss\nparams:\n  net.response_loss: 2\n", "f.yaml:4: net.response_loss=2 is out of range (allowed: 0..1)"},
 		{"name: x\nbase: ackloss\nparams:\n  records: lots\n", `f.yaml:4: records="lots" is not an integer`},
 		{"name: x\nbase: ackloss\nparams:\n  nosuch: 1\n", `f.yaml:4: unknown parameter "nosuch"`},
-		{"name: x\nbase: ackloss\ncolour: red\n", `f.yaml:3: unknown key "colour" (allowed: name, base, summary, params, plan)`},
+		{"name: x\nbase: ackloss\ncolour: red\n", `f.yaml:3: unknown key "colour" (allowed: format, name, base, summary, params, plan)`},
+		{"format: 2\nname: x\nbase: ackloss\n", `f.yaml:1: unknown scenario file format "2": this simulator reads format 1 (format: 1)`},
+		{"name: x\nbase: ackloss\nformat: 1.0\n", `f.yaml:3: unknown scenario file format "1.0"`},
+		{"name: x\nbase: ackloss\nformat: [1]\n", `f.yaml:3: format must be a single value`},
 		{"name: x\nbase: nope\n", `f.yaml:2: base: unknown scenario "nope"`},
 		{"base: ackloss\n", `f.yaml:1: missing key "name"`},
 		{"name: x\nname: y\nbase: ackloss\n", `f.yaml:2: key "name" repeats line 1`},
@@ -68,6 +82,8 @@ func FuzzScenarioFile(f *testing.F) {
 	f.Add("name: x\nbase: ackloss\nplan: |\n  1s pause p1 1s\n")
 	f.Add("name: x\nbase: ackloss\nparams:\n  net.mode: datagram\n  net.duplicate: 0.5\n")
 	f.Add(":\n- [")
+	f.Add("format: 1\nname: x\nbase: ackloss\n")
+	f.Add("format: 9\nname: x\nbase: ackloss\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		fs, err := ParseScenarioFile("f.yaml", []byte(src))
 		if err != nil {

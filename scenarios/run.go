@@ -64,8 +64,9 @@ type Spec struct {
 	// explorer's hook. It changes nothing in the run.
 	Probe Probe
 	// Resolved, if set, is [Resolve] of this spec, made once for many
-	// runs that differ only in PlanText and Probe (an explorer's); the
-	// run reads it and does not resolve again.
+	// runs that differ only in Seed, PlanText and Probe (an explorer's, a
+	// sweep point's); the run reads it and does not resolve again. Runs
+	// on several goroutines may share it: nothing writes to it.
 	Resolved *Resolved
 	// HashCache, if set, is shared by the state hashes of runs made one
 	// after another in one goroutine (statehash.go).
@@ -81,8 +82,8 @@ type Result struct {
 	Events      int64    `json:"events"`
 	SimTimeNs   int64    `json:"sim_time_ns"`
 	Stop        string   `json:"stop"`
-	Params      []KV     `json:"params"`
-	Bugs        []string `json:"bugs"` // the -bug IDs turned on, in order
+	Params      []KV     `json:"params"` // shared by the runs of one Resolved: read-only
+	Bugs        []string `json:"bugs"`   // the -bug IDs turned on, in order
 	// Versions names the Kafka releases and the transaction protocol the
 	// run modelled, e.g. "kafka=4.1 transaction.version=2".
 	Versions    string   `json:"versions"`
@@ -145,6 +146,9 @@ type Resolved struct {
 	// Notes are Kafka's configuration notes, e.g. idempotence turned off
 	// implicitly.
 	Notes []string
+	// params is Values.List(), made once: the runs that share this
+	// resolution share it as their Result.Params (read-only).
+	params []KV
 }
 
 // Resolve applies the levels of precedence (docs/parameters.md) to the
@@ -200,7 +204,7 @@ func Resolve(spec Spec) (*Resolved, error) {
 	if _, err := netConfig(v); err != nil {
 		return nil, err
 	}
-	return &Resolved{Values: v, Config: &cfg, Producer: eff, Notes: notes}, nil
+	return &Resolved{Values: v, Config: &cfg, Producer: eff, Notes: notes, params: v.List()}, nil
 }
 
 // Run runs one simulation. The error is a configuration error; invariant
@@ -284,7 +288,7 @@ func Run(spec Spec) (*Result, error) {
 	r := &Result{
 		Scenario: sc.Name, Seed: spec.Seed, Idempotence: pcfg.EnableIdempotence,
 		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stopText,
-		Params: vals.List(), ConfigNotes: notes, Versions: vals.Config().Versions.String(),
+		Params: res.params, ConfigNotes: notes, Versions: vals.Config().Versions.String(),
 		Counts:    counts,
 		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
 		Latencies: st.latencies, Trace: w.trace.Lines(), Plan: w.plan.String(), Violations: vs,

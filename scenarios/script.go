@@ -328,7 +328,7 @@ func (s *Script) AddProducer(name string, appID int32, sets []KV) (notes []strin
 	pcfg, notes := res.Producer, res.Notes
 	var a *app
 	if appID < 0 {
-		a = &app{id: int32(len(w.apps)), resolved: map[int64]bool{}, abandoned: map[int64]bool{}}
+		a = &app{id: int32(len(w.apps))}
 		w.apps = append(w.apps, a)
 		w.stats.newest = append(w.stats.newest, -1)
 	} else {

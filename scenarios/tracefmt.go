@@ -13,7 +13,8 @@ import (
 // (the trace hash) and, with -trace, printed.
 type traceWriter struct {
 	*sim.Trace
-	names []string
+	names   []string
+	scratch []byte // a message description, for hashMsg's fallback
 }
 
 func newTraceWriter(names []string) *traceWriter {
@@ -28,12 +29,23 @@ func (t *traceWriter) name(n int32) string {
 	return t.names[n]
 }
 
-// Observe writes o's line, if it has one.
+// Observe hashes o's trace entry, if it has a line, and formats the line
+// only when the trace is kept or written.
 func (t *traceWriter) Observe(o *model.Obs) {
-	switch o.Kind {
-	case model.ObsActive, model.ObsStateCheck:
+	switch {
+	case o.Kind == model.ObsActive, o.Kind == model.ObsStateCheck:
 		return // no line: counters and checkers read them
+	case o.Kind == model.ObsCrash && o.N == 0:
+		return // the fault line says it
 	}
+	t.hashObs(o)
+	if t.Formats() {
+		t.format(o)
+	}
+}
+
+// format writes o's line.
+func (t *traceWriter) format(o *model.Obs) {
 	b := t.Begin(o.At)
 	switch o.Kind {
 	case model.ObsRunStart:

@@ -82,7 +82,7 @@ type app struct {
 	next    int64 // next message number
 	// resolved holds the message numbers that got an outcome at some
 	// instance; abandoned those a crash abandoned.
-	resolved, abandoned map[int64]bool
+	resolved, abandoned bitset
 	// high is one past the highest message number ever sent: an
 	// exactly-once application that resumes at its committed position
 	// sends records below it again.
@@ -170,6 +170,9 @@ type World struct {
 	// with requests buffered or being handled, in order of creation
 	// (world_handler.go).
 	srvConns []*srvConn
+	// srvFree are dropped receive sides kept for reuse (storage only:
+	// nothing refers to them).
+	srvFree []*srvConn
 	// outBufs are per-depth copies of a node's effects, so that a node
 	// re-entered by an instant message can reuse its own buffer.
 	outBufs [][]model.Out
@@ -237,7 +240,7 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		return nil, err
 	}
 	topo.GroupCoordinator = cfg.App.Mode == AppExactlyOnce
-	w := &World{sc: sc, vals: vals, cfg: cfg, seed: seed, pcfg: pcfg, cfgNotes: notes, topo: topo, msgs: make(map[uint64]*wire)}
+	w := &World{sc: sc, vals: vals, cfg: cfg, seed: seed, pcfg: pcfg, cfgNotes: notes, topo: topo, msgs: make(map[uint64]*wire, 16)}
 	if err := sc.build(w); err != nil {
 		return nil, err
 	}
@@ -498,17 +501,17 @@ func (w *World) pending() (pending, abandoned int64) {
 		held := map[int64]bool{}
 		for _, in := range a.instances {
 			for n := range in.unresolved {
-				if !a.resolved[n] {
+				if !a.resolved.has(n) {
 					held[n] = true
 				}
 			}
 		}
 		pending += int64(len(held))
-		for n := range a.abandoned {
-			if !a.resolved[n] && !held[n] {
+		a.abandoned.each(func(n int64) {
+			if !a.resolved.has(n) && !held[n] {
 				abandoned++
 			}
-		}
+		})
 	}
 	return pending, abandoned
 }

@@ -13,8 +13,7 @@ import (
 // addApp adds an application with one producer instance that starts at t.
 func (w *World) addApp(start sim.Time) *app {
 	ac := &w.cfg.App
-	a := &app{id: int32(len(w.apps)), records: ac.Records, interval: ac.SendInterval, idleAfter: ac.IdleAfter, idle: ac.Idle,
-		resolved: map[int64]bool{}, abandoned: map[int64]bool{}}
+	a := &app{id: int32(len(w.apps)), records: ac.Records, interval: ac.SendInterval, idleAfter: ac.IdleAfter, idle: ac.Idle}
 	w.apps = append(w.apps, a)
 	w.addInstance(a, start)
 	return a
@@ -234,7 +233,7 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 			if o.Result.Err != model.ErrNone || !in.prod.InTransaction(o.Result.ID) {
 				delete(in.unresolved, o.Result.ID.N)
 			}
-			in.app.resolved[o.Result.ID.N] = true
+			in.app.resolved.set(o.Result.ID.N)
 			w.emit(model.Obs{Kind: model.ObsOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Outcome: o.Result})
 		case model.OutTxnResult:
 			for _, id := range o.Txn.Records {

@@ -62,7 +62,14 @@ func (w *World) srvConnOf(n simnet.NodeID, c simnet.Conn, create bool) *srvConn 
 	if !create {
 		return nil
 	}
-	sc := &srvConn{node: n, conn: c}
+	var sc *srvConn
+	if k := len(w.srvFree); k > 0 {
+		// A dropped receive side, reused with its buffer's storage.
+		sc, w.srvFree = w.srvFree[k-1], w.srvFree[:k-1]
+		*sc = srvConn{node: n, conn: c, queue: sc.queue[:0]}
+	} else {
+		sc = &srvConn{node: n, conn: c}
+	}
 	w.srvConns = append(w.srvConns, sc)
 	return sc
 }
@@ -72,6 +79,8 @@ func (w *World) dropSrvConn(sc *srvConn) {
 	for i, x := range w.srvConns {
 		if x == sc {
 			w.srvConns = append(w.srvConns[:i], w.srvConns[i+1:]...)
+			clear(sc.queue[:cap(sc.queue)]) // no stale wires kept alive
+			w.srvFree = append(w.srvFree, sc)
 			return
 		}
 	}
@@ -103,7 +112,14 @@ func (w *World) readNext(now sim.Time, sc *srvConn) {
 			return
 		}
 		req := sc.queue[0]
-		sc.queue = sc.queue[1:]
+		if len(sc.queue) == 1 {
+			// Keep the buffer's storage for the next request (the
+			// usual case: one request at a time on a connection).
+			sc.queue[0] = pendingReq{}
+			sc.queue = sc.queue[:0]
+		} else {
+			sc.queue = sc.queue[1:]
+		}
 		sc.busy, sc.cur = true, req
 		w.emit(model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(n), Peer: int32(req.wr.client), Msg: req.wr.m, MsgID: req.id})
 		if d := w.handlingTime(n); d > 0 {

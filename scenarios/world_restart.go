@@ -27,7 +27,7 @@ func (w *World) restartInput(in *instance) bool {
 	for k := range in.unresolved {
 		// Read again from the input if not committed; counted abandoned
 		// until an outcome comes.
-		in.app.abandoned[k] = true
+		in.app.abandoned.set(k)
 	}
 	clear(in.unresolved)
 	return true

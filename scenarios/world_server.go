@@ -60,7 +60,7 @@ type route struct {
 // caller drops it (dropRoute).
 func (w *World) pushRoute(r route) uint64 {
 	if w.routes == nil {
-		w.routes = make(map[uint64]*route)
+		w.routes = make(map[uint64]*route, 8)
 	}
 	w.nextRoute++
 	h := w.nextRoute

@@ -2,6 +2,12 @@ package sim
 
 import "math/rand/v2"
 
+// FNV-64a, for stream ids.
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime  uint64 = 1099511628211
+)
+
 // NewRand returns the random stream of one component of a run: a PCG
 // generator seeded from the run seed and the component's stream id. Streams
 // with different ids are independent, so extra draws in one component never

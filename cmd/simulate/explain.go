@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/plots"
 	"github.com/idemsim/idemsim/scenarios"
 )
@@ -73,7 +74,7 @@ func (x *explainFlags) run(spec scenarios.Spec, planOut string, stdout, stderr i
 	text := s.Plan.String()
 	header := fmt.Sprintf("# minimal fault plan: scenario %s seed %d breaks %s\n# shrunk from %d actions in %d runs by simulate -shrink (docs/explain.md)\n",
 		spec.Scenario.Name, spec.Seed, s.Invariant, s.Before, s.Runs)
-	if err := os.WriteFile(path, []byte(header+text), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(faults.FileText(header+text)), 0o644); err != nil {
 		return usageErr(stderr, fmt.Sprintf("-shrink: cannot write %s: %v", path, unwrapPath(err))), true
 	}
 	fmt.Fprintf(stdout, "shrink: scenario %s seed %d breaks %s\n", spec.Scenario.Name, spec.Seed, s.Invariant)

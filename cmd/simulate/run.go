@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios"
 )
 
@@ -236,6 +237,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageErr(stderr, err.Error())
 		}
+		text = faults.FileText(text)
 		if *showPlan {
 			fmt.Fprint(stdout, text)
 			return exitOK

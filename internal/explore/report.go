@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios"
 )
 
@@ -48,7 +49,7 @@ func (r *Result) SaveTo(dir, writeDir string, sc *scenarios.Scenario) error {
 		}
 		header := fmt.Sprintf("# counterexample: scenario %s breaks %s with %s (%d events)\n# found by simulate -explore -max-faults %d (docs/explore.md)\n# reproduce: %s\n",
 			r.Scenario, ce.Invariant, plural(ce.Faults, "fault"), ce.Events, r.MaxFaults, res.Reproduce)
-		if err := os.WriteFile(filepath.Join(writeDir, name), []byte(header+ce.Plan), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(writeDir, name), []byte(faults.FileText(header+ce.Plan)), 0o644); err != nil {
 			return err
 		}
 		var mmd bytes.Buffer

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,10 +89,18 @@ type csvWriter struct {
 	axes   []Axis
 	cols   []resultColumn
 	header bool
+	// fast: the Result's columns are appendFast's, so rows are written
+	// without reflection; rec and buf are reused from row to row.
+	fast bool
+	rec  []string
+	buf  []byte
 }
 
+// newCSVWriter writes runs.csv to w through a buffer (csv.Writer's), so a
+// row is not a write call.
 func newCSVWriter(w io.Writer, axes []Axis) *csvWriter {
-	return &csvWriter{w: csv.NewWriter(w), axes: axes, cols: resultColumns()}
+	cols := resultColumns()
+	return &csvWriter{w: csv.NewWriter(w), axes: axes, cols: cols, fast: fastMatches(cols)}
 }
 
 // csvHeader returns runs.csv's header: the key columns point, seed, mode,
@@ -114,9 +123,20 @@ func (c *csvWriter) row(point int, r *scenarios.Result) error {
 			return err
 		}
 	}
-	rec := []string{strconv.Itoa(point), strconv.FormatUint(r.Seed, 10), modeName(r.Idempotence)}
-	for _, kv := range PointSets(c.axes, point) {
-		rec = append(rec, kv.Value)
+	rec := append(c.rec[:0], strconv.Itoa(point), strconv.FormatUint(r.Seed, 10), modeName(r.Idempotence))
+	if len(c.axes) > 0 {
+		for _, kv := range PointSets(c.axes, point) {
+			rec = append(rec, kv.Value)
+		}
+	}
+	if c.fast {
+		var err error
+		rec, c.buf, err = appendFast(rec, c.buf, r)
+		if err != nil {
+			return err
+		}
+		c.rec = rec
+		return c.w.Write(rec)
 	}
 	rv := reflect.ValueOf(r).Elem()
 	for _, col := range c.cols {
@@ -243,6 +263,9 @@ func mergeCSV(out io.Writer, paths []string, want []int64) error {
 		s := &src{r: r, path: p, want: want[len(srcs)]}
 		srcs = append(srcs, s)
 	}
+	// Every row's trace hash must be of this version's scheme: shards
+	// written by an older version are refused, not merged.
+	hashCol := slices.Index(header, "trace_hash")
 	advance := func(s *src) error {
 		rec, err := s.r.Read()
 		if err == io.EOF {
@@ -259,6 +282,11 @@ func mergeCSV(out io.Writer, paths []string, want []int64) error {
 		k, err := keyOf(rec)
 		if err != nil {
 			return fmt.Errorf("%s: %v", s.path, err)
+		}
+		if hashCol >= 0 && hashCol < len(rec) {
+			if _, err := scenarios.ParseTraceHash(rec[hashCol]); err != nil {
+				return fmt.Errorf("%s row %d: %v", s.path, s.n, err)
+			}
 		}
 		s.rec, s.key = rec, k
 		return nil

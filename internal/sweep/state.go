@@ -221,12 +221,17 @@ type Acc struct {
 	TraceSum Hex64 `json:"trace_hash_sum"`
 }
 
-// Hex64 is a uint64 written to JSON as 16 hex digits (JSON numbers lose
-// digits above 2^53).
+// Hex64 is a sum of trace hashes, written to JSON tagged with the trace
+// hash scheme as the hashes are ("v2:" and 16 hex digits; JSON numbers
+// lose digits above 2^53). A sum of another scheme's hashes (an untagged
+// one, from an older version) is refused when read back, so shards of
+// different schemes never merge.
 type Hex64 uint64
 
-// MarshalJSON writes 16 lowercase hex digits.
-func (h Hex64) MarshalJSON() ([]byte, error) { return json.Marshal(fmt.Sprintf("%016x", uint64(h))) }
+// MarshalJSON writes the scheme tag and 16 lowercase hex digits.
+func (h Hex64) MarshalJSON() ([]byte, error) {
+	return json.Marshal(scenarios.FormatTraceHash(uint64(h)))
+}
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (h *Hex64) UnmarshalJSON(b []byte) error {
@@ -234,9 +239,9 @@ func (h *Hex64) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	v, err := strconv.ParseUint(s, 16, 64)
+	v, err := scenarios.ParseTraceHash(s)
 	if err != nil {
-		return fmt.Errorf("sweep: bad hex %q", s)
+		return fmt.Errorf("sweep: trace_hash_sum: %v", err)
 	}
 	*h = Hex64(v)
 	return nil
@@ -286,7 +291,10 @@ func (a *Acc) add(r *scenarios.Result, k int) {
 	for _, d := range r.Latencies {
 		a.Latency.add(d)
 	}
-	h, _ := strconv.ParseUint(r.TraceHash, 16, 64)
+	h, err := scenarios.ParseTraceHash(r.TraceHash)
+	if err != nil {
+		panic("sweep: " + err.Error()) // a run's own hash always parses
+	}
 	a.TraceSum += Hex64(h)
 }
 

@@ -119,7 +119,7 @@ func (st *State) Summarize() *Summary {
 			fmt.Fprintf(h, "%016x\n", uint64(pt.Modes[m].State.TraceSum))
 		}
 	}
-	s.TraceDigest = fmt.Sprintf("%016x", h.Sum64())
+	s.TraceDigest = scenarios.FormatTraceHash(h.Sum64())
 	return s
 }
 

@@ -253,8 +253,23 @@ type outcome struct {
 	err error
 }
 
+// batch is consecutive runs handed to one worker, and their outcomes in
+// order (fewer than the runs when the sweep was cancelled).
+type batch struct {
+	k    int64
+	jobs []job
+	outs []outcome
+}
+
+// batchSize is the runs per batch: enough that a hand-off costs little
+// beside the runs, few enough that every worker gets several batches.
+func batchSize(total int64, par int) int {
+	return int(max(1, min(32, total/int64(8*par))))
+}
+
 // Run runs the sweep. Cancelling ctx stops it cleanly: runs under way
-// finish, and the state holds every run before the first one not started
+// finish, and the state holds the runs written out before the
+// cancellation, a prefix of the sweep in (point, seed, mode) order
 // (Complete is false). The error is a configuration or output error.
 //
 // An axis written FROM:TO:autoN is refined: see [runAdaptive].
@@ -302,30 +317,55 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// window bounds the jobs dispatched but not yet written out, so the
+	// Runs go to the workers in batches of consecutive runs, so the
+	// hand-offs between goroutines cost little beside the runs. window
+	// bounds the batches dispatched but not yet written out, so the
 	// reorder buffer stays small whatever the number of runs.
-	window := make(chan struct{}, 8*par)
-	jobs := make(chan job)
-	results := make(chan outcome, par)
+	bsize := batchSize(total, par)
+	window := make(chan struct{}, 4*par)
+	jobs := make(chan batch)
+	results := make(chan batch, par)
 	go func() {
 		defer close(jobs)
-		var k int64
+		var k, bk int64
+		var cur []job
+		send := func() bool {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return false
+			}
+			if ctx.Err() != nil {
+				return false
+			}
+			jobs <- batch{k: bk, jobs: cur}
+			bk++
+			cur = nil
+			return true
+		}
 		for p := range np {
+			// The parameters are decoded once per point and mode, not
+			// per run: every run of the point shares the (read-only)
+			// resolved configuration.
+			res := make([]*scenarios.Resolved, len(modes))
+			for m, on := range modes {
+				res[m], _ = scenarios.Resolve(c.spec(0, p, on)) // an error: each run reports it
+			}
 			for j := range ns {
 				seed := c.seed(j)
-				for _, on := range modes {
-					select {
-					case window <- struct{}{}:
-					case <-ctx.Done():
-						return
-					}
-					if ctx.Err() != nil {
-						return
-					}
-					jobs <- job{k: k, point: p, on: on, spec: c.spec(seed, p, on)}
+				for m, on := range modes {
+					spec := c.spec(seed, p, on)
+					spec.Resolved = res[m]
+					cur = append(cur, job{k: k, point: p, on: on, spec: spec})
 					k++
+					if len(cur) == bsize && !send() {
+						return
+					}
 				}
 			}
+		}
+		if len(cur) > 0 {
+			send()
 		}
 	}()
 	var wg sync.WaitGroup
@@ -333,54 +373,75 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				res, err := runOne(j.spec)
-				results <- outcome{job: j, res: res, err: err}
+			for b := range jobs {
+				b.outs = make([]outcome, 0, len(b.jobs))
+				for _, j := range b.jobs {
+					if ctx.Err() != nil {
+						break // cancelled: the runs of the batch not started stay so
+					}
+					res, err := runOne(j.spec)
+					b.outs = append(b.outs, outcome{job: j, res: res, err: err})
+				}
+				results <- b
 			}
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()
 
-	pending := map[int64]outcome{}
-	var next int64
+	pending := map[int64]batch{}
+	var next, nextBatch int64
 	var firstErr error
-	for o := range results {
-		pending[o.k] = o
+	stopped := false // a batch came back cut short: later runs are not kept
+	for b := range results {
+		pending[b.k] = b
 		for {
-			o, ok := pending[next]
+			b, ok := pending[nextBatch]
 			if !ok {
 				break
 			}
-			delete(pending, next)
-			next++
+			delete(pending, nextBatch)
+			nextBatch++
 			<-window
-			if firstErr != nil {
+			if stopped {
 				continue
 			}
-			if o.err != nil {
-				firstErr = o.err
-				cancel()
-				continue
-			}
-			m := 0
-			if len(modes) == 2 && o.on {
-				m = 1
-			}
-			st.Acc[o.point][m].add(o.res, c.FailingK)
-			if csvw != nil {
-				if err := csvw.row(o.point, o.res); err != nil {
-					firstErr = err
-					cancel()
+			stopped = len(b.outs) < len(b.jobs)
+			for _, o := range b.outs {
+				next++
+				if firstErr != nil {
+					continue
 				}
-			}
-			if failw != nil {
-				if err := failw.add(o.point, o.res); err != nil {
-					firstErr = err
+				if o.err != nil {
+					firstErr = o.err
 					cancel()
+					continue
 				}
-			}
-			if c.Progress != nil {
-				c.Progress(next, total)
+				m := 0
+				if len(modes) == 2 && o.on {
+					m = 1
+				}
+				st.Acc[o.point][m].add(o.res, c.FailingK)
+				if csvw != nil {
+					if err := csvw.row(o.point, o.res); err != nil {
+						firstErr = err
+						cancel()
+					}
+				}
+				if failw != nil {
+					if err := failw.add(o.point, o.res); err != nil {
+						firstErr = err
+						cancel()
+					}
+				}
+				if c.Progress != nil {
+					c.Progress(next, total)
+				}
+				if ctx.Err() != nil {
+					// Cancelled: the state keeps the runs written so
+					// far, a prefix, and no more.
+					stopped = true
+					break
+				}
 			}
 		}
 	}

@@ -1,0 +1,130 @@
+package sweep
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idemsim/idemsim/scenarios"
+)
+
+// The sweep targets (docs/performance.md), each reported beside its
+// target.
+
+func lookupAckloss(b *testing.B) *scenarios.Scenario {
+	sc, err := scenarios.Lookup("ackloss")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sc
+}
+
+// BenchmarkSweep10k is the sweep throughput target: 10,000 seeds of
+// ackloss in both modes on one core, runs.csv written (to io.Discard),
+// in under 0.7 s.
+func BenchmarkSweep10k(b *testing.B) {
+	sc := lookupAckloss(b)
+	for b.Loop() {
+		if _, err := Run(context.Background(), Config{Scenario: sc, Base: 1, Runs: 10_000, Parallel: 1, FailingK: 5, CSV: io.Discard}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/sweep(target<0.7)")
+	b.ReportMetric(float64(20_000*b.N)/b.Elapsed().Seconds(), "runs/s")
+}
+
+// BenchmarkSweepMemory is the flat-memory target: the peak live heap of a
+// sweep (sampled every 500 runs) does not grow with its runs; x-2k is
+// the peak at N runs over the peak at 2,000.
+func BenchmarkSweepMemory(b *testing.B) {
+	sc := lookupAckloss(b)
+	peaks := map[int]float64{}
+	for _, n := range []int{2_000, 20_000} {
+		b.Run("runs="+strconv.Itoa(n), func(b *testing.B) {
+			var peak uint64
+			var ms runtime.MemStats
+			for b.Loop() {
+				runtime.GC()
+				cfg := Config{Scenario: sc, Base: 1, Runs: n / 2, Parallel: 1, FailingK: 5, CSV: io.Discard,
+					Progress: func(done, _ int64) {
+						if done%500 == 0 {
+							runtime.GC()
+							runtime.ReadMemStats(&ms)
+							peak = max(peak, ms.HeapAlloc)
+						}
+					}}
+				if _, err := Run(context.Background(), cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			peaks[n] = float64(peak)
+			b.ReportMetric(float64(peak)/1e6, "peak-MB")
+			if p := peaks[2_000]; p > 0 {
+				b.ReportMetric(float64(peak)/p, "x-2k(target~1)")
+			}
+		})
+	}
+}
+
+// spin is a pure CPU loop.
+func spin(n int) uint64 {
+	x := uint64(1)
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
+}
+
+var sink uint64
+
+// cpuSpeedup measures what this machine gives a pure CPU loop on two
+// goroutines: the time of 2 units of work on one goroutine over the time
+// of the same work split across two.
+func cpuSpeedup() float64 {
+	const work = 50_000_000
+	t0 := time.Now()
+	sink += spin(2 * work)
+	t1 := time.Since(t0)
+	t0 = time.Now()
+	var wg sync.WaitGroup
+	var r [2]uint64
+	for i := range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); r[i] = spin(work) }()
+	}
+	wg.Wait()
+	t2 := time.Since(t0)
+	sink += r[0] + r[1]
+	return t1.Seconds() / t2.Seconds()
+}
+
+// BenchmarkParallel is the parallelism target: the speedup of -parallel 2
+// over -parallel 1 on an ackloss sweep reaches at least 90% of the speedup
+// the machine gives a pure CPU loop on two goroutines, both measured here,
+// interleaved, so a busy neighbour on the shared cores weighs on both.
+func BenchmarkParallel(b *testing.B) {
+	sc := lookupAckloss(b)
+	sweep := func(par int) time.Duration {
+		t0 := time.Now()
+		if _, err := Run(context.Background(), Config{Scenario: sc, Base: 1, Runs: 1000, Parallel: par, FailingK: 5, CSV: io.Discard}); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	var t1, t2 time.Duration
+	var cpu float64
+	for b.Loop() {
+		cpu += cpuSpeedup()
+		t1 += sweep(1)
+		t2 += sweep(2)
+	}
+	cpu /= float64(b.N)
+	s := t1.Seconds() / t2.Seconds()
+	b.ReportMetric(cpu, "cpu-loop-speedup")
+	b.ReportMetric(s, "sweep-speedup")
+	b.ReportMetric(s/cpu, "of-cpu(target>=0.9)")
+}

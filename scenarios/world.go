@@ -309,12 +309,19 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	// with draws of their own so that they never shift the clients'.
 	servers := make([]bool, len(w.nodes))
 	w.dests = make([]int32, len(w.nodes))
+	nsrv := 0
+	for i := range w.nodes {
+		if w.nodes[i].kind != kindProducer {
+			nsrv++
+		}
+	}
+	outs := make([]simnet.Conn, nsrv*len(w.nodes)) // one array for every server's row
 	for i := range w.nodes {
 		if w.nodes[i].kind == kindProducer {
 			continue
 		}
 		servers[i] = true
-		w.nodes[i].out = make([]simnet.Conn, len(w.nodes))
+		w.nodes[i].out, outs = outs[:len(w.nodes):len(w.nodes)], outs[len(w.nodes):]
 		switch n := simnet.NodeID(i); n {
 		case w.coordNode:
 			w.dests[i] = model.DestCoordinator

@@ -61,11 +61,11 @@ func appendMsgRef(b []byte, dir simnet.Direction, n int64, from, to string) []by
 	return appendLink(b, from, to)
 }
 
-// checkMsgLink checks that a message action's link goes from a client to a
-// server.
+// checkMsgLink checks that a message action's link goes from a client (a
+// producer, or a server talking to another server) to a server.
 func checkMsgLink(verb, from, to string, n Nodes) error {
-	if !slices.Contains(n.Clients, from) || !slices.Contains(n.Servers, to) {
-		return fmt.Errorf("%s link %s>%s must go from a producer (%v) to a server (%v)", verb, from, to, n.Clients, n.Servers)
+	if !slices.Contains(n.Clients, from) && !slices.Contains(n.Servers, from) || !slices.Contains(n.Servers, to) || from == to {
+		return fmt.Errorf("%s link %s>%s must go from a producer (%v) or a server to another server (%v)", verb, from, to, n.Clients, n.Servers)
 	}
 	return nil
 }

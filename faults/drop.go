@@ -2,7 +2,6 @@ package faults
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	simnet "github.com/idemsim/idemsim/net"
@@ -10,7 +9,8 @@ import (
 
 // Drop is "drop request|response N CLIENT>SERVER": the N-th request the
 // client sends to the server in the run (1-based, reconnects included),
-// or its response, is lost. The rule is armed at the action's time and
+// or its response, is lost. The client is a producer, or a server that
+// sends to another server (a marker write, a verification). The rule is armed at the action's time and
 // fires once.
 type Drop struct {
 	Dir simnet.Direction
@@ -41,12 +41,7 @@ func (Drop) Weaken() (Knob, bool)  { return Knob{}, false }
 func (a Drop) Equal(b Action) bool { c, ok := b.(Drop); return ok && a == c }
 
 // Check checks that the link goes from a client to a server.
-func (a Drop) Check(n Nodes) error {
-	if !slices.Contains(n.Clients, a.From) || !slices.Contains(n.Servers, a.To) {
-		return fmt.Errorf("drop link %s>%s must go from a producer (%v) to a server (%v)", a.From, a.To, n.Clients, n.Servers)
-	}
-	return nil
-}
+func (a Drop) Check(n Nodes) error { return checkMsgLink(a.Verb(), a.From, a.To, n) }
 
 // parseDrop reads "request|response N FROM > TO".
 func parseDrop(args []string) (Action, error) {

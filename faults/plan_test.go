@@ -84,9 +84,9 @@ func TestParseExample(t *testing.T) {
 func TestCheck(t *testing.T) {
 	cases := []struct{ text, want string }{
 		{"1s crash b9", `line 1: unknown node "b9" (known: b1, c1, p1, p2)`},
-		{"1s drop request 1 b1>p1", `line 1: drop link b1>p1 must go from a producer ([p1 p2]) to a server ([b1 c1])`},
-		{"0s delay response 2 c1>p2", `line 1: delay link c1>p2 must go from a producer ([p1 p2]) to a server ([b1 c1])`},
-		{"0s duplicate request 2 b1>c1", `line 1: duplicate link b1>c1 must go from a producer ([p1 p2]) to a server ([b1 c1])`},
+		{"1s drop request 1 b1>p1", `line 1: drop link b1>p1 must go from a producer ([p1 p2]) or a server to another server ([b1 c1])`},
+		{"0s delay response 2 c1>p2", `line 1: delay link c1>p2 must go from a producer ([p1 p2]) or a server to another server ([b1 c1])`},
+		{"0s duplicate request 2 p1>p2", `line 1: duplicate link p1>p2 must go from a producer ([p1 p2]) or a server to another server ([b1 c1])`},
 		{"1s reject 1 p1>c1 NOT_ENOUGH_REPLICAS", `line 1: reject link p1>c1 must go from a producer to a broker (b1)`},
 		{"1s reject 1 p1>b1 UNKNOWN_SERVER_ERROR", `line 1: reject error "UNKNOWN_SERVER_ERROR" is not allowed (allowed: NOT_ENOUGH_REPLICAS, NOT_LEADER_OR_FOLLOWER)`},
 		// Unknown nodes and timing first, over the whole plan.

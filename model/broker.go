@@ -37,6 +37,12 @@ type BrokerConfig struct {
 	MuteRandom bool
 	// Rand is the broker's own random stream (transient errors).
 	Rand *rand.Rand
+	// VerificationTimeout is how long a produce request waits for the
+	// coordinator's answer to its verification (AddPartitionsToTxnManager,
+	// an InterBrokerSendThread with the broker's request.timeout.ms,
+	// Kafka default 30000 ms) before it is answered as if the connection
+	// broke; 0 means 30 s.
+	VerificationTimeout time.Duration
 	// Replicas gives, per partition, its replicas' broker indexes in
 	// assignment order (replication.factor of them; the first is the
 	// preferred leader). Nil: no replication, the broker is the only copy
@@ -83,10 +89,11 @@ type Broker struct {
 	// expiry drives the periodic producer-state expiry check.
 	expiry checkTimer
 	// parked are the produce requests waiting for their verification
-	// answers, in the order the verifications were asked (the
-	// coordinator answers in that order).
-	parked []parkedProduce
-	out    []Out
+	// answers, in the order the verifications were asked; nextCorr
+	// numbers the verifications.
+	parked   []parkedProduce
+	nextCorr int64
+	out      []Out
 
 	// Replication (broker_repl.go): the hosted replicas by partition id,
 	// the applied metadata and its offset, the replies waiting for
@@ -103,7 +110,15 @@ type parkedProduce struct {
 	req  *ProduceRequest
 	// verify[i] is the verification answer for batch i.
 	verify []ErrCode
+	// corr is the verification's correlation id, asked the partitions
+	// it asked about.
+	corr  int64
+	asked []int32
 }
+
+// tokVerify marks a verification's timeout timer; the low bits are its
+// correlation id (the expiry check's tokens stay below).
+const tokVerify uint64 = 1 << 63
 
 // NewBroker returns a broker with empty logs for the partitions it leads.
 func NewBroker(cfg BrokerConfig) *Broker {
@@ -148,7 +163,8 @@ func (b *Broker) Partition(id int32) *Partition {
 // ArmReject arms a planned reject.
 func (b *Broker) ArmReject(r RejectRule) { b.rejects = append(b.rejects, r) }
 
-// Step handles a produce request, a verification answer or a marker write.
+// Step handles a produce request, a verification answer, a marker write,
+// or the break of its connection to the coordinator.
 func (b *Broker) Step(now sim.Time, from Peer, m Message) []Out {
 	b.out = b.out[:0]
 	switch m := m.(type) {
@@ -158,6 +174,10 @@ func (b *Broker) Step(now sim.Time, from Peer, m Message) []Out {
 		b.verified(now, m)
 	case *WriteTxnMarkersRequest:
 		b.writeMarkers(now, from, m)
+	case *Disconnected:
+		if m.Dest == DestCoordinator {
+			b.verifyFailed(now, -1)
+		}
 	case *MetadataRequest:
 		b.metadataRequest(from, m)
 	case *FetchRequest:
@@ -200,7 +220,8 @@ func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 			continue
 		}
 		if ask == nil {
-			ask = &VerifyPartitionsRequest{TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch, Add: req.TransactionV2}
+			b.nextCorr++
+			ask = &VerifyPartitionsRequest{CorrelationID: b.nextCorr, TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch, Add: req.TransactionV2}
 		}
 		ask.Partitions = append(ask.Partitions, bt.Partition)
 		p.StartVerification(bt.PID, bt.Epoch, bt.FirstSeq)
@@ -209,18 +230,28 @@ func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 		b.appendBatches(now, from, req, verify)
 		return
 	}
-	b.parked = append(b.parked, parkedProduce{from: from, req: req, verify: verify})
+	b.parked = append(b.parked, parkedProduce{from: from, req: req, verify: verify, corr: ask.CorrelationID, asked: ask.Partitions})
 	b.out = append(b.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: ask})
+	b.out = append(b.out, Out{Kind: OutWake, At: now.Add(b.verificationTimeout()), Timer: tokVerify | uint64(ask.CorrelationID)})
 }
 
-// verified resumes the parked produce request with the coordinator's
-// answers.
+func (b *Broker) verificationTimeout() time.Duration {
+	if b.cfg.VerificationTimeout <= 0 {
+		return 30 * time.Second
+	}
+	return b.cfg.VerificationTimeout
+}
+
+// verified resumes the parked produce request the answer is for; an
+// answer to a verification that failed already (timed out, or its
+// connection broke) is ignored.
 func (b *Broker) verified(now sim.Time, m *VerifyPartitionsResponse) {
-	if len(b.parked) == 0 {
+	i := b.parkedIndex(m.CorrelationID)
+	if i < 0 {
 		return
 	}
-	pk := b.parked[0]
-	b.parked = b.parked[1:]
+	pk := b.parked[i]
+	b.parked = append(b.parked[:i:i], b.parked[i+1:]...)
 	for i := range pk.req.Batches {
 		for j, p := range m.Partitions {
 			if p == pk.req.Batches[i].Partition {
@@ -229,6 +260,43 @@ func (b *Broker) verified(now sim.Time, m *VerifyPartitionsResponse) {
 		}
 	}
 	b.appendBatches(now, pk.from, pk.req, pk.verify)
+}
+
+func (b *Broker) parkedIndex(corr int64) int {
+	for i := range b.parked {
+		if b.parked[i].corr == corr {
+			return i
+		}
+	}
+	return -1
+}
+
+// verifyFailed fails verification corr (every parked one for corr < 0:
+// the connection to the coordinator broke) as Kafka's
+// AddPartitionsToTxnManager does when its request is disconnected or
+// times out: every partition it asked about gets NETWORK_EXCEPTION
+// (AddPartitionsToTxnManager.scala l.202-204), which the produce request
+// sees as the retriable NOT_ENOUGH_REPLICAS (ReplicaManager l.898-903,
+// [AppendOptions.Verification]). The requests are answered in the order
+// they were parked.
+func (b *Broker) verifyFailed(now sim.Time, corr int64) {
+	var failed []parkedProduce
+	if corr < 0 {
+		failed, b.parked = b.parked, nil
+	} else if i := b.parkedIndex(corr); i >= 0 {
+		failed = []parkedProduce{b.parked[i]}
+		b.parked = append(b.parked[:i:i], b.parked[i+1:]...)
+	}
+	for _, pk := range failed {
+		for i := range pk.req.Batches {
+			for _, p := range pk.asked {
+				if p == pk.req.Batches[i].Partition {
+					pk.verify[i] = ErrNetworkException
+				}
+			}
+		}
+		b.appendBatches(now, pk.from, pk.req, pk.verify)
+	}
 }
 
 // appendBatches runs the append checks on each batch, one partition at a
@@ -363,9 +431,20 @@ func (b *Broker) writeMarkers(now sim.Time, from Peer, m *WriteTxnMarkersRequest
 
 // Wake runs the producer-state expiry check due at the token's boundary
 // (ProducerStateManager.removeExpiredProducers, every
-// producer.id.expiration.check.interval.ms).
+// producer.id.expiration.check.interval.ms), or a verification's timeout:
+// the produce request waiting for it is answered, and the connection to
+// the coordinator is closed (NetworkClient disconnects a node whose
+// request timed out, failing the others in flight on it).
 func (b *Broker) Wake(now sim.Time, token uint64) []Out {
 	b.out = b.out[:0]
+	if token&tokVerify != 0 {
+		if b.parkedIndex(int64(token&^tokVerify)) >= 0 {
+			b.out = append(b.out, Out{Kind: OutClose, Dest: DestCoordinator})
+			b.verifyFailed(now, -1)
+		}
+		b.armExpiry(now)
+		return b.out
+	}
 	if token&tokRepl != 0 && b.Replicated() {
 		b.replWake(now, token)
 		b.armExpiry(now)

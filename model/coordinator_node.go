@@ -35,6 +35,10 @@ type coordinatorNode struct {
 	// correlation id.
 	reqs    map[int64]*markerReq
 	nextReq int64
+	// fails counts, per destination, the connection breaks in a row
+	// since its last answer: the reconnect backoff doubles with each
+	// (reconnectBackoff).
+	fails map[int32]int
 	// gaveUp are the transactions whose markers were refused for good:
 	// they stay in Prepare* until a reload (X12).
 	gaveUp map[string]bool
@@ -50,6 +54,7 @@ type coordinatorNode struct {
 
 func newCoordinatorNode() coordinatorNode {
 	return coordinatorNode{jobs: map[string]*markerJob{}, reqs: map[int64]*markerReq{}, writes: map[uint64]*pendingWrite{}, gaveUp: map[string]bool{},
+		fails:    map[int32]int{},
 		timeouts: newCheckTimer(), expiration: newCheckTimer()}
 }
 
@@ -84,6 +89,8 @@ type pendingWrite struct {
 type markerReq struct {
 	txnID   string
 	markers []TxnMarker
+	// dest is the leader it went to.
+	dest int32
 }
 
 // Step handles InitProducerId, AddPartitionsToTxn, EndTxn, a partition
@@ -134,7 +141,7 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		// markers (X5.6).
 		c.finish(now, m.TransactionalID, from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}, res.Markers)
 	case *VerifyPartitionsRequest:
-		resp := &VerifyPartitionsResponse{Partitions: m.Partitions, Errs: make([]ErrCode, len(m.Partitions))}
+		resp := &VerifyPartitionsResponse{CorrelationID: m.CorrelationID, Partitions: m.Partitions, Errs: make([]ErrCode, len(m.Partitions))}
 		busy := c.busy(m.TransactionalID)
 		for i, p := range m.Partitions {
 			switch {
@@ -150,6 +157,8 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		c.finish(now, m.TransactionalID, from, resp, nil)
 	case *WriteTxnMarkersResponse:
 		c.markersAnswered(now, m)
+	case *Disconnected:
+		c.markersDisconnected(now, m.Dest)
 	default:
 		panic("model: the coordinator cannot handle " + string(m.AppendDescription(nil)))
 	}
@@ -227,7 +236,7 @@ func (c *Coordinator) sendMarkerRequests(now sim.Time, txnID string, j *markerJo
 		reqs[i].Markers = append(reqs[i].Markers, m)
 	}
 	for i, r := range reqs {
-		n.reqs[r.CorrelationID] = &markerReq{txnID: txnID, markers: r.Markers}
+		n.reqs[r.CorrelationID] = &markerReq{txnID: txnID, markers: r.Markers, dest: dests[i]}
 		j.inflight++
 		n.out = append(n.out, Out{Kind: OutSend, Dest: dests[i], Msg: r})
 		n.out = append(n.out, Out{Kind: OutWake, At: now.Add(c.markerTimeout()), Timer: tokMarker | uint64(r.CorrelationID)})
@@ -263,6 +272,7 @@ func (c *Coordinator) markersAnswered(now sim.Time, m *WriteTxnMarkersResponse) 
 		return // an answer to a request of an earlier incarnation, or re-sent already
 	}
 	delete(n.reqs, m.CorrelationID)
+	delete(n.fails, r.dest)
 	j := n.jobs[r.txnID]
 	if j == nil {
 		return
@@ -286,6 +296,55 @@ func (c *Coordinator) markersAnswered(now sim.Time, m *WriteTxnMarkersResponse) 
 		}
 	}
 	c.maybeComplete(now, r.txnID, j)
+}
+
+// markersDisconnected handles the break of the connection to leader dest
+// (TransactionMarkerRequestCompletionHandler.onComplete with
+// wasDisconnected, l.36-60): every request in flight to it fails, and its
+// markers are queued again for the leader looked up anew
+// (addTxnMarkersToBrokerQueue); they go out once the connection can be
+// opened again, after the reconnect backoff (reconnectBackoff).
+func (c *Coordinator) markersDisconnected(now sim.Time, dest int32) {
+	n := &c.node
+	var corrs []int64
+	for corr, r := range n.reqs {
+		if r.dest == dest {
+			corrs = append(corrs, corr)
+		}
+	}
+	if len(corrs) == 0 {
+		return
+	}
+	slices.Sort(corrs)
+	n.fails[dest]++
+	backoff := c.reconnectBackoff(n.fails[dest])
+	for _, corr := range corrs {
+		r := n.reqs[corr]
+		delete(n.reqs, corr)
+		j := n.jobs[r.txnID]
+		if j == nil {
+			continue
+		}
+		j.inflight--
+		if len(j.retry) == 0 || j.retryAt > now.Add(backoff) {
+			j.retryAt = now.Add(backoff)
+			n.out = append(n.out, Out{Kind: OutWake, At: j.retryAt, Timer: tokMarker})
+		}
+		j.retry = append(j.retry, r.markers...)
+	}
+}
+
+// reconnectBackoff is NetworkClient's reconnect backoff after the k-th
+// break in a row: reconnect.backoff.ms (50 ms) doubled per break up to
+// reconnect.backoff.max.ms (1 s) (ClusterConnectionStates; Kafka adds a
+// 20% jitter, left out here). The coordinator's MarkerRetryBackoff, when
+// set, is the base.
+func (c *Coordinator) reconnectBackoff(k int) time.Duration {
+	d := c.markerBackoff()
+	for ; k > 1 && d < time.Second; k-- {
+		d *= 2
+	}
+	return min(d, time.Second)
 }
 
 // maybeComplete completes the transaction of job j once no marker is in
@@ -437,14 +496,12 @@ func (c *Coordinator) markerTimer(now sim.Time, corr int64) {
 		if r == nil {
 			return // answered
 		}
-		// Disconnect or timeout: re-queue every marker of the request with
-		// the leader looked up again (X12).
-		delete(n.reqs, corr)
-		if j := n.jobs[r.txnID]; j != nil {
-			j.inflight--
-			c.observe(Obs{Kind: ObsNote, Text: "WriteTxnMarkers for " + r.txnID + " timed out: sent again"})
-			c.sendMarkerRequests(now, r.txnID, j, r.markers)
-		}
+		// A timeout: NetworkClient closes the connection to the leader,
+		// which fails every request in flight on it; each is queued again
+		// with the leader looked up again (X12).
+		c.observe(Obs{Kind: ObsNote, Text: "WriteTxnMarkers for " + r.txnID + " timed out: sent again"})
+		n.out = append(n.out, Out{Kind: OutClose, Dest: r.dest})
+		c.markersDisconnected(now, r.dest)
 		return
 	}
 	ids := make([]string, 0, len(n.jobs))

@@ -16,6 +16,7 @@ type coordRun struct {
 	sent   []*WriteTxnMarkersRequest
 	wakes  []Out
 	reply  Message
+	closes []int32 // OutClose destinations
 }
 
 func (r *coordRun) take(outs []Out) {
@@ -35,6 +36,8 @@ func (r *coordRun) take(outs []Out) {
 			r.wakes = append(r.wakes, o)
 		case OutReply:
 			r.reply = o.Msg
+		case OutClose:
+			r.closes = append(r.closes, o.Dest)
 		}
 	}
 }
@@ -104,9 +107,10 @@ func TestCoordinatorLogsEveryTransition(t *testing.T) {
 }
 
 // TestCoordinatorMarkerRetries: a retriable marker error sends the marker
-// again after the backoff; an unanswered request is sent again after the
-// request timeout; INVALID_PRODUCER_EPOCH gives the transaction up in
-// PrepareCommit (transactions.md X12).
+// again after the backoff; an unanswered request times out after the
+// request timeout, which closes the connection to its leader and sends it
+// again after the reconnect backoff; INVALID_PRODUCER_EPOCH gives the
+// transaction up in PrepareCommit (transactions.md X12).
 func TestCoordinatorMarkerRetries(t *testing.T) {
 	r := newCoordRun(t)
 	r.step(2, &EndTxnRequest{TransactionalID: "t1", PID: DefaultNextPID, Epoch: 0, Commit: true})
@@ -132,13 +136,61 @@ func TestCoordinatorMarkerRetries(t *testing.T) {
 	}
 	r.sent = r.sent[1:] // the unanswered one
 	r.take(r.c.Wake(timeout.At, timeout.Timer))
+	if len(r.closes) != 1 || r.closes[0] != 1 {
+		t.Fatalf("the timeout closed %v, want the connection to leader 1", r.closes)
+	}
+	w = r.wakes[len(r.wakes)-1]
+	if len(r.sent) != 1 || w.At != timeout.At.Add(50*time.Millisecond) {
+		t.Fatalf("after the timeout: %d requests, retry at %v", len(r.sent), w.At)
+	}
+	r.take(r.c.Wake(w.At, w.Timer))
 	if len(r.sent) != 2 {
 		t.Fatalf("the timed-out request was not sent again: %d", len(r.sent))
 	}
-	r.answer(timeout.At)
-	r.answer(timeout.At, ErrInvalidProducerEpoch)
+	r.answer(w.At)
+	r.answer(w.At, ErrInvalidProducerEpoch)
 	if r.state() != TxnPrepareCommit || r.c.MarkersPending("t1") {
 		t.Fatalf("after a give-up: state %v, pending %v", r.state(), r.c.MarkersPending("t1"))
+	}
+}
+
+// TestCoordinatorMarkerDisconnect: a broken connection to a leader fails
+// its requests in flight at once (TransactionMarkerRequestCompletionHandler
+// with wasDisconnected); their markers go again after the reconnect
+// backoff, which doubles with each break in a row (50 ms, 100 ms, ... up
+// to 1 s) and starts over after an answer.
+func TestCoordinatorMarkerDisconnect(t *testing.T) {
+	r := newCoordRun(t)
+	r.step(2, &EndTxnRequest{TransactionalID: "t1", PID: DefaultNextPID, Epoch: 0, Commit: true})
+	if len(r.sent) != 2 {
+		t.Fatalf("%d marker requests", len(r.sent))
+	}
+	r.answer(3) // leader 0's
+	now := sim.Time(4)
+	for i, want := range []time.Duration{50, 100, 200, 400, 800, 1000, 1000} {
+		r.sent = nil
+		r.take(r.c.Step(now, Peer{Node: 9}, &Disconnected{Dest: 1}))
+		w := r.wakes[len(r.wakes)-1]
+		if len(r.sent) != 0 || w.At != now.Add(want*time.Millisecond) {
+			t.Fatalf("break %d: %d sent, retry at %v, want %v", i+1, len(r.sent), w.At-now, want*time.Millisecond)
+		}
+		r.take(r.c.Wake(w.At, w.Timer))
+		if len(r.sent) != 1 || r.sent[0].Markers[0].Partition != 1 {
+			t.Fatalf("break %d: not sent again: %d", i+1, len(r.sent))
+		}
+		now = w.At
+	}
+	// A break of another leader's connection changes nothing.
+	r.take(r.c.Step(now, Peer{Node: 9}, &Disconnected{Dest: 0}))
+	if !r.c.MarkersPending("t1") || len(r.sent) != 1 {
+		t.Fatal("a break elsewhere touched the request")
+	}
+	r.answer(now)
+	if r.state() != TxnCompleteCommit {
+		t.Fatalf("state %v after the answer", r.state())
+	}
+	if len(r.c.node.fails) != 0 {
+		t.Fatalf("breaks still counted after an answer: %v", r.c.node.fails)
 	}
 }
 

@@ -6,13 +6,18 @@ import "strconv"
 // leader verifies a transactional batch with the transaction coordinator
 // (AddPartitionsToTxn v4+ with verifyOnly, KIP-890 part 1), and the
 // coordinator has the leaders write transaction markers (WriteTxnMarkers).
-// In idemsim the world delivers them at once, in the same instant, and
-// they write no trace line (a simplification: Kafka sends them over the
-// inter-broker network).
+// They travel the simulated network like a client's requests, on a
+// connection the sending server opens to the other (its NetworkClient):
+// they take latency, can be lost, cut off by a partition or by a crash,
+// and the sender times them out and retries. A broken connection is told
+// to the sender as a [Disconnected] message.
 
 // VerifyPartitionsRequest asks the coordinator whether each partition is
 // in the producer's ongoing transaction.
 type VerifyPartitionsRequest struct {
+	// CorrelationID pairs the answer with the request (the broker's
+	// parked produce request).
+	CorrelationID   int64
 	TransactionalID string
 	PID             ProducerID
 	Epoch           int16
@@ -43,8 +48,10 @@ func (r *VerifyPartitionsRequest) AppendDescription(b []byte) []byte {
 // VerifyPartitionsResponse answers a [VerifyPartitionsRequest]: one error
 // per partition, in request order (ErrNone: verified).
 type VerifyPartitionsResponse struct {
-	Partitions []int32
-	Errs       []ErrCode
+	// CorrelationID is the request's.
+	CorrelationID int64
+	Partitions    []int32
+	Errs          []ErrCode
 }
 
 // AppendDescription appends "VerifyPartitionsResp [p0 NONE]".
@@ -103,4 +110,22 @@ func appendPartitions(b []byte, parts []int32) []byte {
 		b = strconv.AppendInt(b, int64(p), 10)
 	}
 	return append(b, ']')
+}
+
+// Disconnected tells a server that its connection to another server,
+// destination Dest (a broker index, [DestCoordinator] or
+// [DestGroupCoordinator]), broke: Kafka's NetworkClient fails every
+// request in flight on it at once (ClientResponse.wasDisconnected), and
+// the next request opens a new connection. The world hands it to the
+// server when the break reaches it (a reset, one latency after a loss or
+// a crash of the other end; never across a partition, which the sender
+// only learns of by its request timeout). It never travels the network.
+type Disconnected struct {
+	Dest int32
+}
+
+// AppendDescription appends "Disconnected dest=0".
+func (d *Disconnected) AppendDescription(b []byte) []byte {
+	b = append(b, "Disconnected dest="...)
+	return strconv.AppendInt(b, int64(d.Dest), 10)
 }

@@ -12,7 +12,9 @@ import "github.com/idemsim/idemsim/sim"
 // index 0.. (a partition leader) or [DestCoordinator]. Server nodes
 // ([Broker], [Coordinator]) answer the request they are handed with
 // OutReply to its [Peer], and reach each other with OutSend by the same
-// destination indexes.
+// destination indexes, over the network: the world opens the connection,
+// tells the sender when it breaks ([Disconnected]) and closes it on an
+// OutClose (a server's request timeout).
 
 // Server is a server process: a [Broker] or the [Coordinator].
 type Server interface {
@@ -33,8 +35,9 @@ type Server interface {
 type Peer struct {
 	// Node is the sender's node id in the world, for observations.
 	Node int32
-	// ReqNo numbers a client's request on its link, 1-based; 0 for
-	// messages between servers.
+	// ReqNo numbers a client's request on its link, 1-based (a server
+	// sending to another server is the client of that link); 0 for a
+	// disconnect notice.
 	ReqNo int64
 	// Handle is the world's reply handle: a server answers with an OutReply
 	// carrying this Peer, and never reads Handle.

@@ -67,6 +67,13 @@ type Config struct {
 	// Links override Latency on single directed links. A link not listed
 	// uses Latency. Names must be nodes of the network.
 	Links []LinkLatency
+	// ServerLoss is the probability, 0..1, that a message between two
+	// servers ([Network.SetServers]: markers, verifications and their
+	// answers) is lost. RequestLoss and ResponseLoss are the clients'
+	// links' and do not apply between servers: Kafka's inter-broker
+	// traffic runs inside the cluster, so by default it is lost only by a
+	// plan's action, a partition or a crash.
+	ServerLoss float64
 }
 
 // LinkLatency is the latency of one directed link From -> To.
@@ -99,6 +106,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := checkProb("net.disconnect_notice", c.DisconnectNotice); err != nil {
+		return err
+	}
+	if err := checkProb("net.server_loss", c.ServerLoss); err != nil {
 		return err
 	}
 	for i := range c.Links {

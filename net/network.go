@@ -129,6 +129,14 @@ type Network struct {
 	notices []Notice
 	// muted: random loss draws are made but ignored ([Network.MuteLoss]).
 	muted bool
+	// server marks the server nodes ([Network.SetServers]). A connection
+	// between two servers is a server link: its draws come from srvRng,
+	// so that server traffic never shifts the clients' stream, it loses
+	// messages with srvLossPPM (Config.ServerLoss), and its client always
+	// gets a notice of a break.
+	server     []bool
+	srvRng     *rand.Rand
+	srvLossPPM uint32
 }
 
 // New returns a network over the named nodes. cfg must be valid
@@ -156,6 +164,24 @@ func New(cfg Config, rng *rand.Rand, names []string) *Network {
 		nw.lat[a*n+b] = l.Latency
 	}
 	return nw
+}
+
+// SetServers marks the server nodes (indexed by node id) and gives the
+// links between two of them their own random stream. A connection whose
+// both ends are servers is a server link: its latency follows the same
+// configuration as any link (Latency, Links), its loss is
+// [Config.ServerLoss] (not RequestLoss or ResponseLoss), and its client
+// gets a notice of every break the network makes, one latency later,
+// unless the notice's direction is cut ([Network.TakeNotices]).
+func (nw *Network) SetServers(server []bool, rng *rand.Rand) {
+	nw.server = server
+	nw.srvRng = rng
+	nw.srvLossPPM = ppm(nw.cfg.ServerLoss)
+}
+
+// ServerLink reports whether c joins two servers ([Network.SetServers]).
+func (nw *Network) ServerLink(c Conn) bool {
+	return nw.server != nil && nw.server[c.Client] && nw.server[c.Server]
 }
 
 // Config returns the network's configuration.
@@ -228,15 +254,18 @@ func (nw *Network) send(now sim.Time, c Conn, dir Direction, lose bool) Sent {
 		nw.breakConn(c)
 		return s
 	}
-	p := nw.reqPPM
+	rng, p := nw.rng, nw.reqPPM
 	if dir == Response {
 		p = nw.respPPM
+	}
+	if nw.ServerLink(c) {
+		rng, p = nw.srvRng, nw.srvLossPPM
 	}
 	// The loss draw is made even for a forced loss, and even when muted,
 	// so that forcing, muting or removing a loss never shifts the
 	// stream's later draws (latencies, notices): a run's random losses
 	// replay as planned drops with the same timing.
-	hit := sim.Chance(nw.rng, p)
+	hit := sim.Chance(rng, p)
 	if lose || hit && !nw.muted {
 		s.Fate = Lost
 		s.Forced = lose
@@ -244,19 +273,19 @@ func (nw *Network) send(now sim.Time, c Conn, dir Direction, lose bool) Sent {
 		return s
 	}
 	lat := &nw.lat[link]
-	at := now.Add(lat.Draw(nw.rng))
+	at := now.Add(lat.Draw(rng))
 	if nw.cfg.Mode == TCP {
 		if at < cs.last[dir] {
 			at = cs.last[dir]
 		}
 		cs.last[dir] = at
 	} else {
-		if sim.Chance(nw.rng, nw.reorderPPM) {
+		if sim.Chance(rng, nw.reorderPPM) {
 			s.Held = nw.cfg.ReorderDelay
 			at = at.Add(s.Held)
 		}
-		if sim.Chance(nw.rng, nw.dupPPM) {
-			s.DupAt = now.Add(lat.Draw(nw.rng))
+		if sim.Chance(rng, nw.dupPPM) {
+			s.DupAt = now.Add(lat.Draw(rng))
 		}
 	}
 	s.At = at
@@ -284,13 +313,22 @@ func (nw *Network) Break(c Conn) { nw.breakConn(c) }
 
 // TakeNotices returns, for the connections the network broke since the
 // last call, the notices their clients get, and forgets them. Each broken
-// connection gets a notice with probability [Config.DisconnectNotice], one
-// server-to-client latency after now, unless that direction is cut. The
-// returned slice is valid until the next call.
+// connection gets a notice with probability [Config.DisconnectNotice] (a
+// server link always: [Network.SetServers]), one server-to-client latency
+// after now, unless that direction is cut. The returned slice is valid
+// until the next call.
 func (nw *Network) TakeNotices(now sim.Time) []Notice {
 	nw.notices = nw.notices[:0]
 	for _, c := range nw.broken {
-		if nw.Blocked(c.Server, c.Client) || !sim.Chance(nw.rng, nw.noticePPM) {
+		if nw.Blocked(c.Server, c.Client) {
+			continue
+		}
+		if nw.ServerLink(c) {
+			d := nw.lat[int(c.Server)*len(nw.names)+int(c.Client)].Draw(nw.srvRng)
+			nw.notices = append(nw.notices, Notice{Conn: c, At: now.Add(d)})
+			continue
+		}
+		if !sim.Chance(nw.rng, nw.noticePPM) {
 			continue
 		}
 		nw.notices = append(nw.notices, Notice{Conn: c, At: now.Add(nw.Delay(c.Server, c.Client))})
@@ -360,7 +398,7 @@ func (nw *Network) AppendConn(b []byte, c Conn) []byte { return c.appendTo(b, nw
 // no loss, no duplication, no tail delays. The world switches to it when the
 // fault plan ends (the run's second, healing phase).
 func (nw *Network) Quiet() {
-	nw.reqPPM, nw.respPPM, nw.dupPPM, nw.reorderPPM = 0, 0, 0, 0
+	nw.reqPPM, nw.respPPM, nw.dupPPM, nw.reorderPPM, nw.srvLossPPM = 0, 0, 0, 0, 0
 	nw.cfg.Latency.TailProb = 0
 	for i := range nw.lat {
 		nw.lat[i].TailProb = 0

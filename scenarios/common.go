@@ -84,6 +84,7 @@ func commonParams() []Param {
 		{Key: "net.reorder", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a message is held back by net.reorder.delay so later ones overtake it (datagram only)", MinF: 0, MaxF: 1},
 		{Key: "net.reorder.delay", Kind: Duration, Default: "5ms", Doc: "extra delay of a held-back (reordered) message", Min: 0, Max: 3600e9},
 		{Key: "net.disconnect_notice", Kind: Float, Default: "1", Unit: "probability", Doc: "tcp: probability that a producer learns of a broken connection one latency later (an RST) rather than at request.timeout.ms; never across a partition", MinF: 0, MaxF: 1},
+		{Key: "net.server_loss", Kind: Float, Default: "0", Unit: "probability", Doc: "probability that a message between two servers (a marker write, a verification, their answers) is lost; net.request_loss and net.response_loss are the producers' links'", MinF: 0, MaxF: 1},
 		{Key: "net.link.latency", Kind: String, Default: "", Doc: "per-link latency overrides, ';'-separated 'FROM>TO DIST key=value...' with keys base, spread, sigma, tail_prob, tail, e.g. 'p1>b1 constant base=5ms; b1>p1 uniform base=1ms spread=4ms'"},
 
 		// Faults (see docs/plans.md).

@@ -418,6 +418,7 @@ var fields = map[string]func(c *Config) any{
 	"net.reorder.delay":     func(c *Config) any { return &c.Net.ReorderDelay },
 	"net.disconnect_notice": func(c *Config) any { return &c.Net.DisconnectNotice },
 	"net.link.latency":      func(c *Config) any { return &c.Net.Links },
+	"net.server_loss":       func(c *Config) any { return &c.Net.ServerLoss },
 
 	// Faults.
 	"fault.realized":        func(c *Config) any { return &c.Fault.Realized },

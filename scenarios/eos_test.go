@@ -48,12 +48,13 @@ func TestZombieContrast(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The duplicates need v1's commit to land while its answer waits in
-	// the pause (about 1% of seeds: 27 of 2,000); seed 227 is one.
-	if r := mustRun(t, Spec{Scenario: sc, Seed: 227, Sets: []KV{{"app.mode", "at-least-once"}}}); r.Duplicates == 0 || !fired(r)["INV-DUP"] {
-		t.Errorf("app.mode=at-least-once seed 227: duplicates %d, violations %v", r.Duplicates, r.Violations)
+	// the pause (about 1% of seeds: 6 of 600 since the markers travel the
+	// network); seed 82 is one.
+	if r := mustRun(t, Spec{Scenario: sc, Seed: 82, Sets: []KV{{"app.mode", "at-least-once"}}}); r.Duplicates == 0 || !fired(r)["INV-DUP"] {
+		t.Errorf("app.mode=at-least-once seed 82: duplicates %d, violations %v", r.Duplicates, r.Violations)
 	}
-	if r := mustRun(t, Spec{Scenario: sc, Seed: 227}); r.Duplicates != 0 || len(r.Violations) > 0 {
-		t.Errorf("exactly-once seed 227: duplicates %d, violations %v", r.Duplicates, r.Violations)
+	if r := mustRun(t, Spec{Scenario: sc, Seed: 82}); r.Duplicates != 0 || len(r.Violations) > 0 {
+		t.Errorf("exactly-once seed 82: duplicates %d, violations %v", r.Duplicates, r.Violations)
 	}
 	zombieWrites := 0
 	for seed := uint64(1); seed <= 60; seed++ {

@@ -32,7 +32,8 @@ type nodeState struct {
 	clockOff sim.Time
 	clockAt  sim.Time
 	// inbox holds server-to-server messages that reached the process
-	// while it was crashed, for its restart.
+	// while it was crashed, for its restart (a scripted world only:
+	// world_server.go).
 	inbox []internalMsg
 	// stalled: a server's request handlers stop until stallUntil (or the
 	// plan's end); requests keep arriving and its timers keep running.
@@ -444,6 +445,7 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 			}
 		}
 	}
+	w.closeServerConns(n) // world_server.go
 	w.takeNotices(now)
 }
 

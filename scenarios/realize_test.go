@@ -21,6 +21,9 @@ func TestRealizedReplay(t *testing.T) {
 		{"ackloss", kv("net.request_loss", "0.05", "fault.count", "3")},
 		{"reorder", kv("enable.idempotence", "false")},
 		{"ackloss", kv("net.mode", "datagram", "net.duplicate", "0.05", "net.reorder", "0.1", "net.request_loss", "0.05", "broker.transient_error", "0.05")},
+		// Losses between servers (markers, verifications) become drops on
+		// server links.
+		{"txnlate", kv("net.server_loss", "0.2", "net.response_loss", "0.02")},
 	}
 	realized := 0
 	for _, c := range cases {

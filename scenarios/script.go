@@ -228,9 +228,9 @@ func (st *script) lose(now sim.Time, h held, why string) {
 // from returns the sender of a message in flight.
 func (st *script) from(h held, wr *wire) simnet.NodeID {
 	if h.tok.Dir == simnet.Response {
-		return st.w.destNode(wr.dest)
+		return wr.server
 	}
-	return wr.inst.node
+	return wr.client
 }
 
 // take removes message id from the flight list.
@@ -545,7 +545,7 @@ func (s *Script) Reject(id uint64, err model.ErrCode) error {
 	if _, ok := wr.m.(*model.ProduceRequest); !ok || b == nil || h.tok.Dir != simnet.Request {
 		return fmt.Errorf("cannot reject %s: not a produce request to a broker", wr.m.AppendDescription(nil))
 	}
-	b.ArmReject(model.RejectRule{N: wr.reqNo, Client: int32(wr.inst.node), Err: err, Part: -1})
+	b.ArmReject(model.RejectRule{N: wr.reqNo, Client: int32(wr.client), Err: err, Part: -1})
 	return s.Deliver(id)
 }
 

@@ -17,7 +17,7 @@ var worldFields = map[string]string{
 	"loop":  "hashed: the time, the pending events in order",
 	"nw":    "hashed",
 	"topo":  "constant",
-	"nodes": "hashed", "names": "constant", "brokerNode": "constant", "coordNode": "constant",
+	"nodes": "hashed", "names": "constant", "brokerNode": "constant", "coordNode": "constant", "dests": "constant",
 	"coord": "hashed as a node", "groupNode": "constant",
 	"pcfg": "constant", "cfgNotes": "constant",
 	"apps": "hashed", "instances": "hashed",

@@ -18,6 +18,12 @@ type NetStats struct {
 	// Dropped counts messages dropped for a broken connection or a
 	// partition, at send or on the wire.
 	Dropped int64 `json:"dropped"`
+	// The counts above are the producers' traffic. ServerSent counts the
+	// messages between two servers put on the wire (markers,
+	// verifications and their answers), ServerDropped those of them lost,
+	// cut off or dropped for a broken connection or a crash.
+	ServerSent    int64 `json:"server_sent"`
+	ServerDropped int64 `json:"server_dropped"`
 }
 
 // stats reads the observation stream and keeps the run's counters: errors
@@ -25,8 +31,10 @@ type NetStats struct {
 // coordinator or the group coordinator refusing a stale epoch) and zombie
 // writes, abandoned records, acknowledgement latencies.
 type stats struct {
-	errors    map[string]int64
-	net       NetStats
+	errors map[string]int64
+	net    NetStats
+	// server marks the server nodes, by node id.
+	server    []bool
 	fenced    int64
 	abandoned int64
 	// zombieWrites counts records a superseded instance got appended;
@@ -41,9 +49,10 @@ type stats struct {
 }
 
 func newStats(w *World) *stats {
-	s := &stats{errors: make(map[string]int64), app: make([]int32, len(w.nodes)), newest: make([]int32, len(w.apps))}
+	s := &stats{errors: make(map[string]int64), app: make([]int32, len(w.nodes)), newest: make([]int32, len(w.apps)), server: make([]bool, len(w.nodes))}
 	for i := range w.nodes {
 		s.app[i] = -1
+		s.server[i] = w.nodes[i].kind != kindProducer
 		if in := w.nodes[i].inst; in != nil {
 			s.app[i] = in.app.id
 		}
@@ -52,6 +61,12 @@ func newStats(w *World) *stats {
 		s.newest[i] = -1
 	}
 	return s
+}
+
+// serverLink reports whether o is about a message between two servers
+// (neither end is a producer instance).
+func (s *stats) serverLink(o *model.Obs) bool {
+	return o.Node >= 0 && o.Peer >= 0 && s.server[o.Node] && s.server[o.Peer]
 }
 
 // zombie reports whether a newer instance of node n's application is
@@ -75,6 +90,13 @@ func (s *stats) Observe(o *model.Obs) {
 			s.newest[o.App] = o.Node
 		}
 	case model.ObsSent:
+		if s.serverLink(o) {
+			s.net.ServerSent++
+			if o.Fate != "" {
+				s.net.ServerDropped++
+			}
+			return
+		}
 		lost := o.Fate == fateLost
 		if o.Flag {
 			s.net.ResponsesSent++
@@ -91,6 +113,10 @@ func (s *stats) Observe(o *model.Obs) {
 			s.net.Dropped++
 		}
 	case model.ObsLost:
+		if s.serverLink(o) {
+			s.net.ServerDropped++
+			return
+		}
 		if !o.Flag {
 			s.net.Dropped++
 		}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/idemsim/idemsim/check"
@@ -45,6 +46,9 @@ type node struct {
 	// handlerRand draws a server's request-handling times
 	// (broker.processing.spread), made on first use.
 	handlerRand *rand.Rand
+	// out holds a server's connections to other servers, by their node
+	// id (a zero Conn: none open; world_server.go).
+	out []simnet.Conn
 }
 
 // instance is one producer instance (a process) of an application.
@@ -97,14 +101,19 @@ type app struct {
 	idle      time.Duration
 }
 
-// wire is a message on the network between a producer instance and a
-// server.
+// wire is a message on the network between the client end of a
+// connection (a producer instance, or a server talking to another server)
+// and its server end.
 type wire struct {
-	m    model.Message
-	inst *instance // the producer end
-	dest int32     // the server end, as a producer destination
-	refs int       // scheduled deliveries (2 for a duplicated datagram)
-	// inc is the producer's incarnation when it sent the request.
+	m model.Message
+	// client and server are the connection's ends; inst is the client's
+	// producer instance, nil when the client is a server.
+	client, server simnet.NodeID
+	inst           *instance
+	// dest is the server end as the client's destination index.
+	dest int32
+	refs int // scheduled deliveries (2 for a duplicated datagram)
+	// inc is the client's incarnation when it sent the request.
 	inc uint32
 	// reqNo numbers the request on its link (1-based, per run); a
 	// response carries its request's number.
@@ -143,6 +152,8 @@ type World struct {
 	// groupNode is the group coordinator's node id, -1 when no
 	// application is exactly-once (topology without one).
 	groupNode simnet.NodeID
+	// dests maps a server's node id to its destination index.
+	dests []int32
 
 	pcfg      model.ProducerConfig
 	cfgNotes  []string
@@ -304,6 +315,35 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		return nil, err
 	}
 	w.nw = simnet.New(ncfg, sim.NewRand(seed, streamOf("net")), w.names)
+	// Servers talk to each other over the network too (world_server.go),
+	// with draws of their own so that they never shift the clients'.
+	servers := make([]bool, len(w.nodes))
+	w.dests = make([]int32, len(w.nodes))
+	nsrv := 0
+	for i := range w.nodes {
+		if w.nodes[i].kind != kindProducer {
+			nsrv++
+		}
+	}
+	outs := make([]simnet.Conn, nsrv*len(w.nodes)) // one array for every server's row
+	for i := range w.nodes {
+		if w.nodes[i].kind == kindProducer {
+			continue
+		}
+		servers[i] = true
+		w.nodes[i].out, outs = outs[:len(w.nodes):len(w.nodes)], outs[len(w.nodes):]
+		switch n := simnet.NodeID(i); n {
+		case w.coordNode:
+			w.dests[i] = model.DestCoordinator
+		case w.groupNode:
+			w.dests[i] = model.DestGroupCoordinator
+		case w.replNode():
+			w.dests[i] = model.DestController
+		default:
+			w.dests[i] = int32(slices.Index(w.brokerNode, n))
+		}
+	}
+	w.nw.SetServers(servers, sim.NewRand(seed, streamOf("net/servers")))
 	w.replProducer(&pcfg)
 	w.pcfg = pcfg
 	for _, in := range w.instances {
@@ -467,18 +507,10 @@ func (w *World) connSlots() int { return 2 + w.topo.Brokers }
 
 // destOf maps a server's node id back to its destination index.
 func (w *World) destOf(n simnet.NodeID) int32 {
-	switch n {
-	case w.coordNode:
-		return model.DestCoordinator
-	case w.groupNode:
-		return model.DestGroupCoordinator
+	if !w.isServer(n) {
+		panic("scenarios: not a server: " + w.names[n])
 	}
-	for i, b := range w.brokerNode {
-		if b == n {
-			return int32(i)
-		}
-	}
-	panic("scenarios: not a server: " + w.names[n])
+	return w.dests[n]
 }
 
 // isServer reports whether node n is a broker or the coordinator.

@@ -162,7 +162,7 @@ func (w *World) resumeInput(now sim.Time, in *instance) {
 		w.schedule(now.Add(in.pcfg.RetryBackoff), Event{kind: evAppResume, node: int32(in.node)})
 		return
 	}
-	h := w.pushRoute(route{server: -1, app: in})
+	h := w.pushRoute(route{client: in.node, app: in})
 	w.serverOuts(now, g, w.nodes[g].srv.Step(now, model.Peer{Node: int32(in.node), Handle: h}, &model.OffsetFetchRequest{GroupID: model.GroupOf(in.app.id)}))
 }
 
@@ -223,7 +223,7 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 			c := in.conns[w.connIdx(o.Dest)]
 			link := int(c.Client)*len(w.names) + int(c.Server)
 			w.reqCount[link]++
-			w.send(now, in, o.Dest, o.Msg, c, simnet.Request, w.reqCount[link], w.nodes[in.node].inc)
+			w.send(now, wire{m: o.Msg, client: in.node, server: c.Server, inst: in, dest: o.Dest, inc: w.nodes[in.node].inc, reqNo: w.reqCount[link]}, c, simnet.Request)
 		case model.OutWake:
 			w.schedule(w.drifted(now, in.node, o.At), Event{kind: evWake, node: int32(in.node), n: o.Timer, gen: w.nodes[in.node].inc})
 		case model.OutResult:

@@ -6,8 +6,9 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// A server reads and handles the requests of each client connection as
-// Kafka's SocketServer does (replication.md R48–R51, from
+// A server reads and handles the requests of each client connection (a
+// producer's, or another server's: world_server.go) as Kafka's
+// SocketServer does (replication.md R48–R51, from
 // core/src/main/scala/kafka/network/SocketServer.scala):
 //
 //   - a request that arrived sits in the connection's receive buffer; it
@@ -120,7 +121,7 @@ func (w *World) readNext(now sim.Time, sc *srvConn) {
 			sc.queue = sc.queue[1:]
 		}
 		sc.busy, sc.cur = true, req
-		w.emit(model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(n), Peer: int32(req.wr.inst.node), Msg: req.wr.m, MsgID: req.id})
+		w.emit(model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(n), Peer: int32(req.wr.client), Msg: req.wr.m, MsgID: req.id})
 		if d := w.handlingTime(n); d > 0 {
 			w.schedule(now+d, Event{kind: evHandled, node: int32(n), gen: w.nodes[n].inc, tok: simnet.Token{Conn: sc.conn}})
 			return
@@ -154,8 +155,8 @@ func (w *World) handle(now sim.Time, sc *srvConn) {
 	req := sc.cur
 	wr := req.wr
 	failed := new(bool)
-	h := w.pushRoute(route{inst: wr.inst, dest: wr.dest, conn: req.tok.Conn, reqNo: wr.reqNo, inc: wr.inc, server: -1, failed: failed, sc: sc})
-	w.serverOuts(now, sc.node, w.nodes[sc.node].srv.Step(now, model.Peer{Node: int32(wr.inst.node), ReqNo: wr.reqNo, Handle: h}, wr.m))
+	h := w.pushRoute(route{client: wr.client, inst: wr.inst, dest: wr.dest, conn: req.tok.Conn, reqNo: wr.reqNo, inc: wr.inc, failed: failed, sc: sc})
+	w.serverOuts(now, sc.node, w.nodes[sc.node].srv.Step(now, model.Peer{Node: int32(wr.client), ReqNo: wr.reqNo, Handle: h}, wr.m))
 	if pr, ok := wr.m.(*model.ProduceRequest); ok && pr.Acks == 0 {
 		w.dropRoute(h) // acks=0: no response
 	}
@@ -175,7 +176,7 @@ func (w *World) doneHandling(now sim.Time, sc *srvConn, failed bool) {
 		return
 	}
 	for _, q := range sc.queue {
-		w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: int32(sc.node), Peer: int32(q.wr.inst.node), Msg: q.wr.m, Fate: "channel-closed", MsgID: q.id, Flag: true})
+		w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: int32(sc.node), Peer: int32(q.wr.client), Msg: q.wr.m, Fate: "channel-closed", MsgID: q.id, Flag: true})
 	}
 	sc.queue = sc.queue[:0]
 }
@@ -213,7 +214,7 @@ func (w *World) dropReads(now sim.Time, n simnet.NodeID) {
 			continue
 		}
 		for _, q := range sc.queue {
-			w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: int32(n), Peer: int32(q.wr.inst.node), Msg: q.wr.m, Fate: "crashed", MsgID: q.id, Flag: true})
+			w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: int32(n), Peer: int32(q.wr.client), Msg: q.wr.m, Fate: "crashed", MsgID: q.id, Flag: true})
 		}
 	}
 	clear(w.srvConns[len(kept):])

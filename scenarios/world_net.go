@@ -8,14 +8,18 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// Messages between producer instances and servers travel through the
-// simulated network: send asks simnet for each message's fate and
-// schedules its arrival; deliver hands it to its node.
+// Messages between producer instances and servers, and between servers,
+// travel through the simulated network: send asks simnet for each
+// message's fate and schedules its arrival; deliver hands it to its node.
 
-// send puts m on the network from its sender and schedules its arrival.
-// It returns the message's fate at send time.
-func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c simnet.Conn, dir simnet.Direction, reqNo int64, inc uint32) simnet.Fate {
-	if w.probe.p != nil {
+// send puts message wr.m on connection c in direction dir and schedules
+// its arrival; wr names the connection's ends, the request's number and
+// the client's incarnation. It returns the message's fate at send time.
+func (w *World) send(now sim.Time, wr wire, c simnet.Conn, dir simnet.Direction) simnet.Fate {
+	m, reqNo := wr.m, wr.reqNo
+	if w.probe.p != nil && wr.inst != nil {
+		// An explorer chooses among client messages only: server links
+		// are no choice points yet.
 		w.probeSend(now, m, c, dir, reqNo) // probe.go
 	}
 	var s simnet.Sent
@@ -25,7 +29,7 @@ func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c 
 		s = w.nw.Send(now, c, dir)
 	}
 	w.takeNotices(now)
-	from, to := in.node, w.destNode(dest)
+	from, to := wr.client, wr.server
 	if dir == simnet.Response {
 		from, to = to, from
 	}
@@ -46,17 +50,19 @@ func (w *World) send(now sim.Time, in *instance, dest int32, m model.Message, c 
 	if s.DupAt >= 0 {
 		w.emit(model.Obs{Kind: model.ObsDup, At: now, Node: int32(from), Peer: int32(to), Msg: m, Until: s.DupAt})
 	}
-	wr := &wire{m: m, inst: in, dest: dest, refs: 1, inc: inc, reqNo: reqNo}
-	w.msgs[id] = wr
+	wp := new(wire)
+	*wp = wr
+	wp.refs = 1
+	w.msgs[id] = wp
 	if w.script != nil {
 		// A scripted world holds the message until its script delivers,
 		// drops or loses it (script.go).
 		w.script.hold(id, to, s.Tok)
 		return s.Fate
 	}
-	w.scheduleDelivery(now, s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok}, wr, from, to) // world_delay.go
+	w.scheduleDelivery(now, s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok}, wp, from, to) // world_delay.go
 	if s.DupAt >= 0 {
-		wr.refs++
+		wp.refs++
 		w.schedule(s.DupAt, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok})
 	}
 	return s.Fate
@@ -89,12 +95,12 @@ func (w *World) deliver(now sim.Time, ev Event) {
 	}
 	w.takeNotices(now)
 	why := f.String()
-	if f == simnet.Delivered && ev.tok.Dir == simnet.Response && wr.inc != w.nodes[wr.inst.node].inc {
+	if f == simnet.Delivered && ev.tok.Dir == simnet.Response && wr.inc != w.nodes[wr.client].inc {
 		f, why = simnet.Lost, "stale-incarnation"
 	}
-	peer := wr.inst.node
+	peer := wr.client
 	if ev.tok.Dir == simnet.Response {
-		peer = w.destNode(wr.dest)
+		peer = wr.server
 	}
 	if f != simnet.Delivered {
 		w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg})
@@ -106,6 +112,11 @@ func (w *World) deliver(now sim.Time, ev Event) {
 		return
 	}
 	w.emit(model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, MsgID: ev.msg})
+	if wr.inst == nil {
+		// A server's answer from another server (world_server.go).
+		w.serverOuts(now, to, w.nodes[to].srv.Step(now, model.Peer{Node: int32(peer), ReqNo: wr.reqNo}, wr.m))
+		return
+	}
 	switch wr.m.(type) {
 	case *model.TxnResponse, *model.ProduceResponse, *model.InitProducerIDResponse, *model.MetadataResponse:
 		w.apply(now, wr.inst, wr.inst.prod.Receive(now, wr.dest, wr.m))
@@ -118,9 +129,9 @@ func (w *World) deliver(now sim.Time, ev Event) {
 // connection breaks (a refused or reset connection).
 func (w *World) loseDelivery(now sim.Time, ev Event, why string) {
 	wr := w.takeWire(ev)
-	peer := wr.inst.node
+	peer := wr.client
 	if ev.tok.Dir == simnet.Response {
-		peer = w.destNode(wr.dest)
+		peer = wr.server
 	}
 	w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: ev.node, Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg, Flag: true})
 	w.nw.Break(ev.tok.Conn)
@@ -133,9 +144,6 @@ func (w *World) takeNotices(now sim.Time) {
 	w.connsDown(now)
 	for _, nt := range w.nw.TakeNotices(now) {
 		nd := &w.nodes[nt.Conn.Client]
-		if nd.kind != kindProducer {
-			continue
-		}
 		dest := w.destOf(nt.Conn.Server)
 		w.schedule(nt.At, Event{kind: evDisconnect, node: int32(nt.Conn.Client), n: uint64(dest + 1), gen: nd.inc, tok: simnet.Token{Conn: nt.Conn}})
 	}
@@ -151,10 +159,23 @@ func (w *World) connsDown(now sim.Time) {
 	}
 }
 
-// disconnected delivers a disconnect notice, unless the instance has since
-// moved to another connection or incarnation.
+// disconnected delivers a disconnect notice, unless the client has since
+// moved to another connection or incarnation. A server client learns it
+// as a [model.Disconnected] message, and its next message to that server
+// opens a new connection (world_server.go).
 func (w *World) disconnected(now sim.Time, ev Event) {
-	in := w.nodes[ev.node].inst
+	nd := &w.nodes[ev.node]
+	if nd.kind != kindProducer {
+		to := ev.tok.Conn.Server
+		if ev.gen != nd.inc || nd.out[to] != ev.tok.Conn {
+			return
+		}
+		nd.out[to] = simnet.Conn{}
+		w.emit(model.Obs{Kind: model.ObsDisconnected, At: now, Node: ev.node, Peer: int32(to), ConnGen: ev.tok.Conn.Gen})
+		w.serverOuts(now, simnet.NodeID(ev.node), nd.srv.Step(now, model.Peer{Node: int32(to)}, &model.Disconnected{Dest: w.destOf(to)}))
+		return
+	}
+	in := nd.inst
 	dest := int32(ev.n) - 1
 	if ev.gen != w.nodes[ev.node].inc || in.conns[w.connIdx(dest)] != ev.tok.Conn {
 		return

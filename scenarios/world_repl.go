@@ -67,6 +67,14 @@ type replState struct {
 	next    uint64
 }
 
+// replNode returns the controller's node id, -1 without replication.
+func (w *World) replNode() simnet.NodeID {
+	if w.repl == nil {
+		return -1
+	}
+	return w.repl.ctlNode
+}
+
 // replicas returns each partition's replica assignment for factor rf:
 // broker p mod n first (the preferred leader), then the next ones.
 func replicas(topo Topology, rf int) [][]int32 {

@@ -7,21 +7,42 @@ import (
 )
 
 // Servers (brokers, the coordinator) are model state machines. The world
-// carries out their effects: replies go back where the request came from,
-// messages between servers are delivered at once (in the same instant,
-// without a trace line; Kafka sends them over the inter-broker network),
-// timers become background wake-ups, and observations join the stream.
+// carries out their effects: replies go back over the network where the
+// request came from, timers become background wake-ups, and observations
+// join the stream.
+//
+// Messages between servers (markers, verifications and their answers)
+// travel the network as a producer's do. The world is each server's
+// NetworkClient: a server's first message to another opens a connection
+// (the server is its client end), and so does the first one after the
+// connection broke (a disconnect notice, model.Disconnected) or the
+// server closed it (OutClose, on a request timeout). The requests wait in
+// the receiving server's receive buffer like a producer's
+// (world_handler.go); its answer goes back on the same connection. A
+// loss, a partition or a crash of either end breaks the connection; the
+// sender learns of the break one latency later (a reset, never across a
+// partition) or by its own request timeout, and retries (model). Their
+// loss probability is net.server_loss, not the clients' rates.
+//
+// A scripted world (script.go) keeps the former shortcut: server messages
+// are delivered at once, without a trace line, a crashed recipient gets
+// them at its restart (its script decides only about client messages).
 
 // route is where a server's reply to a request goes: back over the
-// network to a producer instance, or at once to another server.
+// network to the requesting client (a producer instance or a server), or,
+// in a scripted world, at once to another server.
 type route struct {
-	inst  *instance
-	dest  int32
-	conn  simnet.Conn
-	reqNo int64
-	inc   uint32
-	// server is the requesting server's node id, or -1 for a producer.
-	server simnet.NodeID
+	// client is the requesting node; inst its producer instance, nil for
+	// a server.
+	client simnet.NodeID
+	inst   *instance
+	dest   int32
+	conn   simnet.Conn
+	reqNo  int64
+	inc    uint32
+	// instant: a scripted world's server-to-server request, answered at
+	// once (stepServer).
+	instant bool
 	// failed, when set, is told whether the reply could not be sent, the
 	// connection being gone.
 	failed *bool
@@ -77,11 +98,12 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 				w.offsetFetched(now, r.app, o.Msg.(*model.OffsetFetchResponse))
 				continue
 			}
-			if r.server >= 0 {
-				w.stepServer(now, r.server, n, o.Msg, 0)
+			if r.instant {
+				w.stepServer(now, r.client, n, o.Msg, 0)
 				continue
 			}
-			if w.send(now, r.inst, r.dest, o.Msg, r.conn, simnet.Response, r.reqNo, r.inc) == simnet.ConnBroken && r.failed != nil {
+			wr := wire{m: o.Msg, client: r.client, server: n, inst: r.inst, dest: r.dest, inc: r.inc, reqNo: r.reqNo}
+			if w.send(now, wr, r.conn, simnet.Response) == simnet.ConnBroken && r.failed != nil {
 				*r.failed = true
 			}
 			if r.sc != nil && r.sc.waiting {
@@ -93,19 +115,58 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 			}
 		case model.OutSend:
 			to := w.destNode(o.Dest)
-			w.stepServer(now, to, n, o.Msg, w.pushRoute(route{server: n}))
+			if w.script != nil {
+				w.stepServer(now, to, n, o.Msg, w.pushRoute(route{client: n, instant: true}))
+				continue
+			}
+			w.serverSend(now, n, to, o.Dest, o.Msg)
+		case model.OutClose:
+			if c := w.nodes[n].out[w.destNode(o.Dest)]; c.Gen != 0 {
+				w.nw.Close(c)
+				w.nodes[n].out[c.Server] = simnet.Conn{}
+				w.connsDown(now)
+			}
 		case model.OutWake:
 			w.schedule(w.drifted(now, n, o.At), Event{kind: evWake, node: int32(n), n: o.Timer, gen: w.nodes[n].inc, bg: true})
 		}
 	}
 }
 
-// stepServer delivers message m from server from to server to at once,
-// with the given reply handle. A message to a crashed server waits for its
-// restart (Kafka's inter-broker senders retry until the broker is back),
-// and is then delivered with a route back to its sender; a paused server
-// handles it at once (a simplification until inter-broker messages travel
-// the network).
+// serverSend sends request m from server n to server to (destination
+// dest) on n's connection to it, opening one if n has none.
+func (w *World) serverSend(now sim.Time, n, to simnet.NodeID, dest int32, m model.Message) {
+	nd := &w.nodes[n]
+	c := nd.out[to]
+	if c.Gen == 0 {
+		c = w.nw.Connect(n, to)
+		nd.out[to] = c
+	}
+	link := int(n)*len(w.names) + int(to)
+	w.reqCount[link]++
+	w.send(now, wire{m: m, client: n, server: to, dest: dest, inc: nd.inc, reqNo: w.reqCount[link]}, c, simnet.Request)
+}
+
+// closeServerConns closes crashed server n's connections to other
+// servers, and breaks theirs to it (their clients get notices).
+func (w *World) closeServerConns(n simnet.NodeID) {
+	nd := &w.nodes[n]
+	for i, c := range nd.out {
+		if c.Gen != 0 {
+			w.nw.Close(c)
+			nd.out[i] = simnet.Conn{}
+		}
+	}
+	for i := range w.nodes {
+		if o := w.nodes[i].out; o != nil && o[n].Gen != 0 {
+			w.nw.Break(o[n])
+		}
+	}
+}
+
+// stepServer is a scripted world's delivery of message m from server from
+// to server to: at once, with the given reply handle. A message to a
+// crashed server waits for its restart and is then delivered with a route
+// back to its sender; a paused server handles it at once.
 func (w *World) stepServer(now sim.Time, to, from simnet.NodeID, m model.Message, handle uint64) {
 	if w.nodes[to].fault.crashed {
 		w.nodes[to].fault.inbox = append(w.nodes[to].fault.inbox, internalMsg{from: from, m: m, handle: handle})
@@ -114,8 +175,8 @@ func (w *World) stepServer(now sim.Time, to, from simnet.NodeID, m model.Message
 	w.serverOuts(now, to, w.nodes[to].srv.Step(now, model.Peer{Node: int32(from), Handle: handle}, m))
 }
 
-// internalMsg is a server-to-server message waiting for its recipient's
-// restart.
+// internalMsg is a scripted world's server-to-server message waiting for
+// its recipient's restart.
 type internalMsg struct {
 	from   simnet.NodeID
 	m      model.Message

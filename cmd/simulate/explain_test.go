@@ -13,13 +13,13 @@ import (
 func TestShrinkFlags(t *testing.T) {
 	dir := t.TempDir()
 	plan, mmd, svg := filepath.Join(dir, "min.plan"), filepath.Join(dir, "z.mmd"), filepath.Join(dir, "z.svg")
-	code, out, errOut := runCLI("-seed", "474", "-scenario", "zombie", "-set", "app.mode=at-least-once", "-set", "fault.count=2",
+	code, out, errOut := runCLI("-seed", "539", "-scenario", "zombie", "-set", "app.mode=at-least-once", "-set", "fault.count=2",
 		"-shrink", "-plan-out", plan, "-diagram", mmd, "-timeline", svg)
 	if code != 1 || errOut != "" {
 		t.Fatalf("exit %d, err %q\n%s", code, errOut, out)
 	}
-	for _, want := range []string{"breaks INV-DUP", "minimal plan (1 of 4 actions):\n  3.015s pause p1 1s\n", "runs: 28 of at most 500",
-		"saved: " + plan, "reproduce: go run ./cmd/simulate -seed 474 -scenario zombie -set app.mode=at-least-once -set fault.count=2 -plan-file " + plan} {
+	for _, want := range []string{"breaks INV-DUP", "minimal plan (1 of 4 actions):\n  3.025s pause p1 1s\n", "runs: 28 of at most 500",
+		"saved: " + plan, "reproduce: go run ./cmd/simulate -seed 539 -scenario zombie -set app.mode=at-least-once -set fault.count=2 -plan-file " + plan} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -31,7 +31,7 @@ func TestShrinkFlags(t *testing.T) {
 	if fi, err := os.Stat(svg); err != nil || fi.Size() == 0 {
 		t.Errorf("timeline: %v", err)
 	}
-	code, out, _ = runCLI("-seed", "474", "-scenario", "zombie", "-set", "app.mode=at-least-once", "-set", "fault.count=2", "-plan-file", plan)
+	code, out, _ = runCLI("-seed", "539", "-scenario", "zombie", "-set", "app.mode=at-least-once", "-set", "fault.count=2", "-plan-file", plan)
 	if code != 1 || !strings.Contains(out, "INV-DUP     VIOLATED") {
 		t.Errorf("reproduce: exit %d\n%s", code, out)
 	}

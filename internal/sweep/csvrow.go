@@ -18,7 +18,7 @@ var fastColumns = []string{"scenario", "trace_hash", "events", "sim_time_ns", "s
 	"sent", "acked", "failed", "pending", "appended", "duplicates", "reordered", "lost_acked", "aborted", "txn_committed", "txn_aborted",
 	"abandoned", "fenced", "zombie_writes", "zombie_attempts", "zombie_rejected", "client_epoch_bumps", "coordinator_epoch_bumps",
 	"errors", "net.requests_sent", "net.responses_sent", "net.requests_lost", "net.responses_lost", "net.dropped",
-	"violations", "violations_cut", "reproduce"}
+	"net.server_sent", "net.server_dropped", "violations", "violations_cut", "reproduce"}
 
 // fastMatches reports whether appendFast writes exactly cols.
 func fastMatches(cols []resultColumn) bool {
@@ -42,7 +42,7 @@ func appendFast(rec []string, buf []byte, r *scenarios.Result) ([]string, []byte
 	buf = appendJSONCounts(buf[:0], r.Errors)
 	rec = append(rec, string(buf))
 	n := &r.Net
-	rec = append(rec, i(n.RequestsSent), i(n.ResponsesSent), i(n.RequestsLost), i(n.ResponsesLost), i(n.Dropped))
+	rec = append(rec, i(n.RequestsSent), i(n.ResponsesSent), i(n.RequestsLost), i(n.ResponsesLost), i(n.Dropped), i(n.ServerSent), i(n.ServerDropped))
 	switch {
 	case r.Violations == nil:
 		rec = append(rec, "null")

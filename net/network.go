@@ -343,9 +343,9 @@ func (nw *Network) DelayWith(rng *rand.Rand, from, to NodeID) time.Duration {
 	return nw.lat[int(from)*len(nw.names)+int(to)].Draw(rng)
 }
 
-// LossPPM returns the request and response loss rates in parts per
-// million.
-func (nw *Network) LossPPM() (req, resp uint32) { return nw.reqPPM, nw.respPPM }
+// ServerLossPPM returns the loss rate between servers
+// ([Config.ServerLoss]) in parts per million (0 once [Network.Quiet]).
+func (nw *Network) ServerLossPPM() uint32 { return nw.srvLossPPM }
 
 // Delay draws one delay of the directed link from -> to.
 func (nw *Network) Delay(from, to NodeID) time.Duration {

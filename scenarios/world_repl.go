@@ -19,9 +19,9 @@ import (
 //   - follower fetches and their answers between brokers, heartbeats,
 //     AlterPartition and metadata between brokers and the controller
 //     travel the simulated network, each message with its own latency
-//     draw (the link's latency) and loss draw (net.request_loss for a
-//     request, net.response_loss for an answer), made from a stream of
-//     their own so that the clients' draws never shift;
+//     draw (the link's latency) and loss draw (net.server_loss, as the
+//     other messages between servers), made from a stream of their own
+//     so that no other draws shift;
 //   - a cut link drops them (at sending and at arrival), a crashed or
 //     paused recipient drops them (a paused process's peers time out as
 //     they would on its silence), and an answer to an earlier
@@ -207,12 +207,7 @@ func (w *World) replSend(now sim.Time, m replMsg) {
 	if w.nw.Blocked(m.from, m.to) {
 		return
 	}
-	req, resp := w.nw.LossPPM()
-	p := req
-	if m.reply {
-		p = resp
-	}
-	if sim.Chance(r.rng, p) {
+	if sim.Chance(r.rng, w.nw.ServerLossPPM()) {
 		return
 	}
 	at := now.Add(w.nw.DelayWith(r.rng, m.from, m.to))

@@ -200,6 +200,18 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 			Title: s.Scenario + ": OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates", XLabel: xl,
 			YLabel: "per run (errors; duplicate records)", Footnote: foot, Series: append(ooo, dups...), YMin0: true})
 
+		lost := false
+		for _, pt := range s.Points {
+			for _, st := range pt.Modes {
+				lost = lost || st.State.LostAcked.X.Sum > 0
+			}
+		}
+		if lost {
+			add("lost_acked_rate", &plots.Chart{
+				Title: title("lost acknowledged records"), XLabel: xl, YLabel: "lost / acknowledged records",
+				Footnote: foot, Series: s.seriesOf("", rateOf("lost_acked_rate")), YMin0: true})
+		}
+
 		zombies := false
 		for _, pt := range s.Points {
 			for _, st := range pt.Modes {

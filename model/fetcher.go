@@ -242,6 +242,6 @@ func (f *ReplicaFetcher) truncate(now sim.Time, off int64) {
 	leo := f.log.LogEndOffset()
 	end := f.log.TruncateTo(now, off)
 	if end < leo {
-		f.out = append(f.out, Out{Kind: OutNote, Note: "p" + itoa(int64(f.partition)) + " truncated " + itoa(leo) + " -> " + itoa(end)})
+		f.out = append(f.out, Out{Kind: OutNote, Note: "p" + itoa(int64(f.partition)) + " truncated from offset " + itoa(leo) + " to " + itoa(end)})
 	}
 }

@@ -159,7 +159,7 @@ func TestFetcherTruncatesInTwoRounds(t *testing.T) {
 		}
 		req, _ = onlyFetch(t, outs)
 	}
-	want := []string{"p0 truncated 20 -> 10"}
+	want := []string{"p0 truncated from offset 20 to 10"}
 	if !slices.Equal(truncations, want) {
 		t.Fatalf("truncations %q, want %q", truncations, want)
 	}

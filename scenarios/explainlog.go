@@ -7,6 +7,7 @@ import (
 	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
+	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -71,6 +72,10 @@ type explainLog struct {
 	// intervals are the fault entries that open an interval, with their
 	// actions.
 	intervals []interval
+	// servers marks the servers' node ids in a replicated run, whose
+	// notes (elections, ISR changes, truncations; world_repl.go) the log
+	// keeps; nil otherwise.
+	servers []bool
 }
 
 // interval is a fault entry that opens an interval: until Until is set,
@@ -87,6 +92,12 @@ func newExplainLog(w *World) *explainLog {
 	}
 	for _, a := range w.apps {
 		x.log.Apps = append(x.log.Apps, fmt.Sprintf("app%d", a.id))
+	}
+	if w.repl != nil {
+		x.servers = make([]bool, len(w.nodes))
+		for i := range w.nodes {
+			x.servers[i] = w.isServer(simnet.NodeID(i))
+		}
 	}
 	return x
 }
@@ -141,6 +152,10 @@ func (x *explainLog) Observe(o *model.Obs) {
 		x.node(o.At, x.names[o.Node], "resumes")
 	case model.ObsRestart:
 		x.node(o.At, x.names[o.Node], "restarts")
+	case model.ObsNote:
+		if o.Node >= 0 && int(o.Node) < len(x.servers) && x.servers[o.Node] {
+			x.add(LogEvent{At: o.At, Kind: LogNote, From: x.names[o.Node], Text: o.Text})
+		}
 	case model.ObsPlanEnd:
 		x.node(o.At, "fault", "plan end")
 	}

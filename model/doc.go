@@ -37,8 +37,8 @@
 //
 // Each type's doc comment cites the Kafka class or rule it follows
 // (semantics B*, C*, T*). Where idemsim simplifies, the comment says so:
-// replication is not modelled (one copy per partition), and the
-// coordinator's state stands for __transaction_state and survives its
+// replication (broker_repl.go) has no broker epochs, ELR or reassignment,
+// and the coordinator's state stands for __transaction_state and survives its
 // crash. Messages between servers travel the world's network; a broken
 // connection reaches the sender as a [Disconnected] message.
 package model

@@ -14,7 +14,8 @@ type Topology struct {
 	Brokers int
 	// Leaders gives the leader broker index (0-based) of every partition
 	// of the topic: partition p is led by broker p mod Brokers (round
-	// robin). Replication is not modelled: each partition has one copy.
+	// robin). With replication.factor above 1 the next brokers hold its
+	// other copies (world_repl.go).
 	Leaders []int32
 	// Coordinator is where the transaction coordinator runs. Today it is
 	// always a node of its own, c1 (CoordinatorOwnNode); replication moves

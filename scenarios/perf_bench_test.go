@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -181,6 +182,32 @@ func BenchmarkGrowth(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(records), "ns/record")
 			b.ReportMetric(float64(events)/float64(b.N)/float64(records), "events/record")
+			b.ReportMetric(float64(allocs)/float64(events), "allocs/event")
+		})
+	}
+}
+
+// BenchmarkReplication is replication's per-event target (issue #14): an
+// ackloss run with three brokers and three copies of the partition
+// (replication.factor=3: fetches, heartbeats, a controller) costs at most
+// twice as much per event as with one broker (x-one-copy). Events count
+// the replication traffic's too; ns/record says what a run with replicas
+// costs in all.
+func BenchmarkReplication(b *testing.B) {
+	base := []KV{{"records", "1000"}, {"send.interval.ms", "1"}, {"enable.idempotence", "true"}}
+	var one float64
+	for _, n := range []string{"1", "3"} {
+		b.Run("brokers="+n, func(b *testing.B) {
+			events, allocs := sweepRuns(b, "ackloss", append(slices.Clone(base), KV{"brokers", n}))
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(events)
+			if n == "1" {
+				one = ns
+			} else if one > 0 {
+				b.ReportMetric(ns/one, "x-one-copy(target<=2)")
+			}
+			b.ReportMetric(ns, "ns/event")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/record")
+			b.ReportMetric(float64(events)/float64(b.N), "events/run")
 			b.ReportMetric(float64(allocs)/float64(events), "allocs/event")
 		})
 	}

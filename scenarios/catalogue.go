@@ -116,7 +116,14 @@ lands twice (bug-zoo Z03). With max.in.flight=5 the retry is still in the
 window and is answered as a duplicate, whatever messages are lost or
 delayed; two unclean broker restarts still duplicate, because the
 rebuilt window keeps each producer's newest batch only (simulate -explore
-with 2 crashes).`,
+with 2 crashes).
+
+The story needs one copy of the partition (brokers=1, the default). With
+replicas (-set brokers=3) an acks=all request is answered only once its
+followers have the batch, and the broker reads a connection's next
+request only after it answered the previous one (Kafka mutes the channel
+meanwhile), so the six are never all appended when the first answer is
+lost: the retry finds its batch in the window, and idempotence holds.`,
 		ExpectOff: "duplicates (INV-DUP fails)",
 		ExpectOn:  "duplicates too: the evicted retry is re-appended under a bumped epoch",
 		Defaults: []KV{{"records", "30"}, {"send.interval.ms", "0"}, {"batch.size", "1"},

@@ -112,3 +112,28 @@ func TestIsolated(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionRuleR22: the leader's ISR shrinks below min.insync.replicas
+// (followers cut off) with an acks=all write waiting. Before 3.7 the high
+// watermark still advances and the write ends
+// NOT_ENOUGH_REPLICAS_AFTER_APPEND; from 3.7 (KAFKA-15583) it does not, and
+// the write waits (until the request times out). Both refuse later
+// writes with NOT_ENOUGH_REPLICAS.
+func TestVersionRuleR22(t *testing.T) {
+	sc, err := Lookup("ackloss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"3.6", "4.1"} {
+		r := mustRun(t, Spec{Scenario: sc, Seed: 1, PlanText: "1s partition b1 | b2 b3\n60s heal b1 | b2 b3\n", Sets: []KV{
+			{"brokers", "3"}, {"min.insync.replicas", "2"}, {"replica.lag.time.max.ms", "4000"}, {"net.response_loss", "0"},
+			{"records", "20"}, {"send.interval.ms", "500"}, {"request.timeout.ms", "30000"}, {"broker.version", v}}})
+		after := r.Errors["NOT_ENOUGH_REPLICAS_AFTER_APPEND"]
+		if (v == "3.6") != (after > 0) || r.Errors["NOT_ENOUGH_REPLICAS"] == 0 {
+			t.Errorf("broker.version=%s: errors %v", v, r.Errors)
+		}
+		if len(r.Violations) > 0 || r.Acked != 20 {
+			t.Errorf("broker.version=%s: acked %d, violations %v", v, r.Acked, r.Violations)
+		}
+	}
+}

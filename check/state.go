@@ -6,8 +6,9 @@ import (
 	"github.com/idemsim/idemsim/model"
 )
 
-// state is INV-STATE: after a broker restart, each partition's producer
-// state equals what replaying its log yields. The world compares them and
+// state is INV-STATE: after a broker restart (and, in a replicated run,
+// after every truncation and on every replica at the end: Flag), each
+// partition's producer state equals what replaying its log yields. The world compares them and
 // observes the difference (ObsStateCheck); an empty one is agreement.
 type state struct {
 	lv  *logView
@@ -22,7 +23,11 @@ func (s *state) Observe(o *model.Obs) {
 	if o.Kind != model.ObsStateCheck || o.Text == "" || !s.out.room() {
 		return
 	}
-	s.out.add(violation(InvState, o.At, fmt.Sprintf("p%d after restart: %s", o.Partition, o.Text)))
+	when := "after restart"
+	if o.Flag {
+		when = "at the end of the run"
+	}
+	s.out.add(violation(InvState, o.At, fmt.Sprintf("p%d %s: %s", o.Partition, when, o.Text)))
 }
 
 func (s *state) Finish() []Violation { return s.out.report(InvState, s.lv.end) }

@@ -70,7 +70,8 @@ const (
 	// ObsExpired: broker Node expired PID's state on Partition at the
 	// check at Until.
 	ObsExpired
-	// ObsStateCheck: broker Node restarted Partition; Text is the
+	// ObsStateCheck: broker Node restarted Partition (or, replicating,
+	// truncated it; Flag: checks it at the end of the run); Text is the
 	// difference between its producer state and a replay of its log
 	// ("" when they agree).
 	ObsStateCheck

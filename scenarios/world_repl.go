@@ -255,6 +255,16 @@ func (w *World) finalLogs(at sim.Time) {
 	if w.repl == nil {
 		return
 	}
+	// INV-STATE on every replica at the end: each live replica's producer
+	// state equals a rebuild from its own log.
+	for _, n := range w.brokerNode {
+		if w.nodes[n].fault.crashed {
+			continue
+		}
+		for _, p := range w.nodes[n].broker.Partitions() {
+			w.emit(model.Obs{Kind: model.ObsStateCheck, At: at, Node: int32(n), Peer: -1, Partition: p.ID, Flag: true, Text: p.StateDiff(at)})
+		}
+	}
 	for p := range w.topo.Leaders {
 		st, _ := w.repl.ctl.Partition(int32(p))
 		o := model.Obs{Kind: model.ObsFinalLog, At: at, Node: -1, Peer: -1, Partition: int32(p)}

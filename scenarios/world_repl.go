@@ -12,29 +12,34 @@ import (
 
 // Replication (issue #14, docs/replication.md). With replication.factor
 // above 1 every partition has that many replicas, on brokers p mod
-// brokers and the next ones, and a KRaft controller runs as a node of
-// its own (n1). The brokers host the replicas (model/broker_repl.go);
-// the world only carries their messages:
+// brokers and the next ones, and a KRaft controller runs as a node of its
+// own (n1). The brokers host the replicas (model/broker_repl.go); the
+// world only carries their messages.
+//
+// The other messages between servers (markers, verifications) travel the
+// connections of world_server.go. Replication's do not, on purpose:
 //
 //   - follower fetches and their answers between brokers, heartbeats,
-//     AlterPartition and metadata between brokers and the controller
-//     travel the simulated network, each message with its own latency
-//     draw (the link's latency) and loss draw (net.server_loss, as the
-//     other messages between servers), made from a stream of their own
-//     so that no other draws shift;
+//     AlterPartition and metadata between brokers and the controller are
+//     background events: they run in order but do not keep a finished
+//     run alive (a follower's fetch loop never ends);
+//   - they leave no trace lines of their own (a fetch every
+//     replica.fetch.wait.max.ms per follower and partition would drown
+//     the trace); what they change shows as the nodes' notes (elections,
+//     ISR changes, truncations) and verdicts;
+//   - each message has its own latency draw (the link's latency,
+//     net.link.latency included) and loss draw (net.server_loss), made
+//     from a stream of their own so that no other draws shift;
 //   - a cut link drops them (at sending and at arrival), a crashed or
-//     paused recipient drops them (a paused process's peers time out as
-//     they would on its silence), and an answer to an earlier
-//     incarnation is dropped;
-//   - they are background events: they run in order but do not keep a
-//     finished run alive, and they leave no trace lines of their own (a
-//     fetch every replica.fetch.wait.max.ms would drown the trace); what
-//     they change shows as the nodes' notes (elections, ISR changes,
-//     truncations) and verdicts.
+//     paused recipient drops them (its peers time out as they would on
+//     its silence), and an answer to an earlier incarnation is dropped.
+//     There are no connections: a fetch that gets no answer times out
+//     (replica.socket.timeout.ms) and a broker that missed metadata
+//     catches up at its next heartbeat.
 //
 // After the run the world lets replication settle (settleRepl) and
 // reports every partition's final leader log below its high watermark
-// (model.ObsFinalLog): that is what INV-LOSS calls committed.
+// (model.ObsFinalLog): that is what the checkers call committed.
 
 // defaultMetadataMaxAge is metadata.max.age.ms's default.
 const defaultMetadataMaxAge = 5 * time.Minute

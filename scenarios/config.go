@@ -72,6 +72,16 @@ type ReplicationParams struct {
 	Unclean bool
 }
 
+// checkReplication refuses a replication.factor the brokers cannot hold,
+// as Kafka's CreateTopics does (INVALID_REPLICATION_FACTOR): [Resolve]
+// makes it a usage error.
+func (c *Config) checkReplication() error {
+	if f := c.Replication.Factor; f == 0 || f > c.Brokers {
+		return fmt.Errorf("replication.factor=%d is out of range (allowed: -1, or 1..%d with brokers=%d)", f, c.Brokers, c.Brokers)
+	}
+	return nil
+}
+
 // ReplicationFactor returns the effective replication.factor.
 func (c *Config) ReplicationFactor() int {
 	if c.Replication.Factor < 1 {
@@ -489,10 +499,6 @@ func (v *Values) Decode() (Config, error) {
 // batch size fit. Without idempotence batches carry no sequences and
 // the rule does not apply.
 func (c *Config) checkRules() error {
-	if f := c.Replication.Factor; f == 0 || f > c.Brokers {
-		// Kafka's CreateTopics answers INVALID_REPLICATION_FACTOR.
-		return fmt.Errorf("replication.factor=%d is out of range (allowed: -1 or 1..brokers=%d)", f, c.Brokers)
-	}
 	bits := c.SequenceBits
 	if !c.Producer.EnableIdempotence || bits < 1 || bits > 62 {
 		return nil // no sequences, or Param.check has refused the width

@@ -1,6 +1,9 @@
 package scenarios
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // lossSeeds runs seeds 1..n of scenario name with sets and counts the
 // runs with lost acknowledged records (INV-LOSS) and those with duplicates
@@ -135,5 +138,20 @@ func TestVersionRuleR22(t *testing.T) {
 		if len(r.Violations) > 0 || r.Acked != 20 {
 			t.Errorf("broker.version=%s: acked %d, violations %v", v, r.Acked, r.Violations)
 		}
+	}
+}
+
+// TestReplicationFactorRange: a replication factor above the brokers, or
+// 0, is refused with one line naming the key.
+func TestReplicationFactorRange(t *testing.T) {
+	sc, _ := Lookup("ackloss")
+	for _, f := range []string{"0", "2"} {
+		_, err := Resolve(Spec{Scenario: sc, Sets: []KV{{"replication.factor", f}}})
+		if err == nil || !strings.HasPrefix(err.Error(), "replication.factor="+f+" is out of range") {
+			t.Errorf("replication.factor=%s with one broker: %v", f, err)
+		}
+	}
+	if _, err := Resolve(Spec{Scenario: sc, Sets: []KV{{"brokers", "3"}, {"replication.factor", "2"}}}); err != nil {
+		t.Errorf("replication.factor=2 with three brokers: %v", err)
 	}
 }

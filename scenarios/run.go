@@ -166,6 +166,9 @@ func Resolve(spec Spec) (*Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.checkReplication(); err != nil {
+		return nil, err
+	}
 	v.cfg = &cfg
 	pc := cfg.producerConfig()
 	pc.IdempotenceExplicit = v.Explicit("enable.idempotence")

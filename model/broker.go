@@ -175,8 +175,11 @@ func (b *Broker) Step(now sim.Time, from Peer, m Message) []Out {
 	case *WriteTxnMarkersRequest:
 		b.writeMarkers(now, from, m)
 	case *Disconnected:
-		if m.Dest == DestCoordinator {
+		switch {
+		case m.Dest == DestCoordinator:
 			b.verifyFailed(now, -1)
+		case b.Replicated():
+			b.replDisconnected(now, m.Dest)
 		}
 	case *MetadataRequest:
 		b.metadataRequest(from, m)

@@ -328,6 +328,27 @@ func (b *Broker) leaderAppend(now sim.Time, part int32, res AppendResult, append
 	return id, ErrNone
 }
 
+// replDisconnected handles the break of the connection to broker dest (a
+// leader it fetches from) or to the controller: the fetches in flight to
+// dest fail and back off; an ISR change in flight to the controller is
+// sent again.
+func (b *Broker) replDisconnected(now sim.Time, dest int32) {
+	for _, r := range b.reps {
+		if r == nil {
+			continue
+		}
+		if dest == DestController {
+			if a := r.ls.PendingAlter(); a != nil {
+				b.out = append(b.out, Out{Kind: OutSend, Dest: DestController, Msg: a})
+			}
+			continue
+		}
+		if l, _ := r.fet.Leader(); l == dest {
+			b.fetcherOuts(now, r, r.fet.Disconnected(now))
+		}
+	}
+}
+
 // metadataRequest answers a client's Metadata from the applied metadata
 // (RM's metadata cache, R42): the leader of each partition, -1 while
 // unknown or leaderless. Without replication the leaders are fixed.

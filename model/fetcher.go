@@ -213,6 +213,19 @@ func (f *ReplicaFetcher) Wake(now sim.Time, token uint64) []Out {
 	return f.out
 }
 
+// Disconnected fails the fetch in flight, if any: its connection to the
+// leader broke (NetworkClient fails the request; AFT#processFetchRequest
+// counts it as a fetch error and the partition backs off
+// replica.fetch.backoff.ms, AFT#handlePartitionsWithErrors:135).
+func (f *ReplicaFetcher) Disconnected(now sim.Time) []Out {
+	f.out = f.out[:0]
+	if f.state == FetcherFetching {
+		f.inflight = 0
+		f.backoff(now)
+	}
+	return f.out
+}
+
 // NextFetch returns the fetch the loop would send now (for tests and
 // traces); it changes nothing.
 func (f *ReplicaFetcher) NextFetch() FetchRequest {

@@ -181,3 +181,22 @@ func TestFetcherMismatchedBatchBacksOff(t *testing.T) {
 		t.Fatalf("mismatch: %+v, LEO %d", outs, log.LogEndOffset())
 	}
 }
+
+// TestFetcherDisconnected: a broken connection fails the fetch in flight;
+// the next fetch goes out after replica.fetch.backoff.ms, and a response
+// to the failed fetch is ignored.
+func TestFetcherDisconnected(t *testing.T) {
+	l := replicaLogWith(t)
+	f := NewReplicaFetcher(FetcherConfig{}, 1, 0, l)
+	req, _ := onlyFetch(t, f.BecomeFollower(0, PartitionState{Partition: 0, Replicas: []int32{0, 1}, ISR: []int32{0, 1}, Leader: 0}))
+	outs := f.Disconnected(ms(5))
+	if f.State() != FetcherBackoff || len(outs) != 1 || outs[0].Kind != OutWake || outs[0].At != ms(1005) {
+		t.Fatalf("after the break: state %v, outs %v", f.State(), outs)
+	}
+	if outs := f.Step(ms(6), Peer{}, &FetchResponse{CorrelationID: req.CorrelationID, Partition: 0, HighWatermark: 0}); len(outs) != 0 {
+		t.Fatalf("answer to the failed fetch handled: %v", outs)
+	}
+	if outs := f.Disconnected(ms(7)); len(outs) != 0 {
+		t.Fatalf("a break while backing off: %v", outs)
+	}
+}

@@ -529,6 +529,17 @@ func (l *LeaderState) MaybeShrinkISR(now sim.Time) LeaderEffects {
 	return *eff
 }
 
+// PendingAlter returns the ISR change in flight again, or nil: its
+// request was lost with its connection, and Kafka's AlterPartitionManager
+// sends an item whose request failed again (AlterPartitionManager
+// handleAlterPartitionResponse / onComplete with a disconnect).
+func (l *LeaderState) PendingAlter() *AlterPartitionRequest {
+	if !l.leader || l.pending == isrCommitted {
+		return nil
+	}
+	return l.alter()
+}
+
 // OnAlterPartitionResponse handles the controller's answer to the ISR
 // change in flight (P#handleAlterPartitionUpdate:1967,
 // P#handleAlterPartitionError:1906). NONE commits the returned

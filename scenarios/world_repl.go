@@ -30,12 +30,14 @@ import (
 //   - each message has its own latency draw (the link's latency,
 //     net.link.latency included) and loss draw (net.server_loss), made
 //     from a stream of their own so that no other draws shift;
-//   - a cut link drops them (at sending and at arrival), a crashed or
-//     paused recipient drops them (its peers time out as they would on
-//     its silence), and an answer to an earlier incarnation is dropped.
-//     There are no connections: a fetch that gets no answer times out
-//     (replica.socket.timeout.ms) and a broker that missed metadata
-//     catches up at its next heartbeat.
+//   - a cut link drops them (at sending and at arrival), a crashed
+//     recipient drops them, a paused one reads them when it resumes, and
+//     an answer to an earlier incarnation is dropped.
+//     There are no connections: a fetch that gets no answer across a cut
+//     times out (replica.socket.timeout.ms), a lost fetch or
+//     AlterPartition (or answer) reaches the broker that sent it as a
+//     model.Disconnected one latency later (a reset), and a broker that
+//     missed metadata catches up at its next heartbeat.
 //
 // After the run the world lets replication settle (settleRepl) and
 // reports every partition's final leader log below its high watermark
@@ -213,6 +215,10 @@ func (w *World) replSend(now sim.Time, m replMsg) {
 		return
 	}
 	if sim.Chance(r.rng, w.nw.ServerLossPPM()) {
+		// A loss breaks the connection: the broker that asked (a
+		// follower's fetch, a leader's AlterPartition) learns of it
+		// one latency later, as from a reset.
+		w.replLost(now, m)
 		return
 	}
 	at := now.Add(w.nw.DelayWith(r.rng, m.from, m.to))
@@ -220,6 +226,29 @@ func (w *World) replSend(now sim.Time, m replMsg) {
 	m.id = r.next
 	r.wire = append(r.wire, m)
 	w.schedule(at, Event{kind: evReplDeliver, node: int32(m.to), msg: m.id, bg: true})
+}
+
+// replLost tells the broker that sent a fetch or an AlterPartition, or
+// was being answered one, that its connection broke
+// ([model.Disconnected], delivered as an answer to its incarnation).
+func (w *World) replLost(now sim.Time, m replMsg) {
+	client, server, inc := m.from, m.to, w.nodes[m.from].inc
+	if m.reply {
+		client, server, inc = m.to, m.from, m.inc
+	}
+	if w.nodes[client].kind != kindBroker {
+		return
+	}
+	switch m.m.(type) {
+	case *model.FetchRequest, *model.FetchResponse, *model.AlterPartitionRequest, *model.AlterPartitionResponse:
+	default:
+		return
+	}
+	r := w.repl
+	r.next++
+	n := replMsg{id: r.next, from: server, to: client, m: &model.Disconnected{Dest: w.destOf(server)}, reply: true, inc: inc}
+	r.wire = append(r.wire, n)
+	w.schedule(now.Add(w.nw.DelayWith(r.rng, server, client)), Event{kind: evReplDeliver, node: int32(client), msg: n.id, bg: true})
 }
 
 // replDeliver hands a replication message to its recipient.
@@ -230,9 +259,16 @@ func (w *World) replDeliver(now sim.Time, ev Event) {
 		return
 	}
 	m := r.wire[i]
-	r.wire = slices.Delete(r.wire, i, i+1)
 	nd := &w.nodes[m.to]
-	if nd.fault.crashed || nd.fault.paused || w.nw.Blocked(m.from, m.to) || m.inc != nd.inc {
+	if nd.fault.paused && !nd.fault.crashed && m.inc == nd.inc {
+		// A paused process's socket buffers hold what reaches it; it
+		// reads them when it resumes (the resume runs first at that
+		// time, being scheduled before).
+		w.schedule(max(nd.fault.pauseUntil, now), Event{kind: evReplDeliver, node: int32(m.to), msg: m.id, bg: true})
+		return
+	}
+	r.wire = slices.Delete(r.wire, i, i+1)
+	if nd.fault.crashed || w.nw.Blocked(m.from, m.to) || m.inc != nd.inc {
 		return
 	}
 	peer := model.Peer{Node: int32(m.from)}

@@ -506,6 +506,12 @@ func (p *Producer) scheduleWake(now sim.Time) {
 	if p.metaStale && !p.metaInflight && p.metaRetryAt > now {
 		at(p.metaRetryAt)
 	}
+	if p.txn.retryAt > now && p.fatal == ErrNone {
+		// A transactional request (AddPartitionsToTxn, EndTxn, the
+		// offsets requests) answered with a retriable error is sent again
+		// after retry.backoff.ms.
+		at(p.txn.retryAt)
+	}
 	for _, c := range p.conns {
 		if !c.ready && c.reconnectAt > now {
 			at(c.reconnectAt)

@@ -93,3 +93,19 @@ func TestHanging(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnRetryWakes: a transactional request answered with a retriable
+// error (here AddPartitionsToTxn's CONCURRENT_TRANSACTIONS while markers
+// travel to a slow leader) is sent again after retry.backoff.ms even when
+// nothing else wakes the producer (before the fix this seed ended with 32
+// records unresolved: LIVE-PROD).
+func TestTxnRetryWakes(t *testing.T) {
+	sc, err := Lookup("txnlate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, Spec{Scenario: sc, Seed: 8, Sets: kv("fault.count", "3")})
+	if fired(r)[check.LiveProd] || r.Pending != 0 {
+		t.Fatalf("pending %d, violations %v\nreproduce: %s", r.Pending, r.Violations, r.Reproduce)
+	}
+}

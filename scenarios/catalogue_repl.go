@@ -199,12 +199,9 @@ them to b2; nothing acknowledged is lost. Idempotence needs acks=all, so
 		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
 			c := v.Config()
 			b := nodes.Brokers
-			var rest []string
-			for _, s := range nodes.Servers {
-				if s != b[0] && s != "c1" {
-					rest = append(rest, s)
-				}
-			}
+			// The other brokers and the controller; not the producer, not
+			// the transaction coordinator.
+			rest := append(slices.Clone(b[1:]), Topology{}.ControllerName())
 			at := jitter(rng, 2*time.Second, 4*time.Second)
 			p := faults.Plan{Actions: []faults.Timed{
 				{At: at, Action: faults.Cut{A: b[:1], B: rest}},

@@ -159,8 +159,12 @@ type Nodes struct {
 	// Servers are the broker and coordinator processes (b1, c1).
 	Servers []string
 	// Brokers are the servers that hold partitions (b1, b2, ...), a
-	// subset of Servers. The generator does not use them.
+	// subset of Servers. The generator uses them only in a replicated
+	// world (Controllers not empty).
 	Brokers []string
+	// Controllers are the KRaft controller of a replicated world (n1), a
+	// subset of Servers; empty without replication.
+	Controllers []string
 }
 
 // all returns every node name.

@@ -220,6 +220,22 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 			add(at, Crash{Node: n})
 			add(up, Restart{Node: n, Clean: coin()})
 		case GenCut:
+			if len(opts.Nodes.Controllers) > 0 && len(opts.Nodes.Brokers) > 1 && coin() {
+				// A replicated world: half the cuts isolate one broker
+				// from the other servers (its followers or leader and the
+				// controller), its clients still reaching it.
+				b := pick(opts.Nodes.Brokers)
+				var rest []string
+				for _, n := range servers {
+					if n != b {
+						rest = append(rest, n)
+					}
+				}
+				heal := clip(at + dur())
+				add(at, Cut{A: []string{b}, B: rest})
+				add(heal, Heal{A: []string{b}, B: rest})
+				break
+			}
 			c := pick(clients)
 			srv := slices.Clone(servers)
 			heal := clip(at + dur())

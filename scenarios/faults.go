@@ -121,6 +121,9 @@ func (w *World) faultNodes() faults.Nodes {
 		case kindBroker:
 			nodes.Servers = append(nodes.Servers, nd.name)
 			nodes.Brokers = append(nodes.Brokers, nd.name)
+		case kindController:
+			nodes.Servers = append(nodes.Servers, nd.name)
+			nodes.Controllers = append(nodes.Controllers, nd.name)
 		default:
 			nodes.Servers = append(nodes.Servers, nd.name)
 		}

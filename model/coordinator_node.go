@@ -25,7 +25,16 @@ const (
 	tokMarker     uint64 = 1 << 63
 	tokExpiration uint64 = 1 << 62
 	tokWrite      uint64 = 1 << 61
+	// tokRetry marks a marker retry wake-up; its low bits carry the
+	// retry time it was asked for, so that a node whose clock drifts
+	// retries what was due at its own clock's time, not by the true time.
+	tokRetry uint64 = 1 << 60
 )
+
+// retryWake is the wake-up that retries the markers due by at.
+func retryWake(at sim.Time) Out {
+	return Out{Kind: OutWake, At: at, Timer: tokMarker | tokRetry | uint64(at)}
+}
 
 // coordinatorNode is the coordinator's node state.
 type coordinatorNode struct {
@@ -290,7 +299,7 @@ func (c *Coordinator) markersAnswered(now sim.Time, m *WriteTxnMarkersResponse) 
 		default:
 			if len(j.retry) == 0 {
 				j.retryAt = now.Add(c.markerBackoff())
-				n.out = append(n.out, Out{Kind: OutWake, At: j.retryAt, Timer: tokMarker})
+				n.out = append(n.out, retryWake(j.retryAt))
 			}
 			j.retry = append(j.retry, mk)
 		}
@@ -328,7 +337,7 @@ func (c *Coordinator) markersDisconnected(now sim.Time, dest int32) {
 		j.inflight--
 		if len(j.retry) == 0 || j.retryAt > now.Add(backoff) {
 			j.retryAt = now.Add(backoff)
-			n.out = append(n.out, Out{Kind: OutWake, At: j.retryAt, Timer: tokMarker})
+			n.out = append(n.out, retryWake(j.retryAt))
 		}
 		j.retry = append(j.retry, r.markers...)
 	}
@@ -447,6 +456,8 @@ func (c *Coordinator) Wake(now sim.Time, token uint64) []Out {
 	switch {
 	case token&tokWrite != 0 && token&tokMarker == 0:
 		c.writeDone(now, token&^tokWrite)
+	case token&tokMarker != 0 && token&tokRetry != 0:
+		c.retryMarkers(now, sim.Time(token&^(tokMarker|tokRetry)))
 	case token&tokMarker != 0:
 		c.markerTimer(now, int64(token&^tokMarker))
 	case token&tokExpiration != 0:
@@ -487,26 +498,29 @@ func (c *Coordinator) Wake(now sim.Time, token uint64) []Out {
 	return n.out
 }
 
-// markerTimer handles a marker timer: request corr's timeout (corr > 0),
-// or the retry of refused markers (corr == 0).
+// markerTimer handles request corr's timeout.
 func (c *Coordinator) markerTimer(now sim.Time, corr int64) {
 	n := &c.node
-	if corr > 0 {
-		r := n.reqs[corr]
-		if r == nil {
-			return // answered
-		}
-		// A timeout: NetworkClient closes the connection to the leader,
-		// which fails every request in flight on it; each is queued again
-		// with the leader looked up again (X12).
-		c.observe(Obs{Kind: ObsNote, Text: "WriteTxnMarkers for " + r.txnID + " timed out: sent again"})
-		n.out = append(n.out, Out{Kind: OutClose, Dest: r.dest})
-		c.markersDisconnected(now, r.dest)
-		return
+	r := n.reqs[corr]
+	if r == nil {
+		return // answered
 	}
+	// A timeout: NetworkClient closes the connection to the leader, which
+	// fails every request in flight on it; each is queued again with the
+	// leader looked up again (X12).
+	c.observe(Obs{Kind: ObsNote, Text: "WriteTxnMarkers for " + r.txnID + " timed out: sent again"})
+	n.out = append(n.out, Out{Kind: OutClose, Dest: r.dest})
+	c.markersDisconnected(now, r.dest)
+}
+
+// retryMarkers sends again the refused or disconnected markers that were
+// due by at, the time the retry wake-up was asked for (on the
+// coordinator's own clock).
+func (c *Coordinator) retryMarkers(now, at sim.Time) {
+	n := &c.node
 	ids := make([]string, 0, len(n.jobs))
 	for id, j := range n.jobs {
-		if len(j.retry) > 0 && j.retryAt <= now {
+		if len(j.retry) > 0 && j.retryAt <= at {
 			ids = append(ids, id)
 		}
 	}

@@ -303,3 +303,20 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// TestCoordinatorRetryUnderDrift: the marker retry wake-up fires when the
+// coordinator's own clock reaches the retry time; with a drifting clock
+// that is before (or after) the true time, and the markers still go out
+// (before the fix a wake-up a little early in true time retried nothing
+// and armed nothing: the transaction hung in PrepareCommit).
+func TestCoordinatorRetryUnderDrift(t *testing.T) {
+	r := newCoordRun(t)
+	r.step(2, &EndTxnRequest{TransactionalID: "t1", PID: DefaultNextPID, Epoch: 0, Commit: true})
+	r.answer(3, ErrNotLeaderOrFollower)
+	w := r.wakes[len(r.wakes)-1]
+	before := len(r.sent)
+	r.take(r.c.Wake(w.At-sim.Time(3*time.Millisecond), w.Timer)) // a fast clock
+	if len(r.sent) != before+1 {
+		t.Fatalf("the retry wake-up sent %d requests, want 1", len(r.sent)-before)
+	}
+}

@@ -324,6 +324,7 @@ func NewCoordinator(cfg CoordinatorConfig) *Coordinator {
 	if n == 0 {
 		n = DefaultNextPID
 	}
+	cfg.Leaders = slices.Clone(cfg.Leaders) // the coordinator's metadata cache: MetadataUpdate moves leaders
 	return &Coordinator{cfg: cfg, nextPID: n, epoch: cfg.CoordinatorEpoch, txns: make(map[string]*TxnMetadata), node: newCoordinatorNode()}
 }
 

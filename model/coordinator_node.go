@@ -166,6 +166,15 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		c.finish(now, m.TransactionalID, from, resp, nil)
 	case *WriteTxnMarkersResponse:
 		c.markersAnswered(now, m)
+	case *MetadataUpdate:
+		// The controller's publication: markers go to each partition's
+		// current leader (TransactionMarkerChannelManager looks the
+		// leader up in the broker's metadata cache on every send, X11).
+		for _, ps := range m.Partitions {
+			if ps.Leader >= 0 && int(ps.Partition) < len(c.cfg.Leaders) {
+				c.cfg.Leaders[ps.Partition] = ps.Leader
+			}
+		}
 	case *Disconnected:
 		c.markersDisconnected(now, m.Dest)
 	default:

@@ -196,7 +196,17 @@ func (w *World) replOut(now sim.Time, n simnet.NodeID, o *model.Out) bool {
 		if o.Dest != model.DestController {
 			to = w.brokerNode[o.Dest]
 		}
-		w.replSend(now, replMsg{from: n, to: to, m: o.Msg, inc: w.nodes[to].inc})
+		at, sent := w.replSend(now, replMsg{from: n, to: to, m: o.Msg, inc: w.nodes[to].inc})
+		if _, ok := o.Msg.(*model.MetadataUpdate); ok && sent && n == w.repl.ctlNode && o.Dest == 0 {
+			// The transaction coordinator's metadata cache follows the
+			// controller's publications too (in Kafka it is its broker's),
+			// so that markers go to the partitions' current leaders. It
+			// arrives with the first broker's copy (no draw of its own).
+			r := w.repl
+			r.next++
+			r.wire = append(r.wire, replMsg{id: r.next, from: n, to: w.coordNode, m: o.Msg, inc: w.nodes[w.coordNode].inc})
+			w.schedule(at, Event{kind: evReplDeliver, node: int32(w.coordNode), msg: r.next, bg: true})
+		}
 		return true
 	case model.OutReply:
 		if o.Peer.Handle&replHandle == 0 {
@@ -209,23 +219,24 @@ func (w *World) replOut(now sim.Time, n simnet.NodeID, o *model.Out) bool {
 }
 
 // replSend puts a replication message on the network.
-func (w *World) replSend(now sim.Time, m replMsg) {
+func (w *World) replSend(now sim.Time, m replMsg) (sim.Time, bool) {
 	r := w.repl
 	if w.nw.Blocked(m.from, m.to) {
-		return
+		return 0, false
 	}
 	if sim.Chance(r.rng, w.nw.ServerLossPPM()) {
 		// A loss breaks the connection: the broker that asked (a
 		// follower's fetch, a leader's AlterPartition) learns of it
 		// one latency later, as from a reset.
 		w.replLost(now, m)
-		return
+		return 0, false
 	}
 	at := now.Add(w.nw.DelayWith(r.rng, m.from, m.to))
 	r.next++
 	m.id = r.next
 	r.wire = append(r.wire, m)
 	w.schedule(at, Event{kind: evReplDeliver, node: int32(m.to), msg: m.id, bg: true})
+	return at, true
 }
 
 // replLost tells the broker that sent a fetch or an AlterPartition, or

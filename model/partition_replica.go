@@ -107,22 +107,7 @@ func (p *Partition) rebuildTo(now sim.Time) {
 	if p.snap != nil && p.snap.Offset > p.nextOffset {
 		p.snap = nil
 	}
-	p.producers = make(map[ProducerID]*ProducerStateEntry)
-	from := int64(0)
-	if p.snap != nil {
-		from = p.snap.Offset
-		exp := p.cfg.expiration()
-		for _, se := range p.snap.Entries {
-			if se.TxnFirstOffset < 0 && now.Sub(se.LastTimestamp) >= exp {
-				continue
-			}
-			e := &ProducerStateEntry{Epoch: se.Epoch, CoordinatorEpoch: se.CoordinatorEpoch, TxnFirstOffset: se.TxnFirstOffset, LastTimestamp: se.LastTimestamp}
-			if se.HasBatch {
-				e.Batches = append(make([]BatchMetadata, 0, p.cfg.window()), se.LastBatch)
-			}
-			p.producers[se.PID] = e
-		}
-	}
+	from := p.loadSnapshot(now)
 	i, _ := slices.BinarySearchFunc(p.log, from, func(le LogEntry, off int64) int {
 		if le.LastOffset < off {
 			return -1

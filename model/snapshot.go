@@ -106,23 +106,8 @@ func (p *Partition) Restart(now sim.Time, clean bool) {
 	if clean {
 		p.Snapshot()
 	}
-	from := int64(0)
-	p.producers = make(map[ProducerID]*ProducerStateEntry)
 	p.verifying = nil // the verification entries are the broker's memory
-	exp := p.cfg.expiration()
-	if p.snap != nil {
-		from = p.snap.Offset
-		for _, se := range p.snap.Entries {
-			if se.TxnFirstOffset < 0 && now.Sub(se.LastTimestamp) >= exp {
-				continue
-			}
-			e := &ProducerStateEntry{Epoch: se.Epoch, CoordinatorEpoch: se.CoordinatorEpoch, TxnFirstOffset: se.TxnFirstOffset, LastTimestamp: se.LastTimestamp}
-			if se.HasBatch {
-				e.Batches = append(make([]BatchMetadata, 0, p.cfg.window()), se.LastBatch)
-			}
-			p.producers[se.PID] = e
-		}
-	}
+	from := p.loadSnapshot(now)
 	// Replay: find the first log entry at or after from.
 	i, _ := slices.BinarySearchFunc(p.log, from, func(le LogEntry, off int64) int {
 		switch {
@@ -153,4 +138,27 @@ func (p *Partition) replay(entries []LogEntry) {
 		}
 		p.applyData(le.Batch, le.FirstOffset, le.LastOffset)
 	}
+}
+
+// loadSnapshot resets producer state to the newest snapshot's, leaving
+// out entries expired by now (no open transaction and idle for
+// producer.id.expiration.ms), and returns the offset to replay the log
+// from: the snapshot's, or 0 without one.
+func (p *Partition) loadSnapshot(now sim.Time) int64 {
+	p.producers = make(map[ProducerID]*ProducerStateEntry)
+	if p.snap == nil {
+		return 0
+	}
+	exp := p.cfg.expiration()
+	for _, se := range p.snap.Entries {
+		if se.TxnFirstOffset < 0 && now.Sub(se.LastTimestamp) >= exp {
+			continue
+		}
+		e := &ProducerStateEntry{Epoch: se.Epoch, CoordinatorEpoch: se.CoordinatorEpoch, TxnFirstOffset: se.TxnFirstOffset, LastTimestamp: se.LastTimestamp}
+		if se.HasBatch {
+			e.Batches = append(make([]BatchMetadata, 0, p.cfg.window()), se.LastBatch)
+		}
+		p.producers[se.PID] = e
+	}
+	return p.snap.Offset
 }

@@ -387,6 +387,11 @@ func (c *Controller) fencedList() []int32 {
 	return f
 }
 
+// Metadata returns the controller's latest publication in full: every
+// partition's registration and the fenced brokers (what a broker or a
+// coordinator that starts reads from the metadata log).
+func (c *Controller) Metadata() *MetadataUpdate { return c.full() }
+
 // full returns every partition's registration and the fenced brokers at
 // the latest offset.
 func (c *Controller) full() *MetadataUpdate {

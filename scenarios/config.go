@@ -339,7 +339,7 @@ type ExtraParams struct {
 	// LateFor is late.ms (txnlate, hanging): how long the request is held,
 	// before jitter, 0..1h.
 	LateFor time.Duration
-	// LeaderDown is leader.down.ms (acks1, unclean): how long the crashed
+	// LeaderDown is leader.down.ms (acks1, unclean, coordfailover): how long the crashed
 	// leader stays down, 0..1h.
 	LeaderDown time.Duration
 }

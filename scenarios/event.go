@@ -41,9 +41,13 @@ const (
 	// evReplDeliver: replication message msg arrives at node
 	// (world_repl.go).
 	evReplDeliver
+	// evCoordMove: the crashed coordinator moves to a new
+	// __transaction_state leader (world_txnhost.go); n is the move's
+	// generation.
+	evCoordMove
 )
 
-var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume", "repl-start", "repl-deliver"}
+var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume", "repl-start", "repl-deliver", "coord-move"}
 
 // Event is one pending world event: a small value, so the loop's queue holds
 // it without allocating.

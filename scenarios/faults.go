@@ -404,6 +404,7 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 		return
 	}
 	st.crashed, st.paused = true, false
+	defer w.hostCrashed(now, n) // the coordinator goes down with its host (world_txnhost.go)
 	// Held deliveries are lost; held sends of the application wait for
 	// the restart.
 	kept := st.held[:0]
@@ -465,6 +466,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 		return
 	}
 	st.crashed = false
+	defer w.hostRestarted(now, n) // a coordinator that went down with n comes back
 	w.emit(model.Obs{Kind: model.ObsRestart, At: now, Node: int32(n), Peer: -1, Flag: clean})
 	if nd.kind != kindProducer {
 		w.serverOuts(now, n, nd.srv.Restart(now, clean))

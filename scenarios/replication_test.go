@@ -155,3 +155,35 @@ func TestReplicationFactorRange(t *testing.T) {
 		t.Errorf("replication.factor=2 with three brokers: %v", err)
 	}
 }
+
+// TestCoordFailover: the transaction coordinator's broker dies at a random
+// point of the run, often mid-commit; the coordinator on the new
+// __transaction_state leader loads the log, completes what was in
+// PrepareCommit, and no invariant fails in 200 seeds. Some seeds must
+// reload a PrepareCommit (the case the scenario is about).
+func TestCoordFailover(t *testing.T) {
+	sc, err := Lookup("coordfailover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := seedsFor(t)
+	midCommit, moved := 0, 0
+	for seed := uint64(1); seed <= n; seed++ {
+		r := mustRun(t, Spec{Scenario: sc, Seed: seed, KeepTrace: true})
+		if len(r.Violations) > 0 {
+			t.Fatalf("seed %d: %v\nreproduce: %s", seed, r.Violations, r.Reproduce)
+		}
+		for _, l := range r.Trace {
+			if strings.Contains(l, " c1 moves to ") {
+				moved++
+			}
+			if strings.Contains(l, " PrepareCommit ") && strings.HasSuffix(l, "(loaded)") {
+				midCommit++
+			}
+		}
+	}
+	if moved < int(n) || midCommit == 0 {
+		t.Errorf("%d of %d runs moved the coordinator, %d reloaded a PrepareCommit", moved, n, midCommit)
+	}
+	t.Logf("%d of %d runs moved the coordinator; %d reloaded a PrepareCommit", moved, n, midCommit)
+}

@@ -68,7 +68,7 @@ func (s *Scenario) Values() *Values {
 
 // All returns the scenario catalogue, sorted by name.
 func All() []*Scenario {
-	all := []*Scenario{ackloss(), reorder(), inflight6(), restart(), zombie(), expiry(), statelost(), wrap(), epochx(), seqreuse(), emptypart(), crossbump(), txntimeout(), txnlate(), hanging(), acks1(), unclean(), failover(), isolated()}
+	all := []*Scenario{ackloss(), reorder(), inflight6(), restart(), zombie(), expiry(), statelost(), wrap(), epochx(), seqreuse(), emptypart(), crossbump(), txntimeout(), txnlate(), hanging(), acks1(), unclean(), failover(), isolated(), coordfailover()}
 	slices.SortFunc(all, func(a, b *Scenario) int { return strings.Compare(a.Name, b.Name) })
 	return all
 }

@@ -228,6 +228,9 @@ type World struct {
 	// repl is the replication wiring, nil when replication.factor is 1
 	// (world_repl.go).
 	repl *replState
+	// txnHost is the transaction coordinator's host broker in a
+	// replicated run (world_txnhost.go).
+	txnHost txnHosting
 }
 
 // timedEvent is an event with its time, not yet scheduled.
@@ -458,6 +461,8 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		w.replStart(now)
 	case evReplDeliver:
 		w.replDeliver(now, ev)
+	case evCoordMove:
+		w.coordMove(now, ev)
 	default:
 		panic(fmt.Sprintf("scenarios: unknown event kind %d", ev.kind))
 	}

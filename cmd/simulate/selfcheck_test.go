@@ -74,7 +74,7 @@ func TestSelfcheckPasses(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	sum, probs := checkOutput(t, out)
-	want := "selfcheck: 30 triples from seed 1 (19 scenarios, 0 scenario files), each run twice, the second in a fresh World: 0 problems;"
+	want := "selfcheck: 30 triples from seed 1 (20 scenarios, 0 scenario files), each run twice, the second in a fresh World: 0 problems;"
 	if !strings.HasPrefix(sum, want) || len(probs) > 0 {
 		t.Errorf("got\n%s\nwant a summary starting %q and no problem", out, want)
 	}

@@ -37,7 +37,7 @@ type Late struct {
 }
 
 // LateTypes are the request types a [Late] may name.
-var LateTypes = []string{"InitProducerId", "Produce", "AddPartitionsToTxn", "AddOffsetsToTxn", "TxnOffsetCommit", "EndTxn", "OffsetFetch"}
+var LateTypes = []string{"InitProducerId", "Produce", "AddPartitionsToTxn", "AddOffsetsToTxn", "TxnOffsetCommit", "EndTxn", "OffsetFetch", "WriteTxnMarkers", "VerifyPartitions"}
 
 func (Late) Verb() string { return "late" }
 

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -186,4 +188,36 @@ func TestCoordFailover(t *testing.T) {
 		t.Errorf("%d of %d runs moved the coordinator, %d reloaded a PrepareCommit", moved, n, midCommit)
 	}
 	t.Logf("%d of %d runs moved the coordinator; %d reloaded a PrepareCommit", moved, n, midCommit)
+}
+
+// TestCoordFailoverOldMarkerRefused: a marker the old coordinator sent,
+// held in the network past the failover, reaches its partition after the
+// new coordinator's markers and is refused: TRANSACTION_COORDINATOR_FENCED
+// under the classic protocol (the partition has seen coordinator epoch 1
+// for the producer, B8), INVALID_PRODUCER_EPOCH under transaction version
+// 2 (the producer's epoch moved on first). Nothing fails.
+func TestCoordFailoverOldMarkerRefused(t *testing.T) {
+	sc, err := Lookup("coordfailover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "coordfailover", "old-marker.plan")
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[string]string{"3.9": "TRANSACTION_COORDINATOR_FENCED", "4.1": "INVALID_PRODUCER_EPOCH"} {
+		r := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: kv("kafka.version", v), PlanText: string(text), PlanSource: PlanSource{File: path}, KeepTrace: true})
+		if len(r.Violations) > 0 {
+			t.Errorf("kafka %s: %v", v, r.Violations)
+		}
+		reloaded, refused := false, false
+		for _, l := range r.Trace {
+			reloaded = reloaded || strings.Contains(l, " PrepareCommit ") && strings.HasSuffix(l, "(loaded)")
+			refused = refused || strings.Contains(l, " b2 marker COMMIT p1 ") && strings.HasSuffix(l, "-> "+want)
+		}
+		if !reloaded || !refused {
+			t.Errorf("kafka %s: PrepareCommit reloaded %v, old marker refused with %s %v\nreproduce: %s", v, reloaded, want, refused, r.Reproduce)
+		}
+	}
 }

@@ -221,3 +221,18 @@ func TestCoordFailoverOldMarkerRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSettleRespectsEventLimit: the replication settle phase after a run
+// obeys the run's event limit (selfcheck seed 3's triple 972 ran it
+// without end: a lossy server network and a huge request timeout).
+func TestSettleRespectsEventLimit(t *testing.T) {
+	sc, err := Lookup("coordfailover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, Spec{Scenario: sc, Seed: 4006970495095637, MaxEvents: 200000, Sets: kv("transactional.id", "t1", "net.server_loss", "0.3267",
+		"kafka.version", "3.7", "net.latency.base", "148.273us", "request.timeout.ms", "652546391")})
+	if r.Stop != "event-limit" || r.Events > 200000 {
+		t.Fatalf("stop %s after %d events", r.Stop, r.Events)
+	}
+}

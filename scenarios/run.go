@@ -286,8 +286,8 @@ func Run(spec Spec) (*Result, error) {
 	stopText := stop.String()
 	if w.overState {
 		stopText = "state-limit"
-	} else {
-		w.settleRepl() // world_repl.go
+	} else if !w.settleRepl(maxEv) && stop != sim.StopEventLimit { // world_repl.go
+		stopText = sim.StopEventLimit.String()
 	}
 	end := w.loop.Now()
 	if w.ended && end < w.planEnd {

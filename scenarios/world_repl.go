@@ -293,11 +293,14 @@ func (w *World) replDeliver(now sim.Time, ev Event) {
 // active any more): followers catch up, returning replicas truncate and
 // high watermarks rise, as they would in the moments after the run. It
 // runs every event due within replSettle, background ones included.
-func (w *World) settleRepl() {
+func (w *World) settleRepl(maxEvents int64) bool {
 	if w.repl == nil {
-		return
+		return true
 	}
-	w.loop.RunTo(w.loop.Now().Add(replSettle), w)
+	// The run's event limit holds here too: a replication loop that never
+	// settles (a lossy server network with no backoff to speak of) stops
+	// there, and the run reports event-limit.
+	return w.loop.RunToLimit(w.loop.Now().Add(replSettle), maxEvents, w)
 }
 
 // finalLogs reports every partition's final committed log: the entries

@@ -129,6 +129,32 @@ func (l *Loop[E]) RunTo(t Time, h Handler[E]) {
 	}
 }
 
+// RunToLimit is RunTo with a cap: it stops once the loop has handled
+// maxEvents events in all (maxEvents <= 0: no cap), and reports whether it
+// reached t.
+func (l *Loop[E]) RunToLimit(t Time, maxEvents int64, h Handler[E]) bool {
+	for {
+		at, ok := l.q.Peek()
+		if !ok || at > t {
+			break
+		}
+		if maxEvents > 0 && l.events >= maxEvents {
+			return false
+		}
+		at, seq, ev, bg := l.q.pop()
+		if !bg {
+			l.fg--
+		}
+		l.now = at
+		l.events++
+		h.Handle(at, seq, ev)
+	}
+	if t > l.now {
+		l.now = t
+	}
+	return true
+}
+
 // Stop asks Run to return after the current event.
 func (l *Loop[E]) Stop() { l.stop = true }
 

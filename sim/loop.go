@@ -110,24 +110,7 @@ func (l *Loop[E]) Next() (at Time, ok bool) { return l.q.Peek() }
 // t is later. It is for a world whose time a test script moves by hand;
 // runs use [Loop.Run]. It ignores [Loop.Stop] and has no event limit: a
 // handler that keeps scheduling events at the current time never returns.
-func (l *Loop[E]) RunTo(t Time, h Handler[E]) {
-	for {
-		at, ok := l.q.Peek()
-		if !ok || at > t {
-			break
-		}
-		at, seq, ev, bg := l.q.pop()
-		if !bg {
-			l.fg--
-		}
-		l.now = at
-		l.events++
-		h.Handle(at, seq, ev)
-	}
-	if t > l.now {
-		l.now = t
-	}
-}
+func (l *Loop[E]) RunTo(t Time, h Handler[E]) { l.RunToLimit(t, 0, h) }
 
 // RunToLimit is RunTo with a cap: it stops once the loop has handled
 // maxEvents events in all (maxEvents <= 0: no cap), and reports whether it

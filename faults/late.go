@@ -37,7 +37,7 @@ type Late struct {
 }
 
 // LateTypes are the request types a [Late] may name.
-var LateTypes = []string{"InitProducerId", "Produce", "AddPartitionsToTxn", "AddOffsetsToTxn", "TxnOffsetCommit", "EndTxn", "OffsetFetch", "WriteTxnMarkers", "VerifyPartitions"}
+var LateTypes = []string{"InitProducerId", "Produce", "AddPartitionsToTxn", "AddOffsetsToTxn", "TxnOffsetCommit", "EndTxn", "OffsetFetch", "WriteTxnMarkers", "VerifyPartitions", "AddPartitions"}
 
 func (Late) Verb() string { return "late" }
 

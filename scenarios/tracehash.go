@@ -268,6 +268,7 @@ func (t *traceWriter) hashMsg(m model.Message) {
 		tr.I64(int64(m.Err))
 	case *model.VerifyPartitionsRequest:
 		tr.U64(msgVerify)
+		tr.Bool(m.Add) // the line says AddPartitions or VerifyPartitions
 		tr.Str(m.TransactionalID)
 		tr.I64(int64(m.PID))
 		tr.I64(int64(m.Epoch))

@@ -94,6 +94,7 @@ type Broker struct {
 	parked   []parkedProduce
 	nextCorr int64
 	out      []Out
+	obs      obsSlab
 
 	// Replication (broker_repl.go): the hosted replicas by partition id,
 	// the applied metadata and its offset, the replies waiting for
@@ -166,7 +167,7 @@ func (b *Broker) ArmReject(r RejectRule) { b.rejects = append(b.rejects, r) }
 // Step handles a produce request, a verification answer, a marker write,
 // or the break of its connection to the coordinator.
 func (b *Broker) Step(now sim.Time, from Peer, m Message) []Out {
-	b.out = b.out[:0]
+	b.begin()
 	switch m := m.(type) {
 	case *ProduceRequest:
 		b.produce(now, from, m)
@@ -439,7 +440,7 @@ func (b *Broker) writeMarkers(now sim.Time, from Peer, m *WriteTxnMarkersRequest
 // the coordinator is closed (NetworkClient disconnects a node whose
 // request timed out, failing the others in flight on it).
 func (b *Broker) Wake(now sim.Time, token uint64) []Out {
-	b.out = b.out[:0]
+	b.begin()
 	if token&tokVerify != 0 {
 		if b.parkedIndex(int64(token&^tokVerify)) >= 0 {
 			b.out = append(b.out, Out{Kind: OutClose, Dest: DestCoordinator})
@@ -511,7 +512,7 @@ func (b *Broker) Crash() {
 // and log (clean: from a final snapshot), or with RebuildNone drops it,
 // and reports each partition's state check (INV-STATE).
 func (b *Broker) Restart(now sim.Time, clean bool) []Out {
-	b.out = b.out[:0]
+	b.begin()
 	for _, p := range b.parts {
 		if p == nil {
 			continue
@@ -526,12 +527,17 @@ func (b *Broker) Restart(now sim.Time, clean bool) []Out {
 	if b.Replicated() {
 		// The restarted broker heartbeats at once (and gets the
 		// metadata it missed) and runs its ISR check again.
-		outs := append([]Out(nil), b.out...)
-		b.out = append(outs, b.Start(now)...)
+		b.start(now)
 	}
 	return b.out
 }
 
-func (b *Broker) observe(o Obs) { b.out = append(b.out, Out{Kind: OutObserve, Obs: o}) }
+func (b *Broker) observe(o Obs) { b.out = append(b.out, b.obs.add(&o)) }
+
+// begin starts a call: the previous call's effects are dropped.
+func (b *Broker) begin() {
+	b.out = b.out[:0]
+	b.obs.reset()
+}
 
 var _ Server = (*Broker)(nil)

@@ -123,13 +123,18 @@ func (b *Broker) produceTimeout(req *ProduceRequest) time.Duration {
 // shrink check (RM#startup schedules isr-expiration every
 // replica.lag.time.max.ms / 2). Without replication it does nothing.
 func (b *Broker) Start(now sim.Time) []Out {
-	b.out = b.out[:0]
+	b.begin()
+	b.start(now)
+	return b.out
+}
+
+// start appends Start's effects to the current call's.
+func (b *Broker) start(now sim.Time) {
 	if !b.Replicated() {
-		return b.out
+		return
 	}
 	b.heartbeat(now)
 	b.out = append(b.out, Out{Kind: OutWake, At: now.Add(b.cfg.Leader.ShrinkInterval()), Timer: replTok(tokShrink, 0, 0)})
-	return b.out
 }
 
 func (b *Broker) heartbeat(now sim.Time) {

@@ -59,6 +59,7 @@ type coordinatorNode struct {
 	// expiration the transactional-id expiration check.
 	timeouts, expiration checkTimer
 	out                  []Out
+	obs                  obsSlab
 }
 
 func newCoordinatorNode() coordinatorNode {
@@ -107,6 +108,7 @@ type markerReq struct {
 func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 	n := &c.node
 	n.out = n.out[:0]
+	n.obs.reset()
 	switch m := m.(type) {
 	case *InitProducerIDRequest:
 		call := InitProducerIDCall{ProducerID: m.ExpectedPID, ProducerEpoch: m.ExpectedEpoch, TransactionTimeout: m.TransactionTimeout}
@@ -462,6 +464,7 @@ func (c *Coordinator) MarkersPending(transactionalID string) bool {
 func (c *Coordinator) Wake(now sim.Time, token uint64) []Out {
 	n := &c.node
 	n.out = n.out[:0]
+	n.obs.reset()
 	switch {
 	case token&tokWrite != 0 && token&tokMarker == 0:
 		c.writeDone(now, token&^tokWrite)
@@ -600,6 +603,7 @@ func (c *Coordinator) Crash() {
 // time out).
 func (c *Coordinator) Restart(now sim.Time, clean bool) []Out {
 	c.node.out = c.node.out[:0]
+	c.node.obs.reset()
 	if c.down {
 		c.down = false
 		c.txns = c.log.load()
@@ -626,6 +630,6 @@ func (c *Coordinator) reply(to Peer, m Message) {
 	c.node.out = append(c.node.out, Out{Kind: OutReply, Peer: to, Msg: m})
 }
 
-func (c *Coordinator) observe(o Obs) { c.node.out = append(c.node.out, Out{Kind: OutObserve, Obs: o}) }
+func (c *Coordinator) observe(o Obs) { c.node.out = append(c.node.out, c.node.obs.add(&o)) }
 
 var _ Server = (*Coordinator)(nil)

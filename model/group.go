@@ -31,6 +31,7 @@ type GroupCoordinator struct {
 	// marker.
 	epochs map[ProducerID]int16
 	out    []Out
+	obs    obsSlab
 }
 
 type pendingOffset struct {
@@ -55,6 +56,7 @@ func (g *GroupCoordinator) Committed(group string) int64 {
 // coordinator's markers.
 func (g *GroupCoordinator) Step(now sim.Time, from Peer, m Message) []Out {
 	g.out = g.out[:0]
+	g.obs.reset()
 	switch m := m.(type) {
 	case *TxnOffsetCommitRequest:
 		err := ErrNone
@@ -111,6 +113,6 @@ func (g *GroupCoordinator) Crash() {}
 // Restart does nothing.
 func (g *GroupCoordinator) Restart(now sim.Time, clean bool) []Out { return nil }
 
-func (g *GroupCoordinator) observe(o Obs) { g.out = append(g.out, Out{Kind: OutObserve, Obs: o}) }
+func (g *GroupCoordinator) observe(o Obs) { g.out = append(g.out, g.obs.add(&o)) }
 
 var _ Server = (*GroupCoordinator)(nil)

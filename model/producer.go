@@ -53,8 +53,9 @@ type Out struct {
 	NoteKind NoteKind
 	// Peer is set for OutReply.
 	Peer Peer
-	// Obs is set for OutObserve.
-	Obs Obs
+	// Obs is set for OutObserve. It points into the node's buffer and is
+	// valid until the node's next call: copy it to keep it.
+	Obs *Obs
 	// Txn is set for OutTxnResult.
 	Txn TxnResult
 }

@@ -270,6 +270,19 @@ func (w *World) pushOuts(outs []model.Out) []model.Out {
 	}
 	b := append(w.outBufs[w.depth][:0], outs...)
 	w.outBufs[w.depth] = b
+	// A server's observations point into its own buffer, which its next
+	// call reuses: keep a copy at this depth.
+	if w.depth == len(w.obsBufs) {
+		w.obsBufs = append(w.obsBufs, nil)
+	}
+	ob := w.obsBufs[w.depth][:0]
+	for i := range b {
+		if b[i].Kind == model.OutObserve {
+			ob = append(ob, *b[i].Obs)
+			b[i].Obs = &ob[len(ob)-1]
+		}
+	}
+	w.obsBufs[w.depth] = ob
 	w.depth++
 	return b
 }

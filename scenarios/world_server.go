@@ -82,7 +82,7 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 		}
 		switch o.Kind {
 		case model.OutObserve:
-			ob := o.Obs
+			ob := *o.Obs
 			ob.At, ob.Node = now, int32(n)
 			if ob.Kind != model.ObsVerdict && ob.Kind != model.ObsEpoch && ob.Kind != model.ObsTxnOp {
 				ob.Peer = -1

@@ -226,7 +226,7 @@ func (st *script) lose(now sim.Time, h held, why string) {
 }
 
 // from returns the sender of a message in flight.
-func (st *script) from(h held, wr *wire) simnet.NodeID {
+func (st *script) from(h held, wr wire) simnet.NodeID {
 	if h.tok.Dir == simnet.Response {
 		return wr.server
 	}

@@ -218,7 +218,7 @@ func (w *World) stateHash(now sim.Time, ev Event) StateHash {
 	// them (a handle the walk did not meet sorts after, by value).
 	type rt struct {
 		canon, raw uint64
-		r          *route
+		r          route
 	}
 	var rs []rt
 	for hd, r := range w.routes {

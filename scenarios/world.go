@@ -163,11 +163,11 @@ type World struct {
 	// plan's actions (initFaults).
 	starts []timedEvent
 
-	msgs    map[uint64]*wire
+	msgs    map[uint64]wire
 	nextMsg uint64
 	// routes are the reply routes of the requests servers are handling,
 	// by handle (world_server.go).
-	routes    map[uint64]*route
+	routes    map[uint64]route
 	nextRoute uint64
 	// srvConns are the receive sides of client connections at servers
 	// with requests buffered or being handled, in order of creation
@@ -252,7 +252,7 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		return nil, err
 	}
 	topo.GroupCoordinator = cfg.App.Mode == AppExactlyOnce
-	w := &World{sc: sc, vals: vals, cfg: cfg, seed: seed, pcfg: pcfg, cfgNotes: notes, topo: topo, msgs: make(map[uint64]*wire, 16)}
+	w := &World{sc: sc, vals: vals, cfg: cfg, seed: seed, pcfg: pcfg, cfgNotes: notes, topo: topo, msgs: make(map[uint64]wire, 16)}
 	if err := sc.build(w); err != nil {
 		return nil, err
 	}

@@ -42,11 +42,14 @@ type srvConn struct {
 	// waiting: the request being handled waits for another server's
 	// answer; the connection stays muted until its response is sent.
 	waiting bool
+	// failed: the response to the request being handled could not be
+	// sent, the connection being gone (set by the reply, world_server.go).
+	failed bool
 }
 
 // pendingReq is a request in a server's receive buffer.
 type pendingReq struct {
-	wr  *wire
+	wr  wire
 	id  uint64
 	tok simnet.Token
 }
@@ -88,7 +91,7 @@ func (w *World) dropSrvConn(sc *srvConn) {
 
 // receive puts a request that arrived at server n into its connection's
 // receive buffer, and reads it at once if the server can.
-func (w *World) receive(now sim.Time, n simnet.NodeID, wr *wire, id uint64, tok simnet.Token) {
+func (w *World) receive(now sim.Time, n simnet.NodeID, wr wire, id uint64, tok simnet.Token) {
 	sc := w.srvConnOf(n, tok.Conn, true)
 	sc.queue = append(sc.queue, pendingReq{wr: wr, id: id, tok: tok})
 	if st := &w.nodes[n].fault; st.paused || st.stalled {
@@ -152,10 +155,10 @@ func (w *World) handled(now sim.Time, ev Event) {
 // (R49): a request that waits for another server's answer (a produce
 // waiting for its verification) keeps it muted across events.
 func (w *World) handle(now sim.Time, sc *srvConn) {
-	req := sc.cur
-	wr := req.wr
-	failed := new(bool)
-	h := w.pushRoute(route{client: wr.client, inst: wr.inst, dest: wr.dest, conn: req.tok.Conn, reqNo: wr.reqNo, inc: wr.inc, failed: failed, sc: sc})
+	req := &sc.cur
+	wr := &req.wr
+	sc.failed = false
+	h := w.pushRoute(route{client: wr.client, inst: wr.inst, dest: wr.dest, conn: req.tok.Conn, reqNo: wr.reqNo, inc: wr.inc, sc: sc})
 	w.serverOuts(now, sc.node, w.nodes[sc.node].srv.Step(now, model.Peer{Node: int32(wr.client), ReqNo: wr.reqNo, Handle: h}, wr.m))
 	if pr, ok := wr.m.(*model.ProduceRequest); ok && pr.Acks == 0 {
 		w.dropRoute(h) // acks=0: no response
@@ -164,7 +167,7 @@ func (w *World) handle(now sim.Time, sc *srvConn) {
 		sc.waiting = true
 		return
 	}
-	w.doneHandling(now, sc, *failed)
+	w.doneHandling(now, sc, sc.failed)
 }
 
 // doneHandling unmutes sc after its request's response was sent or

@@ -50,31 +50,35 @@ func (w *World) send(now sim.Time, wr wire, c simnet.Conn, dir simnet.Direction)
 	if s.DupAt >= 0 {
 		w.emit(model.Obs{Kind: model.ObsDup, At: now, Node: int32(from), Peer: int32(to), Msg: m, Until: s.DupAt})
 	}
-	wp := new(wire)
-	*wp = wr
+	// The wire is kept by value until its last delivery (no allocation
+	// per message); it is stored once every rule has marked it.
+	wp := wr
 	wp.refs = 1
-	w.msgs[id] = wp
 	if w.script != nil {
 		// A scripted world holds the message until its script delivers,
 		// drops or loses it (script.go).
+		w.msgs[id] = wp
 		w.script.hold(id, to, s.Tok)
 		return s.Fate
 	}
-	w.scheduleDelivery(now, s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok}, wp, from, to) // world_delay.go
+	w.scheduleDelivery(now, s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok}, &wp, from, to) // world_delay.go
 	if s.DupAt >= 0 {
 		wp.refs++
 		w.schedule(s.DupAt, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok})
 	}
+	w.msgs[id] = wp
 	return s.Fate
 }
 
 // takeWire returns the wire of a delivery event, releasing it after its
 // last scheduled delivery.
-func (w *World) takeWire(ev Event) *wire {
+func (w *World) takeWire(ev Event) wire {
 	wr := w.msgs[ev.msg]
 	wr.refs--
 	if wr.refs == 0 {
 		delete(w.msgs, ev.msg)
+	} else {
+		w.msgs[ev.msg] = wr
 	}
 	return wr
 }

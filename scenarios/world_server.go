@@ -43,9 +43,6 @@ type route struct {
 	// instant: a scripted world's server-to-server request, answered at
 	// once (stepServer).
 	instant bool
-	// failed, when set, is told whether the reply could not be sent, the
-	// connection being gone.
-	failed *bool
 	// sc is the connection the request was read from; it reads its next
 	// request once this reply is sent (R49).
 	sc *srvConn
@@ -60,11 +57,11 @@ type route struct {
 // caller drops it (dropRoute).
 func (w *World) pushRoute(r route) uint64 {
 	if w.routes == nil {
-		w.routes = make(map[uint64]*route, 8)
+		w.routes = make(map[uint64]route, 8)
 	}
 	w.nextRoute++
 	h := w.nextRoute
-	w.routes[h] = &r
+	w.routes[h] = r
 	return h
 }
 
@@ -89,8 +86,8 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 			}
 			w.emit(ob)
 		case model.OutReply:
-			r := w.routes[o.Peer.Handle]
-			if r == nil {
+			r, ok := w.routes[o.Peer.Handle]
+			if !ok {
 				panic("scenarios: a reply with no route")
 			}
 			delete(w.routes, o.Peer.Handle)
@@ -103,14 +100,14 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 				continue
 			}
 			wr := wire{m: o.Msg, client: r.client, server: n, inst: r.inst, dest: r.dest, inc: r.inc, reqNo: r.reqNo}
-			if w.send(now, wr, r.conn, simnet.Response) == simnet.ConnBroken && r.failed != nil {
-				*r.failed = true
+			if w.send(now, wr, r.conn, simnet.Response) == simnet.ConnBroken && r.sc != nil {
+				r.sc.failed = true
 			}
 			if r.sc != nil && r.sc.waiting {
 				// The answer of a request that waited for another
 				// server: the connection reads on.
 				r.sc.waiting = false
-				w.doneHandling(now, r.sc, r.failed != nil && *r.failed)
+				w.doneHandling(now, r.sc, r.sc.failed)
 				w.readNext(now, r.sc)
 			}
 		case model.OutSend:

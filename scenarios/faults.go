@@ -54,7 +54,7 @@ type dropRule struct {
 // generic generator, drawn from the stream "faults". It schedules every
 // action as an evFault.
 func (w *World) initFaults(planText string, planFile PlanSource) error {
-	w.reqCount = make([]int64, len(w.names)*len(w.names))
+	w.reqCount = zeroed(w.reqCount, len(w.names)*len(w.names))
 	w.resend = w.cfg.Fault.ProducerResend
 	nodes := w.faultNodes()
 	var last time.Duration

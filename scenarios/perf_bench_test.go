@@ -56,8 +56,8 @@ func queueStep() float64 {
 }
 
 // sweepRuns runs seeds 1..b.N of one scenario and mode as a sweep point
-// does: the parameters resolved once, every run whole (setup, events,
-// checkers, report). It returns the events run and the heap allocations
+// does: the parameters resolved once, on one Runner, every run whole
+// (setup, events, checkers, report). It returns the events run and the heap allocations
 // made.
 func sweepRuns(b *testing.B, name string, sets []KV) (events int64, allocs uint64) {
 	sc, err := Lookup(name)
@@ -70,9 +70,10 @@ func sweepRuns(b *testing.B, name string, sets []KV) (events int64, allocs uint6
 	}
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
+	var runner Runner
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r, err := Run(Spec{Scenario: sc, Seed: uint64(i + 1), Sets: sets, Resolved: res})
+		r, err := runner.Run(Spec{Scenario: sc, Seed: uint64(i + 1), Sets: sets, Resolved: res})
 		if err != nil {
 			b.Fatal(err)
 		}

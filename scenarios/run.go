@@ -221,19 +221,15 @@ func Resolve(spec Spec) (*Resolved, error) {
 // Run runs one simulation. The error is a configuration error; invariant
 // violations are reported in the result.
 func Run(spec Spec) (*Result, error) {
+	var r Runner
+	return r.Run(spec)
+}
+
+// run runs the World newWorld built for spec (resolved as res) to its
+// end and returns its result.
+func (w *World) run(spec Spec, res *Resolved) (*Result, error) {
 	sc := spec.Scenario
-	res := spec.Resolved
-	if res == nil {
-		var err error
-		if res, err = Resolve(spec); err != nil {
-			return nil, err
-		}
-	}
 	vals, pcfg, notes := res.Values, res.Producer, res.Notes
-	w, err := newWorld(sc, vals, spec.Seed, pcfg, notes)
-	if err != nil {
-		return nil, err
-	}
 	if err := w.initFaults(spec.PlanText, spec.PlanSource); err != nil {
 		return nil, err
 	}
@@ -305,7 +301,7 @@ func Run(spec Spec) (*Result, error) {
 		Params: res.params, ConfigNotes: notes, Versions: vals.Config().Versions.String(),
 		Counts:    counts,
 		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
-		Latencies: st.latencies, Trace: w.trace.Lines(), Plan: w.plan.String(), Violations: vs,
+		Latencies: cloneOrNil(st.latencies), Trace: w.trace.Lines(), Plan: w.plan.String(), Violations: vs,
 	}
 	if r.ConfigNotes == nil {
 		r.ConfigNotes = []string{}
@@ -461,7 +457,7 @@ func PlanText(spec Spec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	w, err := newWorld(spec.Scenario, res.Values, spec.Seed, res.Producer, res.Notes)
+	w, err := newWorld(nil, spec.Scenario, res.Values, spec.Seed, res.Producer, res.Notes)
 	if err != nil {
 		return "", err
 	}

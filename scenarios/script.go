@@ -144,7 +144,7 @@ func NewScript(cfg ScriptConfig) (*Script, error) {
 		st.w = w
 		return nil
 	}
-	w, err := newWorld(sc, vals, cfg.Seed, pcfg, notes)
+	w, err := newWorld(nil, sc, vals, cfg.Seed, pcfg, notes)
 	if err != nil {
 		return nil, err
 	}

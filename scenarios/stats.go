@@ -48,8 +48,16 @@ type stats struct {
 	newest []int32
 }
 
-func newStats(w *World) *stats {
-	s := &stats{errors: make(map[string]int64), app: make([]int32, len(w.nodes)), newest: make([]int32, len(w.apps)), server: make([]bool, len(w.nodes))}
+// newStats returns the counters of w's run, in old's memory when old is
+// not nil (a finished run's: runner.go). The errors map is new: the
+// previous run's [Result] owns its own.
+func newStats(w *World, old *stats) *stats {
+	s := old
+	if s == nil {
+		s = &stats{}
+	}
+	*s = stats{errors: make(map[string]int64), app: zeroed(s.app, len(w.nodes)), newest: zeroed(s.newest, len(w.apps)), server: zeroed(s.server, len(w.nodes)),
+		latencies: s.latencies[:0]}
 	for i := range w.nodes {
 		s.app[i] = -1
 		s.server[i] = w.nodes[i].kind != kindProducer

@@ -17,8 +17,15 @@ type traceWriter struct {
 	scratch []byte // a message description, for hashMsg's fallback
 }
 
-func newTraceWriter(names []string) *traceWriter {
-	return &traceWriter{Trace: sim.NewTrace(), names: names}
+// newTraceWriter returns the trace of a run with the given node names, in
+// old's memory when old is not nil (a finished run's: runner.go).
+func newTraceWriter(names []string, old *traceWriter) *traceWriter {
+	if old == nil {
+		return &traceWriter{Trace: sim.NewTrace(), names: names}
+	}
+	old.Trace.Reset()
+	*old = traceWriter{Trace: old.Trace, names: names, scratch: old.scratch[:0]}
+	return old
 }
 
 // name returns node n's name; -1 is "sim".

@@ -40,7 +40,7 @@ func TestTraceHashWithoutFormatting(t *testing.T) {
 // has a case in the hash (hashObs), so a kind added with a line and no
 // hash case fails here rather than panicking in some run.
 func TestHashCoversTraceLines(t *testing.T) {
-	tw := newTraceWriter([]string{"p1", "b1"})
+	tw := newTraceWriter([]string{"p1", "b1"}, nil)
 	tw.Keep()
 	lines := 0
 	for k := range 256 {

@@ -154,6 +154,8 @@ type World struct {
 	groupNode simnet.NodeID
 	// dests maps a server's node id to its destination index.
 	dests []int32
+	// connRows is the storage of the servers' connection rows (node.out).
+	connRows []simnet.Conn
 
 	pcfg      model.ProducerConfig
 	cfgNotes  []string
@@ -244,15 +246,17 @@ type timedEvent struct {
 // Nodes' random streams are derived from these names.
 func streamOf(name string) uint64 { return sim.StreamID(name) }
 
-// newWorld builds the world for one run.
-func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig, notes []string) (*World, error) {
+// newWorld builds the world for one run, in the memory of old (a finished
+// run's World, or nil: runner.go).
+func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig, notes []string) (*World, error) {
 	cfg := vals.Config()
 	topo, err := NewTopology(cfg.Brokers, cfg.Partitions)
 	if err != nil {
 		return nil, err
 	}
 	topo.GroupCoordinator = cfg.App.Mode == AppExactlyOnce
-	w := &World{sc: sc, vals: vals, cfg: cfg, seed: seed, pcfg: pcfg, cfgNotes: notes, topo: topo, msgs: make(map[uint64]wire, 16)}
+	w := old.recycle() // runner.go
+	w.sc, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = sc, vals, cfg, seed, pcfg, notes, topo
 	if err := sc.build(w); err != nil {
 		return nil, err
 	}
@@ -323,14 +327,15 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 	// Servers talk to each other over the network too (world_server.go),
 	// with draws of their own so that they never shift the clients'.
 	servers := make([]bool, len(w.nodes))
-	w.dests = make([]int32, len(w.nodes))
+	w.dests = zeroed(w.dests, len(w.nodes))
 	nsrv := 0
 	for i := range w.nodes {
 		if w.nodes[i].kind != kindProducer {
 			nsrv++
 		}
 	}
-	outs := make([]simnet.Conn, nsrv*len(w.nodes)) // one array for every server's row
+	w.connRows = zeroed(w.connRows, nsrv*len(w.nodes))
+	outs := w.connRows // one array for every server's row
 	for i := range w.nodes {
 		if w.nodes[i].kind == kindProducer {
 			continue
@@ -360,8 +365,8 @@ func newWorld(sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig
 		in.conns = make([]simnet.Conn, w.connSlots())
 	}
 	// The readers of the observation stream.
-	w.trace = newTraceWriter(w.names)
-	w.stats = newStats(w)
+	w.trace = newTraceWriter(w.names, w.trace)
+	w.stats = newStats(w, w.stats)
 	w.chk = check.NewSuite(check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names, Replicated: w.repl != nil})
 	w.bumps = &coordBumps{}
 	w.obs = []model.Observer{w.trace, w.stats, w.chk, w.bumps}

@@ -191,3 +191,9 @@ func (t *Trace) Lines() []string { return t.kept }
 
 // Err returns the first error the sink returned, if any.
 func (t *Trace) Err() error { return t.werr }
+
+// Reset returns t to the state [NewTrace] gives (only hashing, nothing
+// kept or written) and keeps its line buffer's storage.
+func (t *Trace) Reset() {
+	*t = Trace{hash: hashSeed, buf: t.buf[:0]}
+}

@@ -373,13 +373,15 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Each worker runs its seeds in one World's memory.
+			var runner scenarios.Runner
 			for b := range jobs {
 				b.outs = make([]outcome, 0, len(b.jobs))
 				for _, j := range b.jobs {
 					if ctx.Err() != nil {
 						break // cancelled: the runs of the batch not started stay so
 					}
-					res, err := runOne(j.spec)
+					res, err := runOne(&runner, j.spec)
 					b.outs = append(b.outs, outcome{job: j, res: res, err: err})
 				}
 				results <- b
@@ -462,15 +464,17 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 	return st, nil
 }
 
-// runOne runs one spec, turning a panic into an error that carries the
-// reproduce command.
-func runOne(spec scenarios.Spec) (res *scenarios.Result, err error) {
+// runOne runs one spec on runner, turning a panic into an error that
+// carries the reproduce command (and dropping the runner's World, which a
+// panic may have left half changed).
+func runOne(runner *scenarios.Runner, spec scenarios.Spec) (res *scenarios.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			*runner = scenarios.Runner{}
 			err = fmt.Errorf("run panicked: %v\nreproduce: %s\n%s", r, spec.Reproduce(), debug.Stack())
 		}
 	}()
-	res, err = scenarios.Run(spec)
+	res, err = runner.Run(spec)
 	if err != nil {
 		err = fmt.Errorf("seed %d: %v", spec.Seed, err)
 	}

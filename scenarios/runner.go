@@ -1,0 +1,117 @@
+package scenarios
+
+// A sweep runs thousands of seeds of one scenario, one after another on
+// each worker. Building every run's World from nothing allocates its
+// event queue, message and route tables, receive buffers, effect buffers
+// and readers afresh, and the garbage collector then spends a good part
+// of the sweep freeing them. A [Runner] keeps the previous run's World
+// and builds the next run in its memory.
+//
+// Only storage is kept, never state: recycle zeroes the World and hands
+// back its buffers emptied, and every reader that keeps memory (the
+// trace, the counters) is rebuilt by its constructor from that storage.
+// Nothing a [Result] holds is reused (its latencies are copied, its
+// errors map is the run's own), so results of earlier runs stay valid.
+// TestRunnerMatchesRun runs the catalogue both ways and compares every
+// result.
+
+// Runner runs seeds one after another, reusing the memory of its previous
+// run's World. The zero value is ready to use. A Runner is not safe for
+// concurrent use: give each goroutine its own.
+type Runner struct {
+	w *World
+}
+
+// Run runs spec as [Run] does, with the same result, in the memory of the
+// runner's previous run.
+func (r *Runner) Run(spec Spec) (*Result, error) {
+	w, res, err := r.world(spec)
+	if err != nil {
+		return nil, err
+	}
+	return w.run(spec, res)
+}
+
+// world builds spec's World in the runner's memory (a failed build keeps
+// nothing: its World may be half made).
+func (r *Runner) world(spec Spec) (*World, *Resolved, error) {
+	res := spec.Resolved
+	if res == nil {
+		var err error
+		if res, err = Resolve(spec); err != nil {
+			return nil, nil, err
+		}
+	}
+	old := r.w
+	r.w = nil
+	w, err := newWorld(old, spec.Scenario, res.Values, spec.Seed, res.Producer, res.Notes)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.w = w
+	return w, res, nil
+}
+
+// recycle returns a World for a new run: a new one when w is nil, else w
+// itself, zeroed, with only the storage of its tables and buffers kept
+// (emptied; the element storage cleared so that it keeps nothing of the
+// old run alive).
+func (w *World) recycle() *World {
+	if w == nil {
+		return &World{msgs: make(map[uint64]wire, 16)}
+	}
+	loop, msgs, routes := w.loop, w.msgs, w.routes
+	loop.Reset()
+	clear(msgs)
+	clear(routes)
+	free := w.srvFree
+	for _, sc := range w.srvConns {
+		free = append(free, sc)
+	}
+	for _, sc := range free {
+		clear(sc.queue[:cap(sc.queue)])
+		*sc = srvConn{queue: sc.queue[:0]}
+	}
+	outBufs, obsBufs := w.outBufs, w.obsBufs
+	for i := range outBufs {
+		clear(outBufs[i][:cap(outBufs[i])])
+		outBufs[i] = outBufs[i][:0]
+	}
+	for i := range obsBufs {
+		clear(obsBufs[i][:cap(obsBufs[i])])
+		obsBufs[i] = obsBufs[i][:0]
+	}
+	nodes := w.nodes
+	clear(nodes[:cap(nodes)])
+	trace, stats := w.trace, w.stats
+	*w = World{
+		loop: loop, msgs: msgs, routes: routes,
+		srvFree: free, srvConns: w.srvConns[:0],
+		outBufs: outBufs, obsBufs: obsBufs,
+		nodes:   nodes[:0],
+		dests:   w.dests[:0], connRows: w.connRows[:0], reqCount: w.reqCount[:0],
+		trace: trace, stats: stats,
+	}
+	clear(w.srvConns[:cap(w.srvConns)])
+	return w
+}
+
+// zeroed returns a slice of n zero elements, in s's storage when it has
+// room.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// cloneOrNil returns a copy of s, nil when s is empty (as a run that
+// appended nothing had).
+func cloneOrNil[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return append(make([]T, 0, len(s)), s...)
+}

@@ -88,8 +88,8 @@ func (w *World) recycle() *World {
 		loop: loop, msgs: msgs, routes: routes,
 		srvFree: free, srvConns: w.srvConns[:0],
 		outBufs: outBufs, obsBufs: obsBufs,
-		nodes:   nodes[:0],
-		dests:   w.dests[:0], connRows: w.connRows[:0], reqCount: w.reqCount[:0],
+		nodes: nodes[:0],
+		dests: w.dests[:0], connRows: w.connRows[:0], reqCount: w.reqCount[:0],
 		trace: trace, stats: stats,
 	}
 	clear(w.srvConns[:cap(w.srvConns)])

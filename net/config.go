@@ -141,6 +141,15 @@ func checkDur(name string, d time.Duration) error {
 	return nil
 }
 
+// checkDur2 is checkDur for the field name+suffix, building the name only
+// when d is out of range (validation runs once per run).
+func checkDur2(name, suffix string, d time.Duration) error {
+	if d < 0 {
+		return checkDur(name+suffix, d)
+	}
+	return nil
+}
+
 // CheckNodes reports a link override that names a node not in names.
 func (c *Config) CheckNodes(names []string) error {
 	for _, l := range c.Links {

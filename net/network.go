@@ -142,16 +142,25 @@ type Network struct {
 // New returns a network over the named nodes. cfg must be valid
 // ([Config.Validate] and [Config.CheckNodes]); rng is the network's own
 // random stream.
-func New(cfg Config, rng *rand.Rand, names []string) *Network {
+func New(cfg Config, rng *rand.Rand, names []string) *Network { return Renew(nil, cfg, rng, names) }
+
+// Renew is [New] in the memory of old, a network no longer used (nil: new
+// memory). The result is the network New returns; old's state is gone.
+func Renew(old *Network, cfg Config, rng *rand.Rand, names []string) *Network {
 	n := len(names)
-	nw := &Network{
+	nw := old
+	if nw == nil {
+		nw = &Network{}
+	}
+	*nw = Network{
 		cfg: cfg, rng: rng, names: names,
-		conns:   make([]connState, n*n),
-		lat:     make([]Latency, n*n),
-		cuts:    make([]uint32, n*n),
-		blocked: make([]bool, n*n),
+		conns:   zeroed(nw.conns, n*n),
+		lat:     zeroed(nw.lat, n*n),
+		cuts:    zeroed(nw.cuts, n*n),
+		blocked: zeroed(nw.blocked, n*n),
 		reqPPM:  ppm(cfg.RequestLoss), respPPM: ppm(cfg.ResponseLoss), dupPPM: ppm(cfg.Duplicate),
 		reorderPPM: ppm(cfg.Reorder), noticePPM: ppm(cfg.DisconnectNotice),
+		broken: nw.broken[:0], notices: nw.notices[:0],
 	}
 	for i := range nw.lat {
 		nw.lat[i] = cfg.Latency
@@ -164,6 +173,17 @@ func New(cfg Config, rng *rand.Rand, names []string) *Network {
 		nw.lat[a*n+b] = l.Latency
 	}
 	return nw
+}
+
+// zeroed returns a slice of n zero elements, in s's storage when it has
+// room.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // SetServers marks the server nodes (indexed by node id) and gives the

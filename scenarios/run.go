@@ -149,7 +149,13 @@ type Resolved struct {
 	// params is Values.List(), made once: the runs that share this
 	// resolution share it as their Result.Params (read-only).
 	params []KV
+	// versions is Config.Versions.String(), and reproduceTail what the
+	// runs' reproduce command has after the seed, made once.
+	versions, reproduceTail string
 }
+
+// reproduceHead is how every reproduce command starts; the seed follows.
+const reproduceHead = "go run ./cmd/simulate -seed "
 
 // Resolve applies the levels of precedence (docs/parameters.md) to the
 // spec's scenario, weakest first: the parameters' defaults, the
@@ -215,7 +221,13 @@ func Resolve(spec Spec) (*Resolved, error) {
 	if _, err := netConfig(v); err != nil {
 		return nil, err
 	}
-	return &Resolved{Values: v, Config: &cfg, Producer: eff, Notes: notes, params: v.List()}, nil
+	s0 := spec
+	s0.Seed = 0
+	tail, ok := strings.CutPrefix(s0.reproduce(), reproduceHead+"0")
+	if !ok {
+		panic("scenarios: a reproduce command that does not start with " + reproduceHead)
+	}
+	return &Resolved{Values: v, Config: &cfg, Producer: eff, Notes: notes, params: v.List(), versions: cfg.Versions.String(), reproduceTail: tail}, nil
 }
 
 // Run runs one simulation. The error is a configuration error; invariant
@@ -229,7 +241,7 @@ func Run(spec Spec) (*Result, error) {
 // end and returns its result.
 func (w *World) run(spec Spec, res *Resolved) (*Result, error) {
 	sc := spec.Scenario
-	vals, pcfg, notes := res.Values, res.Producer, res.Notes
+	pcfg, notes := res.Producer, res.Notes
 	if err := w.initFaults(spec.PlanText, spec.PlanSource); err != nil {
 		return nil, err
 	}
@@ -246,7 +258,7 @@ func (w *World) run(spec Spec, res *Resolved) (*Result, error) {
 	}
 	w.emit(model.Obs{Kind: model.ObsRunStart, Node: -1, Peer: -1,
 		Text: "run scenario=" + sc.Name + " seed=" + strconv.FormatUint(spec.Seed, 10) + " idempotence=" + strconv.FormatBool(pcfg.EnableIdempotence) +
-			" " + vals.Config().Versions.String()})
+			" " + res.versions})
 	maxEv := spec.MaxEvents
 	if maxEv == 0 {
 		maxEv = 50_000_000
@@ -298,7 +310,7 @@ func (w *World) run(spec Spec, res *Resolved) (*Result, error) {
 	r := &Result{
 		Scenario: sc.Name, Seed: spec.Seed, Idempotence: pcfg.EnableIdempotence,
 		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stopText,
-		Params: res.params, ConfigNotes: notes, Versions: vals.Config().Versions.String(),
+		Params: res.params, ConfigNotes: notes, Versions: res.versions,
 		Counts:    counts,
 		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
 		Latencies: cloneOrNil(st.latencies), Trace: w.trace.Lines(), Plan: w.plan.String(), Violations: vs,
@@ -321,7 +333,8 @@ func (w *World) run(spec Spec, res *Resolved) (*Result, error) {
 	if w.hist != nil {
 		r.History = w.hist.history()
 	}
-	r.Bugs, r.Reproduce = append([]string{}, spec.Bugs...), spec.reproduce()
+	// The command is spec.reproduce(), made from the resolution's tail.
+	r.Bugs, r.Reproduce = append([]string{}, spec.Bugs...), reproduceHead+strconv.FormatUint(spec.Seed, 10)+res.reproduceTail
 	return r, nil
 }
 
@@ -351,7 +364,7 @@ func (w *World) horizon() sim.Time {
 // catalogue scenario with a scenario file's values, -bug IDs and -set
 // values ([OverrideFlags]).
 func ReproduceCommand(scenario string, seed uint64, file []KV, bugs []string, sets []KV) string {
-	return fmt.Sprintf("go run ./cmd/simulate -seed %d -scenario %s", seed, scenario) + OverrideFlags(file, bugs, sets)
+	return reproduceHead + strconv.FormatUint(seed, 10) + " -scenario " + scenario + OverrideFlags(file, bugs, sets)
 }
 
 // OverrideFlags returns the flags that set a scenario file's values, -bug
@@ -430,7 +443,7 @@ func ReproduceLine(name, scenarioFile, planFile string, seed uint64, file []KV, 
 	if scenarioFile == "" {
 		cmd = ReproduceCommand(name, seed, file, bugs, sets)
 	} else {
-		cmd = fmt.Sprintf("go run ./cmd/simulate -seed %d -scenario-file %s", seed, shellQuote(scenarioFile)) + OverrideFlags(nil, bugs, sets)
+		cmd = reproduceHead + strconv.FormatUint(seed, 10) + " -scenario-file " + shellQuote(scenarioFile) + OverrideFlags(nil, bugs, sets)
 	}
 	if planFile != "" {
 		cmd += " -plan-file " + shellQuote(planFile)

@@ -43,6 +43,9 @@ func TestRunnerMatchesRun(t *testing.T) {
 		got[i] = res
 	}
 	for i, j := range jobs {
+		if r := j.spec.Reproduce(); got[i].Reproduce != r {
+			t.Fatalf("%s: result's reproduce command %q, the spec's %q", j.name, got[i].Reproduce, r)
+		}
 		want := mustRun(t, j.spec)
 		if !reflect.DeepEqual(got[i], want) {
 			t.Fatalf("%s: the runner's result differs from a fresh run's:\nrunner %+v\nfresh  %+v", j.name, got[i], want)

@@ -323,7 +323,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 	if err := ncfg.CheckNodes(w.names); err != nil {
 		return nil, err
 	}
-	w.nw = simnet.New(ncfg, sim.NewRand(seed, streamOf("net")), w.names)
+	w.nw = simnet.Renew(w.nw, ncfg, sim.NewRand(seed, streamOf("net")), w.names) // a recycled network, or nil
 	// Servers talk to each other over the network too (world_server.go),
 	// with draws of their own so that they never shift the clients'.
 	servers := make([]bool, len(w.nodes))

@@ -430,12 +430,10 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 		}
 		w.connsDown(now)
 		var abandoned int64
-		if !w.resend && len(in.unresolved) > 0 {
-			abandoned = int64(len(in.unresolved))
-			for k := range in.unresolved {
-				in.app.abandoned.set(k)
-			}
-			clear(in.unresolved)
+		if !w.resend && in.unresolved.len() > 0 {
+			abandoned = int64(in.unresolved.len())
+			in.unresolved.each(func(rec model.Record) { in.app.abandoned.set(rec.ID.N) })
+			in.unresolved.clear()
 		}
 		w.emit(model.Obs{Kind: model.ObsCrash, At: now, Node: int32(n), Peer: -1, N: abandoned})
 		return
@@ -488,13 +486,10 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 			w.replay(now, n)
 			return
 		}
-		ids := make([]int64, 0, len(in.unresolved))
-		for k := range in.unresolved {
-			ids = append(ids, k)
-		}
-		slices.Sort(ids)
-		for _, k := range ids {
-			w.resendRecord(now, in, in.unresolved[k], true)
+		recs := make([]model.Record, 0, in.unresolved.len())
+		in.unresolved.each(func(rec model.Record) { recs = append(recs, rec) })
+		for _, rec := range recs { // in message-number order
+			w.resendRecord(now, in, rec, true)
 		}
 	}
 	w.replay(now, n)

@@ -337,7 +337,7 @@ func (s *Script) AddProducer(name string, appID int32, sets []KV) (notes []strin
 	n := s.st.first + simnet.NodeID(s.st.used)
 	s.st.used++
 	in := &instance{node: n, name: name, app: a, index: len(a.instances), pcfg: pcfg,
-		unresolved: make(map[int64]model.Record), conns: make([]simnet.Conn, w.connSlots())}
+		conns: make([]simnet.Conn, w.connSlots())}
 	in.prod = model.NewProducer(pcfg, a.id, w.topo.Leaders, sim.NewRand(w.seed, streamOf("producer/"+name)))
 	a.instances = append(a.instances, in)
 	w.instances = append(w.instances, in)
@@ -434,18 +434,14 @@ func (s *Script) Replay(to, from string) error {
 	if old.app != in.app {
 		return fmt.Errorf("%s and %s are instances of different applications", to, from)
 	}
-	ids := make([]int64, 0, len(old.unresolved))
-	for k := range old.unresolved {
-		ids = append(ids, k)
-	}
-	slices.Sort(ids)
-	for _, k := range ids {
-		rec := old.unresolved[k]
-		delete(old.unresolved, k)
-		if _, dup := in.unresolved[k]; dup {
+	recs := make([]model.Record, 0, old.unresolved.len())
+	old.unresolved.each(func(rec model.Record) { recs = append(recs, rec) })
+	old.unresolved.clear()
+	for _, rec := range recs { // in message-number order
+		if in.unresolved.has(rec.ID.N) {
 			continue
 		}
-		in.unresolved[k] = rec
+		in.unresolved.put(rec)
 		s.w.resendRecord(s.Now(), in, rec, true)
 	}
 	s.settle()

@@ -85,7 +85,8 @@ const (
 	spPendingReq
 	spInternalMsg
 	spPeer
-	spRules // []model.RejectRule, []dropRule: unused rules only
+	spRules     // []model.RejectRule, []dropRule: unused rules only
+	spRecordSet // recordSet: its members only
 )
 
 // HashCache is what state hashes of runs in one goroutine may share (per
@@ -159,6 +160,7 @@ var (
 	tOuts        = reflect.TypeFor[[]model.Out]()
 	tRejects     = reflect.TypeFor[[]model.RejectRule]()
 	tRules       = reflect.TypeFor[[]dropRule]()
+	tRecordSet   = reflect.TypeFor[recordSet]()
 )
 
 // scratchFields are fields that hold nothing between events: buffers the
@@ -333,6 +335,8 @@ func (h *stateHasher) infoOf(t reflect.Type) *typeInfo {
 		ti.special = spPeer
 	case tRejects, tRules:
 		ti.special = spRules
+	case tRecordSet:
+		ti.special = spRecordSet
 	}
 	if t.Kind() == reflect.Struct {
 		ti.fields = fieldsOf(t)
@@ -415,6 +419,16 @@ func (h *stateHasher) value(v reflect.Value) {
 			}
 		}
 		h.u64(uint64(n))
+		return
+	case spRecordSet:
+		// The members, in order: not the window's storage.
+		h.u64(uint64(v.FieldByName("n").Int()))
+		present, recs := v.FieldByName("present"), v.FieldByName("recs")
+		for i := range present.Len() {
+			if present.Index(i).Bool() {
+				h.value(recs.Index(i))
+			}
+		}
 		return
 	}
 	if v.Kind() == reflect.Struct {

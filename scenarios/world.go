@@ -70,7 +70,7 @@ type instance struct {
 	active bool
 	// unresolved holds the records sent through this instance whose
 	// outcome is unknown, by message number.
-	unresolved map[int64]model.Record
+	unresolved recordSet
 	// restarted: an exactly-once instance restarted after a crash; its
 	// application resumes from the committed input position
 	// (world_restart.go).
@@ -537,11 +537,11 @@ func (w *World) pending() (pending, abandoned int64) {
 	for _, a := range w.apps {
 		held := map[int64]bool{}
 		for _, in := range a.instances {
-			for n := range in.unresolved {
-				if !a.resolved.has(n) {
-					held[n] = true
+			in.unresolved.each(func(rec model.Record) {
+				if !a.resolved.has(rec.ID.N) {
+					held[rec.ID.N] = true
 				}
-			}
+			})
 		}
 		pending += int64(len(held))
 		a.abandoned.each(func(n int64) {

@@ -21,7 +21,7 @@ func (w *World) addApp(start sim.Time) *app {
 
 // addInstance adds a producer instance of a, starting at t.
 func (w *World) addInstance(a *app, start sim.Time) *instance {
-	in := &instance{app: a, index: len(a.instances), name: InstanceName(len(w.instances)), unresolved: make(map[int64]model.Record)}
+	in := &instance{app: a, index: len(a.instances), name: InstanceName(len(w.instances))}
 	a.instances = append(a.instances, in)
 	w.instances = append(w.instances, in)
 	// Instances take the first node ids, in order. Their starts are
@@ -90,7 +90,7 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 	id := model.RecordID{App: a.id, N: a.next}
 	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: part, SentAt: now}
 	a.next++
-	in.unresolved[id.N] = rec
+	in.unresolved.put(rec)
 	if id.N < a.high {
 		// An exactly-once application that resumed at its committed
 		// position processes this input record again: the same record,
@@ -131,16 +131,14 @@ func (w *World) takeover(now sim.Time, in *instance) {
 	default:
 		var recs []model.Record
 		for _, old := range a.instances[:in.index] {
-			for _, r := range old.unresolved {
-				recs = append(recs, r)
-			}
+			old.unresolved.each(func(r model.Record) { recs = append(recs, r) })
 		}
 		sortRecords(recs)
 		for _, rec := range recs {
-			if _, dup := in.unresolved[rec.ID.N]; dup {
+			if in.unresolved.has(rec.ID.N) {
 				continue
 			}
-			in.unresolved[rec.ID.N] = rec
+			in.unresolved.put(rec)
 			w.resendRecord(now, in, rec, false)
 		}
 	}
@@ -231,13 +229,13 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 			// instance's hands until the transaction ends: at least
 			// once, a takeover sends it again if it is still open.
 			if o.Result.Err != model.ErrNone || !in.prod.InTransaction(o.Result.ID) {
-				delete(in.unresolved, o.Result.ID.N)
+				in.unresolved.delete(o.Result.ID.N)
 			}
 			in.app.resolved.set(o.Result.ID.N)
 			w.emit(model.Obs{Kind: model.ObsOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Outcome: o.Result})
 		case model.OutTxnResult:
 			for _, id := range o.Txn.Records {
-				delete(in.unresolved, id.N)
+				in.unresolved.delete(id.N)
 			}
 			verb := "aborted"
 			switch {

@@ -1,6 +1,10 @@
 package scenarios
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/idemsim/idemsim/model"
+)
 
 // restartInput is called when producer instance in restarts after a crash.
 // An exactly-once application (app.mode=exactly-once) whose live instance
@@ -24,12 +28,10 @@ func (w *World) restartInput(in *instance) bool {
 	st.held = slices.DeleteFunc(st.held, func(ev Event) bool { return ev.kind == evAppResume })
 	in.active = false
 	in.restarted = true
-	for k := range in.unresolved {
-		// Read again from the input if not committed; counted abandoned
-		// until an outcome comes.
-		in.app.abandoned.set(k)
-	}
-	clear(in.unresolved)
+	// Read again from the input if not committed; counted abandoned until
+	// an outcome comes.
+	in.unresolved.each(func(rec model.Record) { in.app.abandoned.set(rec.ID.N) })
+	in.unresolved.clear()
 	return true
 }
 

@@ -25,7 +25,12 @@ type dedup struct {
 // by one.
 const maxAckedOffsets = 8
 
-func newDedup(_ Config, lv *logView) Invariant { return &dedup{lv: lv} }
+func newDedup() invariant { return &dedup{} }
+
+func (d *dedup) reset(_ Config, lv *logView) {
+	d.lv = lv
+	d.out.reset()
+}
 
 func (d *dedup) Name() string { return InvDedup }
 

@@ -13,6 +13,9 @@
 //	// the world calls s.Observe(o) for every observation, ObsRunEnd last
 //	counts, violations := s.Finish()
 //
+// A sweep that runs seed after seed reuses one suite: s.Reset(cfg) makes
+// it a new suite for the next run, keeping its memory (reuse.go).
+//
 // # The committed view
 //
 // The logs the invariants judge are rebuilt from the stream (logview.go):

@@ -15,32 +15,45 @@ type dup struct{ lv *logView }
 // maxDup bounds the extra copies reported one by one.
 const maxDup = 8
 
-func newDup(_ Config, lv *logView) Invariant { return &dup{lv: lv} }
+func newDup() invariant { return &dup{} }
+
+func (d *dup) reset(_ Config, lv *logView) { d.lv = lv }
 
 func (d *dup) Name() string { return InvDup }
 
 func (d *dup) Observe(*model.Obs) {}
 
+// Finish walks the committed entries of every log ([committed]) in log
+// order; the first copy of a record committed more than once is its
+// original, the others are reported.
 func (d *dup) Finish() []Violation {
 	var v []Violation
-	seen := make(map[model.RecordID]bool)
+	var seen map[model.RecordID]bool // records committed more than once, met so far
 	nd := 0
+	views := d.lv.rcViews()
 	for pi, log := range d.lv.logs {
-		committed := committedEntries(log)
 		for i := range log {
 			e := &log[i]
-			if !committed[i] {
+			if !committed(log, &views[pi], i) {
 				continue
 			}
-			for j, r := range e.Batch.Records {
-				if d.lv.copies[r.ID] > 1 && seen[r.ID] {
+			for j := range e.Batch.Records {
+				r := &e.Batch.Records[j]
+				if d.lv.copies[r.ID] <= 1 {
+					continue
+				}
+				if seen[r.ID] {
 					if nd < maxDup {
 						v = append(v, violation(InvDup, e.AppendedAt,
 							fmt.Sprintf("%v again at p%d offset %d (%s)", r.ID, pi, e.FirstOffset+int64(j), batchTag(&e.Batch))))
 					}
 					nd++
+				} else {
+					if seen == nil {
+						seen = map[model.RecordID]bool{}
+					}
+					seen[r.ID] = true
 				}
-				seen[r.ID] = true
 			}
 		}
 	}
@@ -48,4 +61,20 @@ func (d *dup) Finish() []Violation {
 		v = append(v, violation(InvDup, d.lv.end, fmt.Sprintf("... and %d more duplicate copies", nd-maxDup)))
 	}
 	return v
+}
+
+// committed tells whether a read_committed consumer sees entry i of log
+// (whose view is v) once its transaction ended, whatever the LSO:
+// non-transactional data, and transactional data whose producer's next
+// marker on the partition is a COMMIT. Markers themselves are not data.
+func committed(log []model.LogEntry, v *rcView, i int) bool {
+	e := &log[i]
+	switch {
+	case e.Marker != model.MarkerNone:
+		return false
+	case !e.Batch.Transactional:
+		return true
+	}
+	d := v.decider[i]
+	return d >= 0 && log[d].Marker == model.MarkerCommit
 }

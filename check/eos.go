@@ -23,7 +23,11 @@ type eos struct {
 	apps      []int32
 }
 
-func newEOS(_ Config, lv *logView) Invariant { return &eos{lv: lv, committed: map[string]int64{}} }
+func newEOS() invariant { return &eos{} }
+
+func (e *eos) reset(_ Config, lv *logView) {
+	e.lv, e.committed, e.apps = lv, cleared(e.committed), truncated(e.apps)
+}
 
 func (e *eos) Name() string { return InvEOS }
 

@@ -17,8 +17,11 @@ type epoch struct {
 	out  capped
 }
 
-func newEpoch(cfg Config, lv *logView) Invariant {
-	return &epoch{max: cfg.maxEpoch(), lv: lv, last: make(map[model.ProducerID]int16)}
+func newEpoch() invariant { return &epoch{} }
+
+func (e *epoch) reset(cfg Config, lv *logView) {
+	e.max, e.lv, e.last = cfg.maxEpoch(), lv, cleared(e.last)
+	e.out.reset()
 }
 
 func (e *epoch) Name() string { return InvEpoch }

@@ -23,8 +23,11 @@ type fence struct {
 	out   capped
 }
 
-func newFence(cfg Config, lv *logView) Invariant {
-	return &fence{cfg: cfg, lv: lv, below: make(map[model.ProducerID]int16)}
+func newFence() invariant { return &fence{} }
+
+func (f *fence) reset(cfg Config, lv *logView) {
+	f.cfg, f.lv, f.below = cfg, lv, cleared(f.below)
+	f.out.reset()
 }
 
 func (f *fence) Name() string { return InvFence }

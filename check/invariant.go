@@ -50,6 +50,9 @@ func (c *capped) room() bool {
 	return false
 }
 
+// reset empties c for a new run.
+func (c *capped) reset() { c.vs, c.more = truncated(c.vs), 0 }
+
 // add keeps v; call it only after room returned true.
 func (c *capped) add(v Violation) { c.vs = append(c.vs, v) }
 

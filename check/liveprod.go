@@ -45,7 +45,11 @@ type instState struct {
 	fatal model.ErrCode
 }
 
-func newLiveProd(cfg Config, lv *logView) Invariant { return &liveProd{cfg: cfg, lv: lv} }
+func newLiveProd() invariant { return &liveProd{} }
+
+func (l *liveProd) reset(cfg Config, lv *logView) {
+	*l = liveProd{cfg: cfg, lv: lv, insts: truncated(l.insts)}
+}
 
 func (l *liveProd) Name() string { return LiveProd }
 

@@ -19,8 +19,9 @@ type logView struct {
 	// batch by value; the records are the batch's own slice.
 	logs [][]model.LogEntry
 	// open holds, per (pid, partition), the indices in logs of the
-	// transactional entries whose transaction has not ended yet.
-	open map[[2]int64][]int
+	// transactional entries whose transaction has not ended yet (a key
+	// whose transaction ended keeps its emptied list, for the next).
+	open openTable[int]
 	// copies counts each record's committed copies so far.
 	copies map[model.RecordID]int32
 	// maxN is, per (app, partition the application sent to), the largest
@@ -54,6 +55,12 @@ type logView struct {
 	// run end).
 	lost     []model.RecordID
 	lostDone bool
+
+	// views holds, while the suite judges (Finish), each partition's
+	// read_committed view (rcViews); it is emptied once the suite has
+	// judged. rc is its scratch.
+	views []rcView
+	rc    rcScratch
 }
 
 // commit is one record becoming visible to read_committed consumers:
@@ -69,16 +76,23 @@ type commit struct {
 	after            int64
 }
 
-func newLogView() *logView {
-	return &logView{
-		open:     make(map[[2]int64][]int),
-		copies:   make(map[model.RecordID]int32),
-		maxN:     make(map[[2]int64]int64),
-		outcomes: make(map[model.RecordID]model.Outcome),
-
-		txnCommitted: make(map[model.RecordID]bool),
-		tx:           newTxnFacts(),
-	}
+// reset empties the view for a new run, keeping its memory (reuse.go).
+func (lv *logView) reset(replicated bool) {
+	lv.logs = truncatedAll(lv.logs)
+	lv.open.reset()
+	lv.copies = cleared(lv.copies)
+	lv.maxN = cleared(lv.maxN)
+	lv.outcomes = cleared(lv.outcomes)
+	lv.txnCommitted = cleared(lv.txnCommitted)
+	lv.commits = truncated(lv.commits)
+	lv.aborted = 0
+	lv.end = 0
+	lv.tx.reset()
+	lv.replicated = replicated
+	lv.lost = truncated(lv.lost)
+	lv.lostDone = false
+	lv.views = truncatedViews(lv.views)
+	lv.rc.reset()
 }
 
 // appended reports whether o is a data batch appended to a log: a
@@ -116,7 +130,7 @@ func (lv *logView) observe(o *model.Obs) {
 		// A scripted run may be judged at several points, each with
 		// its own run end: the lost records are worked out afresh.
 		lv.end = o.At
-		lv.lost, lv.lostDone = nil, false
+		lv.lost, lv.lostDone = truncated(lv.lost), false
 	}
 	lv.tx.observe(o)
 }
@@ -137,11 +151,9 @@ func (lv *logView) finalLog(o *model.Obs) {
 }
 
 // appendTo appends e to partition p's log and returns its index.
-func (lv *logView) appendTo(p int32, e model.LogEntry) int {
-	for int(p) >= len(lv.logs) {
-		lv.logs = append(lv.logs, nil)
-	}
-	lv.logs[p] = append(lv.logs[p], e)
+func (lv *logView) appendTo(p int32, e *model.LogEntry) int {
+	lv.logs = grown(lv.logs, int(p))
+	lv.logs[p] = append(lv.logs[p], *e)
 	return len(lv.logs[p]) - 1
 }
 
@@ -149,11 +161,10 @@ func (lv *logView) appendTo(p int32, e model.LogEntry) int {
 // transactional one, when its transaction commits on the partition.
 func (lv *logView) appendData(o *model.Obs) {
 	p := o.Batch.Partition
-	i := lv.appendTo(p, model.LogEntry{FirstOffset: o.Result.FirstOffset, LastOffset: o.Result.LastOffset,
+	i := lv.appendTo(p, &model.LogEntry{FirstOffset: o.Result.FirstOffset, LastOffset: o.Result.LastOffset,
 		Batch: o.Batch, AppendedAt: o.At, CoordinatorEpoch: -1})
 	if o.Batch.Transactional {
-		k := [2]int64{int64(o.Batch.PID), int64(p)}
-		lv.open[k] = append(lv.open[k], i)
+		lv.open.add([2]int64{int64(o.Batch.PID), int64(p)}, i)
 		return
 	}
 	lv.commit(p, i)
@@ -165,27 +176,32 @@ func (lv *logView) appendData(o *model.Obs) {
 // observed and left -1).
 func (lv *logView) appendMarker(o *model.Obs) {
 	p := o.Partition
-	lv.appendTo(p, model.LogEntry{FirstOffset: o.Result.FirstOffset, LastOffset: o.Result.FirstOffset,
+	lv.appendTo(p, &model.LogEntry{FirstOffset: o.Result.FirstOffset, LastOffset: o.Result.FirstOffset,
 		Batch:  model.Batch{Partition: p, PID: o.PID, Epoch: o.Epoch, FirstSeq: model.NoSequence, LastSeq: model.NoSequence, Transactional: true},
 		Marker: o.Marker, AppendedAt: o.At, CoordinatorEpoch: -1})
-	k := [2]int64{int64(o.PID), int64(p)}
-	pend := lv.open[k]
-	delete(lv.open, k)
-	for _, i := range pend {
+	pend := lv.open.find([2]int64{int64(o.PID), int64(p)})
+	if pend == nil {
+		return
+	}
+	for _, i := range pend.list {
 		if o.Marker == model.MarkerCommit {
 			lv.commit(p, i)
 		} else {
 			lv.aborted += int64(len(lv.logs[p][i].Batch.Records))
 		}
 	}
+	pend.list = pend.list[:0]
 }
 
 // commit makes entry i of partition p's log visible, record by record.
 func (lv *logView) commit(p int32, i int) {
-	for j, r := range lv.logs[p][i].Batch.Records {
+	recs := lv.logs[p][i].Batch.Records
+	for j := range recs {
+		r := &recs[j]
 		c := commit{part: p, entry: i, rec: int32(j)}
-		lv.copies[r.ID]++
-		if lv.copies[r.ID] > 1 {
+		n := lv.copies[r.ID] + 1
+		lv.copies[r.ID] = n
+		if n > 1 {
 			c.again = true
 		} else {
 			k := [2]int64{int64(r.ID.App), int64(r.Partition)}
@@ -237,30 +253,4 @@ func compareIDs(a, b model.RecordID) int {
 		return c
 	}
 	return cmp.Compare(a.N, b.N)
-}
-
-// committedEntries tells, per log entry, whether a read_committed consumer
-// sees it: non-transactional data, and transactional data whose producer's
-// next marker on the partition is a COMMIT. Markers themselves are not
-// data.
-func committedEntries(log []model.LogEntry) []bool {
-	out := make([]bool, len(log))
-	open := map[model.ProducerID][]int{}
-	for i := range log {
-		e := &log[i]
-		switch {
-		case e.Marker != model.MarkerNone:
-			if e.Marker == model.MarkerCommit {
-				for _, j := range open[e.Batch.PID] {
-					out[j] = true
-				}
-			}
-			delete(open, e.Batch.PID)
-		case e.Batch.Transactional:
-			open[e.Batch.PID] = append(open[e.Batch.PID], i)
-		default:
-			out[i] = true
-		}
-	}
-	return out
 }

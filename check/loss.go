@@ -16,7 +16,9 @@ type loss struct{ lv *logView }
 // maxLost bounds the lost records reported one by one.
 const maxLost = 8
 
-func newLoss(_ Config, lv *logView) Invariant { return &loss{lv: lv} }
+func newLoss() invariant { return &loss{} }
+
+func (l *loss) reset(_ Config, lv *logView) { l.lv = lv }
 
 func (l *loss) Name() string { return InvLoss }
 

@@ -3,7 +3,6 @@ package check
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -44,7 +43,9 @@ type liveLSO struct {
 	lv  *logView
 }
 
-func newLiveLSO(cfg Config, lv *logView) Invariant { return &liveLSO{cfg: cfg, lv: lv} }
+func newLiveLSO() invariant { return &liveLSO{} }
+
+func (l *liveLSO) reset(cfg Config, lv *logView) { l.cfg, l.lv = cfg, lv }
 
 func (l *liveLSO) Name() string { return LiveLSO }
 
@@ -52,9 +53,9 @@ func (l *liveLSO) Observe(*model.Obs) {}
 
 func (l *liveLSO) Finish() []Violation {
 	var out []Violation
+	views := l.lv.rcViews()
 	for p := range l.lv.logs {
-		log := l.lv.logs[p]
-		v := readCommitted(log)
+		log, v := l.lv.logs[p], &views[p]
 		if v.pin < 0 {
 			continue
 		}
@@ -91,16 +92,13 @@ func (l *liveLSO) hanging(pid model.ProducerID, p int32) (string, bool) {
 	if !tx.sawCoord {
 		return "", false
 	}
-	var id string
-	var st coordState
-	found := false
-	for _, t := range slices.Sorted(maps.Keys(tx.coord)) {
-		s := tx.coord[t]
-		if s.pid == pid && (!found || cmp.Compare(s.at, st.at) > 0) {
-			id, st, found = t, s, true
+	var st *coordState
+	for i := range tx.coord { // in id order
+		if s := &tx.coord[i]; s.pid == pid && (st == nil || cmp.Compare(s.at, st.at) > 0) {
+			st = s
 		}
 	}
-	if !found {
+	if st == nil {
 		return fmt.Sprintf("pid %d is unknown to the coordinator", pid), true
 	}
 	_, in := slices.BinarySearch(st.parts, p)
@@ -114,5 +112,5 @@ func (l *liveLSO) hanging(pid model.ProducerID, p int32) (string, bool) {
 	for i, q := range st.parts {
 		parts[i] = fmt.Sprintf("p%d", q)
 	}
-	return fmt.Sprintf("the coordinator holds %s (pid %d, epoch %d) in %s with partitions [%s]", id, st.pid, st.epoch, st.state, strings.Join(parts, " ")), true
+	return fmt.Sprintf("the coordinator holds %s (pid %d, epoch %d) in %s with partitions [%s]", st.id, st.pid, st.epoch, st.state, strings.Join(parts, " ")), true
 }

@@ -20,7 +20,9 @@ type order struct {
 // maxOrder bounds the reordered records reported one by one.
 const maxOrder = 8
 
-func newOrder(_ Config, lv *logView) Invariant { return &order{lv: lv} }
+func newOrder() invariant { return &order{} }
+
+func (r *order) reset(_ Config, lv *logView) { r.lv, r.n, r.first = lv, 0, truncated(r.first) }
 
 func (r *order) Name() string { return InvOrder }
 

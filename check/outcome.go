@@ -23,7 +23,9 @@ type outcome struct {
 	pending   int64
 }
 
-func newOutcome(_ Config, lv *logView) Invariant { return &outcome{lv: lv} }
+func newOutcome() invariant { return &outcome{} }
+
+func (o *outcome) reset(_ Config, lv *logView) { *o = outcome{lv: lv} }
 
 func (o *outcome) Name() string { return SimOutcome }
 

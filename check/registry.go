@@ -6,11 +6,23 @@ import (
 	"github.com/idemsim/idemsim/model"
 )
 
+// invariant is what the suite holds of an invariant: an [Invariant] it
+// can make ready for a new run.
+type invariant interface {
+	Invariant
+	// reset makes the invariant judge a new run with configuration cfg
+	// on log view lv, as if it had just been made: every field is set
+	// afresh, its slices truncated and its maps cleared rather than
+	// made again (reset_test.go holds every field to this).
+	reset(cfg Config, lv *logView)
+}
+
 // registry lists every invariant in report order. Adding an invariant is a
-// file with its type and constructor, and one line here.
+// file with its type, a constructor of its zero value and its reset
+// method, and one line here.
 var registry = []struct {
 	name string
-	new  func(cfg Config, lv *logView) Invariant
+	new  func() invariant
 }{
 	{InvDup, newDup},
 	{InvLoss, newLoss},
@@ -72,12 +84,13 @@ func (c Config) name(node int32) string {
 
 // Suite judges one run: it fans every observation out to the committed
 // log view, the tally of [Counts] and every registered invariant, and
-// reports their verdicts in registry order. A Suite is for one run and is
-// not safe for concurrent use.
+// reports their verdicts in registry order. A Suite judges one run at a
+// time ([Suite.Reset] starts the next) and is not safe for concurrent
+// use.
 type Suite struct {
 	lv    *logView
 	tally tally
-	invs  []Invariant
+	invs  []invariant
 }
 
 var _ model.Observer = (*Suite)(nil)
@@ -85,14 +98,34 @@ var _ model.Observer = (*Suite)(nil)
 // NewSuite returns a suite with every registered invariant, for a run
 // with the given configuration.
 func NewSuite(cfg Config) *Suite {
-	s := &Suite{lv: newLogView()}
-	s.lv.replicated = cfg.Replicated
-	s.tally.lv = s.lv
-	s.invs = make([]Invariant, len(registry))
-	for i, r := range registry {
-		s.invs[i] = r.new(cfg, s.lv)
-	}
+	s := &Suite{}
+	s.Reset(cfg)
 	return s
+}
+
+// Reset makes s judge a new run with configuration cfg: afterwards s
+// behaves exactly as NewSuite(cfg) would (same counts, same violations,
+// same state field by field), but it keeps the memory it already has
+// (slices are truncated, maps cleared), so that a sweep running seed
+// after seed on one world does not build its checkers again. Nothing of
+// the runs s judged before reaches the new one. What an earlier Finish
+// returned is the caller's and stays valid. Reset of the zero Suite is
+// NewSuite.
+func (s *Suite) Reset(cfg Config) {
+	if s.lv == nil {
+		s.lv = &logView{}
+	}
+	s.lv.reset(cfg.Replicated)
+	s.tally = tally{lv: s.lv}
+	if len(s.invs) != len(registry) {
+		s.invs = make([]invariant, len(registry))
+		for i, r := range registry {
+			s.invs[i] = r.new()
+		}
+	}
+	for _, inv := range s.invs {
+		inv.reset(cfg, s.lv)
+	}
 }
 
 // Observe reads one observation: the log view first, so that the tally and
@@ -115,10 +148,26 @@ func (s *Suite) Observe(o *model.Obs) {
 // stream at several points: it observes a run end and calls Finish each
 // time, then goes on observing. Finish changes nothing the suite has
 // seen, so each call judges the whole stream up to the latest run end.
+//
+// The violations returned are the caller's: a later Finish or Reset does
+// not touch them.
 func (s *Suite) Finish() (Counts, []Violation) {
-	vs := []Violation{}
-	for _, inv := range s.invs {
-		vs = append(vs, inv.Finish()...)
+	var each [16][]Violation
+	parts := each[:0]
+	if len(s.invs) > len(each) {
+		parts = make([][]Violation, 0, len(s.invs))
 	}
+	n := 0
+	for _, inv := range s.invs {
+		v := inv.Finish()
+		parts = append(parts, v)
+		n += len(v)
+	}
+	// An invariant's list may be its scratch memory: copy it out.
+	vs := make([]Violation, 0, n)
+	for _, v := range parts {
+		vs = append(vs, v...)
+	}
+	s.lv.views = truncatedViews(s.lv.views)
 	return s.tally.finish(), vs
 }

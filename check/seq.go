@@ -26,8 +26,11 @@ type seqState struct {
 	lastSeq int32
 }
 
-func newSeq(cfg Config, lv *logView) Invariant {
-	return &seq{space: cfg.Seq, lv: lv, last: make(map[[2]int64]seqState)}
+func newSeq() invariant { return &seq{} }
+
+func (s *seq) reset(cfg Config, lv *logView) {
+	s.space, s.lv, s.last = cfg.Seq, lv, cleared(s.last)
+	s.out.reset()
 }
 
 func (s *seq) Name() string { return InvSeq }

@@ -15,7 +15,12 @@ type state struct {
 	out capped
 }
 
-func newState(_ Config, lv *logView) Invariant { return &state{lv: lv} }
+func newState() invariant { return &state{} }
+
+func (s *state) reset(_ Config, lv *logView) {
+	s.lv = lv
+	s.out.reset()
+}
 
 func (s *state) Name() string { return InvState }
 

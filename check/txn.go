@@ -1,8 +1,8 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -64,18 +64,37 @@ type txnInv struct {
 	// installed (a Prepare* then is that EndTxn's decision: writes
 	// of one id do not overlap).
 	current map[int32]int32
-	ended   map[string]endedTxn
+	ended   []endedTxn
 	stale   capped
+	// fin is Finish's scratch, empty between calls.
+	fin txnScratch
 }
 
-// endedTxn is an accepted EndTxn: its instance and request.
+// endedTxn is an EndTxn the coordinator accepted for transactional id
+// id: its instance and what it asked.
 type endedTxn struct {
-	inst int32
-	req  *model.EndTxnRequest
+	id     string
+	inst   int32
+	txn    int32
+	commit bool
+	pid    model.ProducerID
+	epoch  int16
 }
 
-func newTxn(cfg Config, lv *logView) Invariant {
-	return &txnInv{cfg: cfg, lv: lv, current: map[int32]int32{}, ended: map[string]endedTxn{}}
+func newTxn() invariant { return &txnInv{} }
+
+func (t *txnInv) reset(cfg Config, lv *logView) {
+	t.cfg, t.lv = cfg, lv
+	t.current = cleared(t.current)
+	t.ended = truncated(t.ended)
+	t.stale.reset()
+	t.fin.reset()
+}
+
+// endedOf returns the index in t.ended of transactional id's accepted
+// EndTxn, or where it would go (t.ended is in id order).
+func (t *txnInv) endedOf(id string) (int, bool) {
+	return slices.BinarySearchFunc(t.ended, id, func(e endedTxn, id string) int { return strings.Compare(e.id, id) })
 }
 
 func (t *txnInv) Name() string { return InvTxn }
@@ -91,9 +110,13 @@ func (t *txnInv) Observe(o *model.Obs) {
 			t.current[o.Peer] = o.Batch.Txn
 		}
 	case model.ObsTxnState:
-		e, ok := t.ended[o.Text]
-		delete(t.ended, o.Text)
-		if s := model.TxnState(o.N); ok && (s == model.TxnPrepareCommit || s == model.TxnPrepareAbort) {
+		i, ok := t.endedOf(o.Text)
+		if !ok {
+			return
+		}
+		e := t.ended[i]
+		t.ended = slices.Delete(t.ended, i, i+1)
+		if s := model.TxnState(o.N); s == model.TxnPrepareCommit || s == model.TxnPrepareAbort {
 			t.judgeEnd(o.At, e)
 		}
 	case model.ObsTxnOp:
@@ -104,7 +127,12 @@ func (t *txnInv) Observe(o *model.Obs) {
 			}
 		case *model.EndTxnRequest:
 			if o.Err == model.ErrNone && m.Txn != 0 {
-				t.ended[m.TransactionalID] = endedTxn{inst: o.Peer, req: m}
+				e := endedTxn{id: m.TransactionalID, inst: o.Peer, txn: m.Txn, commit: m.Commit, pid: m.PID, epoch: m.Epoch}
+				if i, ok := t.endedOf(e.id); ok {
+					t.ended[i] = e
+				} else {
+					t.ended = slices.Insert(t.ended, i, e)
+				}
 			}
 		}
 	}
@@ -113,16 +141,16 @@ func (t *txnInv) Observe(o *model.Obs) {
 // judgeEnd reports e when it moved the coordinator to Prepare* while its
 // instance was in a later transaction.
 func (t *txnInv) judgeEnd(at sim.Time, e endedTxn) {
-	m, cur := e.req, t.current[e.inst]
-	if m.Txn >= cur || !t.stale.room() {
+	cur := t.current[e.inst]
+	if e.txn >= cur || !t.stale.room() {
 		return
 	}
 	verb := "ABORT"
-	if m.Commit {
+	if e.commit {
 		verb = "COMMIT"
 	}
 	t.stale.add(violation(InvTxn, at, fmt.Sprintf("stale EndTxn: %s's EndTxn(%s) of its transaction %d ended its transaction %d (pid %d, epoch %d), which shares the producer id and epoch",
-		t.cfg.name(e.inst), verb, m.Txn, cur, m.PID, m.Epoch)))
+		t.cfg.name(e.inst), verb, e.txn, cur, e.pid, e.epoch)))
 }
 
 // place is one record of a log entry.
@@ -132,149 +160,198 @@ type place struct {
 	rec   int
 }
 
-// txnParts is one transaction's records by fate at the run's end.
-type txnParts struct {
-	visible, aborted []place
-}
-
+// Finish judges the read_committed views at the run's end. It works on
+// sorted scratch lists rather than maps (txnScratch), in the orders the
+// report needs: transactions in key order, each one's records in log
+// order (partition, offset).
 func (t *txnInv) Finish() []Violation {
-	lv, tx := t.lv, &t.lv.tx
+	lv, tx, sc := t.lv, &t.lv.tx, &t.fin
 	// The stale-EndTxn violations come first: they happened during the run.
-	out := capped{vs: slices.Clone(t.stale.vs), more: t.stale.more}
-	views := make([]rcView, len(lv.logs))
-	byTxn := map[txnKey]*txnParts{}
-	visible := map[model.RecordID]bool{}
-	stuck := map[model.RecordID]bool{}
-	abortedAt := map[model.RecordID]place{}
-	// mixed lists, per COMMIT marker (partition, index), the transactions
-	// it decided, with the first entry of each.
-	type markerRef struct {
-		p int32
-		i int
-	}
-	mixed := map[markerRef]map[txnKey]int{}
+	out := capped{vs: append(sc.vs[:0], t.stale.vs...), more: t.stale.more}
+	views := lv.rcViews()
 	for p := range lv.logs {
-		log := lv.logs[p]
-		v := readCommitted(log)
-		views[p] = v
+		log, v := lv.logs[p], &views[p]
 		for i := range log {
-			e := &log[i]
 			if v.fate[i] == fateMarker {
 				continue
 			}
 			k := tx.key(int32(p), i)
-			var tp *txnParts
-			if k.known() {
-				if tp = byTxn[k]; tp == nil {
-					tp = &txnParts{}
-					byTxn[k] = tp
-				}
-				if d := v.decider[i]; d >= 0 && log[d].Marker == model.MarkerCommit {
-					m := markerRef{int32(p), d}
-					if mixed[m] == nil {
-						mixed[m] = map[txnKey]int{}
-					}
-					if _, had := mixed[m][k]; !had {
-						mixed[m][k] = i
-					}
-				}
+			if !k.known() {
+				continue
 			}
-			for j, r := range e.Batch.Records {
-				pl := place{int32(p), i, j}
-				switch v.fate[i] {
-				case fateVisible:
-					visible[r.ID] = true
-					if tp != nil {
-						tp.visible = append(tp.visible, pl)
-					}
-				case fateAborted:
-					if _, had := abortedAt[r.ID]; !had {
-						abortedAt[r.ID] = pl
-					}
-					if tp != nil {
-						tp.aborted = append(tp.aborted, pl)
-					}
-				case fateStuck:
-					stuck[r.ID] = true
-				}
+			if n := len(log[i].Batch.Records); n > 0 {
+				sc.ents = append(sc.ents, txnEntry{k: k, p: int32(p), i: int32(i), fate: v.fate[i], n: int32(n)})
+			}
+			if d := v.decider[i]; d >= 0 && log[d].Marker == model.MarkerCommit {
+				sc.mixed = append(sc.mixed, mixRef{p: int32(p), marker: int32(d), k: k, i: int32(i)})
 			}
 		}
 	}
-	keys := slices.SortedFunc(maps.Keys(byTxn), compareKeys)
+	// Per transaction, in key order: its visible and aborted records,
+	// and the first of each in log order.
+	slices.SortStableFunc(sc.ents, func(a, b txnEntry) int { return compareKeys(a.k, b.k) })
+	for _, e := range sc.ents {
+		if n := len(sc.parts); n == 0 || sc.parts[n-1].k != e.k {
+			sc.parts = append(sc.parts, txnParts{k: e.k})
+		}
+		tp := &sc.parts[len(sc.parts)-1]
+		pl := place{e.p, int(e.i), 0}
+		switch e.fate {
+		case fateVisible:
+			if tp.visible == 0 {
+				tp.firstVisible = pl
+			}
+			tp.visible += int(e.n)
+		case fateAborted:
+			if tp.aborted == 0 {
+				tp.firstAborted = pl
+			}
+			tp.aborted += int(e.n)
+		}
+	}
 
 	// Aborted reads.
-	for _, k := range keys {
-		tp := byTxn[k]
+	for i := range sc.parts {
+		tp := &sc.parts[i]
+		k := tp.k
 		end, told := tx.ends[k]
-		if !told || end.committed || len(tp.visible) == 0 || end.verb == "failed" && tx.commitAsked[k] {
+		if !told || end.committed || tp.visible == 0 || end.verb == "failed" && tx.commitAsked[k] {
 			continue
 		}
 		if !out.room() {
 			continue
 		}
-		first := tp.visible[0]
+		first := tp.firstVisible
 		what := "reported " + end.verb
 		if end.verb == "failed" {
 			what += " without asking to commit"
 		}
 		out.add(violation(InvTxn, max(end.at, t.decidedAt(views, first)), fmt.Sprintf("aborted read: %s was %s, but %d of its records are visible to read_committed: %s first",
-			k.describe(t.cfg), what, len(tp.visible), t.where(views, first))))
+			k.describe(t.cfg), what, tp.visible, t.where(views, first))))
 	}
 	// Torn transactions.
-	for _, k := range keys {
-		tp := byTxn[k]
-		if len(tp.visible) == 0 || len(tp.aborted) == 0 || !out.room() {
+	for i := range sc.parts {
+		tp := &sc.parts[i]
+		if tp.visible == 0 || tp.aborted == 0 || !out.room() {
 			continue
 		}
-		v, a := tp.visible[0], tp.aborted[0]
+		v, a := tp.firstVisible, tp.firstAborted
 		out.add(violation(InvTxn, max(t.decidedAt(views, v), t.decidedAt(views, a)), fmt.Sprintf("torn transaction: %s has %d records visible to read_committed and %d aborted: %s, %s",
-			k.describe(t.cfg), len(tp.visible), len(tp.aborted), t.where(views, v), t.where(views, a))))
+			tp.k.describe(t.cfg), tp.visible, tp.aborted, t.where(views, v), t.where(views, a))))
 	}
-	// Lost committed writes.
-	ended := slices.SortedFunc(maps.Keys(tx.ends), compareKeys)
-	for _, k := range ended {
-		end := tx.ends[k]
-		if !end.committed {
-			continue
+	t.lostWrites(&out, views)
+	// COMMIT markers that decided several transactions: per marker (in
+	// log order), its transactions in key order, each with its first
+	// entry.
+	slices.SortFunc(sc.mixed, func(a, b mixRef) int {
+		if c := cmp.Compare(a.p, b.p); c != 0 {
+			return c
 		}
-		var lost []model.RecordID
-		for _, id := range end.ids {
-			if !visible[id] && !stuck[id] {
-				lost = append(lost, id)
+		if c := cmp.Compare(a.marker, b.marker); c != 0 {
+			return c
+		}
+		if c := compareKeys(a.k, b.k); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	for lo := 0; lo < len(sc.mixed); {
+		m := sc.mixed[lo]
+		hi, keys := lo, 0
+		for ; hi < len(sc.mixed) && sc.mixed[hi].p == m.p && sc.mixed[hi].marker == m.marker; hi++ {
+			if hi == lo || sc.mixed[hi].k != sc.mixed[hi-1].k {
+				keys++
 			}
 		}
-		if len(lost) == 0 || !out.room() {
+		if keys >= 2 && out.room() {
+			log := lv.logs[m.p]
+			mk := &log[m.marker]
+			var parts []string
+			for j := lo; j < hi; j++ {
+				if r := sc.mixed[j]; j == lo || r.k != sc.mixed[j-1].k {
+					parts = append(parts, fmt.Sprintf("%s (first at offset %d)", r.k.describe(t.cfg), log[r.i].FirstOffset))
+				}
+			}
+			out.add(violation(InvTxn, mk.AppendedAt, fmt.Sprintf("mixed commit: the COMMIT for pid %d at p%d offset %d decided batches of %d transactions: %s",
+				mk.Batch.PID, m.p, mk.FirstOffset, keys, strings.Join(parts, ", "))))
+		}
+		lo = hi
+	}
+	vs := out.report(InvTxn, lv.end)
+	sc.done(out.vs)
+	return vs
+}
+
+// lostWrites reports the lost committed writes: per transaction its
+// application was told committed, in key order, the acknowledged records
+// visible nowhere (neither read nor above a stuck LSO).
+func (t *txnInv) lostWrites(out *capped, views []rcView) {
+	lv, tx, sc := t.lv, &t.lv.tx, &t.fin
+	for k, end := range tx.ends {
+		if end.committed {
+			sc.keys = append(sc.keys, k)
+			for _, id := range tx.endIDs(end) {
+				sc.wanted = append(sc.wanted, wantedRec{id: id})
+			}
+		}
+	}
+	if len(sc.keys) == 0 {
+		return
+	}
+	slices.SortFunc(sc.keys, compareKeys)
+	slices.SortFunc(sc.wanted, func(a, b wantedRec) int { return compareIDs(a.id, b.id) })
+	sc.wanted = slices.CompactFunc(sc.wanted, func(a, b wantedRec) bool { return a.id == b.id })
+	// What became of each wanted record, over every copy in log order.
+	for p := range lv.logs {
+		log, v := lv.logs[p], &views[p]
+		for i := range log {
+			f := v.fate[i]
+			if f == fateMarker {
+				continue
+			}
+			for j, r := range log[i].Batch.Records {
+				w, ok := slices.BinarySearchFunc(sc.wanted, r.ID, func(w wantedRec, id model.RecordID) int { return compareIDs(w.id, id) })
+				if !ok {
+					continue
+				}
+				rec := &sc.wanted[w]
+				switch f {
+				case fateVisible:
+					rec.visible = true
+				case fateStuck:
+					rec.stuck = true
+				case fateAborted:
+					if !rec.aborted {
+						rec.aborted, rec.abortedAt = true, place{int32(p), i, j}
+					}
+				}
+			}
+		}
+	}
+	for _, k := range sc.keys {
+		end := tx.ends[k]
+		ids := tx.endIDs(end)
+		var lost int
+		var first *wantedRec
+		for _, id := range ids {
+			w, _ := slices.BinarySearchFunc(sc.wanted, id, func(w wantedRec, id model.RecordID) int { return compareIDs(w.id, id) })
+			if rec := &sc.wanted[w]; !rec.visible && !rec.stuck {
+				if lost == 0 {
+					first = rec
+				}
+				lost++
+			}
+		}
+		if lost == 0 || !out.room() {
 			continue
 		}
-		id := lost[0]
-		at, why := end.at, string(id.AppendID(nil))+" is in no log"
-		if pl, ok := abortedAt[id]; ok {
-			at, why = max(at, t.decidedAt(views, pl)), t.where(views, pl)
+		at, why := end.at, string(first.id.AppendID(nil))+" is in no log"
+		if first.aborted {
+			at, why = max(at, t.decidedAt(views, first.abortedAt)), t.where(views, first.abortedAt)
 		}
 		out.add(violation(InvTxn, at, fmt.Sprintf("lost committed write: %s was reported committed, but %d of its %d acknowledged records are not visible to read_committed: %s first",
-			k.describe(t.cfg), len(lost), len(end.ids), why)))
+			k.describe(t.cfg), lost, len(ids), why)))
 	}
-	// COMMIT markers that decided several transactions.
-	refs := slices.SortedFunc(maps.Keys(mixed), func(a, b markerRef) int {
-		if a.p != b.p {
-			return int(a.p - b.p)
-		}
-		return a.i - b.i
-	})
-	for _, m := range refs {
-		ks := mixed[m]
-		if len(ks) < 2 || !out.room() {
-			continue
-		}
-		mk := &lv.logs[m.p][m.i]
-		var parts []string
-		for _, k := range slices.SortedFunc(maps.Keys(ks), compareKeys) {
-			parts = append(parts, fmt.Sprintf("%s (first at offset %d)", k.describe(t.cfg), lv.logs[m.p][ks[k]].FirstOffset))
-		}
-		out.add(violation(InvTxn, mk.AppendedAt, fmt.Sprintf("mixed commit: the COMMIT for pid %d at p%d offset %d decided batches of %d transactions: %s",
-			mk.Batch.PID, m.p, mk.FirstOffset, len(ks), strings.Join(parts, ", "))))
-	}
-	return out.report(InvTxn, lv.end)
 }
 
 // decidedAt returns when the record at pl was decided: the append time

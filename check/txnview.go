@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
@@ -43,17 +44,19 @@ func (k txnKey) describe(cfg Config) string {
 }
 
 // txnEnd is what an instance told its application about one transaction
-// ([model.ObsTxnOutcome]).
+// ([model.ObsTxnOutcome]). Its acknowledged records are
+// txnFacts.ids[from:to].
 type txnEnd struct {
 	verb      string // "committed", "aborted" or "failed"
 	committed bool
 	at        sim.Time
-	ids       []model.RecordID
+	from, to  int32
 }
 
 // coordState is the latest state the coordinator installed for one
 // transactional id ([model.ObsTxnState]).
 type coordState struct {
+	id    string // the transactional id
 	pid   model.ProducerID
 	epoch int16
 	state model.TxnState
@@ -76,26 +79,44 @@ type txnFacts struct {
 	// transaction of each entry (the zero key for markers and
 	// non-transactional data).
 	src [][]txnKey
-	// ends holds each transaction's reported end; commitAsked the
-	// transactions whose EndTxn(COMMIT) went on the wire.
+	// ends holds each transaction's reported end, ids their
+	// acknowledged records; commitAsked the transactions whose
+	// EndTxn(COMMIT) went on the wire.
 	ends        map[txnKey]txnEnd
+	ids         []model.RecordID
 	commitAsked map[txnKey]bool
 	// ended is, per (partition, pid, instance node, incarnation), the
 	// highest ordinal of that instance a marker for pid closed on the
 	// partition, and that marker's offset.
 	ended map[[4]int64][2]int64
 	// open holds, per (partition, pid), the keys of the entries of the
-	// transaction open there.
-	open map[[2]int64][]txnKey
-	// coord holds the latest coordinator state per transactional id;
-	// sawCoord tells whether the stream had any.
-	coord    map[string]coordState
+	// transaction open there (a key whose transaction ended keeps its
+	// emptied list, for the next).
+	open openTable[txnKey]
+	// coord holds the latest coordinator state per transactional id, by
+	// id; sawCoord tells whether the stream had any.
+	coord    []coordState
 	sawCoord bool
 }
 
-func newTxnFacts() txnFacts {
-	return txnFacts{inc: map[int32]int32{}, sentInc: map[[3]int64]int32{}, ends: map[txnKey]txnEnd{},
-		commitAsked: map[txnKey]bool{}, ended: map[[4]int64][2]int64{}, open: map[[2]int64][]txnKey{}, coord: map[string]coordState{}}
+// reset empties the facts for a new run, keeping their memory.
+func (f *txnFacts) reset() {
+	f.inc = cleared(f.inc)
+	f.sentInc = cleared(f.sentInc)
+	f.src = truncatedAll(f.src)
+	f.ends = cleared(f.ends)
+	f.ids = truncated(f.ids)
+	f.commitAsked = cleared(f.commitAsked)
+	f.ended = cleared(f.ended)
+	f.open.reset()
+	for i := range f.coord {
+		f.coord[i] = coordState{parts: f.coord[i].parts[:0]}
+	}
+	f.coord = f.coord[:0]
+	if f.coord == nil {
+		f.coord = []coordState{}
+	}
+	f.sawCoord = false
 }
 
 // keyOf returns the transaction of an appended data batch.
@@ -148,16 +169,18 @@ func (f *txnFacts) observe(o *model.Obs) {
 		k := f.keyOf(o)
 		f.push(o.Batch.Partition, k)
 		if o.Batch.Transactional {
-			ok := [2]int64{int64(o.Batch.Partition), int64(o.Batch.PID)}
-			f.open[ok] = append(f.open[ok], k)
+			f.open.add([2]int64{int64(o.Batch.Partition), int64(o.Batch.PID)}, k)
 		}
 	case model.ObsMarker:
 		if o.Err != model.ErrNone {
 			return
 		}
 		f.push(o.Partition, txnKey{})
-		ok := [2]int64{int64(o.Partition), int64(o.PID)}
-		for _, k := range f.open[ok] {
+		pend := f.open.find([2]int64{int64(o.Partition), int64(o.PID)})
+		if pend == nil {
+			return
+		}
+		for _, k := range pend.list {
 			if !k.known() {
 				continue
 			}
@@ -166,24 +189,48 @@ func (f *txnFacts) observe(o *model.Obs) {
 				f.ended[ek] = [2]int64{int64(k.ord), o.Result.FirstOffset}
 			}
 		}
-		delete(f.open, ok)
+		pend.list = pend.list[:0]
 	case model.ObsTxnOutcome:
 		if o.Txn <= 0 {
 			return
 		}
-		f.ends[txnKey{node: o.Node, inc: f.inc[o.Node], ord: o.Txn}] = txnEnd{verb: o.Text, committed: o.Flag, at: o.At, ids: slices.Clone(o.IDs)}
+		from := len(f.ids)
+		f.ids = append(f.ids, o.IDs...)
+		f.ends[txnKey{node: o.Node, inc: f.inc[o.Node], ord: o.Txn}] = txnEnd{verb: o.Text, committed: o.Flag, at: o.At, from: int32(from), to: int32(len(f.ids))}
 	case model.ObsTxnState:
 		f.sawCoord = true
-		f.coord[o.Text] = coordState{pid: o.PID, epoch: o.Epoch, state: model.TxnState(o.N), parts: slices.Clone(o.Parts), at: o.At}
+		c := f.coordOf(o.Text)
+		c.pid, c.epoch, c.state, c.at = o.PID, o.Epoch, model.TxnState(o.N), o.At
+		c.parts = append(c.parts[:0], o.Parts...)
 	}
+}
+
+// endIDs returns the acknowledged records of a reported end.
+func (f *txnFacts) endIDs(e txnEnd) []model.RecordID { return f.ids[e.from:e.to] }
+
+// coordOf returns transactional id's coordinator state, adding it (in id
+// order, reusing the memory of an entry an earlier run left behind the
+// slice's length) when the stream had none yet.
+func (f *txnFacts) coordOf(id string) *coordState {
+	i, found := slices.BinarySearchFunc(f.coord, id, func(c coordState, id string) int { return strings.Compare(c.id, id) })
+	if !found {
+		n := len(f.coord)
+		if n < cap(f.coord) {
+			f.coord = f.coord[:n+1]
+		} else {
+			f.coord = append(f.coord, coordState{})
+		}
+		spare := f.coord[n]
+		copy(f.coord[i+1:], f.coord[i:n])
+		f.coord[i] = coordState{id: id, parts: spare.parts[:0]}
+	}
+	return &f.coord[i]
 }
 
 // push records the transaction of the entry just appended to partition
 // p's log.
 func (f *txnFacts) push(p int32, k txnKey) {
-	for int(p) >= len(f.src) {
-		f.src = append(f.src, nil)
-	}
+	f.src = grown(f.src, int(p))
 	f.src[p] = append(f.src[p], k)
 }
 
@@ -240,30 +287,83 @@ type rcView struct {
 
 // readCommitted computes the read_committed view of a partition's log.
 func readCommitted(log []model.LogEntry) rcView {
-	v := rcView{fate: make([]fate, len(log)), decider: make([]int, len(log)), pin: -1}
-	open := map[model.ProducerID][]int{}
+	var v rcView
+	var sc rcScratch
+	v.compute(log, &sc)
+	return v
+}
+
+// rcScratch is what computing a view needs and does not keep: per entry,
+// the previous entry of its producer's open transaction (-1 for the
+// first); per producer with an open transaction, its latest entry. Both
+// are emptied after each view.
+type rcScratch struct {
+	prev []int32
+	open []openTxn
+}
+
+// openTxn is a producer id's open transaction while a view is computed:
+// the index of its latest entry.
+type openTxn struct {
+	pid  model.ProducerID
+	last int32
+}
+
+func (sc *rcScratch) reset() {
+	sc.prev = truncated(sc.prev)
+	sc.open = truncated(sc.open)
+}
+
+// find returns the index in sc.open of pid's open transaction, or -1.
+func (sc *rcScratch) find(pid model.ProducerID) int {
+	for i := range sc.open {
+		if sc.open[i].pid == pid {
+			return i
+		}
+	}
+	return -1
+}
+
+// compute makes v the read_committed view of log, reusing v's memory.
+func (v *rcView) compute(log []model.LogEntry, sc *rcScratch) {
+	n := len(log)
+	v.fate, v.decider = resized(v.fate, n), resized(v.decider, n)
+	v.lso, v.leo, v.pin = 0, 0, -1
+	prev := resized(sc.prev, n)
 	for i := range log {
 		e := &log[i]
-		v.decider[i] = -1
+		v.fate[i], v.decider[i], prev[i] = fateMarker, -1, -1
 		v.leo = e.LastOffset + 1
 		switch {
 		case e.Marker != model.MarkerNone:
-			v.fate[i] = fateMarker
-			for _, j := range open[e.Batch.PID] {
+			k := sc.find(e.Batch.PID)
+			if k < 0 {
+				continue
+			}
+			for j := sc.open[k].last; j >= 0; j = prev[j] {
 				v.decider[j] = i
 				if e.Marker == model.MarkerAbort {
 					v.fate[j] = fateAborted
 				}
 			}
-			delete(open, e.Batch.PID)
+			sc.open = slices.Delete(sc.open, k, k+1)
 		case e.Batch.Transactional:
-			open[e.Batch.PID] = append(open[e.Batch.PID], i)
+			k := sc.find(e.Batch.PID)
+			if k < 0 {
+				sc.open = append(sc.open, openTxn{pid: e.Batch.PID, last: -1})
+				k = len(sc.open) - 1
+			}
+			prev[i], sc.open[k].last = sc.open[k].last, int32(i)
 		}
 	}
 	v.lso = v.leo
-	for _, idx := range open {
-		if f := log[idx[0]].FirstOffset; f < v.lso {
-			v.lso, v.pin = f, idx[0]
+	for _, t := range sc.open {
+		first := t.last
+		for prev[first] >= 0 {
+			first = prev[first]
+		}
+		if f := log[first].FirstOffset; f < v.lso {
+			v.lso, v.pin = f, int(first)
 		}
 	}
 	// Data not aborted is read below the LSO and stuck above it.
@@ -276,5 +376,31 @@ func readCommitted(log []model.LogEntry) rcView {
 			}
 		}
 	}
-	return v
+	sc.prev = prev[:0]
+	sc.open = sc.open[:0]
+}
+
+// truncatedViews empties views, keeping each view's memory behind its
+// length.
+func truncatedViews(views []rcView) []rcView {
+	for i := range views {
+		views[i].fate, views[i].decider = views[i].fate[:0], views[i].decider[:0]
+	}
+	if views == nil {
+		return []rcView{}
+	}
+	return views[:0]
+}
+
+// rcViews returns every partition's read_committed view, computed once
+// while the suite judges (the suite empties them after Finish).
+func (lv *logView) rcViews() []rcView {
+	if len(lv.views) == len(lv.logs) {
+		return lv.views
+	}
+	lv.views = resized(lv.views, len(lv.logs))
+	for p := range lv.logs {
+		lv.views[p].compute(lv.logs[p], &lv.rc)
+	}
+	return lv.views
 }

@@ -90,7 +90,7 @@ func (w *World) recycle() *World {
 		outBufs: outBufs, obsBufs: obsBufs,
 		nodes: nodes[:0],
 		dests: w.dests[:0], connRows: w.connRows[:0], reqCount: w.reqCount[:0],
-		trace: trace, stats: stats, nw: w.nw,
+		trace: trace, stats: stats, nw: w.nw, chk: w.chk,
 	}
 	clear(w.srvConns[:cap(w.srvConns)])
 	return w

@@ -367,7 +367,12 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 	// The readers of the observation stream.
 	w.trace = newTraceWriter(w.names, w.trace)
 	w.stats = newStats(w, w.stats)
-	w.chk = check.NewSuite(check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names, Replicated: w.repl != nil})
+	ccfg := check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names, Replicated: w.repl != nil}
+	if w.chk == nil {
+		w.chk = check.NewSuite(ccfg)
+	} else {
+		w.chk.Reset(ccfg) // a recycled suite (runner.go)
+	}
 	w.bumps = &coordBumps{}
 	w.obs = []model.Observer{w.trace, w.stats, w.chk, w.bumps}
 	return w, nil

@@ -16,6 +16,17 @@ type coordBumps struct {
 	n    int64
 }
 
+// newCoordBumps returns a new counter, in old's memory when old is not nil
+// (a finished run's: runner.go).
+func newCoordBumps(old *coordBumps) *coordBumps {
+	if old == nil {
+		return &coordBumps{last: map[model.ProducerID]int16{}}
+	}
+	clear(old.last)
+	*old = coordBumps{last: old.last}
+	return old
+}
+
 func (c *coordBumps) Observe(o *model.Obs) {
 	if o.Kind != model.ObsEpoch || o.Err != model.ErrNone || o.PID == model.NoProducerID || o.Epoch < 0 {
 		return

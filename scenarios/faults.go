@@ -110,7 +110,10 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 // producer instances (clients; a scripted world's free slots left out),
 // servers, and among them the brokers.
 func (w *World) faultNodes() faults.Nodes {
-	var nodes faults.Nodes
+	// One array for the four lists.
+	n := len(w.nodes)
+	buf := make([]string, 4*n)
+	nodes := faults.Nodes{Clients: buf[:0:n], Servers: buf[n : n : 2*n], Brokers: buf[2*n : 2*n : 3*n], Controllers: buf[3*n : 3*n : 4*n]}
 	for i := range w.nodes {
 		nd := &w.nodes[i]
 		switch nd.kind {

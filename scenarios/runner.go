@@ -90,7 +90,8 @@ func (w *World) recycle() *World {
 		outBufs: outBufs, obsBufs: obsBufs,
 		nodes: nodes[:0],
 		dests: w.dests[:0], connRows: w.connRows[:0], reqCount: w.reqCount[:0],
-		trace: trace, stats: stats, nw: w.nw, chk: w.chk,
+		trace: trace, stats: stats, nw: w.nw, chk: w.chk, bumps: w.bumps,
+		obs: w.obs[:0], brokerNode: w.brokerNode[:0],
 	}
 	clear(w.srvConns[:cap(w.srvConns)])
 	return w

@@ -312,8 +312,9 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 		// network and the readers are sized once.
 		w.script.reserve(w)
 	}
+	w.names = make([]string, len(w.nodes))
 	for i := range w.nodes {
-		w.names = append(w.names, w.nodes[i].name)
+		w.names[i] = w.nodes[i].name
 	}
 
 	ncfg, err := netConfig(vals)
@@ -373,8 +374,8 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 	} else {
 		w.chk.Reset(ccfg) // a recycled suite (runner.go)
 	}
-	w.bumps = &coordBumps{}
-	w.obs = []model.Observer{w.trace, w.stats, w.chk, w.bumps}
+	w.bumps = newCoordBumps(w.bumps)
+	w.obs = append(w.obs[:0], w.trace, w.stats, w.chk, w.bumps)
 	return w, nil
 }
 

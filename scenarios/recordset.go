@@ -5,19 +5,21 @@ import "github.com/idemsim/idemsim/model"
 // recordSet is a producer instance's unresolved records, by message
 // number: those sent through it whose outcome it has not learned. The
 // members are a window of an application's dense message numbers (sent in
-// order, resolved mostly in order), so they are kept in one slice from
+// order, resolved mostly in order), so they are kept in one buffer from
 // the smallest member to the largest, a record (48 bytes) and a presence
 // byte per slot, where a map spent about 170 bytes per record and an
-// allocation every few records. The form is canonical: the window starts
-// at the smallest member and ends at the largest, and absent slots are
-// zero, so equal sets are equal values; the state hash walks only the
-// members (statehash.go).
+// allocation every few records. The window slides along the buffer and
+// moves back to its start when it reaches the end, so a steady stream of
+// records reuses one buffer. Absent slots are zero; the state hash walks
+// only the members (statehash.go).
 type recordSet struct {
-	// base is the message number of slot 0; recs[i] holds message base+i
-	// when present[i].
-	base    int64
-	recs    []model.Record
-	present []bool
+	// base is the message number of the window's first slot, off that
+	// slot's index in the buffers, and size the window's length:
+	// recs[off+i] holds message base+i when present[off+i].
+	base      int64
+	off, size int
+	recs      []model.Record
+	present   []bool
 	// n counts the members.
 	n int
 }
@@ -25,13 +27,21 @@ type recordSet struct {
 // len returns the number of members.
 func (s *recordSet) len() int { return s.n }
 
+// slot returns n's index in the buffers, or -1 outside the window.
+func (s *recordSet) slot(n int64) int {
+	i := n - s.base
+	if i < 0 || i >= int64(s.size) {
+		return -1
+	}
+	return s.off + int(i)
+}
+
 // get returns member n.
 func (s *recordSet) get(n int64) (model.Record, bool) {
-	i := n - s.base
-	if i < 0 || i >= int64(len(s.recs)) || !s.present[i] {
-		return model.Record{}, false
+	if i := s.slot(n); i >= 0 && s.present[i] {
+		return s.recs[i], true
 	}
-	return s.recs[i], true
+	return model.Record{}, false
 }
 
 // has reports whether n is a member.
@@ -43,68 +53,92 @@ func (s *recordSet) has(n int64) bool {
 // put adds rec (or replaces the member with its message number).
 func (s *recordSet) put(rec model.Record) {
 	n := rec.ID.N
+	if s.n == 0 {
+		s.base, s.off, s.size = n, 0, 0
+	}
 	switch {
-	case s.n == 0:
-		s.base = n
-		s.recs, s.present = append(s.recs[:0], rec), append(s.present[:0], true)
-		s.n = 1
-		return
 	case n < s.base:
 		// Below the window (a record handed over from an older
-		// instance): open slots at the front.
-		k := int(s.base - n)
-		s.recs = append(make([]model.Record, k, k+len(s.recs)), s.recs...)
-		s.present = append(make([]bool, k, k+len(s.present)), s.present...)
+		// instance): the window grows at the front.
+		s.reserve(int(s.base-n), s.size+int(s.base-n))
 		s.base = n
-	case n-s.base >= int64(len(s.recs)):
-		k := int(n-s.base) + 1 - len(s.recs)
-		s.recs = append(s.recs, make([]model.Record, k)...)
-		s.present = append(s.present, make([]bool, k)...)
+	case n-s.base >= int64(s.size):
+		s.reserve(0, int(n-s.base)+1)
 	}
-	i := n - s.base
+	i := s.slot(n)
 	if !s.present[i] {
 		s.n++
 	}
 	s.recs[i], s.present[i] = rec, true
 }
 
+// reserve makes the window size slots long, with front new slots before
+// the old ones (new slots are absent). When it does not fit where it is,
+// the window moves to the start of the buffers, or to new ones when it
+// would fill more than half of them (so that moves stay rare: a window
+// that slides along the buffer moves once per half buffer). Every slot
+// outside the window is zero.
+func (s *recordSet) reserve(front, size int) {
+	if front == 0 && s.off+size <= len(s.recs) {
+		s.size = size
+		return
+	}
+	old := s.size
+	if 2*size > len(s.recs) {
+		recs := make([]model.Record, max(4*size, 8))
+		present := make([]bool, len(recs))
+		copy(recs[front:], s.recs[s.off:s.off+old])
+		copy(present[front:], s.present[s.off:s.off+old])
+		s.recs, s.present = recs, present
+	} else {
+		copy(s.recs[front:], s.recs[s.off:s.off+old]) // overlapping: a memmove
+		copy(s.present[front:], s.present[s.off:s.off+old])
+		// What the move left behind: the old window's slots outside the
+		// new one's moved part, and the new front slots.
+		clear(s.recs[:front])
+		clear(s.present[:front])
+		if lo := max(front+old, s.off); lo < s.off+old {
+			clear(s.recs[lo : s.off+old])
+			clear(s.present[lo : s.off+old])
+		}
+	}
+	s.off, s.size = 0, size
+}
+
 // delete removes member n, if present.
 func (s *recordSet) delete(n int64) {
-	i := n - s.base
-	if i < 0 || i >= int64(len(s.recs)) || !s.present[i] {
+	i := s.slot(n)
+	if i < 0 || !s.present[i] {
 		return
 	}
 	s.recs[i], s.present[i] = model.Record{}, false
 	s.n--
 	if s.n == 0 {
-		s.clear()
+		s.base, s.off, s.size = 0, 0, 0
 		return
 	}
-	// Keep the window tight: drop absent slots at both ends. The front's
-	// storage is reclaimed when the slice next grows.
-	k := 0
-	for !s.present[k] {
-		k++
+	// Keep the window tight: drop absent slots at both ends.
+	for !s.present[s.off] {
+		s.off++
+		s.size--
+		s.base++
 	}
-	s.recs, s.present, s.base = s.recs[k:], s.present[k:], s.base+int64(k)
-	e := len(s.recs)
-	for !s.present[e-1] {
-		e--
+	for !s.present[s.off+s.size-1] {
+		s.size--
 	}
-	s.recs, s.present = s.recs[:e], s.present[:e]
 }
 
 // clear removes every member, keeping the storage.
 func (s *recordSet) clear() {
-	clear(s.recs)
-	clear(s.present)
-	s.recs, s.present, s.base, s.n = s.recs[:0], s.present[:0], 0, 0
+	clear(s.recs[s.off : s.off+s.size])
+	clear(s.present[s.off : s.off+s.size])
+	s.base, s.off, s.size, s.n = 0, 0, 0, 0
 }
 
 // each calls f for every member, in increasing message number.
 func (s *recordSet) each(f func(rec model.Record)) {
-	for i, ok := range s.present {
-		if ok {
+	for i := s.off; i < s.off+s.size; i++ {
+		if s.present[i] {
 			f(s.recs[i])
 		}
 	}

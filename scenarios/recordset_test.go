@@ -53,19 +53,42 @@ func TestRecordSetAsMap(t *testing.T) {
 				t.Fatalf("members %v, map %v", got, m)
 			}
 			if len(keys) == 0 {
-				if len(s.recs) != 0 || s.base != 0 {
-					t.Fatalf("empty set with window %d at %d", len(s.recs), s.base)
+				if s.size != 0 {
+					t.Fatalf("empty set with a window of %d", s.size)
 				}
-				continue
+			} else if s.base != keys[0] || int64(s.size) != keys[len(keys)-1]-keys[0]+1 {
+				t.Fatalf("window [%d, +%d) for members %v", s.base, s.size, keys)
 			}
-			if s.base != keys[0] || int64(len(s.recs)) != keys[len(keys)-1]-keys[0]+1 {
-				t.Fatalf("window [%d, +%d) for members %v", s.base, len(s.recs), keys)
-			}
-			for j, ok := range s.present {
-				if !ok && !reflect.ValueOf(s.recs[j]).IsZero() {
-					t.Fatalf("absent slot %d holds %v", j, s.recs[j])
+			for j := range s.recs {
+				in := j >= s.off && j < s.off+s.size
+				if (!in || !s.present[j]) && (s.present[j] || !reflect.ValueOf(s.recs[j]).IsZero()) {
+					t.Fatalf("slot %d (window [%d, %d)) absent but holds %v", j, s.off, s.off+s.size, s.recs[j])
 				}
 			}
 		}
 	})
+}
+
+// TestRecordSetSlides: a window of five records sliding over many
+// (records sent in order, each resolved five sends later) reuses one
+// buffer.
+func TestRecordSetSlides(t *testing.T) {
+	var s recordSet
+	var n int64
+	slide := func() {
+		for range 10_000 {
+			s.put(model.Record{ID: model.RecordID{N: n}})
+			if n >= 5 {
+				s.delete(n - 5)
+			}
+			n++
+		}
+	}
+	slide()
+	if a := testing.AllocsPerRun(5, slide); a != 0 {
+		t.Fatalf("%v allocations per 10,000 records", a)
+	}
+	if s.len() != 5 || len(s.recs) > 64 {
+		t.Fatalf("%d members in a buffer of %d", s.len(), len(s.recs))
+	}
 }

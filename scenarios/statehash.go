@@ -427,7 +427,8 @@ func (h *stateHasher) value(v reflect.Value) {
 		// The members, in order: not the window's storage.
 		h.u64(uint64(v.FieldByName("n").Int()))
 		present, recs := v.FieldByName("present"), v.FieldByName("recs")
-		for i := range present.Len() {
+		off := int(v.FieldByName("off").Int())
+		for i := off; i < off+int(v.FieldByName("size").Int()); i++ {
 			if present.Index(i).Bool() {
 				h.value(recs.Index(i))
 			}

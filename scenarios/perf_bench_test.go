@@ -151,9 +151,33 @@ func BenchmarkBacklog(b *testing.B) {
 					b.ReportMetric(per/base, "x-10k(target~1)")
 				}
 				b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(b.N)/float64(n), "allocB/record")
+				b.ReportMetric(float64(liveAtEnd(b, Spec{Scenario: sc, Seed: 1, Sets: sets}))/float64(n), "liveB/record(target<=100)")
 			})
 		}
 	}
+}
+
+// liveAtEnd runs spec once more, untimed, and returns the heap it holds
+// live at its end (after the checkers' verdicts, with the World, its logs,
+// nodes and checkers all reachable) over the heap live before it: what a
+// run keeps per record, the logs and checkers above all. It is an upper
+// bound of the backlog target's "checker and log" memory.
+func liveAtEnd(b *testing.B, spec Spec) uint64 {
+	var before, at runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	runEndHook = func() {
+		runtime.GC()
+		runtime.ReadMemStats(&at)
+	}
+	defer func() { runEndHook = nil }()
+	if _, err := Run(spec); err != nil {
+		b.Fatal(err)
+	}
+	if at.HeapAlloc < before.HeapAlloc {
+		return 0
+	}
+	return at.HeapAlloc - before.HeapAlloc
 }
 
 // BenchmarkGrowth shows how the cost of an ackloss run grows with what it

@@ -306,6 +306,9 @@ func (w *World) run(spec Spec, res *Resolved) (*Result, error) {
 	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stopText, N: pending, Abandoned: abandoned, Until: w.planEnd})
 
 	counts, vs := w.chk.Finish()
+	if runEndHook != nil {
+		runEndHook() // a benchmark's: the whole World is still live
+	}
 	st := w.stats
 	r := &Result{
 		Scenario: sc.Name, Seed: spec.Seed, Idempotence: pcfg.EnableIdempotence,
@@ -337,6 +340,11 @@ func (w *World) run(spec Spec, res *Resolved) (*Result, error) {
 	r.Bugs, r.Reproduce = append([]string{}, spec.Bugs...), reproduceHead+strconv.FormatUint(spec.Seed, 10)+res.reproduceTail
 	return r, nil
 }
+
+// runEndHook, when set (by a benchmark, perf_bench_test.go), is called at
+// the end of every run, after the checkers' verdicts, while the run's
+// World, its logs and its checkers are all still live.
+var runEndHook func()
 
 // DefaultMaxState is the default [Spec.MaxState]: a few hundred MB of run
 // state at the few hundred bytes each unit takes. Healthy runs hold tens

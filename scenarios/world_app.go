@@ -285,4 +285,26 @@ func (w *World) pushOuts(outs []model.Out) []model.Out {
 	return b
 }
 
-func (w *World) popOuts() { w.depth-- }
+// popOuts ends the use of the current depth's buffers. Their used slots
+// are cleared, so that they keep no message, note or batch of the effects
+// alive; a buffer a burst grew past maxKeptOuts (the producer expiring a
+// whole backlog at once) is dropped rather than kept for the rest of the
+// run.
+func (w *World) popOuts() {
+	w.depth--
+	if b := w.outBufs[w.depth]; cap(b) > maxKeptOuts {
+		w.outBufs[w.depth] = nil
+	} else {
+		clear(b)
+		w.outBufs[w.depth] = b[:0]
+	}
+	if b := w.obsBufs[w.depth]; cap(b) > maxKeptOuts {
+		w.obsBufs[w.depth] = nil
+	} else {
+		clear(b)
+		w.obsBufs[w.depth] = b[:0]
+	}
+}
+
+// maxKeptOuts is the largest effect buffer kept for reuse, in effects.
+const maxKeptOuts = 1024

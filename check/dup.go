@@ -39,7 +39,7 @@ func (d *dup) Finish() []Violation {
 			}
 			for j := range e.Batch.Records {
 				r := &e.Batch.Records[j]
-				if d.lv.copies[r.ID] <= 1 {
+				if d.lv.recs.copies(r.ID) <= 1 {
 					continue
 				}
 				if seen[r.ID] {

@@ -2,7 +2,6 @@ package check
 
 import (
 	"cmp"
-	"slices"
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
@@ -22,18 +21,17 @@ type logView struct {
 	// transactional entries whose transaction has not ended yet (a key
 	// whose transaction ended keeps its emptied list, for the next).
 	open openTable[int]
-	// copies counts each record's committed copies so far.
-	copies map[model.RecordID]int32
+	// recs holds each record's committed copies so far, its outcome and
+	// whether its transaction was reported committed (records.go). A
+	// record sent through several producer instances (a takeover, a
+	// restart that resends) can have several outcomes: the first
+	// acknowledgement wins, else the first failure. The records of
+	// transactions the applications were told committed are those of
+	// [model.ObsTxnOutcome] with Flag.
+	recs recTable
 	// maxN is, per (app, partition the application sent to), the largest
 	// message number committed so far (first copies only).
 	maxN map[[2]int64]int64
-	// outcomes holds each record's outcome. A record sent through several
-	// producer instances (a takeover, a restart that resends) can have
-	// several: the first acknowledgement wins, else the first failure.
-	outcomes map[model.RecordID]model.Outcome
-	// txnCommitted holds the records of transactions the applications
-	// were told committed ([model.ObsTxnOutcome]).
-	txnCommitted map[model.RecordID]bool
 
 	// commits lists the records the current observation committed, in
 	// commit order; aborted counts the records it discarded (an ABORT
@@ -80,10 +78,8 @@ type commit struct {
 func (lv *logView) reset(replicated bool) {
 	lv.logs = truncatedAll(lv.logs)
 	lv.open.reset()
-	lv.copies = cleared(lv.copies)
+	lv.recs.reset()
 	lv.maxN = cleared(lv.maxN)
-	lv.outcomes = cleared(lv.outcomes)
-	lv.txnCommitted = cleared(lv.txnCommitted)
 	lv.commits = truncated(lv.commits)
 	lv.aborted = 0
 	lv.end = 0
@@ -106,14 +102,11 @@ func (lv *logView) observe(o *model.Obs) {
 	lv.aborted = 0
 	switch o.Kind {
 	case model.ObsOutcome:
-		prev, ok := lv.outcomes[o.Outcome.ID]
-		if !ok || prev.Err != model.ErrNone && o.Outcome.Err == model.ErrNone {
-			lv.outcomes[o.Outcome.ID] = o.Outcome
-		}
+		lv.recs.addOutcome(&o.Outcome)
 	case model.ObsTxnOutcome:
 		if o.Flag {
 			for _, id := range o.IDs {
-				lv.txnCommitted[id] = true
+				lv.recs.setTxnCommitted(id)
 			}
 		}
 	case model.ObsVerdict:
@@ -199,8 +192,7 @@ func (lv *logView) commit(p int32, i int) {
 	for j := range recs {
 		r := &recs[j]
 		c := commit{part: p, entry: i, rec: int32(j)}
-		n := lv.copies[r.ID] + 1
-		lv.copies[r.ID] = n
+		n := lv.recs.addCopy(r.ID)
 		if n > 1 {
 			c.again = true
 		} else {
@@ -238,13 +230,20 @@ func (lv *logView) lostAcked() []model.RecordID {
 		return lv.lost
 	}
 	lv.lostDone = true
-	for id, o := range lv.outcomes {
-		if o.Err == model.ErrNone && lv.copies[id] == 0 && (!o.Txn || lv.txnCommitted[id]) {
-			lv.lost = append(lv.lost, id)
+	t := &lv.recs
+	for i := range t.pages {
+		p := &t.pages[i]
+		for j := range p.slots {
+			s := &p.slots[j]
+			if s.flags&recAcked == 0 || s.flags&(recTxn|recTxnCommitted) == recTxn {
+				continue
+			}
+			if id := p.id(j); s.copies == 0 || s.copies == recCopiesMax && t.copiesOver[id] == 0 {
+				lv.lost = append(lv.lost, id)
+			}
 		}
 	}
-	slices.SortFunc(lv.lost, compareIDs)
-	return lv.lost
+	return lv.lost // in page order: by application, then message number
 }
 
 // compareIDs orders record ids by application, then message number.

@@ -70,7 +70,7 @@ func (l *liveLSO) Finish() []Violation {
 				continue
 			}
 			for _, r := range log[i].Batch.Records {
-				if l.lv.txnCommitted[r.ID] {
+				if l.lv.recs.txnCommitted(r.ID) {
 					waiting++
 				}
 			}

@@ -94,18 +94,18 @@ func (d *dedup) ackedOffsets() []Violation {
 // o's record, with o's digest.
 func (d *dedup) holds(o *ack) bool {
 	log := d.lv.log(o.part)
-	i, _ := slices.BinarySearchFunc(log, o.offset, func(e model.LogEntry, off int64) int {
+	i, _ := slices.BinarySearchFunc(log, o.offset, func(e logEntry, off int64) int {
 		switch {
-		case e.LastOffset < off:
+		case e.last() < off:
 			return -1
-		case e.FirstOffset > off:
+		case e.first > off:
 			return 1
 		}
 		return 0
 	})
-	if i < len(log) && log[i].FirstOffset <= o.offset && o.offset <= log[i].LastOffset && log[i].Marker == model.MarkerNone {
-		r := log[i].Batch.Records[o.offset-log[i].FirstOffset]
-		return r.ID == o.id && r.Digest == o.digest
+	if i < len(log) && log[i].first <= o.offset && o.offset <= log[i].last() && log[i].marker == model.MarkerNone {
+		r := d.lv.rec(o.part, &log[i], int(o.offset-log[i].first))
+		return r.id == o.id && r.digest == o.digest
 	}
 	return false
 }

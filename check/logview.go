@@ -14,9 +14,11 @@ import (
 // Observe sees what that observation committed (commits, aborted).
 type logView struct {
 	// logs holds, per partition, the appended data entries and markers in
-	// the order observed, which is offset order. Each entry keeps its
-	// batch by value; the records are the batch's own slice.
-	logs [][]model.LogEntry
+	// the order observed, which is offset order, compactly (logentry.go):
+	// an entry keeps no slice of the batch's. listed holds the records of
+	// the entries whose records are not a range of message numbers.
+	logs   [][]logEntry
+	listed []logRec
 	// open holds, per (pid, partition), the indices in logs of the
 	// transactional entries whose transaction has not ended yet (a key
 	// whose transaction ended keeps its emptied list, for the next).
@@ -77,6 +79,7 @@ type commit struct {
 // reset empties the view for a new run, keeping its memory (reuse.go).
 func (lv *logView) reset(replicated bool) {
 	lv.logs = truncatedAll(lv.logs)
+	lv.listed = truncated(lv.listed)
 	lv.open.reset()
 	lv.recs.reset()
 	lv.maxN = cleared(lv.maxN)
@@ -143,10 +146,11 @@ func (lv *logView) finalLog(o *model.Obs) {
 	}
 }
 
-// appendTo appends e to partition p's log and returns its index.
-func (lv *logView) appendTo(p int32, e *model.LogEntry) int {
+// appendTo appends batch b's entry (offsets first..last, appended at at,
+// of marker type m) to partition p's log and returns its index.
+func (lv *logView) appendTo(p int32, b *model.Batch, first, last int64, at sim.Time, m model.MarkerType) int {
 	lv.logs = grown(lv.logs, int(p))
-	lv.logs[p] = append(lv.logs[p], *e)
+	lv.logs[p] = append(lv.logs[p], makeEntry(b, first, last, at, m, &lv.listed))
 	return len(lv.logs[p]) - 1
 }
 
@@ -154,8 +158,7 @@ func (lv *logView) appendTo(p int32, e *model.LogEntry) int {
 // transactional one, when its transaction commits on the partition.
 func (lv *logView) appendData(o *model.Obs) {
 	p := o.Batch.Partition
-	i := lv.appendTo(p, &model.LogEntry{FirstOffset: o.Result.FirstOffset, LastOffset: o.Result.LastOffset,
-		Batch: o.Batch, AppendedAt: o.At, CoordinatorEpoch: -1})
+	i := lv.appendTo(p, &o.Batch, o.Result.FirstOffset, o.Result.LastOffset, o.At, model.MarkerNone)
 	if o.Batch.Transactional {
 		lv.open.add([2]int64{int64(o.Batch.PID), int64(p)}, i)
 		return
@@ -165,13 +168,11 @@ func (lv *logView) appendData(o *model.Obs) {
 
 // appendMarker records a written transaction marker: a COMMIT commits the
 // pid's open transactional entries on the partition, an ABORT discards
-// them. The entry mirrors the partition's (the coordinator epoch is not
-// observed and left -1).
+// them.
 func (lv *logView) appendMarker(o *model.Obs) {
 	p := o.Partition
-	lv.appendTo(p, &model.LogEntry{FirstOffset: o.Result.FirstOffset, LastOffset: o.Result.FirstOffset,
-		Batch:  model.Batch{Partition: p, PID: o.PID, Epoch: o.Epoch, FirstSeq: model.NoSequence, LastSeq: model.NoSequence, Transactional: true},
-		Marker: o.Marker, AppendedAt: o.At, CoordinatorEpoch: -1})
+	lv.appendTo(p, &model.Batch{Partition: p, PID: o.PID, Epoch: o.Epoch, FirstSeq: model.NoSequence, LastSeq: model.NoSequence, Transactional: true},
+		o.Result.FirstOffset, o.Result.FirstOffset, o.At, o.Marker)
 	pend := lv.open.find([2]int64{int64(o.PID), int64(p)})
 	if pend == nil {
 		return
@@ -180,7 +181,7 @@ func (lv *logView) appendMarker(o *model.Obs) {
 		if o.Marker == model.MarkerCommit {
 			lv.commit(p, i)
 		} else {
-			lv.aborted += int64(len(lv.logs[p][i].Batch.Records))
+			lv.aborted += int64(lv.logs[p][i].nrec)
 		}
 	}
 	pend.list = pend.list[:0]
@@ -188,19 +189,19 @@ func (lv *logView) appendMarker(o *model.Obs) {
 
 // commit makes entry i of partition p's log visible, record by record.
 func (lv *logView) commit(p int32, i int) {
-	recs := lv.logs[p][i].Batch.Records
-	for j := range recs {
-		r := &recs[j]
+	e := &lv.logs[p][i]
+	for j := range int(e.nrec) {
+		r := lv.rec(p, e, j)
 		c := commit{part: p, entry: i, rec: int32(j)}
-		n := lv.recs.addCopy(r.ID)
+		n := lv.recs.addCopy(r.id)
 		if n > 1 {
 			c.again = true
 		} else {
-			k := [2]int64{int64(r.ID.App), int64(r.Partition)}
-			if m, ok := lv.maxN[k]; ok && r.ID.N < m {
+			k := [2]int64{int64(r.id.App), int64(r.part)}
+			if m, ok := lv.maxN[k]; ok && r.id.N < m {
 				c.reordered, c.after = true, m
 			} else {
-				lv.maxN[k] = r.ID.N
+				lv.maxN[k] = r.id.N
 			}
 		}
 		lv.commits = append(lv.commits, c)
@@ -208,10 +209,10 @@ func (lv *logView) commit(p int32, i int) {
 }
 
 // entry returns the log entry a commit refers to.
-func (lv *logView) entry(c commit) *model.LogEntry { return &lv.logs[c.part][c.entry] }
+func (lv *logView) entry(c commit) *logEntry { return &lv.logs[c.part][c.entry] }
 
 // log returns partition p's log (nil when nothing was appended to it).
-func (lv *logView) log(p int32) []model.LogEntry {
+func (lv *logView) log(p int32) []logEntry {
 	if p < 0 || int(p) >= len(lv.logs) {
 		return nil
 	}

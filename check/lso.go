@@ -60,7 +60,7 @@ func (l *liveLSO) Finish() []Violation {
 			continue
 		}
 		pin := &log[v.pin]
-		why, hanging := l.hanging(pin.Batch.PID, int32(p))
+		why, hanging := l.hanging(pin.pid, int32(p))
 		if !hanging {
 			continue
 		}
@@ -69,8 +69,8 @@ func (l *liveLSO) Finish() []Violation {
 			if v.fate[i] != fateStuck {
 				continue
 			}
-			for _, r := range log[i].Batch.Records {
-				if l.lv.recs.txnCommitted(r.ID) {
+			for j := range int(log[i].nrec) {
+				if l.lv.recs.txnCommitted(l.lv.recID(&log[i], j)) {
 					waiting++
 				}
 			}
@@ -80,7 +80,7 @@ func (l *liveLSO) Finish() []Violation {
 			who = " (" + k.describe(l.cfg) + ")"
 		}
 		out = append(out, violation(LiveLSO, l.lv.end, fmt.Sprintf("p%d: the LSO is stuck at offset %d, %d below the high watermark %d, by the open transaction of pid %d%s that no coordinator will mark: %s; %d records reported committed wait above it",
-			p, v.lso, v.leo-v.lso, v.leo, pin.Batch.PID, who, why, waiting)))
+			p, v.lso, v.leo-v.lso, v.leo, pin.pid, who, why, waiting)))
 	}
 	return out
 }

@@ -289,7 +289,13 @@ type rcView struct {
 func readCommitted(log []model.LogEntry) rcView {
 	var v rcView
 	var sc rcScratch
-	v.compute(log, &sc)
+	es := make([]logEntry, len(log))
+	var listed []logRec
+	for i := range log {
+		e := &log[i]
+		es[i] = makeEntry(&e.Batch, e.FirstOffset, e.LastOffset, e.AppendedAt, e.Marker, &listed)
+	}
+	v.compute(es, &sc)
 	return v
 }
 
@@ -325,7 +331,7 @@ func (sc *rcScratch) find(pid model.ProducerID) int {
 }
 
 // compute makes v the read_committed view of log, reusing v's memory.
-func (v *rcView) compute(log []model.LogEntry, sc *rcScratch) {
+func (v *rcView) compute(log []logEntry, sc *rcScratch) {
 	n := len(log)
 	v.fate, v.decider = resized(v.fate, n), resized(v.decider, n)
 	v.lso, v.leo, v.pin = 0, 0, -1
@@ -333,24 +339,24 @@ func (v *rcView) compute(log []model.LogEntry, sc *rcScratch) {
 	for i := range log {
 		e := &log[i]
 		v.fate[i], v.decider[i], prev[i] = fateMarker, -1, -1
-		v.leo = e.LastOffset + 1
+		v.leo = e.last() + 1
 		switch {
-		case e.Marker != model.MarkerNone:
-			k := sc.find(e.Batch.PID)
+		case e.marker != model.MarkerNone:
+			k := sc.find(e.pid)
 			if k < 0 {
 				continue
 			}
 			for j := sc.open[k].last; j >= 0; j = prev[j] {
 				v.decider[j] = i
-				if e.Marker == model.MarkerAbort {
+				if e.marker == model.MarkerAbort {
 					v.fate[j] = fateAborted
 				}
 			}
 			sc.open = slices.Delete(sc.open, k, k+1)
-		case e.Batch.Transactional:
-			k := sc.find(e.Batch.PID)
+		case e.transactional():
+			k := sc.find(e.pid)
 			if k < 0 {
-				sc.open = append(sc.open, openTxn{pid: e.Batch.PID, last: -1})
+				sc.open = append(sc.open, openTxn{pid: e.pid, last: -1})
 				k = len(sc.open) - 1
 			}
 			prev[i], sc.open[k].last = sc.open[k].last, int32(i)
@@ -362,14 +368,14 @@ func (v *rcView) compute(log []model.LogEntry, sc *rcScratch) {
 		for prev[first] >= 0 {
 			first = prev[first]
 		}
-		if f := log[first].FirstOffset; f < v.lso {
+		if f := log[first].first; f < v.lso {
 			v.lso, v.pin = f, int(first)
 		}
 	}
 	// Data not aborted is read below the LSO and stuck above it.
 	for i := range log {
-		if v.fate[i] == fateMarker && log[i].Marker == model.MarkerNone {
-			if log[i].FirstOffset < v.lso {
+		if v.fate[i] == fateMarker && log[i].marker == model.MarkerNone {
+			if log[i].first < v.lso {
 				v.fate[i] = fateVisible
 			} else {
 				v.fate[i] = fateStuck

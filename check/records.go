@@ -149,7 +149,10 @@ func (t *recTable) slot(id model.RecordID) *recSlot {
 		if j < cap(p.slots) {
 			p.slots = p.slots[:j+1] // zero behind the length (reset clears)
 		} else {
-			p.slots = append(p.slots[:cap(p.slots)], make([]recSlot, j+1-cap(p.slots))...)[:j+1]
+			// Doubling, but never past the page's end.
+			grown := make([]recSlot, j+1, min(max(2*cap(p.slots), j+1, 64), recPageSize))
+			copy(grown, p.slots)
+			p.slots = grown
 		}
 	}
 	return &p.slots[j]

@@ -75,10 +75,12 @@ type txnFacts struct {
 	// request put on the wire, by (instance, server, request number on
 	// the link, which is per run), kept only when it is not 0.
 	sentInc map[[3]int64]int32
-	// src holds, per partition and parallel to logView.logs, the
-	// transaction of each entry (the zero key for markers and
-	// non-transactional data).
-	src [][]txnKey
+	// src holds, per partition, the transaction of each entry pushed
+	// that has one, by index in the order pushed (parallel to
+	// logView.logs); the others (markers, non-transactional data) have
+	// the zero key. pushed counts the entries pushed per partition.
+	src    [][]srcKey
+	pushed []int32
 	// ends holds each transaction's reported end, ids their
 	// acknowledged records; commitAsked the transactions whose
 	// EndTxn(COMMIT) went on the wire.
@@ -104,6 +106,7 @@ func (f *txnFacts) reset() {
 	f.inc = cleared(f.inc)
 	f.sentInc = cleared(f.sentInc)
 	f.src = truncatedAll(f.src)
+	f.pushed = truncated(f.pushed)
 	f.ends = cleared(f.ends)
 	f.ids = truncated(f.ids)
 	f.commitAsked = cleared(f.commitAsked)
@@ -230,14 +233,31 @@ func (f *txnFacts) coordOf(id string) *coordState {
 // push records the transaction of the entry just appended to partition
 // p's log.
 func (f *txnFacts) push(p int32, k txnKey) {
-	f.src = grown(f.src, int(p))
-	f.src[p] = append(f.src[p], k)
+	for len(f.pushed) <= int(p) {
+		f.pushed = append(f.pushed, 0)
+	}
+	i := f.pushed[p]
+	f.pushed[p]++
+	if k.known() {
+		f.src = grown(f.src, int(p))
+		f.src[p] = append(f.src[p], srcKey{i: i, k: k})
+	}
+}
+
+// srcKey is the transaction k of entry i of a partition's log.
+type srcKey struct {
+	i int32
+	k txnKey
 }
 
 // key returns the transaction of entry i of partition p's log.
 func (f *txnFacts) key(p int32, i int) txnKey {
-	if int(p) < len(f.src) && i < len(f.src[p]) {
-		return f.src[p][i]
+	if p < 0 || int(p) >= len(f.src) {
+		return txnKey{}
+	}
+	s := f.src[p]
+	if j, ok := slices.BinarySearchFunc(s, int32(i), func(e srcKey, i int32) int { return cmp.Compare(e.i, i) }); ok {
+		return s[j].k
 	}
 	return txnKey{}
 }

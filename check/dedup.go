@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/idemsim/idemsim/model"
 )
@@ -94,18 +93,11 @@ func (d *dedup) ackedOffsets() []Violation {
 // o's record, with o's digest.
 func (d *dedup) holds(o *ack) bool {
 	log := d.lv.log(o.part)
-	i, _ := slices.BinarySearchFunc(log, o.offset, func(e logEntry, off int64) int {
-		switch {
-		case e.last() < off:
-			return -1
-		case e.first > off:
-			return 1
+	if i := log.byOffset(o.offset); i >= 0 {
+		if e := log.at(i); e.marker == model.MarkerNone {
+			r := d.lv.rec(o.part, &e, int(o.offset-e.first))
+			return r.id == o.id && r.digest == o.digest
 		}
-		return 0
-	})
-	if i < len(log) && log[i].first <= o.offset && o.offset <= log[i].last() && log[i].marker == model.MarkerNone {
-		r := d.lv.rec(o.part, &log[i], int(o.offset-log[i].first))
-		return r.id == o.id && r.digest == o.digest
 	}
 	return false
 }

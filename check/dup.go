@@ -31,21 +31,22 @@ func (d *dup) Finish() []Violation {
 	var seen map[model.RecordID]bool // records committed more than once, met so far
 	nd := 0
 	views := d.lv.rcViews()
-	for pi, log := range d.lv.logs {
-		for i := range log {
-			e := &log[i]
-			if !committed(log, &views[pi], i) {
+	for pi := range d.lv.logs {
+		log := &d.lv.logs[pi]
+		for i := range log.len() {
+			e := log.at(i)
+			if !committed(log, &views[pi], i, &e) {
 				continue
 			}
 			for j := range int(e.nrec) {
-				id := d.lv.recID(e, j)
+				id := d.lv.recID(&e, j)
 				if d.lv.recs.copies(id) <= 1 {
 					continue
 				}
 				if seen[id] {
 					if nd < maxDup {
 						v = append(v, violation(InvDup, e.at,
-							fmt.Sprintf("%v again at p%d offset %d (%s)", id, pi, e.first+int64(j), d.lv.tag(int32(pi), e))))
+							fmt.Sprintf("%v again at p%d offset %d (%s)", id, pi, e.first+int64(j), d.lv.tag(int32(pi), &e))))
 					}
 					nd++
 				} else {
@@ -67,8 +68,8 @@ func (d *dup) Finish() []Violation {
 // (whose view is v) once its transaction ended, whatever the LSO:
 // non-transactional data, and transactional data whose producer's next
 // marker on the partition is a COMMIT. Markers themselves are not data.
-func committed(log []logEntry, v *rcView, i int) bool {
-	e := &log[i]
+// e is entry i.
+func committed(log *logStore, v *rcView, i int, e *logEntry) bool {
 	switch {
 	case e.marker != model.MarkerNone:
 		return false
@@ -76,5 +77,5 @@ func committed(log []logEntry, v *rcView, i int) bool {
 		return true
 	}
 	d := v.decider[i]
-	return d >= 0 && log[d].marker == model.MarkerCommit
+	return d >= 0 && log.at(d).marker == model.MarkerCommit
 }

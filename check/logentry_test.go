@@ -31,7 +31,8 @@ func TestLogEntryAsBatch(t *testing.T) {
 		first := int64(10 * i)
 		last := first + max(int64(len(b.Records))-1, 0)
 		lv.appendTo(b.Partition, b, first, last, 5, model.MarkerNone)
-		e := &lv.logs[2][i]
+		ev := lv.logs[2].at(i)
+		e := &ev
 		if e.first != first || e.last() != last || e.pid != b.PID || e.transactional() != b.Transactional || int(e.nrec) != len(b.Records) {
 			t.Errorf("batch %d: entry %+v", i, *e)
 		}

@@ -17,7 +17,7 @@ type logView struct {
 	// the order observed, which is offset order, compactly (logentry.go):
 	// an entry keeps no slice of the batch's. listed holds the records of
 	// the entries whose records are not a range of message numbers.
-	logs   [][]logEntry
+	logs   []logStore
 	listed []logRec
 	// open holds, per (pid, partition), the indices in logs of the
 	// transactional entries whose transaction has not ended yet (a key
@@ -78,7 +78,13 @@ type commit struct {
 
 // reset empties the view for a new run, keeping its memory (reuse.go).
 func (lv *logView) reset(replicated bool) {
-	lv.logs = truncatedAll(lv.logs)
+	for i := range lv.logs {
+		lv.logs[i].reset()
+	}
+	if lv.logs == nil {
+		lv.logs = []logStore{}
+	}
+	lv.logs = lv.logs[:0] // the stores behind the length keep their memory
 	lv.listed = truncated(lv.listed)
 	lv.open.reset()
 	lv.recs.reset()
@@ -149,9 +155,15 @@ func (lv *logView) finalLog(o *model.Obs) {
 // appendTo appends batch b's entry (offsets first..last, appended at at,
 // of marker type m) to partition p's log and returns its index.
 func (lv *logView) appendTo(p int32, b *model.Batch, first, last int64, at sim.Time, m model.MarkerType) int {
-	lv.logs = grown(lv.logs, int(p))
-	lv.logs[p] = append(lv.logs[p], makeEntry(b, first, last, at, m, &lv.listed))
-	return len(lv.logs[p]) - 1
+	for len(lv.logs) <= int(p) {
+		if n := len(lv.logs); n < cap(lv.logs) {
+			lv.logs = lv.logs[:n+1]
+			lv.logs[n].reset()
+		} else {
+			lv.logs = append(lv.logs, logStore{runs: []logRun{}, ats: []sim.Time{}})
+		}
+	}
+	return lv.logs[p].add(makeEntry(b, first, last, at, m, &lv.listed))
 }
 
 // appendData records an appended data batch: committed at once, or, for a
@@ -181,7 +193,7 @@ func (lv *logView) appendMarker(o *model.Obs) {
 		if o.Marker == model.MarkerCommit {
 			lv.commit(p, i)
 		} else {
-			lv.aborted += int64(lv.logs[p][i].nrec)
+			lv.aborted += int64(lv.logs[p].at(i).nrec)
 		}
 	}
 	pend.list = pend.list[:0]
@@ -189,9 +201,9 @@ func (lv *logView) appendMarker(o *model.Obs) {
 
 // commit makes entry i of partition p's log visible, record by record.
 func (lv *logView) commit(p int32, i int) {
-	e := &lv.logs[p][i]
+	e := lv.logs[p].at(i)
 	for j := range int(e.nrec) {
-		r := lv.rec(p, e, j)
+		r := lv.rec(p, &e, j)
 		c := commit{part: p, entry: i, rec: int32(j)}
 		n := lv.recs.addCopy(r.id)
 		if n > 1 {
@@ -209,14 +221,14 @@ func (lv *logView) commit(p int32, i int) {
 }
 
 // entry returns the log entry a commit refers to.
-func (lv *logView) entry(c commit) *logEntry { return &lv.logs[c.part][c.entry] }
+func (lv *logView) entry(c commit) logEntry { return lv.logs[c.part].at(c.entry) }
 
 // log returns partition p's log (nil when nothing was appended to it).
-func (lv *logView) log(p int32) []logEntry {
+func (lv *logView) log(p int32) *logStore {
 	if p < 0 || int(p) >= len(lv.logs) {
 		return nil
 	}
-	return lv.logs[p]
+	return &lv.logs[p]
 }
 
 // lostAcked returns the acknowledged records never committed, by

@@ -55,22 +55,23 @@ func (l *liveLSO) Finish() []Violation {
 	var out []Violation
 	views := l.lv.rcViews()
 	for p := range l.lv.logs {
-		log, v := l.lv.logs[p], &views[p]
+		log, v := &l.lv.logs[p], &views[p]
 		if v.pin < 0 {
 			continue
 		}
-		pin := &log[v.pin]
+		pin := log.at(v.pin)
 		why, hanging := l.hanging(pin.pid, int32(p))
 		if !hanging {
 			continue
 		}
 		var waiting int
-		for i := range log {
+		for i := range log.len() {
 			if v.fate[i] != fateStuck {
 				continue
 			}
-			for j := range int(log[i].nrec) {
-				if l.lv.recs.txnCommitted(l.lv.recID(&log[i], j)) {
+			e := log.at(i)
+			for j := range int(e.nrec) {
+				if l.lv.recs.txnCommitted(l.lv.recID(&e, j)) {
 					waiting++
 				}
 			}

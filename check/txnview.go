@@ -309,13 +309,13 @@ type rcView struct {
 func readCommitted(log []model.LogEntry) rcView {
 	var v rcView
 	var sc rcScratch
-	es := make([]logEntry, len(log))
+	var s logStore
 	var listed []logRec
 	for i := range log {
 		e := &log[i]
-		es[i] = makeEntry(&e.Batch, e.FirstOffset, e.LastOffset, e.AppendedAt, e.Marker, &listed)
+		s.add(makeEntry(&e.Batch, e.FirstOffset, e.LastOffset, e.AppendedAt, e.Marker, &listed))
 	}
-	v.compute(es, &sc)
+	v.compute(&s, &sc)
 	return v
 }
 
@@ -351,13 +351,13 @@ func (sc *rcScratch) find(pid model.ProducerID) int {
 }
 
 // compute makes v the read_committed view of log, reusing v's memory.
-func (v *rcView) compute(log []logEntry, sc *rcScratch) {
-	n := len(log)
+func (v *rcView) compute(log *logStore, sc *rcScratch) {
+	n := log.len()
 	v.fate, v.decider = resized(v.fate, n), resized(v.decider, n)
 	v.lso, v.leo, v.pin = 0, 0, -1
 	prev := resized(sc.prev, n)
-	for i := range log {
-		e := &log[i]
+	for i := range n {
+		e := log.at(i)
 		v.fate[i], v.decider[i], prev[i] = fateMarker, -1, -1
 		v.leo = e.last() + 1
 		switch {
@@ -388,14 +388,14 @@ func (v *rcView) compute(log []logEntry, sc *rcScratch) {
 		for prev[first] >= 0 {
 			first = prev[first]
 		}
-		if f := log[first].first; f < v.lso {
+		if f := log.at(int(first)).first; f < v.lso {
 			v.lso, v.pin = f, int(first)
 		}
 	}
 	// Data not aborted is read below the LSO and stuck above it.
-	for i := range log {
-		if v.fate[i] == fateMarker && log[i].marker == model.MarkerNone {
-			if log[i].first < v.lso {
+	for i := range n {
+		if e := log.at(i); v.fate[i] == fateMarker && e.marker == model.MarkerNone {
+			if e.first < v.lso {
 				v.fate[i] = fateVisible
 			} else {
 				v.fate[i] = fateStuck
@@ -426,7 +426,7 @@ func (lv *logView) rcViews() []rcView {
 	}
 	lv.views = resized(lv.views, len(lv.logs))
 	for p := range lv.logs {
-		lv.views[p].compute(lv.logs[p], &lv.rc)
+		lv.views[p].compute(&lv.logs[p], &lv.rc)
 	}
 	return lv.views
 }

@@ -73,13 +73,7 @@ func (t *tally) observe(o *model.Obs) {
 // finish returns the run's counts; call it once the run ended.
 func (t *tally) finish() Counts {
 	c := t.c
-	for _, o := range t.lv.outcomes {
-		if o.Err == model.ErrNone {
-			c.Acked++
-		} else {
-			c.Failed++
-		}
-	}
+	c.Acked, c.Failed = t.lv.recs.acked, t.lv.recs.failed
 	c.LostAcked = int64(len(t.lv.lostAcked()))
 	return c
 }

@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/idemsim/idemsim/model"
 )
@@ -67,37 +66,38 @@ func (d *dedup) Finish() []Violation {
 // against the committed view's entry at that offset (a partition nothing
 // was appended to holds nothing).
 func (d *dedup) ackedOffsets() []Violation {
-	var bad []model.Outcome
-	for _, o := range d.lv.outcomes {
-		if o.Err != model.ErrNone || o.Offset < 0 {
-			continue
-		}
-		log := d.lv.log(o.Partition)
-		i, _ := slices.BinarySearchFunc(log, o.Offset, func(e model.LogEntry, off int64) int {
-			switch {
-			case e.LastOffset < off:
-				return -1
-			case e.FirstOffset > off:
-				return 1
-			}
-			return 0
-		})
-		if i < len(log) && log[i].FirstOffset <= o.Offset && o.Offset <= log[i].LastOffset && log[i].Marker == model.MarkerNone {
-			r := log[i].Batch.Records[o.Offset-log[i].FirstOffset]
-			if r.ID == o.ID && r.Digest == o.Digest {
-				continue
+	var bad []ack
+	t := &d.lv.recs
+	for pi := range t.pages {
+		p := &t.pages[pi]
+		for j := range p.slots {
+			if s := &p.slots[j]; s.flags&recAcked != 0 && s.offset >= 0 {
+				if o := t.ackOf(p.id(j), s); !d.holds(&o) {
+					bad = append(bad, o) // by application, then message number
+				}
 			}
 		}
-		bad = append(bad, o)
 	}
-	slices.SortFunc(bad, func(a, b model.Outcome) int { return compareIDs(a.ID, b.ID) })
 	var v []Violation
 	for i, o := range bad {
 		if i == maxAckedOffsets {
-			v = append(v, violation(InvDedup, o.At, fmt.Sprintf("... and %d more", len(bad)-maxAckedOffsets)))
+			v = append(v, violation(InvDedup, o.at, fmt.Sprintf("... and %d more", len(bad)-maxAckedOffsets)))
 			break
 		}
-		v = append(v, violation(InvDedup, o.At, fmt.Sprintf("%v acknowledged at p%d offset %d, which holds other data", o.ID, o.Partition, o.Offset)))
+		v = append(v, violation(InvDedup, o.at, fmt.Sprintf("%v acknowledged at p%d offset %d, which holds other data", o.id, o.part, o.offset)))
 	}
 	return v
+}
+
+// holds tells whether the log entry at acknowledgement o's offset holds
+// o's record, with o's digest.
+func (d *dedup) holds(o *ack) bool {
+	log := d.lv.log(o.part)
+	if i := log.byOffset(o.offset); i >= 0 {
+		if e := log.at(i); e.marker == model.MarkerNone {
+			r := d.lv.rec(o.part, &e, int(o.offset-e.first))
+			return r.id == o.id && r.digest == o.digest
+		}
+	}
+	return false
 }

@@ -31,28 +31,29 @@ func (d *dup) Finish() []Violation {
 	var seen map[model.RecordID]bool // records committed more than once, met so far
 	nd := 0
 	views := d.lv.rcViews()
-	for pi, log := range d.lv.logs {
-		for i := range log {
-			e := &log[i]
-			if !committed(log, &views[pi], i) {
+	for pi := range d.lv.logs {
+		log := &d.lv.logs[pi]
+		for i := range log.len() {
+			e := log.at(i)
+			if !committed(log, &views[pi], i, &e) {
 				continue
 			}
-			for j := range e.Batch.Records {
-				r := &e.Batch.Records[j]
-				if d.lv.copies[r.ID] <= 1 {
+			for j := range int(e.nrec) {
+				id := d.lv.recID(&e, j)
+				if d.lv.recs.copies(id) <= 1 {
 					continue
 				}
-				if seen[r.ID] {
+				if seen[id] {
 					if nd < maxDup {
-						v = append(v, violation(InvDup, e.AppendedAt,
-							fmt.Sprintf("%v again at p%d offset %d (%s)", r.ID, pi, e.FirstOffset+int64(j), batchTag(&e.Batch))))
+						v = append(v, violation(InvDup, e.at,
+							fmt.Sprintf("%v again at p%d offset %d (%s)", id, pi, e.first+int64(j), d.lv.tag(int32(pi), &e))))
 					}
 					nd++
 				} else {
 					if seen == nil {
 						seen = map[model.RecordID]bool{}
 					}
-					seen[r.ID] = true
+					seen[id] = true
 				}
 			}
 		}
@@ -67,14 +68,14 @@ func (d *dup) Finish() []Violation {
 // (whose view is v) once its transaction ended, whatever the LSO:
 // non-transactional data, and transactional data whose producer's next
 // marker on the partition is a COMMIT. Markers themselves are not data.
-func committed(log []model.LogEntry, v *rcView, i int) bool {
-	e := &log[i]
+// e is entry i.
+func committed(log *logStore, v *rcView, i int, e *logEntry) bool {
 	switch {
-	case e.Marker != model.MarkerNone:
+	case e.marker != model.MarkerNone:
 		return false
-	case !e.Batch.Transactional:
+	case !e.transactional():
 		return true
 	}
 	d := v.decider[i]
-	return d >= 0 && log[d].Marker == model.MarkerCommit
+	return d >= 0 && log.at(d).marker == model.MarkerCommit
 }

@@ -51,7 +51,7 @@ func (e *eos) Finish() []Violation {
 		var missing, twice []model.RecordID
 		for n := int64(0); n < pos; n++ {
 			id := model.RecordID{App: app, N: n}
-			switch c := e.lv.copies[id]; {
+			switch c := e.lv.recs.copies(id); {
 			case c == 0:
 				missing = append(missing, id)
 			case c > 1:
@@ -59,12 +59,16 @@ func (e *eos) Finish() []Violation {
 			}
 		}
 		var beyond []model.RecordID
-		for id, c := range e.lv.copies {
-			if id.App == app && id.N >= pos && c > 0 {
-				beyond = append(beyond, id)
+		t := &e.lv.recs
+		for i := range t.pages {
+			if p := &t.pages[i]; p.app == app {
+				for j := range p.slots {
+					if id := p.id(j); id.N >= pos && p.slots[j].copies > 0 {
+						beyond = append(beyond, id) // in message-number order
+					}
+				}
 			}
 		}
-		slices.SortFunc(beyond, func(a, b model.RecordID) int { return int(a.N - b.N) })
 		for _, bad := range []struct {
 			ids  []model.RecordID
 			what string

@@ -107,15 +107,7 @@ func (l *liveProd) Finish() []Violation {
 		v = append(v, violation(LiveProd, l.end, fmt.Sprintf("run did not settle: stopped at %s (%s), the fault plan ended at %s", l.end, l.stop, l.planEnd)))
 	}
 	if l.sent > 0 {
-		var acked, failed int64
-		for _, o := range l.lv.outcomes {
-			if o.Err == model.ErrNone {
-				acked++
-			} else {
-				failed++
-			}
-		}
-		if acked == 0 && failed == 0 {
+		if l.lv.recs.acked == 0 && l.lv.recs.failed == 0 {
 			v = append(v, violation(LiveProd, l.end, fmt.Sprintf("nothing delivered: %d records sent, none acknowledged or failed (abandoned or pending)", l.sent)))
 		}
 	}

@@ -2,7 +2,6 @@ package check
 
 import (
 	"cmp"
-	"slices"
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
@@ -15,25 +14,26 @@ import (
 // Observe sees what that observation committed (commits, aborted).
 type logView struct {
 	// logs holds, per partition, the appended data entries and markers in
-	// the order observed, which is offset order. Each entry keeps its
-	// batch by value; the records are the batch's own slice.
-	logs [][]model.LogEntry
+	// the order observed, which is offset order, compactly (logentry.go):
+	// an entry keeps no slice of the batch's. listed holds the records of
+	// the entries whose records are not a range of message numbers.
+	logs   []logStore
+	listed []logRec
 	// open holds, per (pid, partition), the indices in logs of the
 	// transactional entries whose transaction has not ended yet (a key
 	// whose transaction ended keeps its emptied list, for the next).
 	open openTable[int]
-	// copies counts each record's committed copies so far.
-	copies map[model.RecordID]int32
+	// recs holds each record's committed copies so far, its outcome and
+	// whether its transaction was reported committed (records.go). A
+	// record sent through several producer instances (a takeover, a
+	// restart that resends) can have several outcomes: the first
+	// acknowledgement wins, else the first failure. The records of
+	// transactions the applications were told committed are those of
+	// [model.ObsTxnOutcome] with Flag.
+	recs recTable
 	// maxN is, per (app, partition the application sent to), the largest
 	// message number committed so far (first copies only).
 	maxN map[[2]int64]int64
-	// outcomes holds each record's outcome. A record sent through several
-	// producer instances (a takeover, a restart that resends) can have
-	// several: the first acknowledgement wins, else the first failure.
-	outcomes map[model.RecordID]model.Outcome
-	// txnCommitted holds the records of transactions the applications
-	// were told committed ([model.ObsTxnOutcome]).
-	txnCommitted map[model.RecordID]bool
 
 	// commits lists the records the current observation committed, in
 	// commit order; aborted counts the records it discarded (an ABORT
@@ -78,12 +78,17 @@ type commit struct {
 
 // reset empties the view for a new run, keeping its memory (reuse.go).
 func (lv *logView) reset(replicated bool) {
-	lv.logs = truncatedAll(lv.logs)
+	for i := range lv.logs {
+		lv.logs[i].reset()
+	}
+	if lv.logs == nil {
+		lv.logs = []logStore{}
+	}
+	lv.logs = lv.logs[:0] // the stores behind the length keep their memory
+	lv.listed = truncated(lv.listed)
 	lv.open.reset()
-	lv.copies = cleared(lv.copies)
+	lv.recs.reset()
 	lv.maxN = cleared(lv.maxN)
-	lv.outcomes = cleared(lv.outcomes)
-	lv.txnCommitted = cleared(lv.txnCommitted)
 	lv.commits = truncated(lv.commits)
 	lv.aborted = 0
 	lv.end = 0
@@ -106,14 +111,11 @@ func (lv *logView) observe(o *model.Obs) {
 	lv.aborted = 0
 	switch o.Kind {
 	case model.ObsOutcome:
-		prev, ok := lv.outcomes[o.Outcome.ID]
-		if !ok || prev.Err != model.ErrNone && o.Outcome.Err == model.ErrNone {
-			lv.outcomes[o.Outcome.ID] = o.Outcome
-		}
+		lv.recs.addOutcome(&o.Outcome)
 	case model.ObsTxnOutcome:
 		if o.Flag {
 			for _, id := range o.IDs {
-				lv.txnCommitted[id] = true
+				lv.recs.setTxnCommitted(id)
 			}
 		}
 	case model.ObsVerdict:
@@ -150,19 +152,25 @@ func (lv *logView) finalLog(o *model.Obs) {
 	}
 }
 
-// appendTo appends e to partition p's log and returns its index.
-func (lv *logView) appendTo(p int32, e *model.LogEntry) int {
-	lv.logs = grown(lv.logs, int(p))
-	lv.logs[p] = append(lv.logs[p], *e)
-	return len(lv.logs[p]) - 1
+// appendTo appends batch b's entry (offsets first..last, appended at at,
+// of marker type m) to partition p's log and returns its index.
+func (lv *logView) appendTo(p int32, b *model.Batch, first, last int64, at sim.Time, m model.MarkerType) int {
+	for len(lv.logs) <= int(p) {
+		if n := len(lv.logs); n < cap(lv.logs) {
+			lv.logs = lv.logs[:n+1]
+			lv.logs[n].reset()
+		} else {
+			lv.logs = append(lv.logs, logStore{runs: []logRun{}, ats: []sim.Time{}})
+		}
+	}
+	return lv.logs[p].add(makeEntry(b, first, last, at, m, &lv.listed))
 }
 
 // appendData records an appended data batch: committed at once, or, for a
 // transactional one, when its transaction commits on the partition.
 func (lv *logView) appendData(o *model.Obs) {
 	p := o.Batch.Partition
-	i := lv.appendTo(p, &model.LogEntry{FirstOffset: o.Result.FirstOffset, LastOffset: o.Result.LastOffset,
-		Batch: o.Batch, AppendedAt: o.At, CoordinatorEpoch: -1})
+	i := lv.appendTo(p, &o.Batch, o.Result.FirstOffset, o.Result.LastOffset, o.At, model.MarkerNone)
 	if o.Batch.Transactional {
 		lv.open.add([2]int64{int64(o.Batch.PID), int64(p)}, i)
 		return
@@ -172,13 +180,11 @@ func (lv *logView) appendData(o *model.Obs) {
 
 // appendMarker records a written transaction marker: a COMMIT commits the
 // pid's open transactional entries on the partition, an ABORT discards
-// them. The entry mirrors the partition's (the coordinator epoch is not
-// observed and left -1).
+// them.
 func (lv *logView) appendMarker(o *model.Obs) {
 	p := o.Partition
-	lv.appendTo(p, &model.LogEntry{FirstOffset: o.Result.FirstOffset, LastOffset: o.Result.FirstOffset,
-		Batch:  model.Batch{Partition: p, PID: o.PID, Epoch: o.Epoch, FirstSeq: model.NoSequence, LastSeq: model.NoSequence, Transactional: true},
-		Marker: o.Marker, AppendedAt: o.At, CoordinatorEpoch: -1})
+	lv.appendTo(p, &model.Batch{Partition: p, PID: o.PID, Epoch: o.Epoch, FirstSeq: model.NoSequence, LastSeq: model.NoSequence, Transactional: true},
+		o.Result.FirstOffset, o.Result.FirstOffset, o.At, o.Marker)
 	pend := lv.open.find([2]int64{int64(o.PID), int64(p)})
 	if pend == nil {
 		return
@@ -187,7 +193,7 @@ func (lv *logView) appendMarker(o *model.Obs) {
 		if o.Marker == model.MarkerCommit {
 			lv.commit(p, i)
 		} else {
-			lv.aborted += int64(len(lv.logs[p][i].Batch.Records))
+			lv.aborted += int64(lv.logs[p].at(i).nrec)
 		}
 	}
 	pend.list = pend.list[:0]
@@ -195,20 +201,19 @@ func (lv *logView) appendMarker(o *model.Obs) {
 
 // commit makes entry i of partition p's log visible, record by record.
 func (lv *logView) commit(p int32, i int) {
-	recs := lv.logs[p][i].Batch.Records
-	for j := range recs {
-		r := &recs[j]
+	e := lv.logs[p].at(i)
+	for j := range int(e.nrec) {
+		r := lv.rec(p, &e, j)
 		c := commit{part: p, entry: i, rec: int32(j)}
-		n := lv.copies[r.ID] + 1
-		lv.copies[r.ID] = n
+		n := lv.recs.addCopy(r.id)
 		if n > 1 {
 			c.again = true
 		} else {
-			k := [2]int64{int64(r.ID.App), int64(r.Partition)}
-			if m, ok := lv.maxN[k]; ok && r.ID.N < m {
+			k := [2]int64{int64(r.id.App), int64(r.part)}
+			if m, ok := lv.maxN[k]; ok && r.id.N < m {
 				c.reordered, c.after = true, m
 			} else {
-				lv.maxN[k] = r.ID.N
+				lv.maxN[k] = r.id.N
 			}
 		}
 		lv.commits = append(lv.commits, c)
@@ -216,14 +221,14 @@ func (lv *logView) commit(p int32, i int) {
 }
 
 // entry returns the log entry a commit refers to.
-func (lv *logView) entry(c commit) *model.LogEntry { return &lv.logs[c.part][c.entry] }
+func (lv *logView) entry(c commit) logEntry { return lv.logs[c.part].at(c.entry) }
 
 // log returns partition p's log (nil when nothing was appended to it).
-func (lv *logView) log(p int32) []model.LogEntry {
+func (lv *logView) log(p int32) *logStore {
 	if p < 0 || int(p) >= len(lv.logs) {
 		return nil
 	}
-	return lv.logs[p]
+	return &lv.logs[p]
 }
 
 // lostAcked returns the acknowledged records never committed, by
@@ -238,13 +243,20 @@ func (lv *logView) lostAcked() []model.RecordID {
 		return lv.lost
 	}
 	lv.lostDone = true
-	for id, o := range lv.outcomes {
-		if o.Err == model.ErrNone && lv.copies[id] == 0 && (!o.Txn || lv.txnCommitted[id]) {
-			lv.lost = append(lv.lost, id)
+	t := &lv.recs
+	for i := range t.pages {
+		p := &t.pages[i]
+		for j := range p.slots {
+			s := &p.slots[j]
+			if s.flags&recAcked == 0 || s.flags&(recTxn|recTxnCommitted) == recTxn {
+				continue
+			}
+			if id := p.id(j); s.copies == 0 || s.copies == recCopiesMax && t.copiesOver[id] == 0 {
+				lv.lost = append(lv.lost, id)
+			}
 		}
 	}
-	slices.SortFunc(lv.lost, compareIDs)
-	return lv.lost
+	return lv.lost // in page order: by application, then message number
 }
 
 // compareIDs orders record ids by application, then message number.

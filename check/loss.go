@@ -32,12 +32,12 @@ func (l *loss) Finish() []Violation {
 			v = append(v, violation(InvLoss, l.lv.end, fmt.Sprintf("... and %d more", len(ids)-maxLost)))
 			break
 		}
-		o := l.lv.outcomes[id]
+		o, _ := l.lv.recs.ackFor(id)
 		how := ""
-		if o.Txn {
+		if o.txn {
 			how = ", its transaction reported committed,"
 		}
-		v = append(v, violation(InvLoss, o.At, fmt.Sprintf("%v acknowledged at offset %d of p%d%s but not in the log", id, o.Offset, o.Partition, how)))
+		v = append(v, violation(InvLoss, o.at, fmt.Sprintf("%v acknowledged at offset %d of p%d%s but not in the log", id, o.offset, o.part, how)))
 	}
 	return v
 }

@@ -55,22 +55,23 @@ func (l *liveLSO) Finish() []Violation {
 	var out []Violation
 	views := l.lv.rcViews()
 	for p := range l.lv.logs {
-		log, v := l.lv.logs[p], &views[p]
+		log, v := &l.lv.logs[p], &views[p]
 		if v.pin < 0 {
 			continue
 		}
-		pin := &log[v.pin]
-		why, hanging := l.hanging(pin.Batch.PID, int32(p))
+		pin := log.at(v.pin)
+		why, hanging := l.hanging(pin.pid, int32(p))
 		if !hanging {
 			continue
 		}
 		var waiting int
-		for i := range log {
+		for i := range log.len() {
 			if v.fate[i] != fateStuck {
 				continue
 			}
-			for _, r := range log[i].Batch.Records {
-				if l.lv.txnCommitted[r.ID] {
+			e := log.at(i)
+			for j := range int(e.nrec) {
+				if l.lv.recs.txnCommitted(l.lv.recID(&e, j)) {
 					waiting++
 				}
 			}
@@ -80,7 +81,7 @@ func (l *liveLSO) Finish() []Violation {
 			who = " (" + k.describe(l.cfg) + ")"
 		}
 		out = append(out, violation(LiveLSO, l.lv.end, fmt.Sprintf("p%d: the LSO is stuck at offset %d, %d below the high watermark %d, by the open transaction of pid %d%s that no coordinator will mark: %s; %d records reported committed wait above it",
-			p, v.lso, v.leo-v.lso, v.leo, pin.Batch.PID, who, why, waiting)))
+			p, v.lso, v.leo-v.lso, v.leo, pin.pid, who, why, waiting)))
 	}
 	return out
 }

@@ -34,10 +34,10 @@ func (r *order) Observe(o *model.Obs) {
 		r.n++
 		if len(r.first) < maxOrder {
 			e := r.lv.entry(c)
-			rec := &e.Batch.Records[c.rec]
+			rec := r.lv.rec(c.part, &e, int(c.rec))
 			r.first = append(r.first, violation(InvOrder, o.At,
-				fmt.Sprintf("%v appended at p%d offset %d after %v (%s)", rec.ID, rec.Partition, e.FirstOffset,
-					model.RecordID{App: rec.ID.App, N: c.after}, batchTag(&e.Batch))))
+				fmt.Sprintf("%v appended at p%d offset %d after %v (%s)", rec.id, rec.part, e.first,
+					model.RecordID{App: rec.id.App, N: c.after}, r.lv.tag(c.part, &e))))
 		}
 	}
 }

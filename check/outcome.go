@@ -39,14 +39,7 @@ func (o *outcome) Observe(ob *model.Obs) {
 }
 
 func (o *outcome) Finish() []Violation {
-	var acked, failed int64
-	for _, oc := range o.lv.outcomes {
-		if oc.Err == model.ErrNone {
-			acked++
-		} else {
-			failed++
-		}
-	}
+	acked, failed := o.lv.recs.acked, o.lv.recs.failed
 	if sum := acked + failed + o.pending + o.abandoned; sum != o.sent {
 		return []Violation{violation(SimOutcome, o.lv.end, fmt.Sprintf("sent %d records but acked %d + failed %d + pending %d + abandoned %d = %d (a defect of the model)",
 			o.sent, acked, failed, o.pending, o.abandoned, sum))}

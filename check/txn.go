@@ -170,8 +170,8 @@ func (t *txnInv) Finish() []Violation {
 	out := capped{vs: append(sc.vs[:0], t.stale.vs...), more: t.stale.more}
 	views := lv.rcViews()
 	for p := range lv.logs {
-		log, v := lv.logs[p], &views[p]
-		for i := range log {
+		log, v := &lv.logs[p], &views[p]
+		for i := range log.len() {
 			if v.fate[i] == fateMarker {
 				continue
 			}
@@ -179,10 +179,10 @@ func (t *txnInv) Finish() []Violation {
 			if !k.known() {
 				continue
 			}
-			if n := len(log[i].Batch.Records); n > 0 {
-				sc.ents = append(sc.ents, txnEntry{k: k, p: int32(p), i: int32(i), fate: v.fate[i], n: int32(n)})
+			if n := log.at(i).nrec; n > 0 {
+				sc.ents = append(sc.ents, txnEntry{k: k, p: int32(p), i: int32(i), fate: v.fate[i], n: n})
 			}
-			if d := v.decider[i]; d >= 0 && log[d].Marker == model.MarkerCommit {
+			if d := v.decider[i]; d >= 0 && log.at(d).marker == model.MarkerCommit {
 				sc.mixed = append(sc.mixed, mixRef{p: int32(p), marker: int32(d), k: k, i: int32(i)})
 			}
 		}
@@ -264,16 +264,16 @@ func (t *txnInv) Finish() []Violation {
 			}
 		}
 		if keys >= 2 && out.room() {
-			log := lv.logs[m.p]
-			mk := &log[m.marker]
+			log := &lv.logs[m.p]
+			mk := log.at(int(m.marker))
 			var parts []string
 			for j := lo; j < hi; j++ {
 				if r := sc.mixed[j]; j == lo || r.k != sc.mixed[j-1].k {
-					parts = append(parts, fmt.Sprintf("%s (first at offset %d)", r.k.describe(t.cfg), log[r.i].FirstOffset))
+					parts = append(parts, fmt.Sprintf("%s (first at offset %d)", r.k.describe(t.cfg), log.at(int(r.i)).first))
 				}
 			}
-			out.add(violation(InvTxn, mk.AppendedAt, fmt.Sprintf("mixed commit: the COMMIT for pid %d at p%d offset %d decided batches of %d transactions: %s",
-				mk.Batch.PID, m.p, mk.FirstOffset, keys, strings.Join(parts, ", "))))
+			out.add(violation(InvTxn, mk.at, fmt.Sprintf("mixed commit: the COMMIT for pid %d at p%d offset %d decided batches of %d transactions: %s",
+				mk.pid, m.p, mk.first, keys, strings.Join(parts, ", "))))
 		}
 		lo = hi
 	}
@@ -303,14 +303,15 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 	sc.wanted = slices.CompactFunc(sc.wanted, func(a, b wantedRec) bool { return a.id == b.id })
 	// What became of each wanted record, over every copy in log order.
 	for p := range lv.logs {
-		log, v := lv.logs[p], &views[p]
-		for i := range log {
+		log, v := &lv.logs[p], &views[p]
+		for i := range log.len() {
 			f := v.fate[i]
 			if f == fateMarker {
 				continue
 			}
-			for j, r := range log[i].Batch.Records {
-				w, ok := slices.BinarySearchFunc(sc.wanted, r.ID, func(w wantedRec, id model.RecordID) int { return compareIDs(w.id, id) })
+			e := log.at(i)
+			for j := range int(e.nrec) {
+				w, ok := slices.BinarySearchFunc(sc.wanted, lv.recID(&e, j), func(w wantedRec, id model.RecordID) int { return compareIDs(w.id, id) })
 				if !ok {
 					continue
 				}
@@ -357,21 +358,22 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 // decidedAt returns when the record at pl was decided: the append time
 // of the marker that closed its transaction, else of its own entry.
 func (t *txnInv) decidedAt(views []rcView, pl place) sim.Time {
-	log := t.lv.logs[pl.p]
+	log := &t.lv.logs[pl.p]
 	if d := views[pl.p].decider[pl.entry]; d >= 0 {
-		return log[d].AppendedAt
+		return log.at(d).at
 	}
-	return log[pl.entry].AppendedAt
+	return log.at(pl.entry).at
 }
 
 // where describes the record at pl: "a0:5 visible at p0 offset 12
 // (COMMIT at offset 14)".
 func (t *txnInv) where(views []rcView, pl place) string {
-	log := t.lv.logs[pl.p]
-	e := &log[pl.entry]
-	s := fmt.Sprintf("%s %s at p%d offset %d", e.Batch.Records[pl.rec].ID.AppendID(nil), fateName(views[pl.p].fate[pl.entry]), pl.p, e.FirstOffset+int64(pl.rec))
+	log := &t.lv.logs[pl.p]
+	e := log.at(pl.entry)
+	s := fmt.Sprintf("%s %s at p%d offset %d", t.lv.recID(&e, pl.rec).AppendID(nil), fateName(views[pl.p].fate[pl.entry]), pl.p, e.first+int64(pl.rec))
 	if d := views[pl.p].decider[pl.entry]; d >= 0 {
-		s += fmt.Sprintf(" (%s at offset %d)", log[d].Marker, log[d].FirstOffset)
+		md := log.at(d)
+		s += fmt.Sprintf(" (%s at offset %d)", md.marker, md.first)
 	}
 	return s
 }

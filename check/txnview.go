@@ -75,10 +75,12 @@ type txnFacts struct {
 	// request put on the wire, by (instance, server, request number on
 	// the link, which is per run), kept only when it is not 0.
 	sentInc map[[3]int64]int32
-	// src holds, per partition and parallel to logView.logs, the
-	// transaction of each entry (the zero key for markers and
-	// non-transactional data).
-	src [][]txnKey
+	// src holds, per partition, the transaction of each entry pushed
+	// that has one, by index in the order pushed (parallel to
+	// logView.logs); the others (markers, non-transactional data) have
+	// the zero key. pushed counts the entries pushed per partition.
+	src    [][]srcKey
+	pushed []int32
 	// ends holds each transaction's reported end, ids their
 	// acknowledged records; commitAsked the transactions whose
 	// EndTxn(COMMIT) went on the wire.
@@ -104,6 +106,7 @@ func (f *txnFacts) reset() {
 	f.inc = cleared(f.inc)
 	f.sentInc = cleared(f.sentInc)
 	f.src = truncatedAll(f.src)
+	f.pushed = truncated(f.pushed)
 	f.ends = cleared(f.ends)
 	f.ids = truncated(f.ids)
 	f.commitAsked = cleared(f.commitAsked)
@@ -230,14 +233,31 @@ func (f *txnFacts) coordOf(id string) *coordState {
 // push records the transaction of the entry just appended to partition
 // p's log.
 func (f *txnFacts) push(p int32, k txnKey) {
-	f.src = grown(f.src, int(p))
-	f.src[p] = append(f.src[p], k)
+	for len(f.pushed) <= int(p) {
+		f.pushed = append(f.pushed, 0)
+	}
+	i := f.pushed[p]
+	f.pushed[p]++
+	if k.known() {
+		f.src = grown(f.src, int(p))
+		f.src[p] = append(f.src[p], srcKey{i: i, k: k})
+	}
+}
+
+// srcKey is the transaction k of entry i of a partition's log.
+type srcKey struct {
+	i int32
+	k txnKey
 }
 
 // key returns the transaction of entry i of partition p's log.
 func (f *txnFacts) key(p int32, i int) txnKey {
-	if int(p) < len(f.src) && i < len(f.src[p]) {
-		return f.src[p][i]
+	if p < 0 || int(p) >= len(f.src) {
+		return txnKey{}
+	}
+	s := f.src[p]
+	if j, ok := slices.BinarySearchFunc(s, int32(i), func(e srcKey, i int32) int { return cmp.Compare(e.i, i) }); ok {
+		return s[j].k
 	}
 	return txnKey{}
 }
@@ -289,7 +309,13 @@ type rcView struct {
 func readCommitted(log []model.LogEntry) rcView {
 	var v rcView
 	var sc rcScratch
-	v.compute(log, &sc)
+	var s logStore
+	var listed []logRec
+	for i := range log {
+		e := &log[i]
+		s.add(makeEntry(&e.Batch, e.FirstOffset, e.LastOffset, e.AppendedAt, e.Marker, &listed))
+	}
+	v.compute(&s, &sc)
 	return v
 }
 
@@ -325,32 +351,32 @@ func (sc *rcScratch) find(pid model.ProducerID) int {
 }
 
 // compute makes v the read_committed view of log, reusing v's memory.
-func (v *rcView) compute(log []model.LogEntry, sc *rcScratch) {
-	n := len(log)
+func (v *rcView) compute(log *logStore, sc *rcScratch) {
+	n := log.len()
 	v.fate, v.decider = resized(v.fate, n), resized(v.decider, n)
 	v.lso, v.leo, v.pin = 0, 0, -1
 	prev := resized(sc.prev, n)
-	for i := range log {
-		e := &log[i]
+	for i := range n {
+		e := log.at(i)
 		v.fate[i], v.decider[i], prev[i] = fateMarker, -1, -1
-		v.leo = e.LastOffset + 1
+		v.leo = e.last() + 1
 		switch {
-		case e.Marker != model.MarkerNone:
-			k := sc.find(e.Batch.PID)
+		case e.marker != model.MarkerNone:
+			k := sc.find(e.pid)
 			if k < 0 {
 				continue
 			}
 			for j := sc.open[k].last; j >= 0; j = prev[j] {
 				v.decider[j] = i
-				if e.Marker == model.MarkerAbort {
+				if e.marker == model.MarkerAbort {
 					v.fate[j] = fateAborted
 				}
 			}
 			sc.open = slices.Delete(sc.open, k, k+1)
-		case e.Batch.Transactional:
-			k := sc.find(e.Batch.PID)
+		case e.transactional():
+			k := sc.find(e.pid)
 			if k < 0 {
-				sc.open = append(sc.open, openTxn{pid: e.Batch.PID, last: -1})
+				sc.open = append(sc.open, openTxn{pid: e.pid, last: -1})
 				k = len(sc.open) - 1
 			}
 			prev[i], sc.open[k].last = sc.open[k].last, int32(i)
@@ -362,14 +388,14 @@ func (v *rcView) compute(log []model.LogEntry, sc *rcScratch) {
 		for prev[first] >= 0 {
 			first = prev[first]
 		}
-		if f := log[first].FirstOffset; f < v.lso {
+		if f := log.at(int(first)).first; f < v.lso {
 			v.lso, v.pin = f, int(first)
 		}
 	}
 	// Data not aborted is read below the LSO and stuck above it.
-	for i := range log {
-		if v.fate[i] == fateMarker && log[i].Marker == model.MarkerNone {
-			if log[i].FirstOffset < v.lso {
+	for i := range n {
+		if e := log.at(i); v.fate[i] == fateMarker && e.marker == model.MarkerNone {
+			if e.first < v.lso {
 				v.fate[i] = fateVisible
 			} else {
 				v.fate[i] = fateStuck
@@ -400,7 +426,7 @@ func (lv *logView) rcViews() []rcView {
 	}
 	lv.views = resized(lv.views, len(lv.logs))
 	for p := range lv.logs {
-		lv.views[p].compute(lv.logs[p], &lv.rc)
+		lv.views[p].compute(&lv.logs[p], &lv.rc)
 	}
 	return lv.views
 }

@@ -1,0 +1,126 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/idemsim/idemsim/sim"
+)
+
+// logStore is one partition's log as runs of entries: an entry that
+// continues the previous one the way a producer's next batch does (the
+// next offsets, the next message numbers and sequence numbers by the same
+// steps, the same producer, epoch and kind, records as a range) joins its
+// run, and only its append time is kept for it, 8 bytes an entry. A run
+// of one entry is 72 bytes. The runs depend only on the entries appended,
+// in order: equal logs are equal stores.
+type logStore struct {
+	runs []logRun
+	// ats holds each entry's append time (simulated ns).
+	ats []sim.Time
+}
+
+// logRun is a run of n entries from index from: entry from+k is e with
+// its offsets moved by k*(e.span+1), its message numbers by k*e.nrec, its
+// sequence numbers by k*dseq and its append time ats[from+k] (e.at is
+// zero).
+type logRun struct {
+	e    logEntry
+	from int32
+	n    int32
+	dseq int32
+}
+
+// reset empties the store, keeping its memory.
+func (s *logStore) reset() {
+	s.runs, s.ats = truncated(s.runs), truncated(s.ats)
+}
+
+// len returns the number of entries.
+func (s *logStore) len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.ats)
+}
+
+// shift returns run r's k-th entry, without its append time.
+func (r *logRun) shift(k int32) logEntry {
+	e := r.e
+	if k > 0 {
+		e.first += int64(k) * (int64(e.span) + 1)
+		if e.flags&entryListed == 0 {
+			e.n0 += int64(k) * int64(e.nrec)
+		}
+		e.firstSeq += k * r.dseq
+		e.lastSeq += k * r.dseq
+	}
+	return e
+}
+
+// add appends e and returns its index.
+func (s *logStore) add(e logEntry) int {
+	i := int32(len(s.ats))
+	s.ats = append(s.ats, e.at)
+	e.at = 0
+	if n := len(s.runs); n > 0 {
+		r := &s.runs[n-1]
+		last := r.shift(r.n - 1)
+		dseq := e.firstSeq - last.firstSeq
+		if e.marker == 0 && last.marker == 0 && e.flags == last.flags && e.flags&entryListed == 0 && e.span >= 0 &&
+			e.first == last.last()+1 && e.span == last.span && e.nrec == last.nrec && e.app == last.app &&
+			e.n0 == last.n0+int64(last.nrec) && e.pid == last.pid && e.epoch == last.epoch &&
+			e.lastSeq-last.lastSeq == dseq && (r.n == 1 || dseq == r.dseq) {
+			r.n++
+			r.dseq = dseq
+			return int(i)
+		}
+	}
+	s.runs = append(s.runs, logRun{e: e, from: i, n: 1})
+	return int(i)
+}
+
+// run returns the index of the run holding entry i.
+func (s *logStore) run(i int) int {
+	if n := len(s.runs); n > 0 && int(s.runs[n-1].from) <= i {
+		return n - 1
+	}
+	j, _ := slices.BinarySearchFunc(s.runs, int32(i), func(r logRun, i int32) int {
+		switch {
+		case r.from+r.n <= i:
+			return -1
+		case r.from > i:
+			return 1
+		}
+		return 0
+	})
+	return j
+}
+
+// at returns entry i.
+func (s *logStore) at(i int) logEntry {
+	r := &s.runs[s.run(i)]
+	e := r.shift(int32(i) - r.from)
+	e.at = s.ats[i]
+	return e
+}
+
+// byOffset returns the index of the entry holding offset off, or -1.
+func (s *logStore) byOffset(off int64) int {
+	if s == nil {
+		return -1
+	}
+	j, found := slices.BinarySearchFunc(s.runs, off, func(r logRun, off int64) int {
+		switch {
+		case r.e.first+int64(r.n)*(int64(r.e.span)+1)-1 < off:
+			return -1
+		case r.e.first > off:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		return -1
+	}
+	r := &s.runs[j]
+	return int(r.from) + int((off-r.e.first)/(int64(r.e.span)+1))
+}

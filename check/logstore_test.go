@@ -1,0 +1,84 @@
+package check
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// TestLogStoreAsSlice: a log store gives back every entry appended to it,
+// and finds the entry holding an offset, as a slice of the entries would;
+// runs of batches that continue each other are kept as one run.
+func TestLogStoreAsSlice(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		var s logStore
+		s.reset()
+		var want []logEntry
+		var listed []logRec
+		off, n := int64(0), int64(0)
+		seq := int32(rng.IntN(3)) * (1<<31 - 3) // some wrap
+		idem := true
+		for range 300 {
+			k := 1 + rng.IntN(3)
+			if rng.IntN(10) > 0 {
+				k = 1 // long runs of single records
+			}
+			b := model.Batch{PID: model.NoProducerID, Epoch: -1, FirstSeq: model.NoSequence, LastSeq: model.NoSequence}
+			if rng.IntN(20) == 0 {
+				idem = !idem
+			}
+			if idem {
+				b.PID, b.Epoch, b.FirstSeq, b.LastSeq = 1000, 0, seq, seq+int32(k)-1
+				seq += int32(k)
+			}
+			m := model.MarkerNone
+			switch rng.IntN(30) {
+			case 0:
+				m, b.Transactional, k = model.MarkerCommit, true, 0
+			case 1:
+				k = 0
+			case 2:
+				n += 5 // a gap in message numbers
+			case 3:
+				off += 2 // a gap in offsets
+			}
+			for j := range k {
+				id := model.RecordID{App: 1, N: n + int64(j)}
+				b.Records = append(b.Records, model.Record{ID: id, Digest: model.Digest(id, uint64(rng.IntN(50)/49))})
+			}
+			n += int64(k)
+			last := off + max(int64(k), 1) - 1
+			e := makeEntry(&b, off, last, sim.Time(rng.IntN(1000)), m, &listed)
+			off = last + 1
+			if i := s.add(e); i != len(want) {
+				t.Fatalf("added at %d, want %d", i, len(want))
+			}
+			want = append(want, e)
+		}
+		if s.len() != len(want) {
+			t.Fatalf("%d entries, want %d", s.len(), len(want))
+		}
+		if len(s.runs) >= len(want)/2 {
+			t.Errorf("seed %d: %d runs for %d entries", seed, len(s.runs), len(want))
+		}
+		for i, e := range want {
+			if got := s.at(i); got != e {
+				t.Fatalf("seed %d entry %d: %+v, want %+v", seed, i, got, e)
+			}
+		}
+		for o := int64(-1); o <= off; o++ {
+			w := -1
+			for i, e := range want {
+				if e.first <= o && o <= e.last() {
+					w = i
+				}
+			}
+			if got := s.byOffset(o); got != w {
+				t.Fatalf("seed %d offset %d: entry %d, want %d", seed, o, got, w)
+			}
+		}
+	}
+}

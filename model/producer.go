@@ -116,21 +116,28 @@ type Outcome struct {
 }
 
 // pbatch is a producer batch (ProducerBatch) with its client bookkeeping.
+// The producer recycles it once nothing refers to it (producer_recycle.go).
 type pbatch struct {
 	b         Batch
 	createdAt sim.Time
+	retryAt   sim.Time
+	// req is the request the batch is on the wire in, or nil.
+	req      *prequest
+	attempts int32
+	// refs counts the in-flight requests that list the batch (a batch
+	// taken off the wire by fgRewind, or expired, can be in more than one,
+	// or in one it is no longer on the wire in).
+	refs int32
 	// hasSeq: the batch got its pid, epoch and sequence when it was first
 	// drained (C3.2). A plain retry never changes them (C3.3, bug-zoo Z22).
 	hasSeq   bool
-	attempts int32
-	retryAt  sim.Time
 	inRetry  bool // re-enqueued at least once (ProducerBatch.inRetry)
 	resetSeq bool // sequence rewritten by an epoch bump (sequenceHasBeenReset)
-	// req is the request the batch is on the wire in, or nil.
-	req  *prequest
-	done bool // the application has the batch's outcome
+	done     bool // the application has the batch's outcome
 	// queued: the batch is in its partition's queue (unqueue).
 	queued bool
+	// inLive: the batch is in its partition's live list (oldestLive).
+	inLive bool
 }
 
 // partState is the client's state for one partition (TxnPartitionEntry plus
@@ -140,7 +147,7 @@ type partState struct {
 	// queue is the accumulator's deque: batches not on the wire.
 	// Sequenced retries come first, in sequence order
 	// (insertInSequenceOrder); then new batches in creation order.
-	queue []*pbatch
+	queue batchList
 	// unacked holds every sequenced, unfinished batch (on the wire or
 	// queued for retry), in sequence order (Kafka's
 	// inflightBatchesBySequence). Without idempotence it holds the
@@ -172,7 +179,9 @@ type partState struct {
 	fgOK bool
 	// live holds the partition's batches in creation order; finished ones
 	// are dropped from its head lazily (oldestLive).
-	live []*pbatch
+	live batchList
+	// recs holds the records of the partition's batches.
+	recs recordStore
 }
 
 // prequest is one produce or InitProducerId request on the wire.
@@ -273,6 +282,16 @@ type Producer struct {
 	wakeToken uint64
 	out       []Out
 
+	// Recycling (producer_recycle.go): free requests and batches, the
+	// batches a drain gathers for one request, and the arrays the
+	// produce requests are carved from (never recycled: they leave the
+	// instance).
+	freeReqs    []*prequest
+	freeBatches []*pbatch
+	drainBuf    []*pbatch
+	reqSlab     slab[ProduceRequest]
+	batchSlab   slab[Batch]
+
 	// Metadata (producer_metadata.go): stale, a request in flight, the
 	// time of the last answer and the earliest next request, the next
 	// broker to try, and whether leaders is the instance's own copy.
@@ -316,7 +335,7 @@ func (p *Producer) EpochBumps() int { return p.bumps }
 func (p *Producer) Pending() int {
 	n := len(p.txn.waiting)
 	for _, ps := range p.parts {
-		for _, b := range ps.live {
+		for _, b := range ps.live.all() {
 			if !b.done {
 				n += len(b.b.Records)
 			}
@@ -373,19 +392,21 @@ func (p *Producer) sendRecord(now sim.Time, rec Record) {
 	}
 	ps := p.parts[rec.Partition]
 	var last *pbatch
-	if n := len(ps.queue); n > 0 {
-		last = ps.queue[n-1]
+	if ps.queue.len() > 0 {
+		last = ps.queue.last()
 	}
 	if last == nil || last.hasSeq || last.attempts > 0 || len(last.b.Records) >= p.cfg.BatchSize {
 		// Batches are transactional only when the application runs
 		// transactions; a transactional.id alone only fences (see
 		// txnState).
-		last = &pbatch{b: Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.txnMode(), Txn: p.txnOrdinal(rec)}, createdAt: now}
-		last.queued = true
-		ps.queue = append(ps.queue, last)
-		ps.live = append(ps.live, last)
+		last = p.newBatch()
+		last.b = Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.txnMode(), Txn: p.txnOrdinal(rec)}
+		last.createdAt = now
+		last.queued, last.inLive = true, true
+		ps.queue.push(last)
+		ps.live.push(last)
 	}
-	last.b.Records = append(last.b.Records, rec)
+	last.b.Records = ps.recs.add(last.b.Records, rec)
 }
 
 // Wake is a wake-up the producer asked for with OutWake. Stale tokens are
@@ -459,6 +480,7 @@ func (p *Producer) Receive(now sim.Time, dest int32, m Message) []Out {
 	case *MetadataResponse:
 		p.handleMetadata(now, r)
 	}
+	p.retire(q)
 	p.poll(now)
 	return p.out
 }
@@ -522,6 +544,13 @@ func (p *Producer) conn(dest int32) *dconn {
 func (p *Producer) dropConn(now sim.Time, c *dconn, err ErrCode) {
 	reqs := c.inflight
 	c.inflight = nil
+	defer func() {
+		// The list's array serves the next connection.
+		clear(reqs)
+		if c.inflight == nil {
+			c.inflight = reqs[:0]
+		}
+	}()
 	c.ready = false
 	if c.dest >= 0 {
 		// NetworkClient.processDisconnection: a broker gone may have
@@ -531,23 +560,21 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err ErrCode) {
 	c.reconnectAt = now.Add(p.cfg.ReconnectBackoff)
 	p.out = append(p.out, Out{Kind: OutClose, Dest: c.dest})
 	for _, q := range reqs {
-		if q.init {
+		switch {
+		case q.init:
 			p.initSent = false
-			continue
-		}
-		if q.meta {
+		case q.meta:
 			p.metaInflight = false
-			continue
-		}
-		if q.txnOp != txnOpNone {
+		case q.txnOp != txnOpNone:
 			p.txnLost(q)
-			continue
-		}
-		for _, b := range q.batches {
-			if b.req == q {
-				p.complete(now, b, err, -1, 0)
+		default:
+			for _, b := range q.batches {
+				if b.req == q {
+					p.complete(now, b, err, -1, 0)
+				}
 			}
 		}
+		p.retire(q)
 	}
 }
 
@@ -923,7 +950,7 @@ func (p *Producer) fgComplete(now sim.Time, b *pbatch, err ErrCode) {
 // ignores responses to batches that are not their partition's first) and
 // queued again after head, in order, for the same retry time.
 func (p *Producer) fgRewind(ps *partState, head *pbatch) {
-	at := slices.Index(ps.queue, head)
+	at := ps.queue.index(head)
 	for _, u := range ps.unacked {
 		if u == head || u.done || u.req == nil {
 			continue
@@ -938,7 +965,7 @@ func (p *Producer) fgRewind(ps *partState, head *pbatch) {
 		}
 		at++
 		u.queued = true
-		ps.queue = slices.Insert(ps.queue, at, u)
+		ps.queue.insert(at, u)
 	}
 }
 
@@ -957,12 +984,12 @@ func (p *Producer) reenqueueRetry(now sim.Time, b *pbatch) {
 func (p *Producer) reenqueue(ps *partState, b *pbatch) {
 	i := 0
 	if b.hasSeq {
-		for i < len(ps.queue) && ps.queue[i].hasSeq && p.seqBefore(ps.queue[i], b) {
+		for i < ps.queue.len() && ps.queue.at(i).hasSeq && p.seqBefore(ps.queue.at(i), b) {
 			i++
 		}
 	}
 	b.queued = true
-	ps.queue = slices.Insert(ps.queue, i, b)
+	ps.queue.insert(i, b)
 }
 
 // seqBefore orders two sequenced batches of one partition by their
@@ -1032,13 +1059,8 @@ func (ps *partState) unqueue(b *pbatch) {
 		return
 	}
 	b.queued = false
-	if ps.queue[0] == b {
-		ps.queue[0] = nil
-		ps.queue = ps.queue[1:]
-		return
-	}
-	if i := slices.Index(ps.queue, b); i >= 0 {
-		ps.queue = slices.Delete(ps.queue, i, i+1)
+	if i := ps.queue.index(b); i >= 0 {
+		ps.queue.remove(i)
 	}
 }
 
@@ -1069,8 +1091,8 @@ func (p *Producer) enterFatal(now sim.Time, err ErrCode) {
 // abortQueued fails every batch that is not on the wire.
 func (p *Producer) abortQueued(now sim.Time, err ErrCode) {
 	for _, ps := range p.parts {
-		for len(ps.queue) > 0 {
-			p.finish(now, ps.queue[0], err, -1)
+		for ps.queue.len() > 0 {
+			p.finish(now, ps.queue.at(0), err, -1)
 		}
 	}
 }

@@ -93,13 +93,13 @@ func (p *Producer) checkRequestTimeouts(now sim.Time) {
 func (p *Producer) expireBatches(now sim.Time) bool {
 	any := false
 	for _, ps := range p.parts {
-		if o, ok := ps.oldestLive(); !ok || now < o.Add(p.cfg.DeliveryTimeout) {
+		if o, ok := p.oldestLive(ps); !ok || now < o.Add(p.cfg.DeliveryTimeout) {
 			continue // nothing of this partition is old enough (fast path)
 		}
 		// The expired batches, on the wire or queued, are a prefix of the
 		// live list (creation order).
 		var exp []*pbatch
-		for _, b := range ps.live {
+		for _, b := range ps.live.all() {
 			if now < b.createdAt.Add(p.cfg.DeliveryTimeout) {
 				break
 			}
@@ -301,8 +301,9 @@ func (p *Producer) sendInit(now sim.Time) {
 		return
 	}
 	p.initSent = true
-	p.nextCorr++
-	req := &InitProducerIDRequest{CorrelationID: p.nextCorr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch, TransactionTimeout: p.cfg.TransactionTimeout}
+	q := p.newRequest(DestCoordinator, now)
+	q.init = true
+	req := &InitProducerIDRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch, TransactionTimeout: p.cfg.TransactionTimeout}
 	if p.txnBump && p.pid != NoProducerID && !p.bumpInTxn {
 		// KIP-360: the bump carries the current pair. Defect Z17's bump
 		// re-initialises the producer id as at startup, without it (with
@@ -310,7 +311,6 @@ func (p *Producer) sendInit(now sim.Time) {
 		// PRODUCER_FENCED, T1.8, and the loss would not be silent).
 		req.ExpectedPID, req.ExpectedEpoch = p.pid, p.epoch
 	}
-	q := &prequest{corr: p.nextCorr, dest: DestCoordinator, sentAt: now, init: true}
 	c.inflight = append(c.inflight, q)
 	p.out = append(p.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: req})
 }
@@ -342,7 +342,7 @@ func (p *Producer) drain(now sim.Time) {
 		}
 		c := p.conn(dest)
 		for len(c.inflight) < p.maxInFlight(c) {
-			var batches []*pbatch
+			batches := p.drainBuf[:0]
 			for _, ps := range p.parts {
 				if p.leaders[ps.id] != dest {
 					continue
@@ -351,13 +351,16 @@ func (p *Producer) drain(now sim.Time) {
 					batches = append(batches, b)
 				}
 			}
+			p.drainBuf = batches
 			if len(batches) == 0 {
 				break
 			}
 			if !p.ensureConn(now, c) {
+				clear(batches)
 				break
 			}
 			p.sendProduce(now, c, batches)
+			clear(batches)
 		}
 	}
 }
@@ -379,12 +382,14 @@ func (p *Producer) maxInFlight(c *dconn) int {
 }
 
 // sendProduce puts batches on the wire in one request, assigning sequences
-// to first sends (RecordAccumulator.drainBatchesForOneNode, C3.2).
+// to first sends (RecordAccumulator.drainBatchesForOneNode, C3.2). The
+// request keeps its own list of the batches.
 func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
-	p.nextCorr++
-	q := &prequest{corr: p.nextCorr, dest: c.dest, sentAt: now, batches: batches}
-	req := &ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), Batches: make([]Batch, 0, len(batches))}
-	for _, b := range batches {
+	q := p.newRequest(c.dest, now)
+	q.batches = append(q.batches, batches...)
+	req := p.reqSlab.new()
+	*req = ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), Batches: p.batchSlab.slice(len(batches))}
+	for i, b := range batches {
 		ps := p.parts[b.b.Partition]
 		ps.unqueue(b)
 		if p.cfg.EnableIdempotence && !b.hasSeq {
@@ -410,17 +415,20 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 		}
 		b.attempts++
 		b.req = q
+		b.refs++
 		ps.onWire++
-		req.Batches = append(req.Batches, b.b)
+		req.Batches[i] = b.b
 	}
 	c.inflight = append(c.inflight, q)
 	p.out = append(p.out, Out{Kind: OutSend, Dest: c.dest, Msg: req})
 	if p.cfg.Acks == 0 {
 		// acks=0: the request completes as soon as it is sent.
+		c.inflight[len(c.inflight)-1] = nil
 		c.inflight = c.inflight[:len(c.inflight)-1]
 		for _, b := range q.batches {
 			p.complete(now, b, ErrNone, -1, 0)
 		}
+		p.retire(q)
 	}
 }
 
@@ -447,10 +455,10 @@ func (p *Producer) addUnacked(ps *partState, b *pbatch) {
 // (RecordAccumulator.ready/drain and shouldStopDrainBatchesForPartition,
 // C4.4, C4.5).
 func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
-	if len(ps.queue) == 0 {
+	if ps.queue.len() == 0 {
 		return nil
 	}
-	b := ps.queue[0]
+	b := ps.queue.at(0)
 	if now < b.retryAt {
 		return nil // backing off
 	}
@@ -484,7 +492,7 @@ func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
 			}
 		}
 	}
-	if !b.hasSeq && b.attempts == 0 && len(ps.queue) == 1 && len(b.b.Records) < p.cfg.BatchSize && now < b.createdAt.Add(p.cfg.Linger) {
+	if !b.hasSeq && b.attempts == 0 && ps.queue.len() == 1 && len(b.b.Records) < p.cfg.BatchSize && now < b.createdAt.Add(p.cfg.Linger) {
 		return nil // lingering
 	}
 	return b
@@ -523,11 +531,11 @@ func (p *Producer) scheduleWake(now sim.Time) {
 	}
 	if p.fatal == ErrNone {
 		for _, ps := range p.parts {
-			if o, ok := ps.oldestLive(); ok {
+			if o, ok := p.oldestLive(ps); ok {
 				at(o.Add(p.cfg.DeliveryTimeout))
 			}
-			if len(ps.queue) > 0 {
-				b := ps.queue[0]
+			if ps.queue.len() > 0 {
+				b := ps.queue.at(0)
 				if b.retryAt > now {
 					at(b.retryAt)
 				}
@@ -552,14 +560,16 @@ func (p *Producer) scheduleWake(now sim.Time) {
 // yet finished: every delivery deadline of the partition is at or after it
 // plus delivery.timeout.ms. Batches are created in time order, so the
 // answer is the head of the live list once finished batches are dropped
-// from it (amortised O(1)).
-func (ps *partState) oldestLive() (sim.Time, bool) {
-	for len(ps.live) > 0 && ps.live[0].done {
-		ps.live[0] = nil
-		ps.live = ps.live[1:]
+// from it (amortised O(1)); a dropped batch may be recycled.
+func (p *Producer) oldestLive(ps *partState) (sim.Time, bool) {
+	for ps.live.len() > 0 && ps.live.at(0).done {
+		b := ps.live.at(0)
+		ps.live.popFront()
+		b.inLive = false
+		p.maybeFreeBatch(b)
 	}
-	if len(ps.live) == 0 {
+	if ps.live.len() == 0 {
 		return 0, false
 	}
-	return ps.live[0].createdAt, true
+	return ps.live.at(0).createdAt, true
 }

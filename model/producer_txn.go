@@ -180,7 +180,7 @@ func (p *Producer) txnDrainable(ps *partState) bool {
 // acknowledged or failed.
 func (p *Producer) txnUnacked() bool {
 	for _, ps := range p.parts {
-		if len(ps.queue) > 0 || len(ps.unacked) > 0 {
+		if ps.queue.len() > 0 || len(ps.unacked) > 0 {
 			return true
 		}
 	}
@@ -270,8 +270,8 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 	if !p.ensureConn(now, c) {
 		return
 	}
-	p.nextCorr++
-	q := &prequest{corr: p.nextCorr, dest: dest, sentAt: now, txnOp: op}
+	q := p.newRequest(dest, now)
+	q.txnOp = op
 	var m Message
 	switch op {
 	case txnOpAddOffsets:
@@ -560,7 +560,7 @@ func (p *Producer) readdAfterBump() {
 	}
 	t.needAdd = t.needAdd[:0]
 	for _, ps := range p.parts {
-		if len(ps.queue) > 0 || len(ps.unacked) > 0 {
+		if ps.queue.len() > 0 || len(ps.unacked) > 0 {
 			t.needAdd = append(t.needAdd, ps.id)
 		}
 	}

@@ -1,0 +1,113 @@
+package model
+
+import (
+	"slices"
+
+	"github.com/idemsim/idemsim/sim"
+)
+
+// The producer recycles the bookkeeping objects whose whole lifetime it
+// controls: its requests (prequest) and its batches (pbatch). Neither
+// ever leaves the instance; what leaves is the ProduceRequest built from
+// them, with copies of the batches' headers and their records (see
+// recordStore), which are never recycled.
+//
+// A prequest is retired once it left its connection's in-flight list and
+// its outcome was handled (retire). A pbatch is free once the application
+// has its outcome (done), it is in no list of its partition (queue,
+// unacked, live), no in-flight request lists it (refs) and it is on the
+// wire in none (req).
+
+// freeListMax bounds each free list: in a steady state the instance has
+// its in-flight requests and their batches in use at once; the objects of
+// a burst beyond that are left to the garbage collector.
+const freeListMax = 64
+
+// newRequest returns a blank request numbered with the next correlation
+// id, to dest, sent at now.
+func (p *Producer) newRequest(dest int32, now sim.Time) *prequest {
+	p.nextCorr++
+	var q *prequest
+	if n := len(p.freeReqs); n > 0 {
+		q = p.freeReqs[n-1]
+		p.freeReqs[n-1] = nil
+		p.freeReqs = p.freeReqs[:n-1]
+	} else {
+		q = &prequest{}
+	}
+	q.corr, q.dest, q.sentAt = p.nextCorr, dest, now
+	return q
+}
+
+// retire ends q, which is in no in-flight list any more and whose outcome
+// was handled: its batches drop their reference to it, and those that are
+// free with it are recycled. q itself is recycled unless a batch is still
+// on the wire in it (which a response that lacks one of the request's
+// partitions would leave behind).
+func (p *Producer) retire(q *prequest) {
+	held := false
+	for _, b := range q.batches {
+		b.refs--
+		held = held || b.req == q
+		p.maybeFreeBatch(b)
+	}
+	if held || len(p.freeReqs) >= freeListMax {
+		return
+	}
+	if debugRecycle {
+		p.checkUnreferenced(nil, q)
+	}
+	clear(q.batches)
+	*q = prequest{batches: q.batches[:0]}
+	p.freeReqs = append(p.freeReqs, q)
+}
+
+// newBatch returns a blank batch.
+func (p *Producer) newBatch() *pbatch {
+	if n := len(p.freeBatches); n > 0 {
+		b := p.freeBatches[n-1]
+		p.freeBatches[n-1] = nil
+		p.freeBatches = p.freeBatches[:n-1]
+		return b
+	}
+	return &pbatch{}
+}
+
+// maybeFreeBatch recycles b if nothing refers to it any more. Its Records
+// are dropped, not reused: they may be held outside the instance.
+func (p *Producer) maybeFreeBatch(b *pbatch) {
+	if !b.done || b.refs > 0 || b.inLive || b.queued || b.req != nil || len(p.freeBatches) >= freeListMax {
+		return
+	}
+	if debugRecycle {
+		p.checkUnreferenced(b, nil)
+	}
+	*b = pbatch{}
+	p.freeBatches = append(p.freeBatches, b)
+}
+
+// debugRecycle makes every recycling check that nothing of the instance
+// still refers to the object (tests turn it on).
+var debugRecycle bool
+
+// checkUnreferenced panics if batch b or request q (either may be nil) is
+// still in a list of the instance.
+func (p *Producer) checkUnreferenced(b *pbatch, q *prequest) {
+	for _, ps := range p.parts {
+		if b != nil && (slices.Contains(ps.queue.all(), b) || slices.Contains(ps.live.all(), b) || slices.Contains(ps.unacked, b)) {
+			panic("model: a recycled batch is still in its partition's lists")
+		}
+		for _, u := range ps.unacked {
+			if q != nil && u.req == q {
+				panic("model: a recycled request still has a batch on the wire")
+			}
+		}
+	}
+	for _, c := range p.conns {
+		for _, r := range c.inflight {
+			if r == q || b != nil && slices.Contains(r.batches, b) {
+				panic("model: a recycled object is still in flight")
+			}
+		}
+	}
+}

@@ -95,6 +95,10 @@ type Broker struct {
 	nextCorr int64
 	out      []Out
 	obs      obsSlab
+	// respSlab and partSlab are the arrays produce responses are carved
+	// from (slab.go: never reused, they leave the broker).
+	respSlab slab[ProduceResponse]
+	partSlab slab[PartitionResponse]
 
 	// Replication (broker_repl.go): the hosted replicas by partition id,
 	// the applied metadata and its offset, the replies waiting for
@@ -312,7 +316,8 @@ func (b *Broker) verifyFailed(now sim.Time, corr int64) {
 func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, verify []ErrCode) {
 	var resp *ProduceResponse
 	if req.Acks != 0 {
-		resp = &ProduceResponse{CorrelationID: req.CorrelationID, Partitions: make([]PartitionResponse, len(req.Batches))}
+		resp = b.respSlab.new()
+		*resp = ProduceResponse{CorrelationID: req.CorrelationID, Partitions: b.partSlab.slice(len(req.Batches))}
 	}
 	var waits []partWait
 	for i := range req.Batches {

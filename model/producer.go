@@ -283,14 +283,18 @@ type Producer struct {
 	out       []Out
 
 	// Recycling (producer_recycle.go): free requests and batches, the
-	// batches a drain gathers for one request, and the arrays the
-	// produce requests are carved from (never recycled: they leave the
-	// instance).
+	// arrays new batches are carved from, and those the produce requests
+	// are carved from (never recycled: they leave the instance).
 	freeReqs    []*prequest
 	freeBatches []*pbatch
-	drainBuf    []*pbatch
+	batchObjs   slab[pbatch]
 	reqSlab     slab[ProduceRequest]
 	batchSlab   slab[Batch]
+	// Scratch buffers, emptied after each use: the batches a drain
+	// gathers for one request, the batches an expiry pass fails, a note
+	// being built.
+	drainBuf, expBuf []*pbatch
+	noteBuf          []byte
 
 	// Metadata (producer_metadata.go): stale, a request in flight, the
 	// time of the last answer and the earliest next request, the next

@@ -18,10 +18,16 @@ import (
 // unacked, live), no in-flight request lists it (refs) and it is on the
 // wire in none (req).
 
-// freeListMax bounds each free list: in a steady state the instance has
-// its in-flight requests and their batches in use at once; the objects of
-// a burst beyond that are left to the garbage collector.
-const freeListMax = 64
+// The free lists' bounds. In a steady state the instance has its
+// in-flight requests in use at once, and the batches of its in-flight
+// requests plus those queued during a stall (which an expiry then fails
+// together); the objects of a burst beyond that are left to the garbage
+// collector, so a backlog's batches do not outlive it (at most 1024
+// batches of about 100 bytes stay).
+const (
+	freeReqsMax    = 64
+	freeBatchesMax = 1024
+)
 
 // newRequest returns a blank request numbered with the next correlation
 // id, to dest, sent at now.
@@ -51,7 +57,7 @@ func (p *Producer) retire(q *prequest) {
 		held = held || b.req == q
 		p.maybeFreeBatch(b)
 	}
-	if held || len(p.freeReqs) >= freeListMax {
+	if held || len(p.freeReqs) >= freeReqsMax {
 		return
 	}
 	if debugRecycle {
@@ -62,7 +68,9 @@ func (p *Producer) retire(q *prequest) {
 	p.freeReqs = append(p.freeReqs, q)
 }
 
-// newBatch returns a blank batch.
+// newBatch returns a blank batch: a recycled one, or else a new one
+// carved from a chunk (a stall or a backlog queues batches by the
+// thousand, more than the free list keeps).
 func (p *Producer) newBatch() *pbatch {
 	if n := len(p.freeBatches); n > 0 {
 		b := p.freeBatches[n-1]
@@ -70,13 +78,13 @@ func (p *Producer) newBatch() *pbatch {
 		p.freeBatches = p.freeBatches[:n-1]
 		return b
 	}
-	return &pbatch{}
+	return p.batchObjs.new()
 }
 
 // maybeFreeBatch recycles b if nothing refers to it any more. Its Records
 // are dropped, not reused: they may be held outside the instance.
 func (p *Producer) maybeFreeBatch(b *pbatch) {
-	if !b.done || b.refs > 0 || b.inLive || b.queued || b.req != nil || len(p.freeBatches) >= freeListMax {
+	if !b.done || b.refs > 0 || b.inLive || b.queued || b.req != nil || len(p.freeBatches) >= freeBatchesMax {
 		return
 	}
 	if debugRecycle {

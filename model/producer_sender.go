@@ -98,7 +98,7 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 		}
 		// The expired batches, on the wire or queued, are a prefix of the
 		// live list (creation order).
-		var exp []*pbatch
+		exp := p.expBuf[:0]
 		for _, b := range ps.live.all() {
 			if now < b.createdAt.Add(p.cfg.DeliveryTimeout) {
 				break
@@ -107,13 +107,19 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				exp = append(exp, b)
 			}
 		}
-		var freed []*pbatch
+		p.expBuf = exp
+		// rewind is the first expired batch freed for reuse (bug Z11f).
+		var rewind *pbatch
 		for _, b := range exp {
 			if b.done {
 				continue
 			}
 			any = true
-			p.note(NoteExpired, "batch "+string(b.b.AppendDescription(nil))+" expired after delivery.timeout.ms")
+			line := append(p.noteBuf[:0], "batch "...)
+			line = b.b.AppendDescription(line)
+			line = append(line, " expired after delivery.timeout.ms"...)
+			p.noteBuf = line
+			p.note(NoteExpired, string(line))
 			p.failBatch(now, b, ErrDeliveryTimeout, false)
 			if p.cfg.Policy == PolicyLibrdkafka && p.cfg.EnableIdempotence {
 				// librdkafka has no unresolved sequences: a
@@ -121,28 +127,32 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				// epoch instead (C7.2-C7.4 are the Java client's).
 				p.rdkBumpAfterGap(b, ErrDeliveryTimeout)
 				if p.fatal != ErrNone {
+					clear(exp)
 					return true
 				}
 				continue
 			}
 			if p.cfg.BugReuseExpiredSeq && b.hasSeq {
-				freed = append(freed, b)
+				if rewind == nil {
+					rewind = b
+				}
 				continue
 			}
 			if p.cfg.EnableIdempotence && b.hasSeq && b.inRetry {
 				p.markUnresolved(ps, b)
 			}
 			if p.fatal != ErrNone {
+				clear(exp)
 				return true
 			}
 		}
+		clear(exp)
 		// franz-go #1217 (bug Z11f): the producer takes the expired
 		// batch as never written and rewinds the partition's sequence to
 		// it; later batches not on the wire lose their sequences and are
 		// numbered again when drained.
-		if len(freed) > 0 {
-			first := freed[0]
-			ps.nextSeq = first.b.FirstSeq
+		if rewind != nil {
+			ps.nextSeq = rewind.b.FirstSeq
 			keep := ps.unacked[:0]
 			for _, u := range ps.unacked {
 				if u.req == nil && !u.done {
@@ -153,7 +163,7 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				keep = append(keep, u)
 			}
 			ps.unacked = keep
-			p.note(NoteInfo, "bug Z11f: p"+itoa(int64(ps.id))+" rewinds its sequence to "+itoa(int64(first.b.FirstSeq))+" after an expired batch")
+			p.note(NoteInfo, "bug Z11f: p"+itoa(int64(ps.id))+" rewinds its sequence to "+itoa(int64(rewind.b.FirstSeq))+" after an expired batch")
 		}
 	}
 	return any

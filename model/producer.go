@@ -147,7 +147,7 @@ type partState struct {
 	// queue is the accumulator's deque: batches not on the wire.
 	// Sequenced retries come first, in sequence order
 	// (insertInSequenceOrder); then new batches in creation order.
-	queue batchList
+	queue []*pbatch
 	// unacked holds every sequenced, unfinished batch (on the wire or
 	// queued for retry), in sequence order (Kafka's
 	// inflightBatchesBySequence). Without idempotence it holds the
@@ -179,9 +179,7 @@ type partState struct {
 	fgOK bool
 	// live holds the partition's batches in creation order; finished ones
 	// are dropped from its head lazily (oldestLive).
-	live batchList
-	// recs holds the records of the partition's batches.
-	recs recordStore
+	live []*pbatch
 }
 
 // prequest is one produce or InitProducerId request on the wire.
@@ -282,19 +280,9 @@ type Producer struct {
 	wakeToken uint64
 	out       []Out
 
-	// Recycling (producer_recycle.go): free requests and batches, the
-	// arrays new batches are carved from, and those the produce requests
-	// are carved from (never recycled: they leave the instance).
-	freeReqs    []*prequest
-	freeBatches []*pbatch
-	batchObjs   slab[pbatch]
-	reqSlab     slab[ProduceRequest]
-	batchSlab   slab[Batch]
-	// Scratch buffers, emptied after each use: the batches a drain
-	// gathers for one request, the batches an expiry pass fails, a note
-	// being built.
-	drainBuf, expBuf []*pbatch
-	noteBuf          []byte
+	// pool is where the instance's requests, batches and records come
+	// from (producer_recycle.go): how it allocates, not what it knows.
+	pool producerPool
 
 	// Metadata (producer_metadata.go): stale, a request in flight, the
 	// time of the last answer and the earliest next request, the next
@@ -310,6 +298,7 @@ type Producer struct {
 // come from [ProducerConfig.Resolve]. rng is the instance's own stream.
 func NewProducer(cfg ProducerConfig, app int32, leaders []int32, rng *rand.Rand) *Producer {
 	p := &Producer{cfg: cfg, app: app, rng: rng, leaders: leaders, pid: NoProducerID, epoch: NoEpoch, wakeAt: -1}
+	p.pool.recs = make([]recordStore, len(leaders))
 	for i := range leaders {
 		p.parts = append(p.parts, &partState{id: int32(i), pid: NoProducerID, epoch: NoEpoch, lastAckedSeq: -1, lastAckedOffset: -1, ppNext: -1})
 	}
@@ -339,7 +328,7 @@ func (p *Producer) EpochBumps() int { return p.bumps }
 func (p *Producer) Pending() int {
 	n := len(p.txn.waiting)
 	for _, ps := range p.parts {
-		for _, b := range ps.live.all() {
+		for _, b := range ps.live {
 			if !b.done {
 				n += len(b.b.Records)
 			}
@@ -396,8 +385,8 @@ func (p *Producer) sendRecord(now sim.Time, rec Record) {
 	}
 	ps := p.parts[rec.Partition]
 	var last *pbatch
-	if ps.queue.len() > 0 {
-		last = ps.queue.last()
+	if n := len(ps.queue); n > 0 {
+		last = ps.queue[n-1]
 	}
 	if last == nil || last.hasSeq || last.attempts > 0 || len(last.b.Records) >= p.cfg.BatchSize {
 		// Batches are transactional only when the application runs
@@ -407,10 +396,10 @@ func (p *Producer) sendRecord(now sim.Time, rec Record) {
 		last.b = Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.txnMode(), Txn: p.txnOrdinal(rec)}
 		last.createdAt = now
 		last.queued, last.inLive = true, true
-		ps.queue.push(last)
-		ps.live.push(last)
+		ps.queue = append(ps.queue, last)
+		ps.live = append(ps.live, last)
 	}
-	last.b.Records = ps.recs.add(last.b.Records, rec)
+	last.b.Records = p.pool.recs[ps.id].add(last.b.Records, rec)
 }
 
 // Wake is a wake-up the producer asked for with OutWake. Stale tokens are
@@ -548,13 +537,6 @@ func (p *Producer) conn(dest int32) *dconn {
 func (p *Producer) dropConn(now sim.Time, c *dconn, err ErrCode) {
 	reqs := c.inflight
 	c.inflight = nil
-	defer func() {
-		// The list's array serves the next connection.
-		clear(reqs)
-		if c.inflight == nil {
-			c.inflight = reqs[:0]
-		}
-	}()
 	c.ready = false
 	if c.dest >= 0 {
 		// NetworkClient.processDisconnection: a broker gone may have
@@ -954,7 +936,7 @@ func (p *Producer) fgComplete(now sim.Time, b *pbatch, err ErrCode) {
 // ignores responses to batches that are not their partition's first) and
 // queued again after head, in order, for the same retry time.
 func (p *Producer) fgRewind(ps *partState, head *pbatch) {
-	at := ps.queue.index(head)
+	at := slices.Index(ps.queue, head)
 	for _, u := range ps.unacked {
 		if u == head || u.done || u.req == nil {
 			continue
@@ -969,7 +951,7 @@ func (p *Producer) fgRewind(ps *partState, head *pbatch) {
 		}
 		at++
 		u.queued = true
-		ps.queue.insert(at, u)
+		ps.queue = slices.Insert(ps.queue, at, u)
 	}
 }
 
@@ -988,12 +970,12 @@ func (p *Producer) reenqueueRetry(now sim.Time, b *pbatch) {
 func (p *Producer) reenqueue(ps *partState, b *pbatch) {
 	i := 0
 	if b.hasSeq {
-		for i < ps.queue.len() && ps.queue.at(i).hasSeq && p.seqBefore(ps.queue.at(i), b) {
+		for i < len(ps.queue) && ps.queue[i].hasSeq && p.seqBefore(ps.queue[i], b) {
 			i++
 		}
 	}
 	b.queued = true
-	ps.queue.insert(i, b)
+	ps.queue = slices.Insert(ps.queue, i, b)
 }
 
 // seqBefore orders two sequenced batches of one partition by their
@@ -1063,8 +1045,12 @@ func (ps *partState) unqueue(b *pbatch) {
 		return
 	}
 	b.queued = false
-	if i := ps.queue.index(b); i >= 0 {
-		ps.queue.remove(i)
+	if ps.queue[0] == b {
+		ps.queue = popFront(ps.queue)
+		return
+	}
+	if i := slices.Index(ps.queue, b); i >= 0 {
+		ps.queue = slices.Delete(ps.queue, i, i+1)
 	}
 }
 
@@ -1095,8 +1081,8 @@ func (p *Producer) enterFatal(now sim.Time, err ErrCode) {
 // abortQueued fails every batch that is not on the wire.
 func (p *Producer) abortQueued(now sim.Time, err ErrCode) {
 	for _, ps := range p.parts {
-		for ps.queue.len() > 0 {
-			p.finish(now, ps.queue.at(0), err, -1)
+		for len(ps.queue) > 0 {
+			p.finish(now, ps.queue[0], err, -1)
 		}
 	}
 }

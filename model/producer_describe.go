@@ -58,7 +58,7 @@ func (p *Producer) DescribeState() string {
 		}
 		b = append(b, ']')
 		n := 0
-		for _, q := range ps.queue.all() {
+		for _, q := range ps.queue {
 			if !q.hasSeq && !q.done && q.attempts == 0 {
 				n++
 			}

@@ -18,6 +18,28 @@ import (
 // unacked, live), no in-flight request lists it (refs) and it is on the
 // wire in none (req).
 
+// producerPool is the instance's allocator state: free requests and
+// batches, the chunks new ones and the outgoing produce requests are
+// carved from, the record chunks of each partition, and scratch buffers
+// that are empty between calls. None of it is the producer's state: two
+// instances that differ only in their pools behave alike (a state hash
+// need not cover it).
+type producerPool struct {
+	freeReqs    []*prequest
+	freeBatches []*pbatch
+	batchObjs   slab[pbatch]
+	// reqSlab and batchSlab: the produce requests and their batch arrays
+	// (never recycled: they leave the instance).
+	reqSlab   slab[ProduceRequest]
+	batchSlab slab[Batch]
+	// recs holds each partition's records, by partition id.
+	recs []recordStore
+	// Scratch: the batches a drain gathers for one request, the batches
+	// an expiry pass fails, a note being built.
+	drainBuf, expBuf []*pbatch
+	noteBuf          []byte
+}
+
 // The free lists' bounds. In a steady state the instance has its
 // in-flight requests in use at once, and the batches of its in-flight
 // requests plus those queued during a stall (which an expiry then fails
@@ -34,10 +56,10 @@ const (
 func (p *Producer) newRequest(dest int32, now sim.Time) *prequest {
 	p.nextCorr++
 	var q *prequest
-	if n := len(p.freeReqs); n > 0 {
-		q = p.freeReqs[n-1]
-		p.freeReqs[n-1] = nil
-		p.freeReqs = p.freeReqs[:n-1]
+	if n := len(p.pool.freeReqs); n > 0 {
+		q = p.pool.freeReqs[n-1]
+		p.pool.freeReqs[n-1] = nil
+		p.pool.freeReqs = p.pool.freeReqs[:n-1]
 	} else {
 		q = &prequest{}
 	}
@@ -57,7 +79,7 @@ func (p *Producer) retire(q *prequest) {
 		held = held || b.req == q
 		p.maybeFreeBatch(b)
 	}
-	if held || len(p.freeReqs) >= freeReqsMax {
+	if held || len(p.pool.freeReqs) >= freeReqsMax {
 		return
 	}
 	if debugRecycle {
@@ -65,33 +87,33 @@ func (p *Producer) retire(q *prequest) {
 	}
 	clear(q.batches)
 	*q = prequest{batches: q.batches[:0]}
-	p.freeReqs = append(p.freeReqs, q)
+	p.pool.freeReqs = append(p.pool.freeReqs, q)
 }
 
 // newBatch returns a blank batch: a recycled one, or else a new one
 // carved from a chunk (a stall or a backlog queues batches by the
 // thousand, more than the free list keeps).
 func (p *Producer) newBatch() *pbatch {
-	if n := len(p.freeBatches); n > 0 {
-		b := p.freeBatches[n-1]
-		p.freeBatches[n-1] = nil
-		p.freeBatches = p.freeBatches[:n-1]
+	if n := len(p.pool.freeBatches); n > 0 {
+		b := p.pool.freeBatches[n-1]
+		p.pool.freeBatches[n-1] = nil
+		p.pool.freeBatches = p.pool.freeBatches[:n-1]
 		return b
 	}
-	return p.batchObjs.new()
+	return p.pool.batchObjs.new()
 }
 
 // maybeFreeBatch recycles b if nothing refers to it any more. Its Records
 // are dropped, not reused: they may be held outside the instance.
 func (p *Producer) maybeFreeBatch(b *pbatch) {
-	if !b.done || b.refs > 0 || b.inLive || b.queued || b.req != nil || len(p.freeBatches) >= freeBatchesMax {
+	if !b.done || b.refs > 0 || b.inLive || b.queued || b.req != nil || len(p.pool.freeBatches) >= freeBatchesMax {
 		return
 	}
 	if debugRecycle {
 		p.checkUnreferenced(b, nil)
 	}
 	*b = pbatch{}
-	p.freeBatches = append(p.freeBatches, b)
+	p.pool.freeBatches = append(p.pool.freeBatches, b)
 }
 
 // debugRecycle makes every recycling check that nothing of the instance
@@ -102,7 +124,7 @@ var debugRecycle bool
 // still in a list of the instance.
 func (p *Producer) checkUnreferenced(b *pbatch, q *prequest) {
 	for _, ps := range p.parts {
-		if b != nil && (slices.Contains(ps.queue.all(), b) || slices.Contains(ps.live.all(), b) || slices.Contains(ps.unacked, b)) {
+		if b != nil && (slices.Contains(ps.queue, b) || slices.Contains(ps.live, b) || slices.Contains(ps.unacked, b)) {
 			panic("model: a recycled batch is still in its partition's lists")
 		}
 		for _, u := range ps.unacked {

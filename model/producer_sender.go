@@ -98,8 +98,8 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 		}
 		// The expired batches, on the wire or queued, are a prefix of the
 		// live list (creation order).
-		exp := p.expBuf[:0]
-		for _, b := range ps.live.all() {
+		exp := p.pool.expBuf[:0]
+		for _, b := range ps.live {
 			if now < b.createdAt.Add(p.cfg.DeliveryTimeout) {
 				break
 			}
@@ -107,7 +107,7 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				exp = append(exp, b)
 			}
 		}
-		p.expBuf = exp
+		p.pool.expBuf = exp
 		// rewind is the first expired batch freed for reuse (bug Z11f).
 		var rewind *pbatch
 		for _, b := range exp {
@@ -115,10 +115,10 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				continue
 			}
 			any = true
-			line := append(p.noteBuf[:0], "batch "...)
+			line := append(p.pool.noteBuf[:0], "batch "...)
 			line = b.b.AppendDescription(line)
 			line = append(line, " expired after delivery.timeout.ms"...)
-			p.noteBuf = line
+			p.pool.noteBuf = line
 			p.note(NoteExpired, string(line))
 			p.failBatch(now, b, ErrDeliveryTimeout, false)
 			if p.cfg.Policy == PolicyLibrdkafka && p.cfg.EnableIdempotence {
@@ -352,7 +352,7 @@ func (p *Producer) drain(now sim.Time) {
 		}
 		c := p.conn(dest)
 		for len(c.inflight) < p.maxInFlight(c) {
-			batches := p.drainBuf[:0]
+			batches := p.pool.drainBuf[:0]
 			for _, ps := range p.parts {
 				if p.leaders[ps.id] != dest {
 					continue
@@ -361,7 +361,7 @@ func (p *Producer) drain(now sim.Time) {
 					batches = append(batches, b)
 				}
 			}
-			p.drainBuf = batches
+			p.pool.drainBuf = batches
 			if len(batches) == 0 {
 				break
 			}
@@ -397,8 +397,8 @@ func (p *Producer) maxInFlight(c *dconn) int {
 func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 	q := p.newRequest(c.dest, now)
 	q.batches = append(q.batches, batches...)
-	req := p.reqSlab.new()
-	*req = ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), Batches: p.batchSlab.slice(len(batches))}
+	req := p.pool.reqSlab.new()
+	*req = ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), Batches: p.pool.batchSlab.slice(len(batches))}
 	for i, b := range batches {
 		ps := p.parts[b.b.Partition]
 		ps.unqueue(b)
@@ -465,10 +465,10 @@ func (p *Producer) addUnacked(ps *partState, b *pbatch) {
 // (RecordAccumulator.ready/drain and shouldStopDrainBatchesForPartition,
 // C4.4, C4.5).
 func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
-	if ps.queue.len() == 0 {
+	if len(ps.queue) == 0 {
 		return nil
 	}
-	b := ps.queue.at(0)
+	b := ps.queue[0]
 	if now < b.retryAt {
 		return nil // backing off
 	}
@@ -502,7 +502,7 @@ func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
 			}
 		}
 	}
-	if !b.hasSeq && b.attempts == 0 && ps.queue.len() == 1 && len(b.b.Records) < p.cfg.BatchSize && now < b.createdAt.Add(p.cfg.Linger) {
+	if !b.hasSeq && b.attempts == 0 && len(ps.queue) == 1 && len(b.b.Records) < p.cfg.BatchSize && now < b.createdAt.Add(p.cfg.Linger) {
 		return nil // lingering
 	}
 	return b
@@ -544,8 +544,8 @@ func (p *Producer) scheduleWake(now sim.Time) {
 			if o, ok := p.oldestLive(ps); ok {
 				at(o.Add(p.cfg.DeliveryTimeout))
 			}
-			if ps.queue.len() > 0 {
-				b := ps.queue.at(0)
+			if len(ps.queue) > 0 {
+				b := ps.queue[0]
 				if b.retryAt > now {
 					at(b.retryAt)
 				}
@@ -572,14 +572,14 @@ func (p *Producer) scheduleWake(now sim.Time) {
 // answer is the head of the live list once finished batches are dropped
 // from it (amortised O(1)); a dropped batch may be recycled.
 func (p *Producer) oldestLive(ps *partState) (sim.Time, bool) {
-	for ps.live.len() > 0 && ps.live.at(0).done {
-		b := ps.live.at(0)
-		ps.live.popFront()
+	for len(ps.live) > 0 && ps.live[0].done {
+		b := ps.live[0]
+		ps.live = popFront(ps.live)
 		b.inLive = false
 		p.maybeFreeBatch(b)
 	}
-	if ps.live.len() == 0 {
+	if len(ps.live) == 0 {
 		return 0, false
 	}
-	return ps.live.at(0).createdAt, true
+	return ps.live[0].createdAt, true
 }

@@ -194,7 +194,7 @@ func TestProducerResponses(t *testing.T) {
 			}
 			ps := pt.p.parts[0]
 			var q *pbatch
-			for _, b := range ps.queue.all() {
+			for _, b := range ps.queue {
 				if b.b.Records[0].ID == target.Batches[0].Records[0].ID {
 					q = b
 				}
@@ -203,7 +203,7 @@ func TestProducerResponses(t *testing.T) {
 				}
 			}
 			for _, b := range ps.unacked {
-				if b.queued != slices.Contains(ps.queue.all(), b) {
+				if b.queued != slices.Contains(ps.queue, b) {
 					t.Errorf("batch %s: queued=%v, in the queue=%v", b.b.AppendDescription(nil), b.queued, !b.queued)
 				}
 			}

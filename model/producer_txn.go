@@ -180,7 +180,7 @@ func (p *Producer) txnDrainable(ps *partState) bool {
 // acknowledged or failed.
 func (p *Producer) txnUnacked() bool {
 	for _, ps := range p.parts {
-		if ps.queue.len() > 0 || len(ps.unacked) > 0 {
+		if len(ps.queue) > 0 || len(ps.unacked) > 0 {
 			return true
 		}
 	}
@@ -560,7 +560,7 @@ func (p *Producer) readdAfterBump() {
 	}
 	t.needAdd = t.needAdd[:0]
 	for _, ps := range p.parts {
-		if ps.queue.len() > 0 || len(ps.unacked) > 0 {
+		if len(ps.queue) > 0 || len(ps.unacked) > 0 {
 			t.needAdd = append(t.needAdd, ps.id)
 		}
 	}

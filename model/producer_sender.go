@@ -107,7 +107,6 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				exp = append(exp, b)
 			}
 		}
-		p.pool.expBuf = exp
 		// rewind is the first expired batch freed for reuse (bug Z11f).
 		var rewind *pbatch
 		for _, b := range exp {
@@ -118,8 +117,8 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 			line := append(p.pool.noteBuf[:0], "batch "...)
 			line = b.b.AppendDescription(line)
 			line = append(line, " expired after delivery.timeout.ms"...)
-			p.pool.noteBuf = line
 			p.note(NoteExpired, string(line))
+			p.pool.noteBuf = line[:0]
 			p.failBatch(now, b, ErrDeliveryTimeout, false)
 			if p.cfg.Policy == PolicyLibrdkafka && p.cfg.EnableIdempotence {
 				// librdkafka has no unresolved sequences: a
@@ -127,7 +126,7 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				// epoch instead (C7.2-C7.4 are the Java client's).
 				p.rdkBumpAfterGap(b, ErrDeliveryTimeout)
 				if p.fatal != ErrNone {
-					clear(exp)
+					p.pool.expBuf = clearBatches(exp)
 					return true
 				}
 				continue
@@ -142,11 +141,11 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				p.markUnresolved(ps, b)
 			}
 			if p.fatal != ErrNone {
-				clear(exp)
+				p.pool.expBuf = clearBatches(exp)
 				return true
 			}
 		}
-		clear(exp)
+		p.pool.expBuf = clearBatches(exp)
 		// franz-go #1217 (bug Z11f): the producer takes the expired
 		// batch as never written and rewinds the partition's sequence to
 		// it; later batches not on the wire lose their sequences and are
@@ -361,16 +360,15 @@ func (p *Producer) drain(now sim.Time) {
 					batches = append(batches, b)
 				}
 			}
-			p.pool.drainBuf = batches
-			if len(batches) == 0 {
-				break
+			sent := len(batches) > 0 && p.ensureConn(now, c)
+			if sent {
+				p.sendProduce(now, c, batches)
 			}
-			if !p.ensureConn(now, c) {
-				clear(batches)
-				break
-			}
-			p.sendProduce(now, c, batches)
 			clear(batches)
+			p.pool.drainBuf = batches[:0]
+			if !sent {
+				break
+			}
 		}
 	}
 }

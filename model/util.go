@@ -18,3 +18,9 @@ func popFront(s []*pbatch) []*pbatch {
 	s[0] = nil
 	return s[1:]
 }
+
+// clearBatches empties a scratch list of batches, keeping its array.
+func clearBatches(s []*pbatch) []*pbatch {
+	clear(s)
+	return s[:0]
+}

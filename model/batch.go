@@ -9,24 +9,25 @@ import (
 // Batch is one record batch for one partition, as carried by a produce
 // request (Kafka's message format v2: one batch per partition per request).
 // Without idempotence PID is [NoProducerID], Epoch [NoEpoch] and the
-// sequences [NoSequence].
+// sequences [NoSequence]. The fields are ordered so that the struct has no
+// padding (56 bytes): logs and observers keep one per appended batch.
 type Batch struct {
-	Partition int32
 	PID       ProducerID
-	Epoch     int16
+	Partition int32
 	// FirstSeq and LastSeq are the sequence range, wrapping in the
 	// producer's [SeqSpace]: LastSeq = FirstSeq + len(Records) - 1.
 	FirstSeq int32
 	LastSeq  int32
-	// Transactional is the batch header's transactional bit.
-	Transactional bool
 	// Txn is simulation metadata, never on the wire: for a transactional
 	// batch, the ordinal (1, 2, ...) of the sending producer instance's
 	// transaction the batch was built for; 0 otherwise. Checkers use it to
 	// tell which transaction a log entry belongs to, which Kafka's log
 	// cannot tell apart under transaction version 1 (transactions.md X39).
-	Txn     int32
-	Records []Record
+	Txn   int32
+	Epoch int16
+	// Transactional is the batch header's transactional bit.
+	Transactional bool
+	Records       []Record
 }
 
 // MaxTimestamp is the batch header's max timestamp: the largest

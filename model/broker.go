@@ -95,6 +95,10 @@ type Broker struct {
 	nextCorr int64
 	out      []Out
 	obs      obsSlab
+	// pool holds the arrays produce responses are carved from (slab.go:
+	// never reused, they leave the broker): how the broker allocates,
+	// not what it knows.
+	pool brokerPool
 
 	// Replication (broker_repl.go): the hosted replicas by partition id,
 	// the applied metadata and its offset, the replies waiting for
@@ -103,6 +107,14 @@ type Broker struct {
 	meta       []PartitionState
 	metaOffset int64
 	pending    []pendingReply
+}
+
+// brokerPool is a broker's allocator state: the chunks its produce
+// responses are carved from. Two brokers that differ only in their pools
+// behave alike (a state hash need not cover it).
+type brokerPool struct {
+	resps slab[ProduceResponse]
+	parts slab[PartitionResponse]
 }
 
 // parkedProduce is a produce request waiting for its verification answer.
@@ -312,7 +324,8 @@ func (b *Broker) verifyFailed(now sim.Time, corr int64) {
 func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, verify []ErrCode) {
 	var resp *ProduceResponse
 	if req.Acks != 0 {
-		resp = &ProduceResponse{CorrelationID: req.CorrelationID, Partitions: make([]PartitionResponse, len(req.Batches))}
+		resp = b.pool.resps.new()
+		*resp = ProduceResponse{CorrelationID: req.CorrelationID, Partitions: b.pool.parts.slice(len(req.Batches))}
 	}
 	var waits []partWait
 	for i := range req.Batches {

@@ -116,21 +116,28 @@ type Outcome struct {
 }
 
 // pbatch is a producer batch (ProducerBatch) with its client bookkeeping.
+// The producer recycles it once nothing refers to it (producer_recycle.go).
 type pbatch struct {
 	b         Batch
 	createdAt sim.Time
+	retryAt   sim.Time
+	// req is the request the batch is on the wire in, or nil.
+	req      *prequest
+	attempts int32
+	// refs counts the in-flight requests that list the batch (a batch
+	// taken off the wire by fgRewind, or expired, can be in more than one,
+	// or in one it is no longer on the wire in).
+	refs int32
 	// hasSeq: the batch got its pid, epoch and sequence when it was first
 	// drained (C3.2). A plain retry never changes them (C3.3, bug-zoo Z22).
 	hasSeq   bool
-	attempts int32
-	retryAt  sim.Time
 	inRetry  bool // re-enqueued at least once (ProducerBatch.inRetry)
 	resetSeq bool // sequence rewritten by an epoch bump (sequenceHasBeenReset)
-	// req is the request the batch is on the wire in, or nil.
-	req  *prequest
-	done bool // the application has the batch's outcome
+	done     bool // the application has the batch's outcome
 	// queued: the batch is in its partition's queue (unqueue).
 	queued bool
+	// inLive: the batch is in its partition's live list (oldestLive).
+	inLive bool
 }
 
 // partState is the client's state for one partition (TxnPartitionEntry plus
@@ -273,6 +280,10 @@ type Producer struct {
 	wakeToken uint64
 	out       []Out
 
+	// pool is where the instance's requests, batches and records come
+	// from (producer_recycle.go): how it allocates, not what it knows.
+	pool producerPool
+
 	// Metadata (producer_metadata.go): stale, a request in flight, the
 	// time of the last answer and the earliest next request, the next
 	// broker to try, and whether leaders is the instance's own copy.
@@ -287,6 +298,7 @@ type Producer struct {
 // come from [ProducerConfig.Resolve]. rng is the instance's own stream.
 func NewProducer(cfg ProducerConfig, app int32, leaders []int32, rng *rand.Rand) *Producer {
 	p := &Producer{cfg: cfg, app: app, rng: rng, leaders: leaders, pid: NoProducerID, epoch: NoEpoch, wakeAt: -1}
+	p.pool.recs = make([]recordStore, len(leaders))
 	for i := range leaders {
 		p.parts = append(p.parts, &partState{id: int32(i), pid: NoProducerID, epoch: NoEpoch, lastAckedSeq: -1, lastAckedOffset: -1, ppNext: -1})
 	}
@@ -380,12 +392,14 @@ func (p *Producer) sendRecord(now sim.Time, rec Record) {
 		// Batches are transactional only when the application runs
 		// transactions; a transactional.id alone only fences (see
 		// txnState).
-		last = &pbatch{b: Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.txnMode(), Txn: p.txnOrdinal(rec)}, createdAt: now}
-		last.queued = true
+		last = p.newBatch()
+		last.b = Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.txnMode(), Txn: p.txnOrdinal(rec)}
+		last.createdAt = now
+		last.queued, last.inLive = true, true
 		ps.queue = append(ps.queue, last)
 		ps.live = append(ps.live, last)
 	}
-	last.b.Records = append(last.b.Records, rec)
+	last.b.Records = p.pool.recs[ps.id].add(last.b.Records, rec)
 }
 
 // Wake is a wake-up the producer asked for with OutWake. Stale tokens are
@@ -459,6 +473,7 @@ func (p *Producer) Receive(now sim.Time, dest int32, m Message) []Out {
 	case *MetadataResponse:
 		p.handleMetadata(now, r)
 	}
+	p.retire(q)
 	p.poll(now)
 	return p.out
 }
@@ -531,23 +546,21 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err ErrCode) {
 	c.reconnectAt = now.Add(p.cfg.ReconnectBackoff)
 	p.out = append(p.out, Out{Kind: OutClose, Dest: c.dest})
 	for _, q := range reqs {
-		if q.init {
+		switch {
+		case q.init:
 			p.initSent = false
-			continue
-		}
-		if q.meta {
+		case q.meta:
 			p.metaInflight = false
-			continue
-		}
-		if q.txnOp != txnOpNone {
+		case q.txnOp != txnOpNone:
 			p.txnLost(q)
-			continue
-		}
-		for _, b := range q.batches {
-			if b.req == q {
-				p.complete(now, b, err, -1, 0)
+		default:
+			for _, b := range q.batches {
+				if b.req == q {
+					p.complete(now, b, err, -1, 0)
+				}
 			}
 		}
+		p.retire(q)
 	}
 }
 
@@ -1033,8 +1046,7 @@ func (ps *partState) unqueue(b *pbatch) {
 	}
 	b.queued = false
 	if ps.queue[0] == b {
-		ps.queue[0] = nil
-		ps.queue = ps.queue[1:]
+		ps.queue = popFront(ps.queue)
 		return
 	}
 	if i := slices.Index(ps.queue, b); i >= 0 {

@@ -58,8 +58,9 @@ func (p *Producer) maybeUpdateMetadata(now sim.Time) {
 	if !p.ensureConn(now, c) {
 		return
 	}
-	p.nextCorr++
-	c.inflight = append(c.inflight, &prequest{corr: p.nextCorr, dest: best, sentAt: now, meta: true})
+	q := p.newRequest(best, now)
+	q.meta = true
+	c.inflight = append(c.inflight, q)
 	p.metaInflight = true
 	p.out = append(p.out, Out{Kind: OutSend, Dest: best, Msg: &MetadataRequest{CorrelationID: p.nextCorr}})
 }

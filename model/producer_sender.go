@@ -93,12 +93,12 @@ func (p *Producer) checkRequestTimeouts(now sim.Time) {
 func (p *Producer) expireBatches(now sim.Time) bool {
 	any := false
 	for _, ps := range p.parts {
-		if o, ok := ps.oldestLive(); !ok || now < o.Add(p.cfg.DeliveryTimeout) {
+		if o, ok := p.oldestLive(ps); !ok || now < o.Add(p.cfg.DeliveryTimeout) {
 			continue // nothing of this partition is old enough (fast path)
 		}
 		// The expired batches, on the wire or queued, are a prefix of the
 		// live list (creation order).
-		var exp []*pbatch
+		exp := p.pool.expBuf[:0]
 		for _, b := range ps.live {
 			if now < b.createdAt.Add(p.cfg.DeliveryTimeout) {
 				break
@@ -107,13 +107,18 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				exp = append(exp, b)
 			}
 		}
-		var freed []*pbatch
+		// rewind is the first expired batch freed for reuse (bug Z11f).
+		var rewind *pbatch
 		for _, b := range exp {
 			if b.done {
 				continue
 			}
 			any = true
-			p.note(NoteExpired, "batch "+string(b.b.AppendDescription(nil))+" expired after delivery.timeout.ms")
+			line := append(p.pool.noteBuf[:0], "batch "...)
+			line = b.b.AppendDescription(line)
+			line = append(line, " expired after delivery.timeout.ms"...)
+			p.note(NoteExpired, string(line))
+			p.pool.noteBuf = line[:0]
 			p.failBatch(now, b, ErrDeliveryTimeout, false)
 			if p.cfg.Policy == PolicyLibrdkafka && p.cfg.EnableIdempotence {
 				// librdkafka has no unresolved sequences: a
@@ -121,28 +126,32 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				// epoch instead (C7.2-C7.4 are the Java client's).
 				p.rdkBumpAfterGap(b, ErrDeliveryTimeout)
 				if p.fatal != ErrNone {
+					p.pool.expBuf = clearBatches(exp)
 					return true
 				}
 				continue
 			}
 			if p.cfg.BugReuseExpiredSeq && b.hasSeq {
-				freed = append(freed, b)
+				if rewind == nil {
+					rewind = b
+				}
 				continue
 			}
 			if p.cfg.EnableIdempotence && b.hasSeq && b.inRetry {
 				p.markUnresolved(ps, b)
 			}
 			if p.fatal != ErrNone {
+				p.pool.expBuf = clearBatches(exp)
 				return true
 			}
 		}
+		p.pool.expBuf = clearBatches(exp)
 		// franz-go #1217 (bug Z11f): the producer takes the expired
 		// batch as never written and rewinds the partition's sequence to
 		// it; later batches not on the wire lose their sequences and are
 		// numbered again when drained.
-		if len(freed) > 0 {
-			first := freed[0]
-			ps.nextSeq = first.b.FirstSeq
+		if rewind != nil {
+			ps.nextSeq = rewind.b.FirstSeq
 			keep := ps.unacked[:0]
 			for _, u := range ps.unacked {
 				if u.req == nil && !u.done {
@@ -153,7 +162,7 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				keep = append(keep, u)
 			}
 			ps.unacked = keep
-			p.note(NoteInfo, "bug Z11f: p"+itoa(int64(ps.id))+" rewinds its sequence to "+itoa(int64(first.b.FirstSeq))+" after an expired batch")
+			p.note(NoteInfo, "bug Z11f: p"+itoa(int64(ps.id))+" rewinds its sequence to "+itoa(int64(rewind.b.FirstSeq))+" after an expired batch")
 		}
 	}
 	return any
@@ -301,8 +310,9 @@ func (p *Producer) sendInit(now sim.Time) {
 		return
 	}
 	p.initSent = true
-	p.nextCorr++
-	req := &InitProducerIDRequest{CorrelationID: p.nextCorr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch, TransactionTimeout: p.cfg.TransactionTimeout}
+	q := p.newRequest(DestCoordinator, now)
+	q.init = true
+	req := &InitProducerIDRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch, TransactionTimeout: p.cfg.TransactionTimeout}
 	if p.txnBump && p.pid != NoProducerID && !p.bumpInTxn {
 		// KIP-360: the bump carries the current pair. Defect Z17's bump
 		// re-initialises the producer id as at startup, without it (with
@@ -310,7 +320,6 @@ func (p *Producer) sendInit(now sim.Time) {
 		// PRODUCER_FENCED, T1.8, and the loss would not be silent).
 		req.ExpectedPID, req.ExpectedEpoch = p.pid, p.epoch
 	}
-	q := &prequest{corr: p.nextCorr, dest: DestCoordinator, sentAt: now, init: true}
 	c.inflight = append(c.inflight, q)
 	p.out = append(p.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: req})
 }
@@ -342,7 +351,7 @@ func (p *Producer) drain(now sim.Time) {
 		}
 		c := p.conn(dest)
 		for len(c.inflight) < p.maxInFlight(c) {
-			var batches []*pbatch
+			batches := p.pool.drainBuf[:0]
 			for _, ps := range p.parts {
 				if p.leaders[ps.id] != dest {
 					continue
@@ -351,13 +360,15 @@ func (p *Producer) drain(now sim.Time) {
 					batches = append(batches, b)
 				}
 			}
-			if len(batches) == 0 {
+			sent := len(batches) > 0 && p.ensureConn(now, c)
+			if sent {
+				p.sendProduce(now, c, batches)
+			}
+			clear(batches)
+			p.pool.drainBuf = batches[:0]
+			if !sent {
 				break
 			}
-			if !p.ensureConn(now, c) {
-				break
-			}
-			p.sendProduce(now, c, batches)
 		}
 	}
 }
@@ -379,12 +390,14 @@ func (p *Producer) maxInFlight(c *dconn) int {
 }
 
 // sendProduce puts batches on the wire in one request, assigning sequences
-// to first sends (RecordAccumulator.drainBatchesForOneNode, C3.2).
+// to first sends (RecordAccumulator.drainBatchesForOneNode, C3.2). The
+// request keeps its own list of the batches.
 func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
-	p.nextCorr++
-	q := &prequest{corr: p.nextCorr, dest: c.dest, sentAt: now, batches: batches}
-	req := &ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), Batches: make([]Batch, 0, len(batches))}
-	for _, b := range batches {
+	q := p.newRequest(c.dest, now)
+	q.batches = append(q.batches, batches...)
+	req := p.pool.reqSlab.new()
+	*req = ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), Batches: p.pool.batchSlab.slice(len(batches))}
+	for i, b := range batches {
 		ps := p.parts[b.b.Partition]
 		ps.unqueue(b)
 		if p.cfg.EnableIdempotence && !b.hasSeq {
@@ -410,17 +423,20 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 		}
 		b.attempts++
 		b.req = q
+		b.refs++
 		ps.onWire++
-		req.Batches = append(req.Batches, b.b)
+		req.Batches[i] = b.b
 	}
 	c.inflight = append(c.inflight, q)
 	p.out = append(p.out, Out{Kind: OutSend, Dest: c.dest, Msg: req})
 	if p.cfg.Acks == 0 {
 		// acks=0: the request completes as soon as it is sent.
+		c.inflight[len(c.inflight)-1] = nil
 		c.inflight = c.inflight[:len(c.inflight)-1]
 		for _, b := range q.batches {
 			p.complete(now, b, ErrNone, -1, 0)
 		}
+		p.retire(q)
 	}
 }
 
@@ -523,7 +539,7 @@ func (p *Producer) scheduleWake(now sim.Time) {
 	}
 	if p.fatal == ErrNone {
 		for _, ps := range p.parts {
-			if o, ok := ps.oldestLive(); ok {
+			if o, ok := p.oldestLive(ps); ok {
 				at(o.Add(p.cfg.DeliveryTimeout))
 			}
 			if len(ps.queue) > 0 {
@@ -552,11 +568,13 @@ func (p *Producer) scheduleWake(now sim.Time) {
 // yet finished: every delivery deadline of the partition is at or after it
 // plus delivery.timeout.ms. Batches are created in time order, so the
 // answer is the head of the live list once finished batches are dropped
-// from it (amortised O(1)).
-func (ps *partState) oldestLive() (sim.Time, bool) {
+// from it (amortised O(1)); a dropped batch may be recycled.
+func (p *Producer) oldestLive(ps *partState) (sim.Time, bool) {
 	for len(ps.live) > 0 && ps.live[0].done {
-		ps.live[0] = nil
-		ps.live = ps.live[1:]
+		b := ps.live[0]
+		ps.live = popFront(ps.live)
+		b.inLive = false
+		p.maybeFreeBatch(b)
 	}
 	if len(ps.live) == 0 {
 		return 0, false

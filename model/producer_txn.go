@@ -270,8 +270,8 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 	if !p.ensureConn(now, c) {
 		return
 	}
-	p.nextCorr++
-	q := &prequest{corr: p.nextCorr, dest: dest, sentAt: now, txnOp: op}
+	q := p.newRequest(dest, now)
+	q.txnOp = op
 	var m Message
 	switch op {
 	case txnOpAddOffsets:

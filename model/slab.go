@@ -1,0 +1,51 @@
+package model
+
+// slab hands out new values of T carved from shared arrays, so that
+// messages a node sends by the dozen cost one allocation per chunk instead
+// of one each. A value is never handed out twice and never taken back: it
+// may leave the node (a request on the network, which can delay, duplicate
+// or replay it; a response; a trace reader keeping it), and it stays the
+// holder's for as long as it is held. The price is that a chunk stays in
+// memory while any of its values is held. Chunks grow from slabMin to
+// slabMax values, so a short run allocates little.
+type slab[T any] struct {
+	free []T
+	// size is the length of the last chunk allocated.
+	size int
+}
+
+// Chunk lengths, in values.
+const (
+	slabMin = 4
+	slabMax = 64
+)
+
+// grow starts a new chunk of at least n values.
+func (s *slab[T]) grow(n int) {
+	s.size = min(max(2*s.size, slabMin), slabMax)
+	s.free = make([]T, max(s.size, n))
+}
+
+// new returns a pointer to a fresh zero T.
+func (s *slab[T]) new() *T {
+	if len(s.free) == 0 {
+		s.grow(1)
+	}
+	v := &s.free[0]
+	s.free = s.free[1:]
+	return v
+}
+
+// slice returns a fresh slice of n zero values whose capacity is n, so
+// that an append to it never reaches a neighbour's values.
+func (s *slab[T]) slice(n int) []T {
+	if n == 0 {
+		return make([]T, 0)
+	}
+	if len(s.free) < n {
+		s.grow(n)
+	}
+	v := s.free[:n:n]
+	s.free = s.free[n:]
+	return v
+}

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemsim/idemsim/internal/sweep"
 	"github.com/idemsim/idemsim/scenarios"
 )
 
@@ -86,6 +87,16 @@ var companions = map[string]scenarios.KV{
 // inject a faulty simulator and see the check report it).
 var selfcheckRun runFunc = scenarios.Run
 
+// selfcheckReuse returns the runner of a worker's in-process second runs:
+// a [scenarios.Runner], so that each second run is built in the memory of
+// the worker's previous run (of another triple), and a state a reused
+// World kept shows as a difference from the triple's first, fresh run. A
+// variable so tests that inject a faulty simulator run it in both passes.
+var selfcheckReuse = func() runFunc {
+	var r scenarios.Runner
+	return r.Run
+}
+
 // selfCommand returns the command that runs this program with args: the
 // second run of -subprocess (a variable so tests can run the test binary).
 var selfCommand = func(args ...string) (*exec.Cmd, error) {
@@ -147,10 +158,11 @@ func runSelfcheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "selfcheck: "+err.Error())
 	}
-	c := &checker{runs: *runs, seed: seed, parallel: *parallel, maxEvents: *maxEvents, pool: pool, files: nFiles, run: selfcheckRun}
+	c := &checker{runs: *runs, seed: seed, parallel: *parallel, maxEvents: *maxEvents, pool: pool, files: nFiles, run: selfcheckRun, reuse: selfcheckReuse}
 	if *subprocess {
 		c.second = childRun
 	}
+	defer sweep.TuneGC()() // a batch of runs: internal/sweep/gc.go
 	ctx, stop := interruptContext()
 	defer stop()
 	bar := newProgress(stderr)
@@ -539,8 +551,11 @@ type checker struct {
 	pool      []*candidate
 	files     int // of the pool, scenario files
 	// run runs the first run of every triple, and the second unless
-	// second is set.
+	// second or reuse is set.
 	run runFunc
+	// reuse, if set, makes a worker's runner of second runs (in this
+	// process, on reused Worlds).
+	reuse func() runFunc
 	// second, if set, runs the second run (in a child process).
 	second func(t *triple, maxEvents int64) outcome
 	// progress, if set, is told how many runs are done.
@@ -575,11 +590,12 @@ type report struct {
 	problems []problem
 }
 
-// check draws and runs the triples: every first run, in triple order, then
-// every second run, in reverse order, each on a fresh World, so that a
-// state left behind by one run (a package variable, a cache) shows as a
-// difference. Runs go -parallel at a time; the report does not depend on
-// it.
+// check draws and runs the triples: every first run, in triple order, on
+// a fresh World, then every second run, in reverse order, on a World
+// reused from the worker's previous run (reuse), so that a state left
+// behind by one run (a package variable, a cache, a reused World's
+// memory) shows as a difference. Runs go -parallel at a time; the report
+// does not depend on it.
 func (c *checker) check(ctx context.Context) *report {
 	n := c.runs
 	type slot struct {
@@ -602,7 +618,7 @@ func (c *checker) check(ctx context.Context) *report {
 		}
 		mu.Unlock()
 	}
-	c.each(ctx, n, false, func(i int) {
+	c.each(ctx, n, false, func(_, i int) {
 		s := &slots[i]
 		s.t, s.refused, s.prob = c.draw(i)
 		if s.prob == nil {
@@ -611,7 +627,14 @@ func (c *checker) check(ctx context.Context) *report {
 		s.drawn = true
 		tick()
 	})
-	c.each(ctx, n, true, func(i int) {
+	second := make([]runFunc, min(c.parallel, n))
+	for w := range second {
+		second[w] = c.run
+		if c.reuse != nil {
+			second[w] = c.reuse()
+		}
+	}
+	c.each(ctx, n, true, func(w, i int) {
 		s := &slots[i]
 		if !s.drawn {
 			return // interrupted in the first pass
@@ -619,8 +642,8 @@ func (c *checker) check(ctx context.Context) *report {
 		if s.prob == nil {
 			if c.second != nil {
 				s.second = c.second(&s.t, c.maxEvents)
-			} else {
-				s.second = runOutcome(c.run, s.t.spec(c.maxEvents))
+			} else if s.second = runOutcome(second[w], s.t.spec(c.maxEvents)); s.second.panic != "" && c.reuse != nil {
+				second[w] = c.reuse() // a panic may leave the World half changed
 			}
 		}
 		s.ran = true
@@ -646,15 +669,15 @@ func (c *checker) check(ctx context.Context) *report {
 	return rep
 }
 
-// each calls fn(i) for i in 0..n-1 (n-1..0 when reverse), -parallel at a
-// time, until ctx is done.
-func (c *checker) each(ctx context.Context, n int, reverse bool, fn func(i int)) {
+// each calls fn(w, i) for i in 0..n-1 (n-1..0 when reverse), -parallel
+// at a time, until ctx is done; w is the calling worker, 0..parallel-1.
+func (c *checker) each(ctx context.Context, n int, reverse bool, fn func(w, i int)) {
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(c.parallel, n) {
+	for w := range min(c.parallel, n) {
 		wg.Go(func() {
 			for i := range next {
-				fn(i)
+				fn(w, i)
 			}
 		})
 	}
@@ -841,7 +864,7 @@ func (r *report) write(w io.Writer) {
 	if !r.complete {
 		partial = fmt.Sprintf(" (interrupted: %d of %d)", r.done, c.runs)
 	}
-	second := "a fresh World"
+	second := "a reused World"
 	if c.second != nil {
 		second = "a child process"
 	}

@@ -42,9 +42,10 @@ func useTestBinaryAsChild(t *testing.T) {
 // injectRun makes the check's in-process runs go through fake.
 func injectRun(t *testing.T, fake runFunc) {
 	t.Helper()
-	old := selfcheckRun
-	t.Cleanup(func() { selfcheckRun = old })
+	old, oldReuse := selfcheckRun, selfcheckReuse
+	t.Cleanup(func() { selfcheckRun, selfcheckReuse = old, oldReuse })
 	selfcheckRun = fake
+	selfcheckReuse = func() runFunc { return fake }
 }
 
 var problemLine = regexp.MustCompile(`^triple \d+: (panic|error|nondeterministic|identity|stop|draw|refusal): .+; reproduce: go run \./cmd/simulate -seed \d+ -scenario(-file)? \S+.* -max-events \d+$`)
@@ -74,7 +75,7 @@ func TestSelfcheckPasses(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	sum, probs := checkOutput(t, out)
-	want := "selfcheck: 30 triples from seed 1 (20 scenarios, 0 scenario files), each run twice, the second in a fresh World: 0 problems;"
+	want := "selfcheck: 30 triples from seed 1 (20 scenarios, 0 scenario files), each run twice, the second in a reused World: 0 problems;"
 	if !strings.HasPrefix(sum, want) || len(probs) > 0 {
 		t.Errorf("got\n%s\nwant a summary starting %q and no problem", out, want)
 	}
@@ -442,5 +443,30 @@ func TestSelfcheckDocs(t *testing.T) {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("docs/selfcheck.md lacks %q", want)
 		}
+	}
+}
+
+// TestSelfcheckReusedWorlds: the second runs reuse the workers' Worlds
+// (scenarios.Runner): a runner that leaks a state from one run into the
+// next is reported, while the real one passes (TestSelfcheckPasses).
+func TestSelfcheckReusedWorlds(t *testing.T) {
+	old := selfcheckReuse
+	t.Cleanup(func() { selfcheckReuse = old })
+	selfcheckReuse = func() runFunc {
+		var r scenarios.Runner
+		runs := 0
+		return func(spec scenarios.Spec) (*scenarios.Result, error) {
+			res, err := r.Run(spec)
+			runs++
+			if err == nil && runs > 1 {
+				res.Events++ // what the worker's previous run left behind
+			}
+			return res, err
+		}
+	}
+	code, out, errOut := runCLI("selfcheck", "-runs", "6", "-parallel", "1")
+	_, probs := checkOutput(t, out)
+	if code != exitViolation || len(probs) != 5 {
+		t.Fatalf("exit %d, %d problems, want 5 (every second run but the worker's first):\n%s%s", code, len(probs), out, errOut)
 	}
 }

@@ -87,6 +87,7 @@ type sweepArgs struct {
 // it found (violations are results of a sweep), 2 for bad usage and 130
 // when interrupted.
 func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
+	defer sweep.TuneGC()() // a batch of runs: internal/sweep/gc.go
 	f := a.f
 	cfg := sweep.Config{Scenario: a.sc, Base: 1, Runs: f.runs, File: a.file, Bugs: a.bugs, Sets: a.sets, Parallel: f.parallel, FailingK: f.failing, Crossing: f.crossing, Preset: a.preset,
 		ScenarioFile: a.scenFile, PlanText: a.planText, PlanSource: a.planSource}

@@ -7,7 +7,7 @@ import "testing"
 // run beyond arenaKeep values is served by chunks that are not kept.
 func TestArenaRewind(t *testing.T) {
 	var a arena[[2]int]
-	const n = arenaKeep + 300
+	const n = 1500
 	var first []*[2]int
 	seen := map[*[2]int]bool{}
 	for i := range n {
@@ -19,8 +19,8 @@ func TestArenaRewind(t *testing.T) {
 		v[0] = i + 1
 		first = append(first, v)
 	}
-	if k := a.keptValues(); k > arenaKeep || k < arenaKeep/2 {
-		t.Fatalf("%d values kept, want at most %d", k, arenaKeep)
+	if k := a.keptValues(); k != 4+8+16+32+64*(arenaChunks-4) {
+		t.Fatalf("%d values kept", k)
 	}
 	a.rewind()
 	for i := range n {

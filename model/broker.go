@@ -110,11 +110,14 @@ type Broker struct {
 }
 
 // brokerPool is a broker's allocator state: the chunks its produce
-// responses are carved from. Two brokers that differ only in their pools
+// responses are carved from, and the partitions a Reset reuses. Two brokers that differ only in their pools
 // behave alike (a state hash need not cover it).
 type brokerPool struct {
 	resps slab[ProduceResponse]
 	parts slab[PartitionResponse]
+	// spareParts holds the previous run's partitions during a Reset
+	// (empty otherwise).
+	spareParts []*Partition
 }
 
 // parkedProduce is a produce request waiting for its verification answer.
@@ -135,18 +138,70 @@ const tokVerify uint64 = 1 << 63
 
 // NewBroker returns a broker with empty logs for the partitions it leads.
 func NewBroker(cfg BrokerConfig) *Broker {
-	b := &Broker{cfg: cfg, parts: make([]*Partition, len(cfg.Leaders)), notReady: make([]int64, len(cfg.Leaders)), expiry: newCheckTimer()}
-	if b.Replicated() {
-		b.initReplicas()
-		return b
-	}
-	for i, l := range cfg.Leaders {
-		if l == cfg.ID {
-			b.parts[i] = NewPartition(int32(i), cfg.Partition)
-			b.notReady[i] = cfg.NotReadyBatches
+	b := &Broker{}
+	b.Reset(cfg)
+	return b
+}
+
+// Reset makes b a new broker with settings cfg: afterwards it behaves
+// exactly as NewBroker(cfg) would, and equals it field by field but for
+// its allocator state, while keeping memory it already has: its
+// partitions' logs and producer maps, its lists, its effect and
+// observation buffers. Nothing of its previous run stays reachable from
+// it: log entries, parked requests, armed rejects and replication state
+// are dropped, and the slabs its produce responses were carved from are
+// let go (a previous run's holder of a response keeps it intact). What
+// [Partition.Log] returned before is invalid afterwards; a [Partition]
+// pointer b handed out before may now be one of the new run's
+// partitions. Reset of the zero Broker is NewBroker.
+func (b *Broker) Reset(cfg BrokerConfig) {
+	// The previous run's partitions are reset in place for the new run,
+	// each for the partition it was if it is still hosted (newPartition).
+	spare := b.pool.spareParts[:0]
+	for i := len(b.parts) - 1; i >= 0; i-- {
+		if p := b.parts[i]; p != nil {
+			spare = append(spare, p)
 		}
 	}
-	return b
+	*b = Broker{
+		cfg:      cfg,
+		parts:    sized(b.parts, len(cfg.Leaders)),
+		notReady: sized(b.notReady, len(cfg.Leaders)),
+		expiry:   newCheckTimer(),
+		out:      emptiedNonNil(b.out),
+		obs:      b.obs,
+		// The slabs are let go: their responses left the broker.
+		pool: brokerPool{spareParts: spare},
+		meta: b.meta,
+	}
+	b.obs.drop()
+	if b.Replicated() {
+		b.initReplicas()
+	} else {
+		b.meta = nil
+		for i, l := range cfg.Leaders {
+			if l == cfg.ID {
+				b.parts[i] = b.newPartition(int32(i))
+				b.notReady[i] = cfg.NotReadyBatches
+			}
+		}
+	}
+	// Partitions no longer hosted go, with their logs.
+	b.pool.spareParts = emptied(b.pool.spareParts)
+}
+
+// newPartition returns an empty partition id: one of the previous run's
+// (the last in spareParts), reset, or a new one.
+func (b *Broker) newPartition(id int32) *Partition {
+	n := len(b.pool.spareParts)
+	if n == 0 {
+		return NewPartition(id, b.cfg.Partition)
+	}
+	p := b.pool.spareParts[n-1]
+	b.pool.spareParts[n-1] = nil
+	b.pool.spareParts = b.pool.spareParts[:n-1]
+	p.reset(id, b.cfg.Partition)
+	return p
 }
 
 // Config returns the broker's settings.

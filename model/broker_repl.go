@@ -86,13 +86,13 @@ func (b *Broker) Leads(id int32) bool {
 // epoch 0 begun by the initial leader when it applies the first metadata.
 func (b *Broker) initReplicas() {
 	b.reps = make([]*replica, len(b.cfg.Replicas))
-	b.meta = make([]PartitionState, len(b.cfg.Replicas))
+	b.meta = sized(b.meta, len(b.cfg.Replicas))
 	for i, rs := range b.cfg.Replicas {
 		b.meta[i] = PartitionState{Partition: int32(i), Leader: -1}
 		if !slices.Contains(rs, b.cfg.ID) {
 			continue
 		}
-		p := NewPartition(int32(i), b.cfg.Partition)
+		p := b.newPartition(int32(i))
 		b.parts[i] = p
 		b.notReady[i] = b.cfg.NotReadyBatches
 		b.reps[i] = b.newReplica(NewReplicaLog(p))

@@ -320,12 +320,36 @@ type Coordinator struct {
 
 // NewCoordinator returns a coordinator with no transactional ids.
 func NewCoordinator(cfg CoordinatorConfig) *Coordinator {
+	c := &Coordinator{}
+	c.Reset(cfg)
+	return c
+}
+
+// Reset makes c a new coordinator with settings cfg: afterwards it
+// behaves exactly as NewCoordinator(cfg) would, and equals it field by
+// field, while keeping the memory of its maps, its copy of the leaders,
+// and its effect and observation buffers. Nothing of its previous run
+// stays reachable from it: the transactions' metadata, the log of
+// __transaction_state (which [Coordinator.TxnLog] hands out) and the
+// node's marker jobs and requests are dropped, not reused. Reset of the
+// zero Coordinator is NewCoordinator.
+func (c *Coordinator) Reset(cfg CoordinatorConfig) {
 	n := cfg.NextPID
 	if n == 0 {
 		n = DefaultNextPID
 	}
-	cfg.Leaders = slices.Clone(cfg.Leaders) // the coordinator's metadata cache: MetadataUpdate moves leaders
-	return &Coordinator{cfg: cfg, nextPID: n, epoch: cfg.CoordinatorEpoch, txns: make(map[string]*TxnMetadata), node: newCoordinatorNode()}
+	// The coordinator's metadata cache: MetadataUpdate moves leaders, so
+	// it is a copy (into the previous copy's array: copy allows cfg's to
+	// be that array).
+	if own := c.cfg.Leaders; cfg.Leaders != nil && own != nil && cap(own) >= len(cfg.Leaders) {
+		own = own[:len(cfg.Leaders)]
+		copy(own, cfg.Leaders)
+		cfg.Leaders = own
+	} else {
+		cfg.Leaders = slices.Clone(cfg.Leaders)
+	}
+	*c = Coordinator{cfg: cfg, nextPID: n, epoch: cfg.CoordinatorEpoch, txns: clearedMap(c.txns), node: c.node}
+	c.node.reset()
 }
 
 // Config returns the coordinator's settings.

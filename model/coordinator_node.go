@@ -62,10 +62,15 @@ type coordinatorNode struct {
 	obs                  obsSlab
 }
 
-func newCoordinatorNode() coordinatorNode {
-	return coordinatorNode{jobs: map[string]*markerJob{}, reqs: map[int64]*markerReq{}, writes: map[uint64]*pendingWrite{}, gaveUp: map[string]bool{},
-		fails:    map[int32]int{},
-		timeouts: newCheckTimer(), expiration: newCheckTimer()}
+// reset makes n a new coordinator's node state, keeping the memory of
+// its maps and buffers (the zero node included).
+func (n *coordinatorNode) reset() {
+	obs := n.obs
+	obs.drop()
+	*n = coordinatorNode{jobs: clearedMap(n.jobs), reqs: clearedMap(n.reqs), writes: clearedMap(n.writes), gaveUp: clearedMap(n.gaveUp),
+		fails:    clearedMap(n.fails),
+		timeouts: newCheckTimer(), expiration: newCheckTimer(),
+		out: emptiedNonNil(n.out), obs: obs}
 }
 
 // markerJob is one transaction's marker writing
@@ -590,8 +595,9 @@ func (c *Coordinator) nextDue(f func(m *TxnMetadata) (sim.Time, bool)) (sim.Time
 func (c *Coordinator) Crash() {
 	c.down = true
 	c.txns = map[string]*TxnMetadata{}
-	c.pending = nil // writes in flight are lost
-	c.node = newCoordinatorNode()
+	c.pending = nil            // writes in flight are lost
+	c.node = coordinatorNode{} // new memory: the last call's effects stay as they were
+	c.node.reset()
 }
 
 // Restart loads __transaction_state as a new coordinator epoch

@@ -5,15 +5,32 @@ package model
 // it, so an effect stays a few words wide instead of carrying a whole
 // [Obs]; the pointers are valid until the node's next call, and the world
 // copies what it keeps before it calls the node again.
-type obsSlab struct{ obs []Obs }
+type obsSlab struct {
+	obs []Obs
+	// spare is the memory of a previous run's obs, emptied, kept by
+	// drop: the first add takes it. Allocator state, not state (obs is
+	// nil until the first add, in a new node and a reset one alike).
+	spare []Obs
+}
 
 // reset starts a call: the previous call's observations are dropped.
 func (s *obsSlab) reset() { s.obs = s.obs[:0] }
+
+// drop empties the slab for a new run, as a new node's: its memory is
+// kept aside for the first add, its observations zeroed (they point to
+// records and batches of the run).
+func (s *obsSlab) drop() {
+	s.spare = spareOf(s.obs, s.spare)
+	s.obs = nil
+}
 
 // add stores o and returns the effect that reports it. When the slab
 // grows, the effects made earlier in the call keep pointing into the old
 // array, whose contents do not change.
 func (s *obsSlab) add(o *Obs) Out {
+	if s.obs == nil && s.spare != nil {
+		s.obs, s.spare = s.spare, nil
+	}
 	s.obs = append(s.obs, *o)
 	return Out{Kind: OutObserve, Obs: &s.obs[len(s.obs)-1]}
 }

@@ -41,7 +41,20 @@ type pendingOffset struct {
 
 // NewGroupCoordinator returns a group coordinator with no groups.
 func NewGroupCoordinator() *GroupCoordinator {
-	return &GroupCoordinator{committed: map[string]int64{}, pending: map[ProducerID]pendingOffset{}, epochs: map[ProducerID]int16{}}
+	g := &GroupCoordinator{}
+	g.Reset()
+	return g
+}
+
+// Reset makes g a new group coordinator: afterwards it behaves exactly
+// as NewGroupCoordinator() would, and equals it field by field, keeping
+// the memory of its maps and its effect and observation buffers. Reset
+// of the zero GroupCoordinator is NewGroupCoordinator.
+func (g *GroupCoordinator) Reset() {
+	obs := g.obs
+	obs.drop()
+	*g = GroupCoordinator{committed: clearedMap(g.committed), pending: clearedMap(g.pending), epochs: clearedMap(g.epochs),
+		out: emptiedNonNil(g.out), obs: obs}
 }
 
 // Committed returns group's committed next input offset, or -1.

@@ -189,17 +189,46 @@ type Partition struct {
 	// verifying are the producers' verification entries (verification.go);
 	// volatile: a restart loses them.
 	verifying map[ProducerID]verificationEntry
+	// spare is the memory of a previous run's log, emptied, kept by
+	// reset for the first entry appended (appendEntry). Allocator state,
+	// not state: log is nil until then, in a new partition and a reset
+	// one alike.
+	spare []LogEntry
 }
 
 // NewPartition returns an empty partition with the given settings.
 func NewPartition(id int32, cfg PartitionConfig) *Partition {
-	return &Partition{ID: id, cfg: cfg, producers: make(map[ProducerID]*ProducerStateEntry)}
+	p := &Partition{}
+	p.reset(id, cfg)
+	return p
+}
+
+// reset makes p an empty partition id with settings cfg, as NewPartition
+// returns it, keeping the memory of its log and producer map. Whatever
+// [Partition.Log] returned before is invalid afterwards: its array is
+// reused. Nothing else of p's past is kept: the entries' records (which
+// the producers and the observers share) are dropped with the entries,
+// the producer-state entries (which [Partition.Producer] hands out) are
+// left to their holders.
+func (p *Partition) reset(id int32, cfg PartitionConfig) {
+	*p = Partition{ID: id, cfg: cfg, producers: clearedMap(p.producers), spare: spareOf(p.log, p.spare)}
+}
+
+// appendEntry appends e to the log.
+func (p *Partition) appendEntry(e LogEntry) {
+	if p.log == nil && p.spare != nil {
+		p.log, p.spare = p.spare, nil
+	}
+	p.log = append(p.log, e)
 }
 
 // Config returns the partition's settings.
 func (p *Partition) Config() PartitionConfig { return p.cfg }
 
-// Log returns the partition's log. The caller must not modify it.
+// Log returns the partition's log. The caller must not modify it. It stays
+// as it is while the partition lives (appends and truncations do not
+// write over it), but not across a Reset of the partition's broker,
+// which reuses its array.
 func (p *Partition) Log() []LogEntry { return p.log }
 
 // LogEndOffset returns the next offset to be assigned.
@@ -433,7 +462,7 @@ func (p *Partition) AppendMarker(now sim.Time, pid ProducerID, epoch int16, coor
 	}
 	off := p.nextOffset
 	p.nextOffset++
-	p.log = append(p.log, LogEntry{
+	p.appendEntry(LogEntry{
 		FirstOffset: off, LastOffset: off,
 		Batch:            Batch{Partition: p.ID, PID: pid, Epoch: epoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: true},
 		Marker:           m,
@@ -528,7 +557,7 @@ func (p *Partition) appendData(now sim.Time, b Batch, n int64) AppendResult {
 	first := p.nextOffset
 	last := first + n - 1
 	p.nextOffset += n
-	p.log = append(p.log, LogEntry{FirstOffset: first, LastOffset: last, Batch: b, AppendedAt: now, CoordinatorEpoch: -1})
+	p.appendEntry(LogEntry{FirstOffset: first, LastOffset: last, Batch: b, AppendedAt: now, CoordinatorEpoch: -1})
 	return AppendResult{Err: ErrNone, FirstOffset: first, LastOffset: last}
 }
 

@@ -45,7 +45,7 @@ func (p *Partition) AppendReplica(e LogEntry) error {
 	case e.Marker != MarkerNone && (e.LastOffset != e.FirstOffset || e.Marker > MarkerAbort):
 		return ErrReplicaEntry
 	}
-	p.log = append(p.log, e)
+	p.appendEntry(e)
 	p.nextOffset = e.LastOffset + 1
 	p.replay(p.log[len(p.log)-1:])
 	p.maybeSnapshot()

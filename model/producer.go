@@ -297,11 +297,8 @@ type Producer struct {
 // len(leaders) partitions, partition i led by broker leaders[i]. cfg must
 // come from [ProducerConfig.Resolve]. rng is the instance's own stream.
 func NewProducer(cfg ProducerConfig, app int32, leaders []int32, rng *rand.Rand) *Producer {
-	p := &Producer{cfg: cfg, app: app, rng: rng, leaders: leaders, pid: NoProducerID, epoch: NoEpoch, wakeAt: -1}
-	p.pool.recs = make([]recordStore, len(leaders))
-	for i := range leaders {
-		p.parts = append(p.parts, &partState{id: int32(i), pid: NoProducerID, epoch: NoEpoch, lastAckedSeq: -1, lastAckedOffset: -1, ppNext: -1})
-	}
+	p := &Producer{}
+	p.Reset(cfg, app, leaders, rng)
 	return p
 }
 
@@ -519,7 +516,15 @@ func (p *Producer) conn(dest int32) *dconn {
 			return c
 		}
 	}
-	c := &dconn{dest: dest}
+	var c *dconn
+	if n := len(p.pool.freeConns); n > 0 {
+		c = p.pool.freeConns[n-1]
+		p.pool.freeConns[n-1] = nil
+		p.pool.freeConns = p.pool.freeConns[:n-1]
+		c.dest = dest
+	} else {
+		c = &dconn{dest: dest}
+	}
 	p.conns = append(p.conns, c)
 	return c
 }

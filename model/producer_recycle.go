@@ -27,7 +27,8 @@ import (
 type producerPool struct {
 	freeReqs    []*prequest
 	freeBatches []*pbatch
-	batchObjs   slab[pbatch]
+	// batchObjs: every batch comes from it; a Reset takes them all back.
+	batchObjs arena[pbatch]
 	// reqSlab and batchSlab: the produce requests and their batch arrays
 	// (never recycled: they leave the instance).
 	reqSlab   slab[ProduceRequest]
@@ -38,6 +39,8 @@ type producerPool struct {
 	// an expiry pass fails, a note being built.
 	drainBuf, expBuf []*pbatch
 	noteBuf          []byte
+	// freeConns are connections a Reset took back, zeroed, for conn.
+	freeConns []*dconn
 }
 
 // The free lists' bounds. In a steady state the instance has its

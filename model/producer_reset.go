@@ -1,0 +1,83 @@
+package model
+
+import "math/rand/v2"
+
+// Reset makes p a new producer instance: afterwards it behaves exactly as
+// NewProducer(cfg, app, leaders, rng) would, and equals it field by field
+// but for its allocator state (pool), while keeping the memory of its own
+// objects: its partition states, connections, requests and batches, which
+// never leave the instance (producer_recycle.go), and its effect buffer.
+// What left the instance is let go, never reused: the produce requests
+// and their batch arrays (carved from slabs), and the records, which the
+// broker's log, the network and the observers share. Nothing of the
+// previous run stays reachable from p. leaders is the caller's, as for
+// NewProducer. Reset of the zero Producer is NewProducer.
+func (p *Producer) Reset(cfg ProducerConfig, app int32, leaders []int32, rng *rand.Rand) {
+	p.takeBack()
+	*p = Producer{cfg: cfg, app: app, rng: rng, leaders: leaders, pid: NoProducerID, epoch: NoEpoch, wakeAt: -1,
+		parts: p.resetParts(len(leaders)), out: emptiedNonNil(p.out), pool: p.pool}
+	p.pool.recs = sized(p.pool.recs, len(leaders))
+}
+
+// takeBack returns every request, batch and connection of the run to
+// the pool, zeroed, and drops the pool's outgoing slabs and records.
+func (p *Producer) takeBack() {
+	pl := &p.pool
+	// Requests: those in flight, and those a batch is on the wire in. A
+	// request in use has a correlation id (1, 2, ...); a zeroed one has
+	// none, so each is taken once.
+	take := func(q *prequest) {
+		if q == nil || q.corr == 0 {
+			return
+		}
+		clear(q.batches)
+		*q = prequest{batches: q.batches[:0]}
+		if len(pl.freeReqs) < freeReqsMax {
+			pl.freeReqs = append(pl.freeReqs, q)
+		}
+	}
+	for _, c := range p.conns {
+		for _, q := range c.inflight {
+			take(q)
+		}
+	}
+	for _, ps := range p.parts {
+		for _, l := range [...][]*pbatch{ps.queue, ps.unacked, ps.live} {
+			for _, b := range l {
+				take(b.req)
+			}
+		}
+	}
+	// Batches: every one came from the arena, and the instance is done
+	// with all of them.
+	pl.freeBatches = emptied(pl.freeBatches)
+	pl.batchObjs.rewind()
+	for _, c := range p.conns {
+		*c = dconn{}
+		pl.freeConns = append(pl.freeConns, c)
+	}
+	pl.reqSlab, pl.batchSlab = slab[ProduceRequest]{}, slab[Batch]{}
+	pl.drainBuf, pl.expBuf, pl.noteBuf = emptied(pl.drainBuf), emptied(pl.expBuf), pl.noteBuf[:0]
+}
+
+// resetParts returns n partition states as NewProducer makes them,
+// reusing p's (nil for none, as NewProducer's).
+func (p *Producer) resetParts(n int) []*partState {
+	if n == 0 {
+		return nil
+	}
+	old := p.parts[:cap(p.parts)]
+	parts := p.parts[:0]
+	for i := range n {
+		var ps *partState
+		if i < len(old) && old[i] != nil {
+			ps = old[i]
+		} else {
+			ps = new(partState)
+		}
+		*ps = partState{id: int32(i), pid: NoProducerID, epoch: NoEpoch, lastAckedSeq: -1, lastAckedOffset: -1, ppNext: -1}
+		parts = append(parts, ps)
+	}
+	clear(parts[n:cap(parts)])
+	return parts
+}

@@ -1,5 +1,11 @@
 package scenarios
 
+import (
+	"math/rand/v2"
+
+	"github.com/idemsim/idemsim/model"
+)
+
 // A sweep runs thousands of seeds of one scenario, one after another on
 // each worker. Building every run's World from nothing allocates its
 // event queue, message and route tables, receive buffers, effect buffers
@@ -81,6 +87,7 @@ func (w *World) recycle() *World {
 		clear(obsBufs[i][:cap(obsBufs[i])])
 		obsBufs[i] = obsBufs[i][:0]
 	}
+	spare := w.spareNodes()
 	nodes := w.nodes
 	clear(nodes[:cap(nodes)])
 	trace, stats := w.trace, w.stats
@@ -91,10 +98,94 @@ func (w *World) recycle() *World {
 		nodes: nodes[:0],
 		dests: w.dests[:0], connRows: w.connRows[:0], reqCount: w.reqCount[:0],
 		trace: trace, stats: stats, nw: w.nw, chk: w.chk, bumps: w.bumps,
-		obs: w.obs[:0], brokerNode: w.brokerNode[:0],
+		obs: w.obs[:0], brokerNode: w.brokerNode[:0], spare: spare,
 	}
 	clear(w.srvConns[:cap(w.srvConns)])
 	return w
+}
+
+// spares are a finished run's model nodes, for the next run to reset in
+// place (their constructors' results, in memory they keep: model's Reset
+// methods say what each keeps and why no one else holds it).
+type spares struct {
+	producers []*model.Producer
+	brokers   []*model.Broker
+	coord     *model.Coordinator
+	group     *model.GroupCoordinator
+}
+
+// spareNodes collects w's nodes, in node order, and the spares w did not
+// use (a run with fewer brokers than the one before).
+func (w *World) spareNodes() spares {
+	s := w.spare
+	s.producers, s.brokers = s.producers[:0:0], s.brokers[:0:0]
+	for i := range w.nodes {
+		nd := &w.nodes[i]
+		switch nd.kind {
+		case kindProducer:
+			if nd.inst != nil && nd.inst.prod != nil {
+				s.producers = append(s.producers, nd.inst.prod)
+			}
+		case kindBroker:
+			s.brokers = append(s.brokers, nd.broker)
+		case kindGroupCoordinator:
+			if g, ok := nd.srv.(*model.GroupCoordinator); ok {
+				s.group = g
+			}
+		}
+	}
+	s.producers = append(s.producers, w.spare.producers...)
+	s.brokers = append(s.brokers, w.spare.brokers...)
+	if w.coord != nil {
+		s.coord = w.coord
+	}
+	return s
+}
+
+// producer returns model.NewProducer(cfg, app, leaders, rng), in a spare
+// producer's memory when there is one.
+func (s *spares) producer(cfg model.ProducerConfig, app int32, leaders []int32, rng *rand.Rand) *model.Producer {
+	if k := len(s.producers); k > 0 {
+		p := s.producers[0]
+		s.producers = s.producers[1:]
+		p.Reset(cfg, app, leaders, rng)
+		return p
+	}
+	return model.NewProducer(cfg, app, leaders, rng)
+}
+
+// broker returns model.NewBroker(cfg), in a spare broker's memory when
+// there is one.
+func (s *spares) broker(cfg model.BrokerConfig) *model.Broker {
+	if k := len(s.brokers); k > 0 {
+		b := s.brokers[0]
+		s.brokers = s.brokers[1:]
+		b.Reset(cfg)
+		return b
+	}
+	return model.NewBroker(cfg)
+}
+
+// coordinator returns model.NewCoordinator(cfg), in the spare
+// coordinator's memory when there is one.
+func (s *spares) coordinator(cfg model.CoordinatorConfig) *model.Coordinator {
+	if c := s.coord; c != nil {
+		s.coord = nil
+		c.Reset(cfg)
+		return c
+	}
+	return model.NewCoordinator(cfg)
+}
+
+// groupCoordinator returns model.NewGroupCoordinator(), in the spare's
+// memory when there is one.
+func (s *spares) groupCoordinator() *model.GroupCoordinator {
+	if g := s.group; g != nil {
+		s.group = nil
+		g.Reset()
+		return g
+	}
+	return model.NewGroupCoordinator()
 }
 
 // zeroed returns a slice of n zero elements, in s's storage when it has

@@ -181,6 +181,9 @@ var scratchFields = map[string]bool{
 	"check.txnInv.fin":      true,
 	"model.Producer.pool":   true, // allocator state: free lists and slabs, not knowledge
 	"model.Broker.pool":     true,
+	"model.Partition.spare": true, // storage a reset node keeps for its log
+	"model.obsSlab.spare":   true,
+	"model.obsSlab.obs":     true, // the last call's observations, copied by the world at once
 }
 
 // stateHash returns the hash of the world's state at the start of

@@ -156,6 +156,9 @@ type World struct {
 	dests []int32
 	// connRows is the storage of the servers' connection rows (node.out).
 	connRows []simnet.Conn
+	// spare are the previous run's nodes, reset for this run as it
+	// builds its own (runner.go).
+	spare spares
 
 	pcfg      model.ProducerConfig
 	cfgNotes  []string
@@ -289,12 +292,12 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 			Rand:                    sim.NewRand(seed, streamOf("broker/"+name)),
 		}
 		w.replBrokerConfig(&bcfg)
-		b := model.NewBroker(bcfg)
+		b := w.spare.broker(bcfg) // a recycled broker, or a new one
 		w.brokerNode = append(w.brokerNode, simnet.NodeID(len(w.nodes)))
 		w.nodes = append(w.nodes, node{kind: kindBroker, name: name, srv: b, broker: b})
 	}
 	cc := &cfg.Coordinator
-	w.coord = model.NewCoordinator(model.CoordinatorConfig{NextPID: model.ProducerID(cc.NextPID), EpochBits: uint8(cc.EpochBits),
+	w.coord = w.spare.coordinator(model.CoordinatorConfig{NextPID: model.ProducerID(cc.NextPID), EpochBits: uint8(cc.EpochBits),
 		Leaders: topo.Leaders, TimeoutCheckInterval: cc.AbortCleanupInterval,
 		BugNoRotate: cc.BugNoRotate, BugNoBumpOnTimeout: cc.BugNoBumpOnTimeout, TransactionVersion: cfg.Versions.TransactionVersion,
 		LogAppendTime: cc.LogAppendTime})
@@ -303,7 +306,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 	w.groupNode = -1
 	if topo.GroupCoordinator {
 		w.groupNode = simnet.NodeID(len(w.nodes))
-		w.nodes = append(w.nodes, node{kind: kindGroupCoordinator, name: topo.GroupCoordinatorName(), srv: model.NewGroupCoordinator()})
+		w.nodes = append(w.nodes, node{kind: kindGroupCoordinator, name: topo.GroupCoordinatorName(), srv: w.spare.groupCoordinator()})
 	}
 	w.addController()
 	if w.script != nil {
@@ -362,7 +365,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 		if cfg.App.Mode == AppExactlyOnce {
 			in.pcfg.GroupID = model.GroupOf(in.app.id)
 		}
-		in.prod = model.NewProducer(in.pcfg, in.app.id, topo.Leaders, sim.NewRand(seed, streamOf("producer/"+in.name)))
+		in.prod = w.spare.producer(in.pcfg, in.app.id, topo.Leaders, sim.NewRand(seed, streamOf("producer/"+in.name)))
 		in.conns = make([]simnet.Conn, w.connSlots())
 	}
 	// The readers of the observation stream.

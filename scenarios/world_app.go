@@ -285,24 +285,18 @@ func (w *World) pushOuts(outs []model.Out) []model.Out {
 	return b
 }
 
-// popOuts ends the use of the current depth's buffers. Their used slots
-// are cleared, so that they keep no message, note or batch of the effects
-// alive; a buffer a burst grew past maxKeptOuts (the producer expiring a
-// whole backlog at once) is dropped rather than kept for the rest of the
-// run.
+// popOuts ends the use of the current depth's buffers. A buffer a burst
+// grew past maxKeptOuts (the producer expiring a whole backlog at once) is
+// dropped rather than kept, with the burst's notes and messages, for the
+// rest of the run; a small one keeps its last effects until the next call
+// overwrites them (clearing it after every call cost more than it saved).
 func (w *World) popOuts() {
 	w.depth--
-	if b := w.outBufs[w.depth]; cap(b) > maxKeptOuts {
+	if cap(w.outBufs[w.depth]) > maxKeptOuts {
 		w.outBufs[w.depth] = nil
-	} else {
-		clear(b)
-		w.outBufs[w.depth] = b[:0]
 	}
-	if b := w.obsBufs[w.depth]; cap(b) > maxKeptOuts {
+	if cap(w.obsBufs[w.depth]) > maxKeptOuts {
 		w.obsBufs[w.depth] = nil
-	} else {
-		clear(b)
-		w.obsBufs[w.depth] = b[:0]
 	}
 }
 

@@ -115,6 +115,11 @@ func (s *recordSet) delete(n int64) {
 	s.n--
 	if s.n == 0 {
 		s.base, s.off, s.size = 0, 0, 0
+		if len(s.recs) > maxKeptRecs {
+			// A backlog drained: do not hold its buffer for the rest
+			// of the run.
+			s.recs, s.present = nil, nil
+		}
 		return
 	}
 	// Keep the window tight: drop absent slots at both ends.
@@ -127,6 +132,9 @@ func (s *recordSet) delete(n int64) {
 		s.size--
 	}
 }
+
+// maxKeptRecs is the largest buffer, in slots, an emptied set keeps.
+const maxKeptRecs = 4096
 
 // clear removes every member, keeping the storage.
 func (s *recordSet) clear() {

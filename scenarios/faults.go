@@ -480,7 +480,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 		in := nd.inst
 		resume := w.restartInput(in) // world_restart.go
 		in.prod = model.NewProducer(in.pcfg, in.app.id, w.topo.Leaders,
-			sim.NewRand(w.seed, streamOf("producer/"+in.name+"/"+strconv.FormatUint(uint64(nd.inc), 10))))
+			w.rands.New(w.seed, streamOf("producer/"+in.name+"/"+strconv.FormatUint(uint64(nd.inc), 10))))
 		clear(in.conns)
 		if in.started {
 			w.apply(now, in, in.prod.Start(now))

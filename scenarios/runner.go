@@ -66,7 +66,8 @@ func (w *World) recycle() *World {
 	if w == nil {
 		return &World{msgs: make(map[uint64]wire, 16)}
 	}
-	loop, msgs, routes := w.loop, w.msgs, w.routes
+	loop, msgs, routes, rands := w.loop, w.msgs, w.routes, w.rands
+	rands.Reset()
 	loop.Reset()
 	clear(msgs)
 	clear(routes)
@@ -92,7 +93,7 @@ func (w *World) recycle() *World {
 	clear(nodes[:cap(nodes)])
 	trace, stats := w.trace, w.stats
 	*w = World{
-		loop: loop, msgs: msgs, routes: routes,
+		loop: loop, msgs: msgs, routes: routes, rands: rands,
 		srvFree: free, srvConns: w.srvConns[:0],
 		outBufs: outBufs, obsBufs: obsBufs,
 		nodes: nodes[:0],

@@ -19,6 +19,7 @@ var worldFields = map[string]string{
 	"topo":  "constant",
 	"nodes": "hashed", "names": "constant", "brokerNode": "constant", "coordNode": "constant", "dests": "constant",
 	"connRows": "storage of the nodes' out rows, hashed through the nodes",
+	"rands":    "the generators are hashed where the nodes hold them",
 	"spare":    "the previous run's nodes, for reuse: nothing refers to them",
 	"coord":    "hashed as a node", "groupNode": "constant",
 	"pcfg": "constant", "cfgNotes": "constant",

@@ -156,6 +156,9 @@ type World struct {
 	dests []int32
 	// connRows is the storage of the servers' connection rows (node.out).
 	connRows []simnet.Conn
+	// rands are the run's random streams, in the generators of the
+	// previous run's (runner.go).
+	rands sim.Rands
 	// spare are the previous run's nodes, reset for this run as it
 	// builds its own (runner.go).
 	spare spares
@@ -289,7 +292,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 			NotReadyBatches:         bc.NotReadyBatches,
 			RebuildNone:             bc.RestartRebuild == RebuildNone,
 			MuteRandom:              cfg.Fault.Realized,
-			Rand:                    sim.NewRand(seed, streamOf("broker/"+name)),
+			Rand:                    w.rands.New(seed, streamOf("broker/"+name)),
 		}
 		w.replBrokerConfig(&bcfg)
 		b := w.spare.broker(bcfg) // a recycled broker, or a new one
@@ -327,7 +330,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 	if err := ncfg.CheckNodes(w.names); err != nil {
 		return nil, err
 	}
-	w.nw = simnet.Renew(w.nw, ncfg, sim.NewRand(seed, streamOf("net")), w.names) // a recycled network, or nil
+	w.nw = simnet.Renew(w.nw, ncfg, w.rands.New(seed, streamOf("net")), w.names) // a recycled network, or nil
 	// Servers talk to each other over the network too (world_server.go),
 	// with draws of their own so that they never shift the clients'.
 	servers := make([]bool, len(w.nodes))
@@ -357,7 +360,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 			w.dests[i] = int32(slices.Index(w.brokerNode, n))
 		}
 	}
-	w.nw.SetServers(servers, sim.NewRand(seed, streamOf("net/servers")))
+	w.nw.SetServers(servers, w.rands.New(seed, streamOf("net/servers")))
 	w.replProducer(&pcfg)
 	w.pcfg = pcfg
 	for _, in := range w.instances {
@@ -365,7 +368,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 		if cfg.App.Mode == AppExactlyOnce {
 			in.pcfg.GroupID = model.GroupOf(in.app.id)
 		}
-		in.prod = w.spare.producer(in.pcfg, in.app.id, topo.Leaders, sim.NewRand(seed, streamOf("producer/"+in.name)))
+		in.prod = w.spare.producer(in.pcfg, in.app.id, topo.Leaders, w.rands.New(seed, streamOf("producer/"+in.name)))
 		in.conns = make([]simnet.Conn, w.connSlots())
 	}
 	// The readers of the observation stream.
@@ -566,4 +569,4 @@ var _ sim.Handler[Event] = (*World)(nil)
 
 // rngFor returns a named stream of the run's seed, for scenario builders
 // and plan generators.
-func (w *World) rngFor(name string) *rand.Rand { return sim.NewRand(w.seed, streamOf(name)) }
+func (w *World) rngFor(name string) *rand.Rand { return w.rands.New(w.seed, streamOf(name)) }

@@ -191,7 +191,7 @@ func (w *World) handlingTime(n simnet.NodeID) sim.Time {
 	if bc.ProcessingSpread > 0 {
 		nd := &w.nodes[n]
 		if nd.handlerRand == nil {
-			nd.handlerRand = sim.NewRand(w.seed, streamOf("handler/"+nd.name))
+			nd.handlerRand = w.rands.New(w.seed, streamOf("handler/"+nd.name))
 		}
 		d += sim.Time(nd.handlerRand.Int64N(int64(bc.ProcessingSpread))).Duration()
 	}

@@ -54,3 +54,33 @@ func mix64(x uint64) uint64 {
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
 	return x ^ (x >> 31)
 }
+
+// Rands hands out a run's random streams ([NewRand]) in memory reused from
+// the previous run: after Reset, each New reseeds one of the generators
+// the previous run was given instead of allocating two objects. The
+// streams are NewRand's, draw for draw. A stream handed out before a
+// Reset must not be used after it. The zero value is ready to use.
+type Rands struct {
+	pcgs  []*rand.PCG
+	rands []*rand.Rand
+	used  int
+}
+
+// Reset takes back every stream handed out since the last Reset.
+func (p *Rands) Reset() { p.used = 0 }
+
+// New returns the stream NewRand(seed, stream) returns.
+func (p *Rands) New(seed, stream uint64) *rand.Rand {
+	a, b := mix64(seed), mix64(stream^0x9e3779b97f4a7c15)
+	if p.used < len(p.rands) {
+		p.pcgs[p.used].Seed(a, b)
+		r := p.rands[p.used]
+		p.used++
+		return r
+	}
+	pcg := rand.NewPCG(a, b)
+	r := rand.New(pcg)
+	p.pcgs, p.rands = append(p.pcgs, pcg), append(p.rands, r)
+	p.used++
+	return r
+}

@@ -47,3 +47,24 @@ func TestChance(t *testing.T) {
 		t.Fatalf("Chance(25%%) hit %d of 100000", hits)
 	}
 }
+
+// TestRandsAsNewRand: streams from a Rands, fresh or reused after Reset
+// (in another order, after draws), draw exactly as NewRand's.
+func TestRandsAsNewRand(t *testing.T) {
+	var p Rands
+	for round := range 3 {
+		p.Reset()
+		for i := range 4 {
+			stream := uint64((i + round) % 4)
+			r, want := p.New(uint64(round+1), stream), NewRand(uint64(round+1), stream)
+			for k := range 50 {
+				if a, b := r.Uint64(), want.Uint64(); a != b {
+					t.Fatalf("round %d stream %d draw %d: %d, NewRand %d", round, stream, k, a, b)
+				}
+			}
+		}
+	}
+	if len(p.rands) != 4 {
+		t.Fatalf("%d generators for 4 streams a round", len(p.rands))
+	}
+}

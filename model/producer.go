@@ -336,7 +336,7 @@ func (p *Producer) Pending() int {
 
 // Start begins the instance: an idempotent producer asks for a producer id.
 func (p *Producer) Start(now sim.Time) []Out {
-	p.out = p.out[:0]
+	p.begin()
 	p.poll(now)
 	return p.out
 }
@@ -359,7 +359,7 @@ func (p *Producer) Send(now sim.Time, rec Record) []Out {
 // world stretches it by the host's drift).
 func (p *Producer) SendAt(now, wall sim.Time, rec Record) []Out {
 	rec.CreateTime = wall
-	p.out = p.out[:0]
+	p.begin()
 	if p.fatal != ErrNone {
 		p.result(now, rec, p.fatal, -1)
 		return p.out
@@ -402,7 +402,7 @@ func (p *Producer) sendRecord(now sim.Time, rec Record) {
 // Wake is a wake-up the producer asked for with OutWake. Stale tokens are
 // ignored.
 func (p *Producer) Wake(now sim.Time, token uint64) []Out {
-	p.out = p.out[:0]
+	p.begin()
 	if token != p.wakeToken {
 		return p.out
 	}
@@ -414,7 +414,7 @@ func (p *Producer) Wake(now sim.Time, token uint64) []Out {
 // Disconnected tells the producer its connection to dest broke; every
 // request on it fails with NETWORK_EXCEPTION, which is retriable.
 func (p *Producer) Disconnected(now sim.Time, dest int32) []Out {
-	p.out = p.out[:0]
+	p.begin()
 	c := p.conn(dest)
 	if c.ready {
 		p.dropConn(now, c, ErrNetworkException)
@@ -425,7 +425,7 @@ func (p *Producer) Disconnected(now sim.Time, dest int32) []Out {
 
 // Receive handles a response from dest.
 func (p *Producer) Receive(now sim.Time, dest int32, m Message) []Out {
-	p.out = p.out[:0]
+	p.begin()
 	c := p.conn(dest)
 	var corr int64
 	switch r := m.(type) {
@@ -1065,6 +1065,24 @@ func (p *Producer) result(now sim.Time, r Record, err ErrCode, off int64) {
 	p.out = append(p.out, Out{Kind: OutResult, Result: o})
 }
 
+// begin starts a call's effects: the previous call's are dropped, and a
+// buffer a burst grew past OutsKeptMax (a whole backlog expiring at once)
+// is released rather than kept, with its notes, for the rest of the run.
+func (p *Producer) begin() {
+	if cap(p.out) > OutsKeptMax {
+		p.out = nil
+		return
+	}
+	p.out = p.out[:0]
+}
+
+// OutsKeptMax is the largest effect buffer, in effects, a producer reuses:
+// the effects a call returns are valid until the next call, except that
+// a slice of more than OutsKeptMax effects is never written again, so the
+// caller may keep it (the world then carries out a burst without copying
+// it).
+const OutsKeptMax = 1024
+
 func (p *Producer) note(k NoteKind, s string) {
 	p.out = append(p.out, Out{Kind: OutNote, NoteKind: k, Note: s})
 }
@@ -1098,7 +1116,7 @@ func (p *Producer) abortQueued(now sim.Time, err ErrCode) {
 // partition with nothing on the wire restarts its sequences at 0 under the
 // same producer id and epoch.
 func (p *Producer) MetadataFlap(now sim.Time) []Out {
-	p.out = p.out[:0]
+	p.begin()
 	if !p.cfg.BugResetSeqOnMetadataFlap || !p.cfg.EnableIdempotence {
 		p.note(NoteInfo, "metadata flap: partition state kept")
 		return p.out

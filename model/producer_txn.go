@@ -132,7 +132,7 @@ func (p *Producer) txnSend(rec Record) bool {
 // are acknowledged (the application's commitTransaction at the end of its
 // stream). Without transactions it does nothing.
 func (p *Producer) Flush(now sim.Time) []Out {
-	p.out = p.out[:0]
+	p.begin()
 	if p.txnMode() && p.txn.open {
 		p.txn.flush = true
 		p.poll(now)

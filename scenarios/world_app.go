@@ -207,8 +207,20 @@ func (w *World) activate(now sim.Time, in *instance) {
 
 // apply carries out a producer's effects.
 func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
+	if len(outs) > model.OutsKeptMax {
+		// A burst (a backlog expiring): the producer never reuses so
+		// large a slice, and carries no observations in it.
+		w.applyOuts(now, in, outs)
+		return
+	}
 	outs = w.pushOuts(outs)
 	defer w.popOuts()
+	w.applyOuts(now, in, outs)
+}
+
+// applyOuts carries out a producer's effects from a slice the producer
+// will not write again while they are carried out.
+func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 	for i := range outs {
 		o := &outs[i]
 		switch o.Kind {

@@ -107,6 +107,16 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				exp = append(exp, b)
 			}
 		}
+		// Room for a note and an outcome per record at once: a backlog
+		// expiring together would otherwise grow the buffer by
+		// doubling, copying it each time.
+		if len(exp) > OutsKeptMax/4 {
+			n := 0
+			for _, b := range exp {
+				n += 1 + len(b.b.Records)
+			}
+			p.out = slices.Grow(p.out, n)
+		}
 		// rewind is the first expired batch freed for reuse (bug Z11f).
 		var rewind *pbatch
 		for _, b := range exp {

@@ -118,7 +118,17 @@ type brokerPool struct {
 	// spareParts holds the previous run's partitions during a Reset
 	// (empty otherwise).
 	spareParts []*Partition
+	// reclaim: the owner vouched nobody holds the run's responses
+	// (Reclaim); the next Reset rewinds the slabs instead of dropping
+	// them.
+	reclaim bool
 }
+
+// Reclaim tells b that nobody holds anything it handed out since its last
+// Reset (responses, observations), so that its next Reset reuses that
+// memory too. A runner calls it between runs whose results keep no
+// message; without it, Reset lets that memory go.
+func (b *Broker) Reclaim() { b.pool.reclaim = true }
 
 // parkedProduce is a produce request waiting for its verification answer.
 type parkedProduce struct {
@@ -158,6 +168,12 @@ func (b *Broker) Reset(cfg BrokerConfig) {
 	// The previous run's partitions are reset in place for the new run,
 	// each for the partition it was if it is still hosted (newPartition).
 	spare := b.pool.spareParts[:0]
+	pool := brokerPool{}
+	if b.pool.reclaim {
+		pool.resps, pool.parts = b.pool.resps, b.pool.parts
+		pool.resps.rewind()
+		pool.parts.rewind()
+	}
 	for i := len(b.parts) - 1; i >= 0; i-- {
 		if p := b.parts[i]; p != nil {
 			spare = append(spare, p)
@@ -170,10 +186,12 @@ func (b *Broker) Reset(cfg BrokerConfig) {
 		expiry:   newCheckTimer(),
 		out:      emptiedNonNil(b.out),
 		obs:      b.obs,
-		// The slabs are let go: their responses left the broker.
-		pool: brokerPool{spareParts: spare},
+		// The slabs are let go (their responses left the broker),
+		// unless the owner reclaimed them.
+		pool: pool,
 		meta: b.meta,
 	}
+	b.pool.spareParts = spare
 	b.obs.drop()
 	if b.Replicated() {
 		b.initReplicas()

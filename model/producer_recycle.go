@@ -41,7 +41,18 @@ type producerPool struct {
 	noteBuf          []byte
 	// freeConns are connections a Reset took back, zeroed, for conn.
 	freeConns []*dconn
+	// reclaim: the owner vouched nobody holds the run's requests and
+	// records (Reclaim); the next Reset rewinds the slabs and record
+	// stores instead of dropping them.
+	reclaim bool
 }
+
+// Reclaim tells p that nobody holds anything it handed out since its last
+// Reset (requests, their batches and records, notes), so that its next
+// Reset reuses that memory too. A runner calls it between runs whose
+// results keep no message or record; without it, Reset lets that memory
+// go.
+func (p *Producer) Reclaim() { p.pool.reclaim = true }
 
 // The free lists' bounds. In a steady state the instance has its
 // in-flight requests in use at once, and the batches of its in-flight

@@ -16,7 +16,11 @@ func (p *Producer) Reset(cfg ProducerConfig, app int32, leaders []int32, rng *ra
 	p.takeBack()
 	*p = Producer{cfg: cfg, app: app, rng: rng, leaders: leaders, pid: NoProducerID, epoch: NoEpoch, wakeAt: -1,
 		parts: p.resetParts(len(leaders)), out: emptiedNonNil(p.out), pool: p.pool}
-	p.pool.recs = sized(p.pool.recs, len(leaders))
+	if n := len(leaders); cap(p.pool.recs) >= n {
+		p.pool.recs = p.pool.recs[:n] // rewound or zeroed by takeBack
+	} else {
+		p.pool.recs = append(p.pool.recs[:cap(p.pool.recs)], make([]recordStore, n-cap(p.pool.recs))...)
+	}
 }
 
 // takeBack returns every request, batch and connection of the run to
@@ -56,7 +60,17 @@ func (p *Producer) takeBack() {
 		*c = dconn{}
 		pl.freeConns = append(pl.freeConns, c)
 	}
-	pl.reqSlab, pl.batchSlab = slab[ProduceRequest]{}, slab[Batch]{}
+	if pl.reclaim {
+		pl.reqSlab.rewind()
+		pl.batchSlab.rewind()
+		for i := range pl.recs[:cap(pl.recs)] {
+			pl.recs[:cap(pl.recs)][i].rewind()
+		}
+	} else {
+		pl.reqSlab, pl.batchSlab = slab[ProduceRequest]{}, slab[Batch]{}
+		pl.recs = emptied(pl.recs)
+	}
+	pl.reclaim = false
 	pl.drainBuf, pl.expBuf, pl.noteBuf = emptied(pl.drainBuf), emptied(pl.expBuf), pl.noteBuf[:0]
 }
 

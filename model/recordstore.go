@@ -12,17 +12,49 @@ package model
 // its capacity equal to its length, so neither the store nor anyone else
 // can write behind it. Only the slot just past the chunk's used part is
 // ever written, and no slice covers it.
+//
+// As a slab, the store can rewind when its owner vouches nobody holds
+// its records any more ([Producer.Reclaim]): its first chunks are then
+// reused, cleared, by the next run.
 type recordStore struct {
 	// buf is the current chunk: its used slots, with the free ones in
 	// its capacity.
 	buf []Record
+	// kept are the first chunks, for rewind; next is the index of the
+	// chunk a new one is taken from.
+	kept [][]Record
+	next int
 }
 
-// Chunk lengths, in records.
+// Chunk lengths, in records, and how many chunks rewind reuses.
 const (
-	recordChunkMin = 8
-	recordChunkMax = 256
+	recordChunkMin  = 8
+	recordChunkMax  = 256
+	recordChunkKept = 6
 )
+
+// chunk returns an empty chunk of capacity at least n, a kept one when
+// it is large enough.
+func (s *recordStore) chunk(size int) []Record {
+	if s.next < len(s.kept) && cap(s.kept[s.next]) >= size {
+		c := s.kept[s.next][:0]
+		clear(c[:cap(c)])
+		s.next++
+		return c
+	}
+	c := make([]Record, 0, size)
+	if s.next < recordChunkKept {
+		s.kept = append(s.kept[:s.next], c)
+		s.next++
+	}
+	return c
+}
+
+// rewind takes back every record handed out: the caller vouches that
+// nobody holds any of them.
+func (s *recordStore) rewind() {
+	s.buf, s.next = nil, 0
+}
 
 // add returns recs with r appended. recs must be nil or a slice the store
 // returned. The batch whose records end the used part of the chunk (the
@@ -35,7 +67,7 @@ func (s *recordStore) add(recs []Record, r Record) []Record {
 	if !inPlace || used == cap(s.buf) {
 		if cap(s.buf)-used < n+1 {
 			size := min(max(2*cap(s.buf), recordChunkMin), recordChunkMax)
-			s.buf = make([]Record, 0, max(size, 2*(n+1)))
+			s.buf = s.chunk(max(size, 2*(n+1)))
 		}
 		s.buf = append(s.buf, recs...)
 	}

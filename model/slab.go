@@ -8,22 +8,50 @@ package model
 // holder's for as long as it is held. The price is that a chunk stays in
 // memory while any of its values is held. Chunks grow from slabMin to
 // slabMax values, so a short run allocates little.
+//
+// Between runs a node's owner may vouch that nobody holds any of the
+// values any more (a [Runner]-style reuse: see [Producer.Reclaim]); then
+// rewind takes the first chunks back, cleared, for the next run. Only the
+// first slabKept chunks are remembered for that, so a long run's chunks
+// are still let go as their values are.
 type slab[T any] struct {
 	free []T
 	// size is the length of the last chunk allocated.
 	size int
+	// kept are the first chunks, for rewind; next is the index of the
+	// chunk grow takes next from kept.
+	kept [][]T
+	next int
 }
 
-// Chunk lengths, in values.
+// Chunk lengths, in values, and how many chunks rewind reuses.
 const (
-	slabMin = 4
-	slabMax = 64
+	slabMin  = 4
+	slabMax  = 64
+	slabKept = 6
 )
 
 // grow starts a new chunk of at least n values.
 func (s *slab[T]) grow(n int) {
 	s.size = min(max(2*s.size, slabMin), slabMax)
-	s.free = make([]T, max(s.size, n))
+	want := max(s.size, n)
+	if s.next < len(s.kept) && len(s.kept[s.next]) >= want {
+		s.free = s.kept[s.next]
+		clear(s.free)
+		s.next++
+		return
+	}
+	s.free = make([]T, want)
+	if s.next < slabKept {
+		s.kept = append(s.kept[:s.next], s.free)
+		s.next++
+	}
+}
+
+// rewind takes back every value handed out, for the values to be handed
+// out again: the caller vouches that nobody holds any of them.
+func (s *slab[T]) rewind() {
+	s.free, s.size, s.next = nil, 0, 0
 }
 
 // new returns a pointer to a fresh zero T.

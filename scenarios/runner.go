@@ -17,7 +17,9 @@ import (
 // back its buffers emptied, and every reader that keeps memory (the
 // trace, the counters) is rebuilt by its constructor from that storage.
 // Nothing a [Result] holds is reused (its latencies are copied, its
-// errors map is the run's own), so results of earlier runs stay valid.
+// errors map is the run's own; it holds no message or record, which is
+// why the nodes may reclaim theirs), so results of earlier runs stay
+// valid.
 // TestRunnerMatchesRun runs the catalogue both ways and compares every
 // result.
 
@@ -149,6 +151,7 @@ func (s *spares) producer(cfg model.ProducerConfig, app int32, leaders []int32, 
 	if k := len(s.producers); k > 0 {
 		p := s.producers[0]
 		s.producers = s.producers[1:]
+		p.Reclaim() // no Result holds a message or a record
 		p.Reset(cfg, app, leaders, rng)
 		return p
 	}
@@ -161,6 +164,7 @@ func (s *spares) broker(cfg model.BrokerConfig) *model.Broker {
 	if k := len(s.brokers); k > 0 {
 		b := s.brokers[0]
 		s.brokers = s.brokers[1:]
+		b.Reclaim() // no Result holds a message
 		b.Reset(cfg)
 		return b
 	}

@@ -79,18 +79,11 @@ func (r *ReplicaLog) AppendAsFollower(batches []ReplicaBatch) error {
 // when max > 0, each with its epoch, and returns dst. from must be an
 // entry boundary; an offset inside an entry starts at that entry.
 func (r *ReplicaLog) Read(from int64, max int, dst []ReplicaBatch) []ReplicaBatch {
-	log := r.Part.Log()
-	lo, hi := 0, len(log)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if log[m].LastOffset < from {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	for i := lo; i < len(log) && (max <= 0 || i-lo < max); i++ {
-		dst = append(dst, ReplicaBatch{Entry: log[i], LeaderEpoch: r.Epochs.EpochFor(log[i].FirstOffset)})
+	log := &r.Part.log
+	lo := log.search(from)
+	for i := lo; i < log.len() && (max <= 0 || i-lo < max); i++ {
+		e := log.entry(i)
+		dst = append(dst, ReplicaBatch{Entry: e, LeaderEpoch: r.Epochs.EpochFor(e.FirstOffset)})
 	}
 	return dst
 }

@@ -35,7 +35,7 @@ func (p *Partition) DropState() {
 // with the log.
 func (p *Partition) StateDiff(now sim.Time) string {
 	ref := NewPartition(p.ID, p.cfg)
-	ref.replay(p.log)
+	ref.replay(&p.log, 0)
 	exp := p.cfg.expiration()
 	var diffs []string
 	seen := map[ProducerID]bool{}
@@ -86,19 +86,13 @@ func entryDiff(want, got *ProducerStateEntry) string {
 	return strings.Join(d, ", ")
 }
 
-// EntryAt returns the log entry holding offset off, or nil.
+// EntryAt returns the log entry holding offset off, or nil: a new copy,
+// its records in a new slice, that shares nothing with the partition.
 func (p *Partition) EntryAt(off int64) *LogEntry {
-	lo, hi := 0, len(p.log)
-	for lo < hi {
-		m := (lo + hi) / 2
-		switch e := &p.log[m]; {
-		case e.LastOffset < off:
-			lo = m + 1
-		case e.FirstOffset > off:
-			hi = m
-		default:
-			return e
-		}
+	i := p.log.search(off)
+	if i >= p.log.len() || p.log.firstOffset(i) > off {
+		return nil
 	}
-	return nil
+	e := p.log.entry(i)
+	return &e
 }

@@ -115,6 +115,9 @@ type Broker struct {
 type brokerPool struct {
 	resps slab[ProduceResponse]
 	parts slab[PartitionResponse]
+	// recs holds the records of the log entries the broker's duplicate
+	// verdicts carry (Obs.Orig), made again from the compact log.
+	recs slab[Record]
 	// spareParts holds the previous run's partitions during a Reset
 	// (empty otherwise).
 	spareParts []*Partition
@@ -415,9 +418,7 @@ func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, ver
 		}
 		o := Obs{Kind: ObsVerdict, Peer: from.Node, N: from.ReqNo, Batch: *bt, Result: r, Random: random, Flag: len(req.Batches) > 1}
 		if r.Duplicate && p != nil {
-			if e := p.EntryAt(r.FirstOffset); e != nil {
-				o.Orig, o.OrigFound = *e, true
-			}
+			o.Orig, o.OrigFound = p.entryAt(r.FirstOffset, &b.pool.recs)
 		}
 		b.observe(o)
 		if resp != nil {

@@ -283,27 +283,56 @@ func (s *logStore) maxTimestamp(r *logRun, k int32) sim.Time {
 // entry returns entry i, its records in a new slice.
 func (s *logStore) entry(i int) LogEntry {
 	r := &s.runs[s.run(i)]
-	return s.entryOf(r, int32(i)-r.from)
+	return s.entryOf(r, int32(i)-r.from, nil)
 }
 
-// entryOf returns entry k of run r, its records in a new slice.
-func (s *logStore) entryOf(r *logRun, k int32) LogEntry {
+// entryOf returns entry k of run r, its records carved from the front of
+// *buf when buf is not nil (which must then hold them: see
+// [logStore.records]), else in a new slice. A carved slice's capacity is
+// its length.
+func (s *logStore) entryOf(r *logRun, k int32, buf *[]Record) LogEntry {
 	e := r.head(k)
 	e.AppendedAt = s.ats[r.from+k]
-	switch {
-	case r.flags&runListed != 0:
-		e.Batch.Records = slices.Clone(s.odd[r.n0 : r.n0+int64(r.nrec)])
-	case r.nrec > 0:
-		recs := make([]Record, r.nrec)
+	if r.nrec == 0 {
+		if r.flags&runEmptyRecs != 0 {
+			e.Batch.Records = []Record{}
+		}
+		return e
+	}
+	var recs []Record
+	if buf != nil {
+		recs, *buf = (*buf)[:r.nrec:r.nrec], (*buf)[r.nrec:]
+	} else {
+		recs = make([]Record, r.nrec)
+	}
+	if r.flags&runListed != 0 {
+		copy(recs, s.odd[r.n0:r.n0+int64(r.nrec)])
+	} else {
 		g := int64(k) * int64(r.nrec)
 		for j := range recs {
 			recs[j] = r.record(g + int64(j))
 		}
-		e.Batch.Records = recs
-	case r.flags&runEmptyRecs != 0:
-		e.Batch.Records = []Record{}
 	}
+	e.Batch.Records = recs
 	return e
+}
+
+// records returns the number of records of the entries from index i to
+// j-1.
+func (s *logStore) records(i, j int) int {
+	n := 0
+	if i >= j {
+		return 0
+	}
+	for ri := s.run(i); ri < len(s.runs); ri++ {
+		r := &s.runs[ri]
+		if int(r.from) >= j {
+			break
+		}
+		lo, hi := max(i, int(r.from)), min(j, int(r.from+r.n))
+		n += (hi - lo) * int(r.nrec)
+	}
+	return n
 }
 
 // heads yields the entries from index i on, in order, each without its
@@ -374,17 +403,19 @@ func (s *logStore) truncate(i int) {
 	}
 }
 
-// all returns every entry, records included, in a new slice; nil when
-// runs is nil, empty when it is empty.
+// all returns every entry, records included, in a new slice (the
+// records of all in one new array); nil when runs is nil, empty when it
+// is empty.
 func (s *logStore) all() []LogEntry {
 	if s.runs == nil {
 		return nil
 	}
 	out := make([]LogEntry, 0, s.len())
+	buf := make([]Record, s.records(0, s.len()))
 	for j := range s.runs {
 		r := &s.runs[j]
 		for k := range r.n {
-			out = append(out, s.entryOf(r, k))
+			out = append(out, s.entryOf(r, k, &buf))
 		}
 	}
 	return out

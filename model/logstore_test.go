@@ -218,10 +218,17 @@ func compareLogStore(t *testing.T, step int, s *logStore, want []LogEntry) {
 		}
 	}
 	if n := len(want); n > 0 {
+		i, j := step%n, (step*7)%(n+1)
+		nrec := 0
+		for k := i; k < j; k++ {
+			nrec += len(want[k].Batch.Records)
+		}
+		if got := s.records(i, j); got != nrec {
+			t.Fatalf("step %d: records(%d, %d) = %d, want %d", step, i, j, got, nrec)
+		}
 		if got := s.search(want[n-1].LastOffset + 1); got != n {
 			t.Fatalf("step %d: search past the end = %d, want %d", step, got, n)
 		}
-		i := step % n
 		k := i
 		for e, ts := range s.heads(i) {
 			w := want[k]
@@ -289,5 +296,54 @@ func TestLogStoreCompact(t *testing.T) {
 	}
 	if len(s3.runs) != 1 {
 		t.Fatalf("100 batches of 3 records: %d runs", len(s3.runs))
+	}
+}
+
+// TestLogStoreReaders: the partition's readers of its compact log (Log,
+// EntryAt and the broker's entryAt with a slab, ReplicaLog.Read with and
+// without a limit) give what a plain slice of the appended entries gives.
+func TestLogStoreReaders(t *testing.T) {
+	g := newLogGen(3)
+	p := NewPartition(0, PartitionConfig{})
+	rl := NewReplicaLog(p)
+	var want []LogEntry
+	var sl slab[Record]
+	for range 300 {
+		e := g.entry()
+		want = append(want, cloneEntry(e))
+		if err := p.AppendReplica(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := p.Log(); !reflect.DeepEqual(got, want) {
+		t.Fatal("Log() differs from the entries appended")
+	}
+	for i, w := range want {
+		for _, off := range []int64{w.FirstOffset, w.LastOffset} {
+			if e := p.EntryAt(off); e == nil || !reflect.DeepEqual(*e, w) {
+				t.Fatalf("EntryAt(%d) = %+v, want %+v", off, e, w)
+			}
+			if e, ok := p.entryAt(off, &sl); !ok || !reflect.DeepEqual(e, w) || cap(e.Batch.Records) != len(e.Batch.Records) {
+				t.Fatalf("entryAt(%d) with a slab = %+v, want %+v", off, e, w)
+			}
+		}
+		for _, max := range []int{0, 1, 5} {
+			got := rl.Read(w.FirstOffset, max, nil)
+			n := len(want) - i
+			if max > 0 {
+				n = min(n, max)
+			}
+			if len(got) != n {
+				t.Fatalf("Read(%d, %d): %d entries, want %d", w.FirstOffset, max, len(got), n)
+			}
+			for k := range got {
+				if !reflect.DeepEqual(got[k].Entry, want[i+k]) || cap(got[k].Entry.Batch.Records) != len(got[k].Entry.Batch.Records) {
+					t.Fatalf("Read(%d, %d)[%d] = %+v, want %+v", w.FirstOffset, max, k, got[k].Entry, want[i+k])
+				}
+			}
+		}
+	}
+	if p.EntryAt(g.next) != nil || len(rl.Read(g.next, 0, nil)) != 0 {
+		t.Fatal("a reading past the log end found entries")
 	}
 }

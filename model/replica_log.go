@@ -80,9 +80,23 @@ func (r *ReplicaLog) AppendAsFollower(batches []ReplicaBatch) error {
 // entry boundary; an offset inside an entry starts at that entry.
 func (r *ReplicaLog) Read(from int64, max int, dst []ReplicaBatch) []ReplicaBatch {
 	log := &r.Part.log
-	lo := log.search(from)
-	for i := lo; i < log.len() && (max <= 0 || i-lo < max); i++ {
-		e := log.entry(i)
+	lo, hi := log.search(from), log.len()
+	if max > 0 {
+		hi = min(hi, lo+max)
+	}
+	if lo >= hi {
+		return dst
+	}
+	// The entries' records, made again from the compact log, share one
+	// new array.
+	buf := make([]Record, log.records(lo, hi))
+	ri := log.run(lo)
+	for i := lo; i < hi; i++ {
+		for int(log.runs[ri].from+log.runs[ri].n) <= i {
+			ri++
+		}
+		run := &log.runs[ri]
+		e := log.entryOf(run, int32(i)-run.from, &buf)
 		dst = append(dst, ReplicaBatch{Entry: e, LeaderEpoch: r.Epochs.EpochFor(e.FirstOffset)})
 	}
 	return dst

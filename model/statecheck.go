@@ -89,10 +89,25 @@ func entryDiff(want, got *ProducerStateEntry) string {
 // EntryAt returns the log entry holding offset off, or nil: a new copy,
 // its records in a new slice, that shares nothing with the partition.
 func (p *Partition) EntryAt(off int64) *LogEntry {
-	i := p.log.search(off)
-	if i >= p.log.len() || p.log.firstOffset(i) > off {
+	e, ok := p.entryAt(off, nil)
+	if !ok {
 		return nil
 	}
-	e := p.log.entry(i)
 	return &e
+}
+
+// entryAt returns the log entry holding offset off and true, or false.
+// Its records are carved from sl when sl is not nil (a broker's pool: one
+// allocation per chunk), else in a new slice.
+func (p *Partition) entryAt(off int64, sl *slab[Record]) (LogEntry, bool) {
+	i := p.log.search(off)
+	if i >= p.log.len() || p.log.firstOffset(i) > off {
+		return LogEntry{}, false
+	}
+	r := &p.log.runs[p.log.run(i)]
+	if sl == nil || r.nrec == 0 {
+		return p.log.entryOf(r, int32(i)-r.from, nil), true
+	}
+	buf := sl.slice(int(r.nrec))
+	return p.log.entryOf(r, int32(i)-r.from, &buf), true
 }

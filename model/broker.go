@@ -115,9 +115,6 @@ type Broker struct {
 type brokerPool struct {
 	resps slab[ProduceResponse]
 	parts slab[PartitionResponse]
-	// recs holds the records of the log entries the broker's duplicate
-	// verdicts carry (Obs.Orig), made again from the compact log.
-	recs slab[Record]
 	// spareParts holds the previous run's partitions during a Reset
 	// (empty otherwise).
 	spareParts []*Partition
@@ -418,7 +415,7 @@ func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, ver
 		}
 		o := Obs{Kind: ObsVerdict, Peer: from.Node, N: from.ReqNo, Batch: *bt, Result: r, Random: random, Flag: len(req.Batches) > 1}
 		if r.Duplicate && p != nil {
-			o.Orig, o.OrigFound = p.entryAt(r.FirstOffset, &b.pool.recs)
+			o.Orig, o.OrigFound = p.entryAt(r.FirstOffset)
 		}
 		b.observe(o)
 		if resp != nil {

@@ -300,14 +300,14 @@ func TestLogStoreCompact(t *testing.T) {
 }
 
 // TestLogStoreReaders: the partition's readers of its compact log (Log,
-// EntryAt and the broker's entryAt with a slab, ReplicaLog.Read with and
-// without a limit) give what a plain slice of the appended entries gives.
+// EntryAt and entryAt, which carve records from the partition's slab,
+// ReplicaLog.Read with and without a limit) give what a plain slice of
+// the appended entries gives.
 func TestLogStoreReaders(t *testing.T) {
 	g := newLogGen(3)
 	p := NewPartition(0, PartitionConfig{})
 	rl := NewReplicaLog(p)
 	var want []LogEntry
-	var sl slab[Record]
 	for range 300 {
 		e := g.entry()
 		want = append(want, cloneEntry(e))
@@ -323,8 +323,8 @@ func TestLogStoreReaders(t *testing.T) {
 			if e := p.EntryAt(off); e == nil || !reflect.DeepEqual(*e, w) {
 				t.Fatalf("EntryAt(%d) = %+v, want %+v", off, e, w)
 			}
-			if e, ok := p.entryAt(off, &sl); !ok || !reflect.DeepEqual(e, w) || cap(e.Batch.Records) != len(e.Batch.Records) {
-				t.Fatalf("entryAt(%d) with a slab = %+v, want %+v", off, e, w)
+			if e, ok := p.entryAt(off); !ok || !reflect.DeepEqual(e, w) || cap(e.Batch.Records) != len(e.Batch.Records) {
+				t.Fatalf("entryAt(%d) = %+v, want %+v", off, e, w)
 			}
 		}
 		for _, max := range []int{0, 1, 5} {

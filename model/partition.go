@@ -190,11 +190,23 @@ type Partition struct {
 	// verifying are the producers' verification entries (verification.go);
 	// volatile: a restart loses them.
 	verifying map[ProducerID]verificationEntry
-	// spare is the memory of a previous run's log, emptied, kept by
-	// reset for the first entries appended (appendEntry). Allocator
-	// state, not state: log's slices are nil until then, in a new
-	// partition and a reset one alike.
-	spare logStore
+	// spare is allocator state, not state: the memory reset keeps of a
+	// previous run's log, and the slab that records read from the log
+	// are carved from.
+	spare partSpare
+}
+
+// partSpare is a partition's allocator state.
+type partSpare struct {
+	// log is the memory of a previous run's log, emptied, kept by reset
+	// for the first entries appended (appendEntry): the partition's log
+	// slices are nil until then, in a new partition and a reset one
+	// alike.
+	log logStore
+	// recs holds the records [Partition.EntryAt] and [ReplicaLog.Read]
+	// make again from the compact log: one allocation per chunk. Its
+	// values leave the partition and are never reused, so reset keeps it.
+	recs slab[Record]
 }
 
 // NewPartition returns an empty partition with the given settings.
@@ -210,13 +222,14 @@ func NewPartition(id int32, cfg PartitionConfig) *Partition {
 // [Partition.Producer] hands out) are left to their holders. What
 // [Partition.Log] returned before stays valid: it shares nothing with p.
 func (p *Partition) reset(id int32, cfg PartitionConfig) {
-	*p = Partition{ID: id, cfg: cfg, producers: clearedMap(p.producers), spare: p.log.spareWith(p.spare)}
+	*p = Partition{ID: id, cfg: cfg, producers: clearedMap(p.producers),
+		spare: partSpare{log: p.log.spareWith(p.spare.log), recs: p.spare.recs}}
 }
 
 // appendEntry appends e to the log. The log does not keep e's records
 // slice: it reads the records and makes them again when read.
 func (p *Partition) appendEntry(e *LogEntry) {
-	p.log.add(e, &p.spare)
+	p.log.add(e, &p.spare.log)
 }
 
 // Config returns the partition's settings.

@@ -77,7 +77,9 @@ func (r *ReplicaLog) AppendAsFollower(batches []ReplicaBatch) error {
 // Read appends to dst the entries from offset from to the log end (a
 // follower's read is bounded by the LEO, R14.7), at most max entries
 // when max > 0, each with its epoch, and returns dst. from must be an
-// entry boundary; an offset inside an entry starts at that entry.
+// entry boundary; an offset inside an entry starts at that entry. The
+// entries share nothing with the log: their records are made again from
+// it, in slots of the partition's slab that are never written again.
 func (r *ReplicaLog) Read(from int64, max int, dst []ReplicaBatch) []ReplicaBatch {
 	log := &r.Part.log
 	lo, hi := log.search(from), log.len()
@@ -87,9 +89,9 @@ func (r *ReplicaLog) Read(from int64, max int, dst []ReplicaBatch) []ReplicaBatc
 	if lo >= hi {
 		return dst
 	}
-	// The entries' records, made again from the compact log, share one
-	// new array.
-	buf := make([]Record, log.records(lo, hi))
+	// The entries' records, made again from the compact log, are carved
+	// from the partition's slab.
+	buf := r.Part.spare.recs.slice(log.records(lo, hi))
 	ri := log.run(lo)
 	for i := lo; i < hi; i++ {
 		for int(log.runs[ri].from+log.runs[ri].n) <= i {

@@ -86,28 +86,28 @@ func entryDiff(want, got *ProducerStateEntry) string {
 	return strings.Join(d, ", ")
 }
 
-// EntryAt returns the log entry holding offset off, or nil: a new copy,
-// its records in a new slice, that shares nothing with the partition.
+// EntryAt returns the log entry holding offset off, or nil: a new copy
+// that shares nothing with the partition's state (its records are carved
+// from the partition's slab, never written again).
 func (p *Partition) EntryAt(off int64) *LogEntry {
-	e, ok := p.entryAt(off, nil)
+	e, ok := p.entryAt(off)
 	if !ok {
 		return nil
 	}
 	return &e
 }
 
-// entryAt returns the log entry holding offset off and true, or false.
-// Its records are carved from sl when sl is not nil (a broker's pool: one
-// allocation per chunk), else in a new slice.
-func (p *Partition) entryAt(off int64, sl *slab[Record]) (LogEntry, bool) {
+// entryAt returns the log entry holding offset off and true, or false; as
+// [Partition.EntryAt].
+func (p *Partition) entryAt(off int64) (LogEntry, bool) {
 	i := p.log.search(off)
 	if i >= p.log.len() || p.log.firstOffset(i) > off {
 		return LogEntry{}, false
 	}
 	r := &p.log.runs[p.log.run(i)]
-	if sl == nil || r.nrec == 0 {
+	if r.nrec == 0 {
 		return p.log.entryOf(r, int32(i)-r.from, nil), true
 	}
-	buf := sl.slice(int(r.nrec))
+	buf := p.spare.recs.slice(int(r.nrec))
 	return p.log.entryOf(r, int32(i)-r.from, &buf), true
 }

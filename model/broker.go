@@ -433,9 +433,7 @@ func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, ver
 		}
 		o := Obs{Kind: ObsVerdict, Peer: from.Node, N: from.ReqNo, Batch: *bt, Result: r, Random: random, Flag: len(req.Batches) > 1}
 		if r.Duplicate && p != nil {
-			if e := p.EntryAt(r.FirstOffset); e != nil {
-				o.Orig, o.OrigFound = *e, true
-			}
+			o.Orig, o.OrigFound = p.entryAt(r.FirstOffset)
 		}
 		b.observe(o)
 		if resp != nil {

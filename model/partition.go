@@ -172,8 +172,9 @@ type AppendResult struct {
 type Partition struct {
 	ID  int32
 	cfg PartitionConfig
-	// log holds every appended batch and marker, in offset order.
-	log []LogEntry
+	// log holds every appended batch and marker, in offset order, as
+	// runs of entries (logstore.go); read it through its accessors.
+	log logStore
 	// nextOffset is the log end offset.
 	nextOffset int64
 	// producers maps producer id to its state on this partition. Never
@@ -189,11 +190,23 @@ type Partition struct {
 	// verifying are the producers' verification entries (verification.go);
 	// volatile: a restart loses them.
 	verifying map[ProducerID]verificationEntry
-	// spare is the memory of a previous run's log, emptied, kept by
-	// reset for the first entry appended (appendEntry). Allocator state,
-	// not state: log is nil until then, in a new partition and a reset
-	// one alike.
-	spare []LogEntry
+	// spare is allocator state, not state: the memory reset keeps of a
+	// previous run's log, and the slab that records read from the log
+	// are carved from.
+	spare partSpare
+}
+
+// partSpare is a partition's allocator state.
+type partSpare struct {
+	// log is the memory of a previous run's log, emptied, kept by reset
+	// for the first entries appended (appendEntry): the partition's log
+	// slices are nil until then, in a new partition and a reset one
+	// alike.
+	log logStore
+	// recs holds the records [Partition.EntryAt] and [ReplicaLog.Read]
+	// make again from the compact log: one allocation per chunk. Its
+	// values leave the partition and are never reused, so reset keeps it.
+	recs slab[Record]
 }
 
 // NewPartition returns an empty partition with the given settings.
@@ -204,32 +217,33 @@ func NewPartition(id int32, cfg PartitionConfig) *Partition {
 }
 
 // reset makes p an empty partition id with settings cfg, as NewPartition
-// returns it, keeping the memory of its log and producer map. Whatever
-// [Partition.Log] returned before is invalid afterwards: its array is
-// reused. Nothing else of p's past is kept: the entries' records (which
-// the producers and the observers share) are dropped with the entries,
-// the producer-state entries (which [Partition.Producer] hands out) are
-// left to their holders.
+// returns it, keeping the memory of its log and producer map. Nothing
+// else of p's past is kept: the producer-state entries (which
+// [Partition.Producer] hands out) are left to their holders. What
+// [Partition.Log] returned before stays valid: it shares nothing with p.
 func (p *Partition) reset(id int32, cfg PartitionConfig) {
-	*p = Partition{ID: id, cfg: cfg, producers: clearedMap(p.producers), spare: spareOf(p.log, p.spare)}
+	*p = Partition{ID: id, cfg: cfg, producers: clearedMap(p.producers),
+		spare: partSpare{log: p.log.spareWith(p.spare.log), recs: p.spare.recs}}
 }
 
-// appendEntry appends e to the log.
-func (p *Partition) appendEntry(e LogEntry) {
-	if p.log == nil && p.spare != nil {
-		p.log, p.spare = p.spare, nil
-	}
-	p.log = append(p.log, e)
+// appendEntry appends e to the log. The log does not keep e's records
+// slice: it reads the records and makes them again when read.
+func (p *Partition) appendEntry(e *LogEntry) {
+	p.log.add(e, &p.spare.log)
 }
 
 // Config returns the partition's settings.
 func (p *Partition) Config() PartitionConfig { return p.cfg }
 
-// Log returns the partition's log. The caller must not modify it. It stays
-// as it is while the partition lives (appends and truncations do not
-// write over it), but not across a Reset of the partition's broker,
-// which reuses its array.
-func (p *Partition) Log() []LogEntry { return p.log }
+// Log returns the partition's log, every entry with its records, in a new
+// slice that shares nothing with the partition (O(entries + records) time
+// and memory): nil if nothing was appended since the partition was made
+// or reset, empty if everything appended was truncated away.
+func (p *Partition) Log() []LogEntry { return p.log.all() }
+
+// LogLen returns the number of entries (data batches and markers) in the
+// partition's log.
+func (p *Partition) LogLen() int { return p.log.len() }
 
 // LogEndOffset returns the next offset to be assigned.
 func (p *Partition) LogEndOffset() int64 { return p.nextOffset }
@@ -387,7 +401,7 @@ func (p *Partition) AppendWith(now sim.Time, b Batch, o AppendOptions) AppendRes
 	if b.Transactional {
 		p.endVerification(b.PID)
 	}
-	p.applyData(b, r.FirstOffset, r.LastOffset)
+	p.applyData(&b, b.MaxTimestamp(), r.FirstOffset, r.LastOffset)
 	p.maybeSnapshot()
 	return r
 }
@@ -415,9 +429,9 @@ func verificationError(answer ErrCode) (AppendResult, bool) {
 // applyData updates producer state for an appended data batch without any
 // validation: the accept step of the client path and the whole of the
 // replication path (ProducerAppendInfo with AppendOrigin.REPLICATION,
-// semantics B12). The entry's timestamp is the batch's max timestamp.
-func (p *Partition) applyData(b Batch, first, last int64) {
-	ts := b.MaxTimestamp()
+// semantics B12). ts is the entry's timestamp, the batch's max timestamp
+// ([Batch.MaxTimestamp]; b's records are not read).
+func (p *Partition) applyData(b *Batch, ts sim.Time, first, last int64) {
 	e := p.producers[b.PID]
 	if e == nil {
 		e = &ProducerStateEntry{Epoch: b.Epoch, CoordinatorEpoch: -1, TxnFirstOffset: -1}
@@ -462,7 +476,7 @@ func (p *Partition) AppendMarker(now sim.Time, pid ProducerID, epoch int16, coor
 	}
 	off := p.nextOffset
 	p.nextOffset++
-	p.appendEntry(LogEntry{
+	p.appendEntry(&LogEntry{
 		FirstOffset: off, LastOffset: off,
 		Batch:            Batch{Partition: p.ID, PID: pid, Epoch: epoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: true},
 		Marker:           m,
@@ -557,7 +571,7 @@ func (p *Partition) appendData(now sim.Time, b Batch, n int64) AppendResult {
 	first := p.nextOffset
 	last := first + n - 1
 	p.nextOffset += n
-	p.appendEntry(LogEntry{FirstOffset: first, LastOffset: last, Batch: b, AppendedAt: now, CoordinatorEpoch: -1})
+	p.appendEntry(&LogEntry{FirstOffset: first, LastOffset: last, Batch: b, AppendedAt: now, CoordinatorEpoch: -1})
 	return AppendResult{Err: ErrNone, FirstOffset: first, LastOffset: last}
 }
 

@@ -2,7 +2,6 @@ package model
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/idemsim/idemsim/sim"
 )
@@ -45,9 +44,9 @@ func (p *Partition) AppendReplica(e LogEntry) error {
 	case e.Marker != MarkerNone && (e.LastOffset != e.FirstOffset || e.Marker > MarkerAbort):
 		return ErrReplicaEntry
 	}
-	p.appendEntry(e)
+	p.appendEntry(&e)
 	p.nextOffset = e.LastOffset + 1
-	p.replay(p.log[len(p.log)-1:])
+	p.replayEntry(&e, e.Batch.MaxTimestamp())
 	p.maybeSnapshot()
 	return nil
 }
@@ -77,25 +76,15 @@ func (p *Partition) TruncateTo(now sim.Time, offset int64) int64 {
 	if offset >= p.nextOffset {
 		return p.nextOffset
 	}
-	i, _ := slices.BinarySearchFunc(p.log, offset, func(le LogEntry, off int64) int {
-		if le.LastOffset < off {
-			return -1
-		}
-		if le.FirstOffset > off {
-			return 1
-		}
-		return 0
-	})
+	i := p.log.search(offset)
 	end := int64(0)
-	if i < len(p.log) {
-		end = p.log[i].FirstOffset
+	if i < p.log.len() {
+		end = p.log.firstOffset(i)
 	}
-	// Clip so that later appends never overwrite entries a reader of an
-	// earlier Log() still holds.
-	p.log = slices.Clip(p.log[:i])
+	p.log.truncate(i)
 	p.nextOffset = end
 	if i > 0 {
-		p.nextOffset = p.log[i-1].LastOffset + 1
+		p.nextOffset = p.log.lastOffset(i-1) + 1
 	}
 	p.rebuildTo(now)
 	return p.nextOffset
@@ -108,15 +97,6 @@ func (p *Partition) rebuildTo(now sim.Time) {
 		p.snap = nil
 	}
 	from := p.loadSnapshot(now)
-	i, _ := slices.BinarySearchFunc(p.log, from, func(le LogEntry, off int64) int {
-		if le.LastOffset < off {
-			return -1
-		}
-		if le.FirstOffset > off {
-			return 1
-		}
-		return 0
-	})
-	p.replay(p.log[i:])
+	p.replay(&p.log, p.log.search(from))
 	p.Snapshot()
 }

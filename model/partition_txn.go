@@ -142,8 +142,7 @@ func (p *Partition) rebuildAbortedTxns(from int64, snap *ProducerSnapshot) {
 			}
 		}
 	}
-	for i := range p.log {
-		le := &p.log[i]
+	for le := range p.log.heads(p.log.search(from)) {
 		if le.LastOffset < from || !le.Batch.Idempotent() {
 			continue
 		}
@@ -192,11 +191,8 @@ func (p *Partition) rebuildAbortedTxns(from int64, snap *ProducerSnapshot) {
 func (p *Partition) ReadCommitted(from int64) []LogEntry {
 	upper := p.LastStableOffset()
 	var fetched []LogEntry
-	for i := range p.log {
-		le := &p.log[i]
-		if le.LastOffset >= from && le.FirstOffset < upper {
-			fetched = append(fetched, *le)
-		}
+	for i := p.log.search(from); i < p.log.len() && p.log.firstOffset(i) < upper; i++ {
+		fetched = append(fetched, p.log.entry(i))
 	}
 	end := upper
 	if n := len(fetched); n > 0 {

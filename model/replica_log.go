@@ -77,20 +77,29 @@ func (r *ReplicaLog) AppendAsFollower(batches []ReplicaBatch) error {
 // Read appends to dst the entries from offset from to the log end (a
 // follower's read is bounded by the LEO, R14.7), at most max entries
 // when max > 0, each with its epoch, and returns dst. from must be an
-// entry boundary; an offset inside an entry starts at that entry.
+// entry boundary; an offset inside an entry starts at that entry. The
+// entries share nothing with the log: their records are made again from
+// it, in slots of the partition's slab that are never written again.
 func (r *ReplicaLog) Read(from int64, max int, dst []ReplicaBatch) []ReplicaBatch {
-	log := r.Part.Log()
-	lo, hi := 0, len(log)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if log[m].LastOffset < from {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	log := &r.Part.log
+	lo, hi := log.search(from), log.len()
+	if max > 0 {
+		hi = min(hi, lo+max)
 	}
-	for i := lo; i < len(log) && (max <= 0 || i-lo < max); i++ {
-		dst = append(dst, ReplicaBatch{Entry: log[i], LeaderEpoch: r.Epochs.EpochFor(log[i].FirstOffset)})
+	if lo >= hi {
+		return dst
+	}
+	// The entries' records, made again from the compact log, are carved
+	// from the partition's slab.
+	buf := r.Part.spare.recs.slice(log.records(lo, hi))
+	ri := log.run(lo)
+	for i := lo; i < hi; i++ {
+		for int(log.runs[ri].from+log.runs[ri].n) <= i {
+			ri++
+		}
+		run := &log.runs[ri]
+		e := log.entryOf(run, int32(i)-run.from, &buf)
+		dst = append(dst, ReplicaBatch{Entry: e, LeaderEpoch: r.Epochs.EpochFor(e.FirstOffset)})
 	}
 	return dst
 }

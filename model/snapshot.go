@@ -108,36 +108,33 @@ func (p *Partition) Restart(now sim.Time, clean bool) {
 	}
 	p.verifying = nil // the verification entries are the broker's memory
 	from := p.loadSnapshot(now)
-	// Replay: find the first log entry at or after from.
-	i, _ := slices.BinarySearchFunc(p.log, from, func(le LogEntry, off int64) int {
-		switch {
-		case le.LastOffset < off:
-			return -1
-		case le.FirstOffset > off:
-			return 1
-		}
-		return 0
-	})
-	p.replay(p.log[i:])
+	// Replay from the first log entry at or after from.
+	p.replay(&p.log, p.log.search(from))
 	p.rebuildAbortedTxns(from, p.snap)
 	p.Snapshot()
 }
 
-// replay applies log entries to the producer state through the replication
-// path (UnifiedLog.rebuildProducerState step 3): no sequence validation,
-// batches join the windows, markers move epochs and close transactions.
-func (p *Partition) replay(entries []LogEntry) {
-	for i := range entries {
-		le := &entries[i]
-		if !le.Batch.Idempotent() {
-			continue
-		}
-		if le.Marker != MarkerNone {
-			p.applyMarker(le.Batch.PID, le.Batch.Epoch, le.CoordinatorEpoch, le.AppendedAt)
-			continue
-		}
-		p.applyData(le.Batch, le.FirstOffset, le.LastOffset)
+// replay applies the entries of log from index i on to the producer
+// state through the replication path (UnifiedLog.rebuildProducerState
+// step 3): no sequence validation, batches join the windows, markers move
+// epochs and close transactions.
+func (p *Partition) replay(log *logStore, i int) {
+	for le, ts := range log.heads(i) {
+		p.replayEntry(le, ts)
 	}
+}
+
+// replayEntry applies one log entry, whose batch's max timestamp is ts
+// (its records are not read), as [Partition.replay] does.
+func (p *Partition) replayEntry(le *LogEntry, ts sim.Time) {
+	if !le.Batch.Idempotent() {
+		return
+	}
+	if le.Marker != MarkerNone {
+		p.applyMarker(le.Batch.PID, le.Batch.Epoch, le.CoordinatorEpoch, le.AppendedAt)
+		return
+	}
+	p.applyData(&le.Batch, ts, le.FirstOffset, le.LastOffset)
 }
 
 // loadSnapshot resets producer state to the newest snapshot's, leaving

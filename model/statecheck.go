@@ -35,7 +35,7 @@ func (p *Partition) DropState() {
 // with the log.
 func (p *Partition) StateDiff(now sim.Time) string {
 	ref := NewPartition(p.ID, p.cfg)
-	ref.replay(p.log)
+	ref.replay(&p.log, 0)
 	exp := p.cfg.expiration()
 	var diffs []string
 	seen := map[ProducerID]bool{}
@@ -86,19 +86,28 @@ func entryDiff(want, got *ProducerStateEntry) string {
 	return strings.Join(d, ", ")
 }
 
-// EntryAt returns the log entry holding offset off, or nil.
+// EntryAt returns the log entry holding offset off, or nil: a new copy
+// that shares nothing with the partition's state (its records are carved
+// from the partition's slab, never written again).
 func (p *Partition) EntryAt(off int64) *LogEntry {
-	lo, hi := 0, len(p.log)
-	for lo < hi {
-		m := (lo + hi) / 2
-		switch e := &p.log[m]; {
-		case e.LastOffset < off:
-			lo = m + 1
-		case e.FirstOffset > off:
-			hi = m
-		default:
-			return e
-		}
+	e, ok := p.entryAt(off)
+	if !ok {
+		return nil
 	}
-	return nil
+	return &e
+}
+
+// entryAt returns the log entry holding offset off and true, or false; as
+// [Partition.EntryAt].
+func (p *Partition) entryAt(off int64) (LogEntry, bool) {
+	i := p.log.search(off)
+	if i >= p.log.len() || p.log.firstOffset(i) > off {
+		return LogEntry{}, false
+	}
+	r := &p.log.runs[p.log.run(i)]
+	if r.nrec == 0 {
+		return p.log.entryOf(r, int32(i)-r.from, nil), true
+	}
+	buf := p.spare.recs.slice(int(r.nrec))
+	return p.log.entryOf(r, int32(i)-r.from, &buf), true
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/idemsim/idemsim/sim"
@@ -118,6 +119,8 @@ type brokerPool struct {
 	// spareParts holds the previous run's partitions during a Reset
 	// (empty otherwise).
 	spareParts []*Partition
+	// verify is produce's scratch: a request's verification answers.
+	verify []ErrCode
 	// reclaim: the owner vouched nobody holds the run's responses
 	// (Reclaim); the next Reset rewinds the slabs instead of dropping
 	// them.
@@ -294,7 +297,9 @@ func (b *Broker) Step(now sim.Time, from Peer, m Message) []Out {
 // part 2, transactions.md X23): the request waits for the answer.
 func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 	var ask *VerifyPartitionsRequest
-	verify := make([]ErrCode, len(req.Batches))
+	// The answers, in scratch memory unless the request waits for them.
+	verify := sized(b.pool.verify, len(req.Batches))
+	b.pool.verify = verify
 	for i := range req.Batches {
 		bt := &req.Batches[i]
 		p := b.Partition(bt.Partition)
@@ -319,7 +324,7 @@ func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 		b.appendBatches(now, from, req, verify)
 		return
 	}
-	b.parked = append(b.parked, parkedProduce{from: from, req: req, verify: verify, corr: ask.CorrelationID, asked: ask.Partitions})
+	b.parked = append(b.parked, parkedProduce{from: from, req: req, verify: slices.Clone(verify), corr: ask.CorrelationID, asked: ask.Partitions})
 	b.out = append(b.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: ask})
 	b.out = append(b.out, Out{Kind: OutWake, At: now.Add(b.verificationTimeout()), Timer: tokVerify | uint64(ask.CorrelationID)})
 }

@@ -114,6 +114,49 @@ func BenchmarkRunSetup(b *testing.B) {
 	b.ReportMetric(float64(events)/float64(b.N), "events/run")
 }
 
+// BenchmarkSteadyState is the allocation target in steady state: a long
+// run (20,000 records sent every 1ms) on a Runner warmed by one run of
+// the same spec, so that what is measured is what a run allocates once
+// its buffers have grown, per event. "lossless" acknowledges everything;
+// "lossy" is the scenario, whose lost acknowledgements make batches
+// expire, each with its trace note (a string).
+func BenchmarkSteadyState(b *testing.B) {
+	sc, err := Lookup("ackloss")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []struct {
+		name string
+		sets []KV
+	}{
+		{"lossless", []KV{{"net.response_loss", "0"}}},
+		{"lossy", nil},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			spec := Spec{Scenario: sc, Seed: 1, Sets: append([]KV{{"records", "20000"}, {"send.interval.ms", "1"}}, mode.sets...)}
+			var r Runner
+			if _, err := r.Run(spec); err != nil {
+				b.Fatal(err)
+			}
+			var m0, m1 runtime.MemStats
+			var events int64
+			runtime.ReadMemStats(&m0)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res, err := r.Run(spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Events
+			}
+			b.StopTimer()
+			runtime.ReadMemStats(&m1)
+			b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(events), "allocs/event(target<=0.1)")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+		})
+	}
+}
+
 // BenchmarkBacklog is the backlog target: ackloss with records=N sent at
 // once (send.interval.ms=0). Time per record must not grow with N
 // (ns/record at N over ns/record at 10,000: x-10k, target about 1); the

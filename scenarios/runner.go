@@ -111,6 +111,11 @@ func (w *World) recycle() *World {
 // place (their constructors' results, in memory they keep: model's Reset
 // methods say what each keeps and why no one else holds it).
 type spares struct {
+	// apps and instances are the application side's structs, emptied
+	// (their bitsets, unresolved sets and connection rows keep their
+	// storage).
+	apps      []*app
+	instances []*instance
 	producers []*model.Producer
 	brokers   []*model.Broker
 	coord     *model.Coordinator
@@ -138,11 +143,45 @@ func (w *World) spareNodes() spares {
 		}
 	}
 	s.producers = append(s.producers, w.spare.producers...)
+	s.apps, s.instances = s.apps[:0:0], s.instances[:0:0]
+	for _, a := range w.apps {
+		clear(a.resolved)
+		clear(a.abandoned)
+		clear(a.instances)
+		s.apps = append(s.apps, a)
+	}
+	for _, in := range w.instances {
+		in.unresolved.clear()
+		clear(in.conns)
+		s.instances = append(s.instances, in)
+	}
+	s.apps = append(s.apps, w.spare.apps...)
+	s.instances = append(s.instances, w.spare.instances...)
 	s.brokers = append(s.brokers, w.spare.brokers...)
 	if w.coord != nil {
 		s.coord = w.coord
 	}
 	return s
+}
+
+// app returns an emptied app struct: a spare one, or a new one.
+func (s *spares) app() *app {
+	if k := len(s.apps); k > 0 {
+		a := s.apps[k-1]
+		s.apps = s.apps[:k-1]
+		return a
+	}
+	return &app{}
+}
+
+// instance returns an emptied instance struct: a spare one, or a new one.
+func (s *spares) instance() *instance {
+	if k := len(s.instances); k > 0 {
+		in := s.instances[k-1]
+		s.instances = s.instances[:k-1]
+		return in
+	}
+	return &instance{}
 }
 
 // producer returns model.NewProducer(cfg, app, leaders, rng), in a spare

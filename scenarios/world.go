@@ -369,7 +369,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 			in.pcfg.GroupID = model.GroupOf(in.app.id)
 		}
 		in.prod = w.spare.producer(in.pcfg, in.app.id, topo.Leaders, w.rands.New(seed, streamOf("producer/"+in.name)))
-		in.conns = make([]simnet.Conn, w.connSlots())
+		in.conns = zeroed(in.conns, w.connSlots())
 	}
 	// The readers of the observation stream.
 	w.trace = newTraceWriter(w.names, w.trace)

@@ -13,7 +13,9 @@ import (
 // addApp adds an application with one producer instance that starts at t.
 func (w *World) addApp(start sim.Time) *app {
 	ac := &w.cfg.App
-	a := &app{id: int32(len(w.apps)), records: ac.Records, interval: ac.SendInterval, idleAfter: ac.IdleAfter, idle: ac.Idle}
+	a := w.spare.app()
+	*a = app{id: int32(len(w.apps)), records: ac.Records, interval: ac.SendInterval, idleAfter: ac.IdleAfter, idle: ac.Idle,
+		resolved: a.resolved[:0], abandoned: a.abandoned[:0], instances: a.instances[:0]}
 	w.apps = append(w.apps, a)
 	w.addInstance(a, start)
 	return a
@@ -21,7 +23,8 @@ func (w *World) addApp(start sim.Time) *app {
 
 // addInstance adds a producer instance of a, starting at t.
 func (w *World) addInstance(a *app, start sim.Time) *instance {
-	in := &instance{app: a, index: len(a.instances), name: InstanceName(len(w.instances))}
+	in := w.spare.instance()
+	*in = instance{app: a, index: len(a.instances), name: InstanceName(len(w.instances)), unresolved: in.unresolved, conns: in.conns[:0]}
 	a.instances = append(a.instances, in)
 	w.instances = append(w.instances, in)
 	// Instances take the first node ids, in order. Their starts are

@@ -325,10 +325,22 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 	window := make(chan struct{}, 4*par)
 	jobs := make(chan batch)
 	results := make(chan batch, par)
+	// free returns the storage of written-out batches to the dispatcher,
+	// so that a sweep of a million runs reuses a few batches' memory.
+	free := make(chan batch, 5*par+1)
+	reuse := func() batch {
+		select {
+		case b := <-free:
+			return b
+		default:
+			return batch{}
+		}
+	}
 	go func() {
 		defer close(jobs)
 		var k, bk int64
-		var cur []job
+		spare := reuse()
+		cur := spare.jobs
 		send := func() bool {
 			select {
 			case window <- struct{}{}:
@@ -338,9 +350,10 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 			if ctx.Err() != nil {
 				return false
 			}
-			jobs <- batch{k: bk, jobs: cur}
+			jobs <- batch{k: bk, jobs: cur, outs: spare.outs}
 			bk++
-			cur = nil
+			spare = reuse()
+			cur = spare.jobs
 			return true
 		}
 		for p := range np {
@@ -376,7 +389,9 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 			// Each worker runs its seeds in one World's memory.
 			var runner scenarios.Runner
 			for b := range jobs {
-				b.outs = make([]outcome, 0, len(b.jobs))
+				if cap(b.outs) < len(b.jobs) {
+					b.outs = make([]outcome, 0, len(b.jobs))
+				}
 				for _, j := range b.jobs {
 					if ctx.Err() != nil {
 						break // cancelled: the runs of the batch not started stay so
@@ -408,7 +423,8 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 				continue
 			}
 			stopped = len(b.outs) < len(b.jobs)
-			for _, o := range b.outs {
+			for i := range b.outs {
+				o := &b.outs[i]
 				next++
 				if firstErr != nil {
 					continue
@@ -444,6 +460,14 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 					stopped = true
 					break
 				}
+			}
+			// The batch is written out: its storage goes back to the
+			// dispatcher, emptied (it keeps no run's result alive).
+			clear(b.jobs)
+			clear(b.outs)
+			select {
+			case free <- batch{jobs: b.jobs[:0], outs: b.outs[:0]}:
+			default:
 			}
 		}
 	}

@@ -180,6 +180,9 @@ type partState struct {
 	// live holds the partition's batches in creation order; finished ones
 	// are dropped from its head lazily (oldestLive).
 	live []*pbatch
+	// sp keeps the previous run's list storage for a reset instance's
+	// first appends (grab); it holds no batch.
+	sp listSpare
 }
 
 // prequest is one produce or InitProducerId request on the wire.
@@ -205,6 +208,9 @@ type dconn struct {
 	// answered: a produce response came from dest (kept across
 	// reconnects; the franz-go policy's in-flight limit reads it).
 	answered bool
+	// spare keeps the previous run's in-flight list storage (grab); it
+	// holds no request.
+	spare []*prequest
 }
 
 // Producer models a Kafka producer instance (KafkaProducer with its Sender,
@@ -393,8 +399,8 @@ func (p *Producer) sendRecord(now sim.Time, rec Record) {
 		last.b = Batch{Partition: rec.Partition, PID: NoProducerID, Epoch: NoEpoch, FirstSeq: NoSequence, LastSeq: NoSequence, Transactional: p.txnMode(), Txn: p.txnOrdinal(rec)}
 		last.createdAt = now
 		last.queued, last.inLive = true, true
-		ps.queue = append(ps.queue, last)
-		ps.live = append(ps.live, last)
+		ps.queue = append(grab(ps.queue, &ps.sp.queue), last)
+		ps.live = append(grab(ps.live, &ps.sp.live), last)
 	}
 	last.b.Records = p.pool.recs[ps.id].add(last.b.Records, rec)
 }
@@ -956,7 +962,7 @@ func (p *Producer) fgRewind(ps *partState, head *pbatch) {
 		}
 		at++
 		u.queued = true
-		ps.queue = slices.Insert(ps.queue, at, u)
+		ps.queue = slices.Insert(grab(ps.queue, &ps.sp.queue), at, u)
 	}
 }
 
@@ -980,7 +986,7 @@ func (p *Producer) reenqueue(ps *partState, b *pbatch) {
 		}
 	}
 	b.queued = true
-	ps.queue = slices.Insert(ps.queue, i, b)
+	ps.queue = slices.Insert(grab(ps.queue, &ps.sp.queue), i, b)
 }
 
 // seqBefore orders two sequenced batches of one partition by their

@@ -60,7 +60,7 @@ func (p *Producer) maybeUpdateMetadata(now sim.Time) {
 	}
 	q := p.newRequest(best, now)
 	q.meta = true
-	c.inflight = append(c.inflight, q)
+	c.inflight = append(grab(c.inflight, &c.spare), q)
 	p.metaInflight = true
 	p.out = append(p.out, Out{Kind: OutSend, Dest: best, Msg: &MetadataRequest{CorrelationID: p.nextCorr}})
 }

@@ -57,7 +57,7 @@ func (p *Producer) takeBack() {
 	pl.freeBatches = emptied(pl.freeBatches)
 	pl.batchObjs.rewind()
 	for _, c := range p.conns {
-		*c = dconn{}
+		*c = dconn{spare: keepLonger(c.spare, c.inflight)}
 		pl.freeConns = append(pl.freeConns, c)
 	}
 	if pl.reclaim {
@@ -89,7 +89,8 @@ func (p *Producer) resetParts(n int) []*partState {
 		} else {
 			ps = new(partState)
 		}
-		*ps = partState{id: int32(i), pid: NoProducerID, epoch: NoEpoch, lastAckedSeq: -1, lastAckedOffset: -1, ppNext: -1}
+		sp := listSpare{queue: keepLonger(ps.sp.queue, ps.queue), live: keepLonger(ps.sp.live, ps.live), unacked: keepLonger(ps.sp.unacked, ps.unacked)}
+		*ps = partState{id: int32(i), pid: NoProducerID, epoch: NoEpoch, lastAckedSeq: -1, lastAckedOffset: -1, ppNext: -1, sp: sp}
 		parts = append(parts, ps)
 	}
 	clear(parts[n:cap(parts)])

@@ -330,7 +330,7 @@ func (p *Producer) sendInit(now sim.Time) {
 		// PRODUCER_FENCED, T1.8, and the loss would not be silent).
 		req.ExpectedPID, req.ExpectedEpoch = p.pid, p.epoch
 	}
-	c.inflight = append(c.inflight, q)
+	c.inflight = append(grab(c.inflight, &c.spare), q)
 	p.out = append(p.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: req})
 }
 
@@ -426,7 +426,7 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 			b.hasSeq = true
 			p.addUnacked(ps, b)
 		} else if !p.cfg.EnableIdempotence && !slices.Contains(ps.unacked, b) {
-			ps.unacked = append(ps.unacked, b)
+			ps.unacked = append(grab(ps.unacked, &ps.sp.unacked), b)
 		}
 		if b.b.Transactional {
 			p.txn.sent = true
@@ -437,7 +437,7 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 		ps.onWire++
 		req.Batches[i] = b.b
 	}
-	c.inflight = append(c.inflight, q)
+	c.inflight = append(grab(c.inflight, &c.spare), q)
 	p.out = append(p.out, Out{Kind: OutSend, Dest: c.dest, Msg: req})
 	if p.cfg.Acks == 0 {
 		// acks=0: the request completes as soon as it is sent.
@@ -466,7 +466,7 @@ func (p *Producer) addUnacked(ps *partState, b *pbatch) {
 			i--
 		}
 	}
-	ps.unacked = slices.Insert(ps.unacked, i, b)
+	ps.unacked = slices.Insert(grab(ps.unacked, &ps.sp.unacked), i, b)
 }
 
 // drainable returns the partition's batch to send now, or nil

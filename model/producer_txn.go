@@ -292,7 +292,7 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 		}
 		p.txn.ending = true
 	}
-	c.inflight = append(c.inflight, q)
+	c.inflight = append(grab(c.inflight, &c.spare), q)
 	p.out = append(p.out, Out{Kind: OutSend, Dest: dest, Msg: m})
 }
 

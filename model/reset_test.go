@@ -313,6 +313,8 @@ var resetSkipped = map[string]bool{
 	"model.Producer.pool":   true,
 	"model.Broker.pool":     true,
 	"model.Partition.spare": true,
+	"model.partState.sp":    true,
+	"model.dconn.spare":     true,
 	"model.obsSlab.spare":   true,
 }
 

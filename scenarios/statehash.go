@@ -183,6 +183,8 @@ var scratchFields = map[string]bool{
 	"model.Broker.pool":     true,
 	"model.Partition.spare": true, // storage a reset node keeps for its log
 	"model.obsSlab.spare":   true,
+	"model.partState.sp":    true, // list storage kept for reuse, holding nothing
+	"model.dconn.spare":     true,
 	"model.obsSlab.obs":     true, // the last call's observations, copied by the world at once
 }
 

@@ -131,13 +131,27 @@ func (s *Suite) Reset(cfg Config) {
 // Observe reads one observation: the log view first, so that the tally and
 // the invariants see what it committed, then the tally, then each
 // invariant in registry order.
+//
+// The network's kinds are most of the stream (a send and a delivery per
+// message) and are read by the transaction facts alone (a send) or by no
+// one: they skip the rest (unread, tested by TestUnreadKinds).
 func (s *Suite) Observe(o *model.Obs) {
+	switch o.Kind {
+	case model.ObsSent:
+		s.lv.tx.observe(o) // all that lv.observe, the tally and the invariants do with a send
+		return
+	case unreadKinds[0], unreadKinds[1], unreadKinds[2], unreadKinds[3], unreadKinds[4]:
+		return
+	}
 	s.lv.observe(o)
 	s.tally.observe(o)
 	for _, inv := range s.invs {
 		inv.Observe(o)
 	}
 }
+
+// unreadKinds are the observation kinds no checker reads.
+var unreadKinds = [...]model.ObsKind{model.ObsDelivered, model.ObsLost, model.ObsDup, model.ObsHold, model.ObsDisconnected}
 
 // Finish judges the run; call it after the [model.ObsRunEnd] observation.
 // It returns the run's counts and its violations in registry order, each

@@ -1,10 +1,10 @@
 package check
 
 import (
-	"fmt"
 	"reflect"
 	"testing"
 
+	"github.com/idemsim/idemsim/internal/fieldcmp"
 	"github.com/idemsim/idemsim/model"
 )
 
@@ -106,11 +106,11 @@ func TestResetFieldByField(t *testing.T) {
 			s.Reset(r.cfg)
 			feed(s, r.stream)
 		}
-		if d := firstDiff(reflect.ValueOf(s).Elem(), reflect.ValueOf(NewSuite(cfg)).Elem(), "Suite"); d == "" {
+		if d := fieldcmp.Diff(reflect.ValueOf(s).Elem(), reflect.ValueOf(NewSuite(cfg)).Elem(), "Suite", nil); d == "" {
 			t.Fatal("a used suite equals a new one: the runs set nothing")
 		}
 		s.Reset(cfg)
-		if d := firstDiff(reflect.ValueOf(s).Elem(), reflect.ValueOf(NewSuite(cfg)).Elem(), "Suite"); d != "" {
+		if d := fieldcmp.Diff(reflect.ValueOf(s).Elem(), reflect.ValueOf(NewSuite(cfg)).Elem(), "Suite", nil); d != "" {
 			t.Errorf("Reset(%+v) leaves %s", cfg, d)
 		}
 	}
@@ -133,93 +133,4 @@ func TestResetAllocs(t *testing.T) {
 	if n > 1 {
 		t.Errorf("%v allocations per reset clean run of %d observations", n, len(run))
 	}
-}
-
-// firstDiff returns the path of the first place a and b differ, or "".
-// Slices and maps compare by length and content, and nil only equals nil;
-// pointers compare what they point to (each pair once).
-func firstDiff(a, b reflect.Value, path string) string {
-	seen := map[[2]uintptr]bool{}
-	var walk func(a, b reflect.Value, path string) string
-	walk = func(a, b reflect.Value, path string) string {
-		if a.Kind() != b.Kind() {
-			return path + ": kinds differ"
-		}
-		switch a.Kind() {
-		case reflect.Pointer:
-			if a.IsNil() || b.IsNil() {
-				if a.IsNil() != b.IsNil() {
-					return path + ": nil against non-nil"
-				}
-				return ""
-			}
-			k := [2]uintptr{a.Pointer(), b.Pointer()}
-			if seen[k] {
-				return ""
-			}
-			seen[k] = true
-			return walk(a.Elem(), b.Elem(), path)
-		case reflect.Interface:
-			if a.IsNil() || b.IsNil() {
-				if a.IsNil() != b.IsNil() {
-					return path + ": nil against non-nil"
-				}
-				return ""
-			}
-			if a.Elem().Type() != b.Elem().Type() {
-				return path + ": dynamic types differ"
-			}
-			return walk(a.Elem(), b.Elem(), path)
-		case reflect.Struct:
-			for i := range a.NumField() {
-				if d := walk(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name); d != "" {
-					return d
-				}
-			}
-			return ""
-		case reflect.Slice:
-			if a.IsNil() != b.IsNil() {
-				return fmt.Sprintf("%s: nil against empty (len %d, %d)", path, a.Len(), b.Len())
-			}
-			fallthrough
-		case reflect.Array:
-			if a.Len() != b.Len() {
-				return fmt.Sprintf("%s: length %d against %d", path, a.Len(), b.Len())
-			}
-			for i := range a.Len() {
-				if d := walk(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); d != "" {
-					return d
-				}
-			}
-			return ""
-		case reflect.Map:
-			if a.IsNil() != b.IsNil() {
-				return path + ": nil map against empty"
-			}
-			if a.Len() != b.Len() {
-				return fmt.Sprintf("%s: %d entries against %d", path, a.Len(), b.Len())
-			}
-			it := a.MapRange()
-			for it.Next() {
-				bv := b.MapIndex(it.Key())
-				if !bv.IsValid() {
-					return fmt.Sprintf("%s: key %v only on one side", path, it.Key())
-				}
-				if d := walk(it.Value(), bv, fmt.Sprintf("%s[%v]", path, it.Key())); d != "" {
-					return d
-				}
-			}
-			return ""
-		case reflect.Func:
-			if a.IsNil() != b.IsNil() {
-				return path + ": func set on one side"
-			}
-			return ""
-		}
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			return fmt.Sprintf("%s: %v against %v", path, a, b)
-		}
-		return ""
-	}
-	return walk(a, b, path)
 }

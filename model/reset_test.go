@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemsim/idemsim/internal/fieldcmp"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -308,7 +309,8 @@ func resetWorks(t *testing.T) []rwork {
 }
 
 // resetSkipped are the fields a reset node may hold otherwise than a new
-// one: allocator state (pools, spare memory).
+// one: allocator state (pools, spare memory). skipReset is its test for
+// fieldcmp.Diff.
 var resetSkipped = map[string]bool{
 	"model.Producer.pool":   true,
 	"model.Broker.pool":     true,
@@ -318,97 +320,7 @@ var resetSkipped = map[string]bool{
 	"model.obsSlab.spare":   true,
 }
 
-// firstDiff returns the path of the first place a and b differ, or "".
-// Slices compare by length and content (not capacity), and nil only
-// equals nil; maps by content, nil only equal to nil; pointers by what
-// they point to (each pair once); the fields of resetSkipped are not
-// compared.
-func resetDiff(a, b reflect.Value, path string) string {
-	seen := map[[2]uintptr]bool{}
-	var walk func(a, b reflect.Value, path string) string
-	walk = func(a, b reflect.Value, path string) string {
-		if a.Kind() != b.Kind() {
-			return path + ": kinds differ"
-		}
-		switch a.Kind() {
-		case reflect.Pointer:
-			if a.IsNil() || b.IsNil() {
-				if a.IsNil() != b.IsNil() {
-					return path + ": nil against non-nil"
-				}
-				return ""
-			}
-			k := [2]uintptr{a.Pointer(), b.Pointer()}
-			if seen[k] {
-				return ""
-			}
-			seen[k] = true
-			return walk(a.Elem(), b.Elem(), path)
-		case reflect.Interface:
-			if a.IsNil() || b.IsNil() {
-				if a.IsNil() != b.IsNil() {
-					return path + ": nil against non-nil"
-				}
-				return ""
-			}
-			if a.Elem().Type() != b.Elem().Type() {
-				return path + ": dynamic types differ"
-			}
-			return walk(a.Elem(), b.Elem(), path)
-		case reflect.Struct:
-			t := a.Type()
-			for i := range a.NumField() {
-				if resetSkipped[t.String()+"."+t.Field(i).Name] {
-					continue
-				}
-				if d := walk(a.Field(i), b.Field(i), path+"."+t.Field(i).Name); d != "" {
-					return d
-				}
-			}
-			return ""
-		case reflect.Slice:
-			if a.IsNil() != b.IsNil() {
-				return fmt.Sprintf("%s: nil against empty (len %d, %d)", path, a.Len(), b.Len())
-			}
-			fallthrough
-		case reflect.Array:
-			if a.Len() != b.Len() {
-				return fmt.Sprintf("%s: length %d against %d", path, a.Len(), b.Len())
-			}
-			for i := range a.Len() {
-				if d := walk(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); d != "" {
-					return d
-				}
-			}
-			return ""
-		case reflect.Map:
-			if a.IsNil() != b.IsNil() {
-				return path + ": nil map against non-nil"
-			}
-			if a.Len() != b.Len() {
-				return fmt.Sprintf("%s: %d entries against %d", path, a.Len(), b.Len())
-			}
-			it := a.MapRange()
-			for it.Next() {
-				bv := b.MapIndex(it.Key())
-				if !bv.IsValid() {
-					return fmt.Sprintf("%s: key %v only on one side", path, it.Key())
-				}
-				if d := walk(it.Value(), bv, fmt.Sprintf("%s[%v]", path, it.Key())); d != "" {
-					return d
-				}
-			}
-			return ""
-		case reflect.Func, reflect.Chan, reflect.UnsafePointer:
-			return path + ": unexpected kind " + a.Kind().String()
-		}
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			return fmt.Sprintf("%s: %v against %v", path, a, b)
-		}
-		return ""
-	}
-	return walk(a, b, path)
-}
+func skipReset(typ, field string) bool { return resetSkipped[typ+"."+field] }
 
 // nodes returns the world's nodes, for comparison.
 func (w *rworld) nodes() []any {
@@ -425,7 +337,7 @@ func (w *rworld) nodes() []any {
 func nodeDiff(used, fresh []any) string {
 	for i := range used {
 		path := reflect.TypeOf(used[i]).Elem().Name() + fmt.Sprint(i)
-		if d := resetDiff(reflect.ValueOf(used[i]).Elem(), reflect.ValueOf(fresh[i]).Elem(), path); d != "" {
+		if d := fieldcmp.Diff(reflect.ValueOf(used[i]).Elem(), reflect.ValueOf(fresh[i]).Elem(), path, skipReset); d != "" {
 			return d
 		}
 	}
@@ -569,11 +481,11 @@ func TestGroupCoordinatorReset(t *testing.T) {
 	}
 	g := NewGroupCoordinator()
 	script(g)
-	if d := resetDiff(reflect.ValueOf(g).Elem(), reflect.ValueOf(NewGroupCoordinator()).Elem(), "GroupCoordinator"); d == "" {
+	if d := fieldcmp.Diff(reflect.ValueOf(g).Elem(), reflect.ValueOf(NewGroupCoordinator()).Elem(), "GroupCoordinator", skipReset); d == "" {
 		t.Fatal("the script changed nothing")
 	}
 	g.Reset()
-	if d := resetDiff(reflect.ValueOf(g).Elem(), reflect.ValueOf(NewGroupCoordinator()).Elem(), "GroupCoordinator"); d != "" {
+	if d := fieldcmp.Diff(reflect.ValueOf(g).Elem(), reflect.ValueOf(NewGroupCoordinator()).Elem(), "GroupCoordinator", skipReset); d != "" {
 		t.Errorf("Reset leaves %s", d)
 	}
 	if got, want := script(g), script(NewGroupCoordinator()); !reflect.DeepEqual(got, want) {

@@ -48,9 +48,14 @@ type Out struct {
 	Timer uint64
 	// Result is set for OutResult.
 	Result Outcome
-	// Note is set for OutNote; NoteKind classifies it.
+	// Note is set for OutNote; NoteKind classifies it. A NoteExpired
+	// note has no text but its Batch: its text is ExpiredNote's, made
+	// only when a trace line is (no allocation per expired batch).
 	Note     string
 	NoteKind NoteKind
+	// Batch is set for a NoteExpired note: the expired batch (valid until
+	// the node's next call, as the effects are).
+	Batch *Batch
 	// Peer is set for OutReply.
 	Peer Peer
 	// Obs is set for OutObserve. It points into the node's buffer and is
@@ -1076,10 +1081,12 @@ func (p *Producer) result(now sim.Time, r Record, err ErrCode, off int64) {
 // is released rather than kept, with its notes, for the rest of the run.
 func (p *Producer) begin() {
 	if cap(p.out) > OutsKeptMax {
-		p.out = nil
+		// The burst's effects and the batches its notes point to are
+		// the caller's now.
+		p.out, p.pool.notes = nil, nil
 		return
 	}
-	p.out = p.out[:0]
+	p.out, p.pool.notes = p.out[:0], p.pool.notes[:0]
 }
 
 // OutsKeptMax is the largest effect buffer, in effects, a producer reuses:
@@ -1088,6 +1095,24 @@ func (p *Producer) begin() {
 // caller may keep it (the world then carries out a burst without copying
 // it).
 const OutsKeptMax = 1024
+
+// noteExpired reports b's expiry: a NoteExpired note pointing to a copy
+// of b (the pbatch goes back to the free list at once), whose text the
+// world makes only when a trace line is needed (ExpiredNote).
+func (p *Producer) noteExpired(b *Batch) {
+	// When the slice grows, the effects made earlier in the call keep
+	// pointing into the old array, whose contents do not change.
+	p.pool.notes = append(p.pool.notes, *b)
+	p.out = append(p.out, Out{Kind: OutNote, NoteKind: NoteExpired, Batch: &p.pool.notes[len(p.pool.notes)-1]})
+}
+
+// ExpiredNote appends the text of the note that reports batch b expired
+// to dst: "batch <b> expired after delivery.timeout.ms".
+func ExpiredNote(dst []byte, b *Batch) []byte {
+	dst = append(dst, "batch "...)
+	dst = b.AppendDescription(dst)
+	return append(dst, " expired after delivery.timeout.ms"...)
+}
 
 func (p *Producer) note(k NoteKind, s string) {
 	p.out = append(p.out, Out{Kind: OutNote, NoteKind: k, Note: s})

@@ -39,6 +39,9 @@ type producerPool struct {
 	// an expiry pass fails, a note being built.
 	drainBuf, expBuf []*pbatch
 	noteBuf          []byte
+	// notes holds the call's expired batches its NoteExpired effects
+	// point to (copies: the batches themselves may be reused at once).
+	notes []Batch
 	// freeConns are connections a Reset took back, zeroed, for conn.
 	freeConns []*dconn
 	// reclaim: the owner vouched nobody holds the run's requests and

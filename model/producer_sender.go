@@ -124,11 +124,7 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				continue
 			}
 			any = true
-			line := append(p.pool.noteBuf[:0], "batch "...)
-			line = b.b.AppendDescription(line)
-			line = append(line, " expired after delivery.timeout.ms"...)
-			p.note(NoteExpired, string(line))
-			p.pool.noteBuf = line[:0]
+			p.noteExpired(&b.b)
 			p.failBatch(now, b, ErrDeliveryTimeout, false)
 			if p.cfg.Policy == PolicyLibrdkafka && p.cfg.EnableIdempotence {
 				// librdkafka has no unresolved sequences: a

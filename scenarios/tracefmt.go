@@ -51,6 +51,12 @@ func (t *traceWriter) Observe(o *model.Obs) {
 	}
 }
 
+// expiredNote reports whether note o is a producer's NoteExpired, whose
+// text is made from its batch (model.ExpiredNote) only for the trace.
+func expiredNote(o *model.Obs) bool {
+	return o.NoteKind == model.NoteExpired && o.Text == ""
+}
+
 // format writes o's line.
 func (t *traceWriter) format(o *model.Obs) {
 	b := t.Begin(o.At)
@@ -103,7 +109,11 @@ func (t *traceWriter) format(o *model.Obs) {
 	case model.ObsNote:
 		b = append(b, t.name(o.Node)...)
 		b = append(b, ' ')
-		b = append(b, o.Text...)
+		if expiredNote(o) {
+			b = model.ExpiredNote(b, &o.Batch)
+		} else {
+			b = append(b, o.Text...)
+		}
 	case model.ObsTxnOutcome:
 		b = append(b, t.name(o.Node)...)
 		b = append(b, " transaction "...)

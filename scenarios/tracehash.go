@@ -44,7 +44,13 @@ func (t *traceWriter) hashObs(o *model.Obs) {
 		}
 	case model.ObsNote:
 		tr.I64(int64(o.Node))
-		tr.Str(o.Text)
+		if expiredNote(o) {
+			// Hashed as its text would be (Bytes hashes as Str).
+			t.scratch = model.ExpiredNote(t.scratch[:0], &o.Batch)
+			tr.Bytes(t.scratch)
+		} else {
+			tr.Str(o.Text)
+		}
 	case model.ObsTxnOutcome:
 		tr.I64(int64(o.Node))
 		tr.Str(o.Text)

@@ -187,9 +187,11 @@ type World struct {
 	// outBufs are per-depth copies of a node's effects, so that a node
 	// re-entered by an instant message can reuse its own buffer.
 	outBufs [][]model.Out
-	// obsBufs are per-depth copies of the observations among them.
-	obsBufs [][]model.Obs
-	depth   int
+	// obsBufs are per-depth copies of the observations among them, and
+	// noteBufs of the expired batches their notes point to.
+	obsBufs  [][]model.Obs
+	noteBufs [][]model.Batch
+	depth    int
 
 	// The observation stream and its readers; cur is the observation
 	// being read.

@@ -263,6 +263,9 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 				Flag: o.Txn.Committed, Err: o.Txn.Err, Text: verb, N: int64(len(o.Txn.Records)), IDs: o.Txn.Records, Txn: o.Txn.Txn})
 		case model.OutNote:
 			ob := model.Obs{Kind: model.ObsNote, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Text: o.Note, NoteKind: o.NoteKind}
+			if o.Batch != nil {
+				ob.Batch = *o.Batch // a NoteExpired: its text is model.ExpiredNote's
+			}
 			if o.NoteKind == model.NoteFatal {
 				ob.Err = in.prod.Fatal()
 			}
@@ -288,14 +291,23 @@ func (w *World) pushOuts(outs []model.Out) []model.Out {
 	if w.depth == len(w.obsBufs) {
 		w.obsBufs = append(w.obsBufs, nil)
 	}
-	ob := w.obsBufs[w.depth][:0]
+	if w.depth == len(w.noteBufs) {
+		w.noteBufs = append(w.noteBufs, nil)
+	}
+	ob, nb := w.obsBufs[w.depth][:0], w.noteBufs[w.depth][:0]
 	for i := range b {
-		if b[i].Kind == model.OutObserve {
+		switch {
+		case b[i].Kind == model.OutObserve:
 			ob = append(ob, *b[i].Obs)
 			b[i].Obs = &ob[len(ob)-1]
+		case b[i].Batch != nil:
+			// An expired batch's note points into the producer's
+			// buffer, which its next call reuses.
+			nb = append(nb, *b[i].Batch)
+			b[i].Batch = &nb[len(nb)-1]
 		}
 	}
-	w.obsBufs[w.depth] = ob
+	w.obsBufs[w.depth], w.noteBufs[w.depth] = ob, nb
 	w.depth++
 	return b
 }
@@ -312,6 +324,9 @@ func (w *World) popOuts() {
 	}
 	if cap(w.obsBufs[w.depth]) > maxKeptOuts {
 		w.obsBufs[w.depth] = nil
+	}
+	if cap(w.noteBufs[w.depth]) > maxKeptOuts {
+		w.noteBufs[w.depth] = nil
 	}
 }
 

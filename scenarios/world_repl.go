@@ -70,8 +70,11 @@ type replState struct {
 	ctlNode simnet.NodeID
 	ctl     *model.Controller
 	rng     *rand.Rand
-	wire    []replMsg
-	next    uint64
+	// wire holds the messages on their way, by id (a storm of fetches
+	// under heavy server loss can put tens of thousands on the wire:
+	// each delivery finds its message at once).
+	wire map[uint64]replMsg
+	next uint64
 }
 
 // replNode returns the controller's node id, -1 without replication.
@@ -130,7 +133,7 @@ func (w *World) addController() {
 		parts[p] = model.PartitionState{Partition: int32(p), Replicas: r, ISR: slices.Clone(r), Leader: r[0]}
 	}
 	ctl := model.NewController(model.ControllerConfig{UncleanLeaderElection: w.cfg.Replication.Unclean, Version: w.cfg.brokerVersion()}, w.topo.Brokers, parts)
-	w.repl = &replState{ctlNode: simnet.NodeID(len(w.nodes)), ctl: ctl, rng: w.rngFor("net/replication")}
+	w.repl = &replState{ctlNode: simnet.NodeID(len(w.nodes)), ctl: ctl, rng: w.rngFor("net/replication"), wire: map[uint64]replMsg{}}
 	w.nodes = append(w.nodes, node{kind: kindController, name: w.topo.ControllerName(), srv: ctl})
 	w.schedule(0, Event{kind: evReplStart, bg: true})
 }
@@ -204,7 +207,7 @@ func (w *World) replOut(now sim.Time, n simnet.NodeID, o *model.Out) bool {
 			// arrives with the first broker's copy (no draw of its own).
 			r := w.repl
 			r.next++
-			r.wire = append(r.wire, replMsg{id: r.next, from: n, to: w.coordNode, m: o.Msg, inc: w.nodes[w.coordNode].inc})
+			r.wire[r.next] = replMsg{id: r.next, from: n, to: w.coordNode, m: o.Msg, inc: w.nodes[w.coordNode].inc}
 			w.schedule(at, Event{kind: evReplDeliver, node: int32(w.coordNode), msg: r.next, bg: true})
 		}
 		return true
@@ -234,7 +237,7 @@ func (w *World) replSend(now sim.Time, m replMsg) (sim.Time, bool) {
 	at := now.Add(w.nw.DelayWith(r.rng, m.from, m.to))
 	r.next++
 	m.id = r.next
-	r.wire = append(r.wire, m)
+	r.wire[m.id] = m
 	w.schedule(at, Event{kind: evReplDeliver, node: int32(m.to), msg: m.id, bg: true})
 	return at, true
 }
@@ -258,18 +261,17 @@ func (w *World) replLost(now sim.Time, m replMsg) {
 	r := w.repl
 	r.next++
 	n := replMsg{id: r.next, from: server, to: client, m: &model.Disconnected{Dest: w.destOf(server)}, reply: true, inc: inc}
-	r.wire = append(r.wire, n)
+	r.wire[n.id] = n
 	w.schedule(now.Add(w.nw.DelayWith(r.rng, server, client)), Event{kind: evReplDeliver, node: int32(client), msg: n.id, bg: true})
 }
 
 // replDeliver hands a replication message to its recipient.
 func (w *World) replDeliver(now sim.Time, ev Event) {
 	r := w.repl
-	i := slices.IndexFunc(r.wire, func(m replMsg) bool { return m.id == ev.msg })
-	if i < 0 {
+	m, ok := r.wire[ev.msg]
+	if !ok {
 		return
 	}
-	m := r.wire[i]
 	nd := &w.nodes[m.to]
 	if nd.fault.paused && !nd.fault.crashed && m.inc == nd.inc {
 		// A paused process's socket buffers hold what reaches it; it
@@ -278,7 +280,7 @@ func (w *World) replDeliver(now sim.Time, ev Event) {
 		w.schedule(max(nd.fault.pauseUntil, now), Event{kind: evReplDeliver, node: int32(m.to), msg: m.id, bg: true})
 		return
 	}
-	r.wire = slices.Delete(r.wire, i, i+1)
+	delete(r.wire, ev.msg)
 	if nd.fault.crashed || w.nw.Blocked(m.from, m.to) || m.inc != nd.inc {
 		return
 	}

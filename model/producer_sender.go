@@ -116,6 +116,7 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				n += 1 + len(b.b.Records)
 			}
 			p.out = slices.Grow(p.out, n)
+			p.pool.notes = slices.Grow(p.pool.notes, len(exp))
 		}
 		// rewind is the first expired batch freed for reuse (bug Z11f).
 		var rewind *pbatch

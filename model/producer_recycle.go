@@ -36,9 +36,8 @@ type producerPool struct {
 	// recs holds each partition's records, by partition id.
 	recs []recordStore
 	// Scratch: the batches a drain gathers for one request, the batches
-	// an expiry pass fails, a note being built.
+	// an expiry pass fails.
 	drainBuf, expBuf []*pbatch
-	noteBuf          []byte
 	// notes holds the call's expired batches its NoteExpired effects
 	// point to (copies: the batches themselves may be reused at once).
 	notes []Batch

@@ -71,7 +71,7 @@ func (p *Producer) takeBack() {
 		pl.recs = emptied(pl.recs)
 	}
 	pl.reclaim = false
-	pl.drainBuf, pl.expBuf, pl.noteBuf = emptied(pl.drainBuf), emptied(pl.expBuf), pl.noteBuf[:0]
+	pl.drainBuf, pl.expBuf, pl.notes = emptied(pl.drainBuf), emptied(pl.expBuf), emptied(pl.notes)
 }
 
 // resetParts returns n partition states as NewProducer makes them,

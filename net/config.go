@@ -84,31 +84,31 @@ type LinkLatency struct {
 
 // Validate reports the first field out of range, naming it.
 func (c *Config) Validate() error {
-	if err := checkProb("net.request_loss", c.RequestLoss); err != nil {
+	if err := checkProb("net.request_loss", "", c.RequestLoss); err != nil {
 		return err
 	}
-	if err := checkProb("net.response_loss", c.ResponseLoss); err != nil {
+	if err := checkProb("net.response_loss", "", c.ResponseLoss); err != nil {
 		return err
 	}
-	if err := checkProb("net.duplicate", c.Duplicate); err != nil {
+	if err := checkProb("net.duplicate", "", c.Duplicate); err != nil {
 		return err
 	}
 	if c.Duplicate > 0 && c.Mode != Datagram {
 		return fmt.Errorf("net.duplicate=%v needs net.mode=datagram (tcp never duplicates)", c.Duplicate)
 	}
-	if err := checkProb("net.reorder", c.Reorder); err != nil {
+	if err := checkProb("net.reorder", "", c.Reorder); err != nil {
 		return err
 	}
 	if c.Reorder > 0 && c.Mode != Datagram {
 		return fmt.Errorf("net.reorder=%v needs net.mode=datagram (tcp never reorders a connection)", c.Reorder)
 	}
-	if err := checkDur("net.reorder.delay", c.ReorderDelay); err != nil {
+	if err := checkDur("net.reorder.delay", "", c.ReorderDelay); err != nil {
 		return err
 	}
-	if err := checkProb("net.disconnect_notice", c.DisconnectNotice); err != nil {
+	if err := checkProb("net.disconnect_notice", "", c.DisconnectNotice); err != nil {
 		return err
 	}
-	if err := checkProb("net.server_loss", c.ServerLoss); err != nil {
+	if err := checkProb("net.server_loss", "", c.ServerLoss); err != nil {
 		return err
 	}
 	for i := range c.Links {
@@ -123,9 +123,11 @@ func (c *Config) Validate() error {
 	return c.Latency.Validate("net.latency")
 }
 
-func checkProb(name string, p float64) error {
+// checkProb rejects a probability outside 0..1 in the field name+field
+// (the name is built only for the error: validation runs once per run).
+func checkProb(name, field string, p float64) error {
 	if !(p >= 0 && p <= 1) { // also rejects NaN
-		return fmt.Errorf("%s=%v is out of range (allowed: 0..1)", name, p)
+		return fmt.Errorf("%s%s=%v is out of range (allowed: 0..1)", name, field, p)
 	}
 	return nil
 }
@@ -133,19 +135,10 @@ func checkProb(name string, p float64) error {
 // ppm converts a validated probability to parts per million.
 func ppm(p float64) uint32 { return uint32(p*1_000_000 + 0.5) }
 
-// checkDur rejects negative durations.
-func checkDur(name string, d time.Duration) error {
+// checkDur rejects a negative duration in the field name+field.
+func checkDur(name, field string, d time.Duration) error {
 	if d < 0 {
-		return fmt.Errorf("%s=%v is negative (allowed: >= 0)", name, d)
-	}
-	return nil
-}
-
-// checkDur2 is checkDur for the field name+suffix, building the name only
-// when d is out of range (validation runs once per run).
-func checkDur2(name, suffix string, d time.Duration) error {
-	if d < 0 {
-		return checkDur(name+suffix, d)
+		return fmt.Errorf("%s%s=%v is negative (allowed: >= 0)", name, field, d)
 	}
 	return nil
 }

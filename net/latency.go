@@ -66,22 +66,19 @@ func (l *Latency) Validate(name string) error {
 	if l.Dist > LogNormal {
 		return fmt.Errorf("%s.dist is unknown (allowed: constant, uniform, exponential, lognormal)", name)
 	}
-	if err := checkDur2(name, ".base", l.Base); err != nil {
+	if err := checkDur(name, ".base", l.Base); err != nil {
 		return err
 	}
-	if err := checkDur2(name, ".spread", l.Spread); err != nil {
+	if err := checkDur(name, ".spread", l.Spread); err != nil {
 		return err
 	}
-	if err := checkDur2(name, ".tail", l.Tail); err != nil {
+	if err := checkDur(name, ".tail", l.Tail); err != nil {
 		return err
 	}
 	if !(l.Sigma >= 0 && l.Sigma <= 5) {
 		return fmt.Errorf("%s.sigma=%v is out of range (allowed: 0..5)", name, l.Sigma)
 	}
-	if !(l.TailProb >= 0 && l.TailProb <= 1) { // also rejects NaN
-		return checkProb(name+".tail_prob", l.TailProb)
-	}
-	return nil
+	return checkProb(name, ".tail_prob", l.TailProb)
 }
 
 // Draw returns one delay drawn from rng. A constant latency without a tail

@@ -398,8 +398,27 @@ func netConfig(v *Values) (simnet.Config, error) {
 // never emit, so the slot is never overwritten while they read it.
 func (w *World) emit(o model.Obs) {
 	w.cur = o
+	w.fire(&w.cur)
+}
+
+// slot returns the World's observation slot emptied, with the kind, time
+// and nodes of a new observation set: the caller fills in the rest and
+// passes it to fire. It is emit without the copy of a whole [model.Obs]
+// (some 550 bytes) into the slot, for the observations made on every
+// message; nothing may emit between slot and fire.
+func (w *World) slot(k model.ObsKind, now sim.Time, node, peer int32) *model.Obs {
+	o := &w.cur
+	*o = model.Obs{}
+	o.Kind, o.At, o.Node, o.Peer = k, now, node, peer
+	return o
+}
+
+// fire hands observation o to every reader, in order. o is the World's
+// slot or memory the World owns until the call returns (a server's
+// observation in the effect buffers, serverOuts): readers never keep it.
+func (w *World) fire(o *model.Obs) {
 	for _, r := range w.obs {
-		r.Observe(&w.cur)
+		r.Observe(o)
 	}
 }
 

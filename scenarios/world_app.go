@@ -102,7 +102,9 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 		return rec
 	}
 	a.high = a.next
-	w.emit(model.Obs{Kind: model.ObsAppSend, At: now, Node: int32(in.node), Peer: -1, App: a.id, Record: rec})
+	o := w.slot(model.ObsAppSend, now, int32(in.node), -1)
+	o.App, o.Record = a.id, rec
+	w.fire(o)
 	w.apply(now, in, in.prod.SendAt(now, w.clock(now, in.node), rec))
 	return rec
 }
@@ -247,7 +249,9 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 				in.unresolved.delete(o.Result.ID.N)
 			}
 			in.app.resolved.set(o.Result.ID.N)
-			w.emit(model.Obs{Kind: model.ObsOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Outcome: o.Result})
+			ob := w.slot(model.ObsOutcome, now, int32(in.node), -1)
+			ob.App, ob.Outcome = in.app.id, o.Result
+			w.fire(ob)
 		case model.OutTxnResult:
 			for _, id := range o.Txn.Records {
 				in.unresolved.delete(id.N)

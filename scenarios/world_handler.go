@@ -124,7 +124,9 @@ func (w *World) readNext(now sim.Time, sc *srvConn) {
 			sc.queue = sc.queue[1:]
 		}
 		sc.busy, sc.cur = true, req
-		w.emit(model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(n), Peer: int32(req.wr.client), Msg: req.wr.m, MsgID: req.id})
+		o := w.slot(model.ObsDelivered, now, int32(n), int32(req.wr.client))
+		o.Msg, o.MsgID = req.wr.m, req.id
+		w.fire(o)
 		if d := w.handlingTime(n); d > 0 {
 			w.schedule(now+d, Event{kind: evHandled, node: int32(n), gen: w.nodes[n].inc, tok: simnet.Token{Conn: sc.conn}})
 			return

@@ -33,20 +33,19 @@ func (w *World) send(now sim.Time, wr wire, c simnet.Conn, dir simnet.Direction)
 	if dir == simnet.Response {
 		from, to = to, from
 	}
-	o := model.Obs{Kind: model.ObsSent, At: now, Node: int32(from), Peer: int32(to), Msg: m, N: reqNo, ConnGen: c.Gen,
-		Flag: dir == simnet.Response, Forced: s.Forced, Dur: sim.Time(s.Held), Until: s.At}
-	if s.Fate != simnet.Delivered {
-		o.Fate = s.Fate.String()
-	}
+	o := w.slot(model.ObsSent, now, int32(from), int32(to))
+	o.Msg, o.N, o.ConnGen = m, reqNo, c.Gen
+	o.Flag, o.Forced, o.Dur, o.Until = dir == simnet.Response, s.Forced, sim.Time(s.Held), s.At
 	o.Random = s.Fate == simnet.Lost && !s.Forced
 	if s.Fate != simnet.Delivered {
-		w.emit(o)
+		o.Fate = s.Fate.String()
+		w.fire(o)
 		return s.Fate
 	}
 	w.nextMsg++
 	id := w.nextMsg
 	o.MsgID = id
-	w.emit(o)
+	w.fire(o)
 	if s.DupAt >= 0 {
 		w.emit(model.Obs{Kind: model.ObsDup, At: now, Node: int32(from), Peer: int32(to), Msg: m, Until: s.DupAt})
 	}
@@ -107,7 +106,9 @@ func (w *World) deliver(now sim.Time, ev Event) {
 		peer = wr.server
 	}
 	if f != simnet.Delivered {
-		w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg})
+		o := w.slot(model.ObsLost, now, int32(to), int32(peer))
+		o.Msg, o.Fate, o.MsgID = wr.m, why, ev.msg
+		w.fire(o)
 		return
 	}
 	if ev.tok.Dir == simnet.Request {
@@ -115,7 +116,9 @@ func (w *World) deliver(now sim.Time, ev Event) {
 		w.receive(now, to, wr, ev.msg, ev.tok)
 		return
 	}
-	w.emit(model.Obs{Kind: model.ObsDelivered, At: now, Node: int32(to), Peer: int32(peer), Msg: wr.m, MsgID: ev.msg})
+	o := w.slot(model.ObsDelivered, now, int32(to), int32(peer))
+	o.Msg, o.MsgID = wr.m, ev.msg
+	w.fire(o)
 	if wr.inst == nil {
 		// A server's answer from another server (world_server.go).
 		w.serverOuts(now, to, w.nodes[to].srv.Step(now, model.Peer{Node: int32(peer), ReqNo: wr.reqNo}, wr.m))

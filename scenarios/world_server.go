@@ -79,12 +79,13 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 		}
 		switch o.Kind {
 		case model.OutObserve:
-			ob := *o.Obs
+			// o.Obs is this call's copy (pushOuts): complete it there.
+			ob := o.Obs
 			ob.At, ob.Node = now, int32(n)
 			if ob.Kind != model.ObsVerdict && ob.Kind != model.ObsEpoch && ob.Kind != model.ObsTxnOp {
 				ob.Peer = -1
 			}
-			w.emit(ob)
+			w.fire(ob)
 		case model.OutReply:
 			r, ok := w.routes[o.Peer.Handle]
 			if !ok {

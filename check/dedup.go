@@ -58,6 +58,8 @@ func (d *dedup) Observe(o *model.Obs) {
 	d.out.add(violation(InvDedup, o.At, detail))
 }
 
+func (d *dedup) reads() []model.ObsKind { return []model.ObsKind{model.ObsVerdict} }
+
 func (d *dedup) Finish() []Violation {
 	return append(d.out.report(InvDedup, d.lv.end), d.ackedOffsets()...)
 }

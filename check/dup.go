@@ -23,6 +23,8 @@ func (d *dup) Name() string { return InvDup }
 
 func (d *dup) Observe(*model.Obs) {}
 
+func (d *dup) reads() []model.ObsKind { return nil } // it judges the log view at the end
+
 // Finish walks the committed entries of every log ([committed]) in log
 // order; the first copy of a record committed more than once is its
 // original, the others are reported.

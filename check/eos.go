@@ -40,6 +40,8 @@ func (e *eos) Observe(o *model.Obs) {
 	}
 }
 
+func (e *eos) reads() []model.ObsKind { return []model.ObsKind{model.ObsOffsets, model.ObsAppSend} }
+
 func (e *eos) Finish() []Violation {
 	var v []Violation
 	slices.Sort(e.apps)

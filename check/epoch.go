@@ -44,4 +44,6 @@ func (e *epoch) Observe(o *model.Obs) {
 	}
 }
 
+func (e *epoch) reads() []model.ObsKind { return []model.ObsKind{model.ObsEpoch, model.ObsVerdict} }
+
 func (e *epoch) Finish() []Violation { return e.out.report(InvEpoch, e.lv.end) }

@@ -49,4 +49,6 @@ func (f *fence) Observe(o *model.Obs) {
 	}
 }
 
+func (f *fence) reads() []model.ObsKind { return []model.ObsKind{model.ObsEpoch, model.ObsVerdict} }
+
 func (f *fence) Finish() []Violation { return f.out.report(InvFence, f.lv.end) }

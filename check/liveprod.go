@@ -91,6 +91,10 @@ func (l *liveProd) Observe(o *model.Obs) {
 	}
 }
 
+func (l *liveProd) reads() []model.ObsKind {
+	return []model.ObsKind{model.ObsAppSend, model.ObsStart, model.ObsRestart, model.ObsActive, model.ObsNote, model.ObsRunEnd}
+}
+
 func (l *liveProd) Finish() []Violation {
 	var v []Violation
 	if l.pending > 0 {

@@ -24,6 +24,8 @@ func (l *loss) Name() string { return InvLoss }
 
 func (l *loss) Observe(*model.Obs) {}
 
+func (l *loss) reads() []model.ObsKind { return nil } // it judges the log view at the end
+
 func (l *loss) Finish() []Violation {
 	ids := l.lv.lostAcked()
 	var v []Violation

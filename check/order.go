@@ -42,6 +42,8 @@ func (r *order) Observe(o *model.Obs) {
 	}
 }
 
+func (r *order) reads() []model.ObsKind { return commitKinds } // it reads the commits
+
 func (r *order) Finish() []Violation {
 	v := r.first[:len(r.first):len(r.first)]
 	if r.n > int64(len(r.first)) {

@@ -38,6 +38,8 @@ func (o *outcome) Observe(ob *model.Obs) {
 	}
 }
 
+func (o *outcome) reads() []model.ObsKind { return []model.ObsKind{model.ObsAppSend, model.ObsRunEnd} }
+
 func (o *outcome) Finish() []Violation {
 	acked, failed := o.lv.recs.acked, o.lv.recs.failed
 	if sum := acked + failed + o.pending + o.abandoned; sum != o.sent {

@@ -15,6 +15,12 @@ type invariant interface {
 	// afresh, its slices truncated and its maps cleared rather than
 	// made again (reset_test.go holds every field to this).
 	reset(cfg Config, lv *logView)
+	// reads lists the observation kinds Observe reads: the suite hands
+	// it those alone (TestReads holds a suite that hands it every
+	// observation to the same state and verdicts). An invariant that
+	// reads the log view's commits reads the kinds that make them
+	// (commitKinds).
+	reads() []model.ObsKind
 }
 
 // registry lists every invariant in report order. Adding an invariant is a
@@ -91,6 +97,12 @@ type Suite struct {
 	lv    *logView
 	tally tally
 	invs  []invariant
+	// byKind lists, for each observation kind, the invariants that read
+	// it, in registry order.
+	byKind [256][]invariant
+	// all: hand every observation to every invariant (the reference
+	// byKind is tested against).
+	all bool
 }
 
 var _ model.Observer = (*Suite)(nil)
@@ -122,6 +134,12 @@ func (s *Suite) Reset(cfg Config) {
 		for i, r := range registry {
 			s.invs[i] = r.new()
 		}
+		s.byKind = [256][]invariant{}
+		for _, inv := range s.invs {
+			for _, k := range inv.reads() {
+				s.byKind[k] = append(s.byKind[k], inv)
+			}
+		}
 	}
 	for _, inv := range s.invs {
 		inv.reset(cfg, s.lv)
@@ -130,7 +148,7 @@ func (s *Suite) Reset(cfg Config) {
 
 // Observe reads one observation: the log view first, so that the tally and
 // the invariants see what it committed, then the tally, then each
-// invariant in registry order.
+// invariant that reads its kind, in registry order.
 //
 // The network's kinds are most of the stream (a send and a delivery per
 // message) and are read by the transaction facts alone (a send) or by no
@@ -145,10 +163,19 @@ func (s *Suite) Observe(o *model.Obs) {
 	}
 	s.lv.observe(o)
 	s.tally.observe(o)
-	for _, inv := range s.invs {
+	invs := s.byKind[o.Kind]
+	if s.all {
+		invs = s.invs
+	}
+	for _, inv := range invs {
 		inv.Observe(o)
 	}
 }
+
+// commitKinds are the observation kinds that may commit entries to the
+// log view (logView.observe): an invariant reading its commits reads
+// these.
+var commitKinds = []model.ObsKind{model.ObsVerdict, model.ObsMarker, model.ObsFinalLog}
 
 // unreadKinds are the observation kinds no checker reads; unread is the
 // same as a table by kind.

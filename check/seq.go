@@ -51,6 +51,8 @@ func (s *seq) Observe(o *model.Obs) {
 	s.judge(o)
 }
 
+func (s *seq) reads() []model.ObsKind { return []model.ObsKind{model.ObsVerdict, model.ObsFinalLog} }
+
 // judge judges one observed append.
 func (s *seq) judge(o *model.Obs) {
 	if !appended(o) || !o.Batch.Idempotent() {

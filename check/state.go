@@ -35,4 +35,6 @@ func (s *state) Observe(o *model.Obs) {
 	s.out.add(violation(InvState, o.At, fmt.Sprintf("p%d %s: %s", o.Partition, when, o.Text)))
 }
 
+func (s *state) reads() []model.ObsKind { return []model.ObsKind{model.ObsStateCheck} }
+
 func (s *state) Finish() []Violation { return s.out.report(InvState, s.lv.end) }

@@ -138,6 +138,10 @@ func (t *txnInv) Observe(o *model.Obs) {
 	}
 }
 
+func (t *txnInv) reads() []model.ObsKind {
+	return []model.ObsKind{model.ObsRestart, model.ObsVerdict, model.ObsTxnState, model.ObsTxnOp}
+}
+
 // judgeEnd reports e when it moved the coordinator to Prepare* while its
 // instance was in a later transaction.
 func (t *txnInv) judgeEnd(at sim.Time, e endedTxn) {

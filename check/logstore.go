@@ -1,8 +1,6 @@
 package check
 
 import (
-	"slices"
-
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -84,16 +82,17 @@ func (s *logStore) run(i int) int {
 	if n := len(s.runs); n > 0 && int(s.runs[n-1].from) <= i {
 		return n - 1
 	}
-	j, _ := slices.BinarySearchFunc(s.runs, int32(i), func(r logRun, i int32) int {
-		switch {
-		case r.from+r.n <= i:
-			return -1
-		case r.from > i:
-			return 1
+	// The first run that ends after entry i holds it.
+	lo, hi := 0, len(s.runs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r := &s.runs[m]; int(r.from+r.n) <= i {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return 0
-	})
-	return j
+	}
+	return lo
 }
 
 // at returns entry i.
@@ -109,18 +108,23 @@ func (s *logStore) byOffset(off int64) int {
 	if s == nil {
 		return -1
 	}
-	j, found := slices.BinarySearchFunc(s.runs, off, func(r logRun, off int64) int {
-		switch {
-		case r.e.first+int64(r.n)*(int64(r.e.span)+1)-1 < off:
-			return -1
-		case r.e.first > off:
-			return 1
+	// The first run whose last offset is at or after off holds it, if
+	// it starts at or before off.
+	lo, hi := 0, len(s.runs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.runs[m].last() < off {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return 0
-	})
-	if !found {
+	}
+	if lo == len(s.runs) || s.runs[lo].e.first > off {
 		return -1
 	}
-	r := &s.runs[j]
+	r := &s.runs[lo]
 	return int(r.from) + int((off-r.e.first)/(int64(r.e.span)+1))
 }
+
+// last returns the last offset of run r's last entry.
+func (r *logRun) last() int64 { return r.e.first + int64(r.n)*(int64(r.e.span)+1) - 1 }

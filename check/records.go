@@ -1,9 +1,6 @@
 package check
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -103,20 +100,20 @@ func (t *recTable) reset() {
 // pageOf splits a message number into its page and its index there.
 func pageOf(n int64) (int64, int) { return n >> recPageBits, int(n & (recPageSize - 1)) }
 
-// find returns the index of (app, page) in t.pages, or where it goes.
+// find returns the index of (app, page) in t.pages, or where it goes: a
+// binary search written out (pages are ordered by application, then
+// page), as it runs for every record observed.
 func (t *recTable) find(app int32, page int64) (int, bool) {
-	return slices.BinarySearchFunc(t.pages, struct {
-		app  int32
-		page int64
-	}{app, page}, func(p recPage, k struct {
-		app  int32
-		page int64
-	}) int {
-		if c := cmp.Compare(p.app, k.app); c != 0 {
-			return c
+	lo, hi := 0, len(t.pages)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if p := &t.pages[m]; p.app < app || p.app == app && p.page < page {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return cmp.Compare(p.page, k.page)
-	})
+	}
+	return lo, lo < len(t.pages) && t.pages[lo].app == app && t.pages[lo].page == page
 }
 
 // get returns id's slot, or the zero slot when it has none.

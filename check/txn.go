@@ -315,7 +315,7 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 			}
 			e := log.at(i)
 			for j := range int(e.nrec) {
-				w, ok := slices.BinarySearchFunc(sc.wanted, lv.recID(&e, j), func(w wantedRec, id model.RecordID) int { return compareIDs(w.id, id) })
+				w, ok := findWanted(sc.wanted, lv.recID(&e, j))
 				if !ok {
 					continue
 				}
@@ -339,7 +339,7 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 		var lost int
 		var first *wantedRec
 		for _, id := range ids {
-			w, _ := slices.BinarySearchFunc(sc.wanted, id, func(w wantedRec, id model.RecordID) int { return compareIDs(w.id, id) })
+			w, _ := findWanted(sc.wanted, id)
 			if rec := &sc.wanted[w]; !rec.visible && !rec.stuck {
 				if lost == 0 {
 					first = rec
@@ -392,4 +392,20 @@ func fateName(f fate) string {
 		return "above the LSO"
 	}
 	return "a marker"
+}
+
+// findWanted returns the index of record id in ws (ordered by
+// compareIDs), or where it goes: a binary search written out, as it runs
+// for every record of a transactional run's logs.
+func findWanted(ws []wantedRec, id model.RecordID) (int, bool) {
+	lo, hi := 0, len(ws)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if w := ws[m].id; w.App < id.App || w.App == id.App && w.N < id.N {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(ws) && ws[lo].id == id
 }

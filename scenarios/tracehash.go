@@ -163,23 +163,15 @@ func (t *traceWriter) hashObs(o *model.Obs) {
 	}
 }
 
-func hashID(tr hasher, id model.RecordID) {
+func hashID(tr *sim.Trace, id model.RecordID) {
 	tr.I64(int64(id.App))
 	tr.I64(id.N)
-}
-
-// hasher is the part of sim.Trace the message and batch hashes use.
-type hasher interface {
-	U64(uint64)
-	I64(int64)
-	Bool(bool)
-	Str(string)
 }
 
 // hashBatch hashes what a batch's description shows: partition, producer
 // id, epoch, sequence range, transactional bit, record count and the first
 // and last record ids.
-func hashBatch(tr hasher, b *model.Batch) {
+func hashBatch(tr *sim.Trace, b *model.Batch) {
 	tr.I64(int64(b.Partition))
 	tr.I64(int64(b.PID))
 	tr.I64(int64(b.Epoch))
@@ -321,7 +313,7 @@ func (t *traceWriter) hashMsg(m model.Message) {
 	}
 }
 
-func hashParts(tr hasher, ps []int32) {
+func hashParts(tr *sim.Trace, ps []int32) {
 	tr.I64(int64(len(ps)))
 	for _, p := range ps {
 		tr.I64(int64(p))

@@ -436,11 +436,11 @@ func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, ver
 			}
 			r = p.AppendWith(now, *bt, AppendOptions{Verification: verify[i], ImplicitAdd: req.TransactionV2})
 		}
-		o := Obs{Kind: ObsVerdict, Peer: from.Node, N: from.ReqNo, Batch: *bt, Result: r, Random: random, Flag: len(req.Batches) > 1}
+		o := b.observeNext(ObsVerdict)
+		o.Peer, o.N, o.Batch, o.Result, o.Random, o.Flag = from.Node, from.ReqNo, *bt, r, random, len(req.Batches) > 1
 		if r.Duplicate && p != nil {
 			o.Orig, o.OrigFound = p.entryAt(r.FirstOffset)
 		}
-		b.observe(o)
 		if resp != nil {
 			resp.Partitions[i] = PartitionResponse{Partition: bt.Partition, Err: r.Err, BaseOffset: r.FirstOffset}
 		}
@@ -622,6 +622,14 @@ func (b *Broker) Restart(now sim.Time, clean bool) []Out {
 }
 
 func (b *Broker) observe(o Obs) { b.out = append(b.out, b.obs.add(&o)) }
+
+// observeNext reports an observation of kind k, which the caller fills in
+// at once (obsSlab.next).
+func (b *Broker) observeNext(k ObsKind) *Obs {
+	o, out := b.obs.next(k)
+	b.out = append(b.out, out)
+	return o
+}
 
 // begin starts a call: the previous call's effects are dropped.
 func (b *Broker) begin() {

@@ -24,6 +24,19 @@ func (s *obsSlab) drop() {
 	s.obs = nil
 }
 
+// next stores an empty observation of kind k and returns it, to be filled
+// in before the next call of add or next, with the effect that reports
+// it: add without building the observation apart and copying it in.
+func (s *obsSlab) next(k ObsKind) (*Obs, Out) {
+	if s.obs == nil && s.spare != nil {
+		s.obs, s.spare = s.spare, nil
+	}
+	s.obs = append(s.obs, Obs{})
+	o := &s.obs[len(s.obs)-1]
+	o.Kind = k
+	return o, Out{Kind: OutObserve, Obs: o}
+}
+
 // add stores o and returns the effect that reports it. When the slab
 // grows, the effects made earlier in the call keep pointing into the old
 // array, whose contents do not change.

@@ -66,13 +66,13 @@ func (r *Runner) world(spec Spec) (*World, *Resolved, error) {
 // old run alive).
 func (w *World) recycle() *World {
 	if w == nil {
-		return &World{msgs: make(map[uint64]wire, 16)}
+		return &World{}
 	}
 	loop, msgs, routes, rands := w.loop, w.msgs, w.routes, w.rands
 	rands.Reset()
 	loop.Reset()
-	clear(msgs)
-	clear(routes)
+	msgs.reset()
+	routes.reset()
 	free := w.srvFree
 	for _, sc := range w.srvConns {
 		free = append(free, sc)

@@ -220,8 +220,8 @@ func (st *script) loseDead(now sim.Time) {
 // lose releases h's message and observes its loss on the wire.
 func (st *script) lose(now sim.Time, h held, why string) {
 	w := st.w
-	wr := w.msgs[h.id]
-	delete(w.msgs, h.id)
+	wr, _ := w.msgs.get(h.id)
+	w.msgs.del(h.id)
 	w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: int32(h.to), Peer: int32(st.from(h, wr)), Msg: wr.m, Fate: why, MsgID: h.id})
 }
 
@@ -475,7 +475,7 @@ func (f *Flight) Type() string {
 func (s *Script) InFlight() []Flight {
 	out := make([]Flight, len(s.st.flight))
 	for i, h := range s.st.flight {
-		wr := s.w.msgs[h.id]
+		wr, _ := s.w.msgs.get(h.id)
 		out[i] = Flight{ID: h.id, From: s.w.names[s.st.from(h, wr)], To: s.w.names[h.to], Msg: wr.m,
 			Response: h.tok.Dir == simnet.Response, Conn: h.tok.Conn}
 	}
@@ -536,7 +536,7 @@ func (s *Script) Reject(id uint64, err model.ErrCode) error {
 		return errNotInFlight
 	}
 	h := s.st.flight[i]
-	wr := s.w.msgs[id]
+	wr, _ := s.w.msgs.get(id)
 	b := s.w.nodes[h.to].broker
 	if _, ok := wr.m.(*model.ProduceRequest); !ok || b == nil || h.tok.Dir != simnet.Request {
 		return fmt.Errorf("cannot reject %s: not a produce request to a broker", wr.m.AppendDescription(nil))

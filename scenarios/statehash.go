@@ -233,7 +233,8 @@ func (w *World) stateHash(now sim.Time, ev Event) StateHash {
 		r          route
 	}
 	var rs []rt
-	for hd, r := range w.routes {
+	for _, hd := range w.routes.ids(nil) {
+		r, _ := w.routes.get(hd)
 		c, ok := h.handles[hd]
 		if !ok {
 			c = math.MaxUint64
@@ -275,7 +276,8 @@ func (h *stateHasher) event(at sim.Time, ev Event, bg bool) {
 	h.tok(ev.tok)
 	switch ev.kind {
 	case evDeliver:
-		h.value(reflect.ValueOf(h.w.msgs[ev.msg]))
+		wr, _ := h.w.msgs.get(ev.msg)
+		h.value(reflect.ValueOf(wr))
 	case evFault:
 		h.str(h.w.plan.Actions[ev.n].String())
 	case evResume, evUnstall:

@@ -171,11 +171,12 @@ type World struct {
 	// plan's actions (initFaults).
 	starts []timedEvent
 
-	msgs    map[uint64]wire
+	// msgs are the messages on the wire, by id (world_net.go).
+	msgs    idTable[wire]
 	nextMsg uint64
 	// routes are the reply routes of the requests servers are handling,
 	// by handle (world_server.go).
-	routes    map[uint64]route
+	routes    idTable[route]
 	nextRoute uint64
 	// srvConns are the receive sides of client connections at servers
 	// with requests buffered or being handled, in order of creation
@@ -512,7 +513,7 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 // events, messages on the wire, recorded plan actions and event-log
 // entries.
 func (w *World) state() int64 {
-	n := int64(w.loop.Pending() + len(w.msgs))
+	n := int64(w.loop.Pending() + w.msgs.len())
 	if w.realized != nil {
 		n += int64(len(w.realized.realized))
 	}

@@ -56,7 +56,7 @@ func (w *World) send(now sim.Time, wr wire, c simnet.Conn, dir simnet.Direction)
 	if w.script != nil {
 		// A scripted world holds the message until its script delivers,
 		// drops or loses it (script.go).
-		w.msgs[id] = wp
+		w.msgs.put(id, wp)
 		w.script.hold(id, to, s.Tok)
 		return s.Fate
 	}
@@ -65,19 +65,22 @@ func (w *World) send(now sim.Time, wr wire, c simnet.Conn, dir simnet.Direction)
 		wp.refs++
 		w.schedule(s.DupAt, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok})
 	}
-	w.msgs[id] = wp
+	w.msgs.put(id, wp)
 	return s.Fate
 }
 
 // takeWire returns the wire of a delivery event, releasing it after its
 // last scheduled delivery.
 func (w *World) takeWire(ev Event) wire {
-	wr := w.msgs[ev.msg]
+	wr, ok := w.msgs.get(ev.msg)
+	if !ok {
+		return wire{} // not on the wire (never met: every delivery has its message)
+	}
 	wr.refs--
 	if wr.refs == 0 {
-		delete(w.msgs, ev.msg)
+		w.msgs.del(ev.msg)
 	} else {
-		w.msgs[ev.msg] = wr
+		w.msgs.set(ev.msg, wr)
 	}
 	return wr
 }

@@ -56,17 +56,14 @@ type route struct {
 // that waits for another server's answer keeps it across events) or the
 // caller drops it (dropRoute).
 func (w *World) pushRoute(r route) uint64 {
-	if w.routes == nil {
-		w.routes = make(map[uint64]route, 8)
-	}
 	w.nextRoute++
 	h := w.nextRoute
-	w.routes[h] = r
+	w.routes.put(h, r)
 	return h
 }
 
 // dropRoute forgets route h (a request that gets no reply).
-func (w *World) dropRoute(h uint64) { delete(w.routes, h) }
+func (w *World) dropRoute(h uint64) { w.routes.del(h) }
 
 // serverOuts carries out the effects of server node n.
 func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
@@ -87,11 +84,11 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 			}
 			w.fire(ob)
 		case model.OutReply:
-			r, ok := w.routes[o.Peer.Handle]
+			r, ok := w.routes.get(o.Peer.Handle)
 			if !ok {
 				panic("scenarios: a reply with no route")
 			}
-			delete(w.routes, o.Peer.Handle)
+			w.routes.del(o.Peer.Handle)
 			if r.app != nil {
 				w.offsetFetched(now, r.app, o.Msg.(*model.OffsetFetchResponse))
 				continue

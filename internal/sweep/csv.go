@@ -85,22 +85,23 @@ func cell(v reflect.Value) (string, error) {
 }
 
 type csvWriter struct {
-	w      *csv.Writer
+	w      *bufio.Writer
 	axes   []Axis
 	cols   []resultColumn
 	header bool
-	// fast: the Result's columns are appendFast's, so rows are written
-	// without reflection; rec and buf are reused from row to row.
-	fast bool
-	rec  []string
-	buf  []byte
+	// fast: the Result's columns are appendFastRow's, so rows are
+	// written without reflection. line and scratch are reused from
+	// row to row.
+	fast    bool
+	line    []byte
+	scratch []byte
 }
 
-// newCSVWriter writes runs.csv to w through a buffer (csv.Writer's), so a
-// row is not a write call.
+// newCSVWriter writes runs.csv to w through a buffer, so a row is not a
+// write call; rows are encoded as encoding/csv encodes them (csvfield.go).
 func newCSVWriter(w io.Writer, axes []Axis) *csvWriter {
 	cols := resultColumns()
-	return &csvWriter{w: csv.NewWriter(w), axes: axes, cols: cols, fast: fastMatches(cols)}
+	return &csvWriter{w: bufio.NewWriter(w), axes: axes, cols: cols, fast: fastMatches(cols)}
 }
 
 // csvHeader returns runs.csv's header: the key columns point, seed, mode,
@@ -117,47 +118,49 @@ func (c *csvWriter) csvHeader() []string {
 }
 
 func (c *csvWriter) row(point int, r *scenarios.Result) error {
-	if !c.header {
-		c.header = true
-		if err := c.w.Write(c.csvHeader()); err != nil {
-			return err
-		}
+	if err := c.writeHeader(); err != nil {
+		return err
 	}
-	rec := append(c.rec[:0], strconv.Itoa(point), strconv.FormatUint(r.Seed, 10), modeName(r.Idempotence))
+	b := strconv.AppendInt(c.line[:0], int64(point), 10)
+	b = strconv.AppendUint(append(b, ','), r.Seed, 10)
+	b = appendCSVField(append(b, ','), modeName(r.Idempotence))
 	if len(c.axes) > 0 {
 		for _, kv := range PointSets(c.axes, point) {
-			rec = append(rec, kv.Value)
+			b = appendCSVField(append(b, ','), kv.Value)
 		}
 	}
 	if c.fast {
-		var err error
-		rec, c.buf, err = appendFast(rec, c.buf, r)
-		if err != nil {
-			return err
+		b, c.scratch = appendFastRow(b, c.scratch, r)
+	} else {
+		rv := reflect.ValueOf(r).Elem()
+		for _, col := range c.cols {
+			s, err := cell(rv.FieldByIndex(col.index))
+			if err != nil {
+				return err
+			}
+			b = appendCSVField(append(b, ','), s)
 		}
-		c.rec = rec
-		return c.w.Write(rec)
 	}
-	rv := reflect.ValueOf(r).Elem()
-	for _, col := range c.cols {
-		s, err := cell(rv.FieldByIndex(col.index))
-		if err != nil {
-			return err
-		}
-		rec = append(rec, s)
+	c.line = append(b, '\n')
+	_, err := c.w.Write(c.line)
+	return err
+}
+
+// writeHeader writes the header line before the first row.
+func (c *csvWriter) writeHeader() error {
+	if c.header {
+		return nil
 	}
-	return c.w.Write(rec)
+	c.header = true
+	_, err := c.w.Write(appendCSVRecord(nil, c.csvHeader()))
+	return err
 }
 
 func (c *csvWriter) flush() error {
-	if !c.header {
-		c.header = true
-		if err := c.w.Write(c.csvHeader()); err != nil {
-			return err
-		}
+	if err := c.writeHeader(); err != nil {
+		return err
 	}
-	c.w.Flush()
-	return c.w.Error()
+	return c.w.Flush()
 }
 
 // failingWriter writes every failing (run, invariant), tab-separated.

@@ -1,15 +1,15 @@
 package sweep
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/scenarios"
 )
 
-// fastColumns are the Result columns appendFast writes, in order. When
+// fastColumns are the Result columns appendFastRow writes, in order. When
 // they are the columns resultColumns finds (the runs.csv header), rows
 // are written without reflection; otherwise (a Result field added and not
 // yet here) the writer falls back to the reflective cells, and
@@ -20,45 +20,69 @@ var fastColumns = []string{"scenario", "trace_hash", "events", "sim_time_ns", "s
 	"errors", "net.requests_sent", "net.responses_sent", "net.requests_lost", "net.responses_lost", "net.dropped",
 	"net.server_sent", "net.server_dropped", "violations", "violations_cut", "reproduce"}
 
-// fastMatches reports whether appendFast writes exactly cols.
+// fastMatches reports whether appendFastRow writes exactly cols.
 func fastMatches(cols []resultColumn) bool {
 	return slices.EqualFunc(cols, fastColumns, func(c resultColumn, name string) bool { return c.name == name })
 }
 
-// appendFast appends r's cells, as the reflective cell would format them
-// (scalars as text; lists and maps as compact JSON, as encoding/json
-// writes them), using buf for the text.
-func appendFast(rec []string, buf []byte, r *scenarios.Result) ([]string, []byte, error) {
-	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	rec = append(rec, r.Scenario, r.TraceHash, i(r.Events), i(r.SimTimeNs), r.Stop)
-	buf = appendJSONStrings(buf[:0], r.Bugs)
-	rec = append(rec, string(buf), r.Versions)
-	buf = appendJSONStrings(buf[:0], r.ConfigNotes)
-	rec = append(rec, string(buf))
+// appendFastRow appends r's cells to the row b, each after a comma, as
+// the reflective cell would format them (scalars as text; lists and maps
+// as compact JSON, as encoding/json writes them) and encoding/csv would
+// write them (appendCSVField); scratch is reused for the JSON cells.
+func appendFastRow(b, scratch []byte, r *scenarios.Result) ([]byte, []byte) {
+	str := func(s string) { b = appendCSVField(append(b, ','), s) }
+	num := func(v int64) { b = strconv.AppendInt(append(b, ','), v, 10) } // digits and '-': never quoted
+	js := func() { b = appendCSVField(append(b, ','), scratch) }
+	str(r.Scenario)
+	str(r.TraceHash)
+	num(r.Events)
+	num(r.SimTimeNs)
+	str(r.Stop)
+	scratch = appendJSONStrings(scratch[:0], r.Bugs)
+	js()
+	str(r.Versions)
+	scratch = appendJSONStrings(scratch[:0], r.ConfigNotes)
+	js()
 	c := &r.Counts
-	rec = append(rec, i(c.Sent), i(c.Acked), i(c.Failed), i(c.Pending), i(c.Appended), i(c.Duplicates), i(c.Reordered), i(c.LostAcked),
-		i(c.Aborted), i(c.TxnCommitted), i(c.TxnAborted),
-		i(r.Abandoned), i(r.Fenced), i(r.ZombieWrite), i(r.ZombieAttempts), i(r.ZombieRejected), i(r.ClientEpochBumps), i(r.CoordinatorEpochBumps))
-	buf = appendJSONCounts(buf[:0], r.Errors)
-	rec = append(rec, string(buf))
-	n := &r.Net
-	rec = append(rec, i(n.RequestsSent), i(n.ResponsesSent), i(n.RequestsLost), i(n.ResponsesLost), i(n.Dropped), i(n.ServerSent), i(n.ServerDropped))
-	switch {
-	case r.Violations == nil:
-		rec = append(rec, "null")
-	case len(r.Violations) == 0:
-		rec = append(rec, "[]")
-	default:
-		// Violations are rare and their type belongs to the checkers:
-		// encoding/json writes them, as in -json.
-		b, err := json.Marshal(r.Violations)
-		if err != nil {
-			return nil, buf, err
-		}
-		rec = append(rec, string(b))
+	for _, v := range [...]int64{c.Sent, c.Acked, c.Failed, c.Pending, c.Appended, c.Duplicates, c.Reordered, c.LostAcked,
+		c.Aborted, c.TxnCommitted, c.TxnAborted,
+		r.Abandoned, r.Fenced, r.ZombieWrite, r.ZombieAttempts, r.ZombieRejected, r.ClientEpochBumps, r.CoordinatorEpochBumps} {
+		num(v)
 	}
-	rec = append(rec, i(r.ViolationsCut), r.Reproduce)
-	return rec, buf, nil
+	scratch = appendJSONCounts(scratch[:0], r.Errors)
+	js()
+	n := &r.Net
+	for _, v := range [...]int64{n.RequestsSent, n.ResponsesSent, n.RequestsLost, n.ResponsesLost, n.Dropped, n.ServerSent, n.ServerDropped} {
+		num(v)
+	}
+	scratch = appendJSONViolations(scratch[:0], r.Violations)
+	js()
+	num(int64(r.ViolationsCut))
+	str(r.Reproduce)
+	return b, scratch
+}
+
+// appendJSONViolations appends violations as encoding/json writes them
+// ("null" for nil).
+func appendJSONViolations(b []byte, vs []check.Violation) []byte {
+	if vs == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for k := range vs {
+		v := &vs[k]
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"invariant":`...)
+		b = appendJSONString(b, v.Invariant)
+		b = append(b, `,"detail":`...)
+		b = appendJSONString(b, v.Detail)
+		b = append(b, `,"at_ns":`...)
+		b = strconv.AppendInt(b, v.AtNs, 10)
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 // appendJSONStrings appends a list of strings as encoding/json does

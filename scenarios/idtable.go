@@ -42,8 +42,8 @@ const spillSpan = 256
 func (t *idTable[T]) put(id uint64, v T) {
 	if t.n == 0 && id >= t.base {
 		// An empty window starts at id (every spilled id is below
-		// the old base, so below id).
-		clear(t.slots[t.head:])
+		// the old base, so below id); its slots were zeroed as they
+		// were freed.
 		t.slots, t.head, t.base = t.slots[:0], 0, id
 	}
 	if id < t.base {
@@ -54,10 +54,14 @@ func (t *idTable[T]) put(id uint64, v T) {
 		return
 	}
 	i := t.head + int(id-t.base)
-	for len(t.slots) <= i {
-		t.slots = append(t.slots, idSlot[T]{})
+	if i == len(t.slots) {
+		t.slots = append(t.slots, idSlot[T]{v: v, live: true}) // the usual case: the newest id
+	} else {
+		for len(t.slots) <= i {
+			t.slots = append(t.slots, idSlot[T]{})
+		}
+		t.slots[i] = idSlot[T]{v: v, live: true}
 	}
-	t.slots[i] = idSlot[T]{v: v, live: true}
 	t.n++
 	if span := len(t.slots) - t.head; span > spillSpan && span > 4*t.n {
 		t.spillOld()

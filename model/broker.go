@@ -96,6 +96,8 @@ type Broker struct {
 	nextCorr int64
 	out      []Out
 	obs      obsSlab
+	// held are the effect buffers the world holds in place (hold.go).
+	held effectStack
 	// pool holds the arrays produce responses are carved from (slab.go:
 	// never reused, they leave the broker): how the broker allocates,
 	// not what it knows.
@@ -189,6 +191,7 @@ func (b *Broker) Reset(cfg BrokerConfig) {
 		expiry:   newCheckTimer(),
 		out:      emptiedNonNil(b.out),
 		obs:      b.obs,
+		held:     b.held,
 		// The slabs are let go (their responses left the broker),
 		// unless the owner reclaimed them.
 		pool: pool,
@@ -196,6 +199,7 @@ func (b *Broker) Reset(cfg BrokerConfig) {
 	}
 	b.pool.spareParts = spare
 	b.obs.drop()
+	b.held.reset()
 	if b.Replicated() {
 		b.initReplicas()
 	} else {

@@ -60,17 +60,20 @@ type coordinatorNode struct {
 	timeouts, expiration checkTimer
 	out                  []Out
 	obs                  obsSlab
+	// held are the effect buffers the world holds in place (hold.go).
+	held effectStack
 }
 
 // reset makes n a new coordinator's node state, keeping the memory of
 // its maps and buffers (the zero node included).
 func (n *coordinatorNode) reset() {
-	obs := n.obs
+	obs, held := n.obs, n.held
 	obs.drop()
+	held.reset()
 	*n = coordinatorNode{jobs: clearedMap(n.jobs), reqs: clearedMap(n.reqs), writes: clearedMap(n.writes), gaveUp: clearedMap(n.gaveUp),
 		fails:    clearedMap(n.fails),
 		timeouts: newCheckTimer(), expiration: newCheckTimer(),
-		out: emptiedNonNil(n.out), obs: obs}
+		out: emptiedNonNil(n.out), obs: obs, held: held}
 }
 
 // markerJob is one transaction's marker writing

@@ -32,6 +32,8 @@ type GroupCoordinator struct {
 	epochs map[ProducerID]int16
 	out    []Out
 	obs    obsSlab
+	// held are the effect buffers the world holds in place (hold.go).
+	held effectStack
 }
 
 type pendingOffset struct {
@@ -51,10 +53,11 @@ func NewGroupCoordinator() *GroupCoordinator {
 // the memory of its maps and its effect and observation buffers. Reset
 // of the zero GroupCoordinator is NewGroupCoordinator.
 func (g *GroupCoordinator) Reset() {
-	obs := g.obs
+	obs, held := g.obs, g.held
 	obs.drop()
+	held.reset()
 	*g = GroupCoordinator{committed: clearedMap(g.committed), pending: clearedMap(g.pending), epochs: clearedMap(g.epochs),
-		out: emptiedNonNil(g.out), obs: obs}
+		out: emptiedNonNil(g.out), obs: obs, held: held}
 }
 
 // Committed returns group's committed next input offset, or -1.

@@ -290,6 +290,8 @@ type Producer struct {
 	wakeAt    sim.Time
 	wakeToken uint64
 	out       []Out
+	// held are the effect buffers the world holds in place (hold.go).
+	held effectStack
 
 	// pool is where the instance's requests, batches and records come
 	// from (producer_recycle.go): how it allocates, not what it knows.

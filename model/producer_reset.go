@@ -14,8 +14,9 @@ import "math/rand/v2"
 // NewProducer. Reset of the zero Producer is NewProducer.
 func (p *Producer) Reset(cfg ProducerConfig, app int32, leaders []int32, rng *rand.Rand) {
 	p.takeBack()
+	p.held.reset()
 	*p = Producer{cfg: cfg, app: app, rng: rng, leaders: leaders, pid: NoProducerID, epoch: NoEpoch, wakeAt: -1,
-		parts: p.resetParts(len(leaders)), out: emptiedNonNil(p.out), pool: p.pool}
+		parts: p.resetParts(len(leaders)), out: emptiedNonNil(p.out), held: p.held, pool: p.pool}
 	if n := len(leaders); cap(p.pool.recs) >= n {
 		p.pool.recs = p.pool.recs[:n] // rewound or zeroed by takeBack
 	} else {

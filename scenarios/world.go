@@ -38,6 +38,8 @@ type node struct {
 	// broker is srv as a broker.
 	srv    model.Server
 	broker *model.Broker
+	// holder is srv as an [model.EffectHolder], or nil.
+	holder model.EffectHolder
 	// fault is the process's fault state (faults.go).
 	fault nodeState
 	// inc is the incarnation: it grows at every crash, so that timers and
@@ -300,7 +302,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 		w.replBrokerConfig(&bcfg)
 		b := w.spare.broker(bcfg) // a recycled broker, or a new one
 		w.brokerNode = append(w.brokerNode, simnet.NodeID(len(w.nodes)))
-		w.nodes = append(w.nodes, node{kind: kindBroker, name: name, srv: b, broker: b})
+		w.nodes = append(w.nodes, node{kind: kindBroker, name: name, srv: b, broker: b, holder: b})
 	}
 	cc := &cfg.Coordinator
 	w.coord = w.spare.coordinator(model.CoordinatorConfig{NextPID: model.ProducerID(cc.NextPID), EpochBits: uint8(cc.EpochBits),
@@ -308,11 +310,12 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 		BugNoRotate: cc.BugNoRotate, BugNoBumpOnTimeout: cc.BugNoBumpOnTimeout, TransactionVersion: cfg.Versions.TransactionVersion,
 		LogAppendTime: cc.LogAppendTime})
 	w.coordNode = simnet.NodeID(len(w.nodes))
-	w.nodes = append(w.nodes, node{kind: kindCoordinator, name: topo.CoordinatorName(), srv: w.coord})
+	w.nodes = append(w.nodes, node{kind: kindCoordinator, name: topo.CoordinatorName(), srv: w.coord, holder: w.coord})
 	w.groupNode = -1
 	if topo.GroupCoordinator {
 		w.groupNode = simnet.NodeID(len(w.nodes))
-		w.nodes = append(w.nodes, node{kind: kindGroupCoordinator, name: topo.GroupCoordinatorName(), srv: w.spare.groupCoordinator()})
+		g := w.spare.groupCoordinator()
+		w.nodes = append(w.nodes, node{kind: kindGroupCoordinator, name: topo.GroupCoordinatorName(), srv: g, holder: g})
 	}
 	w.addController()
 	if w.script != nil {

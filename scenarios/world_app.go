@@ -212,9 +212,19 @@ func (w *World) activate(now sim.Time, in *instance) {
 
 // apply carries out a producer's effects.
 func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
+	if len(outs) == 0 {
+		return
+	}
 	if len(outs) > model.OutsKeptMax {
 		// A burst (a backlog expiring): the producer never reuses so
 		// large a slice, and carries no observations in it.
+		w.applyOuts(now, in, outs)
+		return
+	}
+	if in.prod.HoldEffects(outs) {
+		// Carried out in place: a call into the producer meanwhile
+		// writes to other buffers (model/hold.go).
+		defer in.prod.ReleaseEffects()
 		w.applyOuts(now, in, outs)
 		return
 	}

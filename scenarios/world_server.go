@@ -67,8 +67,17 @@ func (w *World) dropRoute(h uint64) { w.routes.del(h) }
 
 // serverOuts carries out the effects of server node n.
 func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
-	outs = w.pushOuts(outs)
-	defer w.popOuts()
+	if len(outs) == 0 {
+		return
+	}
+	if h := w.nodes[n].holder; h != nil && h.HoldEffects(outs) {
+		// Carried out in place: a call into the server meanwhile
+		// writes to other buffers (model/hold.go).
+		defer h.ReleaseEffects()
+	} else {
+		outs = w.pushOuts(outs)
+		defer w.popOuts()
+	}
 	for i := range outs {
 		o := &outs[i]
 		if w.replOut(now, n, o) { // world_repl.go
@@ -76,7 +85,8 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 		}
 		switch o.Kind {
 		case model.OutObserve:
-			// o.Obs is this call's copy (pushOuts): complete it there.
+			// o.Obs is held or this call's copy (pushOuts): complete
+			// it there.
 			ob := o.Obs
 			ob.At, ob.Node = now, int32(n)
 			if ob.Kind != model.ObsVerdict && ob.Kind != model.ObsEpoch && ob.Kind != model.ObsTxnOp {

@@ -34,16 +34,14 @@ type effectBufs struct {
 	notes []Batch
 }
 
-// effectStack holds a node's held effect buffers, newest last, and the
-// spare ones the node takes when it gives its current ones away.
+// effectStack holds a node's held effect buffers: bufs[:depth] are held,
+// the newest last; bufs[depth:] are spare storage. A hold swaps the node's
+// current buffers with the spare ones at depth, so that each depth keeps
+// its storage from call to call, and a release is a count.
 type effectStack struct {
-	held []effectBufs
-	// spare is emptied buffers for the node's next calls, and heldMem
-	// the storage of a previous run's held stack, for its first hold:
-	// allocator state, not state (held is nil until the first hold, in
-	// a new node and a reset one alike).
-	spare   []effectBufs
-	heldMem []effectBufs
+	depth int
+	// bufs[depth:] are allocator state, not state.
+	bufs []effectBufs
 }
 
 // heldBuf reports whether outs is cur, the buffer of the node's last
@@ -54,65 +52,43 @@ func heldBuf(outs, cur []Out) bool {
 
 // hold moves the current buffers *out, *obs and *notes (obs and notes may
 // be nil: a node without them) onto the held stack and replaces them with
-// spare ones.
+// the spare ones of that depth, emptied.
 func (s *effectStack) hold(out *[]Out, obs *[]Obs, notes *[]Batch) {
-	b := effectBufs{out: *out}
+	if s.depth == len(s.bufs) {
+		s.bufs = append(s.bufs, effectBufs{})
+	}
+	b := &s.bufs[s.depth]
+	s.depth++
+	b.out, *out = *out, b.out[:0]
 	if obs != nil {
-		b.obs = *obs
+		b.obs, *obs = *obs, b.obs[:0]
 	}
 	if notes != nil {
-		b.notes = *notes
-	}
-	if s.held == nil && s.heldMem != nil {
-		s.held, s.heldMem = s.heldMem, nil
-	}
-	s.held = append(s.held, b)
-	var sp effectBufs
-	if k := len(s.spare); k > 0 {
-		sp = s.spare[k-1]
-		s.spare[k-1] = effectBufs{}
-		s.spare = s.spare[:k-1]
-	}
-	*out = sp.out
-	if obs != nil {
-		*obs = sp.obs
-	}
-	if notes != nil {
-		*notes = sp.notes
+		b.notes, *notes = *notes, b.notes[:0]
 	}
 }
 
-// release ends the newest hold: its buffers become spare, emptied, unless
-// one grew past OutsKeptMax (a burst), which is let go instead.
+// release ends the newest hold: its buffers become that depth's spare
+// storage, their elements kept until written over (as in a node's own
+// buffers between calls), unless one grew past OutsKeptMax (a burst),
+// which is let go instead.
 func (s *effectStack) release() {
-	k := len(s.held) - 1
-	b := s.held[k]
-	s.held[k] = effectBufs{}
-	s.held = s.held[:k]
-	if cap(b.out) > OutsKeptMax || cap(b.obs) > OutsKeptMax || cap(b.notes) > OutsKeptMax {
-		return
+	s.depth--
+	if b := &s.bufs[s.depth]; cap(b.out) > OutsKeptMax || cap(b.obs) > OutsKeptMax || cap(b.notes) > OutsKeptMax {
+		*b = effectBufs{}
 	}
-	// The elements stay until written over, as in a node's own buffers
-	// between calls (clearing them cost more than it saved).
-	s.spare = append(s.spare, effectBufs{out: b.out[:0], obs: b.obs[:0], notes: b.notes[:0]})
 }
 
-// reset empties the stack for a new run: nothing held; the spare buffers
-// are kept, their elements zeroed (they point into the old run).
+// reset empties the stack for a new run: nothing held; the buffers keep
+// their storage, their elements zeroed (they point into the old run).
 func (s *effectStack) reset() {
-	for len(s.held) > 0 {
-		s.release()
-	}
-	for i := range s.spare {
-		b := &s.spare[i]
+	s.depth = 0
+	for i := range s.bufs {
+		b := &s.bufs[i]
 		clear(b.out[:cap(b.out)])
 		clear(b.obs[:cap(b.obs)])
 		clear(b.notes[:cap(b.notes)])
 	}
-	if s.held != nil {
-		s.heldMem = s.held[:0]
-	}
-	s.held = nil
 }
 
 // HoldEffects holds outs in place ([EffectHolder]); a burst (more than

@@ -65,8 +65,8 @@ func TestHoldProducer(t *testing.T) {
 		t.Fatal("held effects changed under later calls")
 	}
 	p.ReleaseEffects()
-	if len(p.held.held) != 0 || len(p.held.spare) == 0 {
-		t.Fatalf("after the releases: %d held, %d spare", len(p.held.held), len(p.held.spare))
+	if p.held.depth != 0 || len(p.held.bufs) != 2 {
+		t.Fatalf("after the releases: %d held, %d buffers", p.held.depth, len(p.held.bufs))
 	}
 	// Released buffers are reused: a held call and its release allocate
 	// nothing once warm.

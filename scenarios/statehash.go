@@ -188,9 +188,8 @@ var scratchFields = map[string]bool{
 	"model.obsSlab.obs":     true, // the last call's observations, copied by the world at once
 	// Effects the world holds in place while it carries them out
 	// (model/hold.go): nothing is held between events.
-	"model.effectStack.held":    true,
-	"model.effectStack.spare":   true,
-	"model.effectStack.heldMem": true,
+	"model.effectStack.depth": true,
+	"model.effectStack.bufs":  true,
 }
 
 // stateHash returns the hash of the world's state at the start of

@@ -53,15 +53,17 @@ var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resu
 // it without allocating.
 type Event struct {
 	kind evKind
-	node int32  // instance or destination node
-	app  int32  // application (evAppSend)
-	msg  uint64 // message id (evDeliver)
-	n    uint64 // wake token, fault index, destination+1
-	gen  uint32 // node incarnation (evWake, evDisconnect)
-	tok  simnet.Token
 	// bg marks a background event (a server's housekeeping wake-up): it
 	// runs in order but does not keep the run alive ([sim.Loop.Background]).
-	bg bool
+	bg   bool
+	node int32  // instance or destination node
+	app  int32  // application (evAppSend)
+	gen  uint32 // node incarnation (evWake, evDisconnect)
+	msg  uint64 // message id (evDeliver)
+	n    uint64 // wake token, fault index, destination+1
+	tok  simnet.Token
+	// (Fields in this order pack an Event into 56 bytes: the queue moves
+	// them about on every push and pop.)
 }
 
 // AppendDescription appends e.g. "deliver m17 to=2".

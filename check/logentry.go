@@ -109,7 +109,12 @@ func (lv *logView) rec(p int32, e *logEntry, j int) logRec {
 // [a0:0..a0:4]".
 func (lv *logView) tag(p int32, e *logEntry) string {
 	var buf [96]byte
-	out := append(buf[:0], 'p')
+	return string(lv.appendTag(buf[:0], p, e))
+}
+
+// appendTag appends tag's text to out.
+func (lv *logView) appendTag(out []byte, p int32, e *logEntry) []byte {
+	out = append(out, 'p')
 	out = strconv.AppendInt(out, int64(p), 10)
 	if e.pid == model.NoProducerID {
 		out = append(out, " pid=none"...)
@@ -137,5 +142,5 @@ func (lv *logView) tag(p int32, e *logEntry) string {
 		}
 		out = append(out, ']')
 	}
-	return string(out)
+	return out
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/idemsim/idemsim/model"
 )
@@ -35,11 +36,25 @@ func (r *order) Observe(o *model.Obs) {
 		if len(r.first) < maxOrder {
 			e := r.lv.entry(c)
 			rec := r.lv.rec(c.part, &e, int(c.rec))
-			r.first = append(r.first, violation(InvOrder, o.At,
-				fmt.Sprintf("%v appended at p%d offset %d after %v (%s)", rec.id, rec.part, e.first,
-					model.RecordID{App: rec.id.App, N: c.after}, r.lv.tag(c.part, &e))))
+			r.first = append(r.first, violation(InvOrder, o.At, r.detail(rec, &e, c)))
 		}
 	}
+}
+
+// detail is a reordered record's violation text, "a0:4 appended at p0
+// offset 3 after a0:5 (p0 pid=none n=1 [a0:4])", made in one allocation.
+func (r *order) detail(rec logRec, e *logEntry, c commit) string {
+	var buf [160]byte
+	b := rec.id.AppendID(buf[:0])
+	b = append(b, " appended at p"...)
+	b = strconv.AppendInt(b, int64(rec.part), 10)
+	b = append(b, " offset "...)
+	b = strconv.AppendInt(b, e.first, 10)
+	b = append(b, " after "...)
+	b = model.RecordID{App: rec.id.App, N: c.after}.AppendID(b)
+	b = append(b, " ("...)
+	b = r.lv.appendTag(b, c.part, e)
+	return string(append(b, ')'))
 }
 
 func (r *order) reads() []model.ObsKind { return commitKinds } // it reads the commits

@@ -28,7 +28,8 @@ func (p *Plan) Equal(q *Plan) bool {
 // String returns the plan's text: one action per line, then "end DUR"
 // when End is set. [Parse] reads it back.
 func (p *Plan) String() string {
-	var b []byte
+	var small [64]byte // most plans fit: one allocation, the string's
+	b := small[:0]
 	for i := range p.Actions {
 		a := &p.Actions[i]
 		b = append(b, a.At.String()...)

@@ -556,6 +556,9 @@ func (p *Partition) ExpireProducer(pid ProducerID) bool {
 
 // pushBatch adds m to e's window, dropping the oldest beyond the window.
 func (p *Partition) pushBatch(e *ProducerStateEntry, m BatchMetadata) {
+	if e.Batches == nil {
+		e.Batches = make([]BatchMetadata, 0, min(p.cfg.window(), 16)) // room for the window at once (a small one)
+	}
 	if w := p.cfg.window(); len(e.Batches) >= w {
 		copy(e.Batches, e.Batches[len(e.Batches)-w+1:])
 		e.Batches = e.Batches[:w-1]

@@ -538,6 +538,9 @@ func (p *Producer) conn(dest int32) *dconn {
 	} else {
 		c = &dconn{dest: dest}
 	}
+	if p.conns == nil && p.pool.connsMem != nil {
+		p.conns, p.pool.connsMem = p.pool.connsMem, nil
+	}
 	p.conns = append(p.conns, c)
 	return c
 }
@@ -580,6 +583,8 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err ErrCode) {
 		}
 		p.retire(q)
 	}
+	// The list's storage serves the connection's next requests.
+	c.spare = keepLonger(c.spare, reqs)
 }
 
 // complete handles one partition's outcome for batch b

@@ -41,8 +41,11 @@ type producerPool struct {
 	// notes holds the call's expired batches its NoteExpired effects
 	// point to (copies: the batches themselves may be reused at once).
 	notes []Batch
-	// freeConns are connections a Reset took back, zeroed, for conn.
+	// freeConns are connections a Reset took back, zeroed, for conn;
+	// connsMem is the storage of the run's connection list, for the
+	// next run's (conns is nil in a new producer and a reset one alike).
 	freeConns []*dconn
+	connsMem  []*dconn
 	// reclaim: the owner vouched nobody holds the run's requests and
 	// records (Reclaim); the next Reset rewinds the slabs and record
 	// stores instead of dropping them.

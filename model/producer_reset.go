@@ -61,6 +61,9 @@ func (p *Producer) takeBack() {
 		*c = dconn{spare: keepLonger(c.spare, c.inflight)}
 		pl.freeConns = append(pl.freeConns, c)
 	}
+	if p.conns != nil {
+		pl.connsMem = emptied(p.conns)
+	}
 	if pl.reclaim {
 		pl.reqSlab.rewind()
 		pl.batchSlab.rewind()

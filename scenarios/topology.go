@@ -66,4 +66,17 @@ func (t Topology) GroupCoordinatorName() string { return "g1" }
 
 // InstanceName returns the name of the i-th producer instance (0-based,
 // over all applications): "p1", "p2", ...
-func InstanceName(i int) string { return "p" + strconv.Itoa(i+1) }
+func InstanceName(i int) string {
+	if i >= 0 && i < len(instanceNames) {
+		return instanceNames[i]
+	}
+	return "p" + strconv.Itoa(i+1)
+}
+
+// instanceNames are the first instances' names, made once.
+var instanceNames = func() (ns [64]string) {
+	for i := range ns {
+		ns[i] = "p" + strconv.Itoa(i+1)
+	}
+	return ns
+}()

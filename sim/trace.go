@@ -158,8 +158,15 @@ func (t *Trace) HashString() string {
 // HashString formats a trace hash with its scheme: "v2:" and 16 lowercase
 // hex digits.
 func HashString(h uint64) string {
-	s := strconv.FormatUint(h, 16)
-	return HashScheme + ":" + strings.Repeat("0", 16-len(s)) + s
+	const hex = "0123456789abcdef"
+	var b [len(HashScheme) + 1 + 16]byte
+	n := copy(b[:], HashScheme)
+	b[n] = ':'
+	for i := len(b) - 1; i > n; i-- {
+		b[i] = hex[h&0xf]
+		h >>= 4
+	}
+	return string(b[:])
 }
 
 // ErrHashScheme is returned by [ParseHash] for a hash of another scheme.

@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -91,8 +92,8 @@ func TestTraceHashFields(t *testing.T) {
 func TestHashStringRoundTrip(t *testing.T) {
 	for _, h := range []uint64{0, 1, 0xdcebe54447ea720c, ^uint64(0)} {
 		s := HashString(h)
-		if !strings.HasPrefix(s, "v2:") || len(s) != 19 {
-			t.Fatalf("HashString(%x) = %q, want v2: and 16 hex digits", h, s)
+		if !strings.HasPrefix(s, "v2:") || len(s) != 19 || s != "v2:"+fmt.Sprintf("%016x", h) {
+			t.Fatalf("HashString(%x) = %q, want v2: and 16 lowercase hex digits", h, s)
 		}
 		got, err := ParseHash(s)
 		if err != nil || got != h {

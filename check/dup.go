@@ -36,8 +36,9 @@ func (d *dup) Finish() []Violation {
 	views := d.lv.rcViews()
 	for pi := range d.lv.logs {
 		log := &d.lv.logs[pi]
+		cur := logCursor{s: log}
 		for i := range log.len() {
-			e := log.at(i)
+			e := cur.at(i)
 			if !committed(log, &views[pi], i, &e) {
 				continue
 			}

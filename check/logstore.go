@@ -103,6 +103,25 @@ func (s *logStore) at(i int) logEntry {
 	return e
 }
 
+// logCursor reads a log's entries in increasing index order, following
+// its runs instead of searching them for each entry.
+type logCursor struct {
+	s *logStore
+	r int // the run of the last entry read
+}
+
+// at returns entry i, which is not below the last entry read.
+func (c *logCursor) at(i int) logEntry {
+	runs := c.s.runs
+	for int(runs[c.r].from+runs[c.r].n) <= i {
+		c.r++
+	}
+	r := &runs[c.r]
+	e := r.shift(int32(i) - r.from)
+	e.at = c.s.ats[i]
+	return e
+}
+
 // byOffset returns the index of the entry holding offset off, or -1.
 func (s *logStore) byOffset(off int64) int {
 	if s == nil {

@@ -69,6 +69,18 @@ func TestLogStoreAsSlice(t *testing.T) {
 				t.Fatalf("seed %d entry %d: %+v, want %+v", seed, i, got, e)
 			}
 		}
+		// A cursor reads the same, entry by entry, and skipping ahead.
+		cur, cur2 := logCursor{s: &s}, logCursor{s: &s}
+		for i, e := range want {
+			if got := cur.at(i); got != e {
+				t.Fatalf("seed %d entry %d by cursor: %+v, want %+v", seed, i, got, e)
+			}
+			if i%7 == int(seed%7) {
+				if got := cur2.at(i); got != e {
+					t.Fatalf("seed %d entry %d by a skipping cursor: %+v, want %+v", seed, i, got, e)
+				}
+			}
+		}
 		for o := int64(-1); o <= off; o++ {
 			w := -1
 			for i, e := range want {

@@ -356,8 +356,9 @@ func (v *rcView) compute(log *logStore, sc *rcScratch) {
 	v.fate, v.decider = resized(v.fate, n), resized(v.decider, n)
 	v.lso, v.leo, v.pin = 0, 0, -1
 	prev := resized(sc.prev, n)
+	cur := logCursor{s: log}
 	for i := range n {
-		e := log.at(i)
+		e := cur.at(i)
 		v.fate[i], v.decider[i], prev[i] = fateMarker, -1, -1
 		v.leo = e.last() + 1
 		switch {
@@ -393,8 +394,9 @@ func (v *rcView) compute(log *logStore, sc *rcScratch) {
 		}
 	}
 	// Data not aborted is read below the LSO and stuck above it.
+	cur = logCursor{s: log}
 	for i := range n {
-		if e := log.at(i); v.fate[i] == fateMarker && e.marker == model.MarkerNone {
+		if e := cur.at(i); v.fate[i] == fateMarker && e.marker == model.MarkerNone {
 			if e.first < v.lso {
 				v.fate[i] = fateVisible
 			} else {

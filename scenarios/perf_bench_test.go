@@ -104,6 +104,23 @@ func BenchmarkPerEvent(b *testing.B) {
 	}
 }
 
+// BenchmarkRuns runs whole ackloss and zombie runs, both modes, as a
+// sweep does, without the yardstick BenchmarkPerEvent measures beside
+// them: the benchmark to count instructions with (docs/performance.md,
+// "Counting instructions"), where the shared machine's noise does not
+// reach.
+func BenchmarkRuns(b *testing.B) {
+	for _, name := range []string{"ackloss", "zombie"} {
+		for _, on := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/idempotence=%v", name, on), func(b *testing.B) {
+				events, allocs := sweepRuns(b, name, idem(on))
+				b.ReportMetric(float64(events)/float64(b.N), "events/run")
+				b.ReportMetric(float64(allocs)/float64(b.N), "allocs/run")
+			})
+		}
+	}
+}
+
 // BenchmarkRunSetup is the per-run setup target: a one-record ackloss run
 // in a sweep (parameters resolved once) costs at most 10 µs, its few
 // events included.

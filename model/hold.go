@@ -32,6 +32,7 @@ type effectBufs struct {
 	out   []Out
 	obs   []Obs
 	notes []Batch
+	ids   []RecordID
 }
 
 // effectStack holds a node's held effect buffers: bufs[:depth] are held,
@@ -50,10 +51,10 @@ func heldBuf(outs, cur []Out) bool {
 	return len(outs) == len(cur) && (len(outs) == 0 || &outs[0] == &cur[0])
 }
 
-// hold moves the current buffers *out, *obs and *notes (obs and notes may
-// be nil: a node without them) onto the held stack and replaces them with
-// the spare ones of that depth, emptied.
-func (s *effectStack) hold(out *[]Out, obs *[]Obs, notes *[]Batch) {
+// hold moves the current buffers *out, *obs, *notes and *ids (all but out
+// may be nil: a node without them) onto the held stack and replaces them
+// with the spare ones of that depth, emptied.
+func (s *effectStack) hold(out *[]Out, obs *[]Obs, notes *[]Batch, ids *[]RecordID) {
 	if s.depth == len(s.bufs) {
 		s.bufs = append(s.bufs, effectBufs{})
 	}
@@ -66,6 +67,9 @@ func (s *effectStack) hold(out *[]Out, obs *[]Obs, notes *[]Batch) {
 	if notes != nil {
 		b.notes, *notes = *notes, b.notes[:0]
 	}
+	if ids != nil {
+		b.ids, *ids = *ids, b.ids[:0]
+	}
 }
 
 // release ends the newest hold: its buffers become that depth's spare
@@ -74,7 +78,7 @@ func (s *effectStack) hold(out *[]Out, obs *[]Obs, notes *[]Batch) {
 // which is let go instead.
 func (s *effectStack) release() {
 	s.depth--
-	if b := &s.bufs[s.depth]; cap(b.out) > OutsKeptMax || cap(b.obs) > OutsKeptMax || cap(b.notes) > OutsKeptMax {
+	if b := &s.bufs[s.depth]; cap(b.out) > OutsKeptMax || cap(b.obs) > OutsKeptMax || cap(b.notes) > OutsKeptMax || cap(b.ids) > 64*OutsKeptMax {
 		*b = effectBufs{}
 	}
 }
@@ -88,6 +92,7 @@ func (s *effectStack) reset() {
 		clear(b.out[:cap(b.out)])
 		clear(b.obs[:cap(b.obs)])
 		clear(b.notes[:cap(b.notes)])
+		clear(b.ids[:cap(b.ids)])
 	}
 }
 
@@ -97,7 +102,7 @@ func (p *Producer) HoldEffects(outs []Out) bool {
 	if len(outs) > OutsKeptMax || !heldBuf(outs, p.out) {
 		return false
 	}
-	p.held.hold(&p.out, nil, &p.pool.notes)
+	p.held.hold(&p.out, nil, &p.pool.notes, &p.pool.txnIDs)
 	return true
 }
 
@@ -109,7 +114,7 @@ func (b *Broker) HoldEffects(outs []Out) bool {
 	if !heldBuf(outs, b.out) {
 		return false
 	}
-	b.held.hold(&b.out, &b.obs.obs, nil)
+	b.held.hold(&b.out, &b.obs.obs, nil, nil)
 	return true
 }
 
@@ -122,7 +127,7 @@ func (c *Coordinator) HoldEffects(outs []Out) bool {
 	if !heldBuf(outs, n.out) {
 		return false
 	}
-	n.held.hold(&n.out, &n.obs.obs, nil)
+	n.held.hold(&n.out, &n.obs.obs, nil, nil)
 	return true
 }
 
@@ -134,7 +139,7 @@ func (g *GroupCoordinator) HoldEffects(outs []Out) bool {
 	if !heldBuf(outs, g.out) {
 		return false
 	}
-	g.held.hold(&g.out, &g.obs.obs, nil)
+	g.held.hold(&g.out, &g.obs.obs, nil, nil)
 	return true
 }
 

@@ -1090,10 +1090,10 @@ func (p *Producer) begin() {
 	if cap(p.out) > OutsKeptMax {
 		// The burst's effects and the batches its notes point to are
 		// the caller's now.
-		p.out, p.pool.notes = nil, nil
+		p.out, p.pool.notes, p.pool.txnIDs = nil, nil, nil
 		return
 	}
-	p.out, p.pool.notes = p.out[:0], p.pool.notes[:0]
+	p.out, p.pool.notes, p.pool.txnIDs = p.out[:0], p.pool.notes[:0], p.pool.txnIDs[:0]
 }
 
 // OutsKeptMax is the largest effect buffer, in effects, a producer reuses:

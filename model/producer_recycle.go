@@ -41,6 +41,9 @@ type producerPool struct {
 	// notes holds the call's expired batches its NoteExpired effects
 	// point to (copies: the batches themselves may be reused at once).
 	notes []Batch
+	// txnIDs holds the call's transaction results' records (copies: the
+	// transaction's list is reused), which their effects point to.
+	txnIDs []RecordID
 	// freeConns are connections a Reset took back, zeroed, for conn;
 	// connsMem is the storage of the run's connection list, for the
 	// next run's (conns is nil in a new producer and a reset one alike).

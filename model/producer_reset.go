@@ -75,7 +75,7 @@ func (p *Producer) takeBack() {
 		pl.recs = emptied(pl.recs)
 	}
 	pl.reclaim = false
-	pl.drainBuf, pl.expBuf, pl.notes = emptied(pl.drainBuf), emptied(pl.expBuf), emptied(pl.notes)
+	pl.drainBuf, pl.expBuf, pl.notes, pl.txnIDs = emptied(pl.drainBuf), emptied(pl.expBuf), emptied(pl.notes), emptied(pl.txnIDs)
 }
 
 // resetParts returns n partition states as NewProducer makes them,

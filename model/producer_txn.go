@@ -456,7 +456,7 @@ func (p *Producer) endTxn(now sim.Time, committed bool) {
 	for i := range added {
 		added[i] = false
 	}
-	*t = txnState{added: added, flush: t.flush, waiting: waiting, opened: t.opened}
+	*t = txnState{added: added, flush: t.flush, waiting: waiting, opened: t.opened, acked: t.acked[:0]}
 	if p.txnV2() && !p.txnBump {
 		// Transaction version 2: the abort itself bumped the epoch; the
 		// abortable-error state ends with it (KAFKA-17898).
@@ -484,8 +484,16 @@ func (p *Producer) txnResult(committed, failed bool, err ErrCode) {
 	if committed {
 		err = ErrNone
 	}
-	p.out = append(p.out, Out{Kind: OutTxnResult, Txn: TxnResult{Committed: committed, Failed: failed, Err: err, Records: t.acked, Txn: t.ordinal}})
-	t.acked = nil
+	// The records are handed over as a copy in the call's buffer, so
+	// that the transaction's list keeps its storage for the next one.
+	var ids []RecordID
+	if len(t.acked) > 0 {
+		from := len(p.pool.txnIDs)
+		p.pool.txnIDs = append(p.pool.txnIDs, t.acked...)
+		ids = p.pool.txnIDs[from:len(p.pool.txnIDs):len(p.pool.txnIDs)]
+	}
+	p.out = append(p.out, Out{Kind: OutTxnResult, Txn: TxnResult{Committed: committed, Failed: failed, Err: err, Records: ids, Txn: t.ordinal}})
+	t.acked = t.acked[:0]
 }
 
 // txnFail ends the open transaction without a commit when the instance

@@ -123,6 +123,8 @@ type brokerPool struct {
 	spareParts []*Partition
 	// verify is produce's scratch: a request's verification answers.
 	verify []ErrCode
+	// msgs carves the broker's transactional messages (msgpool.go).
+	msgs msgPool
 	// reclaim: the owner vouched nobody holds the run's responses
 	// (Reclaim); the next Reset rewinds the slabs instead of dropping
 	// them.
@@ -178,6 +180,9 @@ func (b *Broker) Reset(cfg BrokerConfig) {
 		pool.resps, pool.parts = b.pool.resps, b.pool.parts
 		pool.resps.rewind()
 		pool.parts.rewind()
+		pool.msgs = b.pool.msgs
+		pool.msgs.reclaim = true
+		pool.msgs.reset()
 	}
 	for i := len(b.parts) - 1; i >= 0; i-- {
 		if p := b.parts[i]; p != nil {
@@ -319,7 +324,7 @@ func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 		}
 		if ask == nil {
 			b.nextCorr++
-			ask = &VerifyPartitionsRequest{CorrelationID: b.nextCorr, TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch, Add: req.TransactionV2}
+			ask = carve(&b.pool.msgs.verifyReqs, VerifyPartitionsRequest{CorrelationID: b.nextCorr, TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch, Add: req.TransactionV2})
 		}
 		ask.Partitions = append(ask.Partitions, bt.Partition)
 		p.StartVerification(bt.PID, bt.Epoch, bt.FirstSeq)
@@ -498,7 +503,7 @@ func (b *Broker) transient(from Peer, part int32, r *AppendResult) (hit, random 
 // writeMarkers appends the coordinator's markers and answers with one
 // error per marker.
 func (b *Broker) writeMarkers(now sim.Time, from Peer, m *WriteTxnMarkersRequest) {
-	resp := &WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: make([]ErrCode, len(m.Markers))}
+	resp := carve(&b.pool.msgs.markerResps, WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: b.pool.msgs.errs.slice(len(m.Markers))})
 	var waits []partWait
 	for i, mk := range m.Markers {
 		p := b.Partition(mk.Partition)

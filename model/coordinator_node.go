@@ -60,6 +60,8 @@ type coordinatorNode struct {
 	timeouts, expiration checkTimer
 	out                  []Out
 	obs                  obsSlab
+	// pool carves the coordinator's messages (msgpool.go).
+	pool msgPool
 	// held are the effect buffers the world holds in place (hold.go).
 	held effectStack
 }
@@ -67,13 +69,14 @@ type coordinatorNode struct {
 // reset makes n a new coordinator's node state, keeping the memory of
 // its maps and buffers (the zero node included).
 func (n *coordinatorNode) reset() {
-	obs, held := n.obs, n.held
+	obs, held, pool := n.obs, n.held, n.pool
 	obs.drop()
 	held.reset()
+	pool.reset()
 	*n = coordinatorNode{jobs: clearedMap(n.jobs), reqs: clearedMap(n.reqs), writes: clearedMap(n.writes), gaveUp: clearedMap(n.gaveUp),
 		fails:    clearedMap(n.fails),
 		timeouts: newCheckTimer(), expiration: newCheckTimer(),
-		out: emptiedNonNil(n.out), obs: obs, held: held}
+		out: emptiedNonNil(n.out), obs: obs, held: held, pool: pool}
 }
 
 // markerJob is one transaction's marker writing
@@ -126,19 +129,19 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		}
 		if c.busy(m.TransactionalID) {
 			c.observe(Obs{Kind: ObsEpoch, Peer: from.Node, Err: ErrConcurrentTransactions, PID: NoProducerID, Epoch: NoEpoch, Text: "transition being written"})
-			c.reply(from, &InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: ErrConcurrentTransactions, PID: NoProducerID, Epoch: NoEpoch})
+			c.reply(from, carve(&n.pool.initResps, InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: ErrConcurrentTransactions, PID: NoProducerID, Epoch: NoEpoch}))
 			break
 		}
 		res := c.InitProducerID(now, call)
 		c.observe(Obs{Kind: ObsEpoch, Peer: from.Node, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch, Text: res.Reason})
-		c.finish(now, m.TransactionalID, from, &InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}, res.Markers)
+		c.finish(now, m.TransactionalID, from, carve(&n.pool.initResps, InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}), res.Markers)
 	case *AddPartitionsToTxnRequest:
 		err := ErrConcurrentTransactions
 		if !c.busy(m.TransactionalID) {
 			err = c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, m.Partitions)
 		}
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
-		c.finish(now, m.TransactionalID, from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "AddPartitionsToTxn", Err: err}, nil)
+		c.finish(now, m.TransactionalID, from, carve(&n.pool.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "AddPartitionsToTxn", Err: err}), nil)
 	case *AddOffsetsToTxnRequest:
 		// The group's __consumer_offsets partition joins the transaction
 		// (TransactionCoordinator.handleAddPartitionsToTransaction with
@@ -149,7 +152,7 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 			err = c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, []int32{OffsetsPartition})
 		}
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
-		c.finish(now, m.TransactionalID, from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "AddOffsetsToTxn", Err: err}, nil)
+		c.finish(now, m.TransactionalID, from, carve(&n.pool.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "AddOffsetsToTxn", Err: err}), nil)
 	case *EndTxnRequest:
 		res := EndTxnResult{Err: ErrConcurrentTransactions, ProducerID: NoProducerID, Epoch: NoEpoch}
 		if !c.busy(m.TransactionalID) {
@@ -158,9 +161,9 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: res.Err, Msg: m})
 		// The response goes out once Prepare* is written, then the
 		// markers (X5.6).
-		c.finish(now, m.TransactionalID, from, &TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}, res.Markers)
+		c.finish(now, m.TransactionalID, from, carve(&n.pool.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}), res.Markers)
 	case *VerifyPartitionsRequest:
-		resp := &VerifyPartitionsResponse{CorrelationID: m.CorrelationID, Partitions: m.Partitions, Errs: make([]ErrCode, len(m.Partitions))}
+		resp := carve(&n.pool.verifyResps, VerifyPartitionsResponse{CorrelationID: m.CorrelationID, Partitions: m.Partitions, Errs: n.pool.errs.slice(len(m.Partitions))})
 		busy := c.busy(m.TransactionalID)
 		for i, p := range m.Partitions {
 			switch {
@@ -252,19 +255,31 @@ func (c *Coordinator) sendMarkerRequests(now sim.Time, txnID string, j *markerJo
 	n := &c.node
 	var reqs []*WriteTxnMarkersRequest
 	var dests []int32
+	var counts []int
 	for _, m := range mk {
 		d := c.leaderOf(m.Partition)
 		i := slices.Index(dests, d)
 		if i < 0 {
 			i = len(dests)
 			dests = append(dests, d)
-			n.nextReq++
-			reqs = append(reqs, &WriteTxnMarkersRequest{CorrelationID: n.nextReq, TransactionalID: txnID})
+			counts = append(counts, 0)
 		}
-		reqs[i].Markers = append(reqs[i].Markers, m)
+		counts[i]++
+	}
+	// One request per leader, in the order the leaders first appear, its
+	// markers in their order, its list carved at its size.
+	for i, d := range dests {
+		n.nextReq++
+		r := carve(&n.pool.markerReqs, WriteTxnMarkersRequest{CorrelationID: n.nextReq, TransactionalID: txnID, Markers: n.pool.markers.slice(counts[i])[:0]})
+		for _, m := range mk {
+			if c.leaderOf(m.Partition) == d {
+				r.Markers = append(r.Markers, m)
+			}
+		}
+		reqs = append(reqs, r)
 	}
 	for i, r := range reqs {
-		n.reqs[r.CorrelationID] = &markerReq{txnID: txnID, markers: r.Markers, dest: dests[i]}
+		n.reqs[r.CorrelationID] = carve(&n.pool.pending, markerReq{txnID: txnID, markers: r.Markers, dest: dests[i]})
 		j.inflight++
 		n.out = append(n.out, Out{Kind: OutSend, Dest: dests[i], Msg: r})
 		n.out = append(n.out, Out{Kind: OutWake, At: now.Add(c.markerTimeout()), Timer: tokMarker | uint64(r.CorrelationID)})

@@ -34,6 +34,8 @@ type GroupCoordinator struct {
 	obs    obsSlab
 	// held are the effect buffers the world holds in place (hold.go).
 	held effectStack
+	// pool carves its messages (msgpool.go).
+	pool msgPool
 }
 
 type pendingOffset struct {
@@ -53,11 +55,12 @@ func NewGroupCoordinator() *GroupCoordinator {
 // the memory of its maps and its effect and observation buffers. Reset
 // of the zero GroupCoordinator is NewGroupCoordinator.
 func (g *GroupCoordinator) Reset() {
-	obs, held := g.obs, g.held
+	obs, held, pool := g.obs, g.held, g.pool
 	obs.drop()
 	held.reset()
+	pool.reset()
 	*g = GroupCoordinator{committed: clearedMap(g.committed), pending: clearedMap(g.pending), epochs: clearedMap(g.epochs),
-		out: emptiedNonNil(g.out), obs: obs, held: held}
+		out: emptiedNonNil(g.out), obs: obs, held: held, pool: pool}
 }
 
 // Committed returns group's committed next input offset, or -1.
@@ -83,9 +86,9 @@ func (g *GroupCoordinator) Step(now sim.Time, from Peer, m Message) []Out {
 			g.pending[m.PID] = pendingOffset{group: m.GroupID, offset: m.Offset}
 		}
 		g.observe(Obs{Kind: ObsOffsets, Peer: from.Node, Text: "txn-offset-commit", Msg: m, PID: m.PID, Epoch: m.Epoch, N: m.Offset, Err: err, Group: m.GroupID})
-		g.out = append(g.out, Out{Kind: OutReply, Peer: from, Msg: &TxnResponse{CorrelationID: m.CorrelationID, Op: "TxnOffsetCommit", Err: err}})
+		g.out = append(g.out, Out{Kind: OutReply, Peer: from, Msg: carve(&g.pool.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "TxnOffsetCommit", Err: err})})
 	case *WriteTxnMarkersRequest:
-		resp := &WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: make([]ErrCode, len(m.Markers))}
+		resp := carve(&g.pool.markerResps, WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: g.pool.errs.slice(len(m.Markers))})
 		for i, mk := range m.Markers {
 			if e, ok := g.epochs[mk.PID]; !ok || mk.Epoch > e {
 				g.epochs[mk.PID] = mk.Epoch
@@ -105,7 +108,7 @@ func (g *GroupCoordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		}
 		g.out = append(g.out, Out{Kind: OutReply, Peer: from, Msg: resp})
 	case *OffsetFetchRequest:
-		r := &OffsetFetchResponse{GroupID: m.GroupID, Offset: g.Committed(m.GroupID)}
+		r := carve(&g.pool.fetchResps, OffsetFetchResponse{GroupID: m.GroupID, Offset: g.Committed(m.GroupID)})
 		for _, p := range g.pending {
 			if p.group == m.GroupID {
 				r.Err, r.Offset = ErrUnstableOffsetCommit, -1

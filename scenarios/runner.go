@@ -215,6 +215,7 @@ func (s *spares) broker(cfg model.BrokerConfig) *model.Broker {
 func (s *spares) coordinator(cfg model.CoordinatorConfig) *model.Coordinator {
 	if c := s.coord; c != nil {
 		s.coord = nil
+		c.Reclaim() // no Result holds a message
 		c.Reset(cfg)
 		return c
 	}
@@ -226,6 +227,7 @@ func (s *spares) coordinator(cfg model.CoordinatorConfig) *model.Coordinator {
 func (s *spares) groupCoordinator() *model.GroupCoordinator {
 	if g := s.group; g != nil {
 		s.group = nil
+		g.Reclaim() // no Result holds a message
 		g.Reset()
 		return g
 	}

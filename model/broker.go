@@ -124,7 +124,7 @@ type brokerPool struct {
 	// verify is produce's scratch: a request's verification answers.
 	verify []ErrCode
 	// msgs carves the broker's transactional messages (msgpool.go).
-	msgs msgPool
+	msgs *msgPool
 	// reclaim: the owner vouched nobody holds the run's responses
 	// (Reclaim); the next Reset rewinds the slabs instead of dropping
 	// them.
@@ -180,10 +180,14 @@ func (b *Broker) Reset(cfg BrokerConfig) {
 		pool.resps, pool.parts = b.pool.resps, b.pool.parts
 		pool.resps.rewind()
 		pool.parts.rewind()
-		pool.msgs = b.pool.msgs
-		pool.msgs.reclaim = true
-		pool.msgs.reset()
 	}
+	// The message pool's struct is kept either way; its slabs only when
+	// reclaimed.
+	pool.msgs = b.pool.msgs
+	if pool.msgs != nil {
+		pool.msgs.reclaim = b.pool.reclaim
+	}
+	resetPool(&pool.msgs)
 	for i := len(b.parts) - 1; i >= 0; i-- {
 		if p := b.parts[i]; p != nil {
 			spare = append(spare, p)

@@ -61,7 +61,7 @@ type coordinatorNode struct {
 	out                  []Out
 	obs                  obsSlab
 	// pool carves the coordinator's messages (msgpool.go).
-	pool msgPool
+	pool *msgPool
 	// held are the effect buffers the world holds in place (hold.go).
 	held effectStack
 }
@@ -72,7 +72,7 @@ func (n *coordinatorNode) reset() {
 	obs, held, pool := n.obs, n.held, n.pool
 	obs.drop()
 	held.reset()
-	pool.reset()
+	resetPool(&pool)
 	*n = coordinatorNode{jobs: clearedMap(n.jobs), reqs: clearedMap(n.reqs), writes: clearedMap(n.writes), gaveUp: clearedMap(n.gaveUp),
 		fails:    clearedMap(n.fails),
 		timeouts: newCheckTimer(), expiration: newCheckTimer(),

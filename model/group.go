@@ -35,7 +35,7 @@ type GroupCoordinator struct {
 	// held are the effect buffers the world holds in place (hold.go).
 	held effectStack
 	// pool carves its messages (msgpool.go).
-	pool msgPool
+	pool *msgPool
 }
 
 type pendingOffset struct {
@@ -58,7 +58,7 @@ func (g *GroupCoordinator) Reset() {
 	obs, held, pool := g.obs, g.held, g.pool
 	obs.drop()
 	held.reset()
-	pool.reset()
+	resetPool(&pool)
 	*g = GroupCoordinator{committed: clearedMap(g.committed), pending: clearedMap(g.pending), epochs: clearedMap(g.epochs),
 		out: emptiedNonNil(g.out), obs: obs, held: held, pool: pool}
 }

@@ -51,25 +51,18 @@ func heldBuf(outs, cur []Out) bool {
 	return len(outs) == len(cur) && (len(outs) == 0 || &outs[0] == &cur[0])
 }
 
-// hold moves the current buffers *out, *obs, *notes and *ids (all but out
-// may be nil: a node without them) onto the held stack and replaces them
-// with the spare ones of that depth, emptied.
-func (s *effectStack) hold(out *[]Out, obs *[]Obs, notes *[]Batch, ids *[]RecordID) {
+// hold moves the current effect buffer *out onto the held stack, replaces
+// it with the spare one of that depth, emptied, and returns the depth's
+// buffers: the caller swaps its other buffers (observations, notes, ids)
+// with theirs.
+func (s *effectStack) hold(out *[]Out) *effectBufs {
 	if s.depth == len(s.bufs) {
 		s.bufs = append(s.bufs, effectBufs{})
 	}
 	b := &s.bufs[s.depth]
 	s.depth++
 	b.out, *out = *out, b.out[:0]
-	if obs != nil {
-		b.obs, *obs = *obs, b.obs[:0]
-	}
-	if notes != nil {
-		b.notes, *notes = *notes, b.notes[:0]
-	}
-	if ids != nil {
-		b.ids, *ids = *ids, b.ids[:0]
-	}
+	return b
 }
 
 // release ends the newest hold: its buffers become that depth's spare
@@ -102,7 +95,9 @@ func (p *Producer) HoldEffects(outs []Out) bool {
 	if len(outs) > OutsKeptMax || !heldBuf(outs, p.out) {
 		return false
 	}
-	p.held.hold(&p.out, nil, &p.pool.notes, &p.pool.txnIDs)
+	b := p.held.hold(&p.out)
+	b.notes, p.pool.notes = p.pool.notes, b.notes[:0]
+	b.ids, p.pool.txnIDs = p.pool.txnIDs, b.ids[:0]
 	return true
 }
 
@@ -114,7 +109,8 @@ func (b *Broker) HoldEffects(outs []Out) bool {
 	if !heldBuf(outs, b.out) {
 		return false
 	}
-	b.held.hold(&b.out, &b.obs.obs, nil, nil)
+	h := b.held.hold(&b.out)
+	h.obs, b.obs.obs = b.obs.obs, h.obs[:0]
 	return true
 }
 
@@ -127,7 +123,8 @@ func (c *Coordinator) HoldEffects(outs []Out) bool {
 	if !heldBuf(outs, n.out) {
 		return false
 	}
-	n.held.hold(&n.out, &n.obs.obs, nil, nil)
+	h := n.held.hold(&n.out)
+	h.obs, n.obs.obs = n.obs.obs, h.obs[:0]
 	return true
 }
 
@@ -139,7 +136,8 @@ func (g *GroupCoordinator) HoldEffects(outs []Out) bool {
 	if !heldBuf(outs, g.out) {
 		return false
 	}
-	g.held.hold(&g.out, &g.obs.obs, nil, nil)
+	h := g.held.hold(&g.out)
+	h.obs, g.obs.obs = g.obs.obs, h.obs[:0]
 	return true
 }
 

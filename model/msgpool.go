@@ -23,6 +23,16 @@ type msgPool struct {
 	reclaim bool
 }
 
+// resetPool readies *m for a new run, making it on first use (a node
+// holds its pool by pointer, so that a reset does not copy it about).
+func resetPool(m **msgPool) {
+	if *m == nil {
+		*m = &msgPool{}
+		return
+	}
+	(*m).reset()
+}
+
 // reset readies the pool for a new run.
 func (m *msgPool) reset() {
 	if !m.reclaim {
@@ -53,8 +63,16 @@ func carve[T any](s *slab[T], v T) *T {
 // Reset (messages, observations), so that its next Reset reuses that
 // memory too. A runner calls it between runs whose results keep no
 // message; without it, Reset lets that memory go.
-func (c *Coordinator) Reclaim() { c.node.pool.reclaim = true }
+func (c *Coordinator) Reclaim() {
+	if c.node.pool != nil {
+		c.node.pool.reclaim = true
+	}
+}
 
 // Reclaim tells g that nobody holds anything it handed out since its last
 // Reset, as [Coordinator.Reclaim] does.
-func (g *GroupCoordinator) Reclaim() { g.pool.reclaim = true }
+func (g *GroupCoordinator) Reclaim() {
+	if g.pool != nil {
+		g.pool.reclaim = true
+	}
+}

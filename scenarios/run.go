@@ -310,13 +310,29 @@ func (w *World) run(spec Spec, res *Resolved) (*Result, error) {
 		runEndHook() // a benchmark's: the whole World is still live
 	}
 	st := w.stats
-	r := &Result{
+	// A recycled result's memory (Runner.Recycle), or new.
+	r, lat, bugs := w.resultMem, []time.Duration(nil), []string{}
+	w.resultMem = nil
+	if r != nil {
+		lat = r.Latencies[:0]
+		if r.Bugs != nil {
+			bugs = r.Bugs[:0]
+		}
+	} else {
+		r = new(Result)
+	}
+	if len(st.latencies) > 0 {
+		lat = append(lat, st.latencies...)
+	} else {
+		lat = nil
+	}
+	*r = Result{
 		Scenario: sc.Name, Seed: spec.Seed, Idempotence: pcfg.EnableIdempotence,
 		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stopText,
 		Params: res.params, ConfigNotes: notes, Versions: res.versions,
 		Counts:    counts,
 		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
-		Latencies: cloneOrNil(st.latencies), Trace: w.trace.Lines(), Plan: w.plan.String(), Violations: vs,
+		Latencies: lat, Trace: w.trace.Lines(), Plan: w.plan.String(), Violations: vs,
 	}
 	if r.ConfigNotes == nil {
 		r.ConfigNotes = []string{}
@@ -337,7 +353,7 @@ func (w *World) run(spec Spec, res *Resolved) (*Result, error) {
 		r.History = w.hist.history()
 	}
 	// The command is spec.reproduce(), made from the resolution's tail.
-	r.Bugs, r.Reproduce = append([]string{}, spec.Bugs...), reproduceHead+strconv.FormatUint(spec.Seed, 10)+res.reproduceTail
+	r.Bugs, r.Reproduce = append(bugs, spec.Bugs...), reproduceHead+strconv.FormatUint(spec.Seed, 10)+res.reproduceTail
 	return r, nil
 }
 

@@ -28,16 +28,33 @@ import (
 // concurrent use: give each goroutine its own.
 type Runner struct {
 	w *World
+	// spare is a Result handed back by Recycle, for the next run.
+	spare *Result
 }
 
 // Run runs spec as [Run] does, with the same result, in the memory of the
 // runner's previous run.
 func (r *Runner) Run(spec Spec) (*Result, error) {
+	if r.w != nil {
+		// The next run writes its result in the recycled one's memory.
+		r.w.resultMem, r.spare = r.spare, nil
+	}
 	w, res, err := r.world(spec)
 	if err != nil {
 		return nil, err
 	}
 	return w.run(spec, res)
+}
+
+// Recycle hands res, a Result this runner returned, back to it: the
+// caller is done with it and with everything it holds (its lists and its
+// errors map), so that the next Run may write its result there instead of
+// in new memory. A sweep recycles the results it has written out. res
+// must not be used after; nil does nothing.
+func (r *Runner) Recycle(res *Result) {
+	if res != nil {
+		r.spare = res
+	}
 }
 
 // world builds spec's World in the runner's memory (a failed build keeps
@@ -93,7 +110,7 @@ func (w *World) recycle() *World {
 	spare := w.spareNodes()
 	nodes := w.nodes
 	clear(nodes[:cap(nodes)])
-	trace, stats := w.trace, w.stats
+	trace, stats, resultMem := w.trace, w.stats, w.resultMem
 	*w = World{
 		loop: loop, msgs: msgs, routes: routes, rands: rands,
 		srvFree: free, srvConns: w.srvConns[:0],
@@ -101,7 +118,7 @@ func (w *World) recycle() *World {
 		nodes: nodes[:0],
 		dests: w.dests[:0], connRows: w.connRows[:0], reqCount: w.reqCount[:0],
 		trace: trace, stats: stats, nw: w.nw, chk: w.chk, bumps: w.bumps,
-		obs: w.obs[:0], brokerNode: w.brokerNode[:0], spare: spare,
+		obs: w.obs[:0], brokerNode: w.brokerNode[:0], spare: spare, resultMem: resultMem,
 	}
 	clear(w.srvConns[:cap(w.srvConns)])
 	return w

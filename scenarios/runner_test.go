@@ -75,3 +75,36 @@ func TestRunnerAfterError(t *testing.T) {
 		t.Fatalf("after an error the runner's result differs:\n%+v\n%+v", got, want)
 	}
 }
+
+// TestRunnerRecycle: a runner whose every result is recycled once it was
+// read writes each next result in the recycled one's memory, and each
+// result, read before it is recycled, is a fresh run's (its errors map,
+// bugs and latencies too), across the catalogue with and without bugs.
+func TestRunnerRecycle(t *testing.T) {
+	var r Runner
+	var prev *Result
+	reused := 0
+	for i, sc := range All() {
+		for _, on := range []bool{false, true} {
+			spec := Spec{Scenario: sc, Seed: uint64(3 + i%2), Sets: idem(on)}
+			if i%4 == 1 {
+				spec.Bugs = sc.Bugs // a run with the scenario's bugs switched on, when it has any
+			}
+			got, err := r.Run(spec)
+			if err != nil {
+				t.Fatalf("%s: %v", sc.Name, err)
+			}
+			if got == prev {
+				reused++
+			}
+			if want := mustRun(t, spec); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s idempotence=%v: the recycling runner's result differs from a fresh run's:\nrunner %+v\nfresh  %+v", sc.Name, on, got, want)
+			}
+			r.Recycle(got)
+			prev = got
+		}
+	}
+	if reused == 0 {
+		t.Fatal("no result was written in a recycled one's memory")
+	}
+}

@@ -13,7 +13,8 @@ import (
 // must be classified here, so that a new piece of state cannot slip past
 // the hash (a wrong prune hides bugs).
 var worldFields = map[string]string{
-	"sc": "constant", "vals": "constant", "cfg": "constant", "seed": "constant",
+	"resultMem": "a recycled Result's memory for the run's result (Runner.Recycle): nothing of the run",
+	"sc":        "constant", "vals": "constant", "cfg": "constant", "seed": "constant",
 	"loop":  "hashed: the time, the pending events in order",
 	"nw":    "hashed",
 	"topo":  "constant",

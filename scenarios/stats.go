@@ -56,7 +56,15 @@ func newStats(w *World, old *stats) *stats {
 	if s == nil {
 		s = &stats{}
 	}
-	*s = stats{errors: make(map[string]int64), app: zeroed(s.app, len(w.nodes)), newest: zeroed(s.newest, len(w.apps)), server: zeroed(s.server, len(w.nodes)),
+	errs := map[string]int64(nil)
+	if w.resultMem != nil && w.resultMem.Errors != nil {
+		// A recycled result's map (Runner.Recycle): the new result's.
+		errs = w.resultMem.Errors
+		clear(errs)
+	} else {
+		errs = make(map[string]int64)
+	}
+	*s = stats{errors: errs, app: zeroed(s.app, len(w.nodes)), newest: zeroed(s.newest, len(w.apps)), server: zeroed(s.server, len(w.nodes)),
 		latencies: s.latencies[:0]}
 	for i := range w.nodes {
 		s.app[i] = -1

@@ -174,6 +174,9 @@ type World struct {
 	starts []timedEvent
 
 	// msgs are the messages on the wire, by id (world_net.go).
+	// resultMem is a recycled Result for this run's (Runner.Recycle).
+	resultMem *Result
+
 	msgs    idTable[wire]
 	nextMsg uint64
 	// routes are the reply routes of the requests servers are handling,

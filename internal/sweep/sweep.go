@@ -392,10 +392,15 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 				if cap(b.outs) < len(b.jobs) {
 					b.outs = make([]outcome, 0, len(b.jobs))
 				}
-				for _, j := range b.jobs {
+				// A reused batch's storage still holds the results it
+				// carried last, written out since: each run writes its
+				// result in one of them (Runner.Recycle).
+				old := b.outs[:cap(b.outs)]
+				for i, j := range b.jobs {
 					if ctx.Err() != nil {
 						break // cancelled: the runs of the batch not started stay so
 					}
+					runner.Recycle(old[i].res)
 					res, err := runOne(&runner, j.spec)
 					b.outs = append(b.outs, outcome{job: j, res: res, err: err})
 				}
@@ -462,9 +467,13 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 				}
 			}
 			// The batch is written out: its storage goes back to the
-			// dispatcher, emptied (it keeps no run's result alive).
+			// dispatcher, emptied but for its results, which nothing
+			// holds any more: the worker that gets it next writes its
+			// runs' results in them.
 			clear(b.jobs)
-			clear(b.outs)
+			for i := range b.outs {
+				b.outs[i] = outcome{res: b.outs[i].res}
+			}
 			select {
 			case free <- batch{jobs: b.jobs[:0], outs: b.outs[:0]}:
 			default:

@@ -57,8 +57,8 @@ func queueStep() float64 {
 
 // sweepRuns runs seeds 1..b.N of one scenario and mode as a sweep point
 // does: the parameters resolved once, on one Runner, every run whole
-// (setup, events, checkers, report). It returns the events run and the heap allocations
-// made.
+// (setup, events, checkers, report), each result recycled once read. It
+// returns the events run and the heap allocations made.
 func sweepRuns(b *testing.B, name string, sets []KV) (events int64, allocs uint64) {
 	sc, err := Lookup(name)
 	if err != nil {
@@ -78,6 +78,7 @@ func sweepRuns(b *testing.B, name string, sets []KV) (events int64, allocs uint6
 			b.Fatal(err)
 		}
 		events += r.Events
+		runner.Recycle(r)
 	}
 	b.StopTimer()
 	runtime.ReadMemStats(&m1)

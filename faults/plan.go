@@ -28,7 +28,7 @@ func (p *Plan) Equal(q *Plan) bool {
 // String returns the plan's text: one action per line, then "end DUR"
 // when End is set. [Parse] reads it back.
 func (p *Plan) String() string {
-	var small [64]byte // most plans fit: one allocation, the string's
+	var small [256]byte // most plans fit: one allocation, the string's
 	b := small[:0]
 	for i := range p.Actions {
 		a := &p.Actions[i]
@@ -55,11 +55,11 @@ func FileText(text string) string { return FormatLine + "\n" + text }
 // does not have or comes after the plan's end; then, in plan order, what
 // an action's own [Action.Check] finds.
 func (p *Plan) Check(n Nodes) error {
-	names := n.all()
 	for i := range p.Actions {
 		a := &p.Actions[i]
 		for _, node := range a.Nodes() {
-			if !slices.Contains(names, node) {
+			if !slices.Contains(n.Clients, node) && !slices.Contains(n.Servers, node) {
+				names := n.all()
 				return a.errorf(i, "unknown node %q (known: %s)", node, strings.Join(slices.Sorted(slices.Values(names)), ", "))
 			}
 		}

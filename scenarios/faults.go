@@ -102,7 +102,7 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 	for _, s := range w.starts {
 		w.schedule(s.at, s.ev)
 	}
-	w.starts = nil
+	w.starts = w.starts[:0]
 	return nil
 }
 

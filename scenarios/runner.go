@@ -111,6 +111,11 @@ func (w *World) recycle() *World {
 	nodes := w.nodes
 	clear(nodes[:cap(nodes)])
 	trace, stats, resultMem := w.trace, w.stats, w.resultMem
+	// The application lists' storage, emptied (spareNodes took the
+	// structs).
+	apps, instances := w.apps[:cap(w.apps)], w.instances[:cap(w.instances)]
+	clear(apps)
+	clear(instances)
 	*w = World{
 		loop: loop, msgs: msgs, routes: routes, rands: rands,
 		srvFree: free, srvConns: w.srvConns[:0],
@@ -119,6 +124,7 @@ func (w *World) recycle() *World {
 		dests: w.dests[:0], connRows: w.connRows[:0], reqCount: w.reqCount[:0],
 		trace: trace, stats: stats, nw: w.nw, chk: w.chk, bumps: w.bumps,
 		obs: w.obs[:0], brokerNode: w.brokerNode[:0], spare: spare, resultMem: resultMem,
+		apps: apps[:0], instances: instances[:0], starts: w.starts[:0],
 	}
 	clear(w.srvConns[:cap(w.srvConns)])
 	return w

@@ -125,6 +125,7 @@ func (w *World) recycle() *World {
 		trace: trace, stats: stats, nw: w.nw, chk: w.chk, bumps: w.bumps,
 		obs: w.obs[:0], brokerNode: w.brokerNode[:0], spare: spare, resultMem: resultMem,
 		apps: apps[:0], instances: instances[:0], starts: w.starts[:0],
+		spareMem: w.spareMem, spareNext: w.spareNext,
 	}
 	clear(w.srvConns[:cap(w.srvConns)])
 	return w
@@ -149,7 +150,15 @@ type spares struct {
 // use (a run with fewer brokers than the one before).
 func (w *World) spareNodes() spares {
 	s := w.spare
-	s.producers, s.brokers = s.producers[:0:0], s.brokers[:0:0]
+	// The lists are built in the storage w.spare's do not use: the two
+	// stores alternate from run to run.
+	mem := &w.spareMem[w.spareNext]
+	w.spareNext ^= 1
+	clear(mem.producers[:cap(mem.producers)])
+	clear(mem.brokers[:cap(mem.brokers)])
+	clear(mem.apps[:cap(mem.apps)])
+	clear(mem.instances[:cap(mem.instances)])
+	s.producers, s.brokers = mem.producers[:0], mem.brokers[:0]
 	for i := range w.nodes {
 		nd := &w.nodes[i]
 		switch nd.kind {
@@ -166,7 +175,7 @@ func (w *World) spareNodes() spares {
 		}
 	}
 	s.producers = append(s.producers, w.spare.producers...)
-	s.apps, s.instances = s.apps[:0:0], s.instances[:0:0]
+	s.apps, s.instances = mem.apps[:0], mem.instances[:0]
 	for _, a := range w.apps {
 		clear(a.resolved)
 		clear(a.abandoned)
@@ -184,7 +193,17 @@ func (w *World) spareNodes() spares {
 	if w.coord != nil {
 		s.coord = w.coord
 	}
+	mem.producers, mem.brokers, mem.apps, mem.instances = s.producers, s.brokers, s.apps, s.instances
 	return s
+}
+
+// spareLists is the storage of a spares' lists, kept whole (the spares
+// take from their fronts).
+type spareLists struct {
+	producers []*model.Producer
+	brokers   []*model.Broker
+	apps      []*app
+	instances []*instance
 }
 
 // app returns an emptied app struct: a spare one, or a new one.

@@ -176,6 +176,10 @@ type World struct {
 	// msgs are the messages on the wire, by id (world_net.go).
 	// resultMem is a recycled Result for this run's (Runner.Recycle).
 	resultMem *Result
+	// spareMem is the storage of the spares' lists, two stores used in
+	// turn (spareNodes).
+	spareMem  [2]spareLists
+	spareNext int
 
 	msgs    idTable[wire]
 	nextMsg uint64

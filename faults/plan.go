@@ -27,9 +27,10 @@ func (p *Plan) Equal(q *Plan) bool {
 
 // String returns the plan's text: one action per line, then "end DUR"
 // when End is set. [Parse] reads it back.
-func (p *Plan) String() string {
-	var small [256]byte // most plans fit: one allocation, the string's
-	b := small[:0]
+func (p *Plan) String() string { return string(p.AppendText(nil)) }
+
+// AppendText appends the plan's text ([Plan.String]) to b.
+func (p *Plan) AppendText(b []byte) []byte {
 	for i := range p.Actions {
 		a := &p.Actions[i]
 		b = append(b, a.At.String()...)
@@ -42,7 +43,7 @@ func (p *Plan) String() string {
 		b = append(b, p.End.String()...)
 		b = append(b, '\n')
 	}
-	return string(b)
+	return b
 }
 
 // FileText returns a plan text as a plan file holds it: the format line

@@ -332,7 +332,7 @@ func (w *World) run(spec Spec, res *Resolved) (*Result, error) {
 		Params: res.params, ConfigNotes: notes, Versions: res.versions,
 		Counts:    counts,
 		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
-		Latencies: lat, Trace: w.trace.Lines(), Plan: w.plan.String(), Violations: vs,
+		Latencies: lat, Trace: w.trace.Lines(), Plan: w.planText(), Violations: vs,
 	}
 	if r.ConfigNotes == nil {
 		r.ConfigNotes = []string{}
@@ -530,3 +530,10 @@ func (s PlanSource) PlanFile() string {
 // Invariants returns the names of the invariants every run judges, in
 // report order.
 func Invariants() []string { return check.Invariants() }
+
+// planText is w.plan.String(), made in a buffer the World keeps: one
+// allocation, the string's.
+func (w *World) planText() string {
+	w.textBuf = w.plan.AppendText(w.textBuf[:0])
+	return string(w.textBuf)
+}

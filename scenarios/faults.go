@@ -110,9 +110,15 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 // producer instances (clients; a scripted world's free slots left out),
 // servers, and among them the brokers.
 func (w *World) faultNodes() faults.Nodes {
-	// One array for the four lists.
+	// One array for the four lists, the World's from run to run: the run's
+	// plan may hold slices of them (a cut's sides), and the plan is the
+	// run's alone (a Result holds its text).
 	n := len(w.nodes)
-	buf := make([]string, 4*n)
+	if cap(w.nodesBuf) < 4*n {
+		w.nodesBuf = make([]string, 4*n)
+	}
+	buf := w.nodesBuf[:4*n]
+	clear(buf)
 	nodes := faults.Nodes{Clients: buf[:0:n], Servers: buf[n : n : 2*n], Brokers: buf[2*n : 2*n : 3*n], Controllers: buf[3*n : 3*n : 4*n]}
 	for i := range w.nodes {
 		nd := &w.nodes[i]

@@ -125,7 +125,7 @@ func (w *World) recycle() *World {
 		trace: trace, stats: stats, nw: w.nw, chk: w.chk, bumps: w.bumps,
 		obs: w.obs[:0], brokerNode: w.brokerNode[:0], spare: spare, resultMem: resultMem,
 		apps: apps[:0], instances: instances[:0], starts: w.starts[:0],
-		spareMem: w.spareMem, spareNext: w.spareNext, textBuf: w.textBuf[:0],
+		spareMem: w.spareMem, spareNext: w.spareNext, textBuf: w.textBuf[:0], nodesBuf: w.nodesBuf,
 	}
 	clear(w.srvConns[:cap(w.srvConns)])
 	return w

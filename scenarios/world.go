@@ -176,8 +176,11 @@ type World struct {
 	// msgs are the messages on the wire, by id (world_net.go).
 	// resultMem is a recycled Result for this run's (Runner.Recycle).
 	resultMem *Result
-	// textBuf is scratch for texts made once a run (planText).
-	textBuf []byte
+	// textBuf is scratch for texts made once a run (planText); nodesBuf
+	// the storage of the node lists fault plans are made from
+	// (faultNodes).
+	textBuf  []byte
+	nodesBuf []string
 	// spareMem is the storage of the spares' lists, two stores used in
 	// turn (spareNodes).
 	spareMem  [2]spareLists

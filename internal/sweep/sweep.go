@@ -360,15 +360,20 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 			// The parameters are decoded once per point and mode, not
 			// per run: every run of the point shares the (read-only)
 			// resolved configuration.
+			// So are the specs: a run's is its mode's with its seed (the
+			// -set list is shared, read only).
 			res := make([]*scenarios.Resolved, len(modes))
+			specs := make([]scenarios.Spec, len(modes))
 			for m, on := range modes {
-				res[m], _ = scenarios.Resolve(c.spec(0, p, on)) // an error: each run reports it
+				specs[m] = c.spec(0, p, on)
+				res[m], _ = scenarios.Resolve(specs[m]) // an error: each run reports it
+				specs[m].Resolved = res[m]
 			}
 			for j := range ns {
 				seed := c.seed(j)
 				for m, on := range modes {
-					spec := c.spec(seed, p, on)
-					spec.Resolved = res[m]
+					spec := specs[m]
+					spec.Seed = seed
 					cur = append(cur, job{k: k, point: p, on: on, spec: spec})
 					k++
 					if len(cur) == bsize && !send() {

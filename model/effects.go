@@ -3,8 +3,9 @@ package model
 // obsSlab holds the observations a server reports during one call (Step,
 // Wake, Start, Restart). Its [Out] values of kind OutObserve point into
 // it, so an effect stays a few words wide instead of carrying a whole
-// [Obs]; the pointers are valid until the node's next call, and the world
-// copies what it keeps before it calls the node again.
+// [Obs]; the pointers are valid until the node's next call, unless the
+// world holds the call's effects (hold.go), and the world holds or copies
+// what it keeps before it calls the node again.
 type obsSlab struct {
 	obs []Obs
 	// spare is the memory of a previous run's obs, emptied, kept by

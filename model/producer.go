@@ -59,7 +59,8 @@ type Out struct {
 	// Peer is set for OutReply.
 	Peer Peer
 	// Obs is set for OutObserve. It points into the node's buffer and is
-	// valid until the node's next call: copy it to keep it.
+	// valid until the node's next call: copy it, or hold the call's
+	// effects ([EffectHolder]), to keep it.
 	Obs *Obs
 	// Txn is set for OutTxnResult.
 	Txn TxnResult

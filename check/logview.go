@@ -2,7 +2,6 @@ package check
 
 import (
 	"cmp"
-	"slices"
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
@@ -33,10 +32,8 @@ type logView struct {
 	// [model.ObsTxnOutcome] with Flag.
 	recs recTable
 	// maxN is, per (app, partition the application sent to), the largest
-	// message number committed so far (first copies only), ordered by
-	// application then partition: a few entries, searched for every
-	// record committed (a map's hashing of the pair cost more).
-	maxN []maxNEntry
+	// message number committed so far (first copies only).
+	maxN pairList[int64]
 
 	// commits lists the records the current observation committed, in
 	// commit order; aborted counts the records it discarded (an ABORT
@@ -212,39 +209,15 @@ func (lv *logView) commit(p int32, i int) {
 		if n > 1 {
 			c.again = true
 		} else {
-			m := lv.maxNOf(r.id.App, r.part)
-			if m.seen && r.id.N < m.n {
-				c.reordered, c.after = true, m.n
+			m := lv.maxN.of(int64(r.id.App), r.part)
+			if m.seen && r.id.N < m.v {
+				c.reordered, c.after = true, m.v
 			} else {
-				m.n, m.seen = r.id.N, true
+				m.v, m.seen = r.id.N, true
 			}
 		}
 		lv.commits = append(lv.commits, c)
 	}
-}
-
-// maxNEntry is maxN's entry for one (application, partition).
-type maxNEntry struct {
-	app, part int32
-	n         int64
-	seen      bool
-}
-
-// maxNOf returns the maxN entry of (app, part), adding an unseen one.
-func (lv *logView) maxNOf(app, part int32) *maxNEntry {
-	lo, hi := 0, len(lv.maxN)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if e := &lv.maxN[m]; e.app < app || e.app == app && e.part < part {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == len(lv.maxN) || lv.maxN[lo].app != app || lv.maxN[lo].part != part {
-		lv.maxN = slices.Insert(lv.maxN, lo, maxNEntry{app: app, part: part})
-	}
-	return &lv.maxN[lo]
 }
 
 // entry returns the log entry a commit refers to.

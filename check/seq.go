@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/idemsim/idemsim/model"
@@ -17,39 +16,14 @@ type seq struct {
 	space model.SeqSpace
 	lv    *logView
 	// last is, per (pid, partition), the epoch and last sequence of the
-	// newest appended batch of the highest epoch seen, ordered by pid then
-	// partition (pids are handed out in increasing order, so a new one is
-	// added at the end); searched for every idempotent batch appended.
-	last []seqState
+	// newest appended batch of the highest epoch seen.
+	last pairList[seqState]
 	out  capped
 }
 
 type seqState struct {
-	pid     int64
-	part    int32
 	epoch   int16
 	lastSeq int32
-	seen    bool
-}
-
-// stateOf returns last's entry of (pid, part), adding an unseen one.
-func (s *seq) stateOf(pid int64, part int32) *seqState {
-	lo, hi := 0, len(s.last)
-	if n := len(s.last); n > 0 && (s.last[n-1].pid < pid || s.last[n-1].pid == pid && s.last[n-1].part < part) {
-		lo = n // past the newest: the usual case of a new pid
-	}
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if e := &s.last[m]; e.pid < pid || e.pid == pid && e.part < part {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == len(s.last) || s.last[lo].pid != pid || s.last[lo].part != part {
-		s.last = slices.Insert(s.last, lo, seqState{pid: pid, part: part})
-	}
-	return &s.last[lo]
 }
 
 func newSeq() invariant { return &seq{} }
@@ -85,8 +59,8 @@ func (s *seq) judge(o *model.Obs) {
 		return
 	}
 	b, off := &o.Batch, o.Result.FirstOffset
-	st := s.stateOf(int64(b.PID), b.Partition)
-	seen := st.seen
+	e := s.last.of(int64(b.PID), b.Partition)
+	st, seen := &e.v, e.seen
 	switch {
 	case !seen || b.Epoch > st.epoch:
 		if b.FirstSeq != 0 && s.out.room() {
@@ -106,7 +80,7 @@ func (s *seq) judge(o *model.Obs) {
 		}
 	}
 	if !seen || b.Epoch >= st.epoch {
-		st.epoch, st.lastSeq, st.seen = b.Epoch, b.LastSeq, true
+		st.epoch, st.lastSeq, e.seen = b.Epoch, b.LastSeq, true
 	}
 }
 

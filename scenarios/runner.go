@@ -286,12 +286,3 @@ func zeroed[T any](s []T, n int) []T {
 	clear(s)
 	return s
 }
-
-// cloneOrNil returns a copy of s, nil when s is empty (as a run that
-// appended nothing had).
-func cloneOrNil[T any](s []T) []T {
-	if len(s) == 0 {
-		return nil
-	}
-	return append(make([]T, 0, len(s)), s...)
-}

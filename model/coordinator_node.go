@@ -58,25 +58,18 @@ type coordinatorNode struct {
 	// timeouts drives the periodic timed-out transaction check,
 	// expiration the transactional-id expiration check.
 	timeouts, expiration checkTimer
-	out                  []Out
-	obs                  obsSlab
-	// pool carves the coordinator's messages (msgpool.go).
-	pool *msgPool
-	// held are the effect buffers the world holds in place (hold.go).
-	held effectStack
+	serverBufs
 }
 
 // reset makes n a new coordinator's node state, keeping the memory of
 // its maps and buffers (the zero node included).
 func (n *coordinatorNode) reset() {
-	obs, held, pool := n.obs, n.held, n.pool
-	obs.drop()
-	held.reset()
-	resetPool(&pool)
+	bufs := n.serverBufs
+	bufs.reset()
 	*n = coordinatorNode{jobs: clearedMap(n.jobs), reqs: clearedMap(n.reqs), writes: clearedMap(n.writes), gaveUp: clearedMap(n.gaveUp),
 		fails:    clearedMap(n.fails),
 		timeouts: newCheckTimer(), expiration: newCheckTimer(),
-		out: emptiedNonNil(n.out), obs: obs, held: held, pool: pool}
+		serverBufs: bufs}
 }
 
 // markerJob is one transaction's marker writing

@@ -30,12 +30,7 @@ type GroupCoordinator struct {
 	// epochs is, per producer id, the highest epoch seen in a commit or a
 	// marker.
 	epochs map[ProducerID]int16
-	out    []Out
-	obs    obsSlab
-	// held are the effect buffers the world holds in place (hold.go).
-	held effectStack
-	// pool carves its messages (msgpool.go).
-	pool *msgPool
+	serverBufs
 }
 
 type pendingOffset struct {
@@ -55,12 +50,10 @@ func NewGroupCoordinator() *GroupCoordinator {
 // the memory of its maps and its effect and observation buffers. Reset
 // of the zero GroupCoordinator is NewGroupCoordinator.
 func (g *GroupCoordinator) Reset() {
-	obs, held, pool := g.obs, g.held, g.pool
-	obs.drop()
-	held.reset()
-	resetPool(&pool)
+	bufs := g.serverBufs
+	bufs.reset()
 	*g = GroupCoordinator{committed: clearedMap(g.committed), pending: clearedMap(g.pending), epochs: clearedMap(g.epochs),
-		out: emptiedNonNil(g.out), obs: obs, held: held, pool: pool}
+		serverBufs: bufs}
 }
 
 // Committed returns group's committed next input offset, or -1.

@@ -118,31 +118,47 @@ func (b *Broker) HoldEffects(outs []Out) bool {
 func (b *Broker) ReleaseEffects() { b.held.release() }
 
 // HoldEffects holds outs in place ([EffectHolder]).
-func (c *Coordinator) HoldEffects(outs []Out) bool {
-	n := &c.node
-	if !heldBuf(outs, n.out) {
-		return false
-	}
-	h := n.held.hold(&n.out)
-	h.obs, n.obs.obs = n.obs.obs, h.obs[:0]
-	return true
-}
+func (c *Coordinator) HoldEffects(outs []Out) bool { return c.node.holdEffects(outs) }
 
 // ReleaseEffects ends the newest hold ([EffectHolder]).
 func (c *Coordinator) ReleaseEffects() { c.node.held.release() }
 
 // HoldEffects holds outs in place ([EffectHolder]).
-func (g *GroupCoordinator) HoldEffects(outs []Out) bool {
-	if !heldBuf(outs, g.out) {
-		return false
-	}
-	h := g.held.hold(&g.out)
-	h.obs, g.obs.obs = g.obs.obs, h.obs[:0]
-	return true
-}
+func (g *GroupCoordinator) HoldEffects(outs []Out) bool { return g.holdEffects(outs) }
 
 // ReleaseEffects ends the newest hold ([EffectHolder]).
 func (g *GroupCoordinator) ReleaseEffects() { g.held.release() }
+
+// serverBufs are a coordinator's effect buffers: its call's effects and
+// observations, the effects the world holds, and the pool its messages
+// are carved from.
+type serverBufs struct {
+	out []Out
+	obs obsSlab
+	// held are the effect buffers the world holds in place.
+	held effectStack
+	// pool carves the node's messages (msgpool.go).
+	pool *msgPool
+}
+
+// holdEffects holds outs, the buffers' last call's effects, in place.
+func (s *serverBufs) holdEffects(outs []Out) bool {
+	if !heldBuf(outs, s.out) {
+		return false
+	}
+	h := s.held.hold(&s.out)
+	h.obs, s.obs.obs = s.obs.obs, h.obs[:0]
+	return true
+}
+
+// reset empties the buffers for a new run, keeping their memory (and
+// the pool's, when reclaimed), as a new node's.
+func (s *serverBufs) reset() {
+	s.obs.drop()
+	s.held.reset()
+	resetPool(&s.pool)
+	s.out = emptiedNonNil(s.out)
+}
 
 var (
 	_ EffectHolder = (*Producer)(nil)

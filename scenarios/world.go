@@ -173,7 +173,6 @@ type World struct {
 	// plan's actions (initFaults).
 	starts []timedEvent
 
-	// msgs are the messages on the wire, by id (world_net.go).
 	// resultMem is a recycled Result for this run's (Runner.Recycle).
 	resultMem *Result
 	// textBuf is scratch for texts made once a run (planText); nodesBuf
@@ -186,6 +185,7 @@ type World struct {
 	spareMem  [2]spareLists
 	spareNext int
 
+	// msgs are the messages on the wire, by id (world_net.go).
 	msgs    idTable[wire]
 	nextMsg uint64
 	// routes are the reply routes of the requests servers are handling,

@@ -100,8 +100,12 @@ func (b *Broker) initReplicas() {
 }
 
 func (b *Broker) newReplica(log *ReplicaLog) *replica {
-	return &replica{log: log, ls: NewLeaderState(b.cfg.Leader, b.cfg.ID, log),
+	r := &replica{log: log, ls: NewLeaderState(b.cfg.Leader, b.cfg.ID, log),
 		fet: NewReplicaFetcher(b.cfg.Fetcher, b.cfg.ID, log.Part.ID, log), deadline: -1}
+	// The broker's pool carves their messages, rewound between runs
+	// when the broker is reclaimed.
+	r.ls.msgs, r.fet.msgs = b.pool.msgs, b.pool.msgs
+	return r
 }
 
 func (b *Broker) heartbeatInterval() time.Duration {

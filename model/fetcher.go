@@ -96,6 +96,9 @@ type ReplicaFetcher struct {
 	// backoff); a Wake with another token is ignored.
 	tok uint64
 	out []Out
+	// msgs carves its fetches, when its broker gave it its pool; nil: a
+	// new value each.
+	msgs *msgPool
 }
 
 // NewReplicaFetcher returns an idle fetcher for broker self's replica log
@@ -240,8 +243,12 @@ func (f *ReplicaFetcher) send(now sim.Time) {
 	f.inflight = req.CorrelationID
 	f.state = FetcherFetching
 	f.tok++
+	m := &req
+	if f.msgs != nil {
+		m = carve(&f.msgs.replFetches, req)
+	}
 	f.out = append(f.out,
-		Out{Kind: OutSend, Dest: f.leader, Msg: &req},
+		Out{Kind: OutSend, Dest: f.leader, Msg: m},
 		Out{Kind: OutWake, At: now.Add(f.cfg.timeout()), Timer: f.tok})
 }
 

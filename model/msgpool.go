@@ -15,6 +15,11 @@ type msgPool struct {
 	markerReqs  slab[WriteTxnMarkersRequest]
 	markerResps slab[WriteTxnMarkersResponse]
 	fetchResps  slab[OffsetFetchResponse]
+	// Replication: a follower's fetches, a leader's answers and the
+	// batch lists they carry.
+	replFetches slab[FetchRequest]
+	replAnswers slab[FetchResponse]
+	replBatches slab[ReplicaBatch]
 	markers     slab[TxnMarker]
 	errs        slab[ErrCode]
 	// pending are the coordinator's marker requests awaiting answers
@@ -46,6 +51,9 @@ func (m *msgPool) reset() {
 	m.markerReqs.rewind()
 	m.markerResps.rewind()
 	m.fetchResps.rewind()
+	m.replFetches.rewind()
+	m.replAnswers.rewind()
+	m.replBatches.rewind()
 	m.markers.rewind()
 	m.errs.rewind()
 	m.pending.rewind()

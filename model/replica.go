@@ -140,6 +140,9 @@ type LeaderState struct {
 	cfg  LeaderConfig
 	self int32
 	log  *ReplicaLog
+	// msgs carves its answers, when its broker gave it its pool; nil: a
+	// new value each.
+	msgs *msgPool
 
 	leader bool
 	// st is the committed registration: its ISR is the committed ISR.
@@ -446,7 +449,7 @@ func (l *LeaderState) OnFetch(now sim.Time, from Peer, req *FetchRequest) (*Fetc
 	var resp *FetchResponse
 	if req.FetchOffset < leo || req.MaxWaitMs <= 0 {
 		resp = l.respHeader(req, hw)
-		resp.Batches = l.log.Read(req.FetchOffset, l.cfg.FetchMaxEntries, nil)
+		resp.Batches = l.readBatches(req.FetchOffset)
 	} else {
 		l.parked = append(l.parked, parkedFetch{peer: from, req: *req, deadline: now.Add(time.Duration(req.MaxWaitMs) * time.Millisecond)})
 	}
@@ -478,8 +481,24 @@ func (l *LeaderState) OnFetch(now sim.Time, from Peer, req *FetchRequest) (*Fetc
 }
 
 func (l *LeaderState) respHeader(req *FetchRequest, hw int64) *FetchResponse {
-	return &FetchResponse{CorrelationID: req.CorrelationID, Partition: req.Partition, HighWatermark: hw,
+	r := FetchResponse{CorrelationID: req.CorrelationID, Partition: req.Partition, HighWatermark: hw,
 		LeaderEpoch: l.st.LeaderEpoch, DivergingEpoch: UndefinedEpoch, DivergingEndOffset: UndefinedEpochOffset}
+	if l.msgs != nil {
+		return carve(&l.msgs.replAnswers, r)
+	}
+	return &r
+}
+
+// readBatches reads the batches a fetch from offset from gets, into a
+// list carved from the pool when there is one.
+func (l *LeaderState) readBatches(from int64) []ReplicaBatch {
+	var dst []ReplicaBatch
+	if l.msgs != nil {
+		if n := l.log.ReadLen(from, l.cfg.FetchMaxEntries); n > 0 {
+			dst = l.msgs.replBatches.slice(n)[:0]
+		}
+	}
+	return l.log.Read(from, l.cfg.FetchMaxEntries, dst)
 }
 
 func (l *LeaderState) errFetch(req *FetchRequest, e ErrCode) *FetchResponse {
@@ -493,7 +512,7 @@ func (l *LeaderState) errFetch(req *FetchRequest, e ErrCode) *FetchResponse {
 // arrival, R15).
 func (l *LeaderState) read(req *FetchRequest) *FetchResponse {
 	resp := l.respHeader(req, l.log.HighWatermark())
-	resp.Batches = l.log.Read(req.FetchOffset, l.cfg.FetchMaxEntries, nil)
+	resp.Batches = l.readBatches(req.FetchOffset)
 	return resp
 }
 

@@ -82,10 +82,7 @@ func (r *ReplicaLog) AppendAsFollower(batches []ReplicaBatch) error {
 // it, in slots of the partition's slab that are never written again.
 func (r *ReplicaLog) Read(from int64, max int, dst []ReplicaBatch) []ReplicaBatch {
 	log := &r.Part.log
-	lo, hi := log.search(from), log.len()
-	if max > 0 {
-		hi = min(hi, lo+max)
-	}
+	lo, hi := r.span(from, max)
 	if lo >= hi {
 		return dst
 	}
@@ -102,6 +99,23 @@ func (r *ReplicaLog) Read(from int64, max int, dst []ReplicaBatch) []ReplicaBatc
 		dst = append(dst, ReplicaBatch{Entry: e, LeaderEpoch: r.Epochs.EpochFor(e.FirstOffset)})
 	}
 	return dst
+}
+
+// ReadLen returns the number of batches Read(from, limit, ...) appends.
+func (r *ReplicaLog) ReadLen(from int64, limit int) int {
+	lo, hi := r.span(from, limit)
+	return max(hi-lo, 0)
+}
+
+// span returns the log indexes [lo, hi) a read from offset from of at
+// most limit entries (0: no limit) covers.
+func (r *ReplicaLog) span(from int64, limit int) (lo, hi int) {
+	log := &r.Part.log
+	lo, hi = log.search(from), log.len()
+	if limit > 0 {
+		hi = min(hi, lo+limit)
+	}
+	return lo, hi
 }
 
 // EndOffsetForEpoch is [LeaderEpochCache.EndOffsetFor] at this log's end

@@ -312,14 +312,16 @@ func resetWorks(t *testing.T) []rwork {
 // one: allocator state (pools, spare memory). skipReset is its test for
 // fieldcmp.Diff.
 var resetSkipped = map[string]bool{
-	"model.Producer.pool":    true,
-	"model.Broker.pool":      true,
-	"model.serverBufs.pool":  true,
-	"model.Partition.spare":  true,
-	"model.partState.sp":     true,
-	"model.dconn.spare":      true,
-	"model.obsSlab.spare":    true,
-	"model.effectStack.bufs": true,
+	"model.Producer.pool":       true,
+	"model.Broker.pool":         true,
+	"model.serverBufs.pool":     true,
+	"model.LeaderState.msgs":    true, // the broker's pool
+	"model.ReplicaFetcher.msgs": true,
+	"model.Partition.spare":     true,
+	"model.partState.sp":        true,
+	"model.dconn.spare":         true,
+	"model.obsSlab.spare":       true,
+	"model.effectStack.bufs":    true,
 }
 
 func skipReset(typ, field string) bool { return resetSkipped[typ+"."+field] }

@@ -171,22 +171,24 @@ var (
 // lives in its BrokerConfig). The network's Config is changed once, at
 // the plan's end (Quiet), which the hash covers through World.ended.
 var scratchFields = map[string]bool{
-	"net.Network.notices":   true, // TakeNotices' result, consumed at once
-	"net.Network.names":     true, // constant
-	"net.Network.lat":       true, // constant but for Quiet, covered by World.ended
-	"check.logView.commits": true, // reset at every observation
-	"check.logView.aborted": true,
-	"check.logView.views":   true, // Finish's scratch: empty between events
-	"check.logView.rc":      true,
-	"check.txnInv.fin":      true,
-	"model.Producer.pool":   true, // allocator state: free lists and slabs, not knowledge
-	"model.Broker.pool":     true,
-	"model.serverBufs.pool": true, // allocator state, as the broker's
-	"model.Partition.spare": true, // storage a reset node keeps for its log
-	"model.obsSlab.spare":   true,
-	"model.partState.sp":    true, // list storage kept for reuse, holding nothing
-	"model.dconn.spare":     true,
-	"model.obsSlab.obs":     true, // the last call's observations, copied by the world at once
+	"net.Network.notices":       true, // TakeNotices' result, consumed at once
+	"net.Network.names":         true, // constant
+	"net.Network.lat":           true, // constant but for Quiet, covered by World.ended
+	"check.logView.commits":     true, // reset at every observation
+	"check.logView.aborted":     true,
+	"check.logView.views":       true, // Finish's scratch: empty between events
+	"check.logView.rc":          true,
+	"check.txnInv.fin":          true,
+	"model.Producer.pool":       true, // allocator state: free lists and slabs, not knowledge
+	"model.Broker.pool":         true,
+	"model.serverBufs.pool":     true, // allocator state, as the broker's
+	"model.LeaderState.msgs":    true, // the broker's pool, by pointer
+	"model.ReplicaFetcher.msgs": true,
+	"model.Partition.spare":     true, // storage a reset node keeps for its log
+	"model.obsSlab.spare":       true,
+	"model.partState.sp":        true, // list storage kept for reuse, holding nothing
+	"model.dconn.spare":         true,
+	"model.obsSlab.obs":         true, // the last call's observations, copied by the world at once
 	// Effects the world holds in place while it carries them out
 	// (model/hold.go): nothing is held between events.
 	"model.effectStack.depth": true,

@@ -123,8 +123,11 @@ type brokerPool struct {
 	spareParts []*Partition
 	// verify is produce's scratch: a request's verification answers.
 	verify []ErrCode
-	// msgs carves the broker's transactional messages (msgpool.go).
-	msgs *msgPool
+	// msgs carves the broker's transactional and replication messages
+	// (msgpool.go); waits the lists of partitions an acks=all answer
+	// waits for.
+	msgs  *msgPool
+	waits slab[partWait]
 	// reclaim: the owner vouched nobody holds the run's responses
 	// (Reclaim); the next Reset rewinds the slabs instead of dropping
 	// them.
@@ -177,9 +180,10 @@ func (b *Broker) Reset(cfg BrokerConfig) {
 	spare := b.pool.spareParts[:0]
 	pool := brokerPool{}
 	if b.pool.reclaim {
-		pool.resps, pool.parts = b.pool.resps, b.pool.parts
+		pool.resps, pool.parts, pool.waits = b.pool.resps, b.pool.parts, b.pool.waits
 		pool.resps.rewind()
 		pool.parts.rewind()
+		pool.waits.rewind()
 	}
 	// The message pool's struct is kept either way; its slabs only when
 	// reclaimed.
@@ -460,6 +464,9 @@ func (b *Broker) appendBatches(now sim.Time, from Peer, req *ProduceRequest, ver
 		if b.Replicated() && p != nil && r.Err == ErrNone {
 			id, err := b.leaderAppend(now, bt.Partition, r, !r.Duplicate, req.Acks, b.produceTimeout(req))
 			if id != 0 {
+				if waits == nil {
+					waits = b.pool.waits.slice(len(req.Batches))[:0]
+				}
 				waits = append(waits, partWait{part: bt.Partition, id: id, idx: i})
 			} else if resp != nil && err != ErrNone {
 				resp.Partitions[i].Err = err

@@ -238,15 +238,17 @@ func (f *ReplicaFetcher) NextFetch() FetchRequest {
 }
 
 func (f *ReplicaFetcher) send(now sim.Time) {
-	req := f.NextFetch()
-	f.corr = req.CorrelationID
-	f.inflight = req.CorrelationID
+	var m *FetchRequest
+	if f.msgs != nil {
+		m = f.msgs.replFetches.new()
+	} else {
+		m = new(FetchRequest)
+	}
+	*m = f.NextFetch()
+	f.corr = m.CorrelationID
+	f.inflight = m.CorrelationID
 	f.state = FetcherFetching
 	f.tok++
-	m := &req
-	if f.msgs != nil {
-		m = carve(&f.msgs.replFetches, req)
-	}
 	f.out = append(f.out,
 		Out{Kind: OutSend, Dest: f.leader, Msg: m},
 		Out{Kind: OutWake, At: now.Add(f.cfg.timeout()), Timer: f.tok})

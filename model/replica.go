@@ -481,12 +481,15 @@ func (l *LeaderState) OnFetch(now sim.Time, from Peer, req *FetchRequest) (*Fetc
 }
 
 func (l *LeaderState) respHeader(req *FetchRequest, hw int64) *FetchResponse {
-	r := FetchResponse{CorrelationID: req.CorrelationID, Partition: req.Partition, HighWatermark: hw,
-		LeaderEpoch: l.st.LeaderEpoch, DivergingEpoch: UndefinedEpoch, DivergingEndOffset: UndefinedEpochOffset}
+	var r *FetchResponse
 	if l.msgs != nil {
-		return carve(&l.msgs.replAnswers, r)
+		r = l.msgs.replAnswers.new()
+	} else {
+		r = new(FetchResponse)
 	}
-	return &r
+	*r = FetchResponse{CorrelationID: req.CorrelationID, Partition: req.Partition, HighWatermark: hw,
+		LeaderEpoch: l.st.LeaderEpoch, DivergingEpoch: UndefinedEpoch, DivergingEndOffset: UndefinedEpochOffset}
+	return r
 }
 
 // readBatches reads the batches a fetch from offset from gets, into a

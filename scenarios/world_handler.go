@@ -114,15 +114,13 @@ func (w *World) readNext(now sim.Time, sc *srvConn) {
 		if st := &w.nodes[n].fault; st.paused || st.stalled || st.crashed {
 			return
 		}
+		// Take the first request and move the others up, so that the
+		// buffer keeps its storage (a few requests at most: those in
+		// flight on the connection).
 		req := sc.queue[0]
-		if len(sc.queue) == 1 {
-			// Keep the buffer's storage for the next request (the
-			// usual case: one request at a time on a connection).
-			sc.queue[0] = pendingReq{}
-			sc.queue = sc.queue[:0]
-		} else {
-			sc.queue = sc.queue[1:]
-		}
+		k := copy(sc.queue, sc.queue[1:])
+		sc.queue[k] = pendingReq{}
+		sc.queue = sc.queue[:k]
 		sc.busy, sc.cur = true, req
 		o := w.slot(model.ObsDelivered, now, int32(n), int32(req.wr.client))
 		o.Msg, o.MsgID = req.wr.m, req.id

@@ -20,6 +20,12 @@ type msgPool struct {
 	replFetches slab[FetchRequest]
 	replAnswers slab[FetchResponse]
 	replBatches slab[ReplicaBatch]
+	// A transactional producer's requests.
+	addOffsets   slab[AddOffsetsToTxnRequest]
+	offsetCommit slab[TxnOffsetCommitRequest]
+	addParts     slab[AddPartitionsToTxnRequest]
+	endTxn       slab[EndTxnRequest]
+	parts        slab[int32]
 	markers     slab[TxnMarker]
 	errs        slab[ErrCode]
 	// pending are the coordinator's marker requests awaiting answers
@@ -54,6 +60,11 @@ func (m *msgPool) reset() {
 	m.replFetches.rewind()
 	m.replAnswers.rewind()
 	m.replBatches.rewind()
+	m.addOffsets.rewind()
+	m.offsetCommit.rewind()
+	m.addParts.rewind()
+	m.endTxn.rewind()
+	m.parts.rewind()
 	m.markers.rewind()
 	m.errs.rewind()
 	m.pending.rewind()

@@ -33,6 +33,8 @@ type producerPool struct {
 	// (never recycled: they leave the instance).
 	reqSlab   slab[ProduceRequest]
 	batchSlab slab[Batch]
+	// msgs carves its transactional requests (msgpool.go).
+	msgs *msgPool
 	// recs holds each partition's records, by partition id.
 	recs []recordStore
 	// Scratch: the batches a drain gathers for one request, the batches

@@ -74,6 +74,10 @@ func (p *Producer) takeBack() {
 		pl.reqSlab, pl.batchSlab = slab[ProduceRequest]{}, slab[Batch]{}
 		pl.recs = emptied(pl.recs)
 	}
+	if pl.msgs != nil {
+		pl.msgs.reclaim = pl.reclaim
+	}
+	resetPool(&pl.msgs)
 	pl.reclaim = false
 	pl.drainBuf, pl.expBuf, pl.notes, pl.txnIDs = emptied(pl.drainBuf), emptied(pl.expBuf), emptied(pl.notes), emptied(pl.txnIDs)
 }

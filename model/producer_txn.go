@@ -275,18 +275,19 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 	var m Message
 	switch op {
 	case txnOpAddOffsets:
-		m = &AddOffsetsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, GroupID: p.cfg.GroupID}
+		m = carve(&p.pool.msgs.addOffsets, AddOffsetsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, GroupID: p.cfg.GroupID})
 		p.txn.offsetsBusy = true
 	case txnOpCommitOffsets:
-		m = &TxnOffsetCommitRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, GroupID: p.cfg.GroupID, PID: p.pid, Epoch: p.epoch, Offset: p.txn.nextInput}
+		m = carve(&p.pool.msgs.offsetCommit, TxnOffsetCommitRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, GroupID: p.cfg.GroupID, PID: p.pid, Epoch: p.epoch, Offset: p.txn.nextInput})
 		p.txn.offsetsBusy = true
 	case txnOpAdd:
-		parts := slices.Clone(p.txn.needAdd)
+		parts := p.pool.msgs.parts.slice(len(p.txn.needAdd))
+		copy(parts, p.txn.needAdd)
 		slices.Sort(parts)
-		m = &AddPartitionsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Partitions: parts, Txn: p.txn.ordinal}
+		m = carve(&p.pool.msgs.addParts, AddPartitionsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Partitions: parts, Txn: p.txn.ordinal})
 		p.txn.adding = true
 	default:
-		m = &EndTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit, Txn: p.txn.ordinal, Version: 4}
+		m = carve(&p.pool.msgs.endTxn, EndTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit, Txn: p.txn.ordinal, Version: 4})
 		if p.txnV2() {
 			m.(*EndTxnRequest).Version = 5
 		}

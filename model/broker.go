@@ -2,7 +2,6 @@ package model
 
 import (
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/idemsim/idemsim/sim"
@@ -332,7 +331,8 @@ func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 		}
 		if ask == nil {
 			b.nextCorr++
-			ask = carve(&b.pool.msgs.verifyReqs, VerifyPartitionsRequest{CorrelationID: b.nextCorr, TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch, Add: req.TransactionV2})
+			ask = carve(&b.pool.msgs.verifyReqs, VerifyPartitionsRequest{CorrelationID: b.nextCorr, TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch, Add: req.TransactionV2,
+				Partitions: b.pool.msgs.parts.slice(len(req.Batches) - i)[:0]}) // room for every batch left
 		}
 		ask.Partitions = append(ask.Partitions, bt.Partition)
 		p.StartVerification(bt.PID, bt.Epoch, bt.FirstSeq)
@@ -341,7 +341,11 @@ func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 		b.appendBatches(now, from, req, verify)
 		return
 	}
-	b.parked = append(b.parked, parkedProduce{from: from, req: req, verify: slices.Clone(verify), corr: ask.CorrelationID, asked: ask.Partitions})
+	// The parked request keeps its own copy of the answers so far (verify
+	// is produce's scratch).
+	kept := b.pool.msgs.errs.slice(len(verify))
+	copy(kept, verify)
+	b.parked = append(b.parked, parkedProduce{from: from, req: req, verify: kept, corr: ask.CorrelationID, asked: ask.Partitions})
 	b.out = append(b.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: ask})
 	b.out = append(b.out, Out{Kind: OutWake, At: now.Add(b.verificationTimeout()), Timer: tokVerify | uint64(ask.CorrelationID)})
 }

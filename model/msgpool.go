@@ -26,8 +26,8 @@ type msgPool struct {
 	addParts     slab[AddPartitionsToTxnRequest]
 	endTxn       slab[EndTxnRequest]
 	parts        slab[int32]
-	markers     slab[TxnMarker]
-	errs        slab[ErrCode]
+	markers      slab[TxnMarker]
+	errs         slab[ErrCode]
 	// pending are the coordinator's marker requests awaiting answers
 	// (its own state, never handed out).
 	pending slab[markerReq]

@@ -100,9 +100,6 @@ type Suite struct {
 	// byKind lists, for each observation kind, the invariants that read
 	// it, in registry order.
 	byKind [256][]invariant
-	// all: hand every observation to every invariant (the reference
-	// byKind is tested against).
-	all bool
 }
 
 var _ model.Observer = (*Suite)(nil)
@@ -163,11 +160,7 @@ func (s *Suite) Observe(o *model.Obs) {
 	}
 	s.lv.observe(o)
 	s.tally.observe(o)
-	invs := s.byKind[o.Kind]
-	if s.all {
-		invs = s.invs
-	}
-	for _, inv := range invs {
+	for _, inv := range s.byKind[o.Kind] {
 		inv.Observe(o)
 	}
 }

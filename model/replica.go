@@ -495,13 +495,12 @@ func (l *LeaderState) respHeader(req *FetchRequest, hw int64) *FetchResponse {
 // readBatches reads the batches a fetch from offset from gets, into a
 // list carved from the pool when there is one.
 func (l *LeaderState) readBatches(from int64) []ReplicaBatch {
+	lo, hi := l.log.span(from, l.cfg.FetchMaxEntries)
 	var dst []ReplicaBatch
-	if l.msgs != nil {
-		if n := l.log.ReadLen(from, l.cfg.FetchMaxEntries); n > 0 {
-			dst = l.msgs.replBatches.slice(n)[:0]
-		}
+	if l.msgs != nil && hi > lo {
+		dst = l.msgs.replBatches.slice(hi - lo)[:0]
 	}
-	return l.log.Read(from, l.cfg.FetchMaxEntries, dst)
+	return l.log.read(lo, hi, dst)
 }
 
 func (l *LeaderState) errFetch(req *FetchRequest, e ErrCode) *FetchResponse {

@@ -81,8 +81,13 @@ func (r *ReplicaLog) AppendAsFollower(batches []ReplicaBatch) error {
 // entries share nothing with the log: their records are made again from
 // it, in slots of the partition's slab that are never written again.
 func (r *ReplicaLog) Read(from int64, max int, dst []ReplicaBatch) []ReplicaBatch {
-	log := &r.Part.log
 	lo, hi := r.span(from, max)
+	return r.read(lo, hi, dst)
+}
+
+// read appends the entries of log indexes [lo, hi) to dst (Read).
+func (r *ReplicaLog) read(lo, hi int, dst []ReplicaBatch) []ReplicaBatch {
+	log := &r.Part.log
 	if lo >= hi {
 		return dst
 	}
@@ -99,12 +104,6 @@ func (r *ReplicaLog) Read(from int64, max int, dst []ReplicaBatch) []ReplicaBatc
 		dst = append(dst, ReplicaBatch{Entry: e, LeaderEpoch: r.Epochs.EpochFor(e.FirstOffset)})
 	}
 	return dst
-}
-
-// ReadLen returns the number of batches Read(from, limit, ...) appends.
-func (r *ReplicaLog) ReadLen(from int64, limit int) int {
-	lo, hi := r.span(from, limit)
-	return max(hi-lo, 0)
 }
 
 // span returns the log indexes [lo, hi) a read from offset from of at

@@ -93,10 +93,10 @@ type Broker struct {
 	// numbers the verifications.
 	parked   []parkedProduce
 	nextCorr int64
-	out      []Out
-	obs      obsSlab
-	// held are the effect buffers the world holds in place (hold.go).
-	held effectStack
+	// serverBufs holds its effects, the effects the world holds in
+	// place and the pool its transactional and replication messages are
+	// carved from (hold.go, msgpool.go).
+	serverBufs
 	// pool holds the arrays produce responses are carved from (slab.go:
 	// never reused, they leave the broker): how the broker allocates,
 	// not what it knows.
@@ -122,10 +122,7 @@ type brokerPool struct {
 	spareParts []*Partition
 	// verify is produce's scratch: a request's verification answers.
 	verify []ErrCode
-	// msgs carves the broker's transactional and replication messages
-	// (msgpool.go); waits the lists of partitions an acks=all answer
-	// waits for.
-	msgs  *msgPool
+	// waits holds the lists of partitions an acks=all answer waits for.
 	waits slab[partWait]
 	// reclaim: the owner vouched nobody holds the run's responses
 	// (Reclaim); the next Reset rewinds the slabs instead of dropping
@@ -184,34 +181,30 @@ func (b *Broker) Reset(cfg BrokerConfig) {
 		pool.parts.rewind()
 		pool.waits.rewind()
 	}
-	// The message pool's struct is kept either way; its slabs only when
-	// reclaimed.
-	pool.msgs = b.pool.msgs
-	if pool.msgs != nil {
-		pool.msgs.reclaim = b.pool.reclaim
+	// The buffers and the message pool are kept either way; the pool's
+	// slabs only when reclaimed.
+	bufs := b.serverBufs
+	if bufs.msgs != nil {
+		bufs.msgs.reclaim = b.pool.reclaim
 	}
-	resetPool(&pool.msgs)
+	bufs.reset()
 	for i := len(b.parts) - 1; i >= 0; i-- {
 		if p := b.parts[i]; p != nil {
 			spare = append(spare, p)
 		}
 	}
 	*b = Broker{
-		cfg:      cfg,
-		parts:    sized(b.parts, len(cfg.Leaders)),
-		notReady: sized(b.notReady, len(cfg.Leaders)),
-		expiry:   newCheckTimer(),
-		out:      emptiedNonNil(b.out),
-		obs:      b.obs,
-		held:     b.held,
+		cfg:        cfg,
+		parts:      sized(b.parts, len(cfg.Leaders)),
+		notReady:   sized(b.notReady, len(cfg.Leaders)),
+		expiry:     newCheckTimer(),
+		serverBufs: bufs,
 		// The slabs are let go (their responses left the broker),
 		// unless the owner reclaimed them.
 		pool: pool,
 		meta: b.meta,
 	}
 	b.pool.spareParts = spare
-	b.obs.drop()
-	b.held.reset()
 	if b.Replicated() {
 		b.initReplicas()
 	} else {
@@ -331,8 +324,8 @@ func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 		}
 		if ask == nil {
 			b.nextCorr++
-			ask = carve(&b.pool.msgs.verifyReqs, VerifyPartitionsRequest{CorrelationID: b.nextCorr, TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch, Add: req.TransactionV2,
-				Partitions: b.pool.msgs.parts.slice(len(req.Batches) - i)[:0]}) // room for every batch left
+			ask = carve(&b.msgs.verifyReqs, VerifyPartitionsRequest{CorrelationID: b.nextCorr, TransactionalID: req.TransactionalID, PID: bt.PID, Epoch: bt.Epoch, Add: req.TransactionV2,
+				Partitions: b.msgs.parts.slice(len(req.Batches) - i)[:0]}) // room for every batch left
 		}
 		ask.Partitions = append(ask.Partitions, bt.Partition)
 		p.StartVerification(bt.PID, bt.Epoch, bt.FirstSeq)
@@ -343,7 +336,7 @@ func (b *Broker) produce(now sim.Time, from Peer, req *ProduceRequest) {
 	}
 	// The parked request keeps its own copy of the answers so far (verify
 	// is produce's scratch).
-	kept := b.pool.msgs.errs.slice(len(verify))
+	kept := b.msgs.errs.slice(len(verify))
 	copy(kept, verify)
 	b.parked = append(b.parked, parkedProduce{from: from, req: req, verify: kept, corr: ask.CorrelationID, asked: ask.Partitions})
 	b.out = append(b.out, Out{Kind: OutSend, Dest: DestCoordinator, Msg: ask})
@@ -518,7 +511,7 @@ func (b *Broker) transient(from Peer, part int32, r *AppendResult) (hit, random 
 // writeMarkers appends the coordinator's markers and answers with one
 // error per marker.
 func (b *Broker) writeMarkers(now sim.Time, from Peer, m *WriteTxnMarkersRequest) {
-	resp := carve(&b.pool.msgs.markerResps, WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: b.pool.msgs.errs.slice(len(m.Markers))})
+	resp := carve(&b.msgs.markerResps, WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: b.msgs.errs.slice(len(m.Markers))})
 	var waits []partWait
 	for i, mk := range m.Markers {
 		p := b.Partition(mk.Partition)

@@ -104,7 +104,7 @@ func (b *Broker) newReplica(log *ReplicaLog) *replica {
 		fet: NewReplicaFetcher(b.cfg.Fetcher, b.cfg.ID, log.Part.ID, log), deadline: -1}
 	// The broker's pool carves their messages, rewound between runs
 	// when the broker is reclaimed.
-	r.ls.msgs, r.fet.msgs = b.pool.msgs, b.pool.msgs
+	r.ls.msgs, r.fet.msgs = b.msgs, b.msgs
 	return r
 }
 

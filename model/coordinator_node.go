@@ -122,19 +122,19 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		}
 		if c.busy(m.TransactionalID) {
 			c.observe(Obs{Kind: ObsEpoch, Peer: from.Node, Err: ErrConcurrentTransactions, PID: NoProducerID, Epoch: NoEpoch, Text: "transition being written"})
-			c.reply(from, carve(&n.pool.initResps, InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: ErrConcurrentTransactions, PID: NoProducerID, Epoch: NoEpoch}))
+			c.reply(from, carve(&n.msgs.initResps, InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: ErrConcurrentTransactions, PID: NoProducerID, Epoch: NoEpoch}))
 			break
 		}
 		res := c.InitProducerID(now, call)
 		c.observe(Obs{Kind: ObsEpoch, Peer: from.Node, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch, Text: res.Reason})
-		c.finish(now, m.TransactionalID, from, carve(&n.pool.initResps, InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}), res.Markers)
+		c.finish(now, m.TransactionalID, from, carve(&n.msgs.initResps, InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}), res.Markers)
 	case *AddPartitionsToTxnRequest:
 		err := ErrConcurrentTransactions
 		if !c.busy(m.TransactionalID) {
 			err = c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, m.Partitions)
 		}
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
-		c.finish(now, m.TransactionalID, from, carve(&n.pool.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "AddPartitionsToTxn", Err: err}), nil)
+		c.finish(now, m.TransactionalID, from, carve(&n.msgs.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "AddPartitionsToTxn", Err: err}), nil)
 	case *AddOffsetsToTxnRequest:
 		// The group's __consumer_offsets partition joins the transaction
 		// (TransactionCoordinator.handleAddPartitionsToTransaction with
@@ -145,7 +145,7 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 			err = c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, []int32{OffsetsPartition})
 		}
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
-		c.finish(now, m.TransactionalID, from, carve(&n.pool.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "AddOffsetsToTxn", Err: err}), nil)
+		c.finish(now, m.TransactionalID, from, carve(&n.msgs.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "AddOffsetsToTxn", Err: err}), nil)
 	case *EndTxnRequest:
 		res := EndTxnResult{Err: ErrConcurrentTransactions, ProducerID: NoProducerID, Epoch: NoEpoch}
 		if !c.busy(m.TransactionalID) {
@@ -154,9 +154,9 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: res.Err, Msg: m})
 		// The response goes out once Prepare* is written, then the
 		// markers (X5.6).
-		c.finish(now, m.TransactionalID, from, carve(&n.pool.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}), res.Markers)
+		c.finish(now, m.TransactionalID, from, carve(&n.msgs.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}), res.Markers)
 	case *VerifyPartitionsRequest:
-		resp := carve(&n.pool.verifyResps, VerifyPartitionsResponse{CorrelationID: m.CorrelationID, Partitions: m.Partitions, Errs: n.pool.errs.slice(len(m.Partitions))})
+		resp := carve(&n.msgs.verifyResps, VerifyPartitionsResponse{CorrelationID: m.CorrelationID, Partitions: m.Partitions, Errs: n.msgs.errs.slice(len(m.Partitions))})
 		busy := c.busy(m.TransactionalID)
 		for i, p := range m.Partitions {
 			switch {
@@ -263,7 +263,7 @@ func (c *Coordinator) sendMarkerRequests(now sim.Time, txnID string, j *markerJo
 	// markers in their order, its list carved at its size.
 	for i, d := range dests {
 		n.nextReq++
-		r := carve(&n.pool.markerReqs, WriteTxnMarkersRequest{CorrelationID: n.nextReq, TransactionalID: txnID, Markers: n.pool.markers.slice(counts[i])[:0]})
+		r := carve(&n.msgs.markerReqs, WriteTxnMarkersRequest{CorrelationID: n.nextReq, TransactionalID: txnID, Markers: n.msgs.markers.slice(counts[i])[:0]})
 		for _, m := range mk {
 			if c.leaderOf(m.Partition) == d {
 				r.Markers = append(r.Markers, m)
@@ -272,7 +272,7 @@ func (c *Coordinator) sendMarkerRequests(now sim.Time, txnID string, j *markerJo
 		reqs = append(reqs, r)
 	}
 	for i, r := range reqs {
-		n.reqs[r.CorrelationID] = carve(&n.pool.pending, markerReq{txnID: txnID, markers: r.Markers, dest: dests[i]})
+		n.reqs[r.CorrelationID] = carve(&n.msgs.pending, markerReq{txnID: txnID, markers: r.Markers, dest: dests[i]})
 		j.inflight++
 		n.out = append(n.out, Out{Kind: OutSend, Dest: dests[i], Msg: r})
 		n.out = append(n.out, Out{Kind: OutWake, At: now.Add(c.markerTimeout()), Timer: tokMarker | uint64(r.CorrelationID)})

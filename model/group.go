@@ -79,9 +79,9 @@ func (g *GroupCoordinator) Step(now sim.Time, from Peer, m Message) []Out {
 			g.pending[m.PID] = pendingOffset{group: m.GroupID, offset: m.Offset}
 		}
 		g.observe(Obs{Kind: ObsOffsets, Peer: from.Node, Text: "txn-offset-commit", Msg: m, PID: m.PID, Epoch: m.Epoch, N: m.Offset, Err: err, Group: m.GroupID})
-		g.out = append(g.out, Out{Kind: OutReply, Peer: from, Msg: carve(&g.pool.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "TxnOffsetCommit", Err: err})})
+		g.out = append(g.out, Out{Kind: OutReply, Peer: from, Msg: carve(&g.msgs.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "TxnOffsetCommit", Err: err})})
 	case *WriteTxnMarkersRequest:
-		resp := carve(&g.pool.markerResps, WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: g.pool.errs.slice(len(m.Markers))})
+		resp := carve(&g.msgs.markerResps, WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: g.msgs.errs.slice(len(m.Markers))})
 		for i, mk := range m.Markers {
 			if e, ok := g.epochs[mk.PID]; !ok || mk.Epoch > e {
 				g.epochs[mk.PID] = mk.Epoch
@@ -101,7 +101,7 @@ func (g *GroupCoordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		}
 		g.out = append(g.out, Out{Kind: OutReply, Peer: from, Msg: resp})
 	case *OffsetFetchRequest:
-		r := carve(&g.pool.fetchResps, OffsetFetchResponse{GroupID: m.GroupID, Offset: g.Committed(m.GroupID)})
+		r := carve(&g.msgs.fetchResps, OffsetFetchResponse{GroupID: m.GroupID, Offset: g.Committed(m.GroupID)})
 		for _, p := range g.pending {
 			if p.group == m.GroupID {
 				r.Err, r.Offset = ErrUnstableOffsetCommit, -1

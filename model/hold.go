@@ -105,14 +105,7 @@ func (p *Producer) HoldEffects(outs []Out) bool {
 func (p *Producer) ReleaseEffects() { p.held.release() }
 
 // HoldEffects holds outs in place ([EffectHolder]).
-func (b *Broker) HoldEffects(outs []Out) bool {
-	if !heldBuf(outs, b.out) {
-		return false
-	}
-	h := b.held.hold(&b.out)
-	h.obs, b.obs.obs = b.obs.obs, h.obs[:0]
-	return true
-}
+func (b *Broker) HoldEffects(outs []Out) bool { return b.holdEffects(outs) }
 
 // ReleaseEffects ends the newest hold ([EffectHolder]).
 func (b *Broker) ReleaseEffects() { b.held.release() }
@@ -129,7 +122,7 @@ func (g *GroupCoordinator) HoldEffects(outs []Out) bool { return g.holdEffects(o
 // ReleaseEffects ends the newest hold ([EffectHolder]).
 func (g *GroupCoordinator) ReleaseEffects() { g.held.release() }
 
-// serverBufs are a coordinator's effect buffers: its call's effects and
+// serverBufs are a server's effect buffers: its call's effects and
 // observations, the effects the world holds, and the pool its messages
 // are carved from.
 type serverBufs struct {
@@ -137,8 +130,8 @@ type serverBufs struct {
 	obs obsSlab
 	// held are the effect buffers the world holds in place.
 	held effectStack
-	// pool carves the node's messages (msgpool.go).
-	pool *msgPool
+	// msgs carves the node's messages (msgpool.go).
+	msgs *msgPool
 }
 
 // holdEffects holds outs, the buffers' last call's effects, in place.
@@ -152,11 +145,11 @@ func (s *serverBufs) holdEffects(outs []Out) bool {
 }
 
 // reset empties the buffers for a new run, keeping their memory (and
-// the pool's, when reclaimed), as a new node's.
+// the pool's slabs, when reclaimed: msgs.reclaim), as a new node's.
 func (s *serverBufs) reset() {
 	s.obs.drop()
 	s.held.reset()
-	resetPool(&s.pool)
+	resetPool(&s.msgs)
 	s.out = emptiedNonNil(s.out)
 }
 

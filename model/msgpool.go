@@ -83,15 +83,15 @@ func carve[T any](s *slab[T], v T) *T {
 // memory too. A runner calls it between runs whose results keep no
 // message; without it, Reset lets that memory go.
 func (c *Coordinator) Reclaim() {
-	if c.node.pool != nil {
-		c.node.pool.reclaim = true
+	if c.node.msgs != nil {
+		c.node.msgs.reclaim = true
 	}
 }
 
 // Reclaim tells g that nobody holds anything it handed out since its last
 // Reset, as [Coordinator.Reclaim] does.
 func (g *GroupCoordinator) Reclaim() {
-	if g.pool != nil {
-		g.pool.reclaim = true
+	if g.msgs != nil {
+		g.msgs.reclaim = true
 	}
 }

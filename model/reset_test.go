@@ -314,7 +314,7 @@ func resetWorks(t *testing.T) []rwork {
 var resetSkipped = map[string]bool{
 	"model.Producer.pool":       true,
 	"model.Broker.pool":         true,
-	"model.serverBufs.pool":     true,
+	"model.serverBufs.msgs":     true,
 	"model.LeaderState.msgs":    true, // the broker's pool
 	"model.ReplicaFetcher.msgs": true,
 	"model.Partition.spare":     true,

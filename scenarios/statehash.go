@@ -181,7 +181,7 @@ var scratchFields = map[string]bool{
 	"check.txnInv.fin":          true,
 	"model.Producer.pool":       true, // allocator state: free lists and slabs, not knowledge
 	"model.Broker.pool":         true,
-	"model.serverBufs.pool":     true, // allocator state, as the broker's
+	"model.serverBufs.msgs":     true, // allocator state: the pool messages are carved from
 	"model.LeaderState.msgs":    true, // the broker's pool, by pointer
 	"model.ReplicaFetcher.msgs": true,
 	"model.Partition.spare":     true, // storage a reset node keeps for its log

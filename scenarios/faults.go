@@ -56,7 +56,13 @@ type dropRule struct {
 func (w *World) initFaults(planText string, planFile PlanSource) error {
 	w.reqCount = zeroed(w.reqCount, len(w.names)*len(w.names))
 	w.resend = w.cfg.Fault.ProducerResend
-	nodes := w.faultNodes()
+	// The run's plan is made from lists in storage the World keeps from
+	// run to run: the plan may hold slices of them (a cut's sides), and
+	// it is the run's alone (a Result holds its text).
+	if k := 4 * len(w.nodes); cap(w.nodesBuf) < k {
+		w.nodesBuf = make([]string, k)
+	}
+	nodes := w.faultNodes(w.nodesBuf)
 	var last time.Duration
 	for _, a := range w.apps {
 		last = max(last, time.Duration(a.records)*a.interval)
@@ -108,16 +114,14 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 
 // faultNodes returns the world's nodes as fault plans name them:
 // producer instances (clients; a scripted world's free slots left out),
-// servers, and among them the brokers.
-func (w *World) faultNodes() faults.Nodes {
-	// One array for the four lists, the World's from run to run: the run's
-	// plan may hold slices of them (a cut's sides), and the plan is the
-	// run's alone (a Result holds its text).
+// servers, and among them the brokers. The four lists share buf's
+// storage when it has room for them, else a new array.
+func (w *World) faultNodes(buf []string) faults.Nodes {
 	n := len(w.nodes)
-	if cap(w.nodesBuf) < 4*n {
-		w.nodesBuf = make([]string, 4*n)
+	if cap(buf) < 4*n {
+		buf = make([]string, 4*n)
 	}
-	buf := w.nodesBuf[:4*n]
+	buf = buf[:4*n]
 	clear(buf)
 	nodes := faults.Nodes{Clients: buf[:0:n], Servers: buf[n : n : 2*n], Brokers: buf[2*n : 2*n : 3*n], Controllers: buf[3*n : 3*n : 4*n]}
 	for i := range w.nodes {

@@ -597,7 +597,8 @@ func (s *Script) Fault(action string) error {
 	if len(p.Actions) != 1 {
 		return fmt.Errorf("want one plan action, e.g. crash p1")
 	}
-	if err := p.Check(w.faultNodes()); err != nil {
+	// Lists of their own: the run's plan may hold slices of the World's.
+	if err := p.Check(w.faultNodes(nil)); err != nil {
 		return errors.New(strings.Replace(err.Error(), "line 1: ", "", 1))
 	}
 	a := p.Actions[0]

@@ -39,16 +39,8 @@ func (t openTable[E]) find(k [2]int64) *openList[E] {
 func (t *openTable[E]) add(k [2]int64, e E) {
 	i, ok := slices.BinarySearchFunc(*t, k, func(o openList[E], k [2]int64) int { return compareKey2(o.key, k) })
 	if !ok {
-		s := *t
-		n := len(s)
-		if n < cap(s) {
-			s = s[:n+1]
-		} else {
-			s = append(s, openList[E]{})
-		}
-		spare := s[n].list
-		copy(s[i+1:], s[i:n])
-		s[i] = openList[E]{key: k, list: truncated(spare)}
+		s, spare := insertedAt(*t, i)
+		s[i] = openList[E]{key: k, list: truncated(spare.list)}
 		*t = s
 	}
 	(*t)[i].list = append((*t)[i].list, e)

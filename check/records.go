@@ -131,15 +131,9 @@ func (t *recTable) slot(id model.RecordID) *recSlot {
 	page, j := pageOf(id.N)
 	i, ok := t.find(id.App, page)
 	if !ok {
-		n := len(t.pages)
-		if n < cap(t.pages) {
-			t.pages = t.pages[:n+1]
-		} else {
-			t.pages = append(t.pages, recPage{})
-		}
-		spare := t.pages[n].slots
-		copy(t.pages[i+1:], t.pages[i:n])
-		t.pages[i] = recPage{app: id.App, page: page, slots: spare[:0]}
+		var spare recPage
+		t.pages, spare = insertedAt(t.pages, i)
+		t.pages[i] = recPage{app: id.App, page: page, slots: spare.slots[:0]}
 	}
 	p := &t.pages[i]
 	if j >= len(p.slots) {

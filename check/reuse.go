@@ -64,3 +64,20 @@ func resized[S ~[]E, E any](s S, n int) S {
 	}
 	return make(S, n)
 }
+
+// insertedAt returns s with a slot opened at index i (s[i:] moved up one)
+// and the element that was in storage just behind s's length: an entry
+// an earlier run left there, whose memory the caller reuses for the new
+// one at s[i] (the zero element when s was full).
+func insertedAt[S ~[]E, E any](s S, i int) (S, E) {
+	n := len(s)
+	var spare E
+	if n < cap(s) {
+		s = s[:n+1]
+		spare = s[n]
+	} else {
+		s = append(s, spare)
+	}
+	copy(s[i+1:], s[i:n])
+	return s, spare
+}

@@ -217,14 +217,8 @@ func (f *txnFacts) endIDs(e txnEnd) []model.RecordID { return f.ids[e.from:e.to]
 func (f *txnFacts) coordOf(id string) *coordState {
 	i, found := slices.BinarySearchFunc(f.coord, id, func(c coordState, id string) int { return strings.Compare(c.id, id) })
 	if !found {
-		n := len(f.coord)
-		if n < cap(f.coord) {
-			f.coord = f.coord[:n+1]
-		} else {
-			f.coord = append(f.coord, coordState{})
-		}
-		spare := f.coord[n]
-		copy(f.coord[i+1:], f.coord[i:n])
+		var spare coordState
+		f.coord, spare = insertedAt(f.coord, i)
 		f.coord[i] = coordState{id: id, parts: spare.parts[:0]}
 	}
 	return &f.coord[i]

@@ -68,7 +68,8 @@ func (s *effectStack) hold(out *[]Out) *effectBufs {
 // release ends the newest hold: its buffers become that depth's spare
 // storage, their elements kept until written over (as in a node's own
 // buffers between calls), unless one grew past OutsKeptMax (a burst),
-// which is let go instead.
+// which is let go instead. A transaction result carries all of its
+// records' ids, so their buffer is let go only past 64 times that.
 func (s *effectStack) release() {
 	s.depth--
 	if b := &s.bufs[s.depth]; cap(b.out) > OutsKeptMax || cap(b.obs) > OutsKeptMax || cap(b.notes) > OutsKeptMax || cap(b.ids) > 64*OutsKeptMax {

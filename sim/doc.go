@@ -14,8 +14,10 @@
 // Events are typed values, not closures: anything that can append a one-line
 // description of itself ([Event]). The [Loop] orders pending events by
 // (time, scheduling sequence), so simultaneous events run in the order they
-// were scheduled. The queue stores events by value, so scheduling and popping
-// allocate nothing once the queue has grown to its working size.
+// were scheduled. The queue stores events by value in slots it reuses and
+// orders their 24-byte keys in a binary heap, so sifting moves keys rather
+// than events, and scheduling and popping allocate nothing once the queue
+// has grown to its working size.
 //
 // # Determinism
 //

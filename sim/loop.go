@@ -177,8 +177,7 @@ func (l *Loop[E]) Run(lim Limits, h Handler[E]) StopReason {
 // queue had room for. A run after Reset is identical to a run on a new
 // Loop.
 func (l *Loop[E]) Reset() {
-	clear(l.q.h[:cap(l.q.h)]) // no stale events kept alive
-	l.q.h, l.q.seq = l.q.h[:0], 0
+	l.q.reset()
 	l.now, l.events, l.stop, l.fg = 0, 0, false, 0
 	clear(l.pending[:cap(l.pending)])
 	l.pending = l.pending[:0]

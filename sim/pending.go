@@ -11,7 +11,10 @@ import (
 // explorer) without depending on the heap's layout or on sequence numbers,
 // which only order events and are not passed to f. f must not schedule.
 func (l *Loop[E]) EachPending(f func(at Time, ev E, bg bool)) {
-	h := append(l.pending[:0], l.q.h...)
+	h := l.pending[:0]
+	for _, k := range l.q.h {
+		h = append(h, entry[E]{at: k.at, seq: k.seq, ev: l.q.evs[k.slot]})
+	}
 	slices.SortFunc(h, func(a, b entry[E]) int {
 		if a.at != b.at {
 			return cmp.Compare(a.at, b.at)

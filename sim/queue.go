@@ -10,15 +10,24 @@ type Event interface {
 // Describe returns e's one-line description.
 func Describe(e Event) string { return string(e.AppendDescription(nil)) }
 
-// entry is one pending event with its ordering key.
+// entry is one pending event with its ordering key (EachPending's view).
 type entry[E any] struct {
 	at  Time
 	seq uint64
 	ev  E
 }
 
-// less orders entries by time, then by scheduling sequence.
-func (a *entry[E]) less(b *entry[E]) bool {
+// key is a pending event's place in the heap: its ordering key and the
+// slot of the queue's event store that holds the event itself. The heap
+// moves keys (24 bytes), not events (a world's are 56), as it sifts.
+type key struct {
+	at   Time
+	seq  uint64
+	slot int32
+}
+
+// less orders keys by time, then by scheduling sequence.
+func (a *key) less(b *key) bool {
 	if a.at != b.at {
 		return a.at < b.at
 	}
@@ -26,11 +35,14 @@ func (a *entry[E]) less(b *entry[E]) bool {
 }
 
 // Queue is a binary min-heap of pending events ordered by (time, scheduling
-// sequence). Events are stored by value, so Push and Pop allocate only when
-// the backing slice grows. The zero value is an empty queue.
+// sequence). Events are stored by value in a store whose slots are reused,
+// and the heap orders their keys, so Push and Pop allocate only when the
+// backing slices grow. The zero value is an empty queue.
 type Queue[E any] struct {
-	h   []entry[E]
-	seq uint64 // sequence number given to the next pushed event
+	h    []key
+	evs  []E     // the events, by slot
+	free []int32 // slots of evs not in use
+	seq  uint64  // sequence number given to the next pushed event
 }
 
 // Len returns the number of pending events.
@@ -40,30 +52,37 @@ func (q *Queue[E]) Len() int { return len(q.h) }
 // is unique and increases with every push.
 func (q *Queue[E]) Push(at Time, ev E) uint64 { return q.push(at, ev, false) }
 
-// push adds ev; the entry's seq field holds the sequence number shifted
+// push adds ev; the key's seq field holds the sequence number shifted
 // left by one with the background flag in the low bit, so the order by
 // (time, seq) is unchanged.
 func (q *Queue[E]) push(at Time, ev E, bg bool) uint64 {
 	s := q.seq
 	q.seq++
-	key := s << 1
+	k := key{at: at, seq: s << 1}
 	if bg {
-		key |= 1
+		k.seq |= 1
 	}
-	q.h = append(q.h, entry[E]{at: at, seq: key, ev: ev})
+	if n := len(q.free); n > 0 {
+		k.slot = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.evs[k.slot] = ev
+	} else {
+		k.slot = int32(len(q.evs))
+		q.evs = append(q.evs, ev)
+	}
+	q.h = append(q.h, k)
 	// Sift up with a hole.
 	h := q.h
 	i := len(h) - 1
-	x := h[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !x.less(&h[p]) {
+		if !k.less(&h[p]) {
 			break
 		}
 		h[i] = h[p]
 		i = p
 	}
-	h[i] = x
+	h[i] = k
 	return s
 }
 
@@ -89,12 +108,10 @@ func (q *Queue[E]) pop() (at Time, seq uint64, ev E, bg bool) {
 	top := h[0]
 	n := len(h) - 1
 	last := h[n]
-	var zero entry[E]
-	h[n] = zero // let the event be collected
 	h = h[:n]
 	q.h = h
 	if n > 0 {
-		// Sift the last element down from the root with a hole.
+		// Sift the last key down from the root with a hole.
 		i := 0
 		for {
 			c := 2*i + 1
@@ -112,5 +129,16 @@ func (q *Queue[E]) pop() (at Time, seq uint64, ev E, bg bool) {
 		}
 		h[i] = last
 	}
-	return top.at, top.seq >> 1, top.ev, top.seq&1 == 1
+	ev = q.evs[top.slot]
+	var zero E
+	q.evs[top.slot] = zero // let the event be collected
+	q.free = append(q.free, top.slot)
+	return top.at, top.seq >> 1, ev, top.seq&1 == 1
+}
+
+// reset empties the queue and keeps its storage; its events are dropped
+// (no stale event kept alive) and sequence numbers start from 0.
+func (q *Queue[E]) reset() {
+	clear(q.evs[:cap(q.evs)])
+	q.h, q.evs, q.free, q.seq = q.h[:0], q.evs[:0], q.free[:0], 0
 }

@@ -97,7 +97,7 @@ func (l *Latency) Draw(rng *rand.Rand) time.Duration {
 		if s == 0 {
 			s = 0.5
 		}
-		d += roundMicro(float64(l.Spread) * math.Exp(s*rng.NormFloat64()))
+		d += roundMicro(float64(l.Spread) * exp(s*rng.NormFloat64())) // exp.go: the same on every machine
 	}
 	if l.TailProb > 0 && rng.Uint32N(1_000_000) < ppm(l.TailProb) {
 		d += l.Tail

@@ -94,12 +94,9 @@ func (d *dedup) ackedOffsets() []Violation {
 // holds tells whether the log entry at acknowledgement o's offset holds
 // o's record, with o's digest.
 func (d *dedup) holds(o *ack) bool {
-	log := d.lv.log(o.part)
-	if i := log.byOffset(o.offset); i >= 0 {
-		if e := log.at(i); e.marker == model.MarkerNone {
-			r := d.lv.rec(o.part, &e, int(o.offset-e.first))
-			return r.id == o.id && r.digest == o.digest
-		}
+	if e, ok := d.lv.log(o.part).atOffset(o.offset); ok && e.marker == model.MarkerNone {
+		r := d.lv.rec(o.part, &e, int(o.offset-e.first))
+		return r.id == o.id && r.digest == o.digest
 	}
 	return false
 }

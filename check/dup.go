@@ -30,6 +30,11 @@ func (d *dup) reads() []model.ObsKind { return nil } // it judges the log view a
 // order; the first copy of a record committed more than once is its
 // original, the others are reported.
 func (d *dup) Finish() []Violation {
+	if d.lv.extra == 0 {
+		// No record was committed twice (the log view counts extra
+		// copies as it commits): there is nothing to find.
+		return nil
+	}
 	var v []Violation
 	var seen map[model.RecordID]bool // records committed more than once, met so far
 	nd := 0

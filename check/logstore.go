@@ -15,6 +15,8 @@ type logStore struct {
 	runs []logRun
 	// ats holds each entry's append time (simulated ns).
 	ats []sim.Time
+	// txn counts the transactional entries and markers.
+	txn int
 }
 
 // logRun is a run of n entries from index from: entry from+k is e with
@@ -30,7 +32,7 @@ type logRun struct {
 
 // reset empties the store, keeping its memory.
 func (s *logStore) reset() {
-	s.runs, s.ats = truncated(s.runs), truncated(s.ats)
+	s.runs, s.ats, s.txn = truncated(s.runs), truncated(s.ats), 0
 }
 
 // len returns the number of entries.
@@ -59,6 +61,9 @@ func (r *logRun) shift(k int32) logEntry {
 func (s *logStore) add(e logEntry) int {
 	i := int32(len(s.ats))
 	s.ats = append(s.ats, e.at)
+	if e.marker != 0 || e.transactional() {
+		s.txn++
+	}
 	e.at = 0
 	if n := len(s.runs); n > 0 {
 		r := &s.runs[n-1]
@@ -124,6 +129,30 @@ func (c *logCursor) at(i int) logEntry {
 
 // byOffset returns the index of the entry holding offset off, or -1.
 func (s *logStore) byOffset(off int64) int {
+	ri := s.runByOffset(off)
+	if ri < 0 {
+		return -1
+	}
+	r := &s.runs[ri]
+	return int(r.from) + int((off-r.e.first)/(int64(r.e.span)+1))
+}
+
+// atOffset returns the entry holding offset off, and false when none
+// does: byOffset and at in one search.
+func (s *logStore) atOffset(off int64) (logEntry, bool) {
+	ri := s.runByOffset(off)
+	if ri < 0 {
+		return logEntry{}, false
+	}
+	r := &s.runs[ri]
+	k := int32((off - r.e.first) / (int64(r.e.span) + 1))
+	e := r.shift(k)
+	e.at = s.ats[r.from+k]
+	return e, true
+}
+
+// runByOffset returns the index of the run holding offset off, or -1.
+func (s *logStore) runByOffset(off int64) int {
 	if s == nil {
 		return -1
 	}
@@ -141,8 +170,7 @@ func (s *logStore) byOffset(off int64) int {
 	if lo == len(s.runs) || s.runs[lo].e.first > off {
 		return -1
 	}
-	r := &s.runs[lo]
-	return int(r.from) + int((off-r.e.first)/(int64(r.e.span)+1))
+	return lo
 }
 
 // last returns the last offset of run r's last entry.

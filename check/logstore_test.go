@@ -2,6 +2,7 @@ package check
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/idemsim/idemsim/model"
@@ -61,6 +62,15 @@ func TestLogStoreAsSlice(t *testing.T) {
 		if s.len() != len(want) {
 			t.Fatalf("%d entries, want %d", s.len(), len(want))
 		}
+		txn := 0
+		for i := range want {
+			if want[i].marker != model.MarkerNone || want[i].transactional() {
+				txn++
+			}
+		}
+		if s.txn != txn {
+			t.Fatalf("seed %d: %d transactional entries and markers counted, want %d", seed, s.txn, txn)
+		}
 		if len(s.runs) >= len(want)/2 {
 			t.Errorf("seed %d: %d runs for %d entries", seed, len(s.runs), len(want))
 		}
@@ -91,6 +101,46 @@ func TestLogStoreAsSlice(t *testing.T) {
 			if got := s.byOffset(o); got != w {
 				t.Fatalf("seed %d offset %d: entry %d, want %d", seed, o, got, w)
 			}
+			e, ok := s.atOffset(o)
+			if ok != (w >= 0) || ok && e != want[w] {
+				t.Fatalf("seed %d offset %d: atOffset %+v %v, want entry %d", seed, o, e, ok, w)
+			}
+		}
+	}
+}
+
+// TestRCViewWithoutTransactions: a log with no transactional entry and no
+// marker gets the read_committed view the general computation makes
+// (compute's shortcut), for logs of 0 to 200 entries with gaps.
+func TestRCViewWithoutTransactions(t *testing.T) {
+	for seed := range uint64(30) {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		var s logStore
+		s.reset()
+		var listed []logRec
+		off := int64(rng.IntN(5))
+		for i := range rng.IntN(200) {
+			k := 1 + rng.IntN(3)
+			b := model.Batch{PID: model.NoProducerID, Epoch: -1, FirstSeq: model.NoSequence, LastSeq: model.NoSequence}
+			for j := range k {
+				id := model.RecordID{App: 1, N: int64(i*3 + j)}
+				b.Records = append(b.Records, model.Record{ID: id, Digest: model.Digest(id, 0)})
+			}
+			last := off + int64(k) - 1
+			s.add(makeEntry(&b, off, last, sim.Time(i), model.MarkerNone, &listed))
+			off = last + 1 + int64(rng.IntN(2))
+		}
+		if s.txn != 0 {
+			t.Fatalf("seed %d: %d transactional entries counted in a log without any", seed, s.txn)
+		}
+		var short, general rcView
+		var sc rcScratch
+		short.compute(&s, &sc)
+		s.txn = 1 // the general computation
+		general.compute(&s, &sc)
+		if short.lso != general.lso || short.leo != general.leo || short.pin != general.pin ||
+			!slices.Equal(short.fate, general.fate) || !slices.Equal(short.decider, general.decider) {
+			t.Fatalf("seed %d: shortcut view %+v, general %+v", seed, short, general)
 		}
 	}
 }

@@ -34,6 +34,9 @@ type logView struct {
 	// maxN is, per (app, partition the application sent to), the largest
 	// message number committed so far (first copies only).
 	maxN pairList[int64]
+	// extra counts the extra copies committed so far (a record's second,
+	// third, ... commit): while it is 0, no record is committed twice.
+	extra int64
 
 	// commits lists the records the current observation committed, in
 	// commit order; aborted counts the records it discarded (an ABORT
@@ -89,6 +92,7 @@ func (lv *logView) reset(replicated bool) {
 	lv.open.reset()
 	lv.recs.reset()
 	lv.maxN = truncated(lv.maxN)
+	lv.extra = 0
 	lv.commits = truncated(lv.commits)
 	lv.aborted = 0
 	lv.end = 0
@@ -208,6 +212,7 @@ func (lv *logView) commit(p int32, i int) {
 		n := lv.recs.addCopy(r.id)
 		if n > 1 {
 			c.again = true
+			lv.extra++
 		} else {
 			m := lv.maxN.of(int64(r.id.App), r.part)
 			if m.seen && r.id.N < m.v {

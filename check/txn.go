@@ -174,6 +174,9 @@ func (t *txnInv) Finish() []Violation {
 	out := capped{vs: append(sc.vs[:0], t.stale.vs...), more: t.stale.more}
 	views := lv.rcViews()
 	for p := range lv.logs {
+		if !tx.keyed(int32(p)) {
+			continue // no entry of a transaction
+		}
 		log, v := &lv.logs[p], &views[p]
 		for i := range log.len() {
 			if v.fate[i] == fateMarker {

@@ -244,6 +244,12 @@ type srcKey struct {
 	k txnKey
 }
 
+// keyed reports whether some entry of partition p's log has a
+// transaction ([txnFacts.key]).
+func (f *txnFacts) keyed(p int32) bool {
+	return p >= 0 && int(p) < len(f.src) && len(f.src[p]) > 0
+}
+
 // key returns the transaction of entry i of partition p's log.
 func (f *txnFacts) key(p int32, i int) txnKey {
 	if p < 0 || int(p) >= len(f.src) {
@@ -349,6 +355,18 @@ func (v *rcView) compute(log *logStore, sc *rcScratch) {
 	n := log.len()
 	v.fate, v.decider = resized(v.fate, n), resized(v.decider, n)
 	v.lso, v.leo, v.pin = 0, 0, -1
+	if log.txn == 0 {
+		// No transaction and no marker: every entry is data below the
+		// LSO, which is the log end offset.
+		for i := range n {
+			v.fate[i], v.decider[i] = fateVisible, -1
+		}
+		if k := len(log.runs); k > 0 {
+			v.leo = log.runs[k-1].last() + 1
+		}
+		v.lso = v.leo
+		return
+	}
 	prev := resized(sc.prev, n)
 	cur := logCursor{s: log}
 	for i := range n {

@@ -86,42 +86,65 @@ func cell(v reflect.Value) (string, error) {
 
 type csvWriter struct {
 	w      *bufio.Writer
-	axes   []Axis
-	cols   []resultColumn
+	rows   csvRows
 	header bool
+	// line and scratch are row's buffers, reused from row to row.
+	line, scratch []byte
+}
+
+// csvRows formats runs.csv's rows. It is read only once made, so the
+// sweep's workers format the rows of their runs, each with its own
+// scratch buffers, and the writer only writes the lines in order.
+type csvRows struct {
+	axes []Axis
+	cols []resultColumn
 	// fast: the Result's columns are appendFastRow's, so rows are
-	// written without reflection. line and scratch are reused from
-	// row to row.
-	fast    bool
-	line    []byte
-	scratch []byte
+	// formatted without reflection.
+	fast bool
 }
 
 // newCSVWriter writes runs.csv to w through a buffer, so a row is not a
 // write call; rows are encoded as encoding/csv encodes them (csvfield.go).
 func newCSVWriter(w io.Writer, axes []Axis) *csvWriter {
 	cols := resultColumns()
-	return &csvWriter{w: bufio.NewWriter(w), axes: axes, cols: cols, fast: fastMatches(cols)}
+	return &csvWriter{w: bufio.NewWriter(w), rows: csvRows{axes: axes, cols: cols, fast: fastMatches(cols)}}
 }
 
 // csvHeader returns runs.csv's header: the key columns point, seed, mode,
 // then the axis keys, then the Result's fields.
 func (c *csvWriter) csvHeader() []string {
 	h := []string{"point", "seed", "mode"}
-	for _, a := range c.axes {
+	for _, a := range c.rows.axes {
 		h = append(h, a.Key)
 	}
-	for _, col := range c.cols {
+	for _, col := range c.rows.cols {
 		h = append(h, col.name)
 	}
 	return h
 }
 
+// row formats run r's row of point and writes it.
 func (c *csvWriter) row(point int, r *scenarios.Result) error {
+	var err error
+	if c.line, err = c.rows.format(c.line[:0], &c.scratch, point, r); err != nil {
+		return err
+	}
+	return c.write(c.line)
+}
+
+// write writes a row's line that csvRows.format made.
+func (c *csvWriter) write(line []byte) error {
 	if err := c.writeHeader(); err != nil {
 		return err
 	}
-	b := strconv.AppendInt(c.line[:0], int64(point), 10)
+	_, err := c.w.Write(line)
+	return err
+}
+
+// format appends run r's row of point, newline-terminated, to b; scratch
+// is a buffer it reuses.
+func (c *csvRows) format(b []byte, scratch *[]byte, point int, r *scenarios.Result) ([]byte, error) {
+	b = strconv.AppendInt(b, int64(point), 10)
 	b = strconv.AppendUint(append(b, ','), r.Seed, 10)
 	b = appendCSVField(append(b, ','), modeName(r.Idempotence))
 	if len(c.axes) > 0 {
@@ -130,20 +153,18 @@ func (c *csvWriter) row(point int, r *scenarios.Result) error {
 		}
 	}
 	if c.fast {
-		b, c.scratch = appendFastRow(b, c.scratch, r)
+		b, *scratch = appendFastRow(b, *scratch, r)
 	} else {
 		rv := reflect.ValueOf(r).Elem()
 		for _, col := range c.cols {
 			s, err := cell(rv.FieldByIndex(col.index))
 			if err != nil {
-				return err
+				return b, err
 			}
 			b = appendCSVField(append(b, ','), s)
 		}
 	}
-	c.line = append(b, '\n')
-	_, err := c.w.Write(c.line)
-	return err
+	return append(b, '\n'), nil
 }
 
 // writeHeader writes the header line before the first row.

@@ -251,6 +251,11 @@ type outcome struct {
 	job
 	res *scenarios.Result
 	err error
+	// row is the run's runs.csv line, formatted by the worker that ran it
+	// (rowErr: why it could not be); its storage is reused with the
+	// batch's.
+	row    []byte
+	rowErr error
 }
 
 // batch is consecutive runs handed to one worker, and their outcomes in
@@ -391,8 +396,11 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// Each worker runs its seeds in one World's memory.
+			// Each worker runs its seeds in one World's memory, and
+			// formats their runs.csv rows (the writer writes them in
+			// order): the formatting runs in parallel too.
 			var runner scenarios.Runner
+			var scratch []byte
 			for b := range jobs {
 				if cap(b.outs) < len(b.jobs) {
 					b.outs = make([]outcome, 0, len(b.jobs))
@@ -407,7 +415,11 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 					}
 					runner.Recycle(old[i].res)
 					res, err := runOne(&runner, j.spec)
-					b.outs = append(b.outs, outcome{job: j, res: res, err: err})
+					o := outcome{job: j, res: res, err: err, row: old[i].row[:0]}
+					if csvw != nil && err == nil {
+						o.row, o.rowErr = csvw.rows.format(o.row, &scratch, j.point, res)
+					}
+					b.outs = append(b.outs, o)
 				}
 				results <- b
 			}
@@ -450,7 +462,11 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 				}
 				st.Acc[o.point][m].add(o.res, c.FailingK)
 				if csvw != nil {
-					if err := csvw.row(o.point, o.res); err != nil {
+					err := o.rowErr
+					if err == nil {
+						err = csvw.write(o.row)
+					}
+					if err != nil {
 						firstErr = err
 						cancel()
 					}
@@ -477,7 +493,7 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 			// runs' results in them.
 			clear(b.jobs)
 			for i := range b.outs {
-				b.outs[i] = outcome{res: b.outs[i].res}
+				b.outs[i] = outcome{res: b.outs[i].res, row: b.outs[i].row[:0]}
 			}
 			select {
 			case free <- batch{jobs: b.jobs[:0], outs: b.outs[:0]}:

@@ -180,6 +180,13 @@ type Partition struct {
 	// producers maps producer id to its state on this partition. Never
 	// iterated in map order where the order could reach a trace.
 	producers map[ProducerID]*ProducerStateEntry
+	// expiry caches NextExpiry's answer while valid. Whatever changes
+	// the entries, their timestamps or their open transactions clears
+	// it (dirtyExpiry): a broker asks after every append.
+	expiry struct {
+		at        sim.Time
+		ok, valid bool
+	}
 	// snap is the newest producer-state snapshot (nil before the first);
 	// sinceSnap counts log entries appended after it.
 	snap      *ProducerSnapshot
@@ -446,6 +453,7 @@ func (p *Partition) applyData(b *Batch, ts sim.Time, first, last int64) {
 	if b.Transactional && e.TxnFirstOffset < 0 {
 		e.TxnFirstOffset = first
 	}
+	p.refreshExpiry(e)
 }
 
 // AppendMarker appends a transaction marker (a control batch written by the
@@ -504,6 +512,7 @@ func (p *Partition) applyMarker(pid ProducerID, epoch int16, coordinatorEpoch in
 	e.CoordinatorEpoch = coordinatorEpoch
 	e.TxnFirstOffset = -1
 	e.LastTimestamp = now
+	p.refreshExpiry(e)
 }
 
 // ExpireProducers runs the periodic producer-state expiry
@@ -525,6 +534,9 @@ func (p *Partition) ExpireProducers(now sim.Time) []ProducerID {
 	for _, id := range out {
 		delete(p.producers, id)
 	}
+	if len(out) > 0 {
+		p.dirtyExpiry()
+	}
 	return out
 }
 
@@ -533,13 +545,37 @@ func (p *Partition) ExpireProducers(now sim.Time) []ProducerID {
 // transaction, plus producer.id.expiration.ms), and false when no entry can
 // expire.
 func (p *Partition) NextExpiry() (sim.Time, bool) {
+	if x := &p.expiry; x.valid {
+		return x.at, x.ok
+	}
 	next, ok := sim.Time(0), false
 	for _, e := range p.producers {
 		if e.TxnFirstOffset < 0 && (!ok || e.LastTimestamp < next) {
 			next, ok = e.LastTimestamp, true
 		}
 	}
-	return next.Add(p.cfg.expiration()), ok
+	at := next.Add(p.cfg.expiration())
+	p.expiry.at, p.expiry.ok, p.expiry.valid = at, ok, true
+	return at, ok
+}
+
+// dirtyExpiry clears NextExpiry's cached answer: the producer entries,
+// a timestamp or an open transaction changed.
+func (p *Partition) dirtyExpiry() { p.expiry.valid = false }
+
+// refreshExpiry is dirtyExpiry after entry e changed, except that when e
+// is the only entry (one producer, the usual case) the answer is e's and
+// is cached at once.
+func (p *Partition) refreshExpiry(e *ProducerStateEntry) {
+	if len(p.producers) != 1 {
+		p.dirtyExpiry()
+		return
+	}
+	x := &p.expiry
+	x.valid, x.ok, x.at = true, e.TxnFirstOffset < 0, sim.Time(0).Add(p.cfg.expiration())
+	if x.ok {
+		x.at = e.LastTimestamp.Add(p.cfg.expiration())
+	}
 }
 
 // ExpireProducer removes pid's entry as if producer.id.expiration.ms had
@@ -551,6 +587,7 @@ func (p *Partition) ExpireProducer(pid ProducerID) bool {
 		return false
 	}
 	delete(p.producers, pid)
+	p.dirtyExpiry()
 	return true
 }
 

@@ -143,6 +143,7 @@ func (p *Partition) replayEntry(le *LogEntry, ts sim.Time) {
 // from: the snapshot's, or 0 without one.
 func (p *Partition) loadSnapshot(now sim.Time) int64 {
 	p.producers = make(map[ProducerID]*ProducerStateEntry)
+	p.dirtyExpiry()
 	if p.snap == nil {
 		return 0
 	}

@@ -12,6 +12,7 @@ import (
 // log would (bug-zoo Z08; not Kafka's behaviour, a what-if).
 func (p *Partition) DropState() {
 	p.producers = make(map[ProducerID]*ProducerStateEntry)
+	p.dirtyExpiry()
 }
 
 // StateDiff compares the partition's producer state with what replaying its

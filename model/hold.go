@@ -29,10 +29,12 @@ type EffectHolder interface {
 
 // effectBufs are the buffers of one call's effects.
 type effectBufs struct {
-	out   []Out
-	obs   []Obs
-	notes []Batch
-	ids   []RecordID
+	out     []Out
+	obs     []Obs
+	notes   []Batch
+	ids     []RecordID
+	results []Outcome
+	txns    []TxnResult
 }
 
 // effectStack holds a node's held effect buffers: bufs[:depth] are held,
@@ -72,7 +74,8 @@ func (s *effectStack) hold(out *[]Out) *effectBufs {
 // records' ids, so their buffer is let go only past 64 times that.
 func (s *effectStack) release() {
 	s.depth--
-	if b := &s.bufs[s.depth]; cap(b.out) > OutsKeptMax || cap(b.obs) > OutsKeptMax || cap(b.notes) > OutsKeptMax || cap(b.ids) > 64*OutsKeptMax {
+	if b := &s.bufs[s.depth]; cap(b.out) > OutsKeptMax || cap(b.obs) > OutsKeptMax || cap(b.notes) > OutsKeptMax || cap(b.ids) > 64*OutsKeptMax ||
+		cap(b.results) > OutsKeptMax || cap(b.txns) > OutsKeptMax {
 		*b = effectBufs{}
 	}
 }
@@ -87,6 +90,8 @@ func (s *effectStack) reset() {
 		clear(b.obs[:cap(b.obs)])
 		clear(b.notes[:cap(b.notes)])
 		clear(b.ids[:cap(b.ids)])
+		clear(b.results[:cap(b.results)])
+		clear(b.txns[:cap(b.txns)])
 	}
 }
 
@@ -99,6 +104,8 @@ func (p *Producer) HoldEffects(outs []Out) bool {
 	b := p.held.hold(&p.out)
 	b.notes, p.pool.notes = p.pool.notes, b.notes[:0]
 	b.ids, p.pool.txnIDs = p.pool.txnIDs, b.ids[:0]
+	b.results, p.pool.results = p.pool.results, b.results[:0]
+	b.txns, p.pool.txns = p.pool.txns, b.txns[:0]
 	return true
 }
 

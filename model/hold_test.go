@@ -2,7 +2,9 @@ package model
 
 import (
 	"reflect"
+	"slices"
 	"testing"
+	"time"
 )
 
 // outsSnapshot copies outs deeply enough to tell whether anything they
@@ -11,6 +13,8 @@ type outSnap struct {
 	o   Out
 	obs Obs
 	b   Batch
+	res Outcome
+	txn TxnResult
 }
 
 func snapOuts(outs []Out) []outSnap {
@@ -23,8 +27,52 @@ func snapOuts(outs []Out) []outSnap {
 		if o.Batch != nil {
 			s[i].b = *o.Batch
 		}
+		if o.Result != nil {
+			s[i].res = *o.Result
+		}
+		if o.Txn != nil {
+			s[i].txn = *o.Txn
+			s[i].txn.Records = slices.Clone(o.Txn.Records)
+		}
 	}
 	return s
+}
+
+// TestHoldProducerResults: the outcomes a producer's held effects point
+// to do not change while it acknowledges more records (each call writes
+// its outcomes in the producer's buffer).
+func TestHoldProducerResults(t *testing.T) {
+	pt := newPTest(t, nil)
+	p := pt.p
+	ack := func(n int64) []Out {
+		req := pt.send()
+		pt.advance(time.Millisecond)
+		return p.Receive(pt.now, 0, &ProduceResponse{CorrelationID: req.CorrelationID,
+			Partitions: []PartitionResponse{{Partition: 0, BaseOffset: n}}})
+	}
+	outs1 := ack(0)
+	var results int
+	for _, o := range outs1 {
+		if o.Kind == OutResult {
+			results++
+		}
+	}
+	if results == 0 {
+		t.Fatal("no outcome among the effects")
+	}
+	if !p.HoldEffects(outs1) {
+		t.Fatal("the last call's effects were not held")
+	}
+	snap := snapOuts(outs1)
+	for n := int64(1); n < 30; n++ {
+		if outs := ack(n); n%4 == 0 && p.HoldEffects(outs) {
+			p.ReleaseEffects()
+		}
+	}
+	if !reflect.DeepEqual(snapOuts(outs1), snap) {
+		t.Fatal("held outcomes changed under later calls")
+	}
+	p.ReleaseEffects()
 }
 
 // TestHoldProducer: a producer's held effects do not change while it is
@@ -115,4 +163,23 @@ func TestHoldBroker(t *testing.T) {
 		t.Fatal("held effects or their observations changed under later calls")
 	}
 	b.ReleaseEffects()
+}
+
+// keepOuts copies effects to keep past the node's next call: the outcomes
+// and transaction results they point to, which live in the node's
+// buffers, are copied too.
+func keepOuts(outs []Out) []Out {
+	cp := slices.Clone(outs)
+	for i := range cp {
+		if r := cp[i].Result; r != nil {
+			v := *r
+			cp[i].Result = &v
+		}
+		if r := cp[i].Txn; r != nil {
+			v := *r
+			v.Records = slices.Clone(v.Records)
+			cp[i].Txn = &v
+		}
+	}
+	return cp
 }

@@ -46,8 +46,9 @@ type Out struct {
 	Msg   Message
 	At    sim.Time
 	Timer uint64
-	// Result is set for OutResult.
-	Result Outcome
+	// Result is set for OutResult. It points into the node's buffer,
+	// valid as long as the effect is (see Obs).
+	Result *Outcome
 	// Note is set for OutNote; NoteKind classifies it. A NoteExpired
 	// note has no text but its Batch: its text is ExpiredNote's, made
 	// only when a trace line is (no allocation per expired batch).
@@ -62,8 +63,8 @@ type Out struct {
 	// valid until the node's next call: copy it, or hold the call's
 	// effects ([EffectHolder]), to keep it.
 	Obs *Obs
-	// Txn is set for OutTxnResult.
-	Txn TxnResult
+	// Txn is set for OutTxnResult, valid as Result is.
+	Txn *TxnResult
 }
 
 // TxnResult is what the application learns when one of its transactions
@@ -1081,7 +1082,8 @@ func (ps *partState) unqueue(b *pbatch) {
 func (p *Producer) result(now sim.Time, r Record, err ErrCode, off int64) {
 	o := Outcome{ID: r.ID, Partition: r.Partition, Err: err, Offset: off, SentAt: r.SentAt, At: now, Digest: r.Digest, Txn: p.txnMode()}
 	p.txnRecord(o)
-	p.out = append(p.out, Out{Kind: OutResult, Result: o})
+	p.pool.results = append(p.pool.results, o)
+	p.out = append(p.out, Out{Kind: OutResult, Result: &p.pool.results[len(p.pool.results)-1]})
 }
 
 // begin starts a call's effects: the previous call's are dropped, and a
@@ -1091,10 +1093,11 @@ func (p *Producer) begin() {
 	if cap(p.out) > OutsKeptMax {
 		// The burst's effects and the batches its notes point to are
 		// the caller's now.
-		p.out, p.pool.notes, p.pool.txnIDs = nil, nil, nil
+		p.out, p.pool.notes, p.pool.txnIDs, p.pool.results, p.pool.txns = nil, nil, nil, nil, nil
 		return
 	}
 	p.out, p.pool.notes, p.pool.txnIDs = p.out[:0], p.pool.notes[:0], p.pool.txnIDs[:0]
+	p.pool.results, p.pool.txns = p.pool.results[:0], p.pool.txns[:0]
 }
 
 // OutsKeptMax is the largest effect buffer, in effects, a producer reuses:

@@ -46,6 +46,11 @@ type producerPool struct {
 	// txnIDs holds the call's transaction results' records (copies: the
 	// transaction's list is reused), which their effects point to.
 	txnIDs []RecordID
+	// results and txns hold the call's record outcomes and transaction
+	// results, which its OutResult and OutTxnResult effects point to
+	// (an effect is 104 bytes smaller than with them inline).
+	results []Outcome
+	txns    []TxnResult
 	// freeConns are connections a Reset took back, zeroed, for conn;
 	// connsMem is the storage of the run's connection list, for the
 	// next run's (conns is nil in a new producer and a reset one alike).

@@ -80,6 +80,7 @@ func (p *Producer) takeBack() {
 	resetPool(&pl.msgs)
 	pl.reclaim = false
 	pl.drainBuf, pl.expBuf, pl.notes, pl.txnIDs = emptied(pl.drainBuf), emptied(pl.expBuf), emptied(pl.notes), emptied(pl.txnIDs)
+	pl.results, pl.txns = emptied(pl.results), emptied(pl.txns)
 }
 
 // resetParts returns n partition states as NewProducer makes them,

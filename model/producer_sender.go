@@ -117,6 +117,7 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 			}
 			p.out = slices.Grow(p.out, n)
 			p.pool.notes = slices.Grow(p.pool.notes, len(exp))
+			p.pool.results = slices.Grow(p.pool.results, n-len(exp))
 		}
 		// rewind is the first expired batch freed for reuse (bug Z11f).
 		var rewind *pbatch

@@ -45,7 +45,7 @@ func newPTest(t *testing.T, mut func(*ProducerConfig)) *ptest {
 }
 
 func (pt *ptest) take(outs []Out) []Out {
-	cp := append([]Out(nil), outs...)
+	cp := keepOuts(outs)
 	for _, o := range cp {
 		if o.Kind != OutSend {
 			continue
@@ -462,7 +462,7 @@ func TestTxnEndUnknownProducer(t *testing.T) {
 			}
 		case OutTxnResult:
 			results++
-			res = o.Txn
+			res = *o.Txn
 		}
 	}
 	if acks != 1 || results != 1 || res.Committed || res.Failed || res.Err != ErrUnknownProducerID || len(res.Records) != 1 {

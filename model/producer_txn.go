@@ -493,7 +493,8 @@ func (p *Producer) txnResult(committed, failed bool, err ErrCode) {
 		p.pool.txnIDs = append(p.pool.txnIDs, t.acked...)
 		ids = p.pool.txnIDs[from:len(p.pool.txnIDs):len(p.pool.txnIDs)]
 	}
-	p.out = append(p.out, Out{Kind: OutTxnResult, Txn: TxnResult{Committed: committed, Failed: failed, Err: err, Records: ids, Txn: t.ordinal}})
+	p.pool.txns = append(p.pool.txns, TxnResult{Committed: committed, Failed: failed, Err: err, Records: ids, Txn: t.ordinal})
+	p.out = append(p.out, Out{Kind: OutTxnResult, Txn: &p.pool.txns[len(p.pool.txns)-1]})
 	t.acked = t.acked[:0]
 }
 

@@ -208,6 +208,7 @@ func (w *rworld) note(node int, what string, outs []Out) {
 			c.outs[i].Obs = nil
 		}
 	}
+	c.outs = keepOuts(c.outs)
 	w.calls = append(w.calls, c)
 }
 

@@ -32,7 +32,7 @@ var worldFields = map[string]string{
 	"routes":    "hashed, by renumbered handle",
 	"nextRoute": "an id",
 	"srvConns":  "hashed", "srvFree": "spare storage for reuse: nothing refers to it",
-	"outBufs": "scratch", "obsBufs": "scratch", "noteBufs": "scratch", "depth": "scratch (0 between events)",
+	"outBufs": "scratch", "obsBufs": "scratch", "noteBufs": "scratch", "resBufs": "scratch", "txnBufs": "scratch", "idBufs": "scratch", "depth": "scratch (0 between events)",
 	"obs": "readers", "cur": "scratch", "trace": "report only", "stats": "report only",
 	"chk":      "hashed",
 	"plan":     "hashed through the pending fault events",

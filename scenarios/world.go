@@ -202,10 +202,15 @@ type World struct {
 	// outBufs are per-depth copies of a node's effects, so that a node
 	// re-entered by an instant message can reuse its own buffer.
 	outBufs [][]model.Out
-	// obsBufs are per-depth copies of the observations among them, and
-	// noteBufs of the expired batches their notes point to.
+	// obsBufs are per-depth copies of the observations among them,
+	// noteBufs of the expired batches their notes point to, and resBufs,
+	// txnBufs and idBufs of the outcomes and transaction results (with
+	// their records) their results point to.
 	obsBufs  [][]model.Obs
 	noteBufs [][]model.Batch
+	resBufs  [][]model.Outcome
+	txnBufs  [][]model.TxnResult
+	idBufs   [][]model.RecordID
 	depth    int
 
 	// The observation stream and its readers; cur is the observation

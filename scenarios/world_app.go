@@ -260,7 +260,7 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			}
 			in.app.resolved.set(o.Result.ID.N)
 			ob := w.slot(model.ObsOutcome, now, int32(in.node), -1)
-			ob.App, ob.Outcome = in.app.id, o.Result
+			ob.App, ob.Outcome = in.app.id, *o.Result
 			w.fire(ob)
 		case model.OutTxnResult:
 			for _, id := range o.Txn.Records {
@@ -305,23 +305,36 @@ func (w *World) pushOuts(outs []model.Out) []model.Out {
 	if w.depth == len(w.obsBufs) {
 		w.obsBufs = append(w.obsBufs, nil)
 	}
-	if w.depth == len(w.noteBufs) {
-		w.noteBufs = append(w.noteBufs, nil)
+	for w.depth >= len(w.noteBufs) {
+		w.noteBufs, w.resBufs = append(w.noteBufs, nil), append(w.resBufs, nil)
+		w.txnBufs, w.idBufs = append(w.txnBufs, nil), append(w.idBufs, nil)
 	}
 	ob, nb := w.obsBufs[w.depth][:0], w.noteBufs[w.depth][:0]
+	rb, tb, ib := w.resBufs[w.depth][:0], w.txnBufs[w.depth][:0], w.idBufs[w.depth][:0]
 	for i := range b {
+		// What an effect points to is in the node's buffers, which
+		// its next call reuses.
 		switch {
 		case b[i].Kind == model.OutObserve:
 			ob = append(ob, *b[i].Obs)
 			b[i].Obs = &ob[len(ob)-1]
-		case b[i].Batch != nil:
-			// An expired batch's note points into the producer's
-			// buffer, which its next call reuses.
+		case b[i].Batch != nil: // an expired batch's note
 			nb = append(nb, *b[i].Batch)
 			b[i].Batch = &nb[len(nb)-1]
+		case b[i].Result != nil:
+			rb = append(rb, *b[i].Result)
+			b[i].Result = &rb[len(rb)-1]
+		case b[i].Txn != nil:
+			t := *b[i].Txn
+			from := len(ib)
+			ib = append(ib, t.Records...)
+			t.Records = ib[from:len(ib):len(ib)]
+			tb = append(tb, t)
+			b[i].Txn = &tb[len(tb)-1]
 		}
 	}
 	w.obsBufs[w.depth], w.noteBufs[w.depth] = ob, nb
+	w.resBufs[w.depth], w.txnBufs[w.depth], w.idBufs[w.depth] = rb, tb, ib
 	w.depth++
 	return b
 }
@@ -341,6 +354,9 @@ func (w *World) popOuts() {
 	}
 	if cap(w.noteBufs[w.depth]) > maxKeptOuts {
 		w.noteBufs[w.depth] = nil
+	}
+	if cap(w.resBufs[w.depth]) > maxKeptOuts || cap(w.txnBufs[w.depth]) > maxKeptOuts || cap(w.idBufs[w.depth]) > 64*maxKeptOuts {
+		w.resBufs[w.depth], w.txnBufs[w.depth], w.idBufs[w.depth] = nil, nil, nil
 	}
 }
 

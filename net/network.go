@@ -207,6 +207,10 @@ func (nw *Network) ServerLink(c Conn) bool {
 // Config returns the network's configuration.
 func (nw *Network) Config() Config { return nw.cfg }
 
+// Mode returns the transport model (Config().Mode, without copying the
+// configuration).
+func (nw *Network) Mode() Mode { return nw.cfg.Mode }
+
 // Name returns a node's name.
 func (nw *Network) Name(id NodeID) string { return nw.names[id] }
 

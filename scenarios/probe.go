@@ -123,7 +123,7 @@ func (w *World) probeSend(now sim.Time, m model.Message, c simnet.Conn, dir simn
 	if dir == simnet.Response {
 		from, to = to, from
 	}
-	live := !w.nw.Blocked(from, to) && (w.nw.Config().Mode != simnet.TCP || w.nw.Alive(c))
+	live := !w.nw.Blocked(from, to) && (w.nw.Mode() != simnet.TCP || w.nw.Alive(c))
 	_, produce := m.(*model.ProduceRequest)
 	cp := &ps.cp
 	*cp = ChoicePoint{Kind: ChoiceSend, Index: ps.n, At: now, Events: w.loop.Events(), Dir: dir, ReqNo: reqNo,

@@ -198,7 +198,7 @@ func (st *script) hold(id uint64, to simnet.NodeID, tok simnet.Token) {
 // closed or broke (TCP: nothing more arrives on it).
 func (st *script) loseDead(now sim.Time) {
 	w := st.w
-	if w.nw.Config().Mode != simnet.TCP {
+	if w.nw.Mode() != simnet.TCP {
 		return
 	}
 	var dead []held

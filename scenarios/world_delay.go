@@ -81,7 +81,7 @@ func (w *World) scheduleDelivery(now, at sim.Time, ev Event, wr *wire, from, to 
 	at = w.lateDelivery(now, at, c, dir, wr, from, to) // world_late.go
 	hold := takeRule(mf.delays, dir, wr.reqNo, c)
 	behind := false
-	if !hold && w.nw.Config().Mode == simnet.TCP {
+	if !hold && w.nw.Mode() == simnet.TCP {
 		for _, h := range mf.held {
 			if h.ev.tok.Conn == c && h.ev.tok.Dir == dir {
 				hold, behind = true, true
@@ -98,7 +98,7 @@ func (w *World) scheduleDelivery(now, at sim.Time, ev Event, wr *wire, from, to 
 		w.schedule(at, ev)
 	}
 	if takeRule(mf.dups, dir, wr.reqNo, c) {
-		if w.nw.Config().Mode != simnet.Datagram {
+		if w.nw.Mode() != simnet.Datagram {
 			w.note(now, from, "duplicate of "+string(wr.m.AppendDescription(nil))+" ignored: tcp never duplicates")
 			return
 		}

@@ -18,6 +18,9 @@ import (
 type dedup struct {
 	lv  *logView
 	out capped
+	// hint is ackedOffsets' scratch: per partition, the log run the
+	// last acknowledgement checked was in.
+	hint []int
 }
 
 // maxAckedOffsets bounds the acknowledged-offset violations reported one
@@ -29,6 +32,7 @@ func newDedup() invariant { return &dedup{} }
 func (d *dedup) reset(_ Config, lv *logView) {
 	d.lv = lv
 	d.out.reset()
+	d.hint = truncated(d.hint)
 }
 
 func (d *dedup) Name() string { return InvDedup }
@@ -70,16 +74,18 @@ func (d *dedup) Finish() []Violation {
 func (d *dedup) ackedOffsets() []Violation {
 	var bad []ack
 	t := &d.lv.recs
+	hint := d.hint[:0]
 	for pi := range t.pages {
 		p := &t.pages[pi]
 		for j := range p.slots {
 			if s := &p.slots[j]; s.flags&recAcked != 0 && s.offset >= 0 {
-				if o := t.ackOf(p.id(j), s); !d.holds(&o) {
-					bad = append(bad, o) // by application, then message number
+				if id := p.id(j); !d.holds(id, s, &hint) {
+					bad = append(bad, t.ackOf(id, s)) // by application, then message number
 				}
 			}
 		}
 	}
+	d.hint = hint
 	var v []Violation
 	for i, o := range bad {
 		if i == maxAckedOffsets {
@@ -91,12 +97,34 @@ func (d *dedup) ackedOffsets() []Violation {
 	return v
 }
 
-// holds tells whether the log entry at acknowledgement o's offset holds
-// o's record, with o's digest.
-func (d *dedup) holds(o *ack) bool {
-	if e, ok := d.lv.log(o.part).atOffset(o.offset); ok && e.marker == model.MarkerNone {
-		r := d.lv.rec(o.part, &e, int(o.offset-e.first))
-		return r.id == o.id && r.digest == o.digest
+// holds tells whether the log entry at the offset record id's
+// acknowledgement s names holds id, with the acknowledged digest. hint
+// keeps, per partition, the run the previous lookup found: an
+// application's acknowledgements come in message-number order, mostly
+// at increasing offsets, so the next is usually in that run or the next
+// (logStore.atOffsetNear).
+func (d *dedup) holds(id model.RecordID, s *recSlot, hint *[]int) bool {
+	log := d.lv.log(s.part)
+	if log == nil {
+		return false
 	}
-	return false
+	for int(s.part) >= len(*hint) {
+		*hint = append(*hint, 0)
+	}
+	e, ok := log.atOffsetNear(s.offset, &(*hint)[s.part])
+	if !ok || e.marker != model.MarkerNone {
+		return false
+	}
+	k := s.offset - e.first
+	if e.flags&entryListed == 0 {
+		// A range of records, each with its standard digest: an
+		// acknowledgement with another digest (recOddDigest) differs.
+		return e.app == id.App && e.n0+k == id.N && s.flags&recOddDigest == 0
+	}
+	r := &d.lv.listed[e.n0+k]
+	digest := model.Digest(id, 0)
+	if s.flags&recOddDigest != 0 {
+		digest = d.lv.recs.digests[id]
+	}
+	return r.id == id && r.digest == digest
 }

@@ -231,3 +231,37 @@ func TestAckedOffsetsDetails(t *testing.T) {
 	want = append(want, Violation{InvDedup, "... and 2 more", 12})
 	wantViolations(t, got, want)
 }
+
+// TestAckedOffsetsListed: INV-DEDUP on a log entry whose records are
+// listed one by one (not a range: out-of-order numbers, a payload other
+// than the standard one), and on later runs of a longer log: an
+// acknowledgement holds only at its own record with its own digest.
+func TestAckedOffsetsListed(t *testing.T) {
+	a, b, c := model.RecordID{N: 0}, model.RecordID{N: 5}, model.RecordID{N: 2}
+	odd := model.Digest(b, 1)
+	for _, tc := range []struct {
+		name string
+		o    model.Outcome
+		want int
+	}{
+		{"own copy, first of a listed entry", model.Outcome{ID: a, Digest: model.Digest(a, 0), Offset: 0}, 0},
+		{"own copy, other payload in the log", model.Outcome{ID: b, Digest: odd, Offset: 1}, 0},
+		{"standard payload where the log has another", model.Outcome{ID: b, Digest: model.Digest(b, 0), Offset: 1}, 1},
+		{"another record of the entry", model.Outcome{ID: c, Digest: model.Digest(c, 0), Offset: 1}, 1},
+		{"own copy, third of the entry", model.Outcome{ID: c, Digest: model.Digest(c, 0), Offset: 2}, 0},
+		{"a range entry after it", model.Outcome{ID: model.RecordID{N: 10}, Digest: model.Digest(model.RecordID{N: 10}, 0), Offset: 4}, 0},
+		{"a range entry, off by one", model.Outcome{ID: model.RecordID{N: 11}, Digest: model.Digest(model.RecordID{N: 11}, 0), Offset: 4}, 1},
+		{"a range entry, other payload acknowledged", model.Outcome{ID: model.RecordID{N: 10}, Digest: model.Digest(model.RecordID{N: 10}, 2), Offset: 4}, 1},
+	} {
+		r := newRun(Config{})
+		r.appendBatch(0, model.Batch{PID: model.NoProducerID, Records: []model.Record{
+			{ID: a, Digest: model.Digest(a, 0)}, {ID: b, Digest: odd}, {ID: c, Digest: model.Digest(c, 0)}}})
+		r.appendBatch(0, plain(0, 0, 9))
+		r.appendBatch(0, plain(0, 0, 10))
+		r.outcome(tc.o)
+		_, vs := r.end(1, 0, "drained", 0)
+		if got := only(vs, InvDedup); len(got) != tc.want {
+			t.Errorf("%s: %d violations %v, want %d", tc.name, len(got), got, tc.want)
+		}
+	}
+}

@@ -151,6 +151,29 @@ func (s *logStore) atOffset(off int64) (logEntry, bool) {
 	return e, true
 }
 
+// atOffsetNear is atOffset, trying the run *hint and the next one before
+// searching; *hint is set to the run found.
+func (s *logStore) atOffsetNear(off int64, hint *int) (logEntry, bool) {
+	ri := -1
+	for h := *hint; h < len(s.runs) && h <= *hint+1; h++ {
+		if r := &s.runs[h]; r.e.first <= off && off <= r.last() {
+			ri = h
+			break
+		}
+	}
+	if ri < 0 {
+		if ri = s.runByOffset(off); ri < 0 {
+			return logEntry{}, false
+		}
+	}
+	*hint = ri
+	r := &s.runs[ri]
+	k := int32((off - r.e.first) / (int64(r.e.span) + 1))
+	e := r.shift(k)
+	e.at = s.ats[r.from+k]
+	return e, true
+}
+
 // runByOffset returns the index of the run holding offset off, or -1.
 func (s *logStore) runByOffset(off int64) int {
 	if s == nil {

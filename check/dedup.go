@@ -111,20 +111,29 @@ func (d *dedup) holds(id model.RecordID, s *recSlot, hint *[]int) bool {
 	for int(s.part) >= len(*hint) {
 		*hint = append(*hint, 0)
 	}
-	e, ok := log.atOffsetNear(s.offset, &(*hint)[s.part])
-	if !ok || e.marker != model.MarkerNone {
+	// The run holding the offset, and in it entry k and its record j,
+	// read from the run without making the entry.
+	ri := log.runNear(s.offset, &(*hint)[s.part])
+	if ri < 0 {
 		return false
 	}
-	k := s.offset - e.first
-	if e.flags&entryListed == 0 {
+	r := &log.runs[ri]
+	if r.e.marker != model.MarkerNone {
+		return false
+	}
+	step := int64(r.e.span) + 1
+	k := (s.offset - r.e.first) / step
+	j := s.offset - (r.e.first + k*step)
+	if r.e.flags&entryListed == 0 {
 		// A range of records, each with its standard digest: an
 		// acknowledgement with another digest (recOddDigest) differs.
-		return e.app == id.App && e.n0+k == id.N && s.flags&recOddDigest == 0
+		return r.e.app == id.App && r.e.n0+k*int64(r.e.nrec)+j == id.N && s.flags&recOddDigest == 0
 	}
-	r := &d.lv.listed[e.n0+k]
+	// A listed entry is a run of its own (k is 0).
+	rec := &d.lv.listed[r.e.n0+j]
 	digest := model.Digest(id, 0)
 	if s.flags&recOddDigest != 0 {
 		digest = d.lv.recs.digests[id]
 	}
-	return r.id == id && r.digest == digest
+	return rec.id == id && rec.digest == digest
 }

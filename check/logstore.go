@@ -137,41 +137,20 @@ func (s *logStore) byOffset(off int64) int {
 	return int(r.from) + int((off-r.e.first)/(int64(r.e.span)+1))
 }
 
-// atOffset returns the entry holding offset off, and false when none
-// does: byOffset and at in one search.
-func (s *logStore) atOffset(off int64) (logEntry, bool) {
-	ri := s.runByOffset(off)
-	if ri < 0 {
-		return logEntry{}, false
-	}
-	r := &s.runs[ri]
-	k := int32((off - r.e.first) / (int64(r.e.span) + 1))
-	e := r.shift(k)
-	e.at = s.ats[r.from+k]
-	return e, true
-}
-
-// atOffsetNear is atOffset, trying the run *hint and the next one before
+// runNear is runByOffset, trying the run *hint and the next one before
 // searching; *hint is set to the run found.
-func (s *logStore) atOffsetNear(off int64, hint *int) (logEntry, bool) {
-	ri := -1
+func (s *logStore) runNear(off int64, hint *int) int {
 	for h := *hint; h < len(s.runs) && h <= *hint+1; h++ {
 		if r := &s.runs[h]; r.e.first <= off && off <= r.last() {
-			ri = h
-			break
+			*hint = h
+			return h
 		}
 	}
-	if ri < 0 {
-		if ri = s.runByOffset(off); ri < 0 {
-			return logEntry{}, false
-		}
+	ri := s.runByOffset(off)
+	if ri >= 0 {
+		*hint = ri
 	}
-	*hint = ri
-	r := &s.runs[ri]
-	k := int32((off - r.e.first) / (int64(r.e.span) + 1))
-	e := r.shift(k)
-	e.at = s.ats[r.from+k]
-	return e, true
+	return ri
 }
 
 // runByOffset returns the index of the run holding offset off, or -1.

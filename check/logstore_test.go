@@ -91,6 +91,7 @@ func TestLogStoreAsSlice(t *testing.T) {
 				}
 			}
 		}
+		hint := 0
 		for o := int64(-1); o <= off; o++ {
 			w := -1
 			for i, e := range want {
@@ -101,9 +102,18 @@ func TestLogStoreAsSlice(t *testing.T) {
 			if got := s.byOffset(o); got != w {
 				t.Fatalf("seed %d offset %d: entry %d, want %d", seed, o, got, w)
 			}
-			e, ok := s.atOffset(o)
-			if ok != (w >= 0) || ok && e != want[w] {
-				t.Fatalf("seed %d offset %d: atOffset %+v %v, want entry %d", seed, o, e, ok, w)
+			// runNear finds the run byOffset's entry is in, from the
+			// previous offset's run and from an arbitrary one.
+			ri := s.runByOffset(o)
+			if ri >= 0 && (s.runs[ri].from > int32(w) || s.runs[ri].from+s.runs[ri].n <= int32(w)) {
+				t.Fatalf("seed %d offset %d: run %d does not hold entry %d", seed, o, ri, w)
+			}
+			if got := s.runNear(o, &hint); got != ri {
+				t.Fatalf("seed %d offset %d: runNear from the last run %d, want %d", seed, o, got, ri)
+			}
+			far := rng.IntN(len(s.runs) + 1)
+			if got := s.runNear(o, &far); got != ri {
+				t.Fatalf("seed %d offset %d: runNear from run %d: %d, want %d", seed, o, far, got, ri)
 			}
 		}
 	}

@@ -213,8 +213,10 @@ type World struct {
 	idBufs   [][]model.RecordID
 	depth    int
 
-	// The observation stream and its readers; cur is the observation
-	// being read.
+	// The observation stream and its readers: the trace, the counters,
+	// the checkers and the coordinator's bumps, called directly, then
+	// obs, the others (the realized plan, the explain log, the history,
+	// a script's), in order; cur is the observation being read.
 	obs   []model.Observer
 	bumps *coordBumps // epochbumps.go
 	cur   model.Obs
@@ -404,7 +406,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 		w.chk.Reset(ccfg) // a recycled suite (runner.go)
 	}
 	w.bumps = newCoordBumps(w.bumps)
-	w.obs = append(w.obs[:0], w.trace, w.stats, w.chk, w.bumps)
+	w.obs = w.obs[:0] // after the trace, stats, chk and bumps (fire)
 	return w, nil
 }
 
@@ -438,6 +440,10 @@ func (w *World) slot(k model.ObsKind, now sim.Time, node, peer int32) *model.Obs
 // slot or memory the World owns until the call returns (a server's
 // observation in the effect buffers, serverOuts): readers never keep it.
 func (w *World) fire(o *model.Obs) {
+	w.trace.Observe(o)
+	w.stats.Observe(o)
+	w.chk.Observe(o)
+	w.bumps.Observe(o)
 	for _, r := range w.obs {
 		r.Observe(o)
 	}

@@ -221,16 +221,18 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 		w.applyOuts(now, in, outs)
 		return
 	}
+	// No defer for the release: a run that panics is dropped, World
+	// and nodes (a Runner's next run rebuilds both).
 	if in.prod.HoldEffects(outs) {
 		// Carried out in place: a call into the producer meanwhile
 		// writes to other buffers (model/hold.go).
-		defer in.prod.ReleaseEffects()
 		w.applyOuts(now, in, outs)
+		in.prod.ReleaseEffects()
 		return
 	}
 	outs = w.pushOuts(outs)
-	defer w.popOuts()
 	w.applyOuts(now, in, outs)
+	w.popOuts()
 }
 
 // applyOuts carries out a producer's effects from a slice the producer

@@ -70,14 +70,22 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 	if len(outs) == 0 {
 		return
 	}
+	// No defer for the release: a run that panics is dropped, World and
+	// nodes (a Runner's next run rebuilds both).
 	if h := w.nodes[n].holder; h != nil && h.HoldEffects(outs) {
 		// Carried out in place: a call into the server meanwhile
 		// writes to other buffers (model/hold.go).
-		defer h.ReleaseEffects()
-	} else {
-		outs = w.pushOuts(outs)
-		defer w.popOuts()
+		w.serverEffects(now, n, outs)
+		h.ReleaseEffects()
+		return
 	}
+	outs = w.pushOuts(outs)
+	w.serverEffects(now, n, outs)
+	w.popOuts()
+}
+
+// serverEffects carries out server node n's effects outs, held or copied.
+func (w *World) serverEffects(now sim.Time, n simnet.NodeID, outs []model.Out) {
 	for i := range outs {
 		o := &outs[i]
 		if w.replOut(now, n, o) { // world_repl.go

@@ -489,7 +489,13 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 	} else {
 		in := nd.inst
 		resume := w.restartInput(in) // world_restart.go
-		in.prod = model.NewProducer(in.pcfg, in.app.id, w.topo.Leaders,
+		// The new incarnation's producer is made in the crashed one's
+		// memory: Reset makes it exactly what NewProducer would, and,
+		// without Reclaim, lets go of what the old one handed out (its
+		// requests may still be on the wire). Nothing reaches the old
+		// incarnation any more: its messages and timers carry its
+		// incarnation number and are dropped.
+		in.prod.Reset(in.pcfg, in.app.id, w.topo.Leaders,
 			w.rands.New(w.seed, streamOf("producer/"+in.name+"/"+strconv.FormatUint(uint64(nd.inc), 10))))
 		clear(in.conns)
 		if in.started {

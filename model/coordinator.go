@@ -348,7 +348,7 @@ func (c *Coordinator) Reset(cfg CoordinatorConfig) {
 	} else {
 		cfg.Leaders = slices.Clone(cfg.Leaders)
 	}
-	*c = Coordinator{cfg: cfg, nextPID: n, epoch: cfg.CoordinatorEpoch, txns: clearedMap(c.txns), node: c.node}
+	*c = Coordinator{cfg: cfg, nextPID: n, epoch: cfg.CoordinatorEpoch, txns: clearedMap(c.txns), node: c.node, log: c.log.spareOf()}
 	c.node.reset()
 }
 

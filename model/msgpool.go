@@ -86,6 +86,7 @@ func (c *Coordinator) Reclaim() {
 	if c.node.msgs != nil {
 		c.node.msgs.reclaim = true
 	}
+	c.log.reclaim = true // nobody holds the run's transaction log (TxnLog)
 }
 
 // Reclaim tells g that nobody holds anything it handed out since its last

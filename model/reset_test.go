@@ -119,10 +119,22 @@ func (w *rworld) build(wk rwork) {
 }
 
 // reset makes the world's nodes those of workload wk in place.
-func (w *rworld) reset(wk rwork) {
+// reset resets the nodes for workload wk; with reclaim, it first tells
+// them nobody holds what they handed out (Reclaim), as a runner does
+// between runs, so that they keep that memory too.
+func (w *rworld) reset(wk rwork, reclaim bool) {
 	w.w = wk
 	if len(w.bs) != wk.brokers || len(w.ps) != len(wk.pcfg) {
 		w.t.Fatal("reset: the workloads differ in shape")
+	}
+	if reclaim {
+		for _, b := range w.bs {
+			b.Reclaim()
+		}
+		w.coord.Reclaim()
+		for _, p := range w.ps {
+			p.Reclaim()
+		}
 	}
 	for i, b := range w.bs {
 		b.Reset(wk.bcfg(int32(i)))
@@ -323,6 +335,7 @@ var resetSkipped = map[string]bool{
 	"model.dconn.spare":         true,
 	"model.obsSlab.spare":       true,
 	"model.effectStack.bufs":    true,
+	"model.txnLog.spare":        true,
 }
 
 func skipReset(typ, field string) bool { return resetSkipped[typ+"."+field] }
@@ -356,21 +369,23 @@ func nodeDiff(used, fresh []any) string {
 // field added to a node without its reset fails here.
 func TestResetFieldByField(t *testing.T) {
 	works := resetWorks(t)
-	for _, a := range works {
-		for _, b := range works {
-			w := &rworld{t: t}
-			w.build(a)
-			if w.run() < 20 {
-				t.Fatalf("workload %s: too few events to tell", a.name)
-			}
-			fresh := &rworld{t: t}
-			fresh.build(b)
-			if d := nodeDiff(w.nodes(), fresh.nodes()); d == "" && a.name == b.name {
-				t.Fatalf("workload %s: the run changed nothing", a.name)
-			}
-			w.reset(b)
-			if d := nodeDiff(w.nodes(), fresh.nodes()); d != "" {
-				t.Errorf("%s, then Reset for %s: %s", a.name, b.name, d)
+	for _, reclaim := range []bool{false, true} {
+		for _, a := range works {
+			for _, b := range works {
+				w := &rworld{t: t}
+				w.build(a)
+				if w.run() < 20 {
+					t.Fatalf("workload %s: too few events to tell", a.name)
+				}
+				fresh := &rworld{t: t}
+				fresh.build(b)
+				if d := nodeDiff(w.nodes(), fresh.nodes()); d == "" && a.name == b.name {
+					t.Fatalf("workload %s: the run changed nothing", a.name)
+				}
+				w.reset(b, reclaim)
+				if d := nodeDiff(w.nodes(), fresh.nodes()); d != "" {
+					t.Errorf("%s, then Reset for %s (reclaim %v): %s", a.name, b.name, reclaim, d)
+				}
 			}
 		}
 	}
@@ -381,24 +396,27 @@ func TestResetFieldByField(t *testing.T) {
 // effects and observations new nodes make.
 func TestResetLeaksNothing(t *testing.T) {
 	works := resetWorks(t)
-	for _, a := range works {
-		for _, b := range works {
-			fresh := &rworld{t: t, record: true}
-			fresh.build(b)
-			fresh.run()
-			w := &rworld{t: t}
-			w.build(a)
-			w.run()
-			w.reset(b)
-			w.record = true
-			w.run()
-			if len(w.calls) != len(fresh.calls) {
-				t.Errorf("%s, then %s: %d calls, new nodes %d", a.name, b.name, len(w.calls), len(fresh.calls))
-			}
-			for i := range min(len(w.calls), len(fresh.calls)) {
-				if !reflect.DeepEqual(w.calls[i], fresh.calls[i]) {
-					t.Errorf("%s, then %s: call %d differs:\nreset %+v\nnew   %+v", a.name, b.name, i, w.calls[i], fresh.calls[i])
-					break
+	for _, reclaim := range []bool{false, true} {
+		for _, a := range works {
+			for _, b := range works {
+				fresh := &rworld{t: t, record: true}
+				fresh.build(b)
+				fresh.run()
+				w := &rworld{t: t}
+				w.build(a)
+				w.run()
+				w.reset(b, reclaim)
+				w.record = true
+				w.run()
+				if len(w.calls) != len(fresh.calls) {
+					t.Errorf("%s, then %s: %d calls, new nodes %d", a.name, b.name, len(w.calls), len(fresh.calls))
+				}
+				for i := range min(len(w.calls), len(fresh.calls)) {
+					if !reflect.DeepEqual(w.calls[i], fresh.calls[i]) {
+						t.Errorf("%s, then %s: call %d differs:\nreset %+v\nnew   %+v", a.name, b.name, i, w.calls[i], fresh.calls[i])
+						t.Errorf("(reclaim %v)", reclaim)
+						break
+					}
 				}
 			}
 		}
@@ -426,7 +444,7 @@ func TestResetAllocs(t *testing.T) {
 		return float64(m1.Mallocs-m0.Mallocs) / n, float64(m1.TotalAlloc-m0.TotalAlloc) / n
 	}
 	newA, newB := measure(func() { w.build(wk); w.run() })
-	resetA, resetB := measure(func() { w.reset(wk); w.run() })
+	resetA, resetB := measure(func() { w.reset(wk, false); w.run() })
 	t.Logf("workload %s (%d records, %d producers): new nodes %.0f allocs %.0f B per run; reset nodes %.0f allocs %.0f B",
 		wk.name, wk.records, len(wk.pcfg), newA, newB, resetA, resetB)
 	if resetB > newB/2 {

@@ -52,13 +52,42 @@ type txnLog struct {
 	records []TxnLogRecord
 	// last indexes each id's newest record in records.
 	last map[string]int
+	// spare is allocator state, not state: the storage of a previous
+	// run's log, emptied, for the first records (and reclaim, set by
+	// Coordinator.Reclaim, says nobody holds that run's log).
+	spare struct {
+		records []TxnLogRecord
+		last    map[string]int
+	}
+	reclaim bool
+}
+
+// spareOf returns l's storage for a new run's log, emptied: a reclaimed
+// log's arrays (the spare kept), none otherwise.
+func (l *txnLog) spareOf() txnLog {
+	var n txnLog
+	if !l.reclaim {
+		return n
+	}
+	recs, last := l.records, l.last
+	if recs == nil {
+		recs, last = l.spare.records, l.spare.last
+	}
+	clear(recs[:cap(recs)])
+	clear(last)
+	n.spare.records, n.spare.last = recs[:0], last
+	return n
 }
 
 // append logs m's state unless the id's newest record already says the
 // same; it reports whether it wrote.
 func (l *txnLog) append(m *TxnMetadata) bool {
 	if l.last == nil {
-		l.last = make(map[string]int)
+		l.last, l.records = l.spare.last, l.spare.records
+		l.spare.last, l.spare.records = nil, nil
+		if l.last == nil {
+			l.last = make(map[string]int)
+		}
 	}
 	if i, ok := l.last[m.TransactionalID]; ok && l.records[i].sameAs(m) {
 		return false

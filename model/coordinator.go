@@ -505,13 +505,18 @@ func (c *Coordinator) fenceAndAbort(now sim.Time, m *TxnMetadata) []TxnMarker {
 }
 
 func (c *Coordinator) markers(m *TxnMetadata, pid ProducerID, epoch int16, mt MarkerType) []TxnMarker {
-	out := make([]TxnMarker, 0, len(m.Partitions))
+	out := c.node.msgs.markers.slice(len(m.Partitions))[:0] // kept until the markers are written
 	for _, p := range m.Partitions {
 		out = append(out, TxnMarker{TransactionalID: m.TransactionalID, Partition: p, PID: pid, Epoch: epoch,
 			CoordinatorEpoch: c.epoch, Marker: mt})
 	}
 	return out
 }
+
+// cloneParts copies a transaction's partition list into the
+// coordinator's pool (for an observation or a log record: never reused
+// within the run).
+func (c *Coordinator) cloneParts(ps []int32) []int32 { return cloneInto(&c.node.msgs.parts, ps) }
 
 // AddPartitionsToTxn handles the classic AddPartitionsToTxn request
 // (T4.1; TransactionCoordinator.handleAddPartitionsToTransaction): unknown
@@ -769,7 +774,7 @@ func (c *Coordinator) ExpireTransactionalIDs(now sim.Time) []string {
 	for _, id := range gone {
 		m := c.txns[id]
 		m.State, m.Partitions, m.LastUpdate = TxnDead, nil, now
-		c.log.append(m)
+		c.log.append(m, &c.node.msgs.parts)
 		delete(c.txns, id)
 	}
 	return gone

@@ -205,7 +205,7 @@ func (c *Coordinator) logged(now sim.Time, id string, reloaded bool) {
 			panic("model: illegal transaction transition " + prev.String() + " -> " + m.State.String() + " for " + id)
 		}
 	}
-	if !c.log.append(m) && !reloaded {
+	if !c.log.append(m, &c.node.msgs.parts) && !reloaded {
 		return
 	}
 	c.observeState(m, reloaded)
@@ -213,7 +213,7 @@ func (c *Coordinator) logged(now sim.Time, id string, reloaded bool) {
 
 func (c *Coordinator) observeState(m *TxnMetadata, reloaded bool) {
 	c.observe(Obs{Kind: ObsTxnState, Text: m.TransactionalID, PID: m.ProducerID, Epoch: m.ProducerEpoch,
-		N: int64(m.State), Parts: slices.Clone(m.Partitions), Flag: reloaded})
+		N: int64(m.State), Parts: c.cloneParts(m.Partitions), Flag: reloaded})
 }
 
 // sendMarkers starts writing a transaction's markers: one WriteTxnMarkers

@@ -30,9 +30,9 @@ type TxnLogRecord struct {
 }
 
 // recordOf is the log record of m's current state.
-func recordOf(m *TxnMetadata) TxnLogRecord {
+func recordOf(m *TxnMetadata, parts []int32) TxnLogRecord {
 	return TxnLogRecord{TransactionalID: m.TransactionalID, ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch,
-		TxnTimeout: m.TxnTimeout, State: m.State, Partitions: slices.Clone(m.Partitions),
+		TxnTimeout: m.TxnTimeout, State: m.State, Partitions: parts,
 		TxnStartTime: m.TxnStartTime, LastUpdate: m.LastUpdate}
 }
 
@@ -62,6 +62,15 @@ type txnLog struct {
 	reclaim bool
 }
 
+// cloneInto copies ps into values carved from pool: nil or empty as
+// slices.Clone makes them.
+func cloneInto(pool *slab[int32], ps []int32) []int32 {
+	if len(ps) == 0 {
+		return ps[:0:0]
+	}
+	return append(pool.slice(len(ps))[:0], ps...)
+}
+
 // spareOf returns l's storage for a new run's log, emptied: a reclaimed
 // log's arrays (the spare kept), none otherwise.
 func (l *txnLog) spareOf() txnLog {
@@ -80,8 +89,9 @@ func (l *txnLog) spareOf() txnLog {
 }
 
 // append logs m's state unless the id's newest record already says the
-// same; it reports whether it wrote.
-func (l *txnLog) append(m *TxnMetadata) bool {
+// same; it reports whether it wrote. The record's partition list is
+// copied into pool (the coordinator's: never reused within a run).
+func (l *txnLog) append(m *TxnMetadata, pool *slab[int32]) bool {
 	if l.last == nil {
 		l.last, l.records = l.spare.last, l.spare.records
 		l.spare.last, l.spare.records = nil, nil
@@ -93,7 +103,7 @@ func (l *txnLog) append(m *TxnMetadata) bool {
 		return false
 	}
 	l.last[m.TransactionalID] = len(l.records)
-	l.records = append(l.records, recordOf(m))
+	l.records = append(l.records, recordOf(m, cloneInto(pool, m.Partitions)))
 	return true
 }
 

@@ -178,6 +178,7 @@ func (t *txnInv) Finish() []Violation {
 			continue // no entry of a transaction
 		}
 		log, v := &lv.logs[p], &views[p]
+		cur := logCursor{s: log}
 		for i := range log.len() {
 			if v.fate[i] == fateMarker {
 				continue
@@ -186,7 +187,7 @@ func (t *txnInv) Finish() []Violation {
 			if !k.known() {
 				continue
 			}
-			if n := log.at(i).nrec; n > 0 {
+			if n := cur.at(i).nrec; n > 0 {
 				sc.ents = append(sc.ents, txnEntry{k: k, p: int32(p), i: int32(i), fate: v.fate[i], n: n})
 			}
 			if d := v.decider[i]; d >= 0 && log.at(d).marker == model.MarkerCommit {
@@ -297,26 +298,34 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 	for k, end := range tx.ends {
 		if end.committed {
 			sc.keys = append(sc.keys, k)
-			for _, id := range tx.endIDs(end) {
-				sc.wanted = append(sc.wanted, wantedRec{id: id})
-			}
 		}
 	}
 	if len(sc.keys) == 0 {
 		return
 	}
 	slices.SortFunc(sc.keys, compareKeys)
-	slices.SortFunc(sc.wanted, func(a, b wantedRec) int { return compareIDs(a.id, b.id) })
+	// The wanted records, by id: taken in transaction order they are
+	// usually sorted already (one application's transactions, in order).
+	for _, k := range sc.keys {
+		for _, id := range tx.endIDs(tx.ends[k]) {
+			sc.wanted = append(sc.wanted, wantedRec{id: id})
+		}
+	}
+	byID := func(a, b wantedRec) int { return compareIDs(a.id, b.id) }
+	if !slices.IsSortedFunc(sc.wanted, byID) {
+		slices.SortFunc(sc.wanted, byID)
+	}
 	sc.wanted = slices.CompactFunc(sc.wanted, func(a, b wantedRec) bool { return a.id == b.id })
 	// What became of each wanted record, over every copy in log order.
 	for p := range lv.logs {
 		log, v := &lv.logs[p], &views[p]
+		cur := logCursor{s: log}
 		for i := range log.len() {
 			f := v.fate[i]
 			if f == fateMarker {
 				continue
 			}
-			e := log.at(i)
+			e := cur.at(i)
 			for j := range int(e.nrec) {
 				w, ok := findWanted(sc.wanted, lv.recID(&e, j))
 				if !ok {

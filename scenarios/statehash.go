@@ -189,6 +189,10 @@ var scratchFields = map[string]bool{
 	"model.partState.sp":        true, // list storage kept for reuse, holding nothing
 	"model.dconn.spare":         true,
 	"model.obsSlab.obs":         true, // the last call's observations, copied by the world at once
+	"model.Partition.expiry":    true, // a cache of what the producer entries give (NextExpiry)
+	"model.txnLog.spare":        true, // storage a reset coordinator keeps for its log
+	"model.txnLog.reclaim":      true,
+	"check.dedup.hint":          true, // Finish's scratch
 	// Effects the world holds in place while it carries them out
 	// (model/hold.go): nothing is held between events.
 	"model.effectStack.depth": true,

@@ -567,38 +567,42 @@ func (c *Coordinator) retryMarkers(now, at sim.Time) {
 // nothing due the coordinator sets no timer, so runs still drain.
 func (c *Coordinator) arm(now sim.Time) {
 	n := &c.node
-	if every := sim.Time(c.cfg.TimeoutCheckInterval); every > 0 {
-		if next, ok := c.nextDue(func(m *TxnMetadata) (sim.Time, bool) {
-			return m.TxnStartTime.Add(m.TxnTimeout) + 1, m.State == TxnOngoing // strictly after the deadline
-		}); ok {
-			if o, ok := n.timeouts.arm(next, every); ok {
-				n.out = append(n.out, o)
-			}
+	timeout, tOK, expire, eOK := c.dueTimes()
+	if every := sim.Time(c.cfg.TimeoutCheckInterval); every > 0 && tOK {
+		if o, ok := n.timeouts.arm(timeout, every); ok {
+			n.out = append(n.out, o)
 		}
 	}
 	every := sim.Time(c.cfg.ExpirationCheckInterval)
 	if every <= 0 {
 		every = sim.Time(DefaultExpirationCheckInterval)
 	}
-	if next, ok := c.nextDue(func(m *TxnMetadata) (sim.Time, bool) {
-		return m.LastUpdate.Add(c.cfg.idExpiration()), expirable(m)
-	}); ok {
-		if o, ok := n.expiration.arm(max(next, now), every); ok {
+	if eOK {
+		if o, ok := n.expiration.arm(max(expire, now), every); ok {
 			o.Timer |= tokExpiration
 			n.out = append(n.out, o)
 		}
 	}
 }
 
-// nextDue returns the earliest due time over the transactions f selects.
-func (c *Coordinator) nextDue(f func(m *TxnMetadata) (sim.Time, bool)) (sim.Time, bool) {
-	next, found := sim.Time(0), false
+// dueTimes returns, in one pass over the transactions, the earliest time
+// an ongoing one has timed out (strictly after its deadline) and the
+// earliest time an id can expire, each with whether there is one.
+func (c *Coordinator) dueTimes() (timeout sim.Time, tOK bool, expire sim.Time, eOK bool) {
+	exp := c.cfg.idExpiration()
 	for _, m := range c.txns {
-		if d, ok := f(m); ok && (!found || d < next) {
-			next, found = d, true
+		if m.State == TxnOngoing {
+			if d := m.TxnStartTime.Add(m.TxnTimeout) + 1; !tOK || d < timeout {
+				timeout, tOK = d, true
+			}
+		}
+		if expirable(m) {
+			if d := m.LastUpdate.Add(exp); !eOK || d < expire {
+				expire, eOK = d, true
+			}
 		}
 	}
-	return next, found
+	return timeout, tOK, expire, eOK
 }
 
 // Crash loses the coordinator's memory: its transaction metadata, the

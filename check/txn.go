@@ -311,12 +311,20 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 			sc.wanted = append(sc.wanted, wantedRec{id: id})
 		}
 	}
-	byID := func(a, b wantedRec) int { return compareIDs(a.id, b.id) }
-	if !slices.IsSortedFunc(sc.wanted, byID) {
-		slices.SortFunc(sc.wanted, byID)
+	if !wantedSorted(sc.wanted) {
+		slices.SortFunc(sc.wanted, func(a, b wantedRec) int { return compareIDs(a.id, b.id) })
 	}
-	sc.wanted = slices.CompactFunc(sc.wanted, func(a, b wantedRec) bool { return a.id == b.id })
+	// Each id once (a record can be in two transactions' lists when an
+	// instance resent it).
+	uniq := sc.wanted[:0]
+	for i := range sc.wanted {
+		if n := len(uniq); n == 0 || uniq[n-1].id != sc.wanted[i].id {
+			uniq = append(uniq, sc.wanted[i])
+		}
+	}
+	sc.wanted = uniq
 	// What became of each wanted record, over every copy in log order.
+	hint := 0
 	for p := range lv.logs {
 		log, v := &lv.logs[p], &views[p]
 		cur := logCursor{s: log}
@@ -327,7 +335,7 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 			}
 			e := cur.at(i)
 			for j := range int(e.nrec) {
-				w, ok := findWanted(sc.wanted, lv.recID(&e, j))
+				w, ok := findWantedNear(sc.wanted, lv.recID(&e, j), &hint)
 				if !ok {
 					continue
 				}
@@ -345,13 +353,14 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 			}
 		}
 	}
+	hint = 0
 	for _, k := range sc.keys {
 		end := tx.ends[k]
 		ids := tx.endIDs(end)
 		var lost int
 		var first *wantedRec
 		for _, id := range ids {
-			w, _ := findWanted(sc.wanted, id)
+			w, _ := findWantedNear(sc.wanted, id, &hint)
 			if rec := &sc.wanted[w]; !rec.visible && !rec.stuck {
 				if lost == 0 {
 					first = rec
@@ -409,6 +418,33 @@ func fateName(f fate) string {
 // findWanted returns the index of record id in ws (ordered by
 // compareIDs), or where it goes: a binary search written out, as it runs
 // for every record of a transactional run's logs.
+// findWantedNear is findWanted trying *hint and the next index first (the
+// records are looked up mostly in id order) and setting *hint to the
+// index found.
+func findWantedNear(ws []wantedRec, id model.RecordID, hint *int) (int, bool) {
+	for i := *hint; i < len(ws) && i <= *hint+1; i++ {
+		if ws[i].id == id {
+			*hint = i
+			return i, true
+		}
+	}
+	i, ok := findWanted(ws, id)
+	if ok {
+		*hint = i
+	}
+	return i, ok
+}
+
+// wantedSorted reports whether ws is in id order.
+func wantedSorted(ws []wantedRec) bool {
+	for i := 1; i < len(ws); i++ {
+		if compareIDs(ws[i-1].id, ws[i].id) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func findWanted(ws []wantedRec, id model.RecordID) (int, bool) {
 	lo, hi := 0, len(ws)
 	for lo < hi {

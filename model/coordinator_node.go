@@ -126,14 +126,16 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 			break
 		}
 		res := c.InitProducerID(now, call)
-		c.observe(Obs{Kind: ObsEpoch, Peer: from.Node, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch, Text: res.Reason})
+		o := c.observeNext(ObsEpoch)
+		o.Peer, o.Err, o.PID, o.Epoch, o.Text = from.Node, res.Err, res.ProducerID, res.Epoch, res.Reason
 		c.finish(now, m.TransactionalID, from, carve(&n.msgs.initResps, InitProducerIDResponse{CorrelationID: m.CorrelationID, Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}), res.Markers)
 	case *AddPartitionsToTxnRequest:
 		err := ErrConcurrentTransactions
 		if !c.busy(m.TransactionalID) {
 			err = c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, m.Partitions)
 		}
-		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
+		o := c.observeNext(ObsTxnOp)
+		o.Peer, o.Err, o.Msg = from.Node, err, m
 		c.finish(now, m.TransactionalID, from, carve(&n.msgs.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "AddPartitionsToTxn", Err: err}), nil)
 	case *AddOffsetsToTxnRequest:
 		// The group's __consumer_offsets partition joins the transaction
@@ -144,14 +146,16 @@ func (c *Coordinator) Step(now sim.Time, from Peer, m Message) []Out {
 		if !c.busy(m.TransactionalID) {
 			err = c.AddPartitionsToTxn(now, m.TransactionalID, m.PID, m.Epoch, []int32{OffsetsPartition})
 		}
-		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: err, Msg: m})
+		o := c.observeNext(ObsTxnOp)
+		o.Peer, o.Err, o.Msg = from.Node, err, m
 		c.finish(now, m.TransactionalID, from, carve(&n.msgs.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "AddOffsetsToTxn", Err: err}), nil)
 	case *EndTxnRequest:
 		res := EndTxnResult{Err: ErrConcurrentTransactions, ProducerID: NoProducerID, Epoch: NoEpoch}
 		if !c.busy(m.TransactionalID) {
 			res = c.EndTxn(now, EndTxnCall{TransactionalID: m.TransactionalID, ProducerID: m.PID, ProducerEpoch: m.Epoch, Commit: m.Commit, Version: m.Version})
 		}
-		c.observe(Obs{Kind: ObsTxnOp, Peer: from.Node, Err: res.Err, Msg: m})
+		o := c.observeNext(ObsTxnOp)
+		o.Peer, o.Err, o.Msg = from.Node, res.Err, m
 		// The response goes out once Prepare* is written, then the
 		// markers (X5.6).
 		c.finish(now, m.TransactionalID, from, carve(&n.msgs.txnResps, TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}), res.Markers)
@@ -212,8 +216,8 @@ func (c *Coordinator) logged(now sim.Time, id string, reloaded bool) {
 }
 
 func (c *Coordinator) observeState(m *TxnMetadata, reloaded bool) {
-	c.observe(Obs{Kind: ObsTxnState, Text: m.TransactionalID, PID: m.ProducerID, Epoch: m.ProducerEpoch,
-		N: int64(m.State), Parts: c.cloneParts(m.Partitions), Flag: reloaded})
+	o := c.observeNext(ObsTxnState)
+	o.Text, o.PID, o.Epoch, o.N, o.Parts, o.Flag = m.TransactionalID, m.ProducerID, m.ProducerEpoch, int64(m.State), c.cloneParts(m.Partitions), reloaded
 }
 
 // sendMarkers starts writing a transaction's markers: one WriteTxnMarkers
@@ -652,5 +656,13 @@ func (c *Coordinator) reply(to Peer, m Message) {
 }
 
 func (c *Coordinator) observe(o Obs) { c.node.out = append(c.node.out, c.node.obs.add(&o)) }
+
+// observeNext reports an observation of kind k that the caller fills in
+// at once, in the slab (no 552-byte literal copied in).
+func (c *Coordinator) observeNext(k ObsKind) *Obs {
+	o, out := c.node.obs.next(k)
+	c.node.out = append(c.node.out, out)
+	return o
+}
 
 var _ Server = (*Coordinator)(nil)

@@ -368,7 +368,10 @@ func (p *Producer) drain(now sim.Time) {
 					batches = append(batches, b)
 				}
 			}
-			sent := len(batches) > 0 && p.ensureConn(now, c)
+			if len(batches) == 0 {
+				break // nothing to send (the scratch list is untouched)
+			}
+			sent := p.ensureConn(now, c)
 			if sent {
 				p.sendProduce(now, c, batches)
 			}

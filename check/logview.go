@@ -159,6 +159,12 @@ func (lv *logView) finalLog(o *model.Obs) {
 // appendTo appends batch b's entry (offsets first..last, appended at at,
 // of marker type m) to partition p's log and returns its index.
 func (lv *logView) appendTo(p int32, b *model.Batch, first, last int64, at sim.Time, m model.MarkerType) int {
+	i, _ := lv.appendEntry(p, b, first, last, at, m)
+	return i
+}
+
+// appendEntry is appendTo, also returning the entry appended.
+func (lv *logView) appendEntry(p int32, b *model.Batch, first, last int64, at sim.Time, m model.MarkerType) (int, logEntry) {
 	for len(lv.logs) <= int(p) {
 		if n := len(lv.logs); n < cap(lv.logs) {
 			lv.logs = lv.logs[:n+1]
@@ -167,19 +173,20 @@ func (lv *logView) appendTo(p int32, b *model.Batch, first, last int64, at sim.T
 			lv.logs = append(lv.logs, logStore{runs: []logRun{}, ats: []sim.Time{}})
 		}
 	}
-	return lv.logs[p].add(makeEntry(b, first, last, at, m, &lv.listed))
+	e := makeEntry(b, first, last, at, m, &lv.listed)
+	return lv.logs[p].add(e), e
 }
 
 // appendData records an appended data batch: committed at once, or, for a
 // transactional one, when its transaction commits on the partition.
 func (lv *logView) appendData(o *model.Obs) {
 	p := o.Batch.Partition
-	i := lv.appendTo(p, &o.Batch, o.Result.FirstOffset, o.Result.LastOffset, o.At, model.MarkerNone)
+	i, e := lv.appendEntry(p, &o.Batch, o.Result.FirstOffset, o.Result.LastOffset, o.At, model.MarkerNone)
 	if o.Batch.Transactional {
 		lv.open.add([2]int64{int64(o.Batch.PID), int64(p)}, i)
 		return
 	}
-	lv.commit(p, i)
+	lv.commitEntry(p, i, &e) // the entry at hand, not read back from the log
 }
 
 // appendMarker records a written transaction marker: a COMMIT commits the
@@ -206,8 +213,13 @@ func (lv *logView) appendMarker(o *model.Obs) {
 // commit makes entry i of partition p's log visible, record by record.
 func (lv *logView) commit(p int32, i int) {
 	e := lv.logs[p].at(i)
+	lv.commitEntry(p, i, &e)
+}
+
+// commitEntry is commit with entry i, e, at hand.
+func (lv *logView) commitEntry(p int32, i int, e *logEntry) {
 	for j := range int(e.nrec) {
-		r := lv.rec(p, &e, j)
+		r := lv.rec(p, e, j)
 		c := commit{part: p, entry: i, rec: int32(j)}
 		n := lv.recs.addCopy(r.id)
 		if n > 1 {

@@ -132,8 +132,11 @@ func checkProb(name, field string, p float64) error {
 	return nil
 }
 
-// ppm converts a validated probability to parts per million.
-func ppm(p float64) uint32 { return uint32(p*1_000_000 + 0.5) }
+// ppm converts a validated probability to parts per million. The product
+// is converted before the addition so that no compiler fuses the two into
+// one multiply-add (arm64 compilers would, amd64 ones do not): the same
+// probability gives the same count on every machine.
+func ppm(p float64) uint32 { return uint32(float64(p*1_000_000) + 0.5) }
 
 // checkDur rejects a negative duration in the field name+field.
 func checkDur(name, field string, d time.Duration) error {

@@ -312,7 +312,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 		bcfg := model.BrokerConfig{
 			ID: int32(i), Leaders: topo.Leaders, Partition: pc,
 			ExpirationCheckInterval: bc.ExpirationCheckInterval,
-			TransientPPM:            uint32(bc.TransientError*1_000_000 + 0.5),
+			TransientPPM:            uint32(float64(bc.TransientError*1_000_000) + 0.5), // no fused multiply-add (net's ppm)
 			NotReadyBatches:         bc.NotReadyBatches,
 			RebuildNone:             bc.RestartRebuild == RebuildNone,
 			MuteRandom:              cfg.Fault.Realized,

@@ -421,6 +421,27 @@ func (s *logStore) all() []LogEntry {
 	return out
 }
 
+// appendBelow appends to dst the entries whose last offset is below
+// below, in log order, their records carved from recs (grown as needed:
+// an entry keeps pointing into the array it was carved from), and
+// returns both: all's entries without its allocations, for a caller that
+// reuses the two buffers.
+func (s *logStore) appendBelow(dst []LogEntry, recs []Record, below int64) ([]LogEntry, []Record) {
+	for j := range s.runs {
+		r := &s.runs[j]
+		for k := range r.n {
+			if r.head(k).LastOffset >= below {
+				return dst, recs // the log is in offset order
+			}
+			n := len(recs)
+			recs = slices.Grow(recs, int(r.nrec))[:n+int(r.nrec)]
+			buf := recs[n:]
+			dst = append(dst, s.entryOf(r, k, &buf))
+		}
+	}
+	return dst, recs
+}
+
 // spareWith returns the memory of s and of spare, emptied, the larger of
 // the two for each slice, to keep aside for the appends after a reset.
 func (s *logStore) spareWith(spare logStore) logStore {

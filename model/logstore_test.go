@@ -254,6 +254,25 @@ func compareLogStore(t *testing.T, step int, s *logStore, want []LogEntry) {
 	if (s.runs == nil) != (want == nil) || (s.ats == nil) != (want == nil) {
 		t.Fatalf("step %d: nil-ness: runs %v ats %v, slice %v", step, s.runs == nil, s.ats == nil, want == nil)
 	}
+	// appendBelow: the entries below a cut, as the slice has them, into
+	// buffers that a previous call left (and may be too small).
+	if n := len(want); n > 0 {
+		cut := want[step%n].LastOffset + int64(step%3) - 1
+		var below []LogEntry
+		for _, w := range want {
+			if w.LastOffset < cut {
+				below = append(below, w)
+			}
+		}
+		stale := []LogEntry{{FirstOffset: -9}}
+		got, recs := s.appendBelow(stale[:0], make([]Record, 1, 1+step%4), cut)
+		if len(got) != len(below) || len(below) > 0 && !reflect.DeepEqual(got, below) {
+			t.Fatalf("step %d: appendBelow(%d) = %+v, want %+v", step, cut, got, below)
+		}
+		if nrec := 1 + s.records(0, len(below)); len(recs) != nrec {
+			t.Fatalf("step %d: appendBelow(%d) used %d records of its buffer, want %d", step, cut, len(recs), nrec)
+		}
+	}
 }
 
 // TestLogStoreCompact: a producer's batches that continue each other are

@@ -248,6 +248,15 @@ func (p *Partition) Config() PartitionConfig { return p.cfg }
 // or reset, empty if everything appended was truncated away.
 func (p *Partition) Log() []LogEntry { return p.log.all() }
 
+// AppendLogBelow appends to dst the log's entries whose last offset is
+// below off, as Log has them, with their records carved from recs (which
+// it grows), and returns both, so that a caller reading the log again and
+// again reuses the two buffers. The entries' records are recs's: valid
+// until the caller reuses it.
+func (p *Partition) AppendLogBelow(dst []LogEntry, recs []Record, off int64) ([]LogEntry, []Record) {
+	return p.log.appendBelow(dst, recs, off)
+}
+
 // LogLen returns the number of entries (data batches and markers) in the
 // partition's log.
 func (p *Partition) LogLen() int { return p.log.len() }

@@ -14,7 +14,7 @@ import (
 // the hash (a wrong prune hides bugs).
 var worldFields = map[string]string{
 	"spareMem": "storage of the spares' lists: nothing of the run", "spareNext": "which of the two stores spareNodes fills next",
-	"textBuf": "scratch for the result's texts", "nodesBuf": "storage of the plan's node lists, which the plan (hashed) holds",
+	"textBuf": "scratch for the result's texts", "finalLog": "scratch (finalLogs)", "finalRecs": "scratch (finalLogs)", "nodesBuf": "storage of the plan's node lists, which the plan (hashed) holds",
 	"resultMem": "a recycled Result's memory for the run's result (Runner.Recycle): nothing of the run",
 	"sc":        "constant", "vals": "constant", "cfg": "constant", "seed": "constant",
 	"loop":  "hashed: the time, the pending events in order",

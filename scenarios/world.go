@@ -178,8 +178,12 @@ type World struct {
 	// textBuf is scratch for texts made once a run (planText); nodesBuf
 	// the storage of the node lists fault plans are made from
 	// (faultNodes).
-	textBuf  []byte
-	nodesBuf []string
+	textBuf []byte
+	// finalLog and finalRecs hold the final logs' entries and records
+	// while their observations are read (finalLogs): scratch.
+	finalLog  []model.LogEntry
+	finalRecs []model.Record
+	nodesBuf  []string
 	// spareMem is the storage of the spares' lists, two stores used in
 	// turn (spareNodes).
 	spareMem  [2]spareLists

@@ -331,10 +331,12 @@ func (w *World) finalLogs(at sim.Time) {
 				o.Node = int32(n)
 				hw := lg.HighWatermark()
 				o.Result.LastOffset = hw
-				for _, e := range lg.Part.Log() {
-					if e.LastOffset < hw {
-						o.Log = append(o.Log, e)
-					}
+				// The entries below the high watermark, in the World's
+				// buffers (readers copy what they keep).
+				o.Log, w.finalRecs = lg.Part.AppendLogBelow(w.finalLog[:0], w.finalRecs[:0], hw)
+				w.finalLog = o.Log[:0]
+				if len(o.Log) == 0 {
+					o.Log = nil
 				}
 			}
 		}

@@ -214,6 +214,8 @@ type partSpare struct {
 	// make again from the compact log: one allocation per chunk. Its
 	// values leave the partition and are never reused, so reset keeps it.
 	recs slab[Record]
+	// ref is StateDiff's scratch partition, reset for each rebuild.
+	ref *Partition
 }
 
 // NewPartition returns an empty partition with the given settings.
@@ -230,7 +232,7 @@ func NewPartition(id int32, cfg PartitionConfig) *Partition {
 // [Partition.Log] returned before stays valid: it shares nothing with p.
 func (p *Partition) reset(id int32, cfg PartitionConfig) {
 	*p = Partition{ID: id, cfg: cfg, producers: clearedMap(p.producers),
-		spare: partSpare{log: p.log.spareWith(p.spare.log), recs: p.spare.recs}}
+		spare: partSpare{log: p.log.spareWith(p.spare.log), recs: p.spare.recs, ref: p.spare.ref}}
 }
 
 // appendEntry appends e to the log. The log does not keep e's records

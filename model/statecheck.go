@@ -35,7 +35,13 @@ func (p *Partition) DropState() {
 // (ProducerStateManager.java line 338). If present, it must still agree
 // with the log.
 func (p *Partition) StateDiff(now sim.Time) string {
-	ref := NewPartition(p.ID, p.cfg)
+	// The rebuild runs in a scratch partition p keeps, reset each time.
+	ref := p.spare.ref
+	if ref == nil {
+		ref = &Partition{}
+		p.spare.ref = ref
+	}
+	ref.reset(p.ID, p.cfg)
 	ref.replay(&p.log, 0)
 	exp := p.cfg.expiration()
 	var diffs []string

@@ -121,9 +121,8 @@ func (d *dedup) holds(id model.RecordID, s *recSlot, hint *[]int) bool {
 	if r.e.marker != model.MarkerNone {
 		return false
 	}
-	step := int64(r.e.span) + 1
-	k := (s.offset - r.e.first) / step
-	j := s.offset - (r.e.first + k*step)
+	k := int64(r.entryOf(s.offset))
+	j := s.offset - (r.e.first + k*(int64(r.e.span)+1))
 	if r.e.flags&entryListed == 0 {
 		// A range of records, each with its standard digest: an
 		// acknowledgement with another digest (recOddDigest) differs.

@@ -127,14 +127,10 @@ func (c *logCursor) at(i int) logEntry {
 	return e
 }
 
-// byOffset returns the index of the entry holding offset off, or -1.
-func (s *logStore) byOffset(off int64) int {
-	ri := s.runByOffset(off)
-	if ri < 0 {
-		return -1
-	}
-	r := &s.runs[ri]
-	return int(r.from) + int((off-r.e.first)/(int64(r.e.span)+1))
+// entryOf returns the index in run r of the entry holding offset off,
+// which r holds.
+func (r *logRun) entryOf(off int64) int32 {
+	return int32((off - r.e.first) / (int64(r.e.span) + 1))
 }
 
 // runNear is runByOffset, trying the run *hint and the next one before

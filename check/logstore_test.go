@@ -99,14 +99,15 @@ func TestLogStoreAsSlice(t *testing.T) {
 					w = i
 				}
 			}
-			if got := s.byOffset(o); got != w {
-				t.Fatalf("seed %d offset %d: entry %d, want %d", seed, o, got, w)
-			}
-			// runNear finds the run byOffset's entry is in, from the
+			// runByOffset finds the run holding the entry, and entryOf
+			// the entry in it; runNear finds the same run, from the
 			// previous offset's run and from an arbitrary one.
-			ri := s.runByOffset(o)
-			if ri >= 0 && (s.runs[ri].from > int32(w) || s.runs[ri].from+s.runs[ri].n <= int32(w)) {
-				t.Fatalf("seed %d offset %d: run %d does not hold entry %d", seed, o, ri, w)
+			got, ri := -1, s.runByOffset(o)
+			if ri >= 0 {
+				got = int(s.runs[ri].from + s.runs[ri].entryOf(o))
+			}
+			if got != w {
+				t.Fatalf("seed %d offset %d: entry %d, want %d", seed, o, got, w)
 			}
 			if got := s.runNear(o, &hint); got != ri {
 				t.Fatalf("seed %d offset %d: runNear from the last run %d, want %d", seed, o, got, ri)

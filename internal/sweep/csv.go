@@ -88,8 +88,6 @@ type csvWriter struct {
 	w      *bufio.Writer
 	rows   csvRows
 	header bool
-	// line and scratch are row's buffers, reused from row to row.
-	line, scratch []byte
 }
 
 // csvRows formats runs.csv's rows. It is read only once made, so the
@@ -121,15 +119,6 @@ func (c *csvWriter) csvHeader() []string {
 		h = append(h, col.name)
 	}
 	return h
-}
-
-// row formats run r's row of point and writes it.
-func (c *csvWriter) row(point int, r *scenarios.Result) error {
-	var err error
-	if c.line, err = c.rows.format(c.line[:0], &c.scratch, point, r); err != nil {
-		return err
-	}
-	return c.write(c.line)
 }
 
 // write writes a row's line that csvRows.format made.

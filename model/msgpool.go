@@ -20,7 +20,8 @@ type msgPool struct {
 	replFetches slab[FetchRequest]
 	replAnswers slab[FetchResponse]
 	replBatches slab[ReplicaBatch]
-	// A transactional producer's requests.
+	// A producer's requests to the coordinator.
+	initReqs     slab[InitProducerIDRequest]
 	addOffsets   slab[AddOffsetsToTxnRequest]
 	offsetCommit slab[TxnOffsetCommitRequest]
 	addParts     slab[AddPartitionsToTxnRequest]
@@ -60,6 +61,7 @@ func (m *msgPool) reset() {
 	m.replFetches.rewind()
 	m.replAnswers.rewind()
 	m.replBatches.rewind()
+	m.initReqs.rewind()
 	m.addOffsets.rewind()
 	m.offsetCommit.rewind()
 	m.addParts.rewind()

@@ -216,6 +216,10 @@ type partSpare struct {
 	recs slab[Record]
 	// ref is StateDiff's scratch partition, reset for each rebuild.
 	ref *Partition
+	// entries are the producer-state entries of a previous run, which
+	// reset took back from the producer map; newEntry hands them out
+	// again, each with its window's storage.
+	entries []*ProducerStateEntry
 }
 
 // NewPartition returns an empty partition with the given settings.
@@ -226,13 +230,33 @@ func NewPartition(id int32, cfg PartitionConfig) *Partition {
 }
 
 // reset makes p an empty partition id with settings cfg, as NewPartition
-// returns it, keeping the memory of its log and producer map. Nothing
-// else of p's past is kept: the producer-state entries (which
-// [Partition.Producer] hands out) are left to their holders. What
-// [Partition.Log] returned before stays valid: it shares nothing with p.
+// returns it, keeping the memory of its log, its producer map and the
+// map's entries: an entry [Partition.Producer] returned before is reused
+// (Producer's answer is valid until the reset). What [Partition.Log]
+// returned before stays valid: it shares nothing with p.
 func (p *Partition) reset(id int32, cfg PartitionConfig) {
+	entries := p.spare.entries
+	for _, e := range p.producers {
+		// Memory only: which entry is handed out next is never seen.
+		entries = append(entries, e)
+	}
 	*p = Partition{ID: id, cfg: cfg, producers: clearedMap(p.producers),
-		spare: partSpare{log: p.log.spareWith(p.spare.log), recs: p.spare.recs, ref: p.spare.ref}}
+		spare: partSpare{log: p.log.spareWith(p.spare.log), recs: p.spare.recs, ref: p.spare.ref, entries: entries}}
+}
+
+// newEntry returns an empty producer-state entry (no batches, no
+// coordinator epoch, no open transaction) at the given epoch, reusing one
+// reset took back when there is one.
+func (p *Partition) newEntry(epoch int16) *ProducerStateEntry {
+	n := len(p.spare.entries)
+	if n == 0 {
+		return &ProducerStateEntry{Epoch: epoch, CoordinatorEpoch: -1, TxnFirstOffset: -1}
+	}
+	e := p.spare.entries[n-1]
+	p.spare.entries[n-1] = nil
+	p.spare.entries = p.spare.entries[:n-1]
+	*e = ProducerStateEntry{Epoch: epoch, CoordinatorEpoch: -1, TxnFirstOffset: -1, Batches: e.Batches[:0]}
+	return e
 }
 
 // appendEntry appends e to the log. The log does not keep e's records
@@ -452,7 +476,7 @@ func verificationError(answer ErrCode) (AppendResult, bool) {
 func (p *Partition) applyData(b *Batch, ts sim.Time, first, last int64) {
 	e := p.producers[b.PID]
 	if e == nil {
-		e = &ProducerStateEntry{Epoch: b.Epoch, CoordinatorEpoch: -1, TxnFirstOffset: -1}
+		e = p.newEntry(b.Epoch)
 		p.producers[b.PID] = e
 	}
 	if e.Epoch != b.Epoch {
@@ -513,7 +537,7 @@ func (p *Partition) AppendMarker(now sim.Time, pid ProducerID, epoch int16, coor
 func (p *Partition) applyMarker(pid ProducerID, epoch int16, coordinatorEpoch int32, now sim.Time) {
 	e := p.producers[pid]
 	if e == nil {
-		e = &ProducerStateEntry{Epoch: epoch, CoordinatorEpoch: -1, TxnFirstOffset: -1}
+		e = p.newEntry(epoch)
 		p.producers[pid] = e
 	}
 	if e.Epoch != epoch {

@@ -314,3 +314,45 @@ func BenchmarkPartitionAppend(b *testing.B) {
 		}
 	})
 }
+
+// TestResetReusesProducerEntries: a reset partition hands its previous
+// run's producer-state entries out again, emptied (no batches, no
+// coordinator epoch, no open transaction), so that a run in a reused
+// broker allocates no entry.
+func TestResetReusesProducerEntries(t *testing.T) {
+	cfg := PartitionConfig{Window: 3}
+	p := NewPartition(0, cfg)
+	at := func(d time.Duration) sim.Time { return sim.Time(0).Add(d) }
+	for s := int32(0); s < 4; s++ {
+		if r := p.Append(at(time.Second), mk(SeqSpace{}, 1, 0, s, s, s == 3)); r.Err != ErrNone {
+			t.Fatalf("append seq %d: %v", s, r.Err)
+		}
+	}
+	if r := p.AppendMarker(at(time.Second), 2, 1, 5, MarkerAbort); r.Err != ErrNone {
+		t.Fatalf("marker: %v", r.Err)
+	}
+	old := []*ProducerStateEntry{p.Producer(1), p.Producer(2)}
+	p.reset(0, cfg)
+	if p.Producer(1) != nil || p.Producer(2) != nil {
+		t.Fatal("reset kept producer state")
+	}
+	b := mk(SeqSpace{}, 7, 3, 0, 1, false)
+	if r := p.Append(at(2*time.Second), b); r.Err != ErrNone {
+		t.Fatalf("append after reset: %v", r.Err)
+	}
+	e := p.Producer(7)
+	if !slices.Contains(old, e) {
+		t.Error("the new producer's entry is not one reset took back")
+	}
+	want := ProducerStateEntry{Epoch: 3, CoordinatorEpoch: -1, TxnFirstOffset: -1, LastTimestamp: e.LastTimestamp,
+		Batches: []BatchMetadata{{FirstSeq: 0, LastSeq: 1, FirstOffset: 0, LastOffset: 1, Timestamp: e.LastTimestamp}}}
+	if e.Epoch != want.Epoch || e.CoordinatorEpoch != want.CoordinatorEpoch || e.TxnFirstOffset != want.TxnFirstOffset || !slices.Equal(e.Batches, want.Batches) {
+		t.Errorf("reused entry = %+v, want %+v", *e, want)
+	}
+	if a := testing.AllocsPerRun(20, func() {
+		p.reset(0, cfg)
+		p.Append(at(2*time.Second), b)
+	}); a != 0 {
+		t.Errorf("a reset partition's first append allocates %.1f times, want 0", a)
+	}
+}

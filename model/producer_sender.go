@@ -320,7 +320,7 @@ func (p *Producer) sendInit(now sim.Time) {
 	p.initSent = true
 	q := p.newRequest(DestCoordinator, now)
 	q.init = true
-	req := &InitProducerIDRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch, TransactionTimeout: p.cfg.TransactionTimeout}
+	req := carve(&p.pool.msgs.initReqs, InitProducerIDRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: NoProducerID, ExpectedEpoch: NoEpoch, TransactionTimeout: p.cfg.TransactionTimeout})
 	if p.txnBump && p.pid != NoProducerID && !p.bumpInTxn {
 		// KIP-360: the bump carries the current pair. Defect Z17's bump
 		// re-initialises the producer id as at startup, without it (with

@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // TestRecycleUnreferenced runs every scenario under every client policy,
@@ -21,17 +22,17 @@ func TestRecycleUnreferenced(t *testing.T) {
 	type variant struct {
 		name string
 		bugs []string
-		sets []scenarios.KV
+		sets []params.KV
 	}
 	var vs []variant
 	for _, sc := range scenarios.Names() {
 		for _, pol := range []string{"java", "librdkafka", "franz-go"} {
 			for _, idem := range []string{"true", "false"} {
-				vs = append(vs, variant{name: sc, sets: []scenarios.KV{{Key: "client.policy", Value: pol}, {Key: "enable.idempotence", Value: idem}}})
+				vs = append(vs, variant{name: sc, sets: []params.KV{{Key: "client.policy", Value: pol}, {Key: "enable.idempotence", Value: idem}}})
 			}
 		}
 	}
-	for _, b := range scenarios.Bugs() {
+	for _, b := range params.Bugs() {
 		vs = append(vs, variant{name: b.Scenario, bugs: []string{b.ID}})
 	}
 	for _, v := range vs {

@@ -1,6 +1,10 @@
 package scenarios
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
+)
 
 // TestOutcomeAccounting: every record the application sent ends in exactly
 // one of acked, failed, pending or abandoned. The two cases were found by a
@@ -12,11 +16,11 @@ func TestOutcomeAccounting(t *testing.T) {
 	for _, c := range []struct {
 		scenario string
 		seed     uint64
-		sets     []KV
+		sets     []params.KV
 	}{
-		{"reorder", 1, []KV{{"net.duplicate", "0.001007"}, {"request.timeout.ms", "76"}, {"transaction.records", "2788"},
-			{"client.policy", "librdkafka"}, {"net.mode", "datagram"}, {"transactional.id", "t9"}}},
-		{"txntimeout", 18446744073709551615, []KV{{"request.timeout.ms", "1"}}},
+		{"reorder", 1, []params.KV{{Key: "net.duplicate", Value: "0.001007"}, {Key: "request.timeout.ms", Value: "76"}, {Key: "transaction.records", Value: "2788"},
+			{Key: "client.policy", Value: "librdkafka"}, {Key: "net.mode", Value: "datagram"}, {Key: "transactional.id", Value: "t9"}}},
+		{"txntimeout", 18446744073709551615, []params.KV{{Key: "request.timeout.ms", Value: "1"}}},
 	} {
 		sc, err := Lookup(c.scenario)
 		if err != nil {
@@ -44,7 +48,7 @@ func TestOutcomeIdentityCatalogue(t *testing.T) {
 			for seed := uint64(1); seed <= seeds; seed++ {
 				for _, on := range []bool{true, false} {
 					for _, noise := range []string{"0", "4"} {
-						r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: append(idem(on), KV{"fault.count", noise})})
+						r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: append(idem(on), params.KV{Key: "fault.count", Value: noise})})
 						for _, v := range r.Violations {
 							if v.Invariant == "SIM-OUTCOME" {
 								t.Fatalf("%s\nreproduce: %s", v.Detail, r.Reproduce)

@@ -1,5 +1,7 @@
 package scenarios
 
+import "github.com/idemsim/idemsim/scenarios/params"
+
 func ackloss() *Scenario {
 	return &Scenario{
 		Name:    "ackloss",
@@ -23,14 +25,14 @@ appends it again (INV-DUP, 3 faults; statelost tells the same story).`,
 		ExpectOn:  "no duplicates, no reordering, nothing acknowledged is lost",
 		OffShows:  []string{"INV-DUP"},
 		Bugs:      []string{"Z16"},
-		Defaults: []KV{
-			{"records", "20"},
-			{"net.response_loss", "0.05"},
-			{"request.timeout.ms", "1000"},
-			{"batch.size", "1"},
+		Defaults: []params.KV{
+			{Key: "records", Value: "20"},
+			{Key: "net.response_loss", Value: "0.05"},
+			{Key: "request.timeout.ms", Value: "1000"},
+			{Key: "batch.size", Value: "1"},
 			// The story: the producer hears nothing and waits for
 			// request.timeout.ms, so no RST tells it the connection broke.
-			{"net.disconnect_notice", "0"},
+			{Key: "net.disconnect_notice", Value: "0"},
 		},
 		build: func(w *World) error {
 			w.addApp(0)

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // BenchmarkAcklossRun measures whole ackloss runs (idempotence on), and
@@ -36,7 +38,7 @@ func BenchmarkAcklossLong(b *testing.B) {
 	b.ReportAllocs()
 	var events int64
 	for i := 0; i < b.N; i++ {
-		r, err := Run(Spec{Scenario: sc, Seed: uint64(i), Sets: []KV{{"records", "10000"}, {"send.interval.ms", "5"}}})
+		r, err := Run(Spec{Scenario: sc, Seed: uint64(i), Sets: []params.KV{{Key: "records", Value: "10000"}, {Key: "send.interval.ms", Value: "5"}}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // TestStateBound: a valid configuration whose state grows without bound
@@ -15,7 +17,7 @@ func TestStateBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets := []KV{{"net.response_loss", "1"}, {"request.timeout.ms", "2147483647"}}
+	sets := []params.KV{{Key: "net.response_loss", Value: "1"}, {Key: "request.timeout.ms", Value: "2147483647"}}
 	r := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: sets, MaxState: 2_000})
 	if r.Stop != "state-limit" {
 		t.Fatalf("stop = %s after %d events, want state-limit", r.Stop, r.Events)

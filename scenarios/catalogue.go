@@ -8,6 +8,7 @@ import (
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -28,7 +29,7 @@ func jitter(rng *rand.Rand, base, spread time.Duration) time.Duration {
 }
 
 // withNoise appends fault.count generic faults to a scenario's plan.
-func withNoise(rng *rand.Rand, v *Values, nodes faults.Nodes, p faults.Plan) faults.Plan {
+func withNoise(rng *rand.Rand, v *params.Values, nodes faults.Nodes, p faults.Plan) faults.Plan {
 	n := v.Config().Fault.Count
 	if n == 0 {
 		return p
@@ -48,7 +49,7 @@ func withNoise(rng *rand.Rand, v *Values, nodes faults.Nodes, p faults.Plan) fau
 // restarts is the plan of n crashes of the first producer, each followed by
 // a restart down later: crash i comes offset after send number
 // (i+1)*records/(n+1).
-func restarts(v *Values, nodes faults.Nodes, n int64, offset func() time.Duration, down time.Duration) faults.Plan {
+func restarts(v *params.Values, nodes faults.Nodes, n int64, offset func() time.Duration, down time.Duration) faults.Plan {
 	var p faults.Plan
 	iv := v.Config().App.SendInterval
 	records := v.Config().App.Records
@@ -93,8 +94,8 @@ empty-partition hole (KAFKA-15591, scenario emptypart), which would mix
 that story into this one; -set broker.version=4.1 shows both.`,
 		ExpectOff: "records out of order (INV-ORDER fails)",
 		ExpectOn:  "retriable OUT_OF_ORDER_SEQUENCE_NUMBER errors, no reordering, no duplicates",
-		Defaults: []KV{{"records", "40"}, {"send.interval.ms", "1"}, {"batch.size", "1"},
-			{"broker.transient_error", "0.05"}, {"net.disconnect_notice", "0"}, {"broker.version", "4.5"}},
+		Defaults: []params.KV{{Key: "records", Value: "40"}, {Key: "send.interval.ms", Value: "1"}, {Key: "batch.size", Value: "1"},
+			{Key: "broker.transient_error", Value: "0.05"}, {Key: "net.disconnect_notice", Value: "0"}, {Key: "broker.version", Value: "4.5"}},
 		OffShows: []string{"INV-ORDER"},
 		build:    oneApp,
 	}
@@ -126,9 +127,9 @@ meanwhile), so the six are never all appended when the first answer is
 lost: the retry finds its batch in the window, and idempotence holds.`,
 		ExpectOff: "duplicates (INV-DUP fails)",
 		ExpectOn:  "duplicates too: the evicted retry is re-appended under a bumped epoch",
-		Defaults: []KV{{"records", "30"}, {"send.interval.ms", "0"}, {"batch.size", "1"},
-			{"max.in.flight.requests.per.connection", "6"}, {"max.in.flight.above.five", "true"},
-			{"net.response_loss", "0.1"}, {"request.timeout.ms", "1000"}, {"net.disconnect_notice", "0"}},
+		Defaults: []params.KV{{Key: "records", Value: "30"}, {Key: "send.interval.ms", Value: "0"}, {Key: "batch.size", Value: "1"},
+			{Key: "max.in.flight.requests.per.connection", Value: "6"}, {Key: "max.in.flight.above.five", Value: "true"},
+			{Key: "net.response_loss", Value: "0.1"}, {Key: "request.timeout.ms", Value: "1000"}, {Key: "net.disconnect_notice", Value: "0"}},
 		OffShows: []string{"INV-DUP"},
 		OnShows:  []string{"INV-DUP"},
 		OnNote:   "Kafka's broker keeps 5 batches; a client with 6 in flight loses the dedup guarantee, which is why Kafka caps max.in.flight at 5 with idempotence",
@@ -149,16 +150,16 @@ new data, with idempotence on or off (bug-zoo Z04). Idempotence holds
 within one producer session only; transactions are Kafka's answer.`,
 		ExpectOff: "duplicates after each restart (INV-DUP fails)",
 		ExpectOn:  "duplicates too: the restarted instance has a new producer id",
-		Defaults:  []KV{{"records", "40"}, {"fault.producer.resend", "true"}, {"batch.size", "1"}},
-		Extra: []Param{
-			{Key: "restart.count", Kind: Int, Default: "2", Unit: "restarts", Doc: "producer crashes, each followed by a restart", Min: 1, Max: 20},
-			{Key: "restart.down.ms", Kind: Int, Default: "500", Unit: "ms", Doc: "time the producer stays down", Min: 0, Max: 3_600_000},
+		Defaults:  []params.KV{{Key: "records", Value: "40"}, {Key: "fault.producer.resend", Value: "true"}, {Key: "batch.size", Value: "1"}},
+		Extra: []params.Param{
+			{Key: "restart.count", Kind: params.Int, Default: "2", Unit: "restarts", Doc: "producer crashes, each followed by a restart", Min: 1, Max: 20},
+			{Key: "restart.down.ms", Kind: params.Int, Default: "500", Unit: "ms", Doc: "time the producer stays down", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-DUP"},
 		OnShows:  []string{"INV-DUP"},
 		OnNote:   "the broker deduplicates per producer id; a new instance without transactional.id has a new one (Kafka documents idempotence as per-session)",
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			// Just after a send, while its acknowledgement is on the way
 			// back: base latency plus a little.
 			lat := v.Config().Net.Latency.Base + v.Config().Net.Latency.Spread
@@ -205,12 +206,12 @@ transactional.id, and Kafka allows no transactions: the application runs
 at least once, v1's late writes land and duplicate what v2 sent again.`,
 		ExpectOff: "no transactional.id: the application runs at least once; v1's late writes land (zombie_writes > 0) and duplicate v2's (INV-DUP)",
 		ExpectOn:  "v1 is fenced (fenced > 0), zombie_writes = 0, no duplicates, every input record exactly once in the committed output (INV-EOS holds)",
-		Defaults: []KV{{"records", "60"}, {"transactional.id", "t1"}, {"transaction.records", "10"}, {"app.mode", "exactly-once"},
-			{"coordinator.next.pid", "42"}, {"linger.ms", "1000"}, {"batch.size", "50"}},
-		Extra: []Param{
-			{Key: "pause.at", Kind: Duration, Default: "2.9s", Doc: "when v1's pause starts (jittered by up to 300ms; the window holds the commit of v1's third transaction)", Min: 0, Max: 3600e9},
-			{Key: "pause.ms", Kind: Int, Default: "25000", Unit: "ms", Doc: "length of v1's GC pause", Min: 0, Max: 3_600_000},
-			{Key: "takeover.after.ms", Kind: Int, Default: "500", Unit: "ms", Doc: "time from the pause's nominal start to v2's start (plus 150ms): how fast the application's supervisor replaces an unresponsive instance", Min: 0, Max: 3_600_000},
+		Defaults: []params.KV{{Key: "records", Value: "60"}, {Key: "transactional.id", Value: "t1"}, {Key: "transaction.records", Value: "10"}, {Key: "app.mode", Value: "exactly-once"},
+			{Key: "coordinator.next.pid", Value: "42"}, {Key: "linger.ms", Value: "1000"}, {Key: "batch.size", Value: "50"}},
+		Extra: []params.Param{
+			{Key: "pause.at", Kind: params.Duration, Default: "2.9s", Doc: "when v1's pause starts (jittered by up to 300ms; the window holds the commit of v1's third transaction)", Min: 0, Max: 3600e9},
+			{Key: "pause.ms", Kind: params.Int, Default: "25000", Unit: "ms", Doc: "length of v1's GC pause", Min: 0, Max: 3_600_000},
+			{Key: "takeover.after.ms", Kind: params.Int, Default: "500", Unit: "ms", Doc: "time from the pause's nominal start to v2's start (plus 150ms): how fast the application's supervisor replaces an unresponsive instance", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-DUP"},
 		build: func(w *World) error {
@@ -221,7 +222,7 @@ at least once, v1's late writes land and duplicate what v2 sent again.`,
 			w.addInstance(a, sim.Time(at+150*time.Millisecond))
 			return nil
 		},
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			at := jitter(rng, v.Config().Extra.PauseAt, 300*time.Millisecond)
 			p := faults.Plan{Actions: []faults.Timed{{At: at, Action: faults.Pause{Node: nodes.Clients[0], For: v.Config().Extra.Pause}}}}
 			return withNoise(rng, v, nodes, p)
@@ -243,15 +244,15 @@ Z07, the hazard variant). When the producer resumes after the idle
 period, its next batches are accepted as the first of an unknown producer.`,
 		ExpectOff: "the retried batch lands twice (INV-DUP fails)",
 		ExpectOn:  "the retried batch lands twice too (INV-DUP and INV-SEQ fail): a documented hole of KIP-360",
-		Defaults: []KV{{"records", "20"}, {"batch.size", "1"}, {"producer.id.expiration.ms", "10000"},
-			{"producer.id.expiration.check.interval.ms", "1000"}, {"net.disconnect_notice", "0"},
-			{"app.idle.after", "10"}, {"app.idle.ms", "60000"}},
+		Defaults: []params.KV{{Key: "records", Value: "20"}, {Key: "batch.size", Value: "1"}, {Key: "producer.id.expiration.ms", Value: "10000"},
+			{Key: "producer.id.expiration.check.interval.ms", Value: "1000"}, {Key: "net.disconnect_notice", Value: "0"},
+			{Key: "app.idle.after", Value: "10"}, {Key: "app.idle.ms", Value: "60000"}},
 
 		OffShows: []string{"INV-DUP"},
 		OnShows:  []string{"INV-DUP", "INV-SEQ"},
 		OnNote:   "KIP-360 keeps state for producer.id.expiration.ms only; a retry that arrives after expiry is accepted as new data",
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			// Lose the acknowledgement of the last request before the
 			// idle period (requests on p1>b1 count from 1, one per record
 			// with batch.size=1).
@@ -283,15 +284,15 @@ restarted producer's new producer id, unknown to the partition, can have
 batch 1 appended before a failed batch 0 (INV-SEQ), as in emptypart.`,
 		ExpectOff: "the retried batch lands twice (INV-DUP fails)",
 		ExpectOn:  "the retry is deduplicated after the restart; INV-STATE holds",
-		Defaults:  []KV{{"records", "20"}, {"send.interval.ms", "200"}, {"batch.size", "1"}, {"request.timeout.ms", "3000"}, {"net.disconnect_notice", "0"}},
-		Extra: []Param{
-			{Key: "restart.clean", Kind: Bool, Default: "true", Doc: "the broker shuts down cleanly (snapshot at the log end) rather than crashing"},
-			{Key: "restart.down.ms", Kind: Int, Default: "500", Unit: "ms", Doc: "time the broker stays down", Min: 0, Max: 3_600_000},
+		Defaults:  []params.KV{{Key: "records", Value: "20"}, {Key: "send.interval.ms", Value: "200"}, {Key: "batch.size", Value: "1"}, {Key: "request.timeout.ms", Value: "3000"}, {Key: "net.disconnect_notice", Value: "0"}},
+		Extra: []params.Param{
+			{Key: "restart.clean", Kind: params.Bool, Default: "true", Doc: "the broker shuts down cleanly (snapshot at the log end) rather than crashing"},
+			{Key: "restart.down.ms", Kind: params.Int, Default: "500", Unit: "ms", Doc: "time the broker stays down", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-DUP"},
 		Bugs:     []string{"Z08"},
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			k := 1 + rng.Int64N(max(1, v.Config().App.Records-2))
 			iv := v.Config().App.SendInterval
 			crash := time.Duration(k)*iv - iv/2 + jitter(rng, 0, iv/4)
@@ -335,8 +336,8 @@ producer, which make batches of 4). Kafka's 31 bits never wrap within a
 window.`,
 		ExpectOff: "duplicates from lost acknowledgements (INV-DUP fails)",
 		ExpectOn:  "no duplicates or losses at the wrap; the Java client's int arithmetic can stall a retry across it until delivery.timeout.ms (records fail, the epoch is bumped)",
-		Defaults: []KV{{"records", "600"}, {"send.interval.ms", "2"}, {"batch.size", "7"}, {"linger.ms", "20"},
-			{"sequence.bits", "8"}, {"net.response_loss", "0.02"}, {"request.timeout.ms", "1000"}},
+		Defaults: []params.KV{{Key: "records", Value: "600"}, {Key: "send.interval.ms", Value: "2"}, {Key: "batch.size", Value: "7"}, {Key: "linger.ms", Value: "20"},
+			{Key: "sequence.bits", Value: "8"}, {Key: "net.response_loss", Value: "0.02"}, {Key: "request.timeout.ms", Value: "1000"}},
 		OffShows: []string{"INV-DUP"},
 		build:    oneApp,
 	}
@@ -367,15 +368,15 @@ first, INV-SEQ and INV-ORDER fail as in emptypart
 (-set broker.transient_error=0.5).`,
 		ExpectOff: "nothing to show: without idempotence there are no producer ids or epochs",
 		ExpectOn:  "the producer id rotates at the exhausted epoch; INV-EPOCH holds",
-		Defaults: []KV{{"records", "40"}, {"transactional.id", "t1"}, {"transaction.records", "4"}, {"epoch.bits", "4"}, {"batch.size", "1"},
-			{"fault.producer.resend", "true"}},
-		Extra: []Param{
-			{Key: "restart.count", Kind: Int, Default: "9", Unit: "restarts", Doc: "producer restarts", Min: 1, Max: 100},
+		Defaults: []params.KV{{Key: "records", Value: "40"}, {Key: "transactional.id", Value: "t1"}, {Key: "transaction.records", Value: "4"}, {Key: "epoch.bits", Value: "4"}, {Key: "batch.size", Value: "1"},
+			{Key: "fault.producer.resend", Value: "true"}},
+		Extra: []params.Param{
+			{Key: "restart.count", Kind: params.Int, Default: "9", Unit: "restarts", Doc: "producer restarts", Min: 1, Max: 100},
 		},
 		OffNote: "epochs exist only with idempotence",
 		Bugs:    []string{"K19367"},
 		build:   oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			// Half an interval after a send: its acknowledgement is in.
 			iv := v.Config().App.SendInterval
 			p := restarts(v, nodes, v.Config().Extra.RestartCount, func() time.Duration {
@@ -401,12 +402,12 @@ records are not in the log (bug-zoo Z11). The franz-go #1217 variant
 was written, so the next records take them and are swallowed the same way.`,
 		ExpectOff: "nothing to show: without idempotence there are no sequence numbers",
 		ExpectOn:  "no loss with a correct client; with -bug Z11 or Z11f, INV-DEDUP and INV-LOSS fail",
-		Defaults: []KV{{"records", "40"}, {"batch.size", "1"}, {"delivery.timeout.ms", "3000"}, {"request.timeout.ms", "1000"},
-			{"app.idle.after", "22"}, {"app.idle.ms", "4000"}},
-		Extra: []Param{
-			{Key: "metaflap.at.ms", Kind: Int, Default: "450", Unit: "ms", Doc: "when the topic's metadata flaps, after the first 5 batches (0: never)", Min: 0, Max: 3_600_000},
-			{Key: "cut.at.ms", Kind: Int, Default: "2100", Unit: "ms", Doc: "when the broker's responses to the producer are cut (one-way partition; 0: never)", Min: 0, Max: 3_600_000},
-			{Key: "cut.ms", Kind: Int, Default: "3300", Unit: "ms", Doc: "how long the responses stay cut: a little longer than delivery.timeout.ms, so the first written batch expires", Min: 0, Max: 3_600_000},
+		Defaults: []params.KV{{Key: "records", Value: "40"}, {Key: "batch.size", Value: "1"}, {Key: "delivery.timeout.ms", Value: "3000"}, {Key: "request.timeout.ms", Value: "1000"},
+			{Key: "app.idle.after", Value: "22"}, {Key: "app.idle.ms", Value: "4000"}},
+		Extra: []params.Param{
+			{Key: "metaflap.at.ms", Kind: params.Int, Default: "450", Unit: "ms", Doc: "when the topic's metadata flaps, after the first 5 batches (0: never)", Min: 0, Max: 3_600_000},
+			{Key: "cut.at.ms", Kind: params.Int, Default: "2100", Unit: "ms", Doc: "when the broker's responses to the producer are cut (one-way partition; 0: never)", Min: 0, Max: 3_600_000},
+			{Key: "cut.ms", Kind: params.Int, Default: "3300", Unit: "ms", Doc: "how long the responses stay cut: a little longer than delivery.timeout.ms, so the first written batch expires", Min: 0, Max: 3_600_000},
 		},
 		OffNote: "sequence numbers exist only with idempotence",
 		Bugs:    []string{"Z11", "Z11f"},
@@ -417,7 +418,7 @@ was written, so the next records take them and are swallowed the same way.`,
 			}
 			return nil
 		},
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			var p faults.Plan
 			if at := v.Config().Extra.CutAt; at > 0 {
 				// Just after a send reaches the broker, before its
@@ -450,9 +451,9 @@ brokers alone; broker.empty.partition.check=true) rejects B until A has
 landed; -bug Z12 turns the hole back on there.`,
 		ExpectOff: "B lands before A (INV-ORDER fails)",
 		ExpectOn:  "at kafka.version 4.1 (the default) INV-SEQ fails: B lands before A and A's records fail at delivery.timeout.ms; at 4.5, A lands, then B (with -bug Z12, INV-SEQ fails again)",
-		Defaults: []KV{{"records", "22"}, {"send.interval.ms", "0"}, {"batch.size", "17"}, {"linger.ms", "5"},
-			{"partition.not_ready.batches", "1"}, {"net.latency.base", "5ms"},
-			{"delivery.timeout.ms", "30000"}, {"request.timeout.ms", "10000"}},
+		Defaults: []params.KV{{Key: "records", Value: "22"}, {Key: "send.interval.ms", Value: "0"}, {Key: "batch.size", Value: "17"}, {Key: "linger.ms", Value: "5"},
+			{Key: "partition.not_ready.batches", Value: "1"}, {Key: "net.latency.base", Value: "5ms"},
+			{Key: "delivery.timeout.ms", Value: "30000"}, {Key: "request.timeout.ms", Value: "10000"}},
 		OffShows: []string{"INV-ORDER"},
 		OnShows:  []string{"INV-SEQ"},
 		OnNote:   "Kafka before 4.5 has the empty-partition hole (KAFKA-15591); the default kafka.version is 4.1",
@@ -489,8 +490,8 @@ emptypart) does not mix into the story; -set broker.version=4.1 shows
 both.`,
 		ExpectOff: "duplicates and reordering from the same faults (INV-DUP or INV-ORDER fails)",
 		ExpectOn:  "no duplicates; with -bug Z13, INV-DUP fails on the other partition",
-		Defaults: []KV{{"records", "120"}, {"partitions", "2"}, {"send.interval.ms", "1"}, {"batch.size", "1"},
-			{"broker.transient_error", "0.03"}, {"net.response_loss", "0.03"}, {"request.timeout.ms", "1000"}, {"broker.version", "4.5"}},
+		Defaults: []params.KV{{Key: "records", Value: "120"}, {Key: "partitions", Value: "2"}, {Key: "send.interval.ms", Value: "1"}, {Key: "batch.size", Value: "1"},
+			{Key: "broker.transient_error", Value: "0.03"}, {Key: "net.response_loss", Value: "0.03"}, {Key: "request.timeout.ms", Value: "1000"}, {Key: "broker.version", Value: "4.5"}},
 		OffShows: []string{"INV-DUP", "INV-ORDER"},
 		Bugs:     []string{"Z13", "Z17", "KAFKA-14904"},
 		build:    oneApp,
@@ -526,19 +527,19 @@ aborted or never joined the committed transaction (bug-zoo Z05, schedule b).
 The -bug also turns KIP-890 verification off, as in the Kafka of the time.`,
 		ExpectOff: "nothing to show: transactions need idempotence",
 		ExpectOn:  "the producer is fenced, its transaction fails and its later records fail (LIVE-PROD's spurious fatal); with -bug Z05b, INV-LOSS fails; at kafka.version=4.1 (transaction version 2) the transaction is aborted and the producer carries on",
-		Defaults: []KV{{"kafka.version", "3.9"}, {"records", "40"}, {"partitions", "2"}, {"batch.size", "1"}, {"transactional.id", "t1"},
-			{"transaction.records", "10"}, {"transaction.timeout.ms", "5000"},
-			{"transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"}},
-		Extra: []Param{
-			{Key: "pause.at", Kind: Duration, Default: "50ms", Doc: "when the producer's pause starts (jittered by up to 20ms): after the transaction's first record, before its second", Min: 0, Max: 3600e9},
-			{Key: "pause.ms", Kind: Int, Default: "8000", Unit: "ms", Doc: "length of the pause (longer than transaction.timeout.ms)", Min: 0, Max: 3_600_000},
+		Defaults: []params.KV{{Key: "kafka.version", Value: "3.9"}, {Key: "records", Value: "40"}, {Key: "partitions", Value: "2"}, {Key: "batch.size", Value: "1"}, {Key: "transactional.id", Value: "t1"},
+			{Key: "transaction.records", Value: "10"}, {Key: "transaction.timeout.ms", Value: "5000"},
+			{Key: "transaction.abort.timed.out.transaction.cleanup.interval.ms", Value: "1000"}},
+		Extra: []params.Param{
+			{Key: "pause.at", Kind: params.Duration, Default: "50ms", Doc: "when the producer's pause starts (jittered by up to 20ms): after the transaction's first record, before its second", Min: 0, Max: 3600e9},
+			{Key: "pause.ms", Kind: params.Int, Default: "8000", Unit: "ms", Doc: "length of the pause (longer than transaction.timeout.ms)", Min: 0, Max: 3_600_000},
 		},
 		OffNote: "transactions need idempotence",
 		OnShows: []string{"LIVE-PROD"},
 		OnNote:  "a producer whose transaction timed out is fenced for good under the classic protocol (KIP-588's graceful recovery is only partly implemented), which the checker reports as a spurious fatal; transaction version 2 (Kafka 4.0+) recovers",
 		Bugs:    []string{"Z05b"},
 		build:   oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			at := jitter(rng, v.Config().Extra.PauseAt, 20*time.Millisecond)
 			p := faults.Plan{Actions: []faults.Timed{{At: at, Action: faults.Pause{Node: nodes.Clients[0], For: v.Config().Extra.Pause}}}}
 			return withNoise(rng, v, nodes, p)

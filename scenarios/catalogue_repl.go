@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/faults"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // The replication scenarios (issue #14, docs/replication.md): three
@@ -42,14 +43,14 @@ only (as in statelost), and after it becomes leader an older retry gets
 OUT_OF_ORDER_SEQUENCE_NUMBER and the client bumps its epoch.`,
 		ExpectOff: "acks=1: acknowledged records are lost in the failover (INV-LOSS fails); retries after it may duplicate (INV-DUP)",
 		ExpectOn:  "acks=all with min.insync.replicas=2: nothing acknowledged is lost; the new leader deduplicates retries",
-		Defaults: []KV{{"brokers", "3"}, {"acks", "1"}, {"min.insync.replicas", "2"}, {"records", "60"}, {"send.interval.ms", "20"},
-			{"batch.size", "1"}, {"net.link.latency", farFollowers}},
-		Extra: []Param{
-			{Key: "leader.down.ms", Kind: Int, Default: "15000", Unit: "ms", Doc: "time the crashed leader stays down", Min: 0, Max: 3_600_000},
+		Defaults: []params.KV{{Key: "brokers", Value: "3"}, {Key: "acks", Value: "1"}, {Key: "min.insync.replicas", Value: "2"}, {Key: "records", Value: "60"}, {Key: "send.interval.ms", Value: "20"},
+			{Key: "batch.size", Value: "1"}, {Key: "net.link.latency", Value: farFollowers}},
+		Extra: []params.Param{
+			{Key: "leader.down.ms", Kind: params.Int, Default: "15000", Unit: "ms", Doc: "time the crashed leader stays down", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-LOSS"},
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			c := v.Config()
 			n := max(c.App.Records, 4)
 			k := n/4 + rng.Int64N(max(1, n/2))
@@ -85,17 +86,17 @@ partition are among the lost, so its surviving ones do not start at
 sequence 0.`,
 		ExpectOff: "unclean election: acknowledged records are lost (INV-LOSS fails)",
 		ExpectOn:  "the same loss: idempotence cannot help; with unclean.leader.election.enable=false nothing is lost",
-		Defaults: []KV{{"brokers", "3"}, {"min.insync.replicas", "1"}, {"unclean.leader.election.enable", "true"},
-			{"replica.lag.time.max.ms", "4000"}, {"records", "100"}, {"send.interval.ms", "200"}},
-		Extra: []Param{
-			{Key: "leader.down.ms", Kind: Int, Default: "15000", Unit: "ms", Doc: "time the crashed leader stays down", Min: 0, Max: 3_600_000},
+		Defaults: []params.KV{{Key: "brokers", Value: "3"}, {Key: "min.insync.replicas", Value: "1"}, {Key: "unclean.leader.election.enable", Value: "true"},
+			{Key: "replica.lag.time.max.ms", Value: "4000"}, {Key: "records", Value: "100"}, {Key: "send.interval.ms", Value: "200"}},
+		Extra: []params.Param{
+			{Key: "leader.down.ms", Kind: params.Int, Default: "15000", Unit: "ms", Doc: "time the crashed leader stays down", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-LOSS"},
 		OnShows:  []string{"INV-LOSS", "INV-DEDUP"},
 		OnNote: "real Kafka loses acknowledged records in an unclean election whatever the producer does; INV-DEDUP's " +
 			"acknowledged-offset clause fires with INV-LOSS, the lost records' offsets holding the new leader's data",
 		build: oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			c := v.Config()
 			b := nodes.Brokers
 			cut := jitter(rng, time.Second, time.Second)
@@ -133,14 +134,14 @@ their offsets: nothing is lost or written twice. A cut-off leader comes
 back as a follower and truncates what only it had.`,
 		ExpectOff: "retries to the new leader write replicated batches again (INV-DUP fails)",
 		ExpectOn:  "the new leader deduplicates the retries from the replicated producer state; nothing lost or duplicated",
-		Defaults: []KV{{"brokers", "3"}, {"records", "60"}, {"send.interval.ms", "20"}, {"batch.size", "1"},
-			{"net.link.latency", farFollowers}},
-		Extra: []Param{
-			{Key: "leader.down.ms", Kind: Int, Default: "15000", Unit: "ms", Doc: "time the leader stays crashed or cut off", Min: 0, Max: 3_600_000},
+		Defaults: []params.KV{{Key: "brokers", Value: "3"}, {Key: "records", Value: "60"}, {Key: "send.interval.ms", Value: "20"}, {Key: "batch.size", Value: "1"},
+			{Key: "net.link.latency", Value: farFollowers}},
+		Extra: []params.Param{
+			{Key: "leader.down.ms", Kind: params.Int, Default: "15000", Unit: "ms", Doc: "time the leader stays crashed or cut off", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-DUP"},
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			c := v.Config()
 			n := max(c.App.Records, 4)
 			k := n/4 + rng.Int64N(max(1, n/2))
@@ -190,13 +191,13 @@ them to b2; nothing acknowledged is lost. Idempotence needs acks=all, so
 -idempotence=true runs acks=all (a configuration note says so).`,
 		ExpectOff: "acks=1: the writes b1 acknowledged while cut off are truncated (INV-LOSS fails)",
 		ExpectOn:  "acks=all: nothing is acknowledged while b1 is cut off; the retries land on b2 once",
-		Defaults:  []KV{{"brokers", "3"}, {"acks", "1"}, {"records", "100"}, {"send.interval.ms", "200"}, {"batch.size", "1"}},
-		Extra: []Param{
-			{Key: "leader.down.ms", Kind: Int, Default: "15000", Unit: "ms", Doc: "time the leader stays cut off", Min: 0, Max: 3_600_000},
+		Defaults:  []params.KV{{Key: "brokers", Value: "3"}, {Key: "acks", Value: "1"}, {Key: "records", Value: "100"}, {Key: "send.interval.ms", Value: "200"}, {Key: "batch.size", Value: "1"}},
+		Extra: []params.Param{
+			{Key: "leader.down.ms", Kind: params.Int, Default: "15000", Unit: "ms", Doc: "time the leader stays cut off", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-LOSS"},
 		build:    oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			c := v.Config()
 			b := nodes.Brokers
 			// The other brokers and the controller; not the producer, not
@@ -235,15 +236,15 @@ told committed is readable exactly once (INV-TXN), nothing acknowledged
 is lost (INV-LOSS), and the last stable offset moves on (LIVE-LSO).`,
 		ExpectOff: "nothing to show: transactions need idempotence",
 		ExpectOn:  "the commit in flight completes on the new coordinator; no invariant fails",
-		Defaults: []KV{{"brokers", "3"}, {"partitions", "2"}, {"records", "40"}, {"batch.size", "1"},
-			{"transactional.id", "t1"}, {"transaction.records", "4"}, {"min.insync.replicas", "2"},
-			{"net.link.latency", "c1>b1 constant base=40ms; c1>b2 constant base=40ms; c1>b3 constant base=40ms"}},
-		Extra: []Param{
-			{Key: "leader.down.ms", Kind: Int, Default: "15000", Unit: "ms", Doc: "time the coordinator's broker stays down", Min: 0, Max: 3_600_000},
+		Defaults: []params.KV{{Key: "brokers", Value: "3"}, {Key: "partitions", Value: "2"}, {Key: "records", Value: "40"}, {Key: "batch.size", Value: "1"},
+			{Key: "transactional.id", Value: "t1"}, {Key: "transaction.records", Value: "4"}, {Key: "min.insync.replicas", Value: "2"},
+			{Key: "net.link.latency", Value: "c1>b1 constant base=40ms; c1>b2 constant base=40ms; c1>b3 constant base=40ms"}},
+		Extra: []params.Param{
+			{Key: "leader.down.ms", Kind: params.Int, Default: "15000", Unit: "ms", Doc: "time the coordinator's broker stays down", Min: 0, Max: 3_600_000},
 		},
 		OffNote: "transactions need idempotence",
 		build:   oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			c := v.Config()
 			// A random point of the third to seventh transaction.
 			crash := 800*time.Millisecond + jitter(rng, 0, 2*time.Second)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // safety are the invariants Kafka guarantees with idempotence on.
@@ -78,7 +80,7 @@ func TestCatalogueSeeds(t *testing.T) {
 // TestBugs checks every -bug: the invariant it breaks fires within 200
 // seeds of its scenario with the bug on, and never with it off.
 func TestBugs(t *testing.T) {
-	for _, bug := range Bugs() {
+	for _, bug := range params.Bugs() {
 		t.Run(bug.ID, func(t *testing.T) {
 			t.Parallel()
 			sc, err := Lookup(bug.Scenario)
@@ -100,7 +102,7 @@ func TestBugs(t *testing.T) {
 				}
 				withoutSets := idem(true)
 				if bug.FixedIn != "" {
-					withoutSets = append(withoutSets, KV{"kafka.version", bug.FixedIn})
+					withoutSets = append(withoutSets, params.KV{Key: "kafka.version", Value: bug.FixedIn})
 				}
 				without := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: withoutSets})
 				if fired(without)[bug.Breaks] {
@@ -151,7 +153,7 @@ func TestWrapJavaStall(t *testing.T) {
 	if java.Failed == 0 || java.Errors["OUT_OF_ORDER_SEQUENCE_NUMBER"] == 0 || java.Errors["DELIVERY_TIMEOUT"] != java.Failed || len(java.Violations) != 0 {
 		t.Errorf("java: failed=%d errors=%v violations=%v", java.Failed, java.Errors, java.Violations)
 	}
-	rdk := mustRun(t, Spec{Scenario: sc, Seed: 130, Sets: append(idem(true), KV{Key: "client.policy", Value: "librdkafka"})})
+	rdk := mustRun(t, Spec{Scenario: sc, Seed: 130, Sets: append(idem(true), params.KV{Key: "client.policy", Value: "librdkafka"})})
 	if rdk.Failed != 0 || len(rdk.Violations) != 0 {
 		t.Errorf("librdkafka: failed=%d violations=%v", rdk.Failed, rdk.Violations)
 	}
@@ -176,8 +178,8 @@ func TestDescribeComplete(t *testing.T) {
 
 // withoutDefect returns bug's settings with its defect knobs (keys with
 // ".bug.") turned off, and false when it has no such knob.
-func withoutDefect(bug Bug) ([]KV, bool) {
-	var out []KV
+func withoutDefect(bug params.Bug) ([]params.KV, bool) {
+	var out []params.KV
 	found := false
 	for _, kv := range bug.Sets {
 		if strings.Contains(kv.Key, ".bug.") {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/faults"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // The transaction protocol's ordering scenarios (transactions.md Part 7):
@@ -43,16 +44,16 @@ EndTxn bumps the epoch, so the late EndTxn carries an old epoch and is
 answered PRODUCER_FENCED without effect (X43); nothing breaks.`,
 		ExpectOff: "nothing to show: transactions need idempotence",
 		ExpectOn:  "at 4.1 (transaction version 2) the late EndTxn is fenced and every invariant holds; at kafka.version=3.9 it commits the running transaction early: INV-TXN (aborted read, torn transaction) and the producer's fatal INVALID_TXN_STATE (LIVE-PROD)",
-		Defaults: []KV{{"records", "40"}, {"partitions", "2"}, {"batch.size", "1"}, {"transactional.id", "t1"},
-			{"transaction.records", "4"}, {"request.timeout.ms", "1000"}},
-		Extra: []Param{
-			{Key: "late.txn", Kind: Int, Default: "2", Unit: "transactions", Doc: "whose EndTxn is held: the late.txn-th EndTxn request the producer sends", Min: 1, Max: 1000},
-			{Key: "late.ms", Kind: Int, Default: "2000", Unit: "ms", Doc: "how long it is held (plus up to 1000ms of jitter); longer than request.timeout.ms, so that the client sends it again", Min: 0, Max: 3_600_000},
+		Defaults: []params.KV{{Key: "records", Value: "40"}, {Key: "partitions", Value: "2"}, {Key: "batch.size", Value: "1"}, {Key: "transactional.id", Value: "t1"},
+			{Key: "transaction.records", Value: "4"}, {Key: "request.timeout.ms", Value: "1000"}},
+		Extra: []params.Param{
+			{Key: "late.txn", Kind: params.Int, Default: "2", Unit: "transactions", Doc: "whose EndTxn is held: the late.txn-th EndTxn request the producer sends", Min: 1, Max: 1000},
+			{Key: "late.ms", Kind: params.Int, Default: "2000", Unit: "ms", Doc: "how long it is held (plus up to 1000ms of jitter); longer than request.timeout.ms, so that the client sends it again", Min: 0, Max: 3_600_000},
 		},
 		OffNote: "transactions need idempotence",
 		Bugs:    []string{"Z20"},
 		build:   oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			x := v.Config().Extra
 			d := jitter(rng, x.LateFor, time.Second)
 			p := faults.Plan{Actions: []faults.Timed{{Action: faults.Late{Type: "EndTxn", N: x.LateTxn, From: nodes.Clients[0], To: coordinatorOf(nodes), For: d}}}}
@@ -95,15 +96,15 @@ epoch): the transaction it opens is one the coordinator holds, and its
 timeout ends it, so the last stable offset moves on.`,
 		ExpectOff: "nothing to show: transactions need idempotence",
 		ExpectOn:  "at 3.6 the late batch is refused; at 4.1 (the default) the producer's abort is fenced (LIVE-PROD) and the late batch joins a transaction the coordinator holds; either way the last stable offset moves on; at kafka.version=3.5 it is appended after its abort and LIVE-LSO fails (and INV-FENCE: a batch after its transaction's end marker)",
-		Defaults: []KV{{"records", "9"}, {"partitions", "2"}, {"batch.size", "1"}, {"transactional.id", "t1"},
-			{"transaction.records", "4"}, {"request.timeout.ms", "1000"}, {"delivery.timeout.ms", "3000"}},
-		Extra: []Param{
-			{Key: "late.ms", Kind: Int, Default: "6000", Unit: "ms", Doc: "how long the last record's produce request is held (plus up to 500ms of jitter); longer than delivery.timeout.ms and the abort that follows it", Min: 0, Max: 3_600_000},
+		Defaults: []params.KV{{Key: "records", Value: "9"}, {Key: "partitions", Value: "2"}, {Key: "batch.size", Value: "1"}, {Key: "transactional.id", Value: "t1"},
+			{Key: "transaction.records", Value: "4"}, {Key: "request.timeout.ms", Value: "1000"}, {Key: "delivery.timeout.ms", Value: "3000"}},
+		Extra: []params.Param{
+			{Key: "late.ms", Kind: params.Int, Default: "6000", Unit: "ms", Doc: "how long the last record's produce request is held (plus up to 500ms of jitter); longer than delivery.timeout.ms and the abort that follows it", Min: 0, Max: 3_600_000},
 		},
 		OffNote: "transactions need idempotence",
 		Bugs:    []string{"Z19"},
 		build:   oneApp,
-		plan: func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan {
+		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			c := v.Config()
 			last := c.App.Records - 1
 			sendAt := time.Duration(last) * c.App.SendInterval

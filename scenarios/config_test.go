@@ -9,14 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemsim/idemsim/faults"
-	"github.com/idemsim/idemsim/model"
-	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // leaves flattens a Config into its leaf fields, by path, so that two
 // configs can be compared field by field.
-func leaves(c Config) map[string]any {
+func leaves(c params.Config) map[string]any {
 	out := map[string]any{}
 	var walk func(path string, v reflect.Value)
 	walk = func(path string, v reflect.Value) {
@@ -33,7 +31,7 @@ func leaves(c Config) map[string]any {
 }
 
 // changed returns the leaf fields that differ between a and b.
-func changed(a, b Config) []string {
+func changed(a, b params.Config) []string {
 	la, lb := leaves(a), leaves(b)
 	var out []string
 	for k, v := range la {
@@ -46,14 +44,14 @@ func changed(a, b Config) []string {
 }
 
 // candidates returns values of p to try, other than its current value.
-func candidates(p *Param, cur string) []string {
+func candidates(p *params.Param, cur string) []string {
 	switch p.Kind {
-	case Bool:
+	case params.Bool:
 		b, _ := strconv.ParseBool(cur)
 		return []string{strconv.FormatBool(!b)}
-	case Enum:
+	case params.Enum:
 		return p.Values
-	case String:
+	case params.String:
 		switch p.Key {
 		case "fault.kinds":
 			return []string{"pause", "drop,drift"}
@@ -61,14 +59,14 @@ func candidates(p *Param, cur string) []string {
 			return []string{"p1>b1 constant base=5ms"}
 		}
 		return []string{"x", "y"}
-	case Int:
+	case params.Int:
 		n, _ := strconv.ParseInt(cur, 10, 64)
 		return []string{strconv.FormatInt(n+1, 10), strconv.FormatInt(n-1, 10),
 			strconv.FormatInt(p.Min, 10), strconv.FormatInt(p.Max, 10)}
-	case Float:
+	case params.Float:
 		f, _ := strconv.ParseFloat(cur, 64)
 		return []string{strconv.FormatFloat(f+0.25, 'g', -1, 64), strconv.FormatFloat(p.MinF, 'g', -1, 64), strconv.FormatFloat(p.MaxF, 'g', -1, 64)}
-	case Duration:
+	case params.Duration:
 		d, _ := time.ParseDuration(cur)
 		return []string{(d + time.Millisecond).String(), time.Duration(p.Min).String(), time.Duration(p.Max).String()}
 	}
@@ -106,7 +104,7 @@ func TestConfigCoversEveryParameter(t *testing.T) {
 					}
 				}
 				if len(diff) == 0 {
-					t.Errorf("no value of %s changes scenarios.Config: add a field for it (config.go)", p.Key)
+					t.Errorf("no value of %s changes params.Config: add a field for it (scenarios/params/config.go)", p.Key)
 					continue
 				}
 				for _, f := range diff {
@@ -118,49 +116,9 @@ func TestConfigCoversEveryParameter(t *testing.T) {
 			}
 		})
 	}
-	for key := range fields {
+	for _, key := range params.FieldKeys() {
 		if !used[key] {
 			t.Errorf("Config field of %s, a parameter no scenario has", key)
-		}
-	}
-}
-
-// TestConfigDefaults: the parameters' own defaults decode to Kafka's
-// producer defaults (model.DefaultProducerConfig) and the documented
-// broker and network defaults.
-func TestConfigDefaults(t *testing.T) {
-	ps := commonParams()
-	v := newValues(ps)
-	c, err := v.Decode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := model.DefaultProducerConfig()
-	want.Seq = model.SeqSpace{Bits: 31}
-	// The default kafka.version, 4.1, runs transaction version 2.
-	want.TransactionVersion = 2
-	if got := c.producerConfig(); !reflect.DeepEqual(got, want) {
-		t.Errorf("producer defaults\n got %+v\nwant %+v", got, want)
-	}
-	for _, x := range []struct {
-		name      string
-		got, want any
-	}{
-		{"acks", c.Producer.Acks, AcksAll},
-		{"partitions", c.Partitions, 1},
-		{"broker.window", c.Broker.Window, 5},
-		{"broker.restart.rebuild", c.Broker.RestartRebuild, RebuildLog},
-		{"producer.id.expiration.ms", c.Broker.ProducerIDExpiration, 24 * time.Hour},
-		{"epoch.bits", c.Coordinator.EpochBits, 16},
-		{"net.mode", c.Net.Mode, simnet.TCP},
-		{"net.latency", c.Net.Latency.Dist, simnet.LogNormal},
-		{"net.latency.base", c.Net.Latency.Base, 500 * time.Microsecond},
-		{"net.link.latency", len(c.Net.Links), 0},
-		{"fault.kinds", c.Fault.Kinds, faults.GenAll},
-		{"fault.max_duration", c.Fault.MaxDuration, 10 * time.Second},
-	} {
-		if !reflect.DeepEqual(x.got, x.want) {
-			t.Errorf("%s: %v, want %v", x.name, x.got, x.want)
 		}
 	}
 }

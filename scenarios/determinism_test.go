@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 func mustRun(t testing.TB, spec Spec) *Result {
@@ -15,11 +17,11 @@ func mustRun(t testing.TB, spec Spec) *Result {
 	return r
 }
 
-func idem(on bool) []KV {
+func idem(on bool) []params.KV {
 	if on {
-		return []KV{{"enable.idempotence", "true"}}
+		return []params.KV{{Key: "enable.idempotence", Value: "true"}}
 	}
-	return []KV{{"enable.idempotence", "false"}}
+	return []params.KV{{Key: "enable.idempotence", Value: "false"}}
 }
 
 // TestSameSeedSameRun runs every scenario twice in one process: the trace
@@ -40,7 +42,7 @@ func TestSameSeedSameRun(t *testing.T) {
 				// lines of its own (world_repl.go); a run with a broker
 				// down for long (coordfailover) is mostly heartbeats.
 				div := int64(2)
-				if slices.Contains(sc.Defaults, KV{"brokers", "3"}) {
+				if slices.Contains(sc.Defaults, params.KV{Key: "brokers", Value: "3"}) {
 					div = 16
 				}
 				if len(a.Trace) == 0 || int64(len(a.Trace)) < a.Events/div {

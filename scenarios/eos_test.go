@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // TestZombieExactlyOnce: the zombie is an exactly-once application. At
@@ -23,7 +25,7 @@ func TestZombieExactlyOnce(t *testing.T) {
 		t.Run(strconv.Itoa(pause)+"ms", func(t *testing.T) {
 			t.Parallel()
 			for seed := uint64(1); seed <= seeds; seed++ {
-				r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: []KV{{"pause.ms", strconv.Itoa(pause)}}})
+				r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: []params.KV{{Key: "pause.ms", Value: strconv.Itoa(pause)}}})
 				for _, v := range r.Violations {
 					t.Fatalf("%s: %s\nreproduce: %s", v.Invariant, v.Detail, r.Reproduce)
 				}
@@ -50,7 +52,7 @@ func TestZombieContrast(t *testing.T) {
 	// The duplicates need v1's commit to land while its answer waits in
 	// the pause (about 1% of seeds: 6 of 600 since the markers travel the
 	// network); seed 82 is one.
-	if r := mustRun(t, Spec{Scenario: sc, Seed: 82, Sets: []KV{{"app.mode", "at-least-once"}}}); r.Duplicates == 0 || !fired(r)["INV-DUP"] {
+	if r := mustRun(t, Spec{Scenario: sc, Seed: 82, Sets: []params.KV{{Key: "app.mode", Value: "at-least-once"}}}); r.Duplicates == 0 || !fired(r)["INV-DUP"] {
 		t.Errorf("app.mode=at-least-once seed 82: duplicates %d, violations %v", r.Duplicates, r.Violations)
 	}
 	if r := mustRun(t, Spec{Scenario: sc, Seed: 82}); r.Duplicates != 0 || len(r.Violations) > 0 {
@@ -79,18 +81,18 @@ func TestTransactionalIDNeedsTransactions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(Spec{Scenario: sc, Seed: 1, Sets: []KV{{"transactional.id", "t9"}}})
+	_, err = Run(Spec{Scenario: sc, Seed: 1, Sets: []params.KV{{Key: "transactional.id", Value: "t9"}}})
 	if err == nil || !strings.Contains(err.Error(), "transactional.id=t9 needs transaction.records > 0") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := Run(Spec{Scenario: sc, Seed: 1, Sets: []KV{{"transactional.id", "t9"}, {"producer.whatif.fence_only", "true"}}}); err != nil {
+	if _, err := Run(Spec{Scenario: sc, Seed: 1, Sets: []params.KV{{Key: "transactional.id", Value: "t9"}, {Key: "producer.whatif.fence_only", Value: "true"}}}); err != nil {
 		t.Fatalf("what-if refused: %v", err)
 	}
-	if _, err := Run(Spec{Scenario: sc, Seed: 1, Sets: []KV{{"app.mode", "exactly-once"}}}); err == nil || !strings.Contains(err.Error(), "app.mode=exactly-once needs transactions") {
+	if _, err := Run(Spec{Scenario: sc, Seed: 1, Sets: []params.KV{{Key: "app.mode", Value: "exactly-once"}}}); err == nil || !strings.Contains(err.Error(), "app.mode=exactly-once needs transactions") {
 		t.Fatalf("exactly-once without transactions: %v", err)
 	}
 	zb, _ := Lookup("zombie")
-	if _, err := Run(Spec{Scenario: zb, Seed: 1, Sets: []KV{{"transaction.records", "0"}}}); err == nil {
+	if _, err := Run(Spec{Scenario: zb, Seed: 1, Sets: []params.KV{{Key: "transaction.records", Value: "0"}}}); err == nil {
 		t.Fatalf("zombie with transaction.records=0 accepted")
 	}
 }

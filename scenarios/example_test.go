@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // ExampleRun runs one seeded scenario with idempotence off and on and
@@ -17,7 +18,7 @@ func ExampleRun() {
 		r, err := scenarios.Run(scenarios.Spec{
 			Scenario: sc,
 			Seed:     4,
-			Sets:     []scenarios.KV{{Key: "enable.idempotence", Value: on}},
+			Sets:     []params.KV{{Key: "enable.idempotence", Value: on}},
 		})
 		if err != nil {
 			panic(err)

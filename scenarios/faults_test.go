@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -24,10 +25,10 @@ func run(t *testing.T, spec Spec) *Result {
 	return r
 }
 
-func kv(pairs ...string) []KV {
-	var out []KV
+func kv(pairs ...string) []params.KV {
+	var out []params.KV
 	for i := 0; i < len(pairs); i += 2 {
-		out = append(out, KV{pairs[i], pairs[i+1]})
+		out = append(out, params.KV{Key: pairs[i], Value: pairs[i+1]})
 	}
 	return out
 }
@@ -188,7 +189,7 @@ func TestProducerCrash(t *testing.T) {
 	if r.Abandoned == 0 || r.Acked+r.Failed+r.Abandoned+r.Pending != r.Sent {
 		t.Errorf("without resend: sent %d acked %d failed %d abandoned %d pending %d", r.Sent, r.Acked, r.Failed, r.Abandoned, r.Pending)
 	}
-	r = run(t, Spec{Seed: 1, Sets: append(sets, KV{"fault.producer.resend", "true"}), PlanText: plan})
+	r = run(t, Spec{Seed: 1, Sets: append(sets, params.KV{Key: "fault.producer.resend", Value: "true"}), PlanText: plan})
 	if r.Abandoned != 0 || r.Acked != r.Sent || len(grep(r.Trace, "app-resend")) == 0 {
 		t.Errorf("with resend: sent %d acked %d abandoned %d resends %d", r.Sent, r.Acked, r.Abandoned, len(grep(r.Trace, "app-resend")))
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/idemsim/idemsim/scenarios/params"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -27,7 +28,7 @@ type FileScenario struct {
 	// Scenario is the base scenario renamed and re-summarised.
 	Scenario *Scenario
 	// Sets are the file's parameter values, in file order.
-	Sets []KV
+	Sets []params.KV
 	// Plan is the plan text ("" for none) and PlanLine the file line its
 	// first line is on, so plan errors can name file lines.
 	Plan     string
@@ -87,7 +88,7 @@ func ParseScenarioFile(file string, data []byte) (*FileScenario, error) {
 	fs := &FileScenario{}
 	var name, base, summary string
 	seen := map[string]int{}
-	var params *yaml.Node
+	var paramsNode *yaml.Node
 	var baseLine int
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -123,7 +124,7 @@ func ParseScenarioFile(file string, data []byte) (*FileScenario, error) {
 			if v.Kind != yaml.MappingNode {
 				err = errAt(v.Line, "params must be a mapping of parameter: value")
 			}
-			params = v
+			paramsNode = v
 		case "plan":
 			fs.Plan, err = scalar()
 			fs.PlanLine = v.Line
@@ -153,11 +154,11 @@ func ParseScenarioFile(file string, data []byte) (*FileScenario, error) {
 		c.Summary = summary
 	}
 	fs.Scenario = &c
-	if params != nil {
+	if paramsNode != nil {
 		vals := c.Values()
 		seenParam := map[string]int{}
-		for i := 0; i+1 < len(params.Content); i += 2 {
-			k, v := params.Content[i], params.Content[i+1]
+		for i := 0; i+1 < len(paramsNode.Content); i += 2 {
+			k, v := paramsNode.Content[i], paramsNode.Content[i+1]
 			if prev, dup := seenParam[k.Value]; dup {
 				return nil, errAt(k.Line, "params: key %q repeats line %d", k.Value, prev)
 			}
@@ -168,7 +169,7 @@ func ParseScenarioFile(file string, data []byte) (*FileScenario, error) {
 			if err := vals.Set(k.Value, v.Value); err != nil {
 				return nil, errAt(k.Line, "%v", err)
 			}
-			fs.Sets = append(fs.Sets, KV{k.Value, v.Value})
+			fs.Sets = append(fs.Sets, params.KV{Key: k.Value, Value: v.Value})
 		}
 	}
 	return fs, nil

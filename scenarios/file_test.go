@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 func TestParseScenarioFile(t *testing.T) {
@@ -24,7 +26,7 @@ plan: |
 	if fs.Scenario.Name != "slow-acks" || fs.Scenario.Summary != "acks lost on a slow link" {
 		t.Fatalf("scenario %q %q", fs.Scenario.Name, fs.Scenario.Summary)
 	}
-	want := []KV{{"net.response_loss", "0.1"}, {"net.latency.base", "20ms"}, {"records", "50"}}
+	want := []params.KV{{Key: "net.response_loss", Value: "0.1"}, {Key: "net.latency.base", Value: "20ms"}, {Key: "records", Value: "50"}}
 	if len(fs.Sets) != 3 || fs.Sets[0] != want[0] || fs.Sets[1] != want[1] || fs.Sets[2] != want[2] {
 		t.Fatalf("sets %v, want %v", fs.Sets, want)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -38,7 +39,7 @@ func TestRequestOutlivesConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := "0.09s pause b1 3s\nend 4s\n"
-	sets := []KV{{"records", "3"}, {"send.interval.ms", "100"}, {"net.response_loss", "0"}}
+	sets := []params.KV{{Key: "records", Value: "3"}, {Key: "send.interval.ms", Value: "100"}, {Key: "net.response_loss", Value: "0"}}
 	for _, on := range []bool{false, true} {
 		r := mustRun(t, Spec{Scenario: sc, Seed: 1, PlanText: plan, KeepTrace: true, Sets: append(slices.Clone(sets), idem(on)...)})
 		resume, ir := lineAt(r.Trace, "b1 resumes with")
@@ -77,8 +78,8 @@ func TestProcessingTimeOneAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := mustRun(t, Spec{Scenario: sc, Seed: 2, KeepTrace: true, Sets: []KV{{"records", "10"}, {"send.interval.ms", "1"},
-		{"net.response_loss", "0"}, {"broker.processing.time", "50ms"}}})
+	r := mustRun(t, Spec{Scenario: sc, Seed: 2, KeepTrace: true, Sets: []params.KV{{Key: "records", Value: "10"}, {Key: "send.interval.ms", Value: "1"},
+		{Key: "net.response_loss", Value: "0"}, {Key: "broker.processing.time", Value: "50ms"}}})
 	var at []sim.Time
 	for _, l := range r.Trace {
 		if strings.Contains(l, " b1 append ") {
@@ -97,7 +98,7 @@ func TestProcessingTimeOneAtATime(t *testing.T) {
 		t.Fatalf("acked %d, violations %v", r.Acked, r.Violations)
 	}
 	// A spread draws from the broker's own stream: deterministic.
-	sets := []KV{{"broker.processing.time", "1ms"}, {"broker.processing.spread", "20ms"}}
+	sets := []params.KV{{Key: "broker.processing.time", Value: "1ms"}, {Key: "broker.processing.spread", Value: "20ms"}}
 	a, b := mustRun(t, Spec{Scenario: sc, Seed: 5, Sets: sets}), mustRun(t, Spec{Scenario: sc, Seed: 5, Sets: sets})
 	if a.TraceHash != b.TraceHash {
 		t.Fatalf("same spec, hashes %s and %s", a.TraceHash, b.TraceHash)
@@ -113,8 +114,8 @@ func TestStallVersusPause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets := []KV{{"records", "4"}, {"send.interval.ms", "100"}, {"net.response_loss", "0"},
-		{"producer.id.expiration.ms", "1000"}, {"producer.id.expiration.check.interval.ms", "500"}, {"request.timeout.ms", "30000"}, {"delivery.timeout.ms", "60000"}}
+	sets := []params.KV{{Key: "records", Value: "4"}, {Key: "send.interval.ms", Value: "100"}, {Key: "net.response_loss", Value: "0"},
+		{Key: "producer.id.expiration.ms", Value: "1000"}, {Key: "producer.id.expiration.check.interval.ms", Value: "500"}, {Key: "request.timeout.ms", Value: "30000"}, {Key: "delivery.timeout.ms", Value: "60000"}}
 	for _, verb := range []string{"stall", "pause"} {
 		plan := "0.25s " + verb + " b1 5s\nend 6s\n"
 		r := mustRun(t, Spec{Scenario: sc, Seed: 1, PlanText: plan, KeepTrace: true, Sets: sets})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // finalRead returns the final poll of h at level f, by partition.
@@ -141,7 +143,7 @@ func TestHistoryChangesNothing(t *testing.T) {
 // offsets of its sends, which the read_committed final poll holds.
 func TestHistoryTransactions(t *testing.T) {
 	sc, _ := Lookup("txntimeout")
-	r := mustRun(t, Spec{Scenario: sc, Seed: 42, Sets: []KV{{"pause.ms", "0"}}, History: true})
+	r := mustRun(t, Spec{Scenario: sc, Seed: 42, Sets: []params.KV{{Key: "pause.ms", Value: "0"}}, History: true})
 	rc := finalRead(t, r.History, FinalReadCommitted)
 	at := map[[2]int64]int64{}
 	for k, rds := range rc {

@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
-// printedBounds splits the range -describe prints for p ([Param.Allowed],
+// printedBounds splits the range -describe prints for p ([params.Param.Allowed],
 // "LO..HI") into its two bounds, as text.
-func printedBounds(t *testing.T, p *Param) (lo, hi string) {
+func printedBounds(t *testing.T, p *params.Param) (lo, hi string) {
 	t.Helper()
 	lo, hi, ok := strings.Cut(p.Allowed(), "..")
 	if !ok {
@@ -24,17 +26,17 @@ func printedBounds(t *testing.T, p *Param) (lo, hi string) {
 // the minimum and one more than the maximum (an integer, a nanosecond, the
 // next float64). A bound at the end of int64 has an integer beyond it that
 // no longer parses as an int64; a duration has none ("").
-func beyond(t *testing.T, p *Param, lo, hi string) (below, above string) {
+func beyond(t *testing.T, p *params.Param, lo, hi string) (below, above string) {
 	t.Helper()
 	switch p.Kind {
-	case Int:
+	case params.Int:
 		l, okL := new(big.Int).SetString(lo, 10)
 		h, okH := new(big.Int).SetString(hi, 10)
 		if !okL || !okH {
 			t.Fatalf("%s: printed bounds %s..%s are not integers", p.Key, lo, hi)
 		}
 		return l.Sub(l, big.NewInt(1)).String(), h.Add(h, big.NewInt(1)).String()
-	case Duration:
+	case params.Duration:
 		l, errL := time.ParseDuration(lo)
 		h, errH := time.ParseDuration(hi)
 		if errL != nil || errH != nil {
@@ -47,7 +49,7 @@ func beyond(t *testing.T, p *Param, lo, hi string) (below, above string) {
 			above = (h + 1).String()
 		}
 		return below, above
-	case Float:
+	case params.Float:
 		l, errL := strconv.ParseFloat(lo, 64)
 		h, errH := strconv.ParseFloat(hi, 64)
 		if errL != nil || errH != nil {
@@ -70,14 +72,14 @@ func TestPrintedBoundsAreEnforced(t *testing.T) {
 	for _, sc := range All() {
 		t.Run(sc.Name, func(t *testing.T) {
 			for _, p := range sc.Values().Params() {
-				if p.Kind != Int && p.Kind != Float && p.Kind != Duration {
+				if p.Kind != params.Int && p.Kind != params.Float && p.Kind != params.Duration {
 					continue
 				}
 				if !p.Bounded() {
 					t.Errorf("%s: a %s without a range (set Min and Max, or MinF and MaxF)", p.Key, p.Kind)
 					continue
 				}
-				if p.Kind == Float && (p.Min != 0 || p.Max != 0) || p.Kind != Float && (p.MinF != 0 || p.MaxF != 0) {
+				if p.Kind == params.Float && (p.Min != 0 || p.Max != 0) || p.Kind != params.Float && (p.MinF != 0 || p.MaxF != 0) {
 					t.Errorf("%s: a %s bounded by the other kind's fields", p.Key, p.Kind)
 				}
 				lo, hi := printedBounds(t, &p)
@@ -99,7 +101,8 @@ func TestPrintedBoundsAreEnforced(t *testing.T) {
 						t.Errorf("printed bound %s=%s does not decode: %v", p.Key, val, err)
 						continue
 					}
-					checkField(t, &p, val, fields[p.Key](&c))
+					f, _ := c.Field(p.Key)
+					checkField(t, &p, val, f)
 				}
 				below, above := beyond(t, &p, lo, hi)
 				for _, val := range []string{below, above} {
@@ -124,7 +127,7 @@ func TestPrintedBoundsAreEnforced(t *testing.T) {
 
 // checkField checks that val, a printed bound of p, decoded into dst, p's
 // Config field, exactly.
-func checkField(t *testing.T, p *Param, val string, dst any) {
+func checkField(t *testing.T, p *params.Param, val string, dst any) {
 	t.Helper()
 	var got, want string
 	switch d := dst.(type) {
@@ -138,7 +141,7 @@ func checkField(t *testing.T, p *Param, val string, dst any) {
 		got, want = strconv.FormatFloat(*d, 'g', -1, 64), val
 	case *time.Duration:
 		got = strconv.FormatInt(int64(*d), 10)
-		if p.Kind == Duration {
+		if p.Kind == params.Duration {
 			dv, _ := time.ParseDuration(val)
 			want = strconv.FormatInt(int64(dv), 10)
 		} else { // an Int in ms
@@ -180,7 +183,7 @@ func TestIssue18Ranges(t *testing.T) {
 			t.Errorf("%s=%s: %v, want an out-of-range error", c.key, c.val, err)
 		}
 	}
-	p := sc.Values().param("producer.id.expiration.ms")
+	p := sc.Values().Param("producer.id.expiration.ms")
 	if got := p.Allowed(); got != "1..9223372036854" {
 		t.Errorf("producer.id.expiration.ms prints %s", got)
 	}
@@ -193,7 +196,7 @@ func TestIssue18Ranges(t *testing.T) {
 func TestSequenceBitsRule(t *testing.T) {
 	sc, _ := Lookup("ackloss") // batch.size=1, broker.window=5, max in flight 5: 10 sequences needed
 	for _, c := range []struct {
-		sets []KV
+		sets []params.KV
 		want string // error substring; "" for none
 	}{
 		{kv("sequence.bits", "4"), ""},

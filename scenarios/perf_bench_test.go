@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -59,7 +60,7 @@ func queueStep() float64 {
 // does: the parameters resolved once, on one Runner, every run whole
 // (setup, events, checkers, report), each result recycled once read. It
 // returns the events run and the heap allocations made.
-func sweepRuns(b *testing.B, name string, sets []KV) (events int64, allocs uint64) {
+func sweepRuns(b *testing.B, name string, sets []params.KV) (events int64, allocs uint64) {
 	sc, err := Lookup(name)
 	if err != nil {
 		b.Fatal(err)
@@ -126,7 +127,7 @@ func BenchmarkRuns(b *testing.B) {
 // in a sweep (parameters resolved once) costs at most 10 µs, its few
 // events included.
 func BenchmarkRunSetup(b *testing.B) {
-	events, allocs := sweepRuns(b, "ackloss", []KV{{"records", "1"}})
+	events, allocs := sweepRuns(b, "ackloss", []params.KV{{Key: "records", Value: "1"}})
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "us/run(target<=10)")
 	b.ReportMetric(float64(allocs)/float64(b.N), "allocs/run")
 	b.ReportMetric(float64(events)/float64(b.N), "events/run")
@@ -145,13 +146,13 @@ func BenchmarkSteadyState(b *testing.B) {
 	}
 	for _, mode := range []struct {
 		name string
-		sets []KV
+		sets []params.KV
 	}{
-		{"lossless", []KV{{"net.response_loss", "0"}}},
+		{"lossless", []params.KV{{Key: "net.response_loss", Value: "0"}}},
 		{"lossy", nil},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
-			spec := Spec{Scenario: sc, Seed: 1, Sets: append([]KV{{"records", "20000"}, {"send.interval.ms", "1"}}, mode.sets...)}
+			spec := Spec{Scenario: sc, Seed: 1, Sets: append([]params.KV{{Key: "records", Value: "20000"}, {Key: "send.interval.ms", Value: "1"}}, mode.sets...)}
 			var r Runner
 			if _, err := r.Run(spec); err != nil {
 				b.Fatal(err)
@@ -186,15 +187,15 @@ func BenchmarkSteadyState(b *testing.B) {
 func BenchmarkBacklog(b *testing.B) {
 	for _, mode := range []struct {
 		name string
-		sets []KV
+		sets []params.KV
 	}{
 		{"lossy", nil},
-		{"lossless", []KV{{"net.response_loss", "0"}, {"delivery.timeout.ms", "100000000"}}},
+		{"lossless", []params.KV{{Key: "net.response_loss", Value: "0"}, {Key: "delivery.timeout.ms", Value: "100000000"}}},
 	} {
 		perRecord := map[int]float64{}
 		for _, n := range []int{10_000, 100_000} {
 			b.Run(mode.name+"/records="+strconv.Itoa(n), func(b *testing.B) {
-				sets := append([]KV{{"records", strconv.Itoa(n)}, {"send.interval.ms", "0"}}, mode.sets...)
+				sets := append([]params.KV{{Key: "records", Value: strconv.Itoa(n)}, {Key: "send.interval.ms", Value: "0"}}, mode.sets...)
 				sc, _ := Lookup("ackloss")
 				var m0, m1 runtime.MemStats
 				runtime.ReadMemStats(&m0)
@@ -248,17 +249,17 @@ func liveAtEnd(b *testing.B, spec Spec) uint64 {
 // the figure to compare; ns/event says whether the events got dearer or
 // just more numerous.
 func BenchmarkGrowth(b *testing.B) {
-	base := []KV{{"records", "1000"}, {"send.interval.ms", "1"}, {"enable.idempotence", "true"}}
-	for _, v := range []KV{
-		{"records", "1000"}, {"records", "10000"},
-		{"max.in.flight.requests.per.connection", "1"}, {"max.in.flight.requests.per.connection", "5"},
-		{"partitions", "4"}, {"partitions", "16"}, {"partitions", "64"},
-		{"brokers", "3"}, {"brokers", "16"},
+	base := []params.KV{{Key: "records", Value: "1000"}, {Key: "send.interval.ms", Value: "1"}, {Key: "enable.idempotence", Value: "true"}}
+	for _, v := range []params.KV{
+		{Key: "records", Value: "1000"}, {Key: "records", Value: "10000"},
+		{Key: "max.in.flight.requests.per.connection", Value: "1"}, {Key: "max.in.flight.requests.per.connection", Value: "5"},
+		{Key: "partitions", Value: "4"}, {Key: "partitions", Value: "16"}, {Key: "partitions", Value: "64"},
+		{Key: "brokers", Value: "3"}, {Key: "brokers", Value: "16"},
 	} {
 		b.Run(v.Key+"="+v.Value, func(b *testing.B) {
-			sets := append(append([]KV{}, base...), v)
+			sets := append(append([]params.KV{}, base...), v)
 			if v.Key == "brokers" {
-				sets = append(sets, KV{"partitions", v.Value}) // a partition per broker, so every broker works
+				sets = append(sets, params.KV{Key: "partitions", Value: v.Value}) // a partition per broker, so every broker works
 			}
 			events, allocs := sweepRuns(b, "ackloss", sets)
 			records, _ := strconv.Atoi(sets[0].Value)
@@ -280,11 +281,11 @@ func BenchmarkGrowth(b *testing.B) {
 // the replication traffic's too; ns/record says what a run with replicas
 // costs in all.
 func BenchmarkReplication(b *testing.B) {
-	base := []KV{{"records", "1000"}, {"send.interval.ms", "1"}, {"enable.idempotence", "true"}}
+	base := []params.KV{{Key: "records", Value: "1000"}, {Key: "send.interval.ms", Value: "1"}, {Key: "enable.idempotence", Value: "true"}}
 	var one float64
 	for _, n := range []string{"1", "3"} {
 		b.Run("brokers="+n, func(b *testing.B) {
-			events, allocs := sweepRuns(b, "ackloss", append(slices.Clone(base), KV{"brokers", n}))
+			events, allocs := sweepRuns(b, "ackloss", append(slices.Clone(base), params.KV{Key: "brokers", Value: n}))
 			ns := float64(b.Elapsed().Nanoseconds()) / float64(events)
 			if n == "1" {
 				one = ns

@@ -5,11 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 func TestLevelsOrder(t *testing.T) {
 	var got []string
-	for _, l := range Levels() {
+	for _, l := range params.Levels() {
 		got = append(got, l.String())
 	}
 	want := []string{"default", "profile", "scenario", "preset", "file", "-bug", "-set"}
@@ -56,7 +58,7 @@ func TestPrecedence(t *testing.T) {
 			t.Errorf("%s explicit %v, want %v", c.key, got, c.explicit)
 		}
 	}
-	if v.OwnDefault("records") != "20" || v.Params()[slices.IndexFunc(v.Params(), func(p Param) bool { return p.Key == "records" })].Default != "40" {
+	if v.OwnDefault("records") != "20" || v.Params()[slices.IndexFunc(v.Params(), func(p params.Param) bool { return p.Key == "records" })].Default != "40" {
 		t.Errorf("records: own default %s", v.OwnDefault("records"))
 	}
 	c := res.Config
@@ -83,7 +85,7 @@ func TestBugsReported(t *testing.T) {
 	if want := "go run ./cmd/simulate -seed 1 -scenario seqreuse -bug Z11 -idempotence=true"; r.Reproduce != want {
 		t.Errorf("reproduce %q, want %q", r.Reproduce, want)
 	}
-	if slices.ContainsFunc(r.Params, func(kv KV) bool { return strings.HasPrefix(kv.Key, "-") }) {
+	if slices.ContainsFunc(r.Params, func(kv params.KV) bool { return strings.HasPrefix(kv.Key, "-") }) {
 		t.Errorf("params hold a flag: %v", r.Params)
 	}
 	if r := mustRun(t, Spec{Scenario: sc, Seed: 1}); r.Bugs == nil || len(r.Bugs) != 0 {

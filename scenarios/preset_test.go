@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // TestPresetKafkaDefaults: -preset kafka-defaults puts Kafka's own
@@ -13,7 +15,7 @@ func TestPresetKafkaDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Resolve(Spec{Scenario: sc, Preset: "kafka-defaults", Sets: []KV{{"linger.ms", "5"}}})
+	res, err := Resolve(Spec{Scenario: sc, Preset: "kafka-defaults", Sets: []params.KV{{Key: "linger.ms", Value: "5"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func TestPresetKafkaDefaults(t *testing.T) {
 			t.Errorf("%s = %s, want %s", key, got, want)
 		}
 	}
-	if s := v.Source("request.timeout.ms"); s.Level != LevelPreset {
+	if s := v.Source("request.timeout.ms"); s.Level != params.LevelPreset {
 		t.Errorf("request.timeout.ms from %s", s)
 	}
 	if _, err := Resolve(Spec{Scenario: sc, Preset: "nope"}); err == nil || !strings.Contains(err.Error(), "kafka-defaults") {

@@ -6,6 +6,7 @@ import (
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // A run's realized plan is its fault plan plus every loss its random
@@ -88,10 +89,10 @@ var RandomSources = []string{"net.request_loss", "net.response_loss", "broker.tr
 
 // RealizedSets returns sets plus fault.realized=true when any of the
 // run's random loss sources is on: the sets that replay a realized plan.
-func RealizedSets(r *Result, sets []KV) []KV {
+func RealizedSets(r *Result, sets []params.KV) []params.KV {
 	for _, p := range r.Params {
 		if slices.Contains(RandomSources, p.Key) && p.Value != "0" {
-			return append(slices.Clone(sets), KV{Key: "fault.realized", Value: "true"})
+			return append(slices.Clone(sets), params.KV{Key: "fault.realized", Value: "true"})
 		}
 	}
 	return slices.Clone(sets)

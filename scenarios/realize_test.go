@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // TestRealizedReplay: replaying a run's realized plan with fault.realized
@@ -15,7 +16,7 @@ import (
 func TestRealizedReplay(t *testing.T) {
 	cases := []struct {
 		scenario string
-		sets     []KV
+		sets     []params.KV
 	}{
 		{"ackloss", kv("enable.idempotence", "false")},
 		{"ackloss", kv("net.request_loss", "0.05", "fault.count", "3")},
@@ -34,7 +35,7 @@ func TestRealizedReplay(t *testing.T) {
 		for seed := range uint64(6) {
 			r1 := run(t, Spec{Scenario: sc, Seed: seed, Sets: c.sets, Realize: true})
 			sets := RealizedSets(r1, c.sets)
-			if !slices.Contains(sets, KV{"fault.realized", "true"}) {
+			if !slices.Contains(sets, params.KV{Key: "fault.realized", Value: "true"}) {
 				t.Fatalf("%s: RealizedSets = %v", c.scenario, sets)
 			}
 			r2 := run(t, Spec{Scenario: sc, Seed: seed, Sets: sets, PlanText: r1.Realized})

@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // lossSeeds runs seeds 1..n of scenario name with sets and counts the
 // runs with lost acknowledged records (INV-LOSS) and those with duplicates
 // (INV-DUP).
-func lossSeeds(t *testing.T, name string, n uint64, sets ...KV) (lost, dup int) {
+func lossSeeds(t *testing.T, name string, n uint64, sets ...params.KV) (lost, dup int) {
 	t.Helper()
 	sc, err := Lookup(name)
 	if err != nil {
@@ -38,13 +40,13 @@ func lossSeeds(t *testing.T, name string, n uint64, sets ...KV) (lost, dup int) 
 func TestAcks1(t *testing.T) {
 	t.Parallel()
 	n := seedsFor(t)
-	lost, _ := lossSeeds(t, "acks1", n, KV{"enable.idempotence", "false"})
+	lost, _ := lossSeeds(t, "acks1", n, params.KV{Key: "enable.idempotence", Value: "false"})
 	t.Logf("acks=1: %d of %d seeds lose acknowledged records", lost, n)
 	if lost < int(n)/2 {
 		t.Errorf("acks=1: only %d of %d seeds lose acknowledged records", lost, n)
 	}
 	for _, idem := range []string{"true", "false"} {
-		lost, dup := lossSeeds(t, "acks1", n, KV{"enable.idempotence", idem}, KV{"acks", "all"})
+		lost, dup := lossSeeds(t, "acks1", n, params.KV{Key: "enable.idempotence", Value: idem}, params.KV{Key: "acks", Value: "all"})
 		t.Logf("acks=all min.insync.replicas=2 idempotence=%s: %d seeds lose, %d duplicate", idem, lost, dup)
 		if lost != 0 {
 			t.Errorf("acks=all min.insync.replicas=2 idempotence=%s: %d of %d seeds lose acknowledged records", idem, lost, n)
@@ -63,18 +65,18 @@ func TestUnclean(t *testing.T) {
 	t.Parallel()
 	n := seedsFor(t)
 	for _, idem := range []string{"true", "false"} {
-		lost, _ := lossSeeds(t, "unclean", n, KV{"enable.idempotence", idem})
+		lost, _ := lossSeeds(t, "unclean", n, params.KV{Key: "enable.idempotence", Value: idem})
 		t.Logf("unclean election, idempotence=%s: %d of %d seeds lose acknowledged records", idem, lost, n)
 		if lost < int(n)/2 {
 			t.Errorf("unclean election, idempotence=%s: only %d of %d seeds lose", idem, lost, n)
 		}
-		lost, _ = lossSeeds(t, "unclean", n, KV{"enable.idempotence", idem}, KV{"unclean.leader.election.enable", "false"})
+		lost, _ = lossSeeds(t, "unclean", n, params.KV{Key: "enable.idempotence", Value: idem}, params.KV{Key: "unclean.leader.election.enable", Value: "false"})
 		t.Logf("no unclean election, idempotence=%s: %d of %d seeds lose", idem, lost, n)
 		if lost != 0 {
 			t.Errorf("no unclean election, idempotence=%s: %d of %d seeds lose acknowledged records", idem, lost, n)
 		}
 	}
-	lost, _ := lossSeeds(t, "unclean", n/5, KV{"kafka.version", "3.8"})
+	lost, _ := lossSeeds(t, "unclean", n/5, params.KV{Key: "kafka.version", Value: "3.8"})
 	if lost != 0 {
 		t.Errorf("kafka.version=3.8 (unclean election ignored under KRaft): %d seeds lose", lost)
 	}
@@ -86,12 +88,12 @@ func TestUnclean(t *testing.T) {
 func TestFailover(t *testing.T) {
 	t.Parallel()
 	n := seedsFor(t)
-	_, dup := lossSeeds(t, "failover", n, KV{"enable.idempotence", "false"})
+	_, dup := lossSeeds(t, "failover", n, params.KV{Key: "enable.idempotence", Value: "false"})
 	t.Logf("idempotence off: %d of %d seeds duplicate", dup, n)
 	if dup < int(n)/2 {
 		t.Errorf("idempotence off: only %d of %d seeds duplicate", dup, n)
 	}
-	lost, dup := lossSeeds(t, "failover", n, KV{"enable.idempotence", "true"})
+	lost, dup := lossSeeds(t, "failover", n, params.KV{Key: "enable.idempotence", Value: "true"})
 	t.Logf("idempotence on: %d seeds lose, %d duplicate", lost, dup)
 	if lost != 0 || dup != 0 {
 		t.Errorf("idempotence on: %d seeds lose and %d duplicate of %d", lost, dup, n)
@@ -104,13 +106,13 @@ func TestFailover(t *testing.T) {
 func TestIsolated(t *testing.T) {
 	t.Parallel()
 	n := seedsFor(t)
-	lost, _ := lossSeeds(t, "isolated", n, KV{"enable.idempotence", "false"})
+	lost, _ := lossSeeds(t, "isolated", n, params.KV{Key: "enable.idempotence", Value: "false"})
 	t.Logf("acks=1: %d of %d seeds lose acknowledged records", lost, n)
 	if lost < int(n)/2 {
 		t.Errorf("acks=1: only %d of %d seeds lose", lost, n)
 	}
 	for _, idem := range []string{"true", "false"} {
-		lost, _ := lossSeeds(t, "isolated", n, KV{"enable.idempotence", idem}, KV{"acks", "all"})
+		lost, _ := lossSeeds(t, "isolated", n, params.KV{Key: "enable.idempotence", Value: idem}, params.KV{Key: "acks", Value: "all"})
 		t.Logf("acks=all idempotence=%s: %d seeds lose", idem, lost)
 		if lost != 0 {
 			t.Errorf("acks=all idempotence=%s: %d of %d seeds lose acknowledged records", idem, lost, n)
@@ -130,9 +132,9 @@ func TestVersionRuleR22(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []string{"3.6", "4.1"} {
-		r := mustRun(t, Spec{Scenario: sc, Seed: 1, PlanText: "1s partition b1 | b2 b3\n60s heal b1 | b2 b3\n", Sets: []KV{
-			{"brokers", "3"}, {"min.insync.replicas", "2"}, {"replica.lag.time.max.ms", "4000"}, {"net.response_loss", "0"},
-			{"records", "20"}, {"send.interval.ms", "500"}, {"request.timeout.ms", "30000"}, {"broker.version", v}}})
+		r := mustRun(t, Spec{Scenario: sc, Seed: 1, PlanText: "1s partition b1 | b2 b3\n60s heal b1 | b2 b3\n", Sets: []params.KV{
+			{Key: "brokers", Value: "3"}, {Key: "min.insync.replicas", Value: "2"}, {Key: "replica.lag.time.max.ms", Value: "4000"}, {Key: "net.response_loss", Value: "0"},
+			{Key: "records", Value: "20"}, {Key: "send.interval.ms", Value: "500"}, {Key: "request.timeout.ms", Value: "30000"}, {Key: "broker.version", Value: v}}})
 		after := r.Errors["NOT_ENOUGH_REPLICAS_AFTER_APPEND"]
 		if (v == "3.6") != (after > 0) || r.Errors["NOT_ENOUGH_REPLICAS"] == 0 {
 			t.Errorf("broker.version=%s: errors %v", v, r.Errors)
@@ -148,12 +150,12 @@ func TestVersionRuleR22(t *testing.T) {
 func TestReplicationFactorRange(t *testing.T) {
 	sc, _ := Lookup("ackloss")
 	for _, f := range []string{"0", "2"} {
-		_, err := Resolve(Spec{Scenario: sc, Sets: []KV{{"replication.factor", f}}})
+		_, err := Resolve(Spec{Scenario: sc, Sets: []params.KV{{Key: "replication.factor", Value: f}}})
 		if err == nil || !strings.HasPrefix(err.Error(), "replication.factor="+f+" is out of range") {
 			t.Errorf("replication.factor=%s with one broker: %v", f, err)
 		}
 	}
-	if _, err := Resolve(Spec{Scenario: sc, Sets: []KV{{"brokers", "3"}, {"replication.factor", "2"}}}); err != nil {
+	if _, err := Resolve(Spec{Scenario: sc, Sets: []params.KV{{Key: "brokers", Value: "3"}, {Key: "replication.factor", Value: "2"}}}); err != nil {
 		t.Errorf("replication.factor=2 with three brokers: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -20,12 +21,12 @@ type Spec struct {
 	Seed     uint64
 	// FileSets are the scenario file's parameter values, in file order
 	// (level "file", docs/parameters.md).
-	FileSets []KV
+	FileSets []params.KV
 	// Bugs are the -bug IDs whose settings apply, in order (level "-bug").
 	Bugs []string
 	// Sets are the command line's key=value overrides, applied in order
 	// (level "-set"): -idempotence as enable.idempotence, then each -set.
-	Sets []KV
+	Sets []params.KV
 	// Preset, if set, is the name of a preset (level "preset", -preset).
 	Preset string
 	// Trace, if not nil, receives the timeline as it is written.
@@ -75,15 +76,15 @@ type Spec struct {
 
 // Result is a run's report: every field is deterministic in the Spec.
 type Result struct {
-	Scenario    string   `json:"scenario"`
-	Seed        uint64   `json:"seed"`
-	Idempotence bool     `json:"idempotence"`
-	TraceHash   string   `json:"trace_hash"`
-	Events      int64    `json:"events"`
-	SimTimeNs   int64    `json:"sim_time_ns"`
-	Stop        string   `json:"stop"`
-	Params      []KV     `json:"params"` // shared by the runs of one Resolved: read-only
-	Bugs        []string `json:"bugs"`   // the -bug IDs turned on, in order
+	Scenario    string      `json:"scenario"`
+	Seed        uint64      `json:"seed"`
+	Idempotence bool        `json:"idempotence"`
+	TraceHash   string      `json:"trace_hash"`
+	Events      int64       `json:"events"`
+	SimTimeNs   int64       `json:"sim_time_ns"`
+	Stop        string      `json:"stop"`
+	Params      []params.KV `json:"params"` // shared by the runs of one Resolved: read-only
+	Bugs        []string    `json:"bugs"`   // the -bug IDs turned on, in order
 	// Versions names the Kafka releases and the transaction protocol the
 	// run modelled, e.g. "kafka=4.1 transaction.version=2".
 	Versions    string   `json:"versions"`
@@ -137,9 +138,9 @@ func (r *Result) HasViolations() bool { return len(r.Violations) > 0 }
 // starts.
 type Resolved struct {
 	// Values are the parameters as text, each with where it came from.
-	Values *Values
+	Values *params.Values
 	// Config is the same parameters, typed; Values.Config returns it too.
-	Config *Config
+	Config *params.Config
 	// Producer is the effective producer configuration, after Kafka's
 	// rules.
 	Producer model.ProducerConfig
@@ -148,7 +149,7 @@ type Resolved struct {
 	Notes []string
 	// params is Values.List(), made once: the runs that share this
 	// resolution share it as their Result.Params (read-only).
-	params []KV
+	params []params.KV
 	// versions is Config.Versions.String(), and reproduceTail what the
 	// runs' reproduce command has after the seed, made once.
 	versions, reproduceTail string
@@ -161,22 +162,18 @@ const reproduceHead = "go run ./cmd/simulate -seed "
 // spec's scenario, weakest first: the parameters' defaults, the
 // scenario's, the scenario file's values (spec.FileSets), the -bug
 // settings (spec.Bugs) and the command line (spec.Sets). It then decodes
-// the values into a typed [Config], once, and checks the producer and
+// the values into a typed [params.Config], once, and checks the producer and
 // network configurations. The error is one line naming the key.
 func Resolve(spec Spec) (*Resolved, error) {
 	v := spec.Scenario.Values()
-	if err := applyLevels(v, &spec); err != nil {
+	if err := v.Apply(params.Overrides{Preset: spec.Preset, FileSets: spec.FileSets, Bugs: spec.Bugs, Sets: spec.Sets}); err != nil {
 		return nil, err
 	}
-	cfg, err := v.Decode()
+	cfg, err := v.Settle()
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.checkReplication(); err != nil {
-		return nil, err
-	}
-	v.cfg = &cfg
-	pc := cfg.producerConfig()
+	pc := cfg.ProducerConfig()
 	pc.IdempotenceExplicit = v.Explicit("enable.idempotence")
 	// As Kafka's KafkaProducer.configureDeliveryTimeout: an explicit
 	// delivery.timeout.ms below linger.ms + request.timeout.ms is refused;
@@ -204,10 +201,10 @@ func Resolve(spec Spec) (*Resolved, error) {
 		// throws outside a transaction.
 		return nil, fmt.Errorf("transactional.id=%s needs transaction.records > 0: Kafka's send() outside a transaction throws IllegalStateException (\"Cannot add partition ... to transaction while in state  READY\", TransactionManager.maybeAddPartition); set transaction.records, or producer.whatif.fence_only=true for that what-if", pc.TransactionalID)
 	}
-	if cfg.App.Mode == AppExactlyOnce && (pc.TransactionalID == "" || pc.TransactionRecords == 0) {
+	if cfg.App.Mode == params.AppExactlyOnce && (pc.TransactionalID == "" || pc.TransactionRecords == 0) {
 		if !pc.EnableIdempotence && !v.Explicit("app.mode") {
 			preNotes = append(preNotes, "app.mode=exactly-once needs transactions: without idempotence the application runs at-least-once")
-			cfg.App.Mode = AppAtLeastOnce
+			cfg.App.Mode = params.AppAtLeastOnce
 		} else {
 			return nil, fmt.Errorf("app.mode=exactly-once needs transactions: set transactional.id and transaction.records > 0 (with idempotence on)")
 		}
@@ -217,7 +214,7 @@ func Resolve(spec Spec) (*Resolved, error) {
 		return nil, err
 	}
 	notes = append(preNotes, notes...)
-	notes = append(notes, v.designNotes...)
+	notes = append(notes, v.DesignNotes()...)
 	if _, err := netConfig(v); err != nil {
 		return nil, err
 	}
@@ -227,7 +224,7 @@ func Resolve(spec Spec) (*Resolved, error) {
 	if !ok {
 		panic("scenarios: a reproduce command that does not start with " + reproduceHead)
 	}
-	return &Resolved{Values: v, Config: &cfg, Producer: eff, Notes: notes, params: v.List(), versions: cfg.Versions.String(), reproduceTail: tail}, nil
+	return &Resolved{Values: v, Config: cfg, Producer: eff, Notes: notes, params: v.List(), versions: cfg.Versions.String(), reproduceTail: tail}, nil
 }
 
 // Run runs one simulation. The error is a configuration error; invariant
@@ -387,7 +384,7 @@ func (w *World) horizon() sim.Time {
 // ReproduceCommand returns the one command that reproduces a run of a
 // catalogue scenario with a scenario file's values, -bug IDs and -set
 // values ([OverrideFlags]).
-func ReproduceCommand(scenario string, seed uint64, file []KV, bugs []string, sets []KV) string {
+func ReproduceCommand(scenario string, seed uint64, file []params.KV, bugs []string, sets []params.KV) string {
 	return reproduceHead + strconv.FormatUint(seed, 10) + " -scenario " + scenario + OverrideFlags(file, bugs, sets)
 }
 
@@ -397,12 +394,12 @@ func ReproduceCommand(scenario string, seed uint64, file []KV, bugs []string, se
 // has no file level, so the file's values are written as the first -set
 // flags, all but those a -bug overrides: that gives every parameter the
 // value the levels of precedence gave it.
-func OverrideFlags(file []KV, bugs []string, sets []KV) string {
+func OverrideFlags(file []params.KV, bugs []string, sets []params.KV) string {
 	var b strings.Builder
 	for _, id := range bugs {
 		fmt.Fprintf(&b, " -bug %s", shellQuote(id))
 	}
-	var all []KV
+	var all []params.KV
 	for _, kv := range file {
 		if !bugSets(bugs, kv.Key) {
 			all = append(all, kv)
@@ -421,7 +418,7 @@ func OverrideFlags(file []KV, bugs []string, sets []KV) string {
 // bugSets reports whether one of the bugs sets key.
 func bugSets(bugs []string, key string) bool {
 	for _, id := range bugs {
-		b, _ := LookupBug(id)
+		b, _ := params.LookupBug(id)
 		for _, kv := range b.Sets {
 			if kv.Key == key {
 				return true
@@ -462,7 +459,7 @@ func (s *Spec) Reproduce() string { return s.reproduce() }
 // holds its own values and plan, so file is then not written), with the
 // -bug and -set flags of [OverrideFlags] and, when planFile is not "",
 // -plan-file.
-func ReproduceLine(name, scenarioFile, planFile string, seed uint64, file []KV, bugs []string, sets []KV) string {
+func ReproduceLine(name, scenarioFile, planFile string, seed uint64, file []params.KV, bugs []string, sets []params.KV) string {
 	var cmd string
 	if scenarioFile == "" {
 		cmd = ReproduceCommand(name, seed, file, bugs, sets)

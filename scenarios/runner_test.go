@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // TestRunnerMatchesRun: one Runner running the whole catalogue in an
@@ -64,7 +66,7 @@ func TestRunnerAfterError(t *testing.T) {
 	if _, err := r.Run(Spec{Scenario: sc, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Run(Spec{Scenario: sc, Seed: 1, Sets: []KV{{"brokers", "0"}}}); err == nil {
+	if _, err := r.Run(Spec{Scenario: sc, Seed: 1, Sets: []params.KV{{Key: "brokers", Value: "0"}}}); err == nil {
 		t.Fatal("brokers=0 ran")
 	}
 	got, err := r.Run(Spec{Scenario: sc, Seed: 2})

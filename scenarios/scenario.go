@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/idemsim/idemsim/faults"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // Scenario is one named, documented simulation setup: a value, not code
-// with side effects. Its parameters are the common ones ([Values]) with the
+// with side effects. Its parameters are the common ones ([params.Values]) with the
 // scenario's own defaults and additions.
 type Scenario struct {
 	// Name is the identifier used with -scenario.
@@ -23,9 +24,9 @@ type Scenario struct {
 	// on.
 	ExpectOff, ExpectOn string
 	// Defaults override common parameter defaults.
-	Defaults []KV
+	Defaults []params.KV
 	// Extra are the scenario's own parameters.
-	Extra []Param
+	Extra []params.Param
 	// OffShows lists the invariants of which at least one fires, within
 	// 200 seeds, with idempotence off: the failure the scenario exists to
 	// show. Empty when the failure needs idempotence (OffNote says why).
@@ -47,23 +48,12 @@ type Scenario struct {
 	// ([faults.Generate] with the fault.* parameters), which with
 	// fault.count=0 gives a plan with no actions. It reads the parameters
 	// from v.Config(), decoded by Resolve.
-	plan func(rng *rand.Rand, v *Values, nodes faults.Nodes) faults.Plan
+	plan func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan
 }
 
 // Values returns the scenario's parameters at their defaults.
-func (s *Scenario) Values() *Values {
-	ps := append(commonParams(), s.Extra...)
-	slices.SortFunc(ps, func(a, b Param) int { return strings.Compare(a.Key, b.Key) })
-	v := newValues(ps)
-	for _, kv := range s.Defaults {
-		v.setDefault(kv.Key, kv.Value)
-		for i := range v.params {
-			if v.params[i].Key == kv.Key {
-				v.params[i].Default = kv.Value
-			}
-		}
-	}
-	return v
+func (s *Scenario) Values() *params.Values {
+	return params.ScenarioValues(s.Extra, s.Defaults)
 }
 
 // All returns the scenario catalogue, sorted by name.

@@ -15,6 +15,7 @@ import (
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -51,7 +52,7 @@ type Script struct {
 	w    *World
 	st   *script
 	sc   *Scenario
-	sets []KV
+	sets []params.KV
 }
 
 // ScriptConfig configures a [Script].
@@ -65,7 +66,7 @@ type ScriptConfig struct {
 	// network's random draws (net.* but net.mode and
 	// net.disconnect_notice) and the generated fault plan (fault.* but
 	// fault.producer.resend) belong to the script and cannot be set.
-	Sets []KV
+	Sets []params.KV
 	// Instances is the room for producer instances; 0 means 16.
 	Instances int
 	// Out, if not nil, receives the observation stream as trace lines,
@@ -89,9 +90,9 @@ func ScriptScenario() *Scenario {
 	return &Scenario{
 		Name:    "script",
 		Summary: "a scripted world: a test script delivers, drops and loses messages and moves time",
-		Defaults: []KV{
-			{"net.latency", "constant"}, {"net.latency.base", "0s"}, {"net.disconnect_notice", "0"},
-			{"fault.producer.resend", "true"},
+		Defaults: []params.KV{
+			{Key: "net.latency", Value: "constant"}, {Key: "net.latency.base", Value: "0s"}, {Key: "net.disconnect_notice", Value: "0"},
+			{Key: "fault.producer.resend", Value: "true"},
 		},
 	}
 }
@@ -302,7 +303,7 @@ func validNodeName(s string) bool {
 // from [ScriptProducerKeys]), resolved by Kafka's rules. It returns the
 // configuration notes (an implicitly disabled idempotence, say). The
 // instance starts with [Script.Start].
-func (s *Script) AddProducer(name string, appID int32, sets []KV) (notes []string, err error) {
+func (s *Script) AddProducer(name string, appID int32, sets []params.KV) (notes []string, err error) {
 	w := s.w
 	if !validNodeName(name) {
 		return nil, fmt.Errorf("instance name %q: want a letter, then letters, digits, '_', '-' or '.'", name)

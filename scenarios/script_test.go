@@ -5,14 +5,15 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // newTestScript returns a scripted world and the builder its trace lines go to.
-func newTestScript(t *testing.T, sets ...KV) (*Script, *strings.Builder) {
+func newTestScript(t *testing.T, sets ...params.KV) (*Script, *strings.Builder) {
 	t.Helper()
 	var out strings.Builder
 	// A send puts its request on the wire at once (linger.ms=0).
-	sets = append([]KV{{"linger.ms", "0"}}, sets...)
+	sets = append([]params.KV{{Key: "linger.ms", Value: "0"}}, sets...)
 	s, err := NewScript(ScriptConfig{Seed: 1, Sets: sets, Instances: 4, Out: &out})
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,7 @@ func mustOK(t *testing.T, err error) {
 // connection; what else is on it is lost at once, and what is sent on it
 // later never leaves.
 func TestScriptBlackhole(t *testing.T) {
-	s, out := newTestScript(t, KV{"enable.idempotence", "false"})
+	s, out := newTestScript(t, params.KV{Key: "enable.idempotence", Value: "false"})
 	_, err := s.AddProducer("p1", -1, nil)
 	mustOK(t, err)
 	mustOK(t, s.Start("p1"))
@@ -72,8 +73,8 @@ func TestScriptBlackhole(t *testing.T) {
 // TestScriptInstancesJoinLate: an instance added after others ran is named
 // in the trace and by the checker.
 func TestScriptInstancesJoinLate(t *testing.T) {
-	s, out := newTestScript(t, KV{"partitions", "2"}, KV{"brokers", "2"})
-	_, err := s.AddProducer("first", -1, []KV{{"client.policy", "librdkafka"}})
+	s, out := newTestScript(t, params.KV{Key: "partitions", Value: "2"}, params.KV{Key: "brokers", Value: "2"})
+	_, err := s.AddProducer("first", -1, []params.KV{{Key: "client.policy", Value: "librdkafka"}})
 	mustOK(t, err)
 	mustOK(t, s.Start("first"))
 	s.Stabilize(10)
@@ -97,24 +98,24 @@ func TestScriptInstancesJoinLate(t *testing.T) {
 
 // TestScriptErrors: what a script cannot do is an error naming why.
 func TestScriptErrors(t *testing.T) {
-	if _, err := NewScript(ScriptConfig{Sets: []KV{{"net.response_loss", "0.1"}}}); err == nil || !strings.Contains(err.Error(), "the script decides") {
+	if _, err := NewScript(ScriptConfig{Sets: []params.KV{{Key: "net.response_loss", Value: "0.1"}}}); err == nil || !strings.Contains(err.Error(), "the script decides") {
 		t.Errorf("net.response_loss: %v", err)
 	}
-	if _, err := NewScript(ScriptConfig{Sets: []KV{{"records", "5"}}}); err == nil {
+	if _, err := NewScript(ScriptConfig{Sets: []params.KV{{Key: "records", Value: "5"}}}); err == nil {
 		t.Error("records: no error")
 	}
 	s, _ := newTestScript(t)
 	for _, c := range []struct {
 		name string
 		app  int32
-		sets []KV
+		sets []params.KV
 		want string
 	}{
 		{"b1", -1, nil, "exists already"},
 		{"1p", -1, nil, "instance name"},
 		{"p1", 3, nil, "no application 3"},
-		{"p1", -1, []KV{{"partitions", "2"}}, "not a producer parameter"},
-		{"p1", -1, []KV{{"acks", "1"}, {"enable.idempotence", "true"}}, "conflicts with acks=1"},
+		{"p1", -1, []params.KV{{Key: "partitions", Value: "2"}}, "not a producer parameter"},
+		{"p1", -1, []params.KV{{Key: "acks", Value: "1"}, {Key: "enable.idempotence", Value: "true"}}, "conflicts with acks=1"},
 	} {
 		if _, err := s.AddProducer(c.name, c.app, c.sets); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("AddProducer(%s, %d, %v): %v, want %q", c.name, c.app, c.sets, err, c.want)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/faults"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // ErrNoViolation is returned by [Shrink] for a run that breaks no
@@ -24,7 +25,7 @@ type Shrunk struct {
 	// (the spec's, plus fault.realized=true when the run had random
 	// losses).
 	Plan faults.Plan
-	Sets []KV
+	Sets []params.KV
 	// Before is the number of actions of the original run's realized plan.
 	Before int
 	// Runs counts the simulations the shrink ran, the original included;

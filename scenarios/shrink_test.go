@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // TestShrinkZombie: zombie without idempotence, with six generic noise
@@ -49,7 +50,7 @@ func TestShrinkAckloss(t *testing.T) {
 		if d, ok := only[faults.Drop](s.Plan); s.Invariant != "INV-DUP" || !ok || d.Dir != simnet.Response || d.To != "b1" {
 			t.Errorf("seed %d: %s after %d runs:\n%s", seed, s.Invariant, s.Runs, s.Plan.String())
 		}
-		if s.Sets[len(s.Sets)-1] != (KV{"fault.realized", "true"}) || !s.Result.HasViolations() {
+		if s.Sets[len(s.Sets)-1] != (params.KV{Key: "fault.realized", Value: "true"}) || !s.Result.HasViolations() {
 			t.Errorf("seed %d: sets %v", seed, s.Sets)
 		}
 		if found == 3 {

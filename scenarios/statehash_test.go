@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -83,14 +84,14 @@ func (p *hashProbe) Choice(cp *ChoicePoint) {
 	p.sends++
 }
 
-func probeRun(t *testing.T, scenario, plan string, sets ...KV) (*Result, *hashProbe) {
+func probeRun(t *testing.T, scenario, plan string, sets ...params.KV) (*Result, *hashProbe) {
 	t.Helper()
 	sc, err := Lookup(scenario)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &hashProbe{}
-	sets = append([]KV{{"records", "3"}, {"net.latency", "constant"}, {"net.response_loss", "0"}, {"broker.transient_error", "0"}}, sets...)
+	sets = append([]params.KV{{Key: "records", Value: "3"}, {Key: "net.latency", Value: "constant"}, {Key: "net.response_loss", Value: "0"}, {Key: "broker.transient_error", Value: "0"}}, sets...)
 	r, err := Run(Spec{Scenario: sc, Seed: 1, Sets: sets, PlanText: plan, Probe: p})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func probeRun(t *testing.T, scenario, plan string, sets ...KV) (*Result, *hashPr
 // fault after a time point leaves the hashes before it alone.
 func TestStateHash(t *testing.T) {
 	sc, _ := Lookup("ackloss")
-	plain, err := Run(Spec{Scenario: sc, Seed: 1, Sets: []KV{{"records", "3"}, {"net.latency", "constant"}, {"net.response_loss", "0"}}, PlanText: "end 2m"})
+	plain, err := Run(Spec{Scenario: sc, Seed: 1, Sets: []params.KV{{Key: "records", Value: "3"}, {Key: "net.latency", Value: "constant"}, {Key: "net.response_loss", Value: "0"}}, PlanText: "end 2m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestStateHashIgnoresIDs(t *testing.T) {
 	// armed in either order loses the same messages; once both rules are
 	// used, the states are the same although the surviving messages got
 	// other ids.
-	sets := []KV{{"net.mode", "datagram"}, {"send.interval.ms", "0"}}
+	sets := []params.KV{{Key: "net.mode", Value: "datagram"}, {Key: "send.interval.ms", Value: "0"}}
 	_, pa := probeRun(t, "ackloss", "0s drop request 2 p1>b1\n0s drop request 3 p1>b1\nend 2m", sets...)
 	_, pb := probeRun(t, "ackloss", "0s drop request 3 p1>b1\n0s drop request 2 p1>b1\nend 2m", sets...)
 	if len(pa.hashes) != len(pb.hashes) || pa.hashes[0] == pb.hashes[0] {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // TestTopologyRoundRobin: partitions are led round robin, and names come
@@ -33,7 +34,7 @@ func TestTopologyRoundRobin(t *testing.T) {
 // both modes: every run settles, and with idempotence on no safety
 // invariant fails that the scenario does not list as real Kafka behaviour.
 func TestCatalogueThreeBrokers(t *testing.T) {
-	sets := []KV{{"brokers", "3"}, {"partitions", "3"}}
+	sets := []params.KV{{Key: "brokers", Value: "3"}, {Key: "partitions", Value: "3"}}
 	for _, sc := range All() {
 		t.Run(sc.Name, func(t *testing.T) {
 			t.Parallel()
@@ -74,7 +75,7 @@ func TestBrokerCrashOthersServe(t *testing.T) {
 	const down, up = 1_000_000_000, 4_000_000_000 // ns
 	plan := "1s crash b2\n4s restart b2\nend 5s\n"
 	r := mustRun(t, Spec{Scenario: sc, Seed: 3, Record: true, KeepTrace: true, PlanText: plan,
-		Sets: []KV{{"brokers", "3"}, {"replication.factor", "1"}, {"partitions", "3"}, {"records", "60"}, {"send.interval.ms", "100"}, {"net.response_loss", "0"}}})
+		Sets: []params.KV{{Key: "brokers", Value: "3"}, {Key: "replication.factor", Value: "1"}, {Key: "partitions", Value: "3"}, {Key: "records", Value: "60"}, {Key: "send.interval.ms", Value: "100"}, {Key: "net.response_loss", Value: "0"}}})
 	if len(r.Violations) > 0 {
 		t.Fatalf("violations: %v\nreproduce: %s", r.Violations, r.Reproduce)
 	}
@@ -129,7 +130,7 @@ func TestServerInboxAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, seed := range []uint64{3, 6, 11} { // re-chosen when the generator became state-aware: each has a marker answered right at b1's restart
-		r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: []KV{{"fault.count", "6"}}, KeepTrace: true})
+		r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: []params.KV{{Key: "fault.count", Value: "6"}}, KeepTrace: true})
 		if !slices.ContainsFunc(r.Trace, func(l string) bool { return strings.Contains(l, "b1 restarts") }) {
 			t.Errorf("seed %d: b1 never restarted; the test no longer covers the inbox", seed)
 		}

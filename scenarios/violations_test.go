@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // violationCase is one of issue 18's "violations to explain": a run with
@@ -18,7 +20,7 @@ type violationCase struct {
 	plan     string // file in testdata/violations
 	scenario string
 	seed     uint64
-	sets     []KV
+	sets     []params.KV
 	// fixed are the invariants the run broke through a model bug or a
 	// checker false positive: they hold now.
 	fixed []string

@@ -10,6 +10,7 @@ import (
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -134,9 +135,9 @@ type wire struct {
 // and time, by [NewScript].
 type World struct {
 	sc   *Scenario
-	vals *Values
+	vals *params.Values
 	// cfg is the run's typed configuration, decoded once by Resolve.
-	cfg  *Config
+	cfg  *params.Config
 	seed uint64
 
 	loop sim.Loop[Event]
@@ -282,13 +283,13 @@ func streamOf(name string) uint64 { return sim.StreamID(name) }
 
 // newWorld builds the world for one run, in the memory of old (a finished
 // run's World, or nil: runner.go).
-func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.ProducerConfig, notes []string) (*World, error) {
+func newWorld(old *World, sc *Scenario, vals *params.Values, seed uint64, pcfg model.ProducerConfig, notes []string) (*World, error) {
 	cfg := vals.Config()
 	topo, err := NewTopology(cfg.Brokers, cfg.Partitions)
 	if err != nil {
 		return nil, err
 	}
-	topo.GroupCoordinator = cfg.App.Mode == AppExactlyOnce
+	topo.GroupCoordinator = cfg.App.Mode == params.AppExactlyOnce
 	w := old.recycle() // runner.go
 	w.sc, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = sc, vals, cfg, seed, pcfg, notes, topo
 	if err := sc.build(w); err != nil {
@@ -318,7 +319,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 			ExpirationCheckInterval: bc.ExpirationCheckInterval,
 			TransientPPM:            uint32(float64(bc.TransientError*1_000_000) + 0.5), // no fused multiply-add (net's ppm)
 			NotReadyBatches:         bc.NotReadyBatches,
-			RebuildNone:             bc.RestartRebuild == RebuildNone,
+			RebuildNone:             bc.RestartRebuild == params.RebuildNone,
 			MuteRandom:              cfg.Fault.Realized,
 			Rand:                    w.rands.New(seed, streamOf("broker/"+name)),
 		}
@@ -394,7 +395,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 	w.pcfg = pcfg
 	for _, in := range w.instances {
 		in.pcfg = pcfg
-		if cfg.App.Mode == AppExactlyOnce {
+		if cfg.App.Mode == params.AppExactlyOnce {
 			in.pcfg.GroupID = model.GroupOf(in.app.id)
 		}
 		in.prod = w.spare.producer(in.pcfg, in.app.id, topo.Leaders, w.rands.New(seed, streamOf("producer/"+in.name)))
@@ -415,7 +416,7 @@ func newWorld(old *World, sc *Scenario, vals *Values, seed uint64, pcfg model.Pr
 }
 
 // netConfig returns the network configuration Resolve decoded, validated.
-func netConfig(v *Values) (simnet.Config, error) {
+func netConfig(v *params.Values) (simnet.Config, error) {
 	c := v.Config().Net
 	return c, c.Validate()
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -128,7 +129,7 @@ func (w *World) takeover(now sim.Time, in *instance) {
 	w.emit(model.Obs{Kind: model.ObsTakeover, At: now, Node: int32(in.node), Peer: -1, App: a.id})
 	switch {
 	case w.script != nil:
-	case w.cfg.App.Mode == AppExactlyOnce:
+	case w.cfg.App.Mode == params.AppExactlyOnce:
 		if in.active {
 			w.resumeInput(now, in)
 		}

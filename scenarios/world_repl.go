@@ -97,9 +97,6 @@ func replicas(topo Topology, rf int) [][]int32 {
 	return out
 }
 
-// brokerVersion returns broker.version as major*100+minor.
-func (c *Config) brokerVersion() int { return int(parseKafkaVersion(c.Versions.BrokerVersion())) }
-
 // replicationFactor is the run's replication.factor; a scripted world
 // (script.go) keeps one copy of each partition: its script decides about
 // client messages only, and judges the run at any point, where a
@@ -118,7 +115,7 @@ func (w *World) replBrokerConfig(bc *model.BrokerConfig) {
 		return
 	}
 	bc.Replicas = replicas(w.topo, w.replicationFactor())
-	bc.Leader = model.LeaderConfig{ReplicaLagTimeMax: w.cfg.Replication.LagTimeMax, MinInsyncReplicas: w.cfg.Replication.MinISR, Version: w.cfg.brokerVersion()}
+	bc.Leader = model.LeaderConfig{ReplicaLagTimeMax: w.cfg.Replication.LagTimeMax, MinInsyncReplicas: w.cfg.Replication.MinISR, Version: w.cfg.BrokerVersionNumber()}
 }
 
 // addController adds the controller node when the run replicates.
@@ -132,7 +129,7 @@ func (w *World) addController() {
 	for p, r := range rs {
 		parts[p] = model.PartitionState{Partition: int32(p), Replicas: r, ISR: slices.Clone(r), Leader: r[0]}
 	}
-	ctl := model.NewController(model.ControllerConfig{UncleanLeaderElection: w.cfg.Replication.Unclean, Version: w.cfg.brokerVersion()}, w.topo.Brokers, parts)
+	ctl := model.NewController(model.ControllerConfig{UncleanLeaderElection: w.cfg.Replication.Unclean, Version: w.cfg.BrokerVersionNumber()}, w.topo.Brokers, parts)
 	w.repl = &replState{ctlNode: simnet.NodeID(len(w.nodes)), ctl: ctl, rng: w.rngFor("net/replication"), wire: map[uint64]replMsg{}}
 	w.nodes = append(w.nodes, node{kind: kindController, name: w.topo.ControllerName(), srv: ctl})
 	w.schedule(0, Event{kind: evReplStart, bg: true})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // singleRunFlags are the flags that act on one run: a sweep (-runs)
@@ -31,7 +32,7 @@ func singleRunOnly(explicit map[string]bool) string {
 // silently cancel the other, or "": -idempotence against -set
 // enable.idempotence, a -set or -vary of a key a -bug sets, -shrink with
 // -json, and an empty -out or -keep-failing.
-func conflicts(fs *flag.FlagSet, explicit map[string]bool, idempotence bool, bugs []string, sets []scenarios.KV, vary []string) string {
+func conflicts(fs *flag.FlagSet, explicit map[string]bool, idempotence bool, bugs []string, sets []params.KV, vary []string) string {
 	if explicit["idempotence"] {
 		for _, kv := range sets {
 			if kv.Key == "enable.idempotence" && kv.Value != strconv.FormatBool(idempotence) {
@@ -39,11 +40,11 @@ func conflicts(fs *flag.FlagSet, explicit map[string]bool, idempotence bool, bug
 			}
 		}
 	}
-	if err := scenarios.BugSetConflict(bugs, sets); err != nil {
+	if err := params.BugSetConflict(bugs, sets); err != nil {
 		return err.Error()
 	}
 	for _, id := range bugs {
-		b, err := scenarios.LookupBug(id)
+		b, err := params.LookupBug(id)
 		if err != nil {
 			continue
 		}

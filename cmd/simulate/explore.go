@@ -12,6 +12,7 @@ import (
 	"github.com/idemsim/idemsim/internal/explore"
 	"github.com/idemsim/idemsim/internal/sweep"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // exitIncomplete is an exploration that stopped (budget, Ctrl-C) before it
@@ -44,9 +45,9 @@ type exploreArgs struct {
 	sc       *scenarios.Scenario
 	scenFile string
 	seedText string
-	file     []scenarios.KV
+	file     []params.KV
 	bugs     []string
-	sets     []scenarios.KV // -idempotence, then -set
+	sets     []params.KV // -idempotence, then -set
 	asJSON   bool
 	filePlan bool
 	f        *exploreFlags

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 var update = flag.Bool("update", false, "rewrite the README's example outputs")
@@ -61,7 +62,7 @@ func TestReadmeCatalogue(t *testing.T) {
 			t.Errorf("README's scenario table lacks %s", n)
 		}
 	}
-	for _, b := range scenarios.Bugs() {
+	for _, b := range params.Bugs() {
 		if !strings.Contains(text, "| `"+b.ID+"` |") {
 			t.Errorf("README's -bug table lacks %s", b.ID)
 		}

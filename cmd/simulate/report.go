@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // checked lists the invariants every run judges, in report order.
@@ -25,7 +26,7 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		fmt.Fprintln(w, "\nhistorical defects (-bug):")
 		for _, id := range r.Bugs {
 			title := ""
-			if b, err := scenarios.LookupBug(id); err == nil {
+			if b, err := params.LookupBug(id); err == nil {
 				title = b.Title
 			}
 			fmt.Fprintf(w, "  %-7s %s\n", id, title)
@@ -131,7 +132,7 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 	if len(sc.OnShows) > 0 {
 		fmt.Fprintf(w, "  %s fails with idempotence on as well, as in real Kafka: %s\n", strings.Join(sc.OnShows, ", "), sc.OnNote)
 	}
-	if bugs := scenarios.BugsFor(sc.Name); len(bugs) > 0 {
+	if bugs := params.BugsFor(sc.Name); len(bugs) > 0 {
 		fmt.Fprintln(w, "\nhistorical defects (-bug ID):")
 		for _, b := range bugs {
 			fmt.Fprintf(w, "  %-7s %s\n          breaks %s; source: %s\n", b.ID, b.Title, b.Breaks, b.Source)
@@ -145,7 +146,7 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 		vs.String(), vs.ClientTransactionVersion())
 	fmt.Fprintf(w, "\nstress values: %s\n", sc.StressNote())
 	var levels []string
-	for _, l := range scenarios.Levels() {
+	for _, l := range params.Levels() {
 		levels = append(levels, l.String())
 	}
 	fmt.Fprintln(w, "\nparameters (-set key=value): value, where it came from, allowed values, meaning")
@@ -167,9 +168,9 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 		src := v.Source(p.Key)
 		allowed := p.Allowed()
 		switch {
-		case src.Level == scenarios.LevelScenario:
+		case src.Level == params.LevelScenario:
 			allowed += "; default " + quote(v.OwnDefault(p.Key))
-		case src.Level > scenarios.LevelScenario:
+		case src.Level > params.LevelScenario:
 			allowed += "; default " + quote(p.Default)
 		}
 		fmt.Fprintf(w, "  %-40s %-14s %-11s (%s): %s\n", p.Key, val, src, allowed, p.Doc)

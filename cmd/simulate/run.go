@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // Exit codes.
@@ -22,7 +23,7 @@ const (
 )
 
 // setFlags collects repeated -set key=value flags.
-type setFlags []scenarios.KV
+type setFlags []params.KV
 
 func (s *setFlags) String() string { return "" }
 
@@ -31,7 +32,7 @@ func (s *setFlags) Set(v string) error {
 	if !ok || k == "" {
 		return fmt.Errorf("want key=value, got %q", v)
 	}
-	*s = append(*s, scenarios.KV{Key: k, Value: val})
+	*s = append(*s, params.KV{Key: k, Value: val})
 	return nil
 }
 
@@ -59,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&sets, "set", "override a parameter, key=value (repeatable; see -describe)")
 	var bugs []string
 	fs.Func("bug", "turn a documented historical defect back on, by bug-zoo ID (repeatable; see -describe)", func(id string) error {
-		b, err := scenarios.LookupBug(id)
+		b, err := params.LookupBug(id)
 		if err != nil {
 			return err
 		}
@@ -68,7 +69,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	})
 	preset := ""
 	fs.Func("preset", "apply a named preset of parameter values (level preset, below a scenario file, -bug and -set): kafka-defaults runs the scenario with Kafka's own client and broker defaults instead of its stress values", func(name string) error {
-		p, err := scenarios.LookupPreset(name)
+		p, err := params.LookupPreset(name)
 		if err != nil {
 			return err
 		}
@@ -120,9 +121,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	// The command line's values (level -set): -idempotence, then each
 	// -set in order.
-	cmdSets := []scenarios.KV{}
+	cmdSets := []params.KV{}
 	if explicit["idempotence"] {
-		cmdSets = append(cmdSets, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(*idempotence)})
+		cmdSets = append(cmdSets, params.KV{Key: "enable.idempotence", Value: strconv.FormatBool(*idempotence)})
 	}
 	cmdSets = append(cmdSets, sets...)
 	if *describe != "" {
@@ -138,7 +139,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	var sc *scenarios.Scenario
-	var fileSets []scenarios.KV
+	var fileSets []params.KV
 	var filePlan string
 	var filePlanLine int
 	switch {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -208,8 +208,8 @@ func TestPrecedenceOnTheCommandLine(t *testing.T) {
 	}
 	_, out, errOut := runCLI("-scenario-file", path, "-seed", "1", "-bug", "Z11", "-idempotence=true", "-set", "records=25", "-json")
 	var r struct {
-		Idempotence bool           `json:"idempotence"`
-		Params      []scenarios.KV `json:"params"`
+		Idempotence bool        `json:"idempotence"`
+		Params      []params.KV `json:"params"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v: %s", err, errOut)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/idemsim/idemsim/internal/sweep"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // simulate selfcheck: random (scenario, seed, parameters) triples drawn
@@ -77,7 +78,7 @@ var stringSamples = map[string][]string{
 // datagram network, and transactions need a transactional.id. Without
 // them the rules would refuse most such draws, and the check would rarely
 // run them.
-var companions = map[string]scenarios.KV{
+var companions = map[string]params.KV{
 	"net.duplicate":       {Key: "net.mode", Value: "datagram"},
 	"net.reorder":         {Key: "net.mode", Value: "datagram"},
 	"transaction.records": {Key: "transactional.id", Value: "t1"},
@@ -222,11 +223,11 @@ type candidate struct {
 	// file is the scenario file's path, "" for a catalogue scenario; sets,
 	// plan and planLine are its values and fault plan.
 	file     string
-	sets     []scenarios.KV
+	sets     []params.KV
 	plan     string
 	planLine int
 	// params are the scenario's parameters.
-	params []scenarios.Param
+	params []params.Param
 }
 
 // selfcheckPool returns the scenarios to draw from: the named catalogue
@@ -324,7 +325,7 @@ type triple struct {
 	// bugs and sets are the drawn -bug IDs and -set values, in command
 	// line order (an enable.idempotence value first, as -idempotence).
 	bugs []string
-	sets []scenarios.KV
+	sets []params.KV
 }
 
 // spec is the triple's run.
@@ -413,7 +414,7 @@ func accept(spec scenarios.Spec) (panicked string, err error) {
 	}()
 	// The command line refuses a -set that turns its -bug off (the child
 	// process of -subprocess would exit 2).
-	if err := scenarios.BugSetConflict(spec.Bugs, spec.Sets); err != nil {
+	if err := params.BugSetConflict(spec.Bugs, spec.Sets); err != nil {
 		return "", err
 	}
 	_, err = scenarios.PlanText(spec) // resolves, builds the world, reads the plan
@@ -424,12 +425,12 @@ func accept(spec scenarios.Spec) (panicked string, err error) {
 // left alone, false or true (a third each), one of the scenario's -bug IDs
 // one time in four, and 0..maxDrawnParams other parameters, each drawn by
 // [drawValue], then the [companions] of the values drawn.
-func drawSets(rng *rand.Rand, c *candidate) (bugs []string, sets []scenarios.KV) {
+func drawSets(rng *rand.Rand, c *candidate) (bugs []string, sets []params.KV) {
 	switch rng.IntN(3) {
 	case 1:
-		sets = append(sets, scenarios.KV{Key: "enable.idempotence", Value: "false"})
+		sets = append(sets, params.KV{Key: "enable.idempotence", Value: "false"})
 	case 2:
-		sets = append(sets, scenarios.KV{Key: "enable.idempotence", Value: "true"})
+		sets = append(sets, params.KV{Key: "enable.idempotence", Value: "true"})
 	}
 	if len(c.sc.Bugs) > 0 && rng.IntN(4) == 0 {
 		bugs = []string{c.sc.Bugs[rng.IntN(len(c.sc.Bugs))]}
@@ -445,13 +446,13 @@ func drawSets(rng *rand.Rand, c *candidate) (bugs []string, sets []scenarios.KV)
 			continue
 		}
 		if v, ok := drawValue(rng, p); ok {
-			sets = append(sets, scenarios.KV{Key: p.Key, Value: v})
+			sets = append(sets, params.KV{Key: p.Key, Value: v})
 			n++
 		}
 	}
 	for _, kv := range sets {
 		comp, ok := companions[kv.Key]
-		if !ok || kv.Value == "0" || slices.ContainsFunc(sets, func(x scenarios.KV) bool { return x.Key == comp.Key }) {
+		if !ok || kv.Value == "0" || slices.ContainsFunc(sets, func(x params.KV) bool { return x.Key == comp.Key }) {
 			continue
 		}
 		sets = append(sets, comp)
@@ -465,19 +466,19 @@ func drawSets(rng *rand.Rand, c *candidate) (bugs []string, sets []scenarios.KV)
 // maximum one time in eight (the [drawCaps] cap instead, where it is
 // lower), and otherwise log-uniform within it (a uniform bit length, then
 // uniform; a Float uniform). Numbers without a range are not drawn.
-func drawValue(rng *rand.Rand, p *scenarios.Param) (string, bool) {
+func drawValue(rng *rand.Rand, p *params.Param) (string, bool) {
 	switch p.Kind {
-	case scenarios.Bool:
+	case params.Bool:
 		return strconv.FormatBool(rng.IntN(2) == 1), true
-	case scenarios.Enum:
+	case params.Enum:
 		return p.Values[rng.IntN(len(p.Values))], true
-	case scenarios.String:
+	case params.String:
 		s, ok := stringSamples[p.Key]
 		if !ok {
 			return "", false
 		}
 		return s[rng.IntN(len(s))], true
-	case scenarios.Int, scenarios.Duration:
+	case params.Int, params.Duration:
 		if !p.Bounded() {
 			return "", false
 		}
@@ -486,12 +487,12 @@ func drawValue(rng *rand.Rand, p *scenarios.Param) (string, bool) {
 			hi = max(lo, c)
 		}
 		n := drawInt(rng, lo, hi)
-		if p.Kind == scenarios.Duration {
+		if p.Kind == params.Duration {
 			// "us" rather than "µs": reproduce commands stay ASCII.
 			return strings.Replace(time.Duration(n).String(), "µs", "us", 1), true
 		}
 		return strconv.FormatInt(n, 10), true
-	case scenarios.Float:
+	case params.Float:
 		if !p.Bounded() {
 			return "", false
 		}

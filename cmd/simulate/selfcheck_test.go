@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // childEnv makes the test binary act as simulate: the child process of
@@ -348,7 +349,7 @@ func TestSelfcheckDraws(t *testing.T) {
 			for range 200 {
 				v, ok := drawValue(rng, &p)
 				if !ok {
-					if p.Kind != scenarios.String {
+					if p.Kind != params.String {
 						t.Errorf("%s: a %s is not drawn", p.Key, p.Kind)
 					}
 					break
@@ -358,7 +359,7 @@ func TestSelfcheckDraws(t *testing.T) {
 				}
 				drawn[v] = true
 			}
-			if p.Kind == scenarios.Int || p.Kind == scenarios.Float || p.Kind == scenarios.Duration {
+			if p.Kind == params.Int || p.Kind == params.Float || p.Kind == params.Duration {
 				lo, hi, _ := strings.Cut(p.Allowed(), "..")
 				if _, capped := drawCaps[p.Key]; capped {
 					hi = lo

@@ -16,6 +16,7 @@ import (
 	"github.com/idemsim/idemsim/internal/explore"
 	"github.com/idemsim/idemsim/internal/sweep"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // exitInterrupted is a sweep stopped by Ctrl-C (128 + SIGINT, as shells
@@ -70,10 +71,10 @@ type sweepArgs struct {
 	seedText     string
 	explicitIdem bool
 	idempotence  bool
-	file         []scenarios.KV // the scenario file's values
+	file         []params.KV // the scenario file's values
 	bugs         []string
-	sets         []scenarios.KV // -set values
-	preset       string         // -preset name
+	sets         []params.KV // -set values
+	preset       string      // -preset name
 	asJSON       bool
 	f            *sweepFlags
 	scenFile     string               // the -scenario-file, if any

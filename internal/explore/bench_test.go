@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // BenchmarkExplore explores ackloss (3 records, idempotence on) with at
@@ -19,7 +20,7 @@ func BenchmarkExplore(b *testing.B) {
 			var sched, states int64
 			for b.Loop() {
 				r, err := Run(context.Background(), Config{Scenario: sc, Seed: 1, MaxFaults: 2, Prune: bc.prune, Parallel: 1,
-					Sets: []scenarios.KV{{Key: "records", Value: "3"}}})
+					Sets: []params.KV{{Key: "records", Value: "3"}}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -18,11 +19,11 @@ type Config struct {
 	// ScenarioFile is the scenario file the scenario came from, if any
 	// (for the reproduce command); File are its values.
 	ScenarioFile string
-	File         []scenarios.KV
+	File         []params.KV
 	// Bugs are the -bug IDs; Sets the command line's values
 	// (enable.idempotence first, then each -set).
 	Bugs []string
-	Sets []scenarios.KV
+	Sets []params.KV
 	// Seed is the run seed: with the random fault sources off it draws
 	// only the producers' backoff jitter.
 	Seed uint64
@@ -127,7 +128,7 @@ func (m Menu) String() string {
 
 // randomOff are the parameters that switch the random fault sources off,
 // with the values an exploration runs with.
-var randomOff = []scenarios.KV{
+var randomOff = []params.KV{
 	{Key: "net.latency", Value: "constant"},
 	{Key: "net.latency.tail_prob", Value: "0"},
 	{Key: "net.request_loss", Value: "0"},
@@ -145,7 +146,7 @@ type setup struct {
 	menu Menu
 	// fixed are the -set values that switch the random sources off (only
 	// those that change something), appended to the command line's.
-	fixed []scenarios.KV
+	fixed []params.KV
 	// base is the spec every schedule's run starts from.
 	base scenarios.Spec
 	// idempotence is the run's effective enable.idempotence.
@@ -171,7 +172,7 @@ func prepare(cfg Config) (*setup, error) {
 	if cfg.Shard.Count == 0 {
 		cfg.Shard.Count = 1
 	}
-	for _, kv := range append(append([]scenarios.KV{}, cfg.File...), cfg.Sets...) {
+	for _, kv := range append(append([]params.KV{}, cfg.File...), cfg.Sets...) {
 		if kv.Key == "fault.count" && kv.Value != "0" {
 			return nil, errors.New("-explore: fault.count is not allowed: the explorer's faults replace the seed's plan")
 		}
@@ -207,7 +208,7 @@ func prepare(cfg Config) (*setup, error) {
 	}
 	s.idempotence = res.Producer.EnableIdempotence
 	s.base = spec
-	s.base.Sets = append(append([]scenarios.KV{}, cfg.Sets...), s.fixed...)
+	s.base.Sets = append(append([]params.KV{}, cfg.Sets...), s.fixed...)
 	s.base.MaxEvents = cfg.MaxEvents
 	// The plan's end without the scenario's own faults: the default end
 	// of an empty plan.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 func cfgFor(t testing.TB, scenario string, k int, sets ...string) Config {
@@ -24,7 +25,7 @@ func cfgFor(t testing.TB, scenario string, k int, sets ...string) Config {
 			continue
 		}
 		k, v, _ := strings.Cut(s, "=")
-		c.Sets = append(c.Sets, scenarios.KV{Key: k, Value: v})
+		c.Sets = append(c.Sets, params.KV{Key: k, Value: v})
 	}
 	return c
 }

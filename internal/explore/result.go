@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // Format is the summary.json format of an exploration.
@@ -18,24 +19,24 @@ const Format = 1
 // -out). It holds no wall-clock time: the same exploration gives the same
 // bytes.
 type Result struct {
-	Format       int            `json:"format"`
-	Kind         string         `json:"kind"` // "explore"
-	Scenario     string         `json:"scenario"`
-	ScenarioFile string         `json:"scenario_file,omitempty"`
-	Version      string         `json:"simulator_version"`
-	Seed         uint64         `json:"seed"`
-	Idempotence  bool           `json:"idempotence"`
-	File         []scenarios.KV `json:"file"`
-	Bugs         []string       `json:"bugs"`
-	Sets         []scenarios.KV `json:"sets"`
+	Format       int         `json:"format"`
+	Kind         string      `json:"kind"` // "explore"
+	Scenario     string      `json:"scenario"`
+	ScenarioFile string      `json:"scenario_file,omitempty"`
+	Version      string      `json:"simulator_version"`
+	Seed         uint64      `json:"seed"`
+	Idempotence  bool        `json:"idempotence"`
+	File         []params.KV `json:"file"`
+	Bugs         []string    `json:"bugs"`
+	Sets         []params.KV `json:"sets"`
 	// Fixed are the -set values that switched the random sources off.
-	Fixed     []scenarios.KV `json:"fixed_sets"`
-	MaxFaults int            `json:"max_faults"`
-	Prune     bool           `json:"prune"`
-	All       bool           `json:"all"`
-	Budget    int64          `json:"budget"`
-	Menu      string         `json:"menu"`
-	Shard     *Shard         `json:"shard,omitempty"`
+	Fixed     []params.KV `json:"fixed_sets"`
+	MaxFaults int         `json:"max_faults"`
+	Prune     bool        `json:"prune"`
+	All       bool        `json:"all"`
+	Budget    int64       `json:"budget"`
+	Menu      string      `json:"menu"`
+	Shard     *Shard      `json:"shard,omitempty"`
 	// Merged is the number of shards a merged result adds up.
 	Merged int `json:"merged_shards,omitempty"`
 
@@ -120,9 +121,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return r, nil
 }
 
-func nonNil(kv []scenarios.KV) []scenarios.KV {
+func nonNil(kv []params.KV) []params.KV {
 	if kv == nil {
-		return []scenarios.KV{}
+		return []params.KV{}
 	}
 	return kv
 }

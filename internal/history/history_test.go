@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // TestJSONLine: the literal lines, byte for byte.
@@ -53,7 +54,7 @@ func TestFormatOf(t *testing.T) {
 }
 
 // run returns a run's history in both forms.
-func run(t *testing.T, name string, seed uint64, sets ...scenarios.KV) (*scenarios.History, []byte, []byte) {
+func run(t *testing.T, name string, seed uint64, sets ...params.KV) (*scenarios.History, []byte, []byte) {
 	t.Helper()
 	sc, err := scenarios.Lookup(name)
 	if err != nil {
@@ -81,12 +82,12 @@ func TestEDNParses(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		seed uint64
-		sets []scenarios.KV
+		sets []params.KV
 	}{
-		{"ackloss", 4, []scenarios.KV{{Key: "enable.idempotence", Value: "false"}}},
+		{"ackloss", 4, []params.KV{{Key: "enable.idempotence", Value: "false"}}},
 		{"zombie", 1, nil},
 		{"txntimeout", 42, nil},
-		{"restart", 2, []scenarios.KV{{Key: "fault.count", Value: "6"}}},
+		{"restart", 2, []params.KV{{Key: "fault.count", Value: "6"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h, jl, ed := run(t, c.name, c.seed, c.sets...)

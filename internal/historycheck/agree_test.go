@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemsim/idemsim/internal/history"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 var long = flag.Bool("long", false, "run the agreement test over 500 seeds per scenario and mode (default 50)")
@@ -129,7 +130,7 @@ func agree(spec scenarios.Spec) (string, []string, error) {
 // third group: a generated fault plan of 6 actions (pauses, crashes,
 // partitions, drops, drift), random request and response loss and random
 // transient broker errors.
-var faultSets = []scenarios.KV{{Key: "fault.count", Value: "6"}, {Key: "net.request_loss", Value: "0.02"},
+var faultSets = []params.KV{{Key: "fault.count", Value: "6"}, {Key: "net.request_loss", Value: "0.02"},
 	{Key: "net.response_loss", Value: "0.05"}, {Key: "broker.transient_error", Value: "0.02"}}
 
 // TestAgreesWithInvariants runs every catalogue scenario, idempotence off
@@ -147,15 +148,15 @@ func TestAgreesWithInvariants(t *testing.T) {
 		seeds uint64
 	}
 	var jobs []job
-	idem := func(on bool) []scenarios.KV {
-		return []scenarios.KV{{Key: "enable.idempotence", Value: fmt.Sprint(on)}}
+	idem := func(on bool) []params.KV {
+		return []params.KV{{Key: "enable.idempotence", Value: fmt.Sprint(on)}}
 	}
 	for _, sc := range scenarios.All() {
 		for _, on := range []bool{false, true} {
 			jobs = append(jobs, job{fmt.Sprintf("%s/idempotence=%v", sc.Name, on), scenarios.Spec{Scenario: sc, Sets: idem(on)}, n})
 		}
 	}
-	for _, b := range scenarios.Bugs() {
+	for _, b := range params.Bugs() {
 		sc, err := scenarios.Lookup(b.Scenario)
 		if err != nil {
 			t.Fatal(err)

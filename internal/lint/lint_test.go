@@ -17,31 +17,40 @@ const module = "github.com/idemsim/idemsim"
 // Standard-library imports are always allowed; third-party imports only
 // where listed with a trailing "*" prefix rule.
 var allowed = map[string][]string{
-	"sim":       {},
-	"model":     {"sim"},
-	"net":       {"sim"},
-	"faults":    {"sim", "net"},
-	"check":     {"sim", "model"},
-	"scenarios": {"sim", "model", "net", "faults", "check", "ext:*"},
-	"plots":     {"sim", "ext:gonum.org/"},
+	"sim":    {},
+	"model":  {"sim"},
+	"net":    {"sim"},
+	"faults": {"sim", "net"},
+	"check":  {"sim", "model"},
+	// A run's parameters, their levels of precedence and the typed
+	// Config they decode into: the settings of the model, the network and
+	// the fault generator, nothing that runs.
+	"scenarios/params": {"model", "net", "faults"},
+	"scenarios":        {"sim", "model", "net", "faults", "check", "scenarios/params", "ext:*"},
+	"plots":            {"sim", "ext:gonum.org/"},
 	// The sweep engine runs many worlds on goroutines (each run stays
 	// single-threaded) and turns summaries into charts.
-	"internal/sweep": {"scenarios", "check", "plots", "ext:gonum.org/"},
+	"internal/sweep": {"scenarios", "scenarios/params", "check", "plots", "ext:gonum.org/"},
 	// The explorer runs many worlds (on goroutines, each run
 	// single-threaded) with faults from the plan language.
-	"internal/explore": {"scenarios", "faults", "sim", "net"},
+	"internal/explore": {"scenarios", "scenarios/params", "faults", "sim", "net"},
 	// The interaction harness is a front end over the World's scripted
 	// mode: it parses datadriven scripts and re-implements no node.
-	"internal/simtest": {"scenarios", "model", "sim", "net", "check", "ext:github.com/cockroachdb/datadriven"},
+	"internal/simtest": {"scenarios", "scenarios/params", "model", "sim", "net", "check", "ext:github.com/cockroachdb/datadriven"},
 	// Writing a run's history (JSON lines, EDN) needs only the history's
 	// types.
 	"internal/history": {"scenarios"},
 	// The second checker reads nothing but an exported history: the
 	// standard library only.
 	"internal/historycheck": {},
+	// A field-by-field comparison for tests and the self-check: the
+	// standard library only.
+	"internal/fieldcmp": {},
+	// The lint tests themselves: the standard library only.
+	"internal/lint": {},
 	// validate runs real Kafka clients against real brokers beside the
 	// simulator: it may import the clients, which nothing above may.
-	"internal/validate": {"scenarios", "faults", "model", "net", "plots", "ext:github.com/twmb/franz-go", "ext:github.com/confluentinc/confluent-kafka-go", "ext:gonum.org/"},
+	"internal/validate": {"scenarios", "scenarios/params", "faults", "model", "net", "plots", "ext:github.com/twmb/franz-go", "ext:github.com/confluentinc/confluent-kafka-go", "ext:gonum.org/"},
 	"cmd/simulate":      {"*"},
 }
 
@@ -52,7 +61,7 @@ var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "net", "faults", "check", "scenarios"}
+var world = []string{"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()
@@ -121,7 +130,8 @@ func TestImportMatrix(t *testing.T) {
 		}
 		rules, ok := allowed[f.pkg]
 		if !ok {
-			continue // internal/... and other helpers
+			t.Errorf("%s: package %s has no row in the import matrix (allowed, internal/lint/lint_test.go)", f.path, f.pkg)
+			continue
 		}
 		for _, im := range f.f.Imports {
 			p, _ := strconv.Unquote(im.Path.Value)

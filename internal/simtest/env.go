@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // Env is one interaction: the scripted World ([scenarios.Script]) that a
@@ -12,7 +13,7 @@ import (
 // printed.
 type Env struct {
 	seed uint64
-	sets []scenarios.KV
+	sets []params.KV
 	s    *scenarios.Script
 	// out collects the trace lines of the current command; All every
 	// line since New.
@@ -26,7 +27,7 @@ type Env struct {
 // that a script's "send" puts a request on the wire without advancing
 // time; a script may set linger.ms again with "broker linger.ms=5".
 func New(seed uint64) *Env {
-	return &Env{seed: seed, sets: []scenarios.KV{{Key: "linger.ms", Value: "0"}}}
+	return &Env{seed: seed, sets: []params.KV{{Key: "linger.ms", Value: "0"}}}
 }
 
 // tee receives the world's trace lines.
@@ -40,7 +41,7 @@ func (t tee) Write(p []byte) (int, error) {
 
 // Configure adds world parameters (any scenario parameter by name; see
 // [scenarios.ScriptConfig]). It must come before the world is built.
-func (e *Env) Configure(sets ...scenarios.KV) error {
+func (e *Env) Configure(sets ...params.KV) error {
 	if e.s != nil {
 		return errors.New("the world is built already: set its parameters before any producer")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // Handle runs one datadriven command and returns its output: the trace
@@ -87,7 +88,7 @@ func (e *Env) Handle(t *testing.T, d *datadriven.TestData) string {
 			if len(a.Vals) != 1 {
 				t.Fatalf("%s: %s needs one value", d.Pos, a.Key)
 			}
-			if err := e.Configure(scenarios.KV{Key: key, Value: a.Vals[0]}); err != nil {
+			if err := e.Configure(params.KV{Key: key, Value: a.Vals[0]}); err != nil {
 				t.Fatalf("%s: %v", d.Pos, err)
 			}
 		}
@@ -311,7 +312,7 @@ func atoi(t *testing.T, s string) int {
 func (e *Env) cmdNewProducer(t *testing.T, d *datadriven.TestData, s *scenarios.Script) []string {
 	n := name(t, d)
 	app := int32(-1)
-	var sets []scenarios.KV
+	var sets []params.KV
 	for _, a := range d.CmdArgs[1:] {
 		if len(a.Vals) != 1 {
 			t.Fatalf("%s: %s needs one value", d.Pos, a.Key)
@@ -320,7 +321,7 @@ func (e *Env) cmdNewProducer(t *testing.T, d *datadriven.TestData, s *scenarios.
 			app = int32(atoi(t, a.Vals[0]))
 			continue
 		}
-		sets = append(sets, scenarios.KV{Key: a.Key, Value: a.Vals[0]})
+		sets = append(sets, params.KV{Key: a.Key, Value: a.Vals[0]})
 	}
 	notes, err := s.AddProducer(n, app, sets)
 	if err != nil {

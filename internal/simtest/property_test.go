@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // TestIdempotenceProperty: with idempotence on and a valid configuration,
@@ -66,7 +67,7 @@ func runPropertyWith(t *testing.T, seed uint64, want bool) (*Env, bool) {
 	inflight := 1 + rng.IntN(5)
 	batch := 1 + rng.IntN(4)
 	linger := time.Duration(rng.IntN(3)) * 5 * time.Millisecond
-	sets := []scenarios.KV{
+	sets := []params.KV{
 		{Key: "partitions", Value: strconv.Itoa(parts)},
 		{Key: "max.in.flight.requests.per.connection", Value: strconv.Itoa(inflight)},
 		{Key: "batch.size", Value: strconv.Itoa(batch)},
@@ -75,7 +76,7 @@ func runPropertyWith(t *testing.T, seed uint64, want bool) (*Env, bool) {
 		{Key: "enable.idempotence", Value: strconv.FormatBool(want)},
 	}
 	if !want {
-		sets = append(sets, scenarios.KV{Key: "acks", Value: "1"})
+		sets = append(sets, params.KV{Key: "acks", Value: "1"})
 	}
 	if err := e.Configure(sets...); err != nil {
 		t.Fatal(err)

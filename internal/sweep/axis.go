@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // MaxAxes is the most parameter axes a sweep may vary.
@@ -24,7 +25,7 @@ type Axis struct {
 	// Spec is the -vary text the axis came from.
 	Spec   string   `json:"spec"`
 	Values []string `json:"values"`
-	// Kind and Unit describe the parameter (scenarios.Param).
+	// Kind and Unit describe the parameter (params.Param).
 	Kind string `json:"kind"`
 	Unit string `json:"unit,omitempty"`
 	// Auto is N of key=FROM:TO:autoN: the sweep starts on a coarse grid
@@ -52,7 +53,7 @@ func ParseAxis(sc *scenarios.Scenario, spec string) (Axis, error) {
 		return Axis{}, fmt.Errorf("%q: both modes are swept already; use -idempotence to keep one", spec)
 	}
 	vals := sc.Values()
-	var p *scenarios.Param
+	var p *params.Param
 	for _, q := range vals.Params() {
 		if q.Key == key {
 			p = &q
@@ -63,7 +64,7 @@ func ParseAxis(sc *scenarios.Scenario, spec string) (Axis, error) {
 		return Axis{}, fmt.Errorf("%q: unknown parameter %q (see -describe %s)", spec, key, sc.Name)
 	}
 	ax := Axis{Key: key, Spec: spec, Kind: p.Kind.String(), Unit: p.Unit}
-	if p.Kind == scenarios.Duration && ax.Unit == "" {
+	if p.Kind == params.Duration && ax.Unit == "" {
 		ax.Unit = "duration"
 	}
 	if parts := strings.Split(rng, ":"); len(parts) == 3 && strings.HasPrefix(parts[2], "auto") {
@@ -105,10 +106,10 @@ func ParseAxis(sc *scenarios.Scenario, spec string) (Axis, error) {
 
 // steps lists from, from+step, ... up to to, exactly (decimal arithmetic
 // for floats, so 0:0.3:0.1 gives 0, 0.1, 0.2, 0.3).
-func steps(kind scenarios.Kind, from, to, step string) ([]string, error) {
+func steps(kind params.Kind, from, to, step string) ([]string, error) {
 	var out []string
 	switch kind {
-	case scenarios.Int, scenarios.Float:
+	case params.Int, params.Float:
 		a, ok1 := new(big.Rat).SetString(from)
 		b, ok2 := new(big.Rat).SetString(to)
 		s, ok3 := new(big.Rat).SetString(step)
@@ -119,7 +120,7 @@ func steps(kind scenarios.Kind, from, to, step string) ([]string, error) {
 			return nil, fmt.Errorf("want FROM <= TO and STEP > 0")
 		}
 		for x := new(big.Rat).Set(a); x.Cmp(b) <= 0 && len(out) <= maxAxisValues; x.Add(x, s) {
-			if kind == scenarios.Int {
+			if kind == params.Int {
 				if !x.IsInt() {
 					return nil, fmt.Errorf("FROM and STEP must be integers")
 				}
@@ -129,7 +130,7 @@ func steps(kind scenarios.Kind, from, to, step string) ([]string, error) {
 			f, _ := x.Float64()
 			out = append(out, strconv.FormatFloat(f, 'f', -1, 64))
 		}
-	case scenarios.Duration:
+	case params.Duration:
 		a, err1 := time.ParseDuration(from)
 		b, err2 := time.ParseDuration(to)
 		s, err3 := time.ParseDuration(step)
@@ -185,7 +186,7 @@ func coarseCount(n int) int { return max(3, (n+1)/2) }
 // coarse returns the first grid of FROM:TO:autoN: coarseCount(n) values
 // evenly spread from FROM to TO (integers rounded, durations to the
 // millisecond when the spacing allows), without repeats.
-func coarse(kind scenarios.Kind, from, to string, n int) ([]string, error) {
+func coarse(kind params.Kind, from, to string, n int) ([]string, error) {
 	a, b, err := axisBounds(kind, from, to)
 	if err != nil {
 		return nil, err
@@ -207,16 +208,16 @@ func coarse(kind scenarios.Kind, from, to string, n int) ([]string, error) {
 
 // axisBounds parses FROM and TO of a numeric or duration axis as numbers
 // (durations in ns).
-func axisBounds(kind scenarios.Kind, from, to string) (a, b float64, err error) {
+func axisBounds(kind params.Kind, from, to string) (a, b float64, err error) {
 	switch kind {
-	case scenarios.Int, scenarios.Float:
+	case params.Int, params.Float:
 		var err1, err2 error
 		a, err1 = strconv.ParseFloat(from, 64)
 		b, err2 = strconv.ParseFloat(to, 64)
 		if err1 != nil || err2 != nil {
 			return 0, 0, fmt.Errorf("FROM:TO must be numbers")
 		}
-	case scenarios.Duration:
+	case params.Duration:
 		x, err1 := time.ParseDuration(from)
 		y, err2 := time.ParseDuration(to)
 		if err1 != nil || err2 != nil {
@@ -235,11 +236,11 @@ func axisBounds(kind scenarios.Kind, from, to string) (a, b float64, err error) 
 // formatValue writes x (ns for durations) as an axis value: integers
 // rounded, durations rounded to the millisecond when spacing is at least
 // 2ms, floats to 6 significant digits.
-func formatValue(kind scenarios.Kind, x, spacing float64) string {
+func formatValue(kind params.Kind, x, spacing float64) string {
 	switch kind {
-	case scenarios.Int:
+	case params.Int:
 		return strconv.FormatInt(int64(math.Round(x)), 10)
-	case scenarios.Duration:
+	case params.Duration:
 		d := time.Duration(math.Round(x))
 		if spacing >= 2e6 {
 			d = d.Round(time.Millisecond)
@@ -272,15 +273,15 @@ func (a *Axis) xUnit() string {
 	return ""
 }
 
-// kind returns the axis's scenarios.Kind.
-func (a *Axis) kind() scenarios.Kind {
+// kind returns the axis's params.Kind.
+func (a *Axis) kind() params.Kind {
 	switch a.Kind {
 	case "int":
-		return scenarios.Int
+		return params.Int
 	case "float":
-		return scenarios.Float
+		return params.Float
 	case "duration":
-		return scenarios.Duration
+		return params.Duration
 	}
-	return scenarios.String
+	return params.String
 }

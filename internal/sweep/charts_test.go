@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -146,7 +146,7 @@ func TestZeroChartsSkipped(t *testing.T) {
 	// As a shell joins it, the footnote's command is the regenerate
 	// command (which TestDesignDocReport runs).
 	long := s
-	long.Sets = append(long.Sets, scenarios.KV{Key: "records", Value: "40"}, scenarios.KV{Key: "transaction.records", Value: "10"})
+	long.Sets = append(long.Sets, params.KV{Key: "records", Value: "40"}, params.KV{Key: "transaction.records", Value: "10"})
 	cmd := strings.Join(strings.Split(long.Footnote(), "\n")[1:], "\n")
 	if !strings.Contains(cmd, " \\\n    -") {
 		t.Errorf("long footnote is not wrapped:\n%s", cmd)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // BenchmarkRunsCSV is the cost of one runs.csv row (formatted without
@@ -17,7 +18,7 @@ func BenchmarkRunsCSV(b *testing.B) {
 	var rs []*scenarios.Result
 	for seed := uint64(1); seed <= 64; seed++ {
 		for _, on := range []string{"false", "true"} {
-			r, err := scenarios.Run(scenarios.Spec{Scenario: sc, Seed: seed, Sets: []scenarios.KV{{Key: "enable.idempotence", Value: on}}})
+			r, err := scenarios.Run(scenarios.Spec{Scenario: sc, Seed: seed, Sets: []params.KV{{Key: "enable.idempotence", Value: on}}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -62,7 +63,7 @@ func TestRunsCSVFastRows(t *testing.T) {
 		sc, _ := scenarios.Lookup(name)
 		for seed := uint64(1); seed <= 8; seed++ {
 			for _, on := range []string{"false", "true"} {
-				spec := scenarios.Spec{Scenario: sc, Seed: seed, Sets: []scenarios.KV{{Key: "enable.idempotence", Value: on}}}
+				spec := scenarios.Spec{Scenario: sc, Seed: seed, Sets: []params.KV{{Key: "enable.idempotence", Value: on}}}
 				if seed == 3 {
 					spec.Bugs = []string{"Z16"}
 				}

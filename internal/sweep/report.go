@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // ReportFile is the Markdown report every -out directory holds.
@@ -145,7 +146,7 @@ func (s *Summary) stressNote() string {
 		return ""
 	}
 	if s.Preset != "" {
-		p, err := scenarios.LookupPreset(s.Preset)
+		p, err := params.LookupPreset(s.Preset)
 		if err == nil {
 			return fmt.Sprintf("**Parameters: preset `%s`**: %s.", p.Name, p.Doc)
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // writeSources prints, under the table's title, what the runs came from
@@ -19,7 +19,7 @@ func (s *Summary) writeSources(w io.Writer) {
 	}
 	for _, id := range s.Bugs {
 		title := ""
-		if b, err := scenarios.LookupBug(id); err == nil {
+		if b, err := params.LookupBug(id); err == nil {
 			title = b.Title
 		}
 		fmt.Fprintf(w, "historical defect -bug %s: %s\n", id, title)

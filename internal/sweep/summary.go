@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // Format is the version of the summary.json layout.
@@ -30,16 +31,16 @@ type Summary struct {
 	Complete bool   `json:"complete"`
 	// ScenarioFile is the scenario file the sweep ran, if any (its
 	// values are File), and PlanFile the -plan-file every run replayed.
-	ScenarioFile string         `json:"scenario_file,omitempty"`
-	PlanFile     string         `json:"plan_file,omitempty"`
-	File         []scenarios.KV `json:"file,omitempty"` // the scenario file's values, if any
-	Bugs         []string       `json:"bugs,omitempty"` // the -bug IDs, if any
-	Sets         []scenarios.KV `json:"sets"`
-	Axes         []Axis         `json:"axes"`
-	Modes        []string       `json:"modes"`
-	FailingK     int            `json:"failing_k"`
-	Preset       string         `json:"preset,omitempty"` // the -preset name, if any
-	Points       []Point        `json:"points"`
+	ScenarioFile string      `json:"scenario_file,omitempty"`
+	PlanFile     string      `json:"plan_file,omitempty"`
+	File         []params.KV `json:"file,omitempty"` // the scenario file's values, if any
+	Bugs         []string    `json:"bugs,omitempty"` // the -bug IDs, if any
+	Sets         []params.KV `json:"sets"`
+	Axes         []Axis      `json:"axes"`
+	Modes        []string    `json:"modes"`
+	FailingK     int         `json:"failing_k"`
+	Preset       string      `json:"preset,omitempty"` // the -preset name, if any
+	Points       []Point     `json:"points"`
 	// Crossing is the -crossing metric's 50% crossing, if asked for.
 	Crossing *Crossing `json:"crossing,omitempty"`
 	// ChartsSkipped names the charts left out because their metric is
@@ -52,7 +53,7 @@ type Summary struct {
 
 // Point is one point of the axes' product.
 type Point struct {
-	Values []scenarios.KV `json:"values"`
+	Values []params.KV `json:"values"`
 	// Versions names the Kafka versions the point's runs modelled, e.g.
 	// "kafka=4.1 transaction.version=2".
 	Versions string            `json:"versions"`
@@ -196,7 +197,7 @@ func (s *Summary) state() (*State, error) {
 		st.Crossing = s.Crossing.Metric
 	}
 	if st.Sets == nil {
-		st.Sets = []scenarios.KV{}
+		st.Sets = []params.KV{}
 	}
 	for _, m := range s.Modes {
 		if m != "off" && m != "on" {

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // Shard selects every Count-th seed of the range, starting at index Index
@@ -45,9 +46,9 @@ type Config struct {
 	// File are the scenario file's values (level "file"), Bugs the -bug
 	// IDs (level "-bug") and Sets the -set overrides (level "-set", not
 	// enable.idempotence) common to every run.
-	File []scenarios.KV
+	File []params.KV
 	Bugs []string
-	Sets []scenarios.KV
+	Sets []params.KV
 	// ScenarioFile is the scenario file the scenario came from, if any:
 	// reproduce commands name it (it holds File and its own plan).
 	ScenarioFile string
@@ -91,9 +92,9 @@ type State struct {
 	Scenario string
 	Base     uint64
 	Runs     int
-	File     []scenarios.KV
+	File     []params.KV
 	Bugs     []string
-	Sets     []scenarios.KV
+	Sets     []params.KV
 	// ScenarioFile and PlanFile are the scenario file and -plan-file the
 	// runs came from, if any, for the reproduce commands.
 	ScenarioFile string
@@ -121,11 +122,11 @@ func numPoints(axes []Axis) int {
 
 // PointSets returns the axis values of point i (the first axis varies
 // slowest).
-func PointSets(axes []Axis, i int) []scenarios.KV {
-	kv := make([]scenarios.KV, len(axes))
+func PointSets(axes []Axis, i int) []params.KV {
+	kv := make([]params.KV, len(axes))
 	for j := len(axes) - 1; j >= 0; j-- {
 		n := len(axes[j].Values)
-		kv[j] = scenarios.KV{Key: axes[j].Key, Value: axes[j].Values[i%n]}
+		kv[j] = params.KV{Key: axes[j].Key, Value: axes[j].Values[i%n]}
 		i /= n
 	}
 	return kv
@@ -133,10 +134,10 @@ func PointSets(axes []Axis, i int) []scenarios.KV {
 
 // runSets returns the full -set list of a run: the base sets, the
 // point's axis values and enable.idempotence.
-func runSets(base []scenarios.KV, axes []Axis, point int, on bool) []scenarios.KV {
-	out := append([]scenarios.KV{}, base...)
+func runSets(base []params.KV, axes []Axis, point int, on bool) []params.KV {
+	out := append([]params.KV{}, base...)
 	out = append(out, PointSets(axes, point)...)
-	return append(out, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(on)})
+	return append(out, params.KV{Key: "enable.idempotence", Value: strconv.FormatBool(on)})
 }
 
 // spec returns the spec of one run: its levels of precedence (the
@@ -181,7 +182,7 @@ func (c *Config) Validate() error {
 		if err := CheckMetric(c.Crossing); err != nil {
 			return fmt.Errorf("crossing: %v", err)
 		}
-		if len(c.Axes) == 0 || c.Axes[0].kind() > scenarios.Duration || c.Axes[0].kind() == scenarios.Bool {
+		if len(c.Axes) == 0 || c.Axes[0].kind() > params.Duration || c.Axes[0].kind() == params.Bool {
 			return errors.New("crossing needs a numeric or duration first axis (-vary)")
 		}
 	}
@@ -294,7 +295,7 @@ func runGrid(ctx context.Context, c Config) (*State, error) {
 	st := &State{Scenario: c.Scenario.Name, Base: c.Base, Runs: c.Runs, File: c.File, Bugs: c.Bugs, Sets: c.Sets, Axes: c.Axes,
 		Modes: modes, FailingK: c.FailingK, Crossing: c.Crossing, Preset: c.Preset, Complete: true, ScenarioFile: c.ScenarioFile, PlanFile: c.PlanSource.PlanFile()}
 	if st.Sets == nil {
-		st.Sets = []scenarios.KV{}
+		st.Sets = []params.KV{}
 	}
 	if c.Shard.Count > 1 {
 		sh := c.Shard

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 func ackloss(t testing.TB) *scenarios.Scenario {
@@ -186,7 +187,7 @@ func TestInterrupt(t *testing.T) {
 // duplicates only with idempotence off, and the failing seeds reproduce.
 func TestPairedModes(t *testing.T) {
 	cfg := Config{Scenario: ackloss(t), Base: 1, Runs: 40, FailingK: 2, Parallel: 2,
-		Sets: []scenarios.KV{{Key: "net.response_loss", Value: "0.2"}}}
+		Sets: []params.KV{{Key: "net.response_loss", Value: "0.2"}}}
 	st, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -239,9 +240,9 @@ func TestPairedModes(t *testing.T) {
 // reads back) and the reproduce commands.
 func TestBugsAndFileLevels(t *testing.T) {
 	cfg := Config{Scenario: ackloss(t), Base: 1, Runs: 30, FailingK: 1, Modes: []bool{true},
-		File: []scenarios.KV{{Key: "broker.dedup", Value: "true"}, {Key: "records", Value: "30"}},
+		File: []params.KV{{Key: "broker.dedup", Value: "true"}, {Key: "records", Value: "30"}},
 		Bugs: []string{"Z16"}, // broker.dedup=false: -bug beats the file
-		Sets: []scenarios.KV{{Key: "net.response_loss", Value: "0.2"}}}
+		Sets: []params.KV{{Key: "net.response_loss", Value: "0.2"}}}
 	st, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

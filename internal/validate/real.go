@@ -21,6 +21,7 @@ import (
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // RealSpec is one run of a scenario against a real client and broker.
@@ -127,7 +128,7 @@ var ErrUnsupported = errors.New("not supported by validate")
 // realRun is the state of one real run.
 type realRun struct {
 	spec    RealSpec
-	cfg     *scenarios.Config
+	cfg     *params.Config
 	topic   string
 	brokers []string // broker addresses, b1 first
 	cluster *kfake.Cluster
@@ -670,7 +671,7 @@ func (r *realRun) takeover(i int) error {
 	r.started[i] = true
 	var ids []int64
 	parts := map[int64]int32{}
-	if r.cfg.App.Mode == scenarios.AppAtLeastOnce {
+	if r.cfg.App.Mode == params.AppAtLeastOnce {
 		for j := 0; j < i; j++ {
 			for n, p := range r.unresolved[j] {
 				if _, dup := r.unresolved[i][n]; !dup {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // Support says whether and how a catalogue scenario can be validated.
@@ -29,10 +30,10 @@ type Support struct {
 	Note string
 	// Sets are settings validate adds to both sides unless the user set
 	// them (the report lists them with the overrides).
-	Sets []scenarios.KV
+	Sets []params.KV
 	// Starts returns the instances' start times, when the scenario
 	// starts more than one.
-	Starts func(*scenarios.Config) []time.Duration
+	Starts func(*params.Config) []time.Duration
 	// Deviations names the kfake deviations (docs/validate.md) a run of
 	// the scenario can reach, and the counters they affect; those
 	// counters are reported but left out of the overall verdict.
@@ -49,10 +50,10 @@ var supported = map[string]Support{
 	"restart": {Off: true, On: true, Scale: 1, Instances: 1,
 		Note: "real time scale 1: the crash races the acknowledgement, so latencies must be comparable"},
 	"zombie": {Off: true, On: true, Scale: 0.1, Instances: 2,
-		Sets:       []scenarios.KV{{Key: "transaction.records", Value: "10"}, {Key: "app.mode", Value: "at-least-once"}},
+		Sets:       []params.KV{{Key: "transaction.records", Value: "10"}, {Key: "app.mode", Value: "at-least-once"}},
 		Note:       "transactional and at least once (the real application commits no consumer offsets: app.mode=exactly-once is not validated yet); the pause of p1 is a proxy hold of its connections: its client's timers keep running, a paused process's do not",
 		Deviations: map[string]string{"errors[CONCURRENT_TRANSACTIONS]": "kfake aborts an ongoing transaction inside InitProducerId, so the new instance never gets CONCURRENT_TRANSACTIONS (docs/validate.md)"},
-		Starts: func(c *scenarios.Config) []time.Duration {
+		Starts: func(c *params.Config) []time.Duration {
 			// scenarios' zombie build: v2 starts 150 ms after the
 			// pause's nominal start plus takeover.after.ms.
 			return []time.Duration{0, c.Extra.PauseAt + c.Extra.TakeoverAfter + 150*time.Millisecond}
@@ -83,9 +84,9 @@ type Config struct {
 	Scenario *scenarios.Scenario
 	// FileSets, Bugs and Sets are the scenario file's values, -bug IDs
 	// and -set values, as for a sweep.
-	FileSets []scenarios.KV
+	FileSets []params.KV
 	Bugs     []string
-	Sets     []scenarios.KV
+	Sets     []params.KV
 	// Modes are the idempotence modes to validate (false, true); empty
 	// means every mode the scenario supports.
 	Modes []bool
@@ -116,9 +117,9 @@ type Config struct {
 // (the proxy closes it), since franz-go's shortest request timeout is
 // 200 ms and waiting it out at every loss would make a run of 2,000
 // records take minutes.
-func (c *Config) overrides() []scenarios.KV {
-	var out []scenarios.KV
-	all := []scenarios.KV{{Key: "client.policy", Value: c.client()}, {Key: "net.disconnect_notice", Value: "1"}}
+func (c *Config) overrides() []params.KV {
+	var out []params.KV
+	all := []params.KV{{Key: "client.policy", Value: c.client()}, {Key: "net.disconnect_notice", Value: "1"}}
 	if sup, ok := Supports(c.Scenario.Name); ok {
 		all = append(all, sup.Sets...)
 	}
@@ -163,18 +164,18 @@ type ModeResult struct {
 
 // Result is a validate invocation's report.
 type Result struct {
-	Format    int            `json:"format"`
-	Scenario  string         `json:"scenario"`
-	Sets      []scenarios.KV `json:"sets"`
-	Overrides []scenarios.KV `json:"overrides"`
-	BaseSeed  uint64         `json:"base_seed"`
-	Margin    string         `json:"margin"`
-	TimeScale float64        `json:"time_scale"`
-	Client    string         `json:"client"`
-	Broker    string         `json:"broker"`
-	Modes     []ModeResult   `json:"modes"`
-	Statement string         `json:"statement"`
-	Runs      []Run          `json:"-"`
+	Format    int          `json:"format"`
+	Scenario  string       `json:"scenario"`
+	Sets      []params.KV  `json:"sets"`
+	Overrides []params.KV  `json:"overrides"`
+	BaseSeed  uint64       `json:"base_seed"`
+	Margin    string       `json:"margin"`
+	TimeScale float64      `json:"time_scale"`
+	Client    string       `json:"client"`
+	Broker    string       `json:"broker"`
+	Modes     []ModeResult `json:"modes"`
+	Statement string       `json:"statement"`
+	Runs      []Run        `json:"-"`
 }
 
 // Statement is said in every report: what kind of comparison this is.
@@ -192,16 +193,16 @@ func modeName(on bool) string {
 }
 
 // explicit reports whether key is among sets.
-func explicit(sets []scenarios.KV, key string) bool {
-	return slices.ContainsFunc(sets, func(kv scenarios.KV) bool { return kv.Key == key })
+func explicit(sets []params.KV, key string) bool {
+	return slices.ContainsFunc(sets, func(kv params.KV) bool { return kv.Key == key })
 }
 
 // sets returns the -set level of one mode: the overrides the user did
 // not set, the user's values, then enable.idempotence.
-func (c *Config) sets(on bool) []scenarios.KV {
+func (c *Config) sets(on bool) []params.KV {
 	out := c.overrides()
 	out = append(out, c.Sets...)
-	return append(out, scenarios.KV{Key: "enable.idempotence", Value: strconv.FormatBool(on)})
+	return append(out, params.KV{Key: "enable.idempotence", Value: strconv.FormatBool(on)})
 }
 
 func (c *Config) spec(on bool, seed uint64) scenarios.Spec {
@@ -278,7 +279,7 @@ func (c *Config) Check() error {
 		if cfg.Producer.TransactionalID != "" && cfg.Producer.TransactionRecords == 0 {
 			return fmt.Errorf("transactional.id without transaction.records: kgo produces with a transactional.id only inside transactions: %w", ErrUnsupported)
 		}
-		if cfg.App.Mode == scenarios.AppExactlyOnce {
+		if cfg.App.Mode == params.AppExactlyOnce {
 			return fmt.Errorf("app.mode=exactly-once: the real application commits no consumer offsets yet: %w", ErrUnsupported)
 		}
 		if cfg.Producer.TransactionalID != "" && c.client() == ClientLibrdkafka {
@@ -328,7 +329,7 @@ func Validate(ctx context.Context, c Config) (*Result, error) {
 		Client: "franz-go kgo " + moduleVersion("github.com/twmb/franz-go"),
 		Broker: "kfake " + moduleVersion("github.com/twmb/franz-go/pkg/kfake") + " (in process, loopback)"}
 	if res.Sets == nil {
-		res.Sets = []scenarios.KV{}
+		res.Sets = []params.KV{}
 	}
 	if c.Bootstrap != "" {
 		res.Broker = "Kafka at " + c.Bootstrap

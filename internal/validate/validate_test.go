@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // fixedPlan loses exact messages on the producer's link to the broker:
@@ -38,7 +39,7 @@ func TestFixedPlanBothSides(t *testing.T) {
 	}
 	cfg := Config{Scenario: sc, Runs: 2, SimRuns: 2, Base: 1, Margin: Margin{Value: 0.05}, PlanText: fixedPlan,
 		Modes: []bool{false, true}, Parallel: 2,
-		Sets: []scenarios.KV{{Key: "records", Value: "30"}, {Key: "net.response_loss", Value: "0"},
+		Sets: []params.KV{{Key: "records", Value: "30"}, {Key: "net.response_loss", Value: "0"},
 			{Key: "max.in.flight.requests.per.connection", Value: "1"},
 			// Every loss closes its connection at once (validate's
 			// net.disconnect_notice=1), so no timeout is needed: a long
@@ -109,7 +110,7 @@ func TestBootstrapThroughProxy(t *testing.T) {
 	}
 	defer c.Close()
 	sc, _ := scenarios.Lookup("ackloss")
-	res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Sets: []scenarios.KV{{Key: "enable.idempotence", Value: "false"},
+	res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Sets: []params.KV{{Key: "enable.idempotence", Value: "false"},
 		{Key: "max.in.flight.requests.per.connection", Value: "1"}, {Key: "net.response_loss", Value: "0"},
 		{Key: "net.disconnect_notice", Value: "1"}, {Key: "client.policy", Value: "franz-go"}, {Key: "request.timeout.ms", Value: "100000"}}})
 	if err != nil {
@@ -150,7 +151,7 @@ func TestBootstrapThroughProxy(t *testing.T) {
 // was.
 func TestNoLeaks(t *testing.T) {
 	sc, _ := scenarios.Lookup("ackloss")
-	res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Sets: []scenarios.KV{{Key: "enable.idempotence", Value: "true"},
+	res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Sets: []params.KV{{Key: "enable.idempotence", Value: "true"},
 		{Key: "net.response_loss", Value: "0.2"}, {Key: "net.disconnect_notice", Value: "1"}, {Key: "client.policy", Value: "franz-go"}}})
 	if err != nil {
 		t.Fatal(err)

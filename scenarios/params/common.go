@@ -1,14 +1,14 @@
-package scenarios
+package params
 
 import (
 	"math"
 	"time"
 )
 
-// commonParams are the parameters every scenario has: the workload, the
+// Common returns the parameters every scenario has: the workload, the
 // producer's Kafka configs, the broker's knobs and the network. Scenarios
 // override some defaults and add their own.
-func commonParams() []Param {
+func Common() []Param {
 	return append(versionParams(), []Param{
 		// Workload.
 		{Key: "records", Kind: Int, Default: "20", Unit: "records", Doc: "records each application sends", Min: 1, Max: 1_000_000},

@@ -1,4 +1,4 @@
-package scenarios
+package params
 
 import (
 	"fmt"
@@ -140,7 +140,7 @@ func profileValues(broker, client string) []struct {
 func applyProfile(v *Values) error {
 	broker, client := resolveSide(v, "broker.version"), resolveSide(v, "client.version")
 	for _, p := range profileValues(broker, client) {
-		if v.param(p.Key) == nil || v.src[p.Key].Level > LevelProfile {
+		if v.Param(p.Key) == nil || v.src[p.Key].Level > LevelProfile {
 			continue
 		}
 		ver := broker
@@ -155,4 +155,10 @@ func applyProfile(v *Values) error {
 		return fmt.Errorf("transaction.version=2 needs broker.version 4.0 or later (broker.version is %s; Kafka 3.x has no transaction version 2)", broker)
 	}
 	return nil
+}
+
+// BrokerVersionNumber returns broker.version as major*100+minor (4.1 is
+// 401), the form the model's version gates compare.
+func (c *Config) BrokerVersionNumber() int {
+	return int(parseKafkaVersion(c.Versions.BrokerVersion()))
 }

@@ -1,4 +1,4 @@
-package scenarios
+package params
 
 import (
 	"fmt"
@@ -60,7 +60,7 @@ func LookupPreset(name string) (*Preset, error) {
 func (p *Preset) Sets() []KV {
 	var out []KV
 	own := map[string]Param{}
-	for _, q := range commonParams() {
+	for _, q := range Common() {
 		own[q.Key] = q
 	}
 	for _, k := range p.Keys {
@@ -69,16 +69,16 @@ func (p *Preset) Sets() []KV {
 	return out
 }
 
-// StressValues returns the scenario's defaults that set a Kafka setting
+// StressValues returns those of a scenario's defaults that set a Kafka setting
 // away from Kafka's default, each with Kafka's value: the values to read
 // a scenario's rates against ("request.timeout.ms=1000, Kafka 30000").
-func (s *Scenario) StressValues() []StressValue {
+func StressValues(defaults []KV) []StressValue {
 	own := map[string]Param{}
-	for _, q := range commonParams() {
+	for _, q := range Common() {
 		own[q.Key] = q
 	}
 	var out []StressValue
-	for _, kv := range s.Defaults {
+	for _, kv := range defaults {
 		if !slices.Contains(kafkaDefaultKeys, kv.Key) {
 			continue
 		}
@@ -94,10 +94,10 @@ func (s *Scenario) StressValues() []StressValue {
 type StressValue struct{ Key, Value, Kafka string }
 
 // StressNote is the line -describe and a sweep's report print about a
-// scenario's parameters.
-func (s *Scenario) StressNote() string {
+// scenario's parameters, given its defaults.
+func StressNote(defaults []KV) string {
 	var kv []string
-	for _, v := range s.StressValues() {
+	for _, v := range StressValues(defaults) {
 		kv = append(kv, fmt.Sprintf("%s=%s (Kafka: %s)", v.Key, v.Value, v.Kafka))
 	}
 	note := "The scenario's parameters are stress values, chosen to make its failure show within seconds of simulated time, not production estimates"
@@ -105,7 +105,7 @@ func (s *Scenario) StressNote() string {
 		note += "; its Kafka settings away from Kafka's defaults: " + strings.Join(kv, ", ")
 	}
 	var faults []string
-	for _, d := range s.Defaults {
+	for _, d := range defaults {
 		if strings.HasPrefix(d.Key, "net.") && strings.HasSuffix(d.Key, "loss") || d.Key == "broker.transient_error" || d.Key == "fault.count" {
 			faults = append(faults, d.Key+"="+d.Value)
 		}

@@ -1,4 +1,4 @@
-package scenarios
+package params
 
 import (
 	"errors"
@@ -170,7 +170,8 @@ func newValues(params []Param) *Values {
 // Params returns the parameter definitions, sorted by key.
 func (v *Values) Params() []Param { return v.params }
 
-func (v *Values) param(key string) *Param {
+// Param returns key's definition, or nil for an unknown key.
+func (v *Values) Param(key string) *Param {
 	for i := range v.params {
 		if v.params[i].Key == key {
 			return &v.params[i]
@@ -186,11 +187,11 @@ func (v *Values) Set(key, val string) error {
 }
 
 // SetFrom assigns key=val after checking it, recording src as where the
-// value came from. Levels are applied weakest first ([Resolve]), so the
+// value came from. Levels are applied weakest first (scenarios.Resolve), so the
 // last assignment is the strongest. The error names the key and what is
 // allowed.
 func (v *Values) SetFrom(src Source, key, val string) error {
-	p := v.param(key)
+	p := v.Param(key)
 	if p == nil {
 		return fmt.Errorf("unknown parameter %q (see -describe for the list)", key)
 	}
@@ -205,6 +206,25 @@ func (v *Values) SetFrom(src Source, key, val string) error {
 	return nil
 }
 
+// ScenarioValues returns the parameters every scenario has ([Common]) and
+// a scenario's extra ones, sorted by key, at the scenario's defaults
+// (level [LevelScenario]); each default it overrides becomes the
+// parameter's shown default, and [Values.OwnDefault] keeps the common one.
+func ScenarioValues(extra []Param, defaults []KV) *Values {
+	ps := append(Common(), extra...)
+	slices.SortFunc(ps, func(a, b Param) int { return strings.Compare(a.Key, b.Key) })
+	v := newValues(ps)
+	for _, kv := range defaults {
+		v.setDefault(kv.Key, kv.Value)
+		for i := range v.params {
+			if v.params[i].Key == kv.Key {
+				v.params[i].Default = kv.Value
+			}
+		}
+	}
+	return v
+}
+
 // setDefault overrides a default with the scenario's (level
 // [LevelScenario]).
 func (v *Values) setDefault(key, val string) {
@@ -212,7 +232,7 @@ func (v *Values) setDefault(key, val string) {
 		v.own[key] = d
 	}
 	if err := v.SetFrom(Source{Level: LevelScenario}, key, val); err != nil {
-		panic("scenarios: bad scenario default: " + err.Error())
+		panic("params: bad scenario default: " + err.Error())
 	}
 }
 
@@ -224,7 +244,7 @@ func (v *Values) Explicit(key string) bool { return v.src[key].Level >= LevelPre
 // Source returns where key's value came from.
 func (v *Values) Source(key string) Source {
 	if _, ok := v.vals[key]; !ok {
-		panic("scenarios: unknown parameter " + key)
+		panic("params: unknown parameter " + key)
 	}
 	return v.src[key]
 }
@@ -235,17 +255,37 @@ func (v *Values) OwnDefault(key string) string {
 	if d, ok := v.own[key]; ok {
 		return d
 	}
-	if p := v.param(key); p != nil {
+	if p := v.Param(key); p != nil {
 		return p.Default
 	}
-	panic("scenarios: unknown parameter " + key)
+	panic("params: unknown parameter " + key)
 }
 
-// Config returns the typed configuration that [Resolve] decoded from v.
+// Settle decodes v into its typed Config once every level of precedence
+// has been applied ([Values.Decode]), checks the replication parameters,
+// and keeps the Config for [Values.Config]. A run's Resolve calls it once.
+func (v *Values) Settle() (*Config, error) {
+	c, err := v.Decode()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkReplication(); err != nil {
+		return nil, err
+	}
+	v.cfg = &c
+	return v.cfg, nil
+}
+
+// DesignNotes returns the rules across parameters that the values break
+// (the run is outside Kafka's design), found by [Values.Decode]; a run
+// reports them as configuration notes.
+func (v *Values) DesignNotes() []string { return v.designNotes }
+
+// Config returns the typed configuration that [Values.Settle] decoded from v.
 // It panics for values that were not resolved.
 func (v *Values) Config() *Config {
 	if v.cfg == nil {
-		panic("scenarios: Values.Config before Resolve")
+		panic("params: Values.Config before Resolve")
 	}
 	return v.cfg
 }
@@ -254,7 +294,7 @@ func (v *Values) Config() *Config {
 func (v *Values) Get(key string) string {
 	s, ok := v.vals[key]
 	if !ok {
-		panic("scenarios: unknown parameter " + key)
+		panic("params: unknown parameter " + key)
 	}
 	return s
 }

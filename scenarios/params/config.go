@@ -1,8 +1,9 @@
-package scenarios
+package params
 
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 )
 
 // Config is a run's parameters decoded into typed values, once, when the
-// run is resolved ([Resolve], [Values.Decode]). Every parameter of a
+// run is resolved (scenarios.Resolve, [Values.Decode]). Every parameter of a
 // scenario has exactly one field; the doc comment of each field names its
 // key, unit and range (the ranges are those [Values.Set] enforces, see
 // simulate -describe). Keys counted in milliseconds (".ms") are decoded as
@@ -38,7 +39,7 @@ type Config struct {
 	// Versions are kafka.version, broker.version, client.version and
 	// transaction.version (profile.go).
 	Versions Versions
-	// Extra are the parameters only some scenarios have ([Scenario.Extra]);
+	// Extra are the parameters only some scenarios have (scenarios.Scenario.Extra);
 	// a field is zero in a scenario without its key.
 	Extra ExtraParams
 
@@ -73,7 +74,7 @@ type ReplicationParams struct {
 }
 
 // checkReplication refuses a replication.factor the brokers cannot hold,
-// as Kafka's CreateTopics does (INVALID_REPLICATION_FACTOR): [Resolve]
+// as Kafka's CreateTopics does (INVALID_REPLICATION_FACTOR): scenarios.Resolve
 // makes it a usage error.
 func (c *Config) checkReplication() error {
 	if f := c.Replication.Factor; f == 0 || f > c.Brokers {
@@ -146,7 +147,7 @@ func (a Acks) String() string {
 }
 
 // ProducerParams is the producer's configuration under Kafka's names, as
-// set: [Resolve] applies Kafka's rules to it.
+// set: scenarios.Resolve applies Kafka's rules to it.
 type ProducerParams struct {
 	// EnableIdempotence is enable.idempotence (also -idempotence).
 	EnableIdempotence bool
@@ -465,7 +466,7 @@ func (v *Values) Decode() (Config, error) {
 		p := &v.params[i]
 		field, ok := fields[p.Key]
 		if !ok {
-			return Config{}, fmt.Errorf("parameter %s has no field in scenarios.Config", p.Key)
+			return Config{}, fmt.Errorf("parameter %s has no field in params.Config", p.Key)
 		}
 		if err := decodeInto(p, v.vals[p.Key], field(&c)); err != nil {
 			return Config{}, err
@@ -479,7 +480,7 @@ func (v *Values) Decode() (Config, error) {
 }
 
 // checkRules checks the ranges that depend on other parameters' values.
-// The error is one line naming the keys and what is allowed; [Resolve]
+// The error is one line naming the keys and what is allowed; scenarios.Resolve
 // reports it as a configuration note (the run is outside Kafka's design,
 // and says so) rather than refusing it, so that narrow what-if widths stay
 // reachable.
@@ -630,9 +631,9 @@ func decodeInto(p *Param, s string, dst any) error {
 	return nil
 }
 
-// producerConfig returns the producer configuration the parameters ask
+// ProducerConfig returns the producer configuration the parameters ask
 // for, before Kafka's rules ([model.ProducerConfig.Resolve]).
-func (c *Config) producerConfig() model.ProducerConfig {
+func (c *Config) ProducerConfig() model.ProducerConfig {
 	p := &c.Producer
 	pc := model.DefaultProducerConfig()
 	pc.EnableIdempotence = p.EnableIdempotence
@@ -663,4 +664,25 @@ func (c *Config) producerConfig() model.ProducerConfig {
 		pc.TransactionVersion = 1
 	}
 	return pc
+}
+
+// Field returns a pointer to the field of c that parameter key decodes
+// into, and false for a key without one.
+func (c *Config) Field(key string) (any, bool) {
+	f, ok := fields[key]
+	if !ok {
+		return nil, false
+	}
+	return f(c), true
+}
+
+// FieldKeys returns the keys of the parameters that have a field in
+// Config, sorted.
+func FieldKeys() []string {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

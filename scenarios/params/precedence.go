@@ -1,8 +1,8 @@
-package scenarios
+package params
 
 // Level is a level of the one order of precedence every parameter follows
 // (docs/parameters.md). A value set at a level overrides the values of the
-// levels below it; [Resolve] applies the levels once each, weakest first.
+// levels below it; scenarios.Resolve applies the levels once each, weakest first.
 type Level uint8
 
 // The levels, weakest first.
@@ -13,7 +13,7 @@ const (
 	// LevelProfile is a Kafka version profile: the defaults of
 	// kafka.version, broker.version and client.version (profile.go).
 	LevelProfile
-	// LevelScenario is the scenario's own defaults ([Scenario.Defaults]).
+	// LevelScenario is the scenario's own defaults (scenarios.Scenario.Defaults).
 	LevelScenario
 	// LevelPreset is a named preset ([Spec.Preset], -preset).
 	LevelPreset
@@ -69,12 +69,27 @@ func (s Source) String() string {
 	return s.Level.String()
 }
 
-// applyLevels sets, on top of a scenario's defaults (levels default and
-// scenario), the spec's scenario file values, -bug settings and -set
-// values, in that order, after the spec's preset, and then the Kafka
-// version profile on what is still at its default (applyProfile). The
-// error names the key, or the unknown bug or preset.
-func applyLevels(v *Values, spec *Spec) error {
+// Overrides are the values a run sets above a scenario's own (levels
+// preset, file, -bug and -set): a run's spec carries them.
+type Overrides struct {
+	// Preset, if set, is the name of a preset (level "preset", -preset).
+	Preset string
+	// FileSets are a scenario file's parameter values, in file order
+	// (level "file").
+	FileSets []KV
+	// Bugs are the -bug IDs whose settings apply, in order (level "-bug").
+	Bugs []string
+	// Sets are the command line's key=value overrides, in order (level
+	// "-set").
+	Sets []KV
+}
+
+// Apply sets, on top of a scenario's defaults (levels default and
+// scenario), the overrides' scenario file values, -bug settings and -set
+// values, in that order, after the preset, and then the Kafka version
+// profile on what is still at its default (applyProfile). The error names
+// the key, or the unknown bug or preset.
+func (v *Values) Apply(spec Overrides) error {
 	if spec.Preset != "" {
 		p, err := LookupPreset(spec.Preset)
 		if err != nil {

@@ -20,9 +20,9 @@
 // node returns (messages to the network, timers to the loop, replies,
 // server-to-server messages at once), and emits every observation into one
 // stream. It adds no protocol of its own. Readers of the stream: the trace
-// writer (tracefmt.go), the counters (stats.go), the invariant suite
-// (package check), the realized-plan recorder (realize.go) and the explain
-// log (explainlog.go).
+// writer (package scenarios/trace), the counters (stats.go), the invariant
+// suite (package check), the realized-plan recorder (realize.go) and the
+// explain log (explainlog.go).
 //
 // docs/architecture.md walks through a message's path and how to add a
 // scenario, an invariant, a fault kind, a client policy or a node kind.

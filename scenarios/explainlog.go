@@ -8,6 +8,7 @@ import (
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/trace"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -133,7 +134,7 @@ func (x *explainLog) Observe(o *model.Obs) {
 			e.Fate = o.Fate
 		}
 	case model.ObsVerdict:
-		x.add(LogEvent{At: o.At, Kind: LogBatch, From: x.names[o.Node], Text: string(appendVerdict(nil, &o.Batch, &o.Result))})
+		x.add(LogEvent{At: o.At, Kind: LogBatch, From: x.names[o.Node], Text: string(trace.AppendVerdict(nil, &o.Batch, &o.Result))})
 	case model.ObsAppSend:
 		x.add(LogEvent{At: o.At, Kind: LogApp, From: x.log.Apps[o.App], To: x.names[o.Node], Text: o.Record.ID.String()})
 	case model.ObsOutcome:

@@ -3,8 +3,6 @@ package scenarios
 import (
 	"strings"
 	"testing"
-
-	"github.com/idemsim/idemsim/model"
 )
 
 // TestTraceHashWithoutFormatting: a run that formats its trace (-trace,
@@ -34,33 +32,4 @@ func TestTraceHashWithoutFormatting(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestHashCoversTraceLines: every observation kind that has a trace line
-// has a case in the hash (hashObs), so a kind added with a line and no
-// hash case fails here rather than panicking in some run.
-func TestHashCoversTraceLines(t *testing.T) {
-	tw := newTraceWriter([]string{"p1", "b1"}, nil)
-	tw.Keep()
-	lines := 0
-	for k := range 256 {
-		o := &model.Obs{Kind: model.ObsKind(k), Node: 0, Peer: 1, N: 1, Msg: &model.ProduceRequest{}}
-		formats := !panics(func() { tw.format(o) })
-		hashes := !panics(func() { tw.hashObs(o) })
-		if formats {
-			lines++
-		}
-		if formats && !hashes {
-			t.Errorf("observation kind %d has a trace line but no hash case in hashObs", k)
-		}
-	}
-	if lines < 20 {
-		t.Fatalf("only %d kinds format: the test builds observations wrong", lines)
-	}
-}
-
-func panics(f func()) (p bool) {
-	defer func() { p = recover() != nil }()
-	f()
-	return false
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/trace"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -225,7 +226,7 @@ type World struct {
 	obs   []model.Observer
 	bumps *coordBumps // epochbumps.go
 	cur   model.Obs
-	trace *traceWriter
+	trace *trace.Writer
 	stats *stats
 	chk   *check.Suite
 
@@ -402,7 +403,7 @@ func newWorld(old *World, sc *Scenario, vals *params.Values, seed uint64, pcfg m
 		in.conns = zeroed(in.conns, w.connSlots())
 	}
 	// The readers of the observation stream.
-	w.trace = newTraceWriter(w.names, w.trace)
+	w.trace = trace.New(w.names, w.trace)
 	w.stats = newStats(w, w.stats)
 	ccfg := check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names, Replicated: w.repl != nil}
 	if w.chk == nil {

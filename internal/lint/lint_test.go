@@ -26,8 +26,10 @@ var allowed = map[string][]string{
 	// Config they decode into: the settings of the model, the network and
 	// the fault generator, nothing that runs.
 	"scenarios/params": {"model", "net", "faults"},
-	"scenarios":        {"sim", "model", "net", "faults", "check", "scenarios/params", "ext:*"},
-	"plots":            {"sim", "ext:gonum.org/"},
+	// The trace writer reads observations and nothing else.
+	"scenarios/trace": {"sim", "model"},
+	"scenarios":       {"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/trace", "ext:*"},
+	"plots":           {"sim", "ext:gonum.org/"},
 	// The sweep engine runs many worlds on goroutines (each run stays
 	// single-threaded) and turns summaries into charts.
 	"internal/sweep": {"scenarios", "scenarios/params", "check", "plots", "ext:gonum.org/"},
@@ -61,7 +63,7 @@ var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios"}
+var world = []string{"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()

@@ -34,8 +34,8 @@ appends it again (INV-DUP, 3 faults; statelost tells the same story).`,
 			// request.timeout.ms, so no RST tells it the connection broke.
 			{Key: "net.disconnect_notice", Value: "0"},
 		},
-		build: func(w *World) error {
-			w.addApp(0)
+		build: func(b Builder) error {
+			b.AddApp(0)
 			return nil
 		},
 	}

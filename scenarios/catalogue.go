@@ -63,8 +63,8 @@ func restarts(v *params.Values, nodes faults.Nodes, n int64, offset func() time.
 	return p
 }
 
-func oneApp(w *World) error {
-	w.addApp(0)
+func oneApp(b Builder) error {
+	b.AddApp(0)
 	return nil
 }
 
@@ -214,12 +214,12 @@ at least once, v1's late writes land and duplicate what v2 sent again.`,
 			{Key: "takeover.after.ms", Kind: params.Int, Default: "500", Unit: "ms", Doc: "time from the pause's nominal start to v2's start (plus 150ms): how fast the application's supervisor replaces an unresponsive instance", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-DUP"},
-		build: func(w *World) error {
-			a := w.addApp(0)
-			at := w.cfg.Extra.PauseAt + w.cfg.Extra.TakeoverAfter
+		build: func(b Builder) error {
+			a := b.AddApp(0)
+			at := b.Config().Extra.PauseAt + b.Config().Extra.TakeoverAfter
 			// v2 starts at a fixed offset from the pause's nominal start;
 			// the plan jitters the pause itself.
-			w.addInstance(a, sim.Time(at+150*time.Millisecond))
+			b.AddInstance(a, sim.Time(at+150*time.Millisecond))
 			return nil
 		},
 		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
@@ -411,10 +411,10 @@ was written, so the next records take them and are swallowed the same way.`,
 		},
 		OffNote: "sequence numbers exist only with idempotence",
 		Bugs:    []string{"Z11", "Z11f"},
-		build: func(w *World) error {
-			w.addApp(0)
-			if at := w.cfg.Extra.MetaflapAt; at > 0 {
-				w.loop.At(sim.Time(at), Event{kind: evMetaFlap})
+		build: func(b Builder) error {
+			b.AddApp(0)
+			if at := b.Config().Extra.MetaflapAt; at > 0 {
+				b.MetaFlap(sim.Time(at))
 			}
 			return nil
 		},

@@ -21,8 +21,10 @@
 // server-to-server messages at once), and emits every observation into one
 // stream. It adds no protocol of its own. Readers of the stream: the trace
 // writer (package scenarios/trace), the counters (stats.go), the invariant
-// suite (package check), the realized-plan recorder (realize.go) and the
-// explain log (explainlog.go).
+// suite (package check), the realized-plan recorder (realize.go), and the
+// readers a [Spec] injects ([Reader], made from the run's [Layout]): the
+// explain log (package scenarios/explain), the history (package
+// internal/history), a test's.
 //
 // docs/architecture.md walks through a message's path and how to add a
 // scenario, an invariant, a fault kind, a client policy or a node kind.

@@ -50,7 +50,7 @@ func (r *realizer) Observe(o *model.Obs) {
 }
 
 // initExplain reads fault.realized and starts the realized-plan recorder
-// and, when asked, the event log and the history.
+// and the spec's readers.
 func (w *World) initExplain(spec Spec) {
 	if w.cfg.Fault.Realized {
 		w.nw.MuteLoss()
@@ -59,13 +59,13 @@ func (w *World) initExplain(spec Spec) {
 		w.realized = &realizer{names: w.names}
 		w.obs = append(w.obs, w.realized)
 	}
-	if spec.Record {
-		w.xlog = newExplainLog(w)
-		w.obs = append(w.obs, w.xlog)
-	}
-	if spec.History {
-		w.hist = newHistorian(w)
-		w.obs = append(w.obs, w.hist)
+	if len(spec.Readers) > 0 {
+		l := w.layout()
+		for _, mk := range spec.Readers {
+			r := mk(l)
+			w.readers = append(w.readers, r)
+			w.obs = append(w.obs, r)
+		}
 	}
 }
 

@@ -52,15 +52,14 @@ type Spec struct {
 	// PlanSource is where PlanText came from, for errors and the
 	// reproduce command.
 	PlanSource PlanSource
-	// Record keeps the run's event log in Result.Log (explainlog.go).
-	Record bool
 	// Realize keeps the run's realized plan in Result.Realized
 	// (realize.go); shrinking asks for it. Without it the random losses
 	// are not recorded.
 	Realize bool
-	// History keeps the run's client-visible history in Result.History
-	// (history.go, docs/history.md). It changes nothing else in the run.
-	History bool
+	// Readers are made for the run and read its observation stream
+	// (reader.go): the explain log (explain.Record), the history
+	// (history.Record, docs/history.md). They change nothing in the run.
+	Readers []MakeReader
 	// Probe, if set, is called at the run's choice points (probe.go): an
 	// explorer's hook. It changes nothing in the run.
 	Probe Probe
@@ -124,11 +123,8 @@ type Result struct {
 	// Plan is the run's fault plan, as text (docs/plans.md).
 	Plan string `json:"-"`
 	// Realized is Plan plus the losses the random sources drew, as plan
-	// text (realize.go); Log is the event log when Spec.Record was set.
+	// text (realize.go).
 	Realized string `json:"-"`
-	Log      *Log   `json:"-"`
-	// History is the run's history when Spec.History was set.
-	History *History `json:"-"`
 }
 
 // Failed reports whether any invariant was violated.
@@ -343,11 +339,11 @@ func (w *World) run(spec Spec, res *Resolved) (*Result, error) {
 		rp := w.realizedPlan()
 		r.Realized = rp.String()
 	}
-	if w.xlog != nil {
-		r.Log = w.xlog.finish(end, w.planEnd, r.Violations)
-	}
-	if w.hist != nil {
-		r.History = w.hist.history()
+	if len(w.readers) > 0 {
+		e := &RunEnd{At: end, PlanEnd: w.planEnd, Violations: r.Violations}
+		for _, rd := range w.readers {
+			rd.End(e)
+		}
 	}
 	// The command is spec.reproduce(), made from the resolution's tail.
 	r.Bugs, r.Reproduce = append(bugs, spec.Bugs...), reproduceHead+strconv.FormatUint(spec.Seed, 10)+res.reproduceTail

@@ -39,9 +39,10 @@ type Scenario struct {
 	OnNote  string
 	// Bugs lists the -bug IDs that make sense with this scenario.
 	Bugs []string
-	// build adds the scenario's applications, instances and faults. It
-	// reads the parameters from w.vals.Config(), decoded by Resolve.
-	build func(w *World) error
+	// build adds the scenario's applications and instances through the
+	// exported [Builder] only. It reads the parameters from
+	// b.Config(), decoded by Resolve.
+	build func(b Builder) error
 	// plan, if set, draws the scenario's fault plan from rng (the run's
 	// "faults" stream) for the world's nodes. A zero End is filled in
 	// from fault.end. Nil means the generic generator

@@ -140,9 +140,9 @@ func NewScript(cfg ScriptConfig) (*Script, error) {
 	if st.slots <= 0 {
 		st.slots = 16
 	}
-	sc.build = func(w *World) error {
-		w.script = st
-		st.w = w
+	sc.build = func(b Builder) error {
+		b.w.script = st
+		st.w = b.w
 		return nil
 	}
 	w, err := newWorld(nil, sc, vals, cfg.Seed, pcfg, notes)

@@ -42,7 +42,7 @@ var worldFields = map[string]string{
 	"drops":    "hashed (unused rules)",
 	"ended":    "hashed", "resend": "hashed",
 	"limit": "hashed", "beyond": "hashed", "maxState": "constant", "overState": "hashed",
-	"realized": "report only", "xlog": "report only", "hist": "report only", "bumps": "report only (a counter reader)",
+	"realized": "report only", "readers": "report only", "bumps": "report only (a counter reader)",
 	"starts":  "empty once the run starts: the start events are then on the loop, which is hashed",
 	"mf":      "hashed: delays, dups and held (prearmed only matters at 0s)",
 	"probe":   "the explorer's hook",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/sim"
 )
 
 // TestTopologyRoundRobin: partitions are led round robin, and names come
@@ -74,7 +75,8 @@ func TestBrokerCrashOthersServe(t *testing.T) {
 	}
 	const down, up = 1_000_000_000, 4_000_000_000 // ns
 	plan := "1s crash b2\n4s restart b2\nend 5s\n"
-	r := mustRun(t, Spec{Scenario: sc, Seed: 3, Record: true, KeepTrace: true, PlanText: plan,
+	acks := &ackReader{}
+	r := mustRun(t, Spec{Scenario: sc, Seed: 3, Readers: []MakeReader{acks.make}, KeepTrace: true, PlanText: plan,
 		Sets: []params.KV{{Key: "brokers", Value: "3"}, {Key: "replication.factor", Value: "1"}, {Key: "partitions", Value: "3"}, {Key: "records", Value: "60"}, {Key: "send.interval.ms", Value: "100"}, {Key: "net.response_loss", Value: "0"}}})
 	if len(r.Violations) > 0 {
 		t.Fatalf("violations: %v\nreproduce: %s", r.Violations, r.Reproduce)
@@ -86,21 +88,12 @@ func TestBrokerCrashOthersServe(t *testing.T) {
 	// partition n mod 3).
 	during := map[int64]int{}
 	after1 := false
-	for _, e := range r.Log.Entries {
-		if e.Kind != LogOutcome || !strings.HasPrefix(e.Text, "ack ") {
-			continue
-		}
-		var id model.RecordID
-		n := int64(0)
-		for _, c := range strings.TrimPrefix(e.Text, "ack a0:") {
-			n = n*10 + int64(c-'0')
-		}
-		id.N = n
-		part := id.N % 3
-		if int64(e.At) > down && int64(e.At) < up {
+	for _, a := range acks.acks {
+		part := a.id.N % 3
+		if int64(a.at) > down && int64(a.at) < up {
 			during[part]++
 		}
-		if part == 1 && int64(e.At) >= up {
+		if part == 1 && int64(a.at) >= up {
 			after1 = true
 		}
 	}
@@ -134,5 +127,27 @@ func TestServerInboxAfterRestart(t *testing.T) {
 		if !slices.ContainsFunc(r.Trace, func(l string) bool { return strings.Contains(l, "b1 restarts") }) {
 			t.Errorf("seed %d: b1 never restarted; the test no longer covers the inbox", seed)
 		}
+	}
+}
+
+// ackReader is a test's reader of the observation stream: the records
+// acknowledged, with when.
+type ackReader struct {
+	acks []struct {
+		at sim.Time
+		id model.RecordID
+	}
+}
+
+func (a *ackReader) make(*Layout) Reader { return a }
+func (a *ackReader) Held() int64         { return 0 }
+func (a *ackReader) End(*RunEnd)         {}
+
+func (a *ackReader) Observe(o *model.Obs) {
+	if o.Kind == model.ObsOutcome && o.Outcome.Err == model.ErrNone {
+		a.acks = append(a.acks, struct {
+			at sim.Time
+			id model.RecordID
+		}{o.At, o.Outcome.ID})
 	}
 }

@@ -221,8 +221,8 @@ type World struct {
 
 	// The observation stream and its readers: the trace, the counters,
 	// the checkers and the coordinator's bumps, called directly, then
-	// obs, the others (the realized plan, the explain log, the history,
-	// a script's), in order; cur is the observation being read.
+	// obs, the others (the realized plan, the spec's readers, a
+	// script's), in order; cur is the observation being read.
 	obs   []model.Observer
 	bumps *coordBumps // epochbumps.go
 	cur   model.Obs
@@ -249,11 +249,10 @@ type World struct {
 	maxState  int64
 	overState bool
 
-	// Realized plans, the event log and the history (realize.go,
-	// explainlog.go, history.go).
+	// realized records the realized plan (realize.go); readers are the
+	// spec's readers (reader.go), made for this run.
 	realized *realizer
-	xlog     *explainLog
-	hist     *historian
+	readers  []Reader
 
 	// mf holds the plan's delay and duplicate rules and the delayed
 	// messages (world_delay.go).
@@ -293,7 +292,7 @@ func newWorld(old *World, sc *Scenario, vals *params.Values, seed uint64, pcfg m
 	topo.GroupCoordinator = cfg.App.Mode == params.AppExactlyOnce
 	w := old.recycle() // runner.go
 	w.sc, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = sc, vals, cfg, seed, pcfg, notes, topo
-	if err := sc.build(w); err != nil {
+	if err := sc.build(Builder{w}); err != nil {
 		return nil, err
 	}
 	// The node table: producer instances, then brokers, then the
@@ -549,8 +548,8 @@ func (w *World) state() int64 {
 	if w.realized != nil {
 		n += int64(len(w.realized.realized))
 	}
-	if w.xlog != nil {
-		n += int64(len(w.xlog.log.Entries))
+	for _, r := range w.readers {
+		n += r.Held()
 	}
 	return n
 }

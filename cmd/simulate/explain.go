@@ -14,6 +14,7 @@ import (
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/plots"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/explain"
 )
 
 // explainFlags are the flags that explain a failing run (docs/explain.md):
@@ -28,7 +29,7 @@ type explainFlags struct {
 func addExplainFlags(fs *flag.FlagSet) *explainFlags {
 	return &explainFlags{
 		shrink:   fs.Bool("shrink", false, "shrink the failing run's fault plan to a minimal one that breaks the same invariant; print it, save it (see -plan-out) and a reproduce command"),
-		budget:   fs.Int("shrink-budget", scenarios.DefaultShrinkBudget, "most runs -shrink may use, >= 1"),
+		budget:   fs.Int("shrink-budget", explain.DefaultShrinkBudget, "most runs -shrink may use, >= 1"),
 		diagram:  fs.String("diagram", "", "write a Mermaid sequence diagram of the run (of the shrunk run with -shrink) to `FILE`"),
 		timeline: fs.String("timeline", "", "draw the run (the shrunk run with -shrink) as swim lanes into `FILE`.svg or .png"),
 	}
@@ -59,8 +60,8 @@ func (x *explainFlags) run(spec scenarios.Spec, planOut string, stdout, stderr i
 	if !*x.shrink {
 		return exitOK, false
 	}
-	s, err := scenarios.Shrink(spec, *x.budget)
-	if errors.Is(err, scenarios.ErrNoViolation) {
+	s, err := explain.Shrink(spec, *x.budget)
+	if errors.Is(err, explain.ErrNoViolation) {
 		fmt.Fprintf(stdout, "shrink: scenario %s seed %d: %v\n", spec.Scenario.Name, spec.Seed, err)
 		return exitOK, true
 	}
@@ -96,12 +97,13 @@ func (x *explainFlags) run(spec scenarios.Spec, planOut string, stdout, stderr i
 	fmt.Fprintf(stdout, "saved: %s\n", path)
 	fmt.Fprintf(stdout, "reproduce: %s -plan-file %s\n", stripPlanFile(s.Result.Reproduce), path)
 	if x.record() {
-		spec.Sets, spec.PlanText, spec.PlanSource, spec.Record = s.Sets, text, scenarios.PlanSource{File: path}, true
+		spec.Sets, spec.PlanText, spec.PlanSource = s.Sets, text, scenarios.PlanSource{File: path}
+		rec := explain.Record(&spec)
 		res, err := scenarios.Run(spec)
 		if err != nil {
 			return usageErr(stderr, "-shrink: "+err.Error()), true
 		}
-		if code := x.draw(res, stderr); code != exitOK {
+		if code := x.draw(res, rec.Log(), stderr); code != exitOK {
 			return code, true
 		}
 	}
@@ -118,9 +120,10 @@ func stripPlanFile(cmd string) string {
 
 func fmtNs(ns int64) string { return strconv.FormatFloat(float64(ns)/1e9, 'f', -1, 64) + "s" }
 
-// draw writes the diagram and the timeline of a recorded run.
-func (x *explainFlags) draw(res *scenarios.Result, stderr io.Writer) int {
-	if res.Log == nil {
+// draw writes the diagram and the timeline of a recorded run, whose event
+// log is l (nil: the run was not recorded).
+func (x *explainFlags) draw(res *scenarios.Result, l *explain.Log, stderr io.Writer) int {
+	if l == nil {
 		return exitOK
 	}
 	if *x.diagram != "" {
@@ -128,7 +131,7 @@ func (x *explainFlags) draw(res *scenarios.Result, stderr io.Writer) int {
 		if err != nil {
 			return usageErr(stderr, fmt.Sprintf("-diagram: cannot write %s: %v", *x.diagram, unwrapPath(err)))
 		}
-		err = scenarios.WriteMermaid(f, res.Log, scenarios.MermaidTitle(res), 0)
+		err = explain.WriteMermaid(f, l, explain.MermaidTitle(res), 0)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -137,7 +140,7 @@ func (x *explainFlags) draw(res *scenarios.Result, stderr io.Writer) int {
 		}
 	}
 	if *x.timeline != "" {
-		if err := plots.SaveTimeline(timelineOf(res), *x.timeline); err != nil {
+		if err := plots.SaveTimeline(timelineOf(res, l), *x.timeline); err != nil {
 			return usageErr(stderr, fmt.Sprintf("-timeline: cannot write %s: %v", *x.timeline, unwrapPath(err)))
 		}
 	}
@@ -145,22 +148,21 @@ func (x *explainFlags) draw(res *scenarios.Result, stderr io.Writer) int {
 }
 
 // timelineOf turns a run's event log into the plots package's plain data.
-func timelineOf(res *scenarios.Result) *plots.Timeline {
-	l := res.Log
+func timelineOf(res *scenarios.Result, l *explain.Log) *plots.Timeline {
 	lanes := slices.Concat(l.Apps, l.Nodes)
-	tl := &plots.Timeline{Title: scenarios.MermaidTitle(res), Lanes: lanes, End: l.End}
+	tl := &plots.Timeline{Title: explain.MermaidTitle(res), Lanes: lanes, End: l.End}
 	lane := func(n string) int { return slices.Index(lanes, n) }
 	for _, e := range l.Entries {
 		switch e.Kind {
-		case scenarios.LogSend, scenarios.LogApp, scenarios.LogOutcome:
-			a := plots.Arrow{From: lane(e.From), To: lane(e.To), Sent: e.At, At: e.At, Faint: e.Kind != scenarios.LogSend}
-			if e.Kind == scenarios.LogSend {
+		case explain.LogSend, explain.LogApp, explain.LogOutcome:
+			a := plots.Arrow{From: lane(e.From), To: lane(e.To), Sent: e.At, At: e.At, Faint: e.Kind != explain.LogSend}
+			if e.Kind == explain.LogSend {
 				a.At, a.Lost = e.Arrive, e.Fate != ""
 			}
 			if a.From >= 0 && a.To >= 0 {
 				tl.Arrows = append(tl.Arrows, a)
 			}
-		case scenarios.LogFault:
+		case explain.LogFault:
 			if e.Until <= e.At {
 				continue
 			}
@@ -173,7 +175,7 @@ func timelineOf(res *scenarios.Result) *plots.Timeline {
 					tl.Intervals = append(tl.Intervals, iv)
 				}
 			}
-		case scenarios.LogViolation:
+		case explain.LogViolation:
 			// Violations are marked on the first broker's lane.
 			m := plots.Mark{Lane: lane(l.Brokers[0]), At: e.At, Label: e.From}
 			if !slices.Contains(tl.Marks, m) {

@@ -46,11 +46,11 @@ func isDir(path string) bool {
 }
 
 // writeRun writes a single run's history.
-func (h historyFlag) writeRun(res *scenarios.Result, stderr io.Writer) int {
-	if !h.on() || res.History == nil {
+func (h historyFlag) writeRun(hs *history.History, stderr io.Writer) int {
+	if !h.on() || hs == nil {
 		return exitOK
 	}
-	if err := history.WriteFile(*h.path, res.History); err != nil {
+	if err := history.WriteFile(*h.path, hs); err != nil {
 		return usageErr(stderr, fmt.Sprintf("-history: cannot write %s: %v", *h.path, unwrapPath(err)))
 	}
 	return exitOK
@@ -89,13 +89,12 @@ func (h historyFlag) writeSweep(cfg *sweep.Config, st *sweep.State, stderr io.Wr
 	kept := st.Kept()
 	for _, k := range kept {
 		spec := cfg.Spec(k.Seed, k.Point, k.On)
-		spec.History = true
-		res, err := scenarios.Run(spec)
-		if err != nil {
+		rec := history.Record(&spec)
+		if _, err := scenarios.Run(spec); err != nil {
 			return usageErr(stderr, fmt.Sprintf("-history: seed %d: %v", k.Seed, err))
 		}
 		path := filepath.Join(*h.path, HistoryName(k))
-		if err := history.WriteFile(path, res.History); err != nil {
+		if err := history.WriteFile(path, rec.History()); err != nil {
 			return usageErr(stderr, fmt.Sprintf("-history: cannot write %s: %v", path, unwrapPath(err)))
 		}
 	}

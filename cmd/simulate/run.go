@@ -11,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/idemsim/idemsim/faults"
+	"github.com/idemsim/idemsim/internal/history"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/explain"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
 
@@ -250,7 +252,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if code, done := ex.run(spec, *planOut, stdout, stderr); done { // explain.go
 		return code
 	}
-	spec.Record, spec.History = ex.record(), hist.on()
+	var rec *explain.Recorder
+	if ex.record() {
+		rec = explain.Record(&spec)
+	}
+	var hrec *history.Recorder
+	if hist.on() {
+		hrec = history.Record(&spec)
+	}
 	res, err := scenarios.Run(spec)
 	if err != nil {
 		return usageErr(stderr, err.Error())
@@ -263,10 +272,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else {
 		writeReport(stdout, res, *trace)
 	}
-	if code := ex.draw(res, stderr); code != exitOK { // explain.go
+	if code := ex.draw(res, rec.Log(), stderr); code != exitOK { // explain.go
 		return code
 	}
-	if code := hist.writeRun(res, stderr); code != exitOK { // history.go
+	if code := hist.writeRun(hrec.History(), stderr); code != exitOK { // history.go
 		return code
 	}
 	if res.HasViolations() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/explain"
 )
 
 // Output files in an -out directory (docs/explore.md).
@@ -42,7 +43,7 @@ func (r *Result) SaveTo(dir, writeDir string, sc *scenarios.Scenario) error {
 			return err
 		}
 		spec.PlanSource = scenarios.PlanSource{File: path}
-		spec.Record = true
+		rec := explain.Record(&spec)
 		res, err := scenarios.Run(spec)
 		if err != nil {
 			return err
@@ -53,7 +54,7 @@ func (r *Result) SaveTo(dir, writeDir string, sc *scenarios.Scenario) error {
 			return err
 		}
 		var mmd bytes.Buffer
-		if err := scenarios.WriteMermaid(&mmd, res.Log, scenarios.MermaidTitle(res)+", explore counterexample for "+ce.Invariant, 0); err != nil {
+		if err := explain.WriteMermaid(&mmd, rec.Log(), explain.MermaidTitle(res)+", explore counterexample for "+ce.Invariant, 0); err != nil {
 			return err
 		}
 		diagram := strings.TrimSuffix(name, ".plan") + ".mmd"

@@ -1,5 +1,5 @@
 // Package history writes a run's client-visible history
-// ([scenarios.History]) in the two forms independent checkers read
+// ([History]) in the two forms independent checkers read
 // (docs/history.md):
 //
 //   - JSON lines (.jsonl): one JSON object per operation, keys the field
@@ -28,8 +28,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/idemsim/idemsim/scenarios"
 )
 
 // Format is a written form of a history.
@@ -59,7 +57,7 @@ func FormatOf(path string) (Format, error) {
 }
 
 // Write writes h to w in form f.
-func Write(w io.Writer, h *scenarios.History, f Format) error {
+func Write(w io.Writer, h *History, f Format) error {
 	bw := bufio.NewWriter(w)
 	var b []byte
 	var resent map[int64]bool
@@ -73,12 +71,12 @@ func Write(w io.Writer, h *scenarios.History, f Format) error {
 		case JSONL:
 			b = AppendJSON(b, op)
 		case EDN:
-			if op.Final == scenarios.FinalReadUncommitted {
+			if op.Final == FinalReadUncommitted {
 				continue
 			}
-			if op.Type == scenarios.OpFail && slices.ContainsFunc(op.Value, func(m scenarios.Mop) bool { return resent[m.Value] }) {
+			if op.Type == OpFail && slices.ContainsFunc(op.Value, func(m Mop) bool { return resent[m.Value] }) {
 				o := *op
-				o.Type = scenarios.OpInfo
+				o.Type = OpInfo
 				op = &o
 			}
 			b = AppendEDN(b, op)
@@ -94,11 +92,11 @@ func Write(w io.Writer, h *scenarios.History, f Format) error {
 // resentValues returns the values that some completed operation sent
 // without failing (ok or info): a failed send of one of them is not proof
 // that the value must stay invisible.
-func resentValues(h *scenarios.History) map[int64]bool {
+func resentValues(h *History) map[int64]bool {
 	out := map[int64]bool{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		if op.F == scenarios.OpPoll || op.Type == scenarios.OpInvoke || op.Type == scenarios.OpFail {
+		if op.F == OpPoll || op.Type == OpInvoke || op.Type == OpFail {
 			continue
 		}
 		for _, m := range op.Value {
@@ -109,7 +107,7 @@ func resentValues(h *scenarios.History) map[int64]bool {
 }
 
 // WriteFile writes h to path, in the form its extension names.
-func WriteFile(path string, h *scenarios.History) error {
+func WriteFile(path string, h *History) error {
 	f, err := FormatOf(path)
 	if err != nil {
 		return err
@@ -128,7 +126,7 @@ func WriteFile(path string, h *scenarios.History) error {
 // AppendJSON appends op as one JSON object (without a newline): index,
 // time, process, type, f, final (final polls only), value and error (fail
 // and info only).
-func AppendJSON(b []byte, op *scenarios.HistoryOp) []byte {
+func AppendJSON(b []byte, op *HistoryOp) []byte {
 	b = append(b, `{"index":`...)
 	b = strconv.AppendInt(b, int64(op.Index), 10)
 	b = append(b, `,"time":`...)
@@ -140,7 +138,7 @@ func AppendJSON(b []byte, op *scenarios.HistoryOp) []byte {
 	b = append(b, `","f":"`...)
 	b = append(b, op.F.String()...)
 	b = append(b, '"')
-	if op.Final != scenarios.NotFinal {
+	if op.Final != NotFinal {
 		b = append(b, `,"final":"`...)
 		b = append(b, op.Final.String()...)
 		b = append(b, '"')
@@ -163,7 +161,7 @@ func AppendJSON(b []byte, op *scenarios.HistoryOp) []byte {
 // AppendEDN appends op as one EDN map (without a newline), keys in the
 // order Jepsen prints an operation: :index, :time, :type, :process, :f,
 // :value, then :final and :error when set.
-func AppendEDN(b []byte, op *scenarios.HistoryOp) []byte {
+func AppendEDN(b []byte, op *HistoryOp) []byte {
 	b = append(b, "{:index "...)
 	b = strconv.AppendInt(b, int64(op.Index), 10)
 	b = append(b, ", :time "...)
@@ -182,7 +180,7 @@ func AppendEDN(b []byte, op *scenarios.HistoryOp) []byte {
 		b = appendMop(b, m, ednSyntax)
 	}
 	b = append(b, ']')
-	if op.Final != scenarios.NotFinal {
+	if op.Final != NotFinal {
 		b = append(b, ", :final :"...)
 		b = append(b, strings.ReplaceAll(op.Final.String(), "_", "-")...)
 	}
@@ -208,7 +206,7 @@ var (
 
 // appendMop appends ["send",k,v], ["send",k,[offset,v]], ["poll"] or
 // ["poll",{"k":[[offset,v],...]}] (EDN: [:send k v], ...).
-func appendMop(b []byte, m scenarios.Mop, s syntax) []byte {
+func appendMop(b []byte, m Mop, s syntax) []byte {
 	b = append(b, '[')
 	if m.Poll {
 		b = append(b, s.poll...)

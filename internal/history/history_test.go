@@ -14,22 +14,22 @@ import (
 
 // TestJSONLine: the issue's literal lines, byte for byte.
 func TestJSONLine(t *testing.T) {
-	send := scenarios.HistoryOp{Index: 12, Time: 27820037000, Process: 3, Type: scenarios.OpOK, F: scenarios.OpSend,
-		Value: []scenarios.Mop{{Key: 0, Offset: 60, Value: 20, Acked: true}}}
+	send := HistoryOp{Index: 12, Time: 27820037000, Process: 3, Type: OpOK, F: OpSend,
+		Value: []Mop{{Key: 0, Offset: 60, Value: 20, Acked: true}}}
 	if got, want := string(AppendJSON(nil, &send)), `{"index":12,"time":27820037000,"process":3,"type":"ok","f":"send","value":[["send",0,[60,20]]]}`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	poll := scenarios.HistoryOp{Index: 40, Time: 5, Process: 7, Type: scenarios.OpOK, F: scenarios.OpPoll, Final: scenarios.FinalReadCommitted,
-		Value: []scenarios.Mop{{Poll: true, Reads: []scenarios.KeyReads{{Key: 0, Records: []scenarios.Read{{Offset: 0, Value: 0}, {Offset: 1, Value: 1}}}}}}}
+	poll := HistoryOp{Index: 40, Time: 5, Process: 7, Type: OpOK, F: OpPoll, Final: FinalReadCommitted,
+		Value: []Mop{{Poll: true, Reads: []KeyReads{{Key: 0, Records: []Read{{Offset: 0, Value: 0}, {Offset: 1, Value: 1}}}}}}}
 	if got, want := string(AppendJSON(nil, &poll)), `{"index":40,"time":5,"process":7,"type":"ok","f":"poll","final":"read_committed","value":[["poll",{"0":[[0,0],[1,1]]}]]}`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	info := scenarios.HistoryOp{Index: 3, Time: 9, Process: 1, Type: scenarios.OpInfo, F: scenarios.OpSend, Error: "DELIVERY_TIMEOUT",
-		Value: []scenarios.Mop{{Key: 2, Offset: -1, Value: 1000007}}}
+	info := HistoryOp{Index: 3, Time: 9, Process: 1, Type: OpInfo, F: OpSend, Error: "DELIVERY_TIMEOUT",
+		Value: []Mop{{Key: 2, Offset: -1, Value: 1000007}}}
 	if got, want := string(AppendJSON(nil, &info)), `{"index":3,"time":9,"process":1,"type":"info","f":"send","value":[["send",2,1000007]],"error":"DELIVERY_TIMEOUT"}`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	unknown := scenarios.HistoryOp{Type: scenarios.OpOK, F: scenarios.OpSend, Value: []scenarios.Mop{{Key: 1, Offset: -1, Value: 4, Acked: true}}}
+	unknown := HistoryOp{Type: OpOK, F: OpSend, Value: []Mop{{Key: 1, Offset: -1, Value: 4, Acked: true}}}
 	if got, want := string(AppendJSON(nil, &unknown)), `{"index":0,"time":0,"process":0,"type":"ok","f":"send","value":[["send",1,[null,4]]]}`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -54,24 +54,21 @@ func TestFormatOf(t *testing.T) {
 }
 
 // run returns a run's history in both forms.
-func run(t *testing.T, name string, seed uint64, sets ...params.KV) (*scenarios.History, []byte, []byte) {
+func run(t *testing.T, name string, seed uint64, sets ...params.KV) (*History, []byte, []byte) {
 	t.Helper()
 	sc, err := scenarios.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := scenarios.Run(scenarios.Spec{Scenario: sc, Seed: seed, Sets: sets, History: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, h := runHistory(t, scenarios.Spec{Scenario: sc, Seed: seed, Sets: sets})
 	var j, e bytes.Buffer
-	if err := Write(&j, r.History, JSONL); err != nil {
+	if err := Write(&j, h, JSONL); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(&e, r.History, EDN); err != nil {
+	if err := Write(&e, h, EDN); err != nil {
 		t.Fatal(err)
 	}
-	return r.History, j.Bytes(), e.Bytes()
+	return h, j.Bytes(), e.Bytes()
 }
 
 // TestEDNParses reads the EDN of runs with a small EDN reader and
@@ -109,7 +106,7 @@ func TestEDNParses(t *testing.T) {
 				je, ee := fromJSON(jv), fmt.Sprint(ev)
 				if je != ee {
 					jt := strings.Replace(je, "type:fail", "type:info", 1)
-					if jt != ee || h.Ops[i].Type != scenarios.OpFail {
+					if jt != ee || h.Ops[i].Type != OpFail {
 						t.Fatalf("line %d differs:\nJSON %s\nEDN  %s", i+1, je, ee)
 					}
 					converted++

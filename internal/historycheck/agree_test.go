@@ -83,13 +83,13 @@ func firedInv(name string) func(*scenarios.Result) bool {
 // and compares the verdicts with the invariants'. It returns what
 // disagreed ("" when nothing did) and the kinds the checker found.
 func agree(spec scenarios.Spec) (string, []string, error) {
-	spec.History = true
+	rec := history.Record(&spec)
 	res, err := scenarios.Run(spec)
 	if err != nil {
 		return "", nil, err
 	}
 	var buf bytes.Buffer
-	if err := history.Write(&buf, res.History, history.JSONL); err != nil {
+	if err := history.Write(&buf, rec.History(), history.JSONL); err != nil {
 		return "", nil, err
 	}
 	ops, err := Read(&buf)

@@ -29,19 +29,23 @@ var allowed = map[string][]string{
 	// The trace writer reads observations and nothing else.
 	"scenarios/trace": {"sim", "model"},
 	"scenarios":       {"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/trace", "ext:*"},
-	"plots":           {"sim", "ext:gonum.org/"},
+	// What a run can be turned into to look at: its event log, a
+	// sequence diagram, a shrunk plan. It reads runs through scenarios'
+	// exported API (a Reader made from the run's Layout, Run).
+	"scenarios/explain": {"scenarios", "scenarios/params", "scenarios/trace", "check", "faults", "model", "sim"},
+	"plots":             {"sim", "ext:gonum.org/"},
 	// The sweep engine runs many worlds on goroutines (each run stays
 	// single-threaded) and turns summaries into charts.
 	"internal/sweep": {"scenarios", "scenarios/params", "check", "plots", "ext:gonum.org/"},
 	// The explorer runs many worlds (on goroutines, each run
 	// single-threaded) with faults from the plan language.
-	"internal/explore": {"scenarios", "scenarios/params", "faults", "sim", "net"},
+	"internal/explore": {"scenarios", "scenarios/params", "scenarios/explain", "faults", "sim", "net"},
 	// The interaction harness is a front end over the World's scripted
 	// mode: it parses datadriven scripts and re-implements no node.
 	"internal/simtest": {"scenarios", "scenarios/params", "model", "sim", "net", "check", "ext:github.com/cockroachdb/datadriven"},
-	// Writing a run's history (JSON lines, EDN) needs only the history's
-	// types.
-	"internal/history": {"scenarios"},
+	// A run's client-visible history: a reader of its observation stream
+	// (made from the run's Layout) and the writers of its two forms.
+	"internal/history": {"scenarios", "model", "sim"},
 	// The second checker reads nothing but an exported history: the
 	// standard library only.
 	"internal/historycheck": {},
@@ -63,7 +67,7 @@ var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios"}
+var world = []string{"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios", "scenarios/explain"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()

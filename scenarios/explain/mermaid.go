@@ -1,4 +1,4 @@
-package scenarios
+package explain
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -184,6 +185,6 @@ func mermaidText(s string) string {
 }
 
 // MermaidTitle is a diagram's comment line for a run.
-func MermaidTitle(r *Result) string {
+func MermaidTitle(r *scenarios.Result) string {
 	return fmt.Sprintf("idemsim scenario %s seed %d idempotence %t", r.Scenario, r.Seed, r.Idempotence)
 }

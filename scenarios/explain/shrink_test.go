@@ -1,10 +1,11 @@
-package scenarios
+package explain
 
 import (
 	"testing"
 
 	"github.com/idemsim/idemsim/faults"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
 
@@ -12,10 +13,10 @@ import (
 // faults, breaks INV-DUP because of v1's pause; the shrink removes the
 // noise and keeps the one pause of p1.
 func TestShrinkZombie(t *testing.T) {
-	sc, _ := Lookup("zombie")
+	sc, _ := scenarios.Lookup("zombie")
 	// At least once, the new instance sends again what the paused one
 	// left unresolved, and the pause hides a commit that landed.
-	spec := Spec{Scenario: sc, Seed: 539, Sets: kv("app.mode", "at-least-once", "fault.count", "2")}
+	spec := scenarios.Spec{Scenario: sc, Seed: 539, Sets: kv("app.mode", "at-least-once", "fault.count", "2")}
 	s, err := Shrink(spec, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -35,10 +36,10 @@ func TestShrinkZombie(t *testing.T) {
 // planned drops, shrink to that one lost response, and the replay with
 // fault.realized=true still duplicates.
 func TestShrinkAckloss(t *testing.T) {
-	sc, _ := Lookup("ackloss")
+	sc, _ := scenarios.Lookup("ackloss")
 	found := 0
 	for seed := range uint64(20) {
-		spec := Spec{Scenario: sc, Seed: seed, Sets: kv("enable.idempotence", "false")}
+		spec := scenarios.Spec{Scenario: sc, Seed: seed, Sets: kv("enable.idempotence", "false")}
 		s, err := Shrink(spec, 200)
 		if err == ErrNoViolation {
 			continue

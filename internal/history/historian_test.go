@@ -1,10 +1,12 @@
-package scenarios
+package history
 
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 
+	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
 
@@ -28,10 +30,10 @@ func finalRead(t *testing.T, h *History, f Final) map[int32][]Read {
 // a0:8 (README); the history shows its value, 8, at two offsets of the
 // final read, and the send's ok carries the offset the producer was told.
 func TestHistoryAckloss(t *testing.T) {
-	sc, _ := Lookup("ackloss")
-	r := mustRun(t, Spec{Scenario: sc, Seed: 4, Sets: idem(false), History: true})
+	sc, _ := scenarios.Lookup("ackloss")
+	_, rh := runHistory(t, scenarios.Spec{Scenario: sc, Seed: 4, Sets: idem(false)})
 	var offsets []int64
-	for _, rd := range finalRead(t, r.History, FinalReadCommitted)[0] {
+	for _, rd := range finalRead(t, rh, FinalReadCommitted)[0] {
 		if rd.Value == 8 {
 			offsets = append(offsets, rd.Offset)
 		}
@@ -40,7 +42,7 @@ func TestHistoryAckloss(t *testing.T) {
 		t.Errorf("value 8 at offsets %v of the final read, want [8 13]", offsets)
 	}
 	var acked []string
-	for _, op := range r.History.Ops {
+	for _, op := range rh.Ops {
 		if op.F == OpSend && op.Type == OpOK && op.Value[0].Value == 8 {
 			acked = append(acked, op.Value[0].String())
 		}
@@ -56,13 +58,13 @@ func TestHistoryAckloss(t *testing.T) {
 // completion with the same :f, no process used again after info, and the
 // two final polls last.
 func TestHistoryShape(t *testing.T) {
-	for _, sc := range All() {
+	for _, sc := range scenarios.All() {
 		for _, on := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/%v", sc.Name, on), func(t *testing.T) {
 				t.Parallel()
 				for seed := uint64(1); seed <= 10; seed++ {
-					r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: idem(on), History: true})
-					if err := checkShape(r.History); err != nil {
+					r, rh := runHistory(t, scenarios.Spec{Scenario: sc, Seed: seed, Sets: idem(on)})
+					if err := checkShape(rh); err != nil {
 						t.Fatalf("seed %d: %v\nreproduce: %s -history h.jsonl", seed, err, r.Reproduce)
 					}
 				}
@@ -127,11 +129,11 @@ func checkShape(h *History) error {
 // TestHistoryChangesNothing: asking for the history leaves the run's
 // trace and verdicts as they were.
 func TestHistoryChangesNothing(t *testing.T) {
-	for _, sc := range All() {
+	for _, sc := range scenarios.All() {
 		for seed := uint64(1); seed <= 3; seed++ {
-			a := mustRun(t, Spec{Scenario: sc, Seed: seed})
-			b := mustRun(t, Spec{Scenario: sc, Seed: seed, History: true})
-			if a.TraceHash != b.TraceHash || fmt.Sprint(a.Violations) != fmt.Sprint(b.Violations) || b.History == nil || a.History != nil {
+			a := mustRun(t, scenarios.Spec{Scenario: sc, Seed: seed})
+			b, h := runHistory(t, scenarios.Spec{Scenario: sc, Seed: seed})
+			if a.TraceHash != b.TraceHash || fmt.Sprint(a.Violations) != fmt.Sprint(b.Violations) || h == nil {
 				t.Errorf("%s seed %d: the history changed the run", sc.Name, seed)
 			}
 		}
@@ -142,9 +144,9 @@ func TestHistoryChangesNothing(t *testing.T) {
 // transaction of 10 records: one txn operation each, ok, with the
 // offsets of its sends, which the read_committed final poll holds.
 func TestHistoryTransactions(t *testing.T) {
-	sc, _ := Lookup("txntimeout")
-	r := mustRun(t, Spec{Scenario: sc, Seed: 42, Sets: []params.KV{{Key: "pause.ms", Value: "0"}}, History: true})
-	rc := finalRead(t, r.History, FinalReadCommitted)
+	sc, _ := scenarios.Lookup("txntimeout")
+	_, rh := runHistory(t, scenarios.Spec{Scenario: sc, Seed: 42, Sets: []params.KV{{Key: "pause.ms", Value: "0"}}})
+	rc := finalRead(t, rh, FinalReadCommitted)
 	at := map[[2]int64]int64{}
 	for k, rds := range rc {
 		for _, rd := range rds {
@@ -152,7 +154,7 @@ func TestHistoryTransactions(t *testing.T) {
 		}
 	}
 	oks := 0
-	for _, op := range r.History.Ops {
+	for _, op := range rh.Ops {
 		if op.F == OpSend {
 			t.Fatalf("op %d: a send outside a transaction", op.Index)
 		}
@@ -172,4 +174,26 @@ func TestHistoryTransactions(t *testing.T) {
 	if oks != 4 {
 		t.Errorf("%d committed transactions, want 4", oks)
 	}
+}
+
+func mustRun(t testing.TB, spec scenarios.Spec) *scenarios.Result {
+	t.Helper()
+	r, err := scenarios.Run(spec)
+	if err != nil {
+		t.Fatalf("Run(%s seed %d): %v", spec.Scenario.Name, spec.Seed, err)
+	}
+	return r
+}
+
+// runHistory runs spec with a history recorder and returns the result
+// and the history.
+func runHistory(t testing.TB, spec scenarios.Spec) (*scenarios.Result, *History) {
+	t.Helper()
+	rec := Record(&spec)
+	r := mustRun(t, spec)
+	return r, rec.History()
+}
+
+func idem(on bool) []params.KV {
+	return []params.KV{{Key: "enable.idempotence", Value: strconv.FormatBool(on)}}
 }

@@ -1,4 +1,4 @@
-package scenarios
+package explain
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
-	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/trace"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -38,7 +38,7 @@ const (
 )
 
 // Log is a run's compact event log, for sequence diagrams and timelines:
-// typed entries in time order. [Spec.Record] asks for it.
+// typed entries in time order. [Record] asks a run for it.
 type Log struct {
 	// Nodes are the world's processes: producer instances p1.., b1, c1.
 	Nodes []string
@@ -74,9 +74,11 @@ type explainLog struct {
 	// actions.
 	intervals []interval
 	// servers marks the servers' node ids in a replicated run, whose
-	// notes (elections, ISR changes, truncations; world_repl.go) the log
-	// keeps; nil otherwise.
+	// notes (elections, ISR changes, truncations) the log keeps; nil
+	// otherwise.
 	servers []bool
+	// ended is set once the run ended and the log is finished.
+	ended bool
 }
 
 // interval is a fault entry that opens an interval: until Until is set,
@@ -86,21 +88,25 @@ type interval struct {
 	a     faults.Action
 }
 
-func newExplainLog(w *World) *explainLog {
-	x := &explainLog{log: &Log{Nodes: slices.Clone(w.names)}, names: w.names, plan: &w.plan, sendAt: make(map[uint64]int)}
-	for _, b := range w.brokerNode {
-		x.log.Brokers = append(x.log.Brokers, w.names[b])
+func newExplainLog(l *scenarios.Layout) *explainLog {
+	x := &explainLog{log: &Log{Nodes: slices.Clone(l.Names)}, names: l.Names, plan: l.Plan, sendAt: make(map[uint64]int), servers: l.Servers}
+	for _, b := range l.Brokers {
+		x.log.Brokers = append(x.log.Brokers, l.Names[b])
 	}
-	for _, a := range w.apps {
-		x.log.Apps = append(x.log.Apps, fmt.Sprintf("app%d", a.id))
-	}
-	if w.repl != nil {
-		x.servers = make([]bool, len(w.nodes))
-		for i := range w.nodes {
-			x.servers[i] = w.isServer(simnet.NodeID(i))
-		}
+	for a := range l.Apps {
+		x.log.Apps = append(x.log.Apps, fmt.Sprintf("app%d", a))
 	}
 	return x
+}
+
+// Held is the number of entries the log holds: they count in the run's
+// state (scenarios.Spec.MaxState).
+func (x *explainLog) Held() int64 { return int64(len(x.log.Entries)) }
+
+// End finishes the log at the run's end.
+func (x *explainLog) End(e *scenarios.RunEnd) {
+	x.finish(e.At, e.PlanEnd, e.Violations)
+	x.ended = true
 }
 
 func (x *explainLog) add(e LogEvent) int {

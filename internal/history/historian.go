@@ -1,4 +1,4 @@
-package scenarios
+package history
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -22,7 +23,7 @@ import (
 
 // History is a run's client-visible history: operations in index order,
 // each an invocation or a completion of a send, a transaction or a poll,
-// ending with the final reads of every partition. [Spec.History] asks for
+// ending with the final reads of every partition. [Record] asks for
 // it; package internal/history writes it as JSON lines or EDN.
 type History struct {
 	// Partitions is the topic's partition count: the keys are
@@ -255,17 +256,23 @@ type hlogEntry struct {
 	values []int64
 }
 
-func newHistorian(w *World) *historian {
-	n := len(w.instances)
-	h := &historian{parts: int32(len(w.topo.Leaders)), ninst: int32(n), open: make(map[opKey]*hop),
+func newHistorian(l *scenarios.Layout) *historian {
+	n := len(l.Instances)
+	h := &historian{parts: l.Partitions, ninst: int32(n), open: make(map[opKey]*hop),
 		reqs: make([]map[int64]*request, n), txns: make([]*txnGroup, n)}
-	for _, in := range w.instances {
-		if in.pcfg.TransactionRecords > 0 && in.pcfg.TransactionalID != "" {
-			h.txns[in.node] = &txnGroup{alone: make(map[model.RecordID]*hop)}
+	for node, in := range l.Instances {
+		if in.Transactional {
+			h.txns[node] = &txnGroup{alone: make(map[model.RecordID]*hop)}
 		}
 	}
 	return h
 }
+
+// Held is 0: the history is not counted in the run's state.
+func (h *historian) Held() int64 { return 0 }
+
+// End closes the history at the run's end.
+func (h *historian) End(e *scenarios.RunEnd) {}
 
 func (h *historian) next() int64 { h.tick++; return h.tick }
 

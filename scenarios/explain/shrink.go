@@ -1,4 +1,4 @@
-package scenarios
+package explain
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/faults"
+	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
 
@@ -33,7 +34,7 @@ type Shrunk struct {
 	Runs      int
 	Exhausted bool
 	// Result is the run of Plan.
-	Result *Result
+	Result *scenarios.Result
 }
 
 // Shrink runs spec and, if an invariant fails, looks for a smaller fault
@@ -50,13 +51,13 @@ type Shrunk struct {
 // A candidate is kept iff its run still breaks the invariant. Candidates
 // are tried one at a time in a fixed order, so the same spec always gives
 // the same minimal plan. budget bounds the runs (0: [DefaultShrinkBudget]).
-func Shrink(spec Spec, budget int) (*Shrunk, error) {
+func Shrink(spec scenarios.Spec, budget int) (*Shrunk, error) {
 	if budget <= 0 {
 		budget = DefaultShrinkBudget
 	}
-	spec.Trace, spec.KeepTrace, spec.Record = nil, false, false
+	spec.Trace, spec.KeepTrace, spec.Readers = nil, false, nil
 	spec.Realize = true
-	r0, err := Run(spec)
+	r0, err := scenarios.Run(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +73,8 @@ func Shrink(spec Spec, budget int) (*Shrunk, error) {
 		return nil, err
 	}
 	s := &shrinker{spec: spec, budget: budget, runs: 1, inv: r0.Violations[0].Invariant, end: real.End}
-	s.spec.Sets = RealizedSets(r0, spec.Sets)
-	s.spec.PlanSource = PlanSource{}
+	s.spec.Sets = scenarios.RealizedSets(r0, spec.Sets)
+	s.spec.PlanSource = scenarios.PlanSource{}
 	out := &Shrunk{Invariant: s.inv, Before: len(real.Actions)}
 
 	// The realized actions sit after the original plan's 0s actions.
@@ -129,13 +130,13 @@ type item struct {
 }
 
 type shrinker struct {
-	spec      Spec
+	spec      scenarios.Spec
 	budget    int
 	runs      int
 	exhausted bool
 	inv       string
 	end       time.Duration
-	last      *Result
+	last      *scenarios.Result
 	lastPlan  faults.Plan
 }
 
@@ -158,7 +159,7 @@ func (s *shrinker) test(items []item) bool {
 	p := s.plan(items)
 	spec := s.spec
 	spec.PlanText = p.String()
-	r, err := Run(spec)
+	r, err := scenarios.Run(spec)
 	if err != nil {
 		return false
 	}

@@ -1,4 +1,4 @@
-package scenarios
+package explain
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -82,22 +85,22 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./scenarios -run %s -update)", err, t.Name())
+		t.Fatalf("%v (run go test ./scenarios/explain -run %s -update)", err, t.Name())
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file (rerun with -update and review the diff):\n%s", path, got)
 	}
 }
 
-func diagram(t *testing.T, spec Spec, max int) []byte {
+func diagram(t *testing.T, spec scenarios.Spec, max int) []byte {
 	t.Helper()
-	spec.Record = true
-	r, err := Run(spec)
+	rec := Record(&spec)
+	r, err := scenarios.Run(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteMermaid(&b, r.Log, MermaidTitle(r), max); err != nil {
+	if err := WriteMermaid(&b, rec.Log(), MermaidTitle(r), max); err != nil {
 		t.Fatal(err)
 	}
 	checkMermaid(t, b.String())
@@ -107,11 +110,11 @@ func diagram(t *testing.T, spec Spec, max int) []byte {
 // TestMermaidGolden: the diagrams of the shrunk zombie run (short, whole)
 // and of an ackloss run cut to the window around its failure.
 func TestMermaidGolden(t *testing.T) {
-	zombie, _ := Lookup("zombie")
-	golden(t, "zombie-shrunk.mmd", diagram(t, Spec{Scenario: zombie, Seed: 539, Sets: kv("app.mode", "at-least-once", "fault.count", "2"),
+	zombie, _ := scenarios.Lookup("zombie")
+	golden(t, "zombie-shrunk.mmd", diagram(t, scenarios.Spec{Scenario: zombie, Seed: 539, Sets: kv("app.mode", "at-least-once", "fault.count", "2"),
 		PlanText: "3.015s pause p1 1s\nend 2m6s\n"}, 0))
-	ackloss, _ := Lookup("ackloss")
-	golden(t, "ackloss-window.mmd", diagram(t, Spec{Scenario: ackloss, Seed: 3, Sets: kv("enable.idempotence", "false", "fault.count", "2")}, 40))
+	ackloss, _ := scenarios.Lookup("ackloss")
+	golden(t, "ackloss-window.mmd", diagram(t, scenarios.Spec{Scenario: ackloss, Seed: 3, Sets: kv("enable.idempotence", "false", "fault.count", "2")}, 40))
 }
 
 // TestMermaidGrammar: diagrams of many runs, faults of every kind
@@ -119,8 +122,8 @@ func TestMermaidGolden(t *testing.T) {
 func TestMermaidGrammar(t *testing.T) {
 	for seed := range uint64(8) {
 		for _, name := range []string{"ackloss", "zombie", "reorder"} {
-			sc, _ := Lookup(name)
-			diagram(t, Spec{Scenario: sc, Seed: seed, Sets: kv("fault.count", "6", "net.request_loss", "0.02")}, 0)
+			sc, _ := scenarios.Lookup(name)
+			diagram(t, scenarios.Spec{Scenario: sc, Seed: seed, Sets: kv("fault.count", "6", "net.request_loss", "0.02")}, 0)
 		}
 	}
 	for _, bad := range []string{"    p1->>b1: a;b", "    p1->>b1: a#b", "    Note over p1: x: y", "    p9->>b1: x"} {
@@ -134,4 +137,13 @@ func TestMermaidGrammar(t *testing.T) {
 			t.Errorf("grammar accepts %q", bad)
 		}
 	}
+}
+
+// kv returns pairs as -set values.
+func kv(pairs ...string) []params.KV {
+	out := make([]params.KV, 0, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out = append(out, params.KV{Key: pairs[i], Value: pairs[i+1]})
+	}
+	return out
 }

@@ -1,0 +1,10 @@
+// Package explain turns a run into something to look at: its compact
+// event log ([Log], recorded by a [Recorder] that reads the run's
+// observation stream), a Mermaid sequence diagram of it
+// ([WriteMermaid]), and the smallest fault plan that still fails
+// ([Shrink]).
+//
+// It reads runs through package scenarios' exported API only: a
+// [scenarios.Reader] made from the run's [scenarios.Layout], and
+// [scenarios.Run].
+package explain

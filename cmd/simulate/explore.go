@@ -10,7 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/idemsim/idemsim/internal/explore"
-	"github.com/idemsim/idemsim/internal/sweep"
+	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
@@ -83,7 +83,7 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 		return usageErr(stderr, fmt.Sprintf("-parallel %d is not allowed (allowed: 1..4096)", cfg.Parallel))
 	}
 	if a.sw.shard != "" {
-		sh, err := explore.ParseShard(a.sw.shard)
+		sh, err := shard.Parse(a.sw.shard)
 		if err != nil {
 			return usageErr(stderr, "-shard "+err.Error())
 		}
@@ -170,7 +170,7 @@ func writeExplore(r *explore.Result, asJSON bool, stdout, stderr io.Writer) int 
 func runExploreMerge(out string, force bool, dirs []string, asJSON bool, stdout, stderr io.Writer) int {
 	// As a sweep merge: never write into an input, and write a temporary
 	// directory that takes out's place at the end.
-	if err := sweep.OutNotInput(out, dirs); err != nil {
+	if err := shard.OutNotInput(out, dirs); err != nil {
 		return usageErr(stderr, "merge: "+err.Error())
 	}
 	od, err := openOutDir(out, force)

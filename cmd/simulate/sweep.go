@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/internal/explore"
+	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/internal/sweep"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
@@ -119,7 +120,7 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 		cfg.Axes = append(cfg.Axes, ax)
 	}
 	if f.shard != "" {
-		sh, err := sweep.ParseShard(f.shard)
+		sh, err := shard.Parse(f.shard)
 		if err != nil {
 			return usageErr(stderr, "-shard "+err.Error())
 		}
@@ -287,7 +288,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if explore.IsExploreDir(fs.Arg(0)) {
 		return runExploreMerge(*out, *force, fs.Args(), *asJSON, stdout, stderr) // explore.go
 	}
-	if err := sweep.OutNotInput(*out, fs.Args()); err != nil {
+	if err := shard.OutNotInput(*out, fs.Args()); err != nil {
 		return usageErr(stderr, "merge: "+err.Error())
 	}
 	od, err := openOutDir(*out, *force)

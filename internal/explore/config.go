@@ -3,11 +3,11 @@ package explore
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/idemsim/idemsim/faults"
+	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
@@ -42,29 +42,12 @@ type Config struct {
 	// Shard splits the search at the first choice points: shard i of n
 	// explores the i-th, (i+n)-th, ... one-fault schedules and what
 	// grows from them. Count 0 or 1: no split.
-	Shard Shard
+	Shard shard.Shard
 	// Progress, if set, is called from the search's goroutine after
 	// runs complete.
 	Progress func(Progress)
 	// MaxEvents bounds each run (0: the simulator's default).
 	MaxEvents int64
-}
-
-// Shard is shard Index of Count.
-type Shard struct{ Index, Count int }
-
-// String returns "i/n".
-func (s Shard) String() string { return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count) }
-
-// ParseShard parses "i/n" with 0 <= i < n.
-func ParseShard(s string) (Shard, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("%q is not allowed (allowed: i/n with 0 <= i < n, e.g. 0/4)", s)
-	}
-	return Shard{Index: i, Count: n}, nil
 }
 
 // Progress reports a search under way.

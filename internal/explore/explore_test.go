@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/check"
+	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
@@ -171,7 +172,7 @@ func TestShardMerge(t *testing.T) {
 			var dirs []string
 			for i := range 3 {
 				sc := c
-				sc.Shard = Shard{Index: i, Count: 3}
+				sc.Shard = shard.Shard{Index: i, Count: 3}
 				r := explore(t, sc)
 				d := t.TempDir()
 				if err := r.Save(d, nil); err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/idemsim/idemsim/internal/shard"
 )
 
 // IsExploreDir reports whether dir holds the summary of an exploration
@@ -27,12 +29,11 @@ func IsExploreDir(dir string) bool {
 // counts are one process's too; with pruning on each shard pruned against
 // its own states, and the report says so.
 func Merge(out string, dirs []string) (*Result, error) {
-	if len(dirs) == 0 {
-		return nil, errors.New("no shard directories")
+	set, err := shard.NewSet(dirs)
+	if err != nil {
+		return nil, err
 	}
 	var rs []*Result
-	seen := map[int]string{}
-	count := 0
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, SummaryFile))
 		if err != nil {
@@ -42,35 +43,21 @@ func Merge(out string, dirs []string) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", d, err)
 		}
-		sh := Shard{Index: 0, Count: 1}
-		if r.Shard != nil {
-			sh = *r.Shard
-		}
-		if len(rs) == 0 {
-			count = sh.Count
-		} else if err := compatible(rs[0], r); err != nil {
-			return nil, fmt.Errorf("%s is not a shard of the same exploration as %s: %v", d, dirs[0], err)
-		}
-		if sh.Count != count {
-			return nil, fmt.Errorf("%s is shard %s, but %s is of %d shards", d, sh, dirs[0], count)
-		}
-		if prev, ok := seen[sh.Index]; ok {
-			return nil, fmt.Errorf("%s and %s are both shard %s", prev, d, sh)
-		}
-		seen[sh.Index] = d
-		rs = append(rs, r)
-	}
-	if len(seen) != count {
-		var missing []int
-		for i := range count {
-			if _, ok := seen[i]; !ok {
-				missing = append(missing, i)
+		if len(rs) > 0 {
+			if err := compatible(rs[0], r); err != nil {
+				return nil, fmt.Errorf("%s is not a shard of the same exploration as %s: %v", d, dirs[0], err)
 			}
 		}
-		return nil, fmt.Errorf("shards %v of %d are missing", missing, count)
+		if err := set.Add(d, r.Shard.shard()); err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	if err := set.Complete(); err != nil {
+		return nil, err
 	}
 	m := *rs[0]
-	m.Shard, m.Merged, m.Stop, m.Levels, m.Remaining = nil, count, "", nil, 0
+	m.Shard, m.Merged, m.Stop, m.Levels, m.Remaining = nil, set.Count(), "", nil, 0
 	m.Counterexamples = nil
 	// One process without -all stops after the level of its first
 	// counterexample: add the shards' levels up to there.

@@ -89,7 +89,7 @@ func (r *Result) header() []string {
 	var h []string
 	h = append(h, fmt.Sprintf("explore: scenario %s  idempotence %s  seed %d  at most %s", r.Scenario, mode, r.Seed, plural(r.MaxFaults, "fault")))
 	if r.Shard != nil {
-		h[0] += "  shard " + r.Shard.String()
+		h[0] += "  shard " + r.Shard.shard().String()
 	}
 	h = append(h, "menu: "+r.Menu)
 	if len(r.Bugs) > 0 {

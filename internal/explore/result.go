@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
@@ -30,13 +31,13 @@ type Result struct {
 	Bugs         []string    `json:"bugs"`
 	Sets         []params.KV `json:"sets"`
 	// Fixed are the -set values that switched the random sources off.
-	Fixed     []params.KV `json:"fixed_sets"`
-	MaxFaults int         `json:"max_faults"`
-	Prune     bool        `json:"prune"`
-	All       bool        `json:"all"`
-	Budget    int64       `json:"budget"`
-	Menu      string      `json:"menu"`
-	Shard     *Shard      `json:"shard,omitempty"`
+	Fixed     []params.KV  `json:"fixed_sets"`
+	MaxFaults int          `json:"max_faults"`
+	Prune     bool         `json:"prune"`
+	All       bool         `json:"all"`
+	Budget    int64        `json:"budget"`
+	Menu      string       `json:"menu"`
+	Shard     *resultShard `json:"shard,omitempty"`
 	// Merged is the number of shards a merged result adds up.
 	Merged int `json:"merged_shards,omitempty"`
 
@@ -61,6 +62,20 @@ type Result struct {
 	Invariants      []Verdict        `json:"invariants"`
 	Counterexamples []Counterexample `json:"counterexamples"`
 	Statement       string           `json:"statement"`
+}
+
+// resultShard is the shard an exploration's summary.json records: a
+// [shard.Shard] whose fields the file spells "Index" and "Count" (a
+// sweep's summary.json spells them "index" and "count").
+type resultShard struct{ Index, Count int }
+
+// shard returns s as a [shard.Shard] (nil: no shard).
+func (s *resultShard) shard() *shard.Shard {
+	if s == nil {
+		return nil
+	}
+	sh := shard.Shard(*s)
+	return &sh
 }
 
 // Verdict is one invariant's result.
@@ -110,7 +125,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		MaxFaults: c.MaxFaults, Prune: c.Prune, All: c.All, Budget: c.Budget, Menu: s.menu.String(),
 		Stop: e.stop, Levels: e.levels, Remaining: e.remain}
 	if c.Shard.Count > 1 {
-		sh := c.Shard
+		sh := resultShard(c.Shard)
 		r.Shard = &sh
 	}
 	for inv, b := range e.best {

@@ -34,12 +34,15 @@ var allowed = map[string][]string{
 	// exported API (a Reader made from the run's Layout, Run).
 	"scenarios/explain": {"scenarios", "scenarios/params", "scenarios/trace", "check", "faults", "model", "sim"},
 	"plots":             {"sim", "ext:gonum.org/"},
+	// Splitting a sweep or an exploration into shards and checking the
+	// shards' directories at a merge: the standard library only.
+	"internal/shard": {},
 	// The sweep engine runs many worlds on goroutines (each run stays
 	// single-threaded) and turns summaries into charts.
-	"internal/sweep": {"scenarios", "scenarios/params", "check", "plots", "ext:gonum.org/"},
+	"internal/sweep": {"scenarios", "scenarios/params", "check", "plots", "internal/shard", "ext:gonum.org/"},
 	// The explorer runs many worlds (on goroutines, each run
 	// single-threaded) with faults from the plan language.
-	"internal/explore": {"scenarios", "scenarios/params", "scenarios/explain", "faults", "sim", "net"},
+	"internal/explore": {"scenarios", "scenarios/params", "scenarios/explain", "faults", "sim", "net", "internal/shard"},
 	// The interaction harness is a front end over the World's scripted
 	// mode: it parses datadriven scripts and re-implements no node.
 	"internal/simtest": {"scenarios", "scenarios/params", "model", "sim", "net", "check", "ext:github.com/cockroachdb/datadriven"},

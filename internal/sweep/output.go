@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
+	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 )
 
@@ -42,17 +42,16 @@ func (s *Summary) WriteDir(dir string) error {
 // and runs.csv one unsharded sweep would have written, byte for byte.
 // Every shard i/n of one sweep must be given exactly once.
 func Merge(out string, dirs []string) (*Summary, error) {
-	if len(dirs) == 0 {
-		return nil, errors.New("no shard directories")
+	set, err := shard.NewSet(dirs)
+	if err != nil {
+		return nil, err
 	}
-	if err := OutNotInput(out, dirs); err != nil {
+	if err := shard.OutNotInput(out, dirs); err != nil {
 		return nil, err
 	}
 	rows := map[string]int64{} // shard directory -> runs.csv rows it must have
 	var total *State
 	var first *Summary
-	seen := map[int]string{}
-	count := 0
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, SummaryFile))
 		if err != nil {
@@ -62,22 +61,14 @@ func Merge(out string, dirs []string) (*Summary, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", d, err)
 		}
-		sh := Shard{Index: 0, Count: 1}
-		if s.Shard != nil {
-			sh = *s.Shard
-		}
 		if first == nil {
-			first, count = s, sh.Count
+			first = s
 		} else if err := compatible(first, s); err != nil {
 			return nil, fmt.Errorf("%s is not a shard of the same sweep as %s: %v", d, dirs[0], err)
 		}
-		if sh.Count != count {
-			return nil, fmt.Errorf("%s is shard %s, but %s is of %d shards", d, sh, dirs[0], count)
+		if err := set.Add(d, s.Shard); err != nil {
+			return nil, err
 		}
-		if prev, ok := seen[sh.Index]; ok {
-			return nil, fmt.Errorf("%s and %s are both shard %s", prev, d, sh)
-		}
-		seen[sh.Index] = d
 		if !s.Complete {
 			return nil, fmt.Errorf("%s: the shard's sweep was interrupted", d)
 		}
@@ -100,14 +91,8 @@ func Merge(out string, dirs []string) (*Summary, error) {
 			}
 		}
 	}
-	if len(seen) != count {
-		var missing []int
-		for i := range count {
-			if _, ok := seen[i]; !ok {
-				missing = append(missing, i)
-			}
-		}
-		return nil, fmt.Errorf("shards %v of %d are missing", missing, count)
+	if err := set.Complete(); err != nil {
+		return nil, err
 	}
 	if total.ScenarioFile == "" {
 		if _, err := scenarios.Lookup(total.Scenario); err != nil {
@@ -157,38 +142,6 @@ func writeMerged(path string, merge func(io.Writer) error) error {
 		err = cerr
 	}
 	return err
-}
-
-// OutNotInput refuses a merge's output directory that is one of its
-// inputs, or holds one, or is inside one: merge never writes into an
-// input.
-func OutNotInput(out string, dirs []string) error {
-	ao, err := filepath.Abs(out)
-	if err != nil {
-		return err
-	}
-	for _, d := range dirs {
-		ad, err := filepath.Abs(d)
-		if err != nil {
-			return err
-		}
-		same := ao == ad
-		if fo, err1 := os.Stat(ao); err1 == nil {
-			if fd, err2 := os.Stat(ad); err2 == nil && os.SameFile(fo, fd) {
-				same = true
-			}
-		}
-		if same || within(ad, ao) || within(ao, ad) {
-			return fmt.Errorf("-out %s is also an input (%s); merge never writes into an input: give a new directory", out, d)
-		}
-	}
-	return nil
-}
-
-// within reports whether path p is inside directory dir.
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // compatible reports why b is not a shard of the same sweep as a.

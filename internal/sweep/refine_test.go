@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 )
 
@@ -141,7 +142,7 @@ func TestAdaptive(t *testing.T) {
 		t.Errorf("runs.csv or the failing list differs from the fixed grid's")
 	}
 	// An autoN axis is not sharded.
-	cfg.Shard = Shard{Index: 0, Count: 2}
+	cfg.Shard = shard.Shard{Index: 0, Count: 2}
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "cannot be sharded") {
 		t.Errorf("sharded auto: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
@@ -22,13 +23,13 @@ var Invariants = scenarios.Invariants()
 // Summary is a sweep's report: what summary.json and -json hold. It has no
 // wall-clock times, host names or paths, so equal sweeps give equal bytes.
 type Summary struct {
-	Format   int    `json:"format"`
-	Scenario string `json:"scenario"`
-	Version  string `json:"simulator_version"`
-	BaseSeed uint64 `json:"base_seed"`
-	Runs     int    `json:"runs"`
-	Shard    *Shard `json:"shard,omitempty"`
-	Complete bool   `json:"complete"`
+	Format   int          `json:"format"`
+	Scenario string       `json:"scenario"`
+	Version  string       `json:"simulator_version"`
+	BaseSeed uint64       `json:"base_seed"`
+	Runs     int          `json:"runs"`
+	Shard    *shard.Shard `json:"shard,omitempty"`
+	Complete bool         `json:"complete"`
 	// ScenarioFile is the scenario file the sweep ran, if any (its
 	// values are File), and PlanFile the -plan-file every run replayed.
 	ScenarioFile string      `json:"scenario_file,omitempty"`

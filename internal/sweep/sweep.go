@@ -9,33 +9,12 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
-
-// Shard selects every Count-th seed of the range, starting at index Index
-// (0 ≤ Index < Count).
-type Shard struct {
-	Index int `json:"index"`
-	Count int `json:"count"`
-}
-
-// String returns "i/n".
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
-
-// ParseShard parses "i/n".
-func ParseShard(s string) (Shard, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("%q is not allowed (allowed: i/n with 0 <= i < n, e.g. 0/4)", s)
-	}
-	return Shard{Index: i, Count: n}, nil
-}
 
 // Config is one sweep.
 type Config struct {
@@ -66,7 +45,7 @@ type Config struct {
 	// Parallel is the number of worker goroutines; 0 means 1.
 	Parallel int
 	// Shard, if Count > 1, runs only that shard's seeds.
-	Shard Shard
+	Shard shard.Shard
 	// FailingK is how many failing seeds per mode and invariant the
 	// summary lists.
 	FailingK int
@@ -104,7 +83,7 @@ type State struct {
 	FailingK     int
 	Crossing     string
 	Preset       string
-	Shard        *Shard
+	Shard        *shard.Shard
 	// Complete is false when the sweep was interrupted.
 	Complete bool
 	// Acc is indexed [point][mode].

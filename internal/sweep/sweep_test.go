@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
@@ -103,7 +104,7 @@ func TestShardMerge(t *testing.T) {
 	var shards []string
 	for i := range 3 {
 		c := cfg
-		c.Shard = Shard{Index: i, Count: 3}
+		c.Shard = shard.Shard{Index: i, Count: 3}
 		d := filepath.Join(tmp, "shard"+string(rune('0'+i)))
 		write(d, c)
 		shards = append(shards, d)

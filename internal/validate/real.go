@@ -127,8 +127,11 @@ var ErrUnsupported = errors.New("not supported by validate")
 
 // realRun is the state of one real run.
 type realRun struct {
-	spec    RealSpec
-	cfg     *params.Config
+	spec RealSpec
+	cfg  *params.Config
+	// topo is the simulator's topology of the run: it names the nodes
+	// (broker j is r.brokers[j]).
+	topo    scenarios.Topology
 	topic   string
 	brokers []string // broker addresses, b1 first
 	cluster *kfake.Cluster
@@ -186,6 +189,11 @@ func RunReal(ctx context.Context, spec RealSpec) (Counts, error) {
 
 func (r *realRun) setup(ctx context.Context) error {
 	parts := r.cfg.Partitions
+	topo, err := scenarios.NewTopology(r.cfg.Brokers, parts)
+	if err != nil {
+		return err
+	}
+	r.topo = topo
 	if r.spec.Bootstrap == "" {
 		r.topic = "idemsim"
 		c, err := kfake.NewCluster(kfake.NumBrokers(r.cfg.Brokers), kfake.SeedTopics(int32(parts), r.topic),
@@ -219,7 +227,7 @@ func (r *realRun) setup(ctx context.Context) error {
 	for i := 0; i < n; i++ {
 		var row []*Proxy
 		for j, addr := range r.brokers {
-			pc := ProxyConfig{Client: scenarios.InstanceName(i), Server: "b" + strconv.Itoa(j+1), Coordinator: "c1",
+			pc := ProxyConfig{Client: scenarios.InstanceName(i), Server: r.topo.BrokerName(j), Coordinator: r.topo.CoordinatorName(),
 				Upstream: addr, RequestLoss: net.RequestLoss, ResponseLoss: net.ResponseLoss, Notice: net.DisconnectNotice,
 				TransientError: r.cfg.Broker.TransientError, Seed: r.spec.Seed*1000003 + uint64(i*64+j),
 				Latency: net.Latency, LatencyScale: r.spec.Scale}
@@ -766,17 +774,21 @@ func (t *target) unsupported(what string) {
 }
 
 // node returns the instance index of a client name, or the broker index
-// of a server name (coordinator: -1), and whether it is a client.
+// of a server name (coordinator: -1), and whether it is a client. The
+// names are the topology's.
 func (t *target) node(name string) (idx int, client bool, ok bool) {
-	switch {
-	case strings.HasPrefix(name, "p"):
-		i, err := strconv.Atoi(name[1:])
-		return i - 1, true, err == nil && i >= 1 && i <= len(t.r.proxies)
-	case strings.HasPrefix(name, "b"):
-		i, err := strconv.Atoi(name[1:])
-		return i - 1, false, err == nil && i >= 1 && i <= len(t.r.brokers)
-	case name == "c1":
+	if name == t.r.topo.CoordinatorName() {
 		return -1, false, true
+	}
+	for i := range t.r.proxies {
+		if name == scenarios.InstanceName(i) {
+			return i, true, true
+		}
+	}
+	for j := range t.r.brokers {
+		if name == t.r.topo.BrokerName(j) {
+			return j, false, true
+		}
 	}
 	return 0, false, false
 }

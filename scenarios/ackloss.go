@@ -1,6 +1,9 @@
 package scenarios
 
-import "github.com/idemsim/idemsim/scenarios/params"
+import (
+	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
+)
 
 func ackloss() *Scenario {
 	return &Scenario{
@@ -34,7 +37,7 @@ appends it again (INV-DUP, 3 faults; statelost tells the same story).`,
 			// request.timeout.ms, so no RST tells it the connection broke.
 			{Key: "net.disconnect_notice", Value: "0"},
 		},
-		build: func(b Builder) error {
+		build: func(b world.Builder) error {
 			b.AddApp(0)
 			return nil
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -63,7 +64,7 @@ func restarts(v *params.Values, nodes faults.Nodes, n int64, offset func() time.
 	return p
 }
 
-func oneApp(b Builder) error {
+func oneApp(b world.Builder) error {
 	b.AddApp(0)
 	return nil
 }
@@ -214,7 +215,7 @@ at least once, v1's late writes land and duplicate what v2 sent again.`,
 			{Key: "takeover.after.ms", Kind: params.Int, Default: "500", Unit: "ms", Doc: "time from the pause's nominal start to v2's start (plus 150ms): how fast the application's supervisor replaces an unresponsive instance", Min: 0, Max: 3_600_000},
 		},
 		OffShows: []string{"INV-DUP"},
-		build: func(b Builder) error {
+		build: func(b world.Builder) error {
 			a := b.AddApp(0)
 			at := b.Config().Extra.PauseAt + b.Config().Extra.TakeoverAfter
 			// v2 starts at a fixed offset from the pause's nominal start;
@@ -411,7 +412,7 @@ was written, so the next records take them and are swallowed the same way.`,
 		},
 		OffNote: "sequence numbers exist only with idempotence",
 		Bugs:    []string{"Z11", "Z11f"},
-		build: func(b Builder) error {
+		build: func(b world.Builder) error {
 			b.AddApp(0)
 			if at := b.Config().Extra.MetaflapAt; at > 0 {
 				b.MetaFlap(sim.Time(at))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // The replication scenarios (issue #14, docs/replication.md): three
@@ -202,7 +203,7 @@ them to b2; nothing acknowledged is lost. Idempotence needs acks=all, so
 			b := nodes.Brokers
 			// The other brokers and the controller; not the producer, not
 			// the transaction coordinator.
-			rest := append(slices.Clone(b[1:]), Topology{}.ControllerName())
+			rest := append(slices.Clone(b[1:]), world.Topology{}.ControllerName())
 			at := jitter(rng, 2*time.Second, 4*time.Second)
 			p := faults.Plan{Actions: []faults.Timed{
 				{At: at, Action: faults.Cut{A: b[:1], B: rest}},

@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/idemsim/idemsim/scenarios/params"
-	"github.com/idemsim/idemsim/sim"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 func run(t *testing.T, spec Spec) *Result {
@@ -71,7 +70,7 @@ func TestPlanReplaySameHash(t *testing.T) {
 		if err != nil || text != r1.Plan {
 			t.Fatalf("seed %d: PlanText differs from the run's plan (%v)", seed, err)
 		}
-		r3 := run(t, Spec{Seed: seed, Sets: sets, PlanText: r1.Plan, PlanSource: PlanSource{File: "p.txt"}})
+		r3 := run(t, Spec{Seed: seed, Sets: sets, PlanText: r1.Plan, PlanSource: world.PlanSource{File: "p.txt"}})
 		if r3.TraceHash != r1.TraceHash {
 			t.Fatalf("seed %d: replayed plan gives hash %s, generated %s\n%s", seed, r3.TraceHash, r1.TraceHash, r1.Plan)
 		}
@@ -202,7 +201,7 @@ func TestPlanErrors(t *testing.T) {
 		{"1s drop request 1 b1>p1", `-plan-file f.txt: line 1: drop link b1>p1 must go from a producer`},
 	}
 	for _, c := range cases {
-		_, err := Run(Spec{Scenario: ackloss(), Seed: 1, PlanText: c.plan, PlanSource: PlanSource{File: "f.txt"}})
+		_, err := Run(Spec{Scenario: ackloss(), Seed: 1, PlanText: c.plan, PlanSource: world.PlanSource{File: "f.txt"}})
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.plan, err, c.want)
 		}
@@ -235,27 +234,6 @@ func TestDrift(t *testing.T) {
 	}
 	if got := timeout("+500000ppm"); got != "1.300000000s" {
 		t.Errorf("with +50%% drift: timeout at %s, want 1.3s", got)
-	}
-}
-
-// TestDriftGain: a clock drifting by ppm advances R*1e6/(1e6+ppm) in R of
-// simulated time, the inverse of the timers' stretch.
-func TestDriftGain(t *testing.T) {
-	for _, c := range []struct {
-		r    sim.Time
-		ppm  int32
-		want sim.Time
-	}{
-		{sim.Time(10 * time.Second), 0, 0},
-		{sim.Time(10 * time.Second), 1_000_000, sim.Time(-5 * time.Second)},
-		{sim.Time(10 * time.Second), -500_000, sim.Time(10 * time.Second)},
-		{sim.Time(1_000_001), 1, -1},
-		{sim.Time(1_000_200 << 30), 200, -200 << 30}, // no overflow near 2^50 ns
-		{-5, 1000, 0},
-	} {
-		if got := driftGain(c.r, c.ppm); got != c.want {
-			t.Errorf("driftGain(%d, %d) = %d, want %d", c.r, c.ppm, got, c.want)
-		}
 	}
 }
 

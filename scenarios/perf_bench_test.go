@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -228,11 +229,11 @@ func liveAtEnd(b *testing.B, spec Spec) uint64 {
 	var before, at runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	runEndHook = func() {
+	world.SetRunEndHook(func() {
 		runtime.GC()
 		runtime.ReadMemStats(&at)
-	}
-	defer func() { runEndHook = nil }()
+	})
+	defer world.SetRunEndHook(nil)
 	if _, err := Run(spec); err != nil {
 		b.Fatal(err)
 	}

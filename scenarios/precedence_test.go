@@ -1,12 +1,12 @@
 package scenarios
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 func TestLevelsOrder(t *testing.T) {
@@ -101,30 +101,9 @@ func TestReproduceScenarioFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := Spec{Scenario: fs.Scenario, Seed: 3, FileSets: fs.Sets, Bugs: []string{"Z16"}, Sets: kv("net.response_loss", "0.5"),
-		ScenarioFile: "my study.yaml", PlanSource: PlanSource{File: "p.plan"}, PlanText: "1s pause p1 1s\n"}
+		ScenarioFile: "my study.yaml", PlanSource: world.PlanSource{File: "p.plan"}, PlanText: "1s pause p1 1s\n"}
 	want := "go run ./cmd/simulate -seed 3 -scenario-file 'my study.yaml' -bug Z16 -set net.response_loss=0.5 -plan-file p.plan"
 	if got := spec.reproduce(); got != want {
 		t.Errorf("reproduce\n got %s\nwant %s", got, want)
-	}
-}
-
-func TestPlanErr(t *testing.T) {
-	inner := errors.New("line 2: unknown action \"jump\"")
-	for _, c := range []struct {
-		src  PlanSource
-		err  error
-		want string
-	}{
-		{PlanSource{}, inner, `fault plan: line 2: unknown action "jump"`},
-		{PlanSource{File: "p.plan"}, inner, `-plan-file p.plan: line 2: unknown action "jump"`},
-		{PlanSource{File: "s.yaml", Embedded: true, Line: 6}, inner, `s.yaml:7: plan: unknown action "jump"`},
-		{PlanSource{File: "s.yaml", Embedded: true, Line: 6}, errors.New("end before the last action"), `s.yaml:6: plan: end before the last action`},
-	} {
-		if got := planErr(c.src, c.err).Error(); got != c.want {
-			t.Errorf("%+v: %q, want %q", c.src, got, c.want)
-		}
-	}
-	if (PlanSource{File: "s.yaml", Embedded: true}).PlanFile() != "" || (PlanSource{File: "p"}).PlanFile() != "p" {
-		t.Error("PlanFile")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // TestRealizedReplay: replaying a run's realized plan with fault.realized
@@ -34,7 +35,7 @@ func TestRealizedReplay(t *testing.T) {
 		}
 		for seed := range uint64(6) {
 			r1 := run(t, Spec{Scenario: sc, Seed: seed, Sets: c.sets, Realize: true})
-			sets := RealizedSets(r1, c.sets)
+			sets := world.RealizedSets(r1, c.sets)
 			if !slices.Contains(sets, params.KV{Key: "fault.realized", Value: "true"}) {
 				t.Fatalf("%s: RealizedSets = %v", c.scenario, sets)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // lossSeeds runs seeds 1..n of scenario name with sets and counts the
@@ -209,7 +210,7 @@ func TestCoordFailoverOldMarkerRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for v, want := range map[string]string{"3.9": "TRANSACTION_COORDINATOR_FENCED", "4.1": "INVALID_PRODUCER_EPOCH"} {
-		r := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: kv("kafka.version", v), PlanText: string(text), PlanSource: PlanSource{File: path}, KeepTrace: true})
+		r := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: kv("kafka.version", v), PlanText: string(text), PlanSource: world.PlanSource{File: path}, KeepTrace: true})
 		if len(r.Violations) > 0 {
 			t.Errorf("kafka %s: %v", v, r.Violations)
 		}

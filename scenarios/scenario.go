@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // Scenario is one named, documented simulation setup: a value, not code
@@ -42,7 +43,7 @@ type Scenario struct {
 	// build adds the scenario's applications and instances through the
 	// exported [Builder] only. It reads the parameters from
 	// b.Config(), decoded by Resolve.
-	build func(b Builder) error
+	build func(b world.Builder) error
 	// plan, if set, draws the scenario's fault plan from rng (the run's
 	// "faults" stream) for the world's nodes. A zero End is filled in
 	// from fault.end. Nil means the generic generator

@@ -6,15 +6,16 @@ import (
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // newTestScript returns a scripted world and the builder its trace lines go to.
-func newTestScript(t *testing.T, sets ...params.KV) (*Script, *strings.Builder) {
+func newTestScript(t *testing.T, sets ...params.KV) (*world.Script, *strings.Builder) {
 	t.Helper()
 	var out strings.Builder
 	// A send puts its request on the wire at once (linger.ms=0).
 	sets = append([]params.KV{{Key: "linger.ms", Value: "0"}}, sets...)
-	s, err := NewScript(ScriptConfig{Seed: 1, Sets: sets, Instances: 4, Out: &out})
+	s, err := world.NewScript(world.ScriptConfig{Seed: 1, Sets: sets, Instances: 4, Out: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,10 +99,10 @@ func TestScriptInstancesJoinLate(t *testing.T) {
 
 // TestScriptErrors: what a script cannot do is an error naming why.
 func TestScriptErrors(t *testing.T) {
-	if _, err := NewScript(ScriptConfig{Sets: []params.KV{{Key: "net.response_loss", Value: "0.1"}}}); err == nil || !strings.Contains(err.Error(), "the script decides") {
+	if _, err := world.NewScript(world.ScriptConfig{Sets: []params.KV{{Key: "net.response_loss", Value: "0.1"}}}); err == nil || !strings.Contains(err.Error(), "the script decides") {
 		t.Errorf("net.response_loss: %v", err)
 	}
-	if _, err := NewScript(ScriptConfig{Sets: []params.KV{{Key: "records", Value: "5"}}}); err == nil {
+	if _, err := world.NewScript(world.ScriptConfig{Sets: []params.KV{{Key: "records", Value: "5"}}}); err == nil {
 		t.Error("records: no error")
 	}
 	s, _ := newTestScript(t)

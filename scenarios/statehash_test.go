@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -17,7 +18,7 @@ var worldFields = map[string]string{
 	"spareMem": "storage of the spares' lists: nothing of the run", "spareNext": "which of the two stores spareNodes fills next",
 	"textBuf": "scratch for the result's texts", "finalLog": "scratch (finalLogs)", "finalRecs": "scratch (finalLogs)", "nodesBuf": "storage of the plan's node lists, which the plan (hashed) holds",
 	"resultMem": "a recycled Result's memory for the run's result (Runner.Recycle): nothing of the run",
-	"sc":        "constant", "vals": "constant", "cfg": "constant", "seed": "constant",
+	"setup":     "constant", "vals": "constant", "cfg": "constant", "seed": "constant",
 	"loop":  "hashed: the time, the pending events in order",
 	"nw":    "hashed",
 	"topo":  "constant",
@@ -52,7 +53,7 @@ var worldFields = map[string]string{
 }
 
 func TestStateHashCoversWorld(t *testing.T) {
-	wt := reflect.TypeFor[World]()
+	wt := reflect.TypeFor[world.World]()
 	var names []string
 	for i := range wt.NumField() {
 		f := wt.Field(i).Name
@@ -70,13 +71,13 @@ func TestStateHashCoversWorld(t *testing.T) {
 
 // hashProbe records the state hash at every time choice point.
 type hashProbe struct {
-	hashes []StateHash
+	hashes []world.StateHash
 	at     []sim.Time
 	sends  int
 }
 
-func (p *hashProbe) Choice(cp *ChoicePoint) {
-	if cp.Kind == ChoiceTime {
+func (p *hashProbe) Choice(cp *world.ChoicePoint) {
+	if cp.Kind == world.ChoiceTime {
 		p.hashes = append(p.hashes, cp.StateHash())
 		p.at = append(p.at, cp.At)
 		return
@@ -116,7 +117,7 @@ func TestStateHash(t *testing.T) {
 	if len(p1.hashes) < 5 || !slices.Equal(p1.hashes, p2.hashes) {
 		t.Fatalf("hashes: %d, equal on a rerun: %v", len(p1.hashes), slices.Equal(p1.hashes, p2.hashes))
 	}
-	seen := map[StateHash]bool{}
+	seen := map[world.StateHash]bool{}
 	for _, h := range p1.hashes {
 		if seen[h] {
 			t.Errorf("a fault-free run repeats a state hash")

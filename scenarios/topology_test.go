@@ -7,24 +7,25 @@ import (
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 	"github.com/idemsim/idemsim/sim"
 )
 
 // TestTopologyRoundRobin: partitions are led round robin, and names come
 // from the topology.
 func TestTopologyRoundRobin(t *testing.T) {
-	tp, err := NewTopology(3, 7)
+	tp, err := world.NewTopology(3, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []int32{0, 1, 2, 0, 1, 2, 0}; !slices.Equal(tp.Leaders, want) {
 		t.Fatalf("leaders %v, want %v", tp.Leaders, want)
 	}
-	if tp.BrokerName(2) != "b3" || tp.CoordinatorName() != "c1" || InstanceName(0) != "p1" {
-		t.Fatalf("names %s %s %s", tp.BrokerName(2), tp.CoordinatorName(), InstanceName(0))
+	if tp.BrokerName(2) != "b3" || tp.CoordinatorName() != "c1" || world.InstanceName(0) != "p1" {
+		t.Fatalf("names %s %s %s", tp.BrokerName(2), tp.CoordinatorName(), world.InstanceName(0))
 	}
-	for _, n := range []int{0, MaxBrokers + 1} {
-		if _, err := NewTopology(n, 1); err == nil {
+	for _, n := range []int{0, world.MaxBrokers + 1} {
+		if _, err := world.NewTopology(n, 1); err == nil {
 			t.Errorf("NewTopology(%d, 1) accepted", n)
 		}
 	}
@@ -76,7 +77,7 @@ func TestBrokerCrashOthersServe(t *testing.T) {
 	const down, up = 1_000_000_000, 4_000_000_000 // ns
 	plan := "1s crash b2\n4s restart b2\nend 5s\n"
 	acks := &ackReader{}
-	r := mustRun(t, Spec{Scenario: sc, Seed: 3, Readers: []MakeReader{acks.make}, KeepTrace: true, PlanText: plan,
+	r := mustRun(t, Spec{Scenario: sc, Seed: 3, Readers: []world.MakeReader{acks.make}, KeepTrace: true, PlanText: plan,
 		Sets: []params.KV{{Key: "brokers", Value: "3"}, {Key: "replication.factor", Value: "1"}, {Key: "partitions", Value: "3"}, {Key: "records", Value: "60"}, {Key: "send.interval.ms", Value: "100"}, {Key: "net.response_loss", Value: "0"}}})
 	if len(r.Violations) > 0 {
 		t.Fatalf("violations: %v\nreproduce: %s", r.Violations, r.Reproduce)
@@ -139,9 +140,9 @@ type ackReader struct {
 	}
 }
 
-func (a *ackReader) make(*Layout) Reader { return a }
-func (a *ackReader) Held() int64         { return 0 }
-func (a *ackReader) End(*RunEnd)         {}
+func (a *ackReader) make(*world.Layout) world.Reader { return a }
+func (a *ackReader) Held() int64                     { return 0 }
+func (a *ackReader) End(*world.RunEnd)               {}
 
 func (a *ackReader) Observe(o *model.Obs) {
 	if o.Kind == model.ObsOutcome && o.Outcome.Err == model.ErrNone {

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // TestTraceHashWithoutFormatting: a run that formats its trace (-trace,
@@ -24,7 +26,7 @@ func TestTraceHashWithoutFormatting(t *testing.T) {
 			if plain.TraceHash != kept.TraceHash {
 				t.Errorf("%s idempotence=%v: hash %s hashing only, %s formatting", sc.Name, on, plain.TraceHash, kept.TraceHash)
 			}
-			if !strings.HasPrefix(plain.TraceHash, TraceHashScheme+":") {
+			if !strings.HasPrefix(plain.TraceHash, world.TraceHashScheme+":") {
 				t.Errorf("%s: hash %q has no scheme tag", sc.Name, plain.TraceHash)
 			}
 			if len(kept.Trace) == 0 || plain.Trace != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // violationCase is one of issue 18's "violations to explain": a run with
@@ -156,7 +157,7 @@ func TestViolationsExplained(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := mustRun(t, Spec{Scenario: sc, Seed: c.seed, Sets: c.sets, PlanText: string(text),
-				PlanSource: PlanSource{File: path}, KeepTrace: true})
+				PlanSource: world.PlanSource{File: path}, KeepTrace: true})
 			got := fired(r)
 			for _, inv := range c.fixed {
 				if got[inv] {

@@ -15,6 +15,7 @@ import (
 	"github.com/idemsim/idemsim/plots"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/explain"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // explainFlags are the flags that explain a failing run (docs/explain.md):
@@ -97,7 +98,7 @@ func (x *explainFlags) run(spec scenarios.Spec, planOut string, stdout, stderr i
 	fmt.Fprintf(stdout, "saved: %s\n", path)
 	fmt.Fprintf(stdout, "reproduce: %s -plan-file %s\n", stripPlanFile(s.Result.Reproduce), path)
 	if x.record() {
-		spec.Sets, spec.PlanText, spec.PlanSource = s.Sets, text, scenarios.PlanSource{File: path}
+		spec.Sets, spec.PlanText, spec.PlanSource = s.Sets, text, world.PlanSource{File: path}
 		rec := explain.Record(&spec)
 		res, err := scenarios.Run(spec)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/explain"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // Exit codes.
@@ -191,14 +192,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			idempotence: *idempotence, file: fileSets, bugs: bugs, sets: sets, preset: preset, asJSON: *asJSON, f: &sw,
 			scenFile: *scenFile, explicit: explicit, history: hist}
 		if filePlan != "" {
-			a.planText, a.planSource = filePlan, scenarios.PlanSource{File: *scenFile, Embedded: true, Line: filePlanLine}
+			a.planText, a.planSource = filePlan, world.PlanSource{File: *scenFile, Embedded: true, Line: filePlanLine}
 		}
 		if *planFile != "" {
 			text, err := os.ReadFile(*planFile)
 			if err != nil {
 				return usageErr(stderr, fmt.Sprintf("-plan-file: cannot read %s: %v", *planFile, unwrapPath(err)))
 			}
-			a.planText, a.planSource = string(text), scenarios.PlanSource{File: *planFile}
+			a.planText, a.planSource = string(text), world.PlanSource{File: *planFile}
 		}
 		return runSweep(a, stdout, stderr)
 	}
@@ -226,14 +227,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		KeepTrace: *trace, ScenarioFile: *scenFile, MaxEvents: *maxEvents}
 	if filePlan != "" {
 		spec.PlanText = filePlan
-		spec.PlanSource = scenarios.PlanSource{File: *scenFile, Embedded: true, Line: filePlanLine}
+		spec.PlanSource = world.PlanSource{File: *scenFile, Embedded: true, Line: filePlanLine}
 	}
 	if *planFile != "" {
 		text, err := os.ReadFile(*planFile)
 		if err != nil {
 			return usageErr(stderr, fmt.Sprintf("-plan-file: cannot read %s: %v", *planFile, unwrapPath(err)))
 		}
-		spec.PlanText, spec.PlanSource = string(text), scenarios.PlanSource{File: *planFile}
+		spec.PlanText, spec.PlanSource = string(text), world.PlanSource{File: *planFile}
 	}
 	if *showPlan || *planOut != "" {
 		text, err := scenarios.PlanText(spec)

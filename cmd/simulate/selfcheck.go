@@ -24,6 +24,7 @@ import (
 	"github.com/idemsim/idemsim/internal/sweep"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // simulate selfcheck: random (scenario, seed, parameters) triples drawn
@@ -334,7 +335,7 @@ func (t *triple) spec(maxEvents int64) scenarios.Spec {
 		ScenarioFile: t.cand.file, MaxEvents: maxEvents}
 	if t.cand.plan != "" {
 		s.PlanText = t.cand.plan
-		s.PlanSource = scenarios.PlanSource{File: t.cand.file, Embedded: true, Line: t.cand.planLine}
+		s.PlanSource = world.PlanSource{File: t.cand.file, Embedded: true, Line: t.cand.planLine}
 	}
 	return s
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/idemsim/idemsim/internal/sweep"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // exitInterrupted is a sweep stopped by Ctrl-C (128 + SIGINT, as shells
@@ -78,11 +79,11 @@ type sweepArgs struct {
 	preset       string      // -preset name
 	asJSON       bool
 	f            *sweepFlags
-	scenFile     string               // the -scenario-file, if any
-	planText     string               // the plan every seed replays, if any
-	planSource   scenarios.PlanSource // where planText came from
-	explicit     map[string]bool      // the flags given
-	history      historyFlag          // history.go
+	scenFile     string           // the -scenario-file, if any
+	planText     string           // the plan every seed replays, if any
+	planSource   world.PlanSource // where planText came from
+	explicit     map[string]bool  // the flags given
+	history      historyFlag      // history.go
 }
 
 // runSweep runs a sweep. It exits 0 when the sweep completed, whatever

@@ -14,7 +14,7 @@
 // request number ("0s drop response 3 p1>b1"), node faults run at a
 // time ("1.5s crash b1" with its restart), so a counterexample replays
 // with simulate -plan-file and the same trace hash. A run of a schedule
-// lists, through a [scenarios.Probe], the choice points after its last
+// lists, through a [world.Probe], the choice points after its last
 // fault; each fault on the menu at each of them is a child schedule with
 // one more fault.
 //
@@ -29,7 +29,7 @@
 // # Pruning
 //
 // At each new simulated time after a schedule's last fault the run hashes
-// the world's state ([scenarios.StateHash]). A schedule with r faults left
+// the world's state ([world.StateHash]). A schedule with r faults left
 // to spend that reaches a state another schedule reached with more faults
 // left, or with as many and a prefix that sorts no later (fewer events,
 // then a smaller plan text), skips its children from that point on: their

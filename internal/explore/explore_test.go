@@ -11,6 +11,7 @@ import (
 	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 func cfgFor(t testing.TB, scenario string, k int, sets ...string) Config {
@@ -246,7 +247,7 @@ func TestStateHashSound(t *testing.T) {
 			viol   string
 			plan   string
 		}
-		seen := map[scenarios.StateHash]future{}
+		seen := map[world.StateHash]future{}
 		root := &sched{}
 		o, err := s.run(root, true, true, nil, nil)
 		if err != nil {
@@ -272,7 +273,7 @@ func TestStateHashSound(t *testing.T) {
 				vs = append(vs, v.Invariant+" "+v.Detail)
 			}
 			for _, p := range o.points {
-				if p.kind != scenarios.ChoiceTime {
+				if p.kind != world.ChoiceTime {
 					continue
 				}
 				f := future{events: o.events - p.events, viol: strings.Join(vs, "; "), plan: s.plan(scheds[i])}

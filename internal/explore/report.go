@@ -11,6 +11,7 @@ import (
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/explain"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // Output files in an -out directory (docs/explore.md).
@@ -42,7 +43,7 @@ func (r *Result) SaveTo(dir, writeDir string, sc *scenarios.Scenario) error {
 		if err != nil {
 			return err
 		}
-		spec.PlanSource = scenarios.PlanSource{File: path}
+		spec.PlanSource = world.PlanSource{File: path}
 		rec := explain.Record(&spec)
 		res, err := scenarios.Run(spec)
 		if err != nil {

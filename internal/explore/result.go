@@ -11,6 +11,7 @@ import (
 	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // Format is the summary.json format of an exploration.
@@ -114,7 +115,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{s: s, ctx: ctx, visited: map[scenarios.StateHash]visit{}, best: map[string]*candidate{}, progress: cfg.Progress}
+	e := &engine{s: s, ctx: ctx, visited: map[world.StateHash]visit{}, best: map[string]*candidate{}, progress: cfg.Progress}
 	e.search()
 	if e.err != nil {
 		return nil, e.err

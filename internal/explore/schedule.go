@@ -7,6 +7,7 @@ import (
 
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/world"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -127,10 +128,10 @@ func (s *setup) plan(x *sched) string { return s.actions(x) + s.endText }
 // point is a choice point of a run after its schedule's last fault.
 type point struct {
 	index  int32
-	kind   scenarios.ChoiceKind
+	kind   world.ChoiceKind
 	at     sim.Time
 	events int64
-	hash   scenarios.StateHash
+	hash   world.StateHash
 	// ChoiceSend
 	dir            simnet.Direction
 	reqNo          int64
@@ -143,7 +144,7 @@ type point struct {
 // options appends the faults the menu offers at p.
 func (s *setup) options(p *point, dst []fault) []fault {
 	m := &s.menu
-	if p.kind == scenarios.ChoiceSend {
+	if p.kind == world.ChoiceSend {
 		f := fault{cp: p.index, dir: p.dir, reqNo: p.reqNo, client: p.client, server: p.server}
 		add := func(k faultKind) { f.kind = k; dst = append(dst, f) }
 		if m.Drop {
@@ -189,7 +190,7 @@ type recorder struct {
 	bad     string
 }
 
-func (r *recorder) Choice(cp *scenarios.ChoicePoint) {
+func (r *recorder) Choice(cp *world.ChoicePoint) {
 	idx := int32(cp.Index)
 	if r.next < len(r.fs) && r.fs[r.next].cp == idx {
 		f := r.fs[r.next]
@@ -197,9 +198,9 @@ func (r *recorder) Choice(cp *scenarios.ChoicePoint) {
 		ok := false
 		switch f.kind {
 		case fCrash, fPause:
-			ok = cp.Kind == scenarios.ChoiceTime && cp.At == f.at && slices.Contains(cp.Up, f.node)
+			ok = cp.Kind == world.ChoiceTime && cp.At == f.at && slices.Contains(cp.Up, f.node)
 		default:
-			ok = cp.Kind == scenarios.ChoiceSend && cp.Dir == f.dir && cp.ReqNo == f.reqNo && cp.Client == f.client && cp.Server == f.server && cp.Live
+			ok = cp.Kind == world.ChoiceSend && cp.Dir == f.dir && cp.ReqNo == f.reqNo && cp.Client == f.client && cp.Server == f.server && cp.Live
 		}
 		if !ok && r.bad == "" {
 			r.bad = "choice point " + strconv.Itoa(int(idx)) + " is not where its fault was chosen"
@@ -209,7 +210,7 @@ func (r *recorder) Choice(cp *scenarios.ChoicePoint) {
 		return
 	}
 	p := point{index: idx, kind: cp.Kind, at: cp.At, events: cp.Events}
-	if cp.Kind == scenarios.ChoiceSend {
+	if cp.Kind == world.ChoiceSend {
 		if !cp.Live {
 			return
 		}
@@ -247,7 +248,7 @@ type violation struct {
 
 // run runs schedule x. list asks for its choice points after its last
 // fault; hashing for their state hashes.
-func (s *setup) run(x *sched, list, hashing bool, res *scenarios.Resolved, hc *scenarios.HashCache) (*outcome, error) {
+func (s *setup) run(x *sched, list, hashing bool, res *scenarios.Resolved, hc *world.HashCache) (*outcome, error) {
 	spec := s.base
 	spec.Resolved, spec.HashCache = res, hc
 	spec.PlanText = s.plan(x)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // node is a run schedule of a level with children still to generate.
@@ -53,7 +54,7 @@ type candidate struct {
 type engine struct {
 	s       *setup
 	ctx     context.Context
-	visited map[scenarios.StateHash]visit
+	visited map[world.StateHash]visit
 
 	runs     int64
 	stop     string // "", "budget", "interrupted"
@@ -136,7 +137,7 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 			defer wg.Done()
 			// Each worker resolves the parameters once for its runs.
 			res, rerr := scenarios.Resolve(s.base)
-			hc := scenarios.NewHashCache()
+			hc := world.NewHashCache()
 			for j := range jobs {
 				if rerr != nil {
 					mu.Lock()
@@ -271,7 +272,7 @@ func (e *engine) expand(prev []node, d int, yield func(*sched) bool) {
 		pts := n.o.points
 		for pi := range pts {
 			p := &pts[pi]
-			if s.cfg.Prune && p.kind == scenarios.ChoiceTime && !(sharded && d == 0) {
+			if s.cfg.Prune && p.kind == world.ChoiceTime && !(sharded && d == 0) {
 				if v, ok := e.visited[p.hash]; ok && e.covers(v, r, p.events, n.s) {
 					for _, q := range pts[pi:] {
 						lv.Pruned += int64(len(s.options(&q, opts[:0])))

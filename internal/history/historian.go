@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/idemsim/idemsim/model"
-	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/world"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -256,7 +256,7 @@ type hlogEntry struct {
 	values []int64
 }
 
-func newHistorian(l *scenarios.Layout) *historian {
+func newHistorian(l *world.Layout) *historian {
 	n := len(l.Instances)
 	h := &historian{parts: l.Partitions, ninst: int32(n), open: make(map[opKey]*hop),
 		reqs: make([]map[int64]*request, n), txns: make([]*txnGroup, n)}
@@ -272,7 +272,7 @@ func newHistorian(l *scenarios.Layout) *historian {
 func (h *historian) Held() int64 { return 0 }
 
 // End closes the history at the run's end.
-func (h *historian) End(e *scenarios.RunEnd) {}
+func (h *historian) End(e *world.RunEnd) {}
 
 func (h *historian) next() int64 { h.tick++; return h.tick }
 

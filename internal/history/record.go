@@ -1,6 +1,9 @@
 package history
 
-import "github.com/idemsim/idemsim/scenarios"
+import (
+	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/world"
+)
 
 // Recorder keeps a run's client-visible history: [Record] adds it to a
 // spec, and once the run ended [Recorder.History] is the history.
@@ -18,7 +21,7 @@ func Record(spec *scenarios.Spec) *Recorder {
 	return r
 }
 
-func (r *Recorder) reader(l *scenarios.Layout) scenarios.Reader {
+func (r *Recorder) reader(l *world.Layout) world.Reader {
 	r.h = newHistorian(l)
 	return r.h
 }

@@ -1,6 +1,6 @@
 // Package simtest is idemsim's interaction harness: scripts that drive the
 // real World one step at a time, as etcd raft's rafttest does. It is a thin
-// front end over the World's scripted mode ([scenarios.Script]): the real
+// front end over the World's scripted mode ([world.Script]): the real
 // producers, brokers and coordinator run, wired by the World's own code,
 // but every message waits in a list of messages in flight until the script
 // delivers, drops or loses it, and time moves only when the script

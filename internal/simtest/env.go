@@ -4,17 +4,17 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
-// Env is one interaction: the scripted World ([scenarios.Script]) that a
+// Env is one interaction: the scripted World ([world.Script]) that a
 // script drives, built when the first command needs it, and what it
 // printed.
 type Env struct {
 	seed uint64
 	sets []params.KV
-	s    *scenarios.Script
+	s    *world.Script
 	// out collects the trace lines of the current command; All every
 	// line since New.
 	out strings.Builder
@@ -40,7 +40,7 @@ func (t tee) Write(p []byte) (int, error) {
 }
 
 // Configure adds world parameters (any scenario parameter by name; see
-// [scenarios.ScriptConfig]). It must come before the world is built.
+// [world.ScriptConfig]). It must come before the world is built.
 func (e *Env) Configure(sets ...params.KV) error {
 	if e.s != nil {
 		return errors.New("the world is built already: set its parameters before any producer")
@@ -50,9 +50,9 @@ func (e *Env) Configure(sets ...params.KV) error {
 }
 
 // World returns the scripted world, building it on first use.
-func (e *Env) World() (*scenarios.Script, error) {
+func (e *Env) World() (*world.Script, error) {
 	if e.s == nil {
-		s, err := scenarios.NewScript(scenarios.ScriptConfig{Seed: e.seed, Sets: e.sets, Out: tee{e}})
+		s, err := world.NewScript(world.ScriptConfig{Seed: e.seed, Sets: e.sets, Out: tee{e}})
 		if err != nil {
 			return nil, err
 		}
@@ -62,18 +62,18 @@ func (e *Env) World() (*scenarios.Script, error) {
 }
 
 // Filter selects messages in flight; empty fields match anything. Type is
-// as [scenarios.Flight.Type] names it.
+// as [world.Flight.Type] names it.
 type Filter struct {
 	From, To, Type string
 }
 
-func (f Filter) match(m *scenarios.Flight) bool {
+func (f Filter) match(m *world.Flight) bool {
 	return (f.From == "" || f.From == m.From) && (f.To == "" || f.To == m.To) && (f.Type == "" || f.Type == m.Type())
 }
 
 // Select returns the ids of up to n (all when n <= 0) messages in flight
 // matching f, oldest first.
-func Select(s *scenarios.Script, f Filter, n int) []uint64 {
+func Select(s *world.Script, f Filter, n int) []uint64 {
 	var out []uint64
 	for _, m := range s.InFlight() {
 		if f.match(&m) && (n <= 0 || len(out) < n) {

@@ -10,8 +10,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/idemsim/idemsim/model"
-	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // Handle runs one datadriven command and returns its output: the trace
@@ -230,7 +230,7 @@ func (e *Env) Handle(t *testing.T, d *datadriven.TestData) string {
 }
 
 // inFlight reports whether message id is still in flight.
-func inFlight(s *scenarios.Script, id uint64) bool {
+func inFlight(s *world.Script, id uint64) bool {
 	for _, m := range s.InFlight() {
 		if m.ID == id {
 			return true
@@ -241,7 +241,7 @@ func inFlight(s *scenarios.Script, id uint64) bool {
 
 // selectArgs reads the message filter of deliver, drop, blackhole and
 // reject and returns the matching messages, and reject's error.
-func (e *Env) selectArgs(t *testing.T, d *datadriven.TestData, s *scenarios.Script) ([]uint64, model.ErrCode) {
+func (e *Env) selectArgs(t *testing.T, d *datadriven.TestData, s *world.Script) ([]uint64, model.ErrCode) {
 	f, cnt := Filter{}, 0
 	var code model.ErrCode
 	for _, a := range d.CmdArgs {
@@ -309,7 +309,7 @@ func atoi(t *testing.T, s string) int {
 }
 
 // cmdNewProducer handles new-producer.
-func (e *Env) cmdNewProducer(t *testing.T, d *datadriven.TestData, s *scenarios.Script) []string {
+func (e *Env) cmdNewProducer(t *testing.T, d *datadriven.TestData, s *world.Script) []string {
 	n := name(t, d)
 	app := int32(-1)
 	var sets []params.KV

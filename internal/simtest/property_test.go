@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/model"
-	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // TestIdempotenceProperty: with idempotence on and a valid configuration,
@@ -182,7 +182,7 @@ func lastLines(e *Env, n int) string {
 
 // oldestOnConn returns the oldest message on m's connection and direction:
 // the one a FIFO connection delivers next.
-func oldestOnConn(fl []scenarios.Flight, m scenarios.Flight) uint64 {
+func oldestOnConn(fl []world.Flight, m world.Flight) uint64 {
 	for _, o := range fl {
 		if o.Conn == m.Conn && o.Response == m.Response {
 			return o.ID

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // csvSkip are Result fields not written to runs.csv: the parameters are
@@ -297,7 +298,7 @@ func mergeCSV(out io.Writer, paths []string, want []int64) error {
 			return fmt.Errorf("%s: %v", s.path, err)
 		}
 		if hashCol >= 0 && hashCol < len(rec) {
-			if _, err := scenarios.ParseTraceHash(rec[hashCol]); err != nil {
+			if _, err := world.ParseTraceHash(rec[hashCol]); err != nil {
 				return fmt.Errorf("%s row %d: %v", s.path, s.n, err)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // Wide is an unsigned 128-bit sum, for sums of squares and products that
@@ -230,7 +231,7 @@ type Hex64 uint64
 
 // MarshalJSON writes the scheme tag and 16 lowercase hex digits.
 func (h Hex64) MarshalJSON() ([]byte, error) {
-	return json.Marshal(scenarios.FormatTraceHash(uint64(h)))
+	return json.Marshal(world.FormatTraceHash(uint64(h)))
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -239,7 +240,7 @@ func (h *Hex64) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	v, err := scenarios.ParseTraceHash(s)
+	v, err := world.ParseTraceHash(s)
 	if err != nil {
 		return fmt.Errorf("sweep: trace_hash_sum: %v", err)
 	}
@@ -291,7 +292,7 @@ func (a *Acc) add(r *scenarios.Result, k int) {
 	for _, d := range r.Latencies {
 		a.Latency.add(d)
 	}
-	h, err := scenarios.ParseTraceHash(r.TraceHash)
+	h, err := world.ParseTraceHash(r.TraceHash)
 	if err != nil {
 		panic("sweep: " + err.Error()) // a run's own hash always parses
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // Format is the version of the summary.json layout.
@@ -121,7 +122,7 @@ func (st *State) Summarize() *Summary {
 			fmt.Fprintf(h, "%016x\n", uint64(pt.Modes[m].State.TraceSum))
 		}
 	}
-	s.TraceDigest = scenarios.FormatTraceHash(h.Sum64())
+	s.TraceDigest = world.FormatTraceHash(h.Sum64())
 	return s
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // Config is one sweep.
@@ -35,7 +36,7 @@ type Config struct {
 	// scenario file's plan, or -plan-file) instead of the one its seed
 	// generates; PlanSource is where it came from.
 	PlanText   string
-	PlanSource scenarios.PlanSource
+	PlanSource world.PlanSource
 	// Axes are the varied parameters (at most MaxAxes); every point of
 	// their product is a full sweep of the seeds.
 	Axes []Axis

@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
-
-	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // librdkafka through confluent-kafka-go, which ships a static librdkafka
@@ -59,7 +58,7 @@ func newRdkafka(r *realRun, i int) (producer, error) {
 	}
 	cm := &kafka.ConfigMap{
 		"bootstrap.servers":                     strings.Join(boot, ","),
-		"client.id":                             "idemsim-" + scenarios.InstanceName(i),
+		"client.id":                             "idemsim-" + world.InstanceName(i),
 		"enable.idempotence":                    pc.EnableIdempotence,
 		"acks":                                  acks,
 		"max.in.flight.requests.per.connection": pc.MaxInFlight,

@@ -22,6 +22,7 @@ import (
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // RealSpec is one run of a scenario against a real client and broker.
@@ -131,7 +132,7 @@ type realRun struct {
 	cfg  *params.Config
 	// topo is the simulator's topology of the run: it names the nodes
 	// (broker j is r.brokers[j]).
-	topo    scenarios.Topology
+	topo    world.Topology
 	topic   string
 	brokers []string // broker addresses, b1 first
 	cluster *kfake.Cluster
@@ -189,7 +190,7 @@ func RunReal(ctx context.Context, spec RealSpec) (Counts, error) {
 
 func (r *realRun) setup(ctx context.Context) error {
 	parts := r.cfg.Partitions
-	topo, err := scenarios.NewTopology(r.cfg.Brokers, parts)
+	topo, err := world.NewTopology(r.cfg.Brokers, parts)
 	if err != nil {
 		return err
 	}
@@ -227,7 +228,7 @@ func (r *realRun) setup(ctx context.Context) error {
 	for i := 0; i < n; i++ {
 		var row []*Proxy
 		for j, addr := range r.brokers {
-			pc := ProxyConfig{Client: scenarios.InstanceName(i), Server: r.topo.BrokerName(j), Coordinator: r.topo.CoordinatorName(),
+			pc := ProxyConfig{Client: world.InstanceName(i), Server: r.topo.BrokerName(j), Coordinator: r.topo.CoordinatorName(),
 				Upstream: addr, RequestLoss: net.RequestLoss, ResponseLoss: net.ResponseLoss, Notice: net.DisconnectNotice,
 				TransientError: r.cfg.Broker.TransientError, Seed: r.spec.Seed*1000003 + uint64(i*64+j),
 				Latency: net.Latency, LatencyScale: r.spec.Scale}
@@ -361,7 +362,7 @@ func (r *realRun) clientOpts(i int) []kgo.Opt {
 		kgo.RetryBackoffFn(backoff),
 		kgo.RecordRetries(int(pc.Retries)),
 		kgo.MetadataMinAge(50 * time.Millisecond),
-		kgo.ClientID("idemsim-" + scenarios.InstanceName(i)),
+		kgo.ClientID("idemsim-" + world.InstanceName(i)),
 		// The proxy's closes are network faults, not a TLS or SASL
 		// misconfiguration, which is what franz-go assumes by default of
 		// a connection closed before its first response (it then fails
@@ -489,7 +490,7 @@ func (r *realRun) drive(ctx context.Context) error {
 		down := r.down[i]
 		r.mu.Unlock()
 		if down {
-			t.Restart(scenarios.InstanceName(i), false)
+			t.Restart(world.InstanceName(i), false)
 			if t.err != nil {
 				return t.err
 			}
@@ -781,7 +782,7 @@ func (t *target) node(name string) (idx int, client bool, ok bool) {
 		return -1, false, true
 	}
 	for i := range t.r.proxies {
-		if name == scenarios.InstanceName(i) {
+		if name == world.InstanceName(i) {
 			return i, true, true
 		}
 	}

@@ -5,6 +5,6 @@
 // ([Shrink]).
 //
 // It reads runs through package scenarios' exported API only: a
-// [scenarios.Reader] made from the run's [scenarios.Layout], and
+// [world.Reader] made from the run's [world.Layout], and
 // [scenarios.Run].
 package explain

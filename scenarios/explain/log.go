@@ -7,8 +7,8 @@ import (
 	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
-	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/trace"
+	"github.com/idemsim/idemsim/scenarios/world"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -88,7 +88,7 @@ type interval struct {
 	a     faults.Action
 }
 
-func newExplainLog(l *scenarios.Layout) *explainLog {
+func newExplainLog(l *world.Layout) *explainLog {
 	x := &explainLog{log: &Log{Nodes: slices.Clone(l.Names)}, names: l.Names, plan: l.Plan, sendAt: make(map[uint64]int), servers: l.Servers}
 	for _, b := range l.Brokers {
 		x.log.Brokers = append(x.log.Brokers, l.Names[b])
@@ -104,7 +104,7 @@ func newExplainLog(l *scenarios.Layout) *explainLog {
 func (x *explainLog) Held() int64 { return int64(len(x.log.Entries)) }
 
 // End finishes the log at the run's end.
-func (x *explainLog) End(e *scenarios.RunEnd) {
+func (x *explainLog) End(e *world.RunEnd) {
 	x.finish(e.At, e.PlanEnd, e.Violations)
 	x.ended = true
 }

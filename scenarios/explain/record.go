@@ -1,6 +1,9 @@
 package explain
 
-import "github.com/idemsim/idemsim/scenarios"
+import (
+	"github.com/idemsim/idemsim/scenarios"
+	"github.com/idemsim/idemsim/scenarios/world"
+)
 
 // Recorder keeps a run's event log: [Record] adds it to a spec, and once
 // the run ended [Recorder.Log] is the log.
@@ -18,7 +21,7 @@ func Record(spec *scenarios.Spec) *Recorder {
 	return r
 }
 
-func (r *Recorder) reader(l *scenarios.Layout) scenarios.Reader {
+func (r *Recorder) reader(l *world.Layout) world.Reader {
 	r.x = newExplainLog(l)
 	return r.x
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // ErrNoViolation is returned by [Shrink] for a run that breaks no
@@ -73,8 +74,8 @@ func Shrink(spec scenarios.Spec, budget int) (*Shrunk, error) {
 		return nil, err
 	}
 	s := &shrinker{spec: spec, budget: budget, runs: 1, inv: r0.Violations[0].Invariant, end: real.End}
-	s.spec.Sets = scenarios.RealizedSets(r0, spec.Sets)
-	s.spec.PlanSource = scenarios.PlanSource{}
+	s.spec.Sets = world.RealizedSets(r0, spec.Sets)
+	s.spec.PlanSource = world.PlanSource{}
 	out := &Shrunk{Invariant: s.inv, Before: len(real.Actions)}
 
 	// The realized actions sit after the original plan's 0s actions.

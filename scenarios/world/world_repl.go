@@ -1,4 +1,4 @@
-package scenarios
+package world
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package scenarios
+package world
 
 import (
 	"fmt"
@@ -75,8 +75,8 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 		w.plan = p
 	} else {
 		rng := w.rngFor("faults")
-		if w.sc.plan != nil {
-			w.plan = w.sc.plan(rng, w.vals, nodes)
+		if w.setup.Plan != nil {
+			w.plan = w.setup.Plan(rng, w.vals, nodes)
 		} else {
 			kinds := w.cfg.Fault.Kinds
 			window := w.cfg.Fault.Window

@@ -1,4 +1,4 @@
-package scenarios
+package world
 
 import (
 	"slices"
@@ -51,17 +51,17 @@ func (r *realizer) Observe(o *model.Obs) {
 
 // initExplain reads fault.realized and starts the realized-plan recorder
 // and the spec's readers.
-func (w *World) initExplain(spec Spec) {
+func (w *World) initExplain(s *Setup) {
 	if w.cfg.Fault.Realized {
 		w.nw.MuteLoss()
 	}
-	if spec.Realize {
+	if s.Realize {
 		w.realized = &realizer{names: w.names}
 		w.obs = append(w.obs, w.realized)
 	}
-	if len(spec.Readers) > 0 {
+	if len(s.Readers) > 0 {
 		l := w.layout()
-		for _, mk := range spec.Readers {
+		for _, mk := range s.Readers {
 			r := mk(l)
 			w.readers = append(w.readers, r)
 			w.obs = append(w.obs, r)

@@ -1,4 +1,4 @@
-package scenarios
+package world
 
 import (
 	"fmt"
@@ -131,12 +131,14 @@ type wire struct {
 // event loop. Nodes are pure state machines (model); the World hands each
 // event to one node, carries out what the node returns, and emits every
 // observation into one stream that the trace, the counters, the checkers
-// and the explain log read. It is built from a [Scenario] and a seed by
-// [Run], or in scripted mode, where a test script decides about messages
-// and time, by [NewScript].
+// and the spec's readers read. It is built from a [Setup] by a [Runner],
+// or in scripted mode, where a test script decides about messages and
+// time, by [NewScript].
 type World struct {
-	sc   *Scenario
-	vals *params.Values
+	// setup is the run's setup: the scenario's build and plan functions
+	// and the run's options.
+	setup *Setup
+	vals  *params.Values
 	// cfg is the run's typed configuration, decoded once by Resolve.
 	cfg  *params.Config
 	seed uint64
@@ -283,7 +285,8 @@ func streamOf(name string) uint64 { return sim.StreamID(name) }
 
 // newWorld builds the world for one run, in the memory of old (a finished
 // run's World, or nil: runner.go).
-func newWorld(old *World, sc *Scenario, vals *params.Values, seed uint64, pcfg model.ProducerConfig, notes []string) (*World, error) {
+func newWorld(old *World, s *Setup) (*World, error) {
+	vals, seed, pcfg, notes := s.Resolved.Values, s.Seed, s.Resolved.Producer, s.Resolved.Notes
 	cfg := vals.Config()
 	topo, err := NewTopology(cfg.Brokers, cfg.Partitions)
 	if err != nil {
@@ -291,8 +294,8 @@ func newWorld(old *World, sc *Scenario, vals *params.Values, seed uint64, pcfg m
 	}
 	topo.GroupCoordinator = cfg.App.Mode == params.AppExactlyOnce
 	w := old.recycle() // runner.go
-	w.sc, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = sc, vals, cfg, seed, pcfg, notes, topo
-	if err := sc.build(Builder{w}); err != nil {
+	w.setup, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = s, vals, cfg, seed, pcfg, notes, topo
+	if err := s.Build(Builder{w}); err != nil {
 		return nil, err
 	}
 	// The node table: producer instances, then brokers, then the

@@ -1,4 +1,4 @@
-package scenarios
+package world
 
 import (
 	"bytes"
@@ -51,7 +51,6 @@ import (
 type Script struct {
 	w    *World
 	st   *script
-	sc   *Scenario
 	sets []params.KV
 }
 
@@ -74,9 +73,9 @@ type ScriptConfig struct {
 	Out io.Writer
 }
 
-// ScriptScenario returns the scenario a [Script] takes its parameters
-// from: the common parameters with these defaults, for a script that
-// decides about messages and time itself:
+// ScriptDefaults are the defaults a [Script]'s parameters take on top
+// of the common ones, for a script that decides about messages and time
+// itself:
 //
 //	net.latency=constant net.latency.base=0s   messages wait for the script
 //	net.disconnect_notice=0                    a client learns of a broken
@@ -86,16 +85,23 @@ type ScriptConfig struct {
 //	fault.producer.resend=true                 a crashed instance's unresolved
 //	                                           records wait for a restart or
 //	                                           a replay
-func ScriptScenario() *Scenario {
-	return &Scenario{
-		Name:    "script",
-		Summary: "a scripted world: a test script delivers, drops and loses messages and moves time",
-		Defaults: []params.KV{
-			{Key: "net.latency", Value: "constant"}, {Key: "net.latency.base", Value: "0s"}, {Key: "net.disconnect_notice", Value: "0"},
-			{Key: "fault.producer.resend", Value: "true"},
-		},
-	}
+var ScriptDefaults = []params.KV{
+	{Key: "net.latency", Value: "constant"}, {Key: "net.latency.base", Value: "0s"}, {Key: "net.disconnect_notice", Value: "0"},
+	{Key: "fault.producer.resend", Value: "true"},
 }
+
+// scriptResolve resolves a scripted world's parameters: the common ones
+// at [ScriptDefaults], with sets applied as the command line's -set.
+func scriptResolve(sets []params.KV) (*Resolved, error) {
+	v := params.ScenarioValues(nil, ScriptDefaults)
+	if err := v.Apply(params.Overrides{Sets: sets}); err != nil {
+		return nil, err
+	}
+	return Resolve(v)
+}
+
+// scriptName is a scripted world's scenario name.
+const scriptName = "script"
 
 // scriptOwned reports why key cannot be set in a scripted world, or "".
 func scriptOwned(key string) string {
@@ -130,22 +136,21 @@ func NewScript(cfg ScriptConfig) (*Script, error) {
 			return nil, fmt.Errorf("%s cannot be set in a scripted world: %s", kv.Key, why)
 		}
 	}
-	sc := ScriptScenario()
-	res, err := Resolve(Spec{Scenario: sc, Sets: cfg.Sets})
+	res, err := scriptResolve(cfg.Sets)
 	if err != nil {
 		return nil, err
 	}
-	vals, pcfg, notes := res.Values, res.Producer, res.Notes
+	vals := res.Values
 	st := &script{slots: cfg.Instances}
 	if st.slots <= 0 {
 		st.slots = 16
 	}
-	sc.build = func(b Builder) error {
+	setup := &Setup{Name: scriptName, Resolved: res, Seed: cfg.Seed, Build: func(b Builder) error {
 		b.w.script = st
 		st.w = b.w
 		return nil
-	}
-	w, err := newWorld(nil, sc, vals, cfg.Seed, pcfg, notes)
+	}}
+	w, err := newWorld(nil, setup)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +162,7 @@ func NewScript(cfg ScriptConfig) (*Script, error) {
 	if cfg.Out != nil {
 		w.trace.Tee(untimed{cfg.Out})
 	}
-	return &Script{w: w, st: st, sc: sc, sets: slices.Clone(cfg.Sets)}, nil
+	return &Script{w: w, st: st, sets: slices.Clone(cfg.Sets)}, nil
 }
 
 // script is a scripted world's state; the World's hooks call it.
@@ -322,7 +327,7 @@ func (s *Script) AddProducer(name string, appID int32, sets []params.KV) (notes 
 	if appID < -1 || int(appID) >= len(w.apps) {
 		return nil, fmt.Errorf("no application %d (there are %d; -1 makes a new one)", appID, len(w.apps))
 	}
-	res, err := Resolve(Spec{Scenario: s.sc, Sets: slices.Concat(s.sets, sets)})
+	res, err := scriptResolve(slices.Concat(s.sets, sets))
 	if err != nil {
 		return nil, err
 	}

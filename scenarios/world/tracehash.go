@@ -1,4 +1,4 @@
-package scenarios
+package world
 
 import "github.com/idemsim/idemsim/sim"
 

@@ -1,0 +1,66 @@
+package world
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/idemsim/idemsim/scenarios/params"
+)
+
+// Resolve decodes v, with every level of precedence applied, into a
+// run's configuration: the typed [params.Config] (once), the effective
+// producer configuration after Kafka's rules, and the configuration
+// notes. It checks the producer and network configurations; the error
+// is one line naming the key.
+func Resolve(v *params.Values) (*Resolved, error) {
+	cfg, err := v.Settle()
+	if err != nil {
+		return nil, err
+	}
+	pc := cfg.ProducerConfig()
+	pc.IdempotenceExplicit = v.Explicit("enable.idempotence")
+	// As Kafka's KafkaProducer.configureDeliveryTimeout: an explicit
+	// delivery.timeout.ms below linger.ms + request.timeout.ms is refused;
+	// a default one is raised, with a note.
+	pc.DeliveryTimeoutExplicit = v.Explicit("delivery.timeout.ms")
+	var preNotes []string
+	if pc.EnableIdempotence && pc.IdempotenceExplicit && pc.Acks != -1 && !v.Explicit("acks") {
+		// The scenario's own acks (acks1) yields to an explicit
+		// enable.idempotence=true, as an unset acks does in Kafka 3.0+
+		// (ProducerConfig.postProcessAndValidateIdempotenceConfigs:
+		// idempotence needs acks=all, and acks left unset is all).
+		preNotes = append(preNotes, "acks="+strconv.Itoa(int(pc.Acks))+" raised to all: idempotence needs acks=all")
+		pc.Acks = -1
+	}
+	if !pc.EnableIdempotence && pc.TransactionalID != "" && !v.Explicit("transactional.id") {
+		// The scenario's own transactional.id cannot stand without
+		// idempotence (Kafka refuses it); a scenario run with
+		// -idempotence=false drops it, and says so.
+		preNotes = append(preNotes, "transactional.id="+pc.TransactionalID+" dropped: it needs idempotence")
+		pc.TransactionalID = ""
+		pc.TransactionRecords = 0
+	}
+	if pc.TransactionalID != "" && pc.TransactionRecords == 0 && !cfg.Producer.WhatIfFenceOnly {
+		// KafkaProducer.send -> TransactionManager.maybeAddPartition
+		// throws outside a transaction.
+		return nil, fmt.Errorf("transactional.id=%s needs transaction.records > 0: Kafka's send() outside a transaction throws IllegalStateException (\"Cannot add partition ... to transaction while in state  READY\", TransactionManager.maybeAddPartition); set transaction.records, or producer.whatif.fence_only=true for that what-if", pc.TransactionalID)
+	}
+	if cfg.App.Mode == params.AppExactlyOnce && (pc.TransactionalID == "" || pc.TransactionRecords == 0) {
+		if !pc.EnableIdempotence && !v.Explicit("app.mode") {
+			preNotes = append(preNotes, "app.mode=exactly-once needs transactions: without idempotence the application runs at-least-once")
+			cfg.App.Mode = params.AppAtLeastOnce
+		} else {
+			return nil, fmt.Errorf("app.mode=exactly-once needs transactions: set transactional.id and transaction.records > 0 (with idempotence on)")
+		}
+	}
+	eff, notes, err := pc.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	notes = append(preNotes, notes...)
+	notes = append(notes, v.DesignNotes()...)
+	if _, err := netConfig(v); err != nil {
+		return nil, err
+	}
+	return &Resolved{Values: v, Config: cfg, Producer: eff, Notes: notes, Params: v.List(), Versions: cfg.Versions.String()}, nil
+}

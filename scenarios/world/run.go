@@ -1,0 +1,273 @@
+package world
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/idemsim/idemsim/check"
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// Result is a run's report: every field is deterministic in the Spec.
+type Result struct {
+	Scenario    string      `json:"scenario"`
+	Seed        uint64      `json:"seed"`
+	Idempotence bool        `json:"idempotence"`
+	TraceHash   string      `json:"trace_hash"`
+	Events      int64       `json:"events"`
+	SimTimeNs   int64       `json:"sim_time_ns"`
+	Stop        string      `json:"stop"`
+	Params      []params.KV `json:"params"` // shared by the runs of one Resolved: read-only
+	Bugs        []string    `json:"bugs"`   // the -bug IDs turned on, in order
+	// Versions names the Kafka releases and the transaction protocol the
+	// run modelled, e.g. "kafka=4.1 transaction.version=2".
+	Versions    string   `json:"versions"`
+	ConfigNotes []string `json:"config_notes"`
+	// Counts are the checker's tallies: sent, acked, failed, pending,
+	// appended, duplicates, reordered, lost_acked, aborted, txn_committed,
+	// txn_aborted.
+	check.Counts
+	Abandoned   int64 `json:"abandoned"`
+	Fenced      int64 `json:"fenced"`
+	ZombieWrite int64 `json:"zombie_writes"`
+	// ZombieAttempts counts produce batches a superseded instance got to
+	// the broker; ZombieRejected those rejected for a stale epoch.
+	ZombieAttempts int64 `json:"zombie_attempts"`
+	ZombieRejected int64 `json:"zombie_rejected"`
+	// ClientEpochBumps counts the epoch bumps producers made or asked
+	// for; CoordinatorEpochBumps the bumps coordinators handed out in
+	// InitProducerId answers (epochbumps.go), such as the one that fences
+	// a paused instance when its replacement starts.
+	ClientEpochBumps      int64             `json:"client_epoch_bumps"`
+	CoordinatorEpochBumps int64             `json:"coordinator_epoch_bumps"`
+	Errors                map[string]int64  `json:"errors"`
+	Net                   NetStats          `json:"net"`
+	Violations            []check.Violation `json:"violations"`
+	// ViolationsCut counts the violations left out of Violations, whose
+	// lists are cut at a few per invariant; CutBy is the same by
+	// invariant.
+	ViolationsCut int64            `json:"violations_cut"`
+	CutBy         map[string]int64 `json:"-"`
+	Reproduce     string           `json:"reproduce"`
+
+	// Latencies are the send-to-ack times of acknowledged records, in
+	// acknowledgement order (for sweeps and plots; not in the JSON).
+	Latencies []time.Duration `json:"-"`
+	// Trace is the timeline, when Spec.KeepTrace was set.
+	Trace []string `json:"-"`
+	// Plan is the run's fault plan, as text (docs/plans.md).
+	Plan string `json:"-"`
+	// Realized is Plan plus the losses the random sources drew, as plan
+	// text (realize.go).
+	Realized string `json:"-"`
+}
+
+// Failed reports whether any invariant was violated.
+func (r *Result) HasViolations() bool { return len(r.Violations) > 0 }
+
+// Resolved is a run's configuration, resolved once before the run
+// starts.
+type Resolved struct {
+	// Values are the parameters as text, each with where it came from.
+	Values *params.Values
+	// Config is the same parameters, typed; Values.Config returns it too.
+	Config *params.Config
+	// Producer is the effective producer configuration, after Kafka's
+	// rules.
+	Producer model.ProducerConfig
+	// Notes are Kafka's configuration notes, e.g. idempotence turned off
+	// implicitly.
+	Notes []string
+	// Params is Values.List(), made once: the runs that share this
+	// resolution share it as their Result.Params (read-only).
+	Params []params.KV
+	// Versions is Config.Versions.String(), made once.
+	Versions string
+}
+
+// run runs the World newWorld built for s to its end and returns its
+// result; the caller fills in Result.Reproduce.
+func (w *World) run(s *Setup) (*Result, error) {
+	res := s.Resolved
+	pcfg, notes := res.Producer, res.Notes
+	if err := w.initFaults(s.PlanText, s.PlanSource); err != nil {
+		return nil, err
+	}
+	w.initExplain(s)
+	w.probe.p = s.Probe
+	if s.HashCache != nil {
+		w.probe.cache = s.HashCache.c
+	}
+	if s.Trace != nil {
+		w.trace.Tee(s.Trace)
+	}
+	if s.KeepTrace {
+		w.trace.Keep()
+	}
+	w.emit(model.Obs{Kind: model.ObsRunStart, Node: -1, Peer: -1,
+		Text: "run scenario=" + s.Name + " seed=" + strconv.FormatUint(s.Seed, 10) + " idempotence=" + strconv.FormatBool(pcfg.EnableIdempotence) +
+			" " + res.Versions})
+	maxEv := s.MaxEvents
+	if maxEv == 0 {
+		maxEv = 50_000_000
+	}
+	// Two phases: faults until the plan's end, then a healed world that
+	// must converge. A run that drained before the end with no process
+	// paused or crashed never needs the second phase.
+	horizon := w.horizon()
+	// Nothing is scheduled past the horizon (it could never run); a run
+	// that drains with such events dropped stopped at the horizon.
+	w.limit = horizon
+	w.maxState = s.MaxState
+	if w.maxState == 0 {
+		w.maxState = DefaultMaxState
+	}
+	runTo := func(until sim.Time) sim.StopReason {
+		s := w.loop.Run(sim.Limits{Until: until, MaxEvents: maxEv}, w)
+		if s == sim.StopDrained && w.beyond > 0 {
+			s = sim.StopTimeLimit
+		}
+		return s
+	}
+	var stop sim.StopReason
+	if w.planEnd < horizon {
+		stop = runTo(w.planEnd)
+		if stop == sim.StopTimeLimit || stop == sim.StopDrained && w.faulty() {
+			w.endFaults(w.planEnd)
+			stop = runTo(horizon)
+		}
+	} else {
+		stop = runTo(horizon)
+	}
+	stopText := stop.String()
+	if w.overState {
+		stopText = "state-limit"
+	} else if !w.settleRepl(maxEv) && stop != sim.StopEventLimit { // world_repl.go
+		stopText = sim.StopEventLimit.String()
+	}
+	end := w.loop.Now()
+	if w.ended && end < w.planEnd {
+		end = w.planEnd
+	}
+	pending, abandoned := w.pending()
+	w.finalLogs(end) // world_repl.go
+	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stopText, N: pending, Abandoned: abandoned, Until: w.planEnd})
+
+	counts, vs := w.chk.Finish()
+	if runEndHook != nil {
+		runEndHook() // a benchmark's: the whole World is still live
+	}
+	st := w.stats
+	// A recycled result's memory (Runner.Recycle), or new.
+	r, lat, bugs := w.resultMem, []time.Duration(nil), []string{}
+	w.resultMem = nil
+	if r != nil {
+		lat = r.Latencies[:0]
+		if r.Bugs != nil {
+			bugs = r.Bugs[:0]
+		}
+	} else {
+		r = new(Result)
+	}
+	if len(st.latencies) > 0 {
+		lat = append(lat, st.latencies...)
+	} else {
+		lat = nil
+	}
+	*r = Result{
+		Scenario: s.Name, Seed: s.Seed, Idempotence: pcfg.EnableIdempotence,
+		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stopText,
+		Params: res.Params, ConfigNotes: notes, Versions: res.Versions,
+		Counts:    counts,
+		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
+		Latencies: lat, Trace: w.trace.Lines(), Plan: w.planText(), Violations: vs,
+	}
+	if r.ConfigNotes == nil {
+		r.ConfigNotes = []string{}
+	}
+	for _, in := range w.instances {
+		r.ClientEpochBumps += int64(in.prod.EpochBumps())
+	}
+	r.CoordinatorEpochBumps = w.bumps.n
+	r.Violations, r.ViolationsCut, r.CutBy = check.SplitCut(r.Violations)
+	if w.realized != nil {
+		rp := w.realizedPlan()
+		r.Realized = rp.String()
+	}
+	if len(w.readers) > 0 {
+		e := &RunEnd{At: end, PlanEnd: w.planEnd, Violations: r.Violations}
+		for _, rd := range w.readers {
+			rd.End(e)
+		}
+	}
+	r.Bugs = append(bugs, s.Bugs...)
+	return r, nil
+}
+
+// runEndHook, when set ([SetRunEndHook]), is called at the end of every
+// run, after the checkers' verdicts, while the run's World, its logs and
+// its checkers are all still live.
+var runEndHook func()
+
+// SetRunEndHook sets f to be called at the end of every run, after the
+// checkers' verdicts, while the run's World, its logs and its checkers
+// are all still live: a benchmark measures the heap a run holds there
+// (scenarios/perf_bench_test.go). nil removes it. It is for benchmarks
+// only: it changes nothing in a run, and it must not be set while runs
+// are under way on other goroutines.
+func SetRunEndHook(f func()) { runEndHook = f }
+
+// DefaultMaxState is the default [Spec.MaxState]: a few hundred MB of run
+// state at the few hundred bytes each unit takes. Healthy runs hold tens
+// of units (a 100,000-record ackloss run at most 12); only a run whose
+// state grows without bound comes near it.
+const DefaultMaxState = 1_000_000
+
+// horizon is the latest time a run may reach: the later of the fault
+// plan's end and the last send plus the delivery timeout, then the
+// delivery timeout again and a margin (the convergence deadline,
+// LIVE-PROD). A healthy run drains long before.
+func (w *World) horizon() sim.Time {
+	var last time.Duration
+	for _, a := range w.apps {
+		last = max(last, time.Duration(a.records)*a.interval)
+	}
+	h := max(w.planEnd.Duration(), last+w.pcfg.DeliveryTimeout) + w.pcfg.DeliveryTimeout + 2*w.pcfg.RequestTimeout + time.Minute
+	if h <= 0 || h > time.Duration(math.MaxInt64/4) {
+		h = time.Duration(math.MaxInt64 / 4)
+	}
+	return sim.Time(h)
+}
+
+// PlanSource is where a replayed fault plan comes from, for its errors
+// and the reproduce command. The zero value is a plan given directly (by a
+// test, or a -shrink candidate): errors start with "fault plan:".
+type PlanSource struct {
+	// File is the file the plan was read from: a -plan-file, or with
+	// Embedded the scenario file whose "plan" key holds it.
+	File string
+	// Embedded reports that the plan is the "plan" key of the scenario
+	// file File; errors then name the file's lines.
+	Embedded bool
+	// Line is, for an Embedded plan, the file line of the plan's first
+	// line.
+	Line int
+}
+
+// PlanFile returns the -plan-file the plan was read from, or "".
+func (s PlanSource) PlanFile() string {
+	if s.Embedded {
+		return ""
+	}
+	return s.File
+}
+
+// planText is w.plan.String(), made in a buffer the World keeps: one
+// allocation, the string's.
+func (w *World) planText() string {
+	w.textBuf = w.plan.AppendText(w.textBuf[:0])
+	return string(w.textBuf)
+}

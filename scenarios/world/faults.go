@@ -230,19 +230,6 @@ func (w *World) hold(now sim.Time, n simnet.NodeID, ev Event, why string) {
 	w.emit(model.Obs{Kind: model.ObsHold, At: now, Node: int32(n), Peer: -1, Text: string(ev.AppendDescription(nil)), Fate: why})
 }
 
-// planDrop reports whether an armed drop rule takes this message, and
-// uses the rule up.
-func (w *World) planDrop(dir simnet.Direction, reqNo int64, c simnet.Conn) bool {
-	for i := range w.drops {
-		r := &w.drops[i]
-		if !r.used && r.dir == dir && r.n == reqNo && r.client == c.Client && r.server == c.Server {
-			r.used = true
-			return true
-		}
-	}
-	return false
-}
-
 // drifted returns when a timer the process at n set for at fires: late
 // or early by the node's drift, counted from now.
 func (w *World) drifted(now sim.Time, n simnet.NodeID, at sim.Time) sim.Time {

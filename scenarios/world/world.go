@@ -265,6 +265,9 @@ type World struct {
 	// script is set in a scripted world (script.go): a test script, not
 	// the network's draws and the loop, decides when messages arrive.
 	script *script
+	// router is the fate pipeline's last stage (fate.go), chosen once
+	// when the World is built: the loop's, or the script's.
+	router router
 
 	// repl is the replication wiring, nil when replication.factor is 1
 	// (world_repl.go).
@@ -295,6 +298,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	topo.GroupCoordinator = cfg.App.Mode == params.AppExactlyOnce
 	w := old.recycle() // runner.go
 	w.setup, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = s, vals, cfg, seed, pcfg, notes, topo
+	w.router = loopRouter{}
 	if err := s.Build(Builder{w}); err != nil {
 		return nil, err
 	}

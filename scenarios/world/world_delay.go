@@ -58,19 +58,6 @@ func (t actuator) ArmDuplicate(dir simnet.Direction, n int64, client, server str
 	t.w.mf.dups = append(t.w.mf.dups, dropRule{dir: dir, n: n, client: t.w.nodeOf(client), server: t.w.nodeOf(server)})
 }
 
-// takeRule reports whether an unused rule of rules matches the message,
-// and uses it up.
-func takeRule(rules []dropRule, dir simnet.Direction, reqNo int64, c simnet.Conn) bool {
-	for i := range rules {
-		r := &rules[i]
-		if !r.used && r.dir == dir && r.n == reqNo && r.client == c.Client && r.server == c.Server {
-			r.used = true
-			return true
-		}
-	}
-	return false
-}
-
 // scheduleDelivery schedules a message's arrival event at its arrival time
 // at, unless a delay rule or an earlier delayed message on the same tcp
 // connection holds it back; a duplicate rule adds a copy right after it

@@ -9,25 +9,16 @@ import (
 )
 
 // Messages between producer instances and servers, and between servers,
-// travel through the simulated network: send asks simnet for each
-// message's fate and schedules its arrival; deliver hands it to its node.
+// travel through the simulated network: send asks the fate pipeline
+// (fate.go) for each message's fate and carries it out; deliver hands an
+// arriving message to its node.
 
 // send puts message wr.m on connection c in direction dir and schedules
 // its arrival; wr names the connection's ends, the request's number and
 // the client's incarnation. It returns the message's fate at send time.
 func (w *World) send(now sim.Time, wr wire, c simnet.Conn, dir simnet.Direction) simnet.Fate {
 	m, reqNo := wr.m, wr.reqNo
-	if w.probe.p != nil && wr.inst != nil {
-		// An explorer chooses among client messages only: server links
-		// are no choice points yet.
-		w.probeSend(now, m, c, dir, reqNo) // probe.go
-	}
-	var s simnet.Sent
-	if w.planDrop(dir, reqNo, c) {
-		s = w.nw.SendLost(now, c, dir)
-	} else {
-		s = w.nw.Send(now, c, dir)
-	}
+	s := w.sendFate(now, &wr, c, dir) // fate.go
 	w.takeNotices(now)
 	from, to := wr.client, wr.server
 	if dir == simnet.Response {
@@ -53,18 +44,7 @@ func (w *World) send(now sim.Time, wr wire, c simnet.Conn, dir simnet.Direction)
 	// per message); it is stored once every rule has marked it.
 	wp := wr
 	wp.refs = 1
-	if w.script != nil {
-		// A scripted world holds the message until its script delivers,
-		// drops or loses it (script.go).
-		w.msgs.put(id, wp)
-		w.script.hold(id, to, s.Tok)
-		return s.Fate
-	}
-	w.scheduleDelivery(now, s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok}, &wp, from, to) // world_delay.go
-	if s.DupAt >= 0 {
-		wp.refs++
-		w.schedule(s.DupAt, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok})
-	}
+	wp = w.router.route(w, now, s, wp, id, from, to) // fate.go
 	w.msgs.put(id, wp)
 	return s.Fate
 }
@@ -88,22 +68,12 @@ func (w *World) takeWire(ev Event) wire {
 // deliver hands an arriving message to its node.
 func (w *World) deliver(now sim.Time, ev Event) {
 	to := simnet.NodeID(ev.node)
-	if ev.tok.Dir == simnet.Request && w.nodes[to].fault.crashed {
-		w.loseDelivery(now, ev, "crashed")
+	if w.arrivalCrashed(ev) { // fate.go
+		w.loseDelivery(now, ev, whyCrashed)
 		return
 	}
 	wr := w.takeWire(ev)
-	f := w.nw.Arrive(ev.tok)
-	if wr.late && f != simnet.Delivered {
-		// The server never saw the close or the cut: it reads the request
-		// (faults.Late).
-		f = simnet.Delivered
-	}
-	w.takeNotices(now)
-	why := f.String()
-	if f == simnet.Delivered && ev.tok.Dir == simnet.Response && wr.inc != w.nodes[wr.client].inc {
-		f, why = simnet.Lost, "stale-incarnation"
-	}
+	f, why := w.arriveFate(now, ev, &wr) // fate.go
 	peer := wr.client
 	if ev.tok.Dir == simnet.Response {
 		peer = wr.server
@@ -159,15 +129,9 @@ func (w *World) takeNotices(now sim.Time) {
 	}
 }
 
-// connsDown is called when connections may have closed or broken. In a
-// normal run a message on a dead connection is lost when it arrives
-// (deliver); a scripted world holds its messages in flight until the
-// script acts, so it loses them now (script.go).
-func (w *World) connsDown(now sim.Time) {
-	if w.script != nil {
-		w.script.loseDead(now)
-	}
-}
+// connsDown is called when connections may have closed or broken: the
+// router learns it (fate.go).
+func (w *World) connsDown(now sim.Time) { w.router.connsDown(w, now) }
 
 // disconnected delivers a disconnect notice, unless the client has since
 // moved to another connection or incarnation. A server client learns it

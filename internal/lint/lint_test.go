@@ -31,7 +31,9 @@ var allowed = map[string][]string{
 	// The World: node table, routing, faults, readers, state hashes, the
 	// scripted mode. It knows no catalogue scenario: a Setup says what
 	// to build.
-	"scenarios/world": {"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/trace"},
+	"scenarios/world": {"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store"},
+	// The World's compact containers (id table, bitset, record window).
+	"scenarios/world/internal/store": {"model"},
 	// The catalogue as data over world.Builder; Spec, Resolve, Run,
 	// Result, scenario files.
 	"scenarios": {"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/world", "ext:go.yaml.in/yaml/v3"},
@@ -76,7 +78,7 @@ var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios", "scenarios/explain"}
+var world = []string{"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios", "scenarios/explain"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()

@@ -430,10 +430,10 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 		}
 		w.connsDown(now)
 		var abandoned int64
-		if !w.resend && in.unresolved.len() > 0 {
-			abandoned = int64(in.unresolved.len())
-			in.unresolved.each(func(rec model.Record) { in.app.abandoned.set(rec.ID.N) })
-			in.unresolved.clear()
+		if !w.resend && in.unresolved.Len() > 0 {
+			abandoned = int64(in.unresolved.Len())
+			in.unresolved.Each(func(rec model.Record) { in.app.abandoned.Set(rec.ID.N) })
+			in.unresolved.Clear()
 		}
 		w.emit(model.Obs{Kind: model.ObsCrash, At: now, Node: int32(n), Peer: -1, N: abandoned})
 		return
@@ -492,8 +492,8 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 			w.replay(now, n)
 			return
 		}
-		recs := make([]model.Record, 0, in.unresolved.len())
-		in.unresolved.each(func(rec model.Record) { recs = append(recs, rec) })
+		recs := make([]model.Record, 0, in.unresolved.Len())
+		in.unresolved.Each(func(rec model.Record) { recs = append(recs, rec) })
 		for _, rec := range recs { // in message-number order
 			w.resendRecord(now, in, rec, true)
 		}

@@ -92,8 +92,8 @@ func (w *World) recycle() *World {
 	loop, msgs, routes, rands := w.loop, w.msgs, w.routes, w.rands
 	rands.Reset()
 	loop.Reset()
-	msgs.reset()
-	routes.reset()
+	msgs.Reset()
+	routes.Reset()
 	free := w.srvFree
 	for _, sc := range w.srvConns {
 		free = append(free, sc)
@@ -188,7 +188,7 @@ func (w *World) spareNodes() spares {
 		s.apps = append(s.apps, a)
 	}
 	for _, in := range w.instances {
-		in.unresolved.clear()
+		in.unresolved.Clear()
 		clear(in.conns)
 		s.instances = append(s.instances, in)
 	}

@@ -227,8 +227,8 @@ func (st *script) loseDead(now sim.Time) {
 // lose releases h's message and observes its loss on the wire.
 func (st *script) lose(now sim.Time, h held, why string) {
 	w := st.w
-	wr, _ := w.msgs.get(h.id)
-	w.msgs.del(h.id)
+	wr, _ := w.msgs.Get(h.id)
+	w.msgs.Del(h.id)
 	w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: int32(h.to), Peer: int32(st.from(h, wr)), Msg: wr.m, Fate: why, MsgID: h.id})
 }
 
@@ -441,14 +441,14 @@ func (s *Script) Replay(to, from string) error {
 	if old.app != in.app {
 		return fmt.Errorf("%s and %s are instances of different applications", to, from)
 	}
-	recs := make([]model.Record, 0, old.unresolved.len())
-	old.unresolved.each(func(rec model.Record) { recs = append(recs, rec) })
-	old.unresolved.clear()
+	recs := make([]model.Record, 0, old.unresolved.Len())
+	old.unresolved.Each(func(rec model.Record) { recs = append(recs, rec) })
+	old.unresolved.Clear()
 	for _, rec := range recs { // in message-number order
-		if in.unresolved.has(rec.ID.N) {
+		if in.unresolved.Has(rec.ID.N) {
 			continue
 		}
-		in.unresolved.put(rec)
+		in.unresolved.Put(rec)
 		s.w.resendRecord(s.Now(), in, rec, true)
 	}
 	s.settle()
@@ -482,7 +482,7 @@ func (f *Flight) Type() string {
 func (s *Script) InFlight() []Flight {
 	out := make([]Flight, len(s.st.flight))
 	for i, h := range s.st.flight {
-		wr, _ := s.w.msgs.get(h.id)
+		wr, _ := s.w.msgs.Get(h.id)
 		out[i] = Flight{ID: h.id, From: s.w.names[s.st.from(h, wr)], To: s.w.names[h.to], Msg: wr.m,
 			Response: h.tok.Dir == simnet.Response, Conn: h.tok.Conn}
 	}
@@ -543,7 +543,7 @@ func (s *Script) Reject(id uint64, err model.ErrCode) error {
 		return errNotInFlight
 	}
 	h := s.st.flight[i]
-	wr, _ := s.w.msgs.get(id)
+	wr, _ := s.w.msgs.Get(id)
 	b := s.w.nodes[h.to].broker
 	if _, ok := wr.m.(*model.ProduceRequest); !ok || b == nil || h.tok.Dir != simnet.Request {
 		return fmt.Errorf("cannot reject %s: not a produce request to a broker", wr.m.AppendDescription(nil))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/world/internal/store"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -86,7 +87,7 @@ const (
 	spInternalMsg
 	spPeer
 	spRules     // []model.RejectRule, []dropRule: unused rules only
-	spRecordSet // recordSet: its members only
+	spRecordSet // store.RecordSet: its members only
 )
 
 // HashCache is what state hashes of runs in one goroutine may share (per
@@ -160,7 +161,7 @@ var (
 	tOuts        = reflect.TypeFor[[]model.Out]()
 	tRejects     = reflect.TypeFor[[]model.RejectRule]()
 	tRules       = reflect.TypeFor[[]dropRule]()
-	tRecordSet   = reflect.TypeFor[recordSet]()
+	tRecordSet   = reflect.TypeFor[store.RecordSet]()
 )
 
 // scratchFields are fields that hold nothing between events: buffers the
@@ -244,8 +245,8 @@ func (w *World) stateHash(now sim.Time, ev Event) StateHash {
 		r          route
 	}
 	var rs []rt
-	for _, hd := range w.routes.ids(nil) {
-		r, _ := w.routes.get(hd)
+	for _, hd := range w.routes.IDs(nil) {
+		r, _ := w.routes.Get(hd)
 		c, ok := h.handles[hd]
 		if !ok {
 			c = math.MaxUint64
@@ -287,7 +288,7 @@ func (h *stateHasher) event(at sim.Time, ev Event, bg bool) {
 	h.tok(ev.tok)
 	switch ev.kind {
 	case evDeliver:
-		wr, _ := h.w.msgs.get(ev.msg)
+		wr, _ := h.w.msgs.Get(ev.msg)
 		h.value(reflect.ValueOf(wr))
 	case evFault:
 		h.str(h.w.plan.Actions[ev.n].String())

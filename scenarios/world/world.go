@@ -12,6 +12,7 @@ import (
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/trace"
+	"github.com/idemsim/idemsim/scenarios/world/internal/store"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -74,7 +75,7 @@ type instance struct {
 	active bool
 	// unresolved holds the records sent through this instance whose
 	// outcome is unknown, by message number.
-	unresolved recordSet
+	unresolved store.RecordSet
 	// restarted: an exactly-once instance restarted after a crash; its
 	// application resumes from the committed input position
 	// (world_restart.go).
@@ -89,7 +90,7 @@ type app struct {
 	next    int64 // next message number
 	// resolved holds the message numbers that got an outcome at some
 	// instance; abandoned those a crash abandoned.
-	resolved, abandoned bitset
+	resolved, abandoned store.Bitset
 	// high is one past the highest message number ever sent: an
 	// exactly-once application that resumes at its committed position
 	// sends records below it again.
@@ -194,11 +195,11 @@ type World struct {
 	spareNext int
 
 	// msgs are the messages on the wire, by id (world_net.go).
-	msgs    idTable[wire]
+	msgs    store.IDTable[wire]
 	nextMsg uint64
 	// routes are the reply routes of the requests servers are handling,
 	// by handle (world_server.go).
-	routes    idTable[route]
+	routes    store.IDTable[route]
 	nextRoute uint64
 	// srvConns are the receive sides of client connections at servers
 	// with requests buffered or being handled, in order of creation
@@ -551,7 +552,7 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 // events, messages on the wire, recorded plan actions and event-log
 // entries.
 func (w *World) state() int64 {
-	n := int64(w.loop.Pending() + w.msgs.len())
+	n := int64(w.loop.Pending() + w.msgs.Len())
 	if w.realized != nil {
 		n += int64(len(w.realized.realized))
 	}
@@ -609,15 +610,15 @@ func (w *World) pending() (pending, abandoned int64) {
 	for _, a := range w.apps {
 		held := map[int64]bool{}
 		for _, in := range a.instances {
-			in.unresolved.each(func(rec model.Record) {
-				if !a.resolved.has(rec.ID.N) {
+			in.unresolved.Each(func(rec model.Record) {
+				if !a.resolved.Has(rec.ID.N) {
 					held[rec.ID.N] = true
 				}
 			})
 		}
 		pending += int64(len(held))
-		a.abandoned.each(func(n int64) {
-			if !a.resolved.has(n) && !held[n] {
+		a.abandoned.Each(func(n int64) {
+			if !a.resolved.Has(n) && !held[n] {
 				abandoned++
 			}
 		})

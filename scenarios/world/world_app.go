@@ -94,7 +94,7 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 	id := model.RecordID{App: a.id, N: a.next}
 	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: part, SentAt: now}
 	a.next++
-	in.unresolved.put(rec)
+	in.unresolved.Put(rec)
 	if id.N < a.high {
 		// An exactly-once application that resumed at its committed
 		// position processes this input record again: the same record,
@@ -137,14 +137,14 @@ func (w *World) takeover(now sim.Time, in *instance) {
 	default:
 		var recs []model.Record
 		for _, old := range a.instances[:in.index] {
-			old.unresolved.each(func(r model.Record) { recs = append(recs, r) })
+			old.unresolved.Each(func(r model.Record) { recs = append(recs, r) })
 		}
 		sortRecords(recs)
 		for _, rec := range recs {
-			if in.unresolved.has(rec.ID.N) {
+			if in.unresolved.Has(rec.ID.N) {
 				continue
 			}
-			in.unresolved.put(rec)
+			in.unresolved.Put(rec)
 			w.resendRecord(now, in, rec, false)
 		}
 	}
@@ -259,15 +259,15 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			// instance's hands until the transaction ends: at least
 			// once, a takeover sends it again if it is still open.
 			if o.Result.Err != model.ErrNone || !in.prod.InTransaction(o.Result.ID) {
-				in.unresolved.delete(o.Result.ID.N)
+				in.unresolved.Delete(o.Result.ID.N)
 			}
-			in.app.resolved.set(o.Result.ID.N)
+			in.app.resolved.Set(o.Result.ID.N)
 			ob := w.slot(model.ObsOutcome, now, int32(in.node), -1)
 			ob.App, ob.Outcome = in.app.id, *o.Result
 			w.fire(ob)
 		case model.OutTxnResult:
 			for _, id := range o.Txn.Records {
-				in.unresolved.delete(id.N)
+				in.unresolved.Delete(id.N)
 			}
 			verb := "aborted"
 			switch {

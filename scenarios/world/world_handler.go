@@ -163,7 +163,7 @@ func (w *World) handle(now sim.Time, sc *srvConn) {
 	if pr, ok := wr.m.(*model.ProduceRequest); ok && pr.Acks == 0 {
 		w.dropRoute(h) // acks=0: no response
 	}
-	if _, waiting := w.routes.get(h); waiting {
+	if _, waiting := w.routes.Get(h); waiting {
 		sc.waiting = true
 		return
 	}

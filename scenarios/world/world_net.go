@@ -45,22 +45,22 @@ func (w *World) send(now sim.Time, wr wire, c simnet.Conn, dir simnet.Direction)
 	wp := wr
 	wp.refs = 1
 	wp = w.router.route(w, now, s, wp, id, from, to) // fate.go
-	w.msgs.put(id, wp)
+	w.msgs.Put(id, wp)
 	return s.Fate
 }
 
 // takeWire returns the wire of a delivery event, releasing it after its
 // last scheduled delivery.
 func (w *World) takeWire(ev Event) wire {
-	wr, ok := w.msgs.get(ev.msg)
+	wr, ok := w.msgs.Get(ev.msg)
 	if !ok {
 		return wire{} // not on the wire (never met: every delivery has its message)
 	}
 	wr.refs--
 	if wr.refs == 0 {
-		w.msgs.del(ev.msg)
+		w.msgs.Del(ev.msg)
 	} else {
-		w.msgs.set(ev.msg, wr)
+		w.msgs.Set(ev.msg, wr)
 	}
 	return wr
 }

@@ -31,8 +31,8 @@ func (w *World) restartInput(in *instance) bool {
 	in.restarted = true
 	// Read again from the input if not committed; counted abandoned until
 	// an outcome comes.
-	in.unresolved.each(func(rec model.Record) { in.app.abandoned.set(rec.ID.N) })
-	in.unresolved.clear()
+	in.unresolved.Each(func(rec model.Record) { in.app.abandoned.Set(rec.ID.N) })
+	in.unresolved.Clear()
 	return true
 }
 

@@ -58,12 +58,12 @@ type route struct {
 func (w *World) pushRoute(r route) uint64 {
 	w.nextRoute++
 	h := w.nextRoute
-	w.routes.put(h, r)
+	w.routes.Put(h, r)
 	return h
 }
 
 // dropRoute forgets route h (a request that gets no reply).
-func (w *World) dropRoute(h uint64) { w.routes.del(h) }
+func (w *World) dropRoute(h uint64) { w.routes.Del(h) }
 
 // serverOuts carries out the effects of server node n.
 func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
@@ -102,11 +102,11 @@ func (w *World) serverEffects(now sim.Time, n simnet.NodeID, outs []model.Out) {
 			}
 			w.fire(ob)
 		case model.OutReply:
-			r, ok := w.routes.get(o.Peer.Handle)
+			r, ok := w.routes.Get(o.Peer.Handle)
 			if !ok {
 				panic("scenarios: a reply with no route")
 			}
-			w.routes.del(o.Peer.Handle)
+			w.routes.Del(o.Peer.Handle)
 			if r.app != nil {
 				w.offsetFetched(now, r.app, o.Msg.(*model.OffsetFetchResponse))
 				continue

@@ -1,4 +1,4 @@
-package world
+package store
 
 import (
 	"reflect"
@@ -10,29 +10,29 @@ import (
 )
 
 // TestRecordSetAsMap: any sequence of puts, deletes and clears leaves a
-// recordSet with the members a map would have, listed in increasing
+// RecordSet with the members a map would have, listed in increasing
 // message number, in its canonical form (the window from the smallest
 // member to the largest, absent slots zero).
 func TestRecordSetAsMap(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var s recordSet
+		var s RecordSet
 		m := map[int64]model.Record{}
 		for i := range rapid.IntRange(0, 200).Draw(t, "ops") {
 			n := rapid.Int64Range(0, 40).Draw(t, "n")
 			switch op := rapid.IntRange(0, 9).Draw(t, "op"); {
 			case op < 6:
 				rec := model.Record{ID: model.RecordID{App: 1, N: n}, Digest: uint64(i) + 1}
-				s.put(rec)
+				s.Put(rec)
 				m[n] = rec
 			case op < 9:
-				s.delete(n)
+				s.Delete(n)
 				delete(m, n)
 			default:
-				s.clear()
+				s.Clear()
 				clear(m)
 			}
-			if s.len() != len(m) {
-				t.Fatalf("len %d, map %d", s.len(), len(m))
+			if s.Len() != len(m) {
+				t.Fatalf("len %d, map %d", s.Len(), len(m))
 			}
 			var keys []int64
 			for k := range m {
@@ -40,16 +40,16 @@ func TestRecordSetAsMap(t *testing.T) {
 			}
 			slices.Sort(keys)
 			var got []model.Record
-			s.each(func(r model.Record) { got = append(got, r) })
+			s.Each(func(r model.Record) { got = append(got, r) })
 			for j, k := range keys {
 				if j >= len(got) || got[j] != m[k] {
 					t.Fatalf("members %v, map %v", got, m)
 				}
-				if r, ok := s.get(k); !ok || r != m[k] {
+				if r, ok := s.Get(k); !ok || r != m[k] {
 					t.Fatalf("get(%d) = %v %v, map %v", k, r, ok, m[k])
 				}
 			}
-			if len(got) != len(keys) || s.has(41) || s.has(-1) {
+			if len(got) != len(keys) || s.Has(41) || s.Has(-1) {
 				t.Fatalf("members %v, map %v", got, m)
 			}
 			if len(keys) == 0 {
@@ -73,13 +73,13 @@ func TestRecordSetAsMap(t *testing.T) {
 // (records sent in order, each resolved five sends later) reuses one
 // buffer.
 func TestRecordSetSlides(t *testing.T) {
-	var s recordSet
+	var s RecordSet
 	var n int64
 	slide := func() {
 		for range 10_000 {
-			s.put(model.Record{ID: model.RecordID{N: n}})
+			s.Put(model.Record{ID: model.RecordID{N: n}})
 			if n >= 5 {
-				s.delete(n - 5)
+				s.Delete(n - 5)
 			}
 			n++
 		}
@@ -88,7 +88,7 @@ func TestRecordSetSlides(t *testing.T) {
 	if a := testing.AllocsPerRun(5, slide); a != 0 {
 		t.Fatalf("%v allocations per 10,000 records", a)
 	}
-	if s.len() != 5 || len(s.recs) > 64 {
-		t.Fatalf("%d members in a buffer of %d", s.len(), len(s.recs))
+	if s.Len() != 5 || len(s.recs) > 64 {
+		t.Fatalf("%d members in a buffer of %d", s.Len(), len(s.recs))
 	}
 }

@@ -1,4 +1,4 @@
-package world
+package store
 
 import (
 	"math/rand/v2"
@@ -6,14 +6,14 @@ import (
 	"testing"
 )
 
-// TestIDTableAsMap: an idTable behaves as a map under ids handed out in
+// TestIDTableAsMap: an IDTable behaves as a map under ids handed out in
 // increasing order (sometimes stored a little out of order) and freed in
 // any order, some kept for very long (to make the window spill), over
 // resets; its ids come out in increasing order.
 func TestIDTableAsMap(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 3))
-		var tb idTable[int]
+		var tb IDTable[int]
 		for round := range 3 {
 			ref := map[uint64]int{}
 			var live []uint64
@@ -29,7 +29,7 @@ func TestIDTableAsMap(t *testing.T) {
 					i := len(pending) - 1 - rng.IntN(min(len(pending), 3))
 					id := pending[i]
 					pending = slices.Delete(pending, i, i+1)
-					tb.put(id, step)
+					tb.Put(id, step)
 					ref[id] = step
 					live = append(live, id)
 				case r < 85 && len(live) > 0:
@@ -40,32 +40,32 @@ func TestIDTableAsMap(t *testing.T) {
 					}
 					id := live[i]
 					live = slices.Delete(live, i, i+1)
-					tb.del(id)
+					tb.Del(id)
 					delete(ref, id)
 				case len(live) > 0:
 					id := live[rng.IntN(len(live))]
-					tb.set(id, -step)
+					tb.Set(id, -step)
 					ref[id] = -step
 				}
 				for _, id := range pending {
-					tb.put(id, int(id))
+					tb.Put(id, int(id))
 					ref[id] = int(id)
 					live = append(live, id)
 				}
 				pending = pending[:0]
-				if tb.len() != len(ref) {
-					t.Fatalf("seed %d round %d step %d: len %d, want %d", seed, round, step, tb.len(), len(ref))
+				if tb.Len() != len(ref) {
+					t.Fatalf("seed %d round %d step %d: len %d, want %d", seed, round, step, tb.Len(), len(ref))
 				}
 				if step%97 == 0 {
 					for id, v := range ref {
-						if got, ok := tb.get(id); !ok || got != v {
+						if got, ok := tb.Get(id); !ok || got != v {
 							t.Fatalf("seed %d step %d: get(%d) = %d, %v; want %d", seed, step, id, got, ok, v)
 						}
 					}
-					if _, ok := tb.get(next + 7); ok {
+					if _, ok := tb.Get(next + 7); ok {
 						t.Fatalf("seed %d step %d: an id never stored is live", seed, step)
 					}
-					ids := tb.ids(nil)
+					ids := tb.IDs(nil)
 					want := make([]uint64, 0, len(ref))
 					for id := range ref {
 						want = append(want, id)
@@ -79,9 +79,9 @@ func TestIDTableAsMap(t *testing.T) {
 			if round == 1 && len(tb.spill) == 0 && seed == 1 {
 				t.Logf("seed %d: nothing spilled", seed)
 			}
-			tb.reset()
-			if tb.len() != 0 {
-				t.Fatalf("a reset table holds %d", tb.len())
+			tb.Reset()
+			if tb.Len() != 0 {
+				t.Fatalf("a reset table holds %d", tb.Len())
 			}
 		}
 	}
@@ -90,21 +90,21 @@ func TestIDTableAsMap(t *testing.T) {
 // TestIDTableSpills: one entry kept while a million come and go keeps the
 // window small: memory follows the live entries.
 func TestIDTableSpills(t *testing.T) {
-	var tb idTable[[4]int64]
-	tb.put(1, [4]int64{1})
+	var tb IDTable[[4]int64]
+	tb.Put(1, [4]int64{1})
 	for id := uint64(2); id < 1_000_000; id++ {
-		tb.put(id, [4]int64{int64(id)})
+		tb.Put(id, [4]int64{int64(id)})
 		if id > 5 {
-			tb.del(id - 3)
+			tb.Del(id - 3)
 		}
 	}
 	if c := cap(tb.slots); c > 4*spillSpan {
 		t.Fatalf("the window's storage grew to %d slots for 5 live entries", c)
 	}
-	if v, ok := tb.get(1); !ok || v[0] != 1 {
+	if v, ok := tb.Get(1); !ok || v[0] != 1 {
 		t.Fatalf("the kept entry is %v, %v", v, ok)
 	}
-	if tb.len() != 5 { // 1, 2 and the last three
-		t.Fatalf("len %d, want 5", tb.len())
+	if tb.Len() != 5 { // 1, 2 and the last three
+		t.Fatalf("len %d, want 5", tb.Len())
 	}
 }

@@ -1,8 +1,8 @@
-package world
+package store
 
 import "github.com/idemsim/idemsim/model"
 
-// recordSet is a producer instance's unresolved records, by message
+// RecordSet is a producer instance's unresolved records, by message
 // number: those sent through it whose outcome it has not learned. The
 // members are a window of an application's dense message numbers (sent in
 // order, resolved mostly in order), so they are kept in one buffer from
@@ -12,7 +12,7 @@ import "github.com/idemsim/idemsim/model"
 // moves back to its start when it reaches the end, so a steady stream of
 // records reuses one buffer. Absent slots are zero; the state hash walks
 // only the members (statehash.go).
-type recordSet struct {
+type RecordSet struct {
 	// base is the message number of the window's first slot, off that
 	// slot's index in the buffers, and size the window's length:
 	// recs[off+i] holds message base+i when present[off+i].
@@ -25,10 +25,10 @@ type recordSet struct {
 }
 
 // len returns the number of members.
-func (s *recordSet) len() int { return s.n }
+func (s *RecordSet) Len() int { return s.n }
 
 // slot returns n's index in the buffers, or -1 outside the window.
-func (s *recordSet) slot(n int64) int {
+func (s *RecordSet) slot(n int64) int {
 	i := n - s.base
 	if i < 0 || i >= int64(s.size) {
 		return -1
@@ -37,7 +37,7 @@ func (s *recordSet) slot(n int64) int {
 }
 
 // get returns member n.
-func (s *recordSet) get(n int64) (model.Record, bool) {
+func (s *RecordSet) Get(n int64) (model.Record, bool) {
 	if i := s.slot(n); i >= 0 && s.present[i] {
 		return s.recs[i], true
 	}
@@ -45,13 +45,13 @@ func (s *recordSet) get(n int64) (model.Record, bool) {
 }
 
 // has reports whether n is a member.
-func (s *recordSet) has(n int64) bool {
-	_, ok := s.get(n)
+func (s *RecordSet) Has(n int64) bool {
+	_, ok := s.Get(n)
 	return ok
 }
 
 // put adds rec (or replaces the member with its message number).
-func (s *recordSet) put(rec model.Record) {
+func (s *RecordSet) Put(rec model.Record) {
 	n := rec.ID.N
 	if s.n == 0 {
 		s.base, s.off, s.size = n, 0, 0
@@ -60,10 +60,10 @@ func (s *recordSet) put(rec model.Record) {
 	case n < s.base:
 		// Below the window (a record handed over from an older
 		// instance): the window grows at the front.
-		s.reserve(int(s.base-n), s.size+int(s.base-n))
+		s.Reserve(int(s.base-n), s.size+int(s.base-n))
 		s.base = n
 	case n-s.base >= int64(s.size):
-		s.reserve(0, int(n-s.base)+1)
+		s.Reserve(0, int(n-s.base)+1)
 	}
 	i := s.slot(n)
 	if !s.present[i] {
@@ -78,7 +78,7 @@ func (s *recordSet) put(rec model.Record) {
 // would fill more than half of them (so that moves stay rare: a window
 // that slides along the buffer moves once per half buffer). Every slot
 // outside the window is zero.
-func (s *recordSet) reserve(front, size int) {
+func (s *RecordSet) Reserve(front, size int) {
 	if front == 0 && s.off+size <= len(s.recs) {
 		s.size = size
 		return
@@ -106,7 +106,7 @@ func (s *recordSet) reserve(front, size int) {
 }
 
 // delete removes member n, if present.
-func (s *recordSet) delete(n int64) {
+func (s *RecordSet) Delete(n int64) {
 	i := s.slot(n)
 	if i < 0 || !s.present[i] {
 		return
@@ -137,14 +137,14 @@ func (s *recordSet) delete(n int64) {
 const maxKeptRecs = 4096
 
 // clear removes every member, keeping the storage.
-func (s *recordSet) clear() {
+func (s *RecordSet) Clear() {
 	clear(s.recs[s.off : s.off+s.size])
 	clear(s.present[s.off : s.off+s.size])
 	s.base, s.off, s.size, s.n = 0, 0, 0, 0
 }
 
 // each calls f for every member, in increasing message number.
-func (s *recordSet) each(f func(rec model.Record)) {
+func (s *RecordSet) Each(f func(rec model.Record)) {
 	for i := s.off; i < s.off+s.size; i++ {
 		if s.present[i] {
 			f(s.recs[i])

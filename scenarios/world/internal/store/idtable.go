@@ -1,11 +1,11 @@
-package world
+package store
 
 import (
 	"cmp"
 	"slices"
 )
 
-// idTable holds values by id for ids handed out in increasing order (a
+// IDTable holds values by id for ids handed out in increasing order (a
 // message number, a reply handle) and freed in any order: the messages on
 // the wire, the requests servers are handling. It is a window of slots
 // from the oldest live id on, so that a put, a get and a delete are an
@@ -18,8 +18,8 @@ import (
 // spillSpan slots and four times its live entries, its oldest entries
 // move to a map, so memory stays proportional to the live entries.
 //
-// The zero idTable is empty and ready; ids start at 1 or above.
-type idTable[T any] struct {
+// The zero IDTable is empty and ready; ids start at 1 or above.
+type IDTable[T any] struct {
 	// slots[head:] hold ids base, base+1, ...
 	slots []idSlot[T]
 	head  int
@@ -39,7 +39,7 @@ type idSlot[T any] struct {
 const spillSpan = 256
 
 // put stores v under id, which is not live.
-func (t *idTable[T]) put(id uint64, v T) {
+func (t *IDTable[T]) Put(id uint64, v T) {
 	if t.n == 0 && id >= t.base {
 		// An empty window starts at id (every spilled id is below
 		// the old base, so below id); its slots were zeroed as they
@@ -70,7 +70,7 @@ func (t *idTable[T]) put(id uint64, v T) {
 
 // spillOld moves the window's oldest entries to the spill map until it
 // spans at most twice its live entries.
-func (t *idTable[T]) spillOld() {
+func (t *IDTable[T]) spillOld() {
 	if t.spill == nil {
 		t.spill = make(map[uint64]T)
 	}
@@ -83,11 +83,11 @@ func (t *idTable[T]) spillOld() {
 		t.head++
 		t.base++
 	}
-	t.trim()
+	t.Trim()
 }
 
 // slot returns id's live slot in the window, or nil.
-func (t *idTable[T]) slot(id uint64) *idSlot[T] {
+func (t *IDTable[T]) slot(id uint64) *idSlot[T] {
 	if id < t.base {
 		return nil
 	}
@@ -99,7 +99,7 @@ func (t *idTable[T]) slot(id uint64) *idSlot[T] {
 }
 
 // get returns id's value and whether it is live.
-func (t *idTable[T]) get(id uint64) (T, bool) {
+func (t *IDTable[T]) Get(id uint64) (T, bool) {
 	if s := t.slot(id); s != nil {
 		return s.v, true
 	}
@@ -108,7 +108,7 @@ func (t *idTable[T]) get(id uint64) (T, bool) {
 }
 
 // set replaces live id's value.
-func (t *idTable[T]) set(id uint64, v T) {
+func (t *IDTable[T]) Set(id uint64, v T) {
 	if s := t.slot(id); s != nil {
 		s.v = v
 		return
@@ -117,7 +117,7 @@ func (t *idTable[T]) set(id uint64, v T) {
 }
 
 // del frees id (nothing when it is not live).
-func (t *idTable[T]) del(id uint64) {
+func (t *IDTable[T]) Del(id uint64) {
 	s := t.slot(id)
 	if s == nil {
 		delete(t.spill, id)
@@ -125,12 +125,12 @@ func (t *idTable[T]) del(id uint64) {
 	}
 	*s = idSlot[T]{}
 	t.n--
-	t.trim()
+	t.Trim()
 }
 
 // trim moves the window's start past its freed slots, and its slots back
 // to the front of their storage once half of it lies before them.
-func (t *idTable[T]) trim() {
+func (t *IDTable[T]) Trim() {
 	for t.head < len(t.slots) && !t.slots[t.head].live {
 		t.head++
 		t.base++
@@ -147,10 +147,10 @@ func (t *idTable[T]) trim() {
 }
 
 // len returns the number of live entries.
-func (t *idTable[T]) len() int { return t.n + len(t.spill) }
+func (t *IDTable[T]) Len() int { return t.n + len(t.spill) }
 
 // ids appends the live ids to ids, in increasing order.
-func (t *idTable[T]) ids(ids []uint64) []uint64 {
+func (t *IDTable[T]) IDs(ids []uint64) []uint64 {
 	from := len(ids)
 	for id := range t.spill {
 		ids = append(ids, id)
@@ -166,8 +166,8 @@ func (t *idTable[T]) ids(ids []uint64) []uint64 {
 
 // reset empties the table, keeping its window's storage (its slots
 // zeroed, so that it keeps nothing alive).
-func (t *idTable[T]) reset() {
+func (t *IDTable[T]) Reset() {
 	clear(t.slots[:cap(t.slots)])
 	clear(t.spill)
-	*t = idTable[T]{slots: t.slots[:0], spill: t.spill}
+	*t = IDTable[T]{slots: t.slots[:0], spill: t.spill}
 }

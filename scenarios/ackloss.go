@@ -5,6 +5,8 @@ import (
 	"github.com/idemsim/idemsim/scenarios/world"
 )
 
+func init() { register(ackloss) }
+
 func ackloss() *Scenario {
 	return &Scenario{
 		Name:    "ackloss",

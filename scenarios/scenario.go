@@ -2,8 +2,10 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/idemsim/idemsim/faults"
@@ -58,28 +60,42 @@ func (s *Scenario) Values() *params.Values {
 	return params.ScenarioValues(s.Extra, s.Defaults)
 }
 
-// All returns the scenario catalogue, sorted by name.
+// catalogue holds the catalogue's scenarios by name: the constructor
+// each scenario's file registered.
+var catalogue = map[string]func() *Scenario{}
+
+// register adds a scenario to the catalogue. Each catalogue scenario's
+// file calls it from an init function:
+//
+//	func init() { register(zombie) }
+//
+// It panics if a scenario of the same name is registered already: a name
+// picks one scenario.
+func register(f func() *Scenario) {
+	name := f().Name
+	if _, dup := catalogue[name]; dup {
+		panic("scenarios: scenario " + strconv.Quote(name) + " registered twice")
+	}
+	catalogue[name] = f
+}
+
+// All returns the scenario catalogue, sorted by name: new values on each
+// call, which the caller may change.
 func All() []*Scenario {
-	all := []*Scenario{ackloss(), reorder(), inflight6(), restart(), zombie(), expiry(), statelost(), wrap(), epochx(), seqreuse(), emptypart(), crossbump(), txntimeout(), txnlate(), hanging(), acks1(), unclean(), failover(), isolated(), coordfailover()}
-	slices.SortFunc(all, func(a, b *Scenario) int { return strings.Compare(a.Name, b.Name) })
+	var all []*Scenario
+	for _, name := range Names() {
+		all = append(all, catalogue[name]())
+	}
 	return all
 }
 
 // Names returns the catalogue's names, sorted.
-func Names() []string {
-	var n []string
-	for _, s := range All() {
-		n = append(n, s.Name)
-	}
-	return n
-}
+func Names() []string { return slices.Sorted(maps.Keys(catalogue)) }
 
 // Lookup returns the scenario called name.
 func Lookup(name string) (*Scenario, error) {
-	for _, s := range All() {
-		if s.Name == name {
-			return s, nil
-		}
+	if f, ok := catalogue[name]; ok {
+		return f(), nil
 	}
 	return nil, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Names(), ", "))
 }

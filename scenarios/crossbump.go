@@ -1,0 +1,43 @@
+package scenarios
+
+import (
+	"github.com/idemsim/idemsim/scenarios/params"
+)
+
+func init() { register(crossbump) }
+
+func crossbump() *Scenario {
+	return &Scenario{
+		Name:    "crossbump",
+		Summary: "an epoch bump for one partition's error resends another partition's possibly-written batch as new",
+		Story: `One producer writes two partitions over one connection. On partition 0
+a batch fails transiently (NOT_ENOUGH_REPLICAS) and the batches behind it
+get OUT_OF_ORDER_SEQUENCE_NUMBER; meanwhile an acknowledgement for
+partition 1 is lost, so a partition-1 batch is written but unacknowledged.
+The Java client treats an OUT_OF_ORDER_SEQUENCE_NUMBER on a batch that is
+not the head as "retry, do not bump", and renumbers only the partition it
+bumps (KAFKA-12152). The librdkafka defect (-bug Z13, librdkafka #4953)
+bumps the epoch and resets every partition's sequences, so partition 1's
+written batch goes out again as epoch+1, sequence 0, and is appended twice.
+
+Broker restarts among the faults (fault.count) break the promise in real
+Kafka too: a restarted broker keeps each producer's newest batch only
+(its snapshot holds one), so a retry of an older written batch gets
+OUT_OF_ORDER_SEQUENCE_NUMBER; for the head batch the Java client bumps and
+resends it at sequence 0, and INV-DUP fails without any -bug (a head batch,
+unlike Z13's). A producer restart's new producer id is accepted at any
+first sequence, so INV-SEQ and INV-ORDER can fail as in emptypart.
+
+The brokers run Kafka 4.5 (broker.version=4.5, with 4.1 clients), so that
+the empty-partition hole of earlier releases (KAFKA-15591, scenario
+emptypart) does not mix into the story; -set broker.version=4.1 shows
+both.`,
+		ExpectOff: "duplicates and reordering from the same faults (INV-DUP or INV-ORDER fails)",
+		ExpectOn:  "no duplicates; with -bug Z13, INV-DUP fails on the other partition",
+		Defaults: []params.KV{{Key: "records", Value: "120"}, {Key: "partitions", Value: "2"}, {Key: "send.interval.ms", Value: "1"}, {Key: "batch.size", Value: "1"},
+			{Key: "broker.transient_error", Value: "0.03"}, {Key: "net.response_loss", Value: "0.03"}, {Key: "request.timeout.ms", Value: "1000"}, {Key: "broker.version", Value: "4.5"}},
+		OffShows: []string{"INV-DUP", "INV-ORDER"},
+		Bugs:     []string{"Z13", "Z17", "KAFKA-14904"},
+		build:    oneApp,
+	}
+}

@@ -11,9 +11,9 @@ import (
 
 // Action is one kind of fault: what happens, without when (a plan pairs
 // it with its time in a [Timed]). Each kind is one type in a file of its
-// own, with its parser registered in registry.go. Actions are plain
-// values: they print ([Action.AppendTo]), parse ([Parse]) and compare
-// ([Action.Equal]).
+// own, which registers its parser from an init function (registry.go).
+// Actions are plain values: they print ([Action.AppendTo]), parse
+// ([Parse]) and compare ([Action.Equal]).
 type Action interface {
 	// Verb returns the action's plan-text verb, e.g. "pause".
 	Verb() string

@@ -2,6 +2,10 @@ package faults
 
 import "fmt"
 
+func init() {
+	register(kind{verb: "crash", rank: 20, parse: parseCrash, example: "12s crash b1"})
+}
+
 // Crash is "crash NODE": the process stops and loses its volatile state;
 // what reaches it is lost until a [Restart].
 type Crash struct {

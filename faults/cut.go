@@ -5,6 +5,10 @@ import (
 	"slices"
 )
 
+func init() {
+	register(kind{verb: "partition", rank: 40, parse: parseCut, example: "5s partition p1 p2 | b1 c1"})
+}
+
 // Cut is "partition A... | B...": no message crosses between the two
 // sets of nodes, in either direction, until a [Heal] of the same sides.
 // Messages already on the wire across the cut are lost too.

@@ -2,6 +2,10 @@ package faults
 
 import "slices"
 
+func init() {
+	register(kind{verb: "partition-oneway", rank: 50, parse: parseCutOneWay, example: "5s partition-oneway p1 > b1"})
+}
+
 // CutOneWay is "partition-oneway A... > B...": no message goes from a
 // node of A to a node of B, until a [HealOneWay] of the same sides;
 // messages from B to A still flow.

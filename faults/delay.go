@@ -8,6 +8,10 @@ import (
 	simnet "github.com/idemsim/idemsim/net"
 )
 
+func init() {
+	register(kind{verb: "delay", rank: 120, parse: parseDelay, example: "0s delay request 3 p1>b1"})
+}
+
 // Delay is "delay request|response N CLIENT>SERVER": the N-th request the
 // client sends to the server in the run, or its response, is held back
 // until a message on another connection (another client-server pair) has

@@ -8,13 +8,13 @@
 //
 // Each kind of action is one type in a file of its own ([Pause] in
 // pause.go, [Cut] in cut.go, ...), implementing [Action]: it prints its
-// plan-text line and has a parser for it (listed in registry.go), names
-// its nodes, checks itself against a world's nodes, carries itself out on
-// a [Target] (the world), tells a timeline whether it opens an interval
-// and what closes it ([Action.Span], [Action.Closes]), and offers a
-// shrinker its [Knob]. Code outside this package never switches on the
-// kind of an action; it calls these methods. docs/plans.md walks through
-// adding a kind.
+// plan-text line and has a parser for it (which the file registers from
+// an init function; registry.go), names its nodes, checks itself against
+// a world's nodes, carries itself out on a [Target] (the world), tells a
+// timeline whether it opens an interval and what closes it
+// ([Action.Span], [Action.Closes]), and offers a shrinker its [Knob].
+// Code outside this package never switches on the kind of an action; it
+// calls these methods. docs/plans.md walks through adding a kind.
 //
 // A plan pairs each action with its time ([Timed]): the time is the
 // plan's, not the action's, so a shrinker moves actions in time without

@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+func init() {
+	register(kind{verb: "drift", rank: 90, parse: parseDrift, example: "0s drift p1 +200ppm"})
+}
+
 // MaxDriftPPM bounds [Drift.PPM]: a clock at most twice as slow, and
 // never stopped or running backwards.
 const MaxDriftPPM = 1_000_000

@@ -7,6 +7,10 @@ import (
 	simnet "github.com/idemsim/idemsim/net"
 )
 
+func init() {
+	register(kind{verb: "drop", rank: 80, parse: parseDrop, example: "0s drop response 17 p1>b1"})
+}
+
 // Drop is "drop request|response N CLIENT>SERVER": the N-th request the
 // client sends to the server in the run (1-based, reconnects included),
 // or its response, is lost. The client is a producer, or a server that

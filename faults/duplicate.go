@@ -2,6 +2,10 @@ package faults
 
 import simnet "github.com/idemsim/idemsim/net"
 
+func init() {
+	register(kind{verb: "duplicate", rank: 130, parse: parseDuplicate, example: "0s duplicate response 3 p1>b1"})
+}
+
 // Duplicate is "duplicate request|response N CLIENT>SERVER": in datagram
 // mode (net.mode=datagram) the N-th request the client sends to the server
 // in the run, or its response, arrives twice, the copy right after the

@@ -2,6 +2,10 @@ package faults
 
 import "slices"
 
+func init() {
+	register(kind{verb: "heal", rank: 60, parse: parseHeal, example: "9s heal p1 p2 | b1 c1"})
+}
+
 // Heal is "heal A... | B...": it ends a [Cut] between the two sets, both
 // ways.
 type Heal struct {

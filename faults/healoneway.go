@@ -2,6 +2,10 @@ package faults
 
 import "slices"
 
+func init() {
+	register(kind{verb: "heal-oneway", rank: 70, parse: parseHealOneWay, example: "9s heal-oneway p1 > b1"})
+}
+
 // HealOneWay is "heal-oneway A... > B...": it ends a [CutOneWay] from A
 // to B.
 type HealOneWay struct {

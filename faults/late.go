@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+func init() {
+	register(kind{verb: "late", rank: 140, parse: parseLate, example: "0s late EndTxn 1 p1>c1 3s"})
+}
+
 // Late is "late request|TYPE N CLIENT>SERVER DUR": the N-th request the
 // client sends to the server in the run (with a TYPE such as EndTxn or
 // Produce, the N-th request of that type on the link) reaches the server

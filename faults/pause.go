@@ -5,6 +5,10 @@ import (
 	"time"
 )
 
+func init() {
+	register(kind{verb: "pause", rank: 10, parse: parsePause, example: "3.2s pause p1 25s"})
+}
+
 // Pause is "pause NODE DUR": the process handles nothing for For (a GC
 // pause); what reaches it meanwhile waits and runs when it resumes, in
 // its original order.

@@ -1,30 +1,43 @@
 package faults
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
-// verbs is every action kind: its plan-text verb, the parser of the
-// tokens after the verb, and an example plan line (the tests parse and
-// print it back), in the order error messages list them. A new kind adds
-// its line here.
-var verbs = []struct {
-	verb    string
+// kind is the registration of one kind of action: its plan-text verb,
+// its place in the verb lists of error messages, the parser of the tokens
+// after the verb, and an example plan line (the tests parse and print it
+// back). Each kind's file registers it from an init function:
+//
+//	func init() {
+//		register(kind{verb: "crash", rank: 20, parse: parseCrash, example: "12s crash b1"})
+//	}
+type kind struct {
+	verb string
+	// rank places the verb in the lists of error messages ("allowed:
+	// pause, crash, ..."), smallest first. The kinds here take multiples
+	// of 10, so that a new kind goes at the end, or between two, without
+	// renumbering the others.
+	rank    int
 	parse   func(args []string) (Action, error)
 	example string
-}{
-	{"pause", parsePause, "3.2s pause p1 25s"},
-	{"crash", parseCrash, "12s crash b1"},
-	{"restart", parseRestart, "14s restart b1 clean"},
-	{"partition", parseCut, "5s partition p1 p2 | b1 c1"},
-	{"partition-oneway", parseCutOneWay, "5s partition-oneway p1 > b1"},
-	{"heal", parseHeal, "9s heal p1 p2 | b1 c1"},
-	{"heal-oneway", parseHealOneWay, "9s heal-oneway p1 > b1"},
-	{"drop", parseDrop, "0s drop response 17 p1>b1"},
-	{"drift", parseDrift, "0s drift p1 +200ppm"},
-	{"reject", parseReject, "0s reject 6 p1>b1 NOT_LEADER_OR_FOLLOWER partition 1"},
-	{"stall", parseStall, "3s stall b1 2s"},
-	{"delay", parseDelay, "0s delay request 3 p1>b1"},
-	{"duplicate", parseDuplicate, "0s duplicate response 3 p1>b1"},
-	{"late", parseLate, "0s late EndTxn 1 p1>c1 3s"},
+}
+
+// verbs is every registered kind, by rank.
+var verbs []kind
+
+// register adds a kind of action. It panics if another kind has the verb
+// or the rank: each verb parses one way, and the listed order is fixed.
+func register(k kind) {
+	for _, v := range verbs {
+		if v.verb == k.verb || v.rank == k.rank {
+			panic(fmt.Sprintf("faults: kind %q (rank %d) registered after %q (rank %d)", k.verb, k.rank, v.verb, v.rank))
+		}
+	}
+	i, _ := slices.BinarySearchFunc(verbs, k.rank, func(v kind, r int) int { return v.rank - r })
+	verbs = slices.Insert(verbs, i, k)
 }
 
 // lookup returns verb's parser, nil for an unknown verb.
@@ -37,7 +50,7 @@ func lookup(verb string) func(args []string) (Action, error) {
 	return nil
 }
 
-// verbList returns the verbs, comma-separated.
+// verbList returns the verbs, comma-separated, by rank.
 func verbList() string {
 	names := make([]string, len(verbs))
 	for i, v := range verbs {

@@ -7,6 +7,10 @@ import (
 	"strings"
 )
 
+func init() {
+	register(kind{verb: "reject", rank: 100, parse: parseReject, example: "0s reject 6 p1>b1 NOT_LEADER_OR_FOLLOWER partition 1"})
+}
+
 // RejectErrors are the errors a [Reject] may name: Kafka's retriable
 // errors after which the broker has appended nothing.
 var RejectErrors = []string{"NOT_ENOUGH_REPLICAS", "NOT_LEADER_OR_FOLLOWER"}

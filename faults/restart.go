@@ -2,6 +2,10 @@ package faults
 
 import "fmt"
 
+func init() {
+	register(kind{verb: "restart", rank: 30, parse: parseRestart, example: "14s restart b1 clean"})
+}
+
 // Restart is "restart NODE [clean|unclean]": a crashed process starts
 // again from what it persists. It ends the node's [Crash].
 type Restart struct {

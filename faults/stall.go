@@ -5,6 +5,10 @@ import (
 	"time"
 )
 
+func init() {
+	register(kind{verb: "stall", rank: 110, parse: parseStall, example: "3s stall b1 2s"})
+}
+
 // Stall is "stall NODE DUR": a server's request handlers stop for For, as
 // when its disk or a log lock stalls, while its network threads keep
 // accepting and buffering requests and its timers keep running. Unlike

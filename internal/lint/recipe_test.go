@@ -1,0 +1,214 @@
+package lint
+
+import (
+	"encoding/json"
+	"go/format"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The extension recipes of docs/architecture.md ("How to add ...") promise
+// that some extensions are one new file. The tests below hold them to it:
+// each builds the simulator with one file added (go build -overlay, which
+// leaves the work tree alone) and checks that the program then knows the
+// new thing, with nothing else edited.
+
+// recipeScenario is a new catalogue scenario, as its one file
+// scenarios/lossy.go.
+const recipeScenario = `package scenarios
+
+import "github.com/idemsim/idemsim/scenarios/params"
+
+func init() { register(lossy) }
+
+func lossy() *Scenario {
+	return &Scenario{
+		Name:    "lossy",
+		Summary: "one acknowledgement in ten is lost; without idempotence the retries land twice",
+		Story: ` + "`" + `The network loses one response in ten. The producer times out,
+reconnects and sends the batch again: without idempotence the broker
+appends it a second time; with idempotence it finds the batch in its
+window and answers the retry with the original offset.` + "`" + `,
+		ExpectOff: "duplicates (INV-DUP fails)",
+		ExpectOn:  "no duplicates",
+		Defaults: []params.KV{{Key: "records", Value: "20"}, {Key: "batch.size", Value: "1"},
+			{Key: "net.response_loss", Value: "0.1"}, {Key: "request.timeout.ms", Value: "1000"}},
+		OffShows: []string{"INV-DUP"},
+		build:    oneApp,
+	}
+}
+`
+
+// recipeFaultKind is a new kind of fault action, "bounce NODE", as its one
+// file faults/bounce.go. Its rank puts it after the kinds there are.
+const recipeFaultKind = `package faults
+
+import "fmt"
+
+func init() {
+	register(kind{verb: "bounce", rank: 150, parse: parseBounce, example: "12s bounce b1"})
+}
+
+// Bounce is "bounce NODE": the process is killed and its supervisor starts
+// it again at once (a crash followed by an unclean restart, in one
+// action).
+type Bounce struct {
+	Node string
+}
+
+func (Bounce) Verb() string { return "bounce" }
+
+func (a Bounce) AppendTo(b []byte) []byte {
+	b = append(b, a.Verb()...)
+	return appendNode(b, a.Node)
+}
+
+func (a Bounce) Nodes() []string     { return []string{a.Node} }
+func (Bounce) Check(Nodes) error     { return nil }
+func (a Bounce) Apply(t Target)      { t.Crash(a.Node); t.Restart(a.Node, false) }
+func (Bounce) Span() Span            { return Instant }
+func (Bounce) Closes(Action) bool    { return false }
+func (a Bounce) Equal(b Action) bool { c, ok := b.(Bounce); return ok && a == c }
+func (Bounce) Weaken() (Knob, bool)  { return Knob{}, false }
+
+// parseBounce reads "NODE".
+func parseBounce(args []string) (Action, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("want \"bounce NODE\", e.g. 12s bounce b1")
+	}
+	n, err := parseNode(args[0])
+	if err != nil {
+		return nil, fmt.Errorf("bounce: %v", err)
+	}
+	return Bounce{Node: n}, nil
+}
+`
+
+// TestRecipeScenarioIsOneFile: a catalogue scenario is one new file in
+// scenarios/. With scenarios/lossy.go added, and nothing else changed,
+// simulate lists it, describes it, names it among the known scenarios and
+// runs it.
+func TestRecipeScenarioIsOneFile(t *testing.T) {
+	t.Parallel()
+	sim := buildWithFile(t, "scenarios/lossy.go", recipeScenario)
+
+	out, _ := simulate(t, sim, 0, "-list")
+	if !regexp.MustCompile(`(?m)^lossy +one acknowledgement in ten is lost;`).MatchString(out) {
+		t.Errorf("simulate -list does not list lossy:\n%s", out)
+	}
+	out, _ = simulate(t, sim, 0, "-describe", "lossy")
+	if !strings.HasPrefix(out, "lossy: one acknowledgement in ten is lost;") || !strings.Contains(out, "The network loses one response in ten.") {
+		t.Errorf("simulate -describe lossy:\n%s", out)
+	}
+	_, errOut := simulate(t, sim, 2, "-scenario", "nosuch")
+	if !strings.Contains(errOut, ", lossy, ") {
+		t.Errorf("the unknown-scenario error does not name lossy among the known: %s", errOut)
+	}
+	out, _ = simulate(t, sim, 0, "-scenario", "lossy", "-seed", "1")
+	if !strings.Contains(out, "trace-hash ") {
+		t.Errorf("simulate -scenario lossy printed no trace hash:\n%s", out)
+	}
+}
+
+// TestRecipeFaultKindIsOneFile: a kind of fault action is one new file in
+// faults/. With faults/bounce.go added, and nothing else changed, the
+// faults package's own tests pass (they parse and print back every
+// registered kind's example line), a plan file's "bounce b1" crashes and
+// restarts b1, and the plan parser's errors list the new verb last.
+func TestRecipeFaultKindIsOneFile(t *testing.T) {
+	t.Parallel()
+	sim := buildWithFile(t, "faults/bounce.go", recipeFaultKind)
+
+	start := time.Now()
+	test := exec.Command("go", "test", "-count=1", "-overlay", overlayOf(sim), "./faults")
+	test.Dir = root(t)
+	if out, err := test.CombinedOutput(); err != nil {
+		t.Errorf("go test ./faults with faults/bounce.go: %v\n%s", err, lastLines(out, 30))
+	}
+	t.Logf("go test ./faults with the new file: %v", time.Since(start).Round(time.Millisecond))
+
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.txt")
+	writeFile(t, plan, "2s bounce b1\n")
+	out, _ := simulate(t, sim, 0, "-scenario", "statelost", "-seed", "1", "-plan-file", plan, "-trace")
+	for _, want := range []string{"t=2.000000000s fault bounce b1\n", "t=2.000000000s b1 restarts\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the trace with plan %q has no line %q", "2s bounce b1", strings.TrimSpace(want))
+		}
+	}
+	writeFile(t, plan, "2s bonce b1\n")
+	_, errOut := simulate(t, sim, 2, "-scenario", "statelost", "-seed", "1", "-plan-file", plan)
+	if !strings.Contains(errOut, `unknown action "bonce" (allowed: pause, crash, `) || !strings.Contains(errOut, ", late, bounce)") {
+		t.Errorf("the unknown-verb error does not list bounce last: %s", errOut)
+	}
+}
+
+// buildWithFile builds cmd/simulate with one file added to the module at
+// rel (a path that must not exist yet) holding src, and returns the
+// binary. The overlay file sits next to the binary ([overlayOf]). The
+// source must be gofmt-clean: it is the example a recipe shows.
+func buildWithFile(t *testing.T, rel, src string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the simulator: not with -short")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	if f, err := format.Source([]byte(src)); err != nil || string(f) != src {
+		t.Fatalf("the source for %s is not gofmt-clean (%v)", rel, err)
+	}
+	r := root(t)
+	path := filepath.Join(r, filepath.FromSlash(rel))
+	if _, err := os.Stat(path); err == nil {
+		t.Fatalf("%s exists: the recipe adds a new file", rel)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, filepath.Base(rel))
+	writeFile(t, file, src)
+	ov, err := json.Marshal(map[string]map[string]string{"Replace": {path: file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "overlay.json"), string(ov))
+	sim := filepath.Join(dir, "simulate")
+	start := time.Now()
+	cmd := exec.Command("go", "build", "-overlay", overlayOf(sim), "-o", sim, "./cmd/simulate")
+	cmd.Dir = r
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/simulate with %s added: %v\n%s", rel, err, lastLines(out, 30))
+	}
+	t.Logf("go build ./cmd/simulate with %s added: %v", rel, time.Since(start).Round(time.Millisecond))
+	return sim
+}
+
+// overlayOf returns the overlay file that built the binary sim.
+func overlayOf(sim string) string { return filepath.Join(filepath.Dir(sim), "overlay.json") }
+
+// simulate runs the binary sim with args, expects the exit code code and
+// returns its standard output and error.
+func simulate(t *testing.T, sim string, code int, args ...string) (stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(sim, args...)
+	cmd.Dir = t.TempDir()
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if got := cmd.ProcessState.ExitCode(); got != code {
+		t.Fatalf("simulate %s: exit code %d (%v), want %d\n%s%s", strings.Join(args, " "), got, err, code, o.String(), e.String())
+	}
+	return o.String(), e.String()
+}
+
+// writeFile writes s to path.
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

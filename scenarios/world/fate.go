@@ -1,15 +1,19 @@
 package world
 
 import (
+	"fmt"
+
+	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
 )
 
 // A message's fate is decided here, in one pipeline of stages, and
 // nowhere else: only this file calls the network's Send, SendLost and
-// Arrive. The World's send and deliver (world_net.go) carry the decision
-// out: they emit the observations, keep the wire, and hand what arrived
-// to its node.
+// Arrive. send and deliver run the stages and carry the decision out:
+// they emit the observations, keep the wire, and hand what arrived to
+// its node; world_net.go has what they share with the rest of the World
+// (the wires, the disconnect notices, a lost delivery).
 //
 // At send, in order:
 //
@@ -44,9 +48,11 @@ type router interface {
 
 // loopRouter is a run's router: the plan's late, delay and duplicate
 // rules, then the event loop.
+// Its receiver is a pointer, so that the interface call reaches it
+// without a wrapper copying the arguments again.
 type loopRouter struct{}
 
-func (loopRouter) route(w *World, now sim.Time, s simnet.Sent, wp wire, id uint64, from, to simnet.NodeID) wire {
+func (*loopRouter) route(w *World, now sim.Time, s simnet.Sent, wp wire, id uint64, from, to simnet.NodeID) wire {
 	w.scheduleDelivery(now, s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok}, &wp, from, to) // world_delay.go
 	if s.DupAt >= 0 {
 		wp.refs++
@@ -57,13 +63,13 @@ func (loopRouter) route(w *World, now sim.Time, s simnet.Sent, wp wire, id uint6
 
 // connsDown does nothing in a run: a message on a dead connection is
 // lost when it arrives (arriveFate).
-func (loopRouter) connsDown(*World, sim.Time) {}
+func (*loopRouter) connsDown(*World, sim.Time) {}
 
 // scriptRouter is a scripted world's router: the script, not the
 // network's draws and the loop, decides when messages arrive (script.go).
 type scriptRouter struct{ st *script }
 
-func (r scriptRouter) route(_ *World, _ sim.Time, s simnet.Sent, wp wire, id uint64, _, to simnet.NodeID) wire {
+func (r *scriptRouter) route(_ *World, _ sim.Time, s simnet.Sent, wp wire, id uint64, _, to simnet.NodeID) wire {
 	r.st.hold(id, to, s.Tok)
 	return wp
 }
@@ -71,22 +77,7 @@ func (r scriptRouter) route(_ *World, _ sim.Time, s simnet.Sent, wp wire, id uin
 // connsDown loses now the held messages whose connection died: the
 // script holds its messages in flight, so they cannot wait for their
 // arrival to be lost.
-func (r scriptRouter) connsDown(_ *World, now sim.Time) { r.st.loseDead(now) }
-
-// sendFate runs a message's send stages up to the network (1-3 above)
-// and returns the network's verdict. wr is the message's wire on
-// connection c, in direction dir.
-func (w *World) sendFate(now sim.Time, wr *wire, c simnet.Conn, dir simnet.Direction) simnet.Sent {
-	if w.probe.p != nil && wr.inst != nil {
-		// An explorer chooses among client messages only: server links
-		// are no choice points yet.
-		w.probeSend(now, wr.m, c, dir, wr.reqNo) // probe.go
-	}
-	if w.planDrop(dir, wr.reqNo, c) {
-		return w.nw.SendLost(now, c, dir)
-	}
-	return w.nw.Send(now, c, dir)
-}
+func (r *scriptRouter) connsDown(_ *World, now sim.Time) { r.st.loseDead(now) }
 
 // planDrop reports whether an armed drop rule takes this message, and
 // uses the rule up.
@@ -113,15 +104,65 @@ const (
 	whyStale   = "stale-incarnation"
 )
 
-// arrivalCrashed is the first arrival stage: a request to a crashed
-// server is lost (and in tcp mode breaks its connection: loseDelivery).
-func (w *World) arrivalCrashed(ev Event) bool {
-	return ev.tok.Dir == simnet.Request && w.nodes[ev.node].fault.crashed
+// send puts message wr.m on connection c in direction dir and schedules
+// its arrival; wr names the connection's ends, the request's number and
+// the client's incarnation. It returns the message's fate at send time.
+func (w *World) send(now sim.Time, wr wire, c simnet.Conn, dir simnet.Direction) simnet.Fate {
+	m, reqNo := wr.m, wr.reqNo
+	// Stage 1: the probe, an observer. An explorer chooses among client
+	// messages only: server links are no choice points yet.
+	if w.probe.p != nil && wr.inst != nil {
+		w.probeSend(now, m, c, dir, reqNo) // probe.go
+	}
+	// Stages 2 and 3: the plan's drop rules, then the network.
+	var s simnet.Sent
+	if w.planDrop(dir, reqNo, c) {
+		s = w.nw.SendLost(now, c, dir)
+	} else {
+		s = w.nw.Send(now, c, dir)
+	}
+	w.takeNotices(now)
+	from, to := wr.client, wr.server
+	if dir == simnet.Response {
+		from, to = to, from
+	}
+	o := w.slot(model.ObsSent, now, int32(from), int32(to))
+	o.Msg, o.N, o.ConnGen = m, reqNo, c.Gen
+	o.Flag, o.Forced, o.Dur, o.Until = dir == simnet.Response, s.Forced, sim.Time(s.Held), s.At
+	o.Random = s.Fate == simnet.Lost && !s.Forced
+	if s.Fate != simnet.Delivered {
+		o.Fate = s.Fate.String()
+		w.fire(o)
+		return s.Fate
+	}
+	w.nextMsg++
+	id := w.nextMsg
+	o.MsgID = id
+	w.fire(o)
+	if s.DupAt >= 0 {
+		w.emit(model.Obs{Kind: model.ObsDup, At: now, Node: int32(from), Peer: int32(to), Msg: m, Until: s.DupAt})
+	}
+	// The wire is kept by value until its last delivery (no allocation
+	// per message); it is stored once every rule has marked it.
+	wp := wr
+	wp.refs = 1
+	// Stage 4: the router.
+	wp = w.router.route(w, now, s, wp, id, from, to)
+	w.msgs.Put(id, wp)
+	return s.Fate
 }
 
-// arriveFate runs a message's other arrival stages and returns its fate
-// and, when it did not arrive, why. wr is its wire.
-func (w *World) arriveFate(now sim.Time, ev Event, wr *wire) (simnet.Fate, string) {
+// deliver hands an arriving message to its node.
+func (w *World) deliver(now sim.Time, ev Event) {
+	to := simnet.NodeID(ev.node)
+	if ev.tok.Dir == simnet.Request && w.nodes[to].fault.crashed {
+		// A request to a crashed server is lost (and in tcp mode breaks
+		// its connection).
+		w.loseDelivery(now, ev, whyCrashed)
+		return
+	}
+	wr := w.takeWire(ev)
+	// The network's arrival check: a cut link, a broken connection.
 	f := w.nw.Arrive(ev.tok)
 	if wr.late && f != simnet.Delivered {
 		// The server never saw the close or the cut: it reads the request
@@ -131,7 +172,36 @@ func (w *World) arriveFate(now sim.Time, ev Event, wr *wire) (simnet.Fate, strin
 	w.takeNotices(now)
 	why := f.String()
 	if f == simnet.Delivered && ev.tok.Dir == simnet.Response && wr.inc != w.nodes[wr.client].inc {
+		// A response to an earlier incarnation of its client.
 		f, why = simnet.Lost, whyStale
 	}
-	return f, why
+	peer := wr.client
+	if ev.tok.Dir == simnet.Response {
+		peer = wr.server
+	}
+	if f != simnet.Delivered {
+		o := w.slot(model.ObsLost, now, int32(to), int32(peer))
+		o.Msg, o.Fate, o.MsgID = wr.m, why, ev.msg
+		w.fire(o)
+		return
+	}
+	if ev.tok.Dir == simnet.Request {
+		// Into the server's receive buffer (world_handler.go).
+		w.receive(now, to, wr, ev.msg, ev.tok)
+		return
+	}
+	o := w.slot(model.ObsDelivered, now, int32(to), int32(peer))
+	o.Msg, o.MsgID = wr.m, ev.msg
+	w.fire(o)
+	if wr.inst == nil {
+		// A server's answer from another server (world_server.go).
+		w.serverOuts(now, to, w.nodes[to].srv.Step(now, model.Peer{Node: int32(peer), ReqNo: wr.reqNo}, wr.m))
+		return
+	}
+	switch wr.m.(type) {
+	case *model.TxnResponse, *model.ProduceResponse, *model.InitProducerIDResponse, *model.MetadataResponse:
+		w.apply(now, wr.inst, wr.inst.prod.Receive(now, wr.dest, wr.m))
+	default:
+		panic(fmt.Sprintf("scenarios: cannot deliver %T to a producer", wr.m))
+	}
 }

@@ -147,7 +147,7 @@ func NewScript(cfg ScriptConfig) (*Script, error) {
 	}
 	setup := &Setup{Name: scriptName, Resolved: res, Seed: cfg.Seed, Build: func(b Builder) error {
 		b.w.script = st
-		b.w.router = scriptRouter{st}
+		b.w.router = &scriptRouter{st}
 		st.w = b.w
 		return nil
 	}}

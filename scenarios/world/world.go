@@ -278,6 +278,9 @@ type World struct {
 	txnHost txnHosting
 }
 
+// theLoopRouter is every run's router (fate.go): it has no state.
+var theLoopRouter loopRouter
+
 // timedEvent is an event with its time, not yet scheduled.
 type timedEvent struct {
 	at sim.Time
@@ -299,7 +302,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	topo.GroupCoordinator = cfg.App.Mode == params.AppExactlyOnce
 	w := old.recycle() // runner.go
 	w.setup, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = s, vals, cfg, seed, pcfg, notes, topo
-	w.router = loopRouter{}
+	w.router = &theLoopRouter
 	if err := s.Build(Builder{w}); err != nil {
 		return nil, err
 	}

@@ -12,8 +12,8 @@ import (
 // nowhere else: only this file calls the network's Send, SendLost and
 // Arrive. send and deliver run the stages and carry the decision out:
 // they emit the observations, keep the wire, and hand what arrived to
-// its node; world_net.go has what they share with the rest of the World
-// (the wires, the disconnect notices, a lost delivery).
+// its node. The disconnect notices a broken connection sends are in
+// world_net.go.
 //
 // At send, in order:
 //
@@ -204,4 +204,33 @@ func (w *World) deliver(now sim.Time, ev Event) {
 	default:
 		panic(fmt.Sprintf("scenarios: cannot deliver %T to a producer", wr.m))
 	}
+}
+
+// takeWire returns the wire of a delivery event, releasing it after its
+// last scheduled delivery.
+func (w *World) takeWire(ev Event) wire {
+	wr, ok := w.msgs.Get(ev.msg)
+	if !ok {
+		return wire{} // not on the wire (never met: every delivery has its message)
+	}
+	wr.refs--
+	if wr.refs == 0 {
+		w.msgs.Del(ev.msg)
+	} else {
+		w.msgs.Set(ev.msg, wr)
+	}
+	return wr
+}
+
+// loseDelivery drops a delivery to a crashed node. In TCP mode the
+// connection breaks (a refused or reset connection).
+func (w *World) loseDelivery(now sim.Time, ev Event, why string) {
+	wr := w.takeWire(ev)
+	peer := wr.client
+	if ev.tok.Dir == simnet.Response {
+		peer = wr.server
+	}
+	w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: ev.node, Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg, Flag: true})
+	w.nw.Break(ev.tok.Conn)
+	w.takeNotices(now)
 }

@@ -6,39 +6,10 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// Messages between producer instances and servers, and between servers,
-// travel through the simulated network: send asks the fate pipeline
-// (fate.go) for each message's fate and carries it out; deliver hands an
-// arriving message to its node.
-
-// takeWire returns the wire of a delivery event, releasing it after its
-// last scheduled delivery.
-func (w *World) takeWire(ev Event) wire {
-	wr, ok := w.msgs.Get(ev.msg)
-	if !ok {
-		return wire{} // not on the wire (never met: every delivery has its message)
-	}
-	wr.refs--
-	if wr.refs == 0 {
-		w.msgs.Del(ev.msg)
-	} else {
-		w.msgs.Set(ev.msg, wr)
-	}
-	return wr
-}
-
-// loseDelivery drops a delivery to a crashed node. In TCP mode the
-// connection breaks (a refused or reset connection).
-func (w *World) loseDelivery(now sim.Time, ev Event, why string) {
-	wr := w.takeWire(ev)
-	peer := wr.client
-	if ev.tok.Dir == simnet.Response {
-		peer = wr.server
-	}
-	w.emit(model.Obs{Kind: model.ObsLost, At: now, Node: ev.node, Peer: int32(peer), Msg: wr.m, Fate: why, MsgID: ev.msg, Flag: true})
-	w.nw.Break(ev.tok.Conn)
-	w.takeNotices(now)
-}
+// The network's disconnect notices: a connection the network broke (a
+// loss, a crash, a cut) reaches its client as a notice, and the router
+// learns that connections went down. Messages themselves go through the
+// fate pipeline (fate.go).
 
 // takeNotices schedules the disconnect notices of connections the network
 // just broke.

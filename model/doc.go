@@ -9,9 +9,10 @@
 // no randomness of its own (a stream is passed in). The world (package
 // scenarios) hands it events and carries out what it returns.
 //
-//   - [Producer] is the Java client (or, with [PolicyLibrdkafka],
-//     librdkafka's policy): batching, in-flight ordering, retries,
-//     sequence numbers, epoch bumps, transactions (producer*.go).
+//   - [Producer] is the Java client (or, with [PolicyLibrdkafka] or
+//     [PolicyFranzGo], that client where it differs: policy*.go):
+//     batching, in-flight ordering, retries, sequence numbers, epoch
+//     bumps, transactions (producer*.go).
 //   - [Broker] leads some partitions of the topic: each [Partition] is a log
 //     plus its producer-state map (partition.go, snapshot.go) and runs
 //     Kafka's append checks; the broker adds request handling, planned and

@@ -132,8 +132,8 @@ type pbatch struct {
 	req      *prequest
 	attempts int32
 	// refs counts the in-flight requests that list the batch (a batch
-	// taken off the wire by fgRewind, or expired, can be in more than one,
-	// or in one it is no longer on the wire in).
+	// taken off the wire by the franz-go policy's rewind, or expired, can
+	// be in more than one, or in one it is no longer on the wire in).
 	refs int32
 	// hasSeq: the batch got its pid, epoch and sequence when it was first
 	// drained (C3.2). A plain retry never changes them (C3.3, bug-zoo Z22).
@@ -226,8 +226,10 @@ type dconn struct {
 // disconnects and wake-ups, and every call returns the effects to carry out.
 // The returned slice is valid until the next call.
 //
-// The behaviour follows the Java client (semantics Part C) unless
-// Config().Policy is [PolicyLibrdkafka]:
+// The behaviour follows the Java client (semantics Part C) except where
+// Config().Policy names another client: at the points where the clients
+// differ the producer asks its policy value (policy.go), chosen once from
+// Config().Policy when it is made or reset. The Java client's:
 //   - Configuration: [ProducerConfig.Resolve] (C1).
 //   - InitProducerId at start when idempotent; nothing is drained until a
 //     producer id is known (C2).
@@ -264,6 +266,7 @@ type dconn struct {
 // PRODUCER_FENCED is fatal. With transactions, see txnState.
 type Producer struct {
 	cfg     ProducerConfig
+	policy  clientPolicy // cfg.Policy's behaviour, chosen by Reset (policy.go)
 	app     int32
 	rng     *rand.Rand
 	leaders []int32 // leader destination per partition
@@ -281,8 +284,8 @@ type Producer struct {
 	// bumpInTxn: the pending bump is defect Z17's, inside an open
 	// transaction (ProducerConfig.BugTxnBumpInTxn).
 	bumpInTxn bool
-	// rdkBump (librdkafka policy) asks for a producer-wide epoch bump once
-	// nothing is on the wire.
+	// rdkBump (librdkafka and franz-go policies) asks for a
+	// producer-wide epoch bump once nothing is on the wire.
 	rdkBump   bool
 	bumps     int
 	txn       txnState
@@ -590,17 +593,14 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err ErrCode) {
 }
 
 // complete handles one partition's outcome for batch b
-// (Sender.completeBatch, spec C5). logStart is the response's log start
+// (Sender.completeBatch, spec C5); an error is the client policy's to
+// handle (clientPolicy.failed). logStart is the response's log start
 // offset, -1 when unknown.
 func (p *Producer) complete(now sim.Time, b *pbatch, err ErrCode, offset, logStart int64) {
 	ps := p.parts[b.b.Partition]
 	b.req = nil
 	ps.onWire--
-	if p.cfg.Policy == PolicyFranzGo && err != ErrNetworkException && err != ErrRequestTimedOut {
-		// franz-go pipelines a partition's requests only while its last
-		// response was a success (recBuf.okOnSink, sink.go createReq).
-		ps.fgOK = err == ErrNone
-	}
+	p.policy.responded(ps, err)
 	if err == ErrNone {
 		p.completeOK(now, b, offset)
 		return
@@ -617,24 +617,7 @@ func (p *Producer) complete(now sim.Time, b *pbatch, err ErrCode, offset, logSta
 		p.finish(now, b, err, -1)
 		return
 	}
-	if p.cfg.Policy == PolicyLibrdkafka && p.cfg.EnableIdempotence {
-		p.rdkComplete(now, b, err)
-		return
-	}
-	if p.cfg.Policy == PolicyFranzGo {
-		p.fgComplete(now, b, err)
-		return
-	}
-	if p.canRetry(now, b, err, logStart) {
-		p.reenqueueRetry(now, b)
-		return
-	}
-	if err == ErrDuplicateSequenceNumber {
-		// C5.2: an old broker's duplicate is a success of unknown offset.
-		p.completeOK(now, b, -1)
-		return
-	}
-	p.failBatch(now, b, err, b.attempts < p.cfg.Retries)
+	p.policy.failed(p, now, b, err, logStart)
 }
 
 // completeOK is a success (TransactionManager.handleCompletedBatch, C5.1).
@@ -644,19 +627,8 @@ func (p *Producer) complete(now sim.Time, b *pbatch, err ErrCode, offset, logSta
 func (p *Producer) completeOK(now sim.Time, b *pbatch, offset int64) {
 	ps := p.parts[b.b.Partition]
 	if b.hasSeq {
-		if p.cfg.Policy == PolicyJava {
-			// maybeUpdateLastAckedSequence: "if (sequence >
-			// lastAckedSequence)" in plain int (TxnPartitionEntry.java
-			// l.127-133 at apache/kafka@1eb7644349cb). After the wrap a
-			// batch's last sequence is small (or, straddling it,
-			// negative), so lastAckedSequence sticks until the next
-			// epoch bump resets it.
-			if last := p.clientLastSeq(b); last > ps.lastAckedSeq {
-				ps.lastAckedSeq = last
-			}
-		} else if p.seqAfter(b.b.LastSeq, ps.lastAckedSeq) {
-			ps.lastAckedSeq = b.b.LastSeq
-		}
+		// maybeUpdateLastAckedSequence, in the client's arithmetic.
+		p.policy.acked(p, ps, b)
 		if offset >= 0 {
 			if last := offset + int64(len(b.b.Records)) - 1; last > ps.lastAckedOffset {
 				ps.lastAckedOffset = last
@@ -708,7 +680,7 @@ func (p *Producer) canRetry(now sim.Time, b *pbatch, err ErrCode, logStart int64
 		}
 		return false
 	case ErrOutOfOrderSequenceNumber:
-		if !ps.unresolved && (b.resetSeq || !p.isNextSeq(ps, b.b.FirstSeq)) {
+		if !ps.unresolved && (b.resetSeq || !p.policy.isNextSeq(p, ps, b.b.FirstSeq)) {
 			// An earlier batch failed; this one goes after it (C5.3).
 			return true
 		}
@@ -784,200 +756,6 @@ func (p *Producer) requestBump(ps *partState, err ErrCode, b *pbatch) {
 		p.note(NoteRetry, err.String()+" on p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": epoch bump requested")
 	}
 	ps.bumpWanted = true
-}
-
-// isNextSeq reports whether seq is the partition's head: lastAckedSeq+1
-// (TransactionManager.isNextSequence). The Java client computes it in plain
-// int, "sequence - lastAckedSequence == 1" (TransactionManager.java l.788-790
-// at apache/kafka@1eb7644349cb), so after the wrap no sequence is the head
-// until an epoch bump; librdkafka's policy wraps.
-func (p *Producer) isNextSeq(ps *partState, seq int32) bool {
-	if p.cfg.Policy == PolicyJava {
-		return p.cfg.Seq.JavaInt(int64(seq)-int64(ps.lastAckedSeq)) == 1
-	}
-	if ps.lastAckedSeq < 0 {
-		return seq == 0
-	}
-	return p.cfg.Seq.Next(ps.lastAckedSeq, seq)
-}
-
-// clientLastSeq is the batch's last sequence as the Java client computes
-// it: ProducerBatch.lastSequence, baseSequence + recordCount - 1 in plain
-// int (ProducerBatch.java l.544-546), which a batch straddling the wrap
-// overflows. The batch on the wire carries the wrapped LastSeq.
-func (p *Producer) clientLastSeq(b *pbatch) int32 {
-	return p.cfg.Seq.JavaInt(int64(b.b.FirstSeq) + int64(len(b.b.Records)) - 1)
-}
-
-// rdkComplete handles an error under the librdkafka policy (librdkafka
-// 1.x-2.2, rdkafka_request.c rd_kafka_handle_Produce_error, as bug-zoo Z13
-// and Z15 describe it):
-//   - a disconnect or timeout of a sent batch is "possibly persisted": the
-//     partition remembers the sequence after it (the earliest such);
-//   - every error makes the partition wait until nothing of it is on the
-//     wire, then its batches are resent in order, with no one-in-flight
-//     retry mode;
-//   - OUT_OF_ORDER_SEQUENCE_NUMBER after a possibly-persisted batch, or on
-//     the head batch, is a fatal "sequence desynchronization" (Z15); on a
-//     later batch it is retried;
-//   - UNKNOWN_PRODUCER_ID bumps the epoch for the whole producer once all
-//     partitions are drained, and every partition restarts at sequence 0,
-//     including batches that were possibly persisted (Z13);
-//   - a batch that fails for good leaves a gap in the sequence, so a
-//     producer without transactional.id drains and bumps the epoch too
-//     (rdkBumpAfterGap); a transactional one fails the batch without a
-//     bump.
-func (p *Producer) rdkComplete(now sim.Time, b *pbatch, err ErrCode) {
-	ps := p.parts[b.b.Partition]
-	ps.drainWait = true
-	timeUp := now >= b.createdAt.Add(p.cfg.DeliveryTimeout) || b.attempts >= p.cfg.Retries
-	switch {
-	case err == ErrNetworkException || err == ErrRequestTimedOut:
-		next := p.cfg.Seq.Add(b.b.LastSeq, 1)
-		if ps.ppNext < 0 || p.seqAfter(ps.ppNext, next) {
-			ps.ppNext = next
-		}
-	case err == ErrOutOfOrderSequenceNumber:
-		pp := ps.ppNext >= 0 && !p.seqAfter(ps.ppNext, b.b.FirstSeq)
-		if pp || p.isNextSeq(ps, b.b.FirstSeq) {
-			p.finish(now, b, err, -1)
-			p.note(NoteInfo, "p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": sequence desynchronization")
-			p.enterFatal(now, ErrOutOfOrderSequenceNumber)
-			return
-		}
-		if p.cfg.BugTxnBumpInTxn && p.txnMode() && !p.txnBump {
-			// librdkafka #3575 (fixed in v1.8.2, commit 2d78e928d): the
-			// epoch bump goes to the coordinator while the transaction
-			// stays open in the client's view.
-			p.note(NoteRetry, "bug Z17: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+itoa(int64(ps.id))+" inside a transaction: bump the epoch through the coordinator without aborting")
-			p.txnBump, p.bumpInTxn = true, true
-		}
-		if p.cfg.BugBumpOnAnyOOSN && !p.rdkBump {
-			p.note(NoteRetry, "bug Z13: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+itoa(int64(ps.id))+": drain and bump the epoch")
-			p.rdkBump = true
-		}
-		if !timeUp {
-			p.reenqueueRetry(now, b)
-			return
-		}
-	case err == ErrUnknownProducerID:
-		if !p.rdkBump {
-			p.note(NoteRetry, "UNKNOWN_PRODUCER_ID on p"+itoa(int64(ps.id))+": drain and bump the epoch")
-		}
-		p.rdkBump = true
-		if !timeUp {
-			p.reenqueueRetry(now, b)
-			return
-		}
-	case err == ErrDuplicateSequenceNumber:
-		p.completeOK(now, b, -1)
-		return
-	case err == ErrProducerFenced:
-		p.finish(now, b, err, -1)
-		p.enterFatal(now, ErrProducerFenced)
-		return
-	}
-	if err.Retriable() && !timeUp {
-		p.reenqueueRetry(now, b)
-		return
-	}
-	p.finish(now, b, err, -1)
-	p.rdkBumpAfterGap(b, err)
-}
-
-// rdkBumpAfterGap (librdkafka policy) asks for the producer-wide drain and
-// epoch bump after batch b of an idempotent producer without
-// transactional.id failed for good: its sequence numbers are never sent
-// again, and the partition's next batch would otherwise arrive after a gap.
-// librdkafka (src/rdkafka_request.c, rd_kafka_handle_Produce_error, lines
-// 4736-4746 at v2.15.0: "message sequence gap", without
-// enable.gapless.guarantee) bumps on every permanent error, and a
-// message.timeout.ms expiry in the partition's queues bumps too
-// (src/rdkafka_broker.c, rd_kafka_toppar_producer_serve, lines 4213-4237:
-// "Message timeouts will lead to gaps the in the message sequence and thus
-// trigger OutOfOrderSequence errors from the broker. Bump the epoch").
-// librdkafka retries a timed-out request whatever its messages' age and
-// fails them only in that queue scan, so every final failure here stands
-// for one of the two. INTRODUCTION.md ("Message timeout considerations",
-// lines 587-592) documents the drain and bump: "the base sequence number
-// is reset to the first message in the queue". A queued retry that was
-// possibly persisted is renumbered with the rest and may be appended
-// twice, the hazard librdkafka #4953 describes.
-func (p *Producer) rdkBumpAfterGap(b *pbatch, err ErrCode) {
-	if p.cfg.TransactionalID != "" || p.rdkBump {
-		return
-	}
-	p.note(NoteRetry, err.String()+" on p"+itoa(int64(b.b.Partition))+" leaves a sequence gap: drain and bump the epoch")
-	p.rdkBump = true
-}
-
-// fgComplete handles an error under the franz-go policy (franz-go v1.22
-// pkg/kgo/sink.go: handleReqRespBatch, handleRetryBatches,
-// recBuf.resetBatchDrainIdx). b is the partition's first unfinished
-// batch: the responses of later batches are ignored once it failed (see
-// fgRewind), and responses come in order on a connection.
-//   - DUPLICATE_SEQUENCE_NUMBER is a success ("ignorable").
-//   - OUT_OF_ORDER_SEQUENCE_NUMBER and UNKNOWN_PRODUCER_ID of an
-//     idempotent producer fail the producer id: the batch is retried
-//     after a producer-wide epoch bump (failProducerID with
-//     errReloadProducerID); a transactional producer fails the batch and
-//     the transaction (abortable).
-//   - Any other retriable error, or a broken connection, retries the
-//     batch while delivery.timeout.ms and retries allow.
-//
-// Either retry resends every later batch of the partition that is on the
-// wire after b, in order (fgRewind).
-func (p *Producer) fgComplete(now sim.Time, b *pbatch, err ErrCode) {
-	ps := p.parts[b.b.Partition]
-	inTime := now < b.createdAt.Add(p.cfg.DeliveryTimeout) && b.attempts <= p.cfg.Retries
-	switch {
-	case err == ErrDuplicateSequenceNumber:
-		p.completeOK(now, b, -1)
-		return
-	case p.cfg.EnableIdempotence && (err == ErrOutOfOrderSequenceNumber || err == ErrUnknownProducerID):
-		if p.cfg.TransactionalID != "" {
-			p.failBatch(now, b, err, true)
-			return
-		}
-		if !p.rdkBump {
-			p.note(NoteRetry, err.String()+" on p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": producer id failed, epoch bump for every partition")
-		}
-		p.rdkBump = true
-		if !inTime {
-			p.failBatch(now, b, err, false)
-			return
-		}
-	case !err.Retriable() || !inTime:
-		p.failBatch(now, b, err, b.attempts < p.cfg.Retries)
-		return
-	}
-	p.reenqueueRetry(now, b)
-	p.fgRewind(ps, b)
-}
-
-// fgRewind is franz-go's resetBatchDrainIdx after the partition's first
-// batch head failed: every later batch of the partition that is on the
-// wire is taken off it (its response, when it comes, is ignored, as kgo
-// ignores responses to batches that are not their partition's first) and
-// queued again after head, in order, for the same retry time.
-func (p *Producer) fgRewind(ps *partState, head *pbatch) {
-	at := slices.Index(ps.queue, head)
-	for _, u := range ps.unacked {
-		if u == head || u.done || u.req == nil {
-			continue
-		}
-		u.req = nil
-		ps.onWire--
-		u.inRetry = true
-		u.retryAt = head.retryAt
-		if u.hasSeq {
-			p.reenqueue(ps, u)
-			continue
-		}
-		at++
-		u.queued = true
-		ps.queue = slices.Insert(grab(ps.queue, &ps.sp.queue), at, u)
-	}
 }
 
 // reenqueueRetry puts b back for a retry after the backoff (Sender

@@ -10,12 +10,13 @@ import "math/rand/v2"
 // What left the instance is let go, never reused: the produce requests
 // and their batch arrays (carved from slabs), and the records, which the
 // broker's log, the network and the observers share. Nothing of the
-// previous run stays reachable from p. leaders is the caller's, as for
-// NewProducer. Reset of the zero Producer is NewProducer.
+// previous run stays reachable from p; its client policy is chosen again,
+// from cfg.Policy. leaders is the caller's, as for NewProducer. Reset of
+// the zero Producer is NewProducer.
 func (p *Producer) Reset(cfg ProducerConfig, app int32, leaders []int32, rng *rand.Rand) {
 	p.takeBack()
 	p.held.reset()
-	*p = Producer{cfg: cfg, app: app, rng: rng, leaders: leaders, pid: NoProducerID, epoch: NoEpoch, wakeAt: -1,
+	*p = Producer{cfg: cfg, policy: cfg.Policy.behaviour(), app: app, rng: rng, leaders: leaders, pid: NoProducerID, epoch: NoEpoch, wakeAt: -1,
 		parts: p.resetParts(len(leaders)), out: emptiedNonNil(p.out), held: p.held, pool: p.pool}
 	if n := len(leaders); cap(p.pool.recs) >= n {
 		p.pool.recs = p.pool.recs[:n] // rewound or zeroed by takeBack

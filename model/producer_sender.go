@@ -128,11 +128,7 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 			any = true
 			p.noteExpired(&b.b)
 			p.failBatch(now, b, ErrDeliveryTimeout, false)
-			if p.cfg.Policy == PolicyLibrdkafka && p.cfg.EnableIdempotence {
-				// librdkafka has no unresolved sequences: a
-				// message.timeout.ms expiry drains and bumps the
-				// epoch instead (C7.2-C7.4 are the Java client's).
-				p.rdkBumpAfterGap(b, ErrDeliveryTimeout)
+			if p.policy.expiredGap(p, b) {
 				if p.fatal != ErrNone {
 					p.pool.expBuf = clearBatches(exp)
 					return true
@@ -177,20 +173,11 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 }
 
 // markUnresolved marks b's partition unresolved after b expired
-// (TransactionManager.markSequenceUnresolved, l.739-745 at
-// apache/kafka@1eb7644349cb): the next sequence is the batch's last plus
-// one, the larger one if the partition is unresolved already. The Java
-// client does both in plain int (lastSequence() + 1, Math.max), so past
-// the wrap the answer can be no sequence at all.
+// (TransactionManager.markSequenceUnresolved): the next sequence is the
+// batch's last plus one, the larger one if the partition is unresolved
+// already, in the client's arithmetic (clientPolicy.unresolvedNext).
 func (p *Producer) markUnresolved(ps *partState, b *pbatch) {
-	if p.cfg.Policy == PolicyJava {
-		next := p.cfg.Seq.JavaInt(int64(p.clientLastSeq(b)) + 1)
-		if !ps.unresolved || next > ps.unresolvedNext {
-			ps.unresolvedNext = next
-		}
-	} else if next := p.cfg.Seq.Add(b.b.LastSeq, 1); !ps.unresolved || p.seqAfter(next, ps.unresolvedNext) {
-		ps.unresolvedNext = next
-	}
+	p.policy.unresolvedNext(p, ps, b)
 	ps.unresolved = true
 }
 
@@ -204,7 +191,7 @@ func (p *Producer) maybeResolve(now sim.Time) {
 			continue
 		}
 		ps.unresolved = false
-		if p.isNextSeq(ps, ps.nextSeq) {
+		if p.policy.isNextSeq(p, ps, ps.nextSeq) {
 			continue // a later batch was acked: the expired ones were written
 		}
 		if p.cfg.TransactionalID != "" {
@@ -220,18 +207,11 @@ func (p *Producer) maybeResolve(now sim.Time) {
 // anything is sent (TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded,
 // C6.1). A transactional producer's bump goes through the coordinator
 // instead (C6.3): its requests are dropped here and txnBump is set by the
-// abortable error.
+// abortable error. The client policy's producer-wide bump comes first
+// (clientPolicy.bumpAll).
 func (p *Producer) maybeBump(now sim.Time) {
-	if p.cfg.Policy == PolicyLibrdkafka {
-		p.rdkMaybeBump()
+	if p.policy.bumpAll(p) {
 		return
-	}
-	if p.cfg.Policy == PolicyFranzGo && p.rdkBump {
-		// franz-go fails the whole producer id (Producer.fgComplete).
-		p.rdkMaybeBump()
-		if p.rdkBump {
-			return
-		}
 	}
 	want := false
 	for _, ps := range p.parts {
@@ -263,10 +243,10 @@ func (p *Producer) maybeBump(now sim.Time) {
 	}
 }
 
-// rdkMaybeBump is the librdkafka policy's producer-wide bump: once nothing
-// is on the wire, the epoch goes up by one and every partition's
-// unfinished batches are renumbered from 0 (librdkafka asks the
-// coordinator; idemsim bumps locally).
+// rdkMaybeBump is the producer-wide bump of the librdkafka and franz-go
+// policies (rdkBump): once nothing is on the wire, the epoch goes up by
+// one and every partition's unfinished batches are renumbered from 0
+// (the clients ask the coordinator; idemsim bumps locally).
 func (p *Producer) rdkMaybeBump() {
 	if !p.rdkBump || p.pid == NoProducerID || !p.nothingOnWire() {
 		return
@@ -358,7 +338,7 @@ func (p *Producer) drain(now sim.Time) {
 			continue
 		}
 		c := p.conn(dest)
-		for len(c.inflight) < p.maxInFlight(c) {
+		for len(c.inflight) < p.policy.maxInFlight(p, c) {
 			batches := p.pool.drainBuf[:0]
 			for _, ps := range p.parts {
 				if p.leaders[ps.id] != dest {
@@ -382,22 +362,6 @@ func (p *Producer) drain(now sim.Time) {
 			}
 		}
 	}
-}
-
-// maxInFlight is the produce requests c may have in flight:
-// max.in.flight.requests.per.connection, except for franz-go with
-// idempotence, which keeps 5 once the broker answered its first produce
-// request and 1 before (franz-go v1.22 pkg/kgo/sink.go firstRespCheck;
-// config.go refuses MaxProduceRequestsInflightPerBroker with
-// idempotence).
-func (p *Producer) maxInFlight(c *dconn) int {
-	if p.cfg.Policy == PolicyFranzGo && p.cfg.EnableIdempotence {
-		if !c.answered {
-			return 1
-		}
-		return 5
-	}
-	return p.cfg.MaxInFlight
 }
 
 // sendProduce puts batches on the wire in one request, assigning sequences
@@ -451,23 +415,10 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 	}
 }
 
-// addUnacked tracks a newly sequenced batch. The Java client keeps its
-// in-flight batches in a TreeSet ordered by producer id, epoch and base
-// sequence as a plain int (TxnPartitionEntry.java l.62-65): past the wrap
-// a new batch sorts before the older ones, and the set's first batch is
-// the one that may go in retry mode (firstInFlightSequence,
-// RecordAccumulator.shouldStopDrainBatchesForPartition l.858-864), the
-// order retries are queued in (insertInSequenceOrder) and the order an
-// epoch bump renumbers them in (startSequencesAtBeginning). librdkafka's
-// policy keeps them in sending order.
+// addUnacked tracks a newly sequenced batch, in the client's order
+// (clientPolicy.unackedAt; the Java client's in-flight TreeSet).
 func (p *Producer) addUnacked(ps *partState, b *pbatch) {
-	i := len(ps.unacked)
-	if p.cfg.Policy == PolicyJava {
-		for i > 0 && ps.unacked[i-1].b.FirstSeq > b.b.FirstSeq {
-			i--
-		}
-	}
-	ps.unacked = slices.Insert(grab(ps.unacked, &ps.sp.unacked), i, b)
+	ps.unacked = slices.Insert(grab(ps.unacked, &ps.sp.unacked), p.policy.unackedAt(ps, b), b)
 }
 
 // drainable returns the partition's batch to send now, or nil
@@ -481,26 +432,15 @@ func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
 	if now < b.retryAt {
 		return nil // backing off
 	}
-	if p.cfg.MaxInFlight == 1 && !(p.cfg.Policy == PolicyFranzGo && p.cfg.EnableIdempotence) && ps.onWire > 0 {
-		return nil // guaranteeMessageOrder mutes the partition (C1.6)
-	}
-	if p.cfg.Policy == PolicyFranzGo && ps.onWire > 0 && !ps.fgOK {
-		return nil // one in flight until a success (okOnSink)
+	if ps.onWire > 0 && !p.policy.pipelines(p, ps) {
+		return nil // the client keeps one request of the partition on the wire
 	}
 	if !p.txnDrainable(ps) {
 		return nil // waits for AddPartitionsToTxn
 	}
 	if p.cfg.EnableIdempotence {
-		if p.cfg.Policy == PolicyLibrdkafka {
-			if ps.drainWait {
-				if ps.onWire > 0 {
-					return nil
-				}
-				ps.drainWait = false
-			}
-		} else if p.cfg.Policy != PolicyFranzGo && b.hasSeq && len(ps.unacked) > 0 && ps.unacked[0] != b {
-			// Retry mode: only the lowest unacknowledged sequence may go.
-			return nil
+		if !p.policy.drainsNext(p, ps, b) {
+			return nil // retry mode, or the client's own order
 		}
 		if !b.hasSeq {
 			if len(ps.unacked) > 0 && (ps.pid != p.pid || ps.epoch != p.epoch) {

@@ -181,6 +181,7 @@ var scratchFields = map[string]bool{
 	"check.logView.rc":          true,
 	"check.txnInv.fin":          true,
 	"model.Producer.pool":       true, // allocator state: free lists and slabs, not knowledge
+	"model.Producer.policy":     true, // configuration: cfg.Policy's behaviour, stateless
 	"model.Broker.pool":         true,
 	"model.serverBufs.msgs":     true, // allocator state: the pool messages are carved from
 	"model.LeaderState.msgs":    true, // the broker's pool, by pointer

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/storage"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -334,13 +335,13 @@ func TestLiveLSO(t *testing.T) {
 }
 
 // TestReadCommittedMatchesPartition: the checker's read_committed view of
-// a log equals what model.Partition.ReadCommitted returns for it, on
+// a log equals what storage.Partition.ReadCommitted returns for it, on
 // random logs of three transactional producers and plain data, and its
 // LSO is the partition's.
 func TestReadCommittedMatchesPartition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	for trial := range 300 {
-		p := model.NewPartition(0, model.PartitionConfig{})
+		p := storage.NewPartition(0, storage.PartitionConfig{})
 		seq := map[model.ProducerID]int32{}
 		for range 1 + rng.IntN(30) {
 			pid := model.ProducerID(1 + rng.IntN(3))

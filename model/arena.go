@@ -1,6 +1,6 @@
 package model
 
-// arena hands out new values of T carved from shared arrays, as slab
+// Arena hands out new values of T carved from shared arrays, as slab
 // does, for values that never leave their owner (a producer's batches):
 // once the owner drops every value it took (a Reset), rewind zeroes the
 // arrays and hands their values out again. The first arenaChunks chunks
@@ -8,7 +8,7 @@ package model
 // that needs more carves chunks it does not remember, which are left to
 // the garbage collector with the values in them, so a burst's memory
 // does not outlive it.
-type arena[T any] struct {
+type Arena[T any] struct {
 	// kept are the remembered chunks, in the order they were carved
 	// (nkept of them); cur is the one being carved while next is below
 	// its length.
@@ -25,8 +25,8 @@ type arena[T any] struct {
 // values.
 const arenaChunks = 8
 
-// new returns a pointer to a fresh zero T.
-func (a *arena[T]) new() *T {
+// New returns a pointer to a fresh zero T.
+func (a *Arena[T]) New() *T {
 	for a.cur < a.nkept {
 		if c := a.kept[a.cur]; a.next < len(c) {
 			a.next++
@@ -51,7 +51,7 @@ func (a *arena[T]) new() *T {
 }
 
 // keptValues returns the number of values in the remembered chunks.
-func (a *arena[T]) keptValues() int {
+func (a *Arena[T]) keptValues() int {
 	n := 0
 	for _, c := range a.kept[:a.nkept] {
 		n += len(c)
@@ -59,10 +59,10 @@ func (a *arena[T]) keptValues() int {
 	return n
 }
 
-// rewind takes every value back: the caller holds none any more. The
+// Rewind takes every value back: the caller holds none any more. The
 // remembered chunks are zeroed, so nothing they held stays reachable,
 // and handed out again; the others are let go.
-func (a *arena[T]) rewind() {
+func (a *Arena[T]) Rewind() {
 	for i := 0; i < a.nkept && i <= a.cur; i++ {
 		clear(a.kept[i])
 	}

@@ -6,12 +6,12 @@ import "testing"
 // remembered chunks' values come back zeroed, in the same order, and a
 // run beyond arenaKeep values is served by chunks that are not kept.
 func TestArenaRewind(t *testing.T) {
-	var a arena[[2]int]
+	var a Arena[[2]int]
 	const n = 1500
 	var first []*[2]int
 	seen := map[*[2]int]bool{}
 	for i := range n {
-		v := a.new()
+		v := a.New()
 		if seen[v] || *v != [2]int{} {
 			t.Fatalf("value %d: handed out twice or not zero", i)
 		}
@@ -22,9 +22,9 @@ func TestArenaRewind(t *testing.T) {
 	if k := a.keptValues(); k != 4+8+16+32+64*(arenaChunks-4) {
 		t.Fatalf("%d values kept", k)
 	}
-	a.rewind()
+	a.Rewind()
 	for i := range n {
-		v := a.new()
+		v := a.New()
 		if *v != [2]int{} {
 			t.Fatalf("after rewind, value %d is not zero: %v", i, *v)
 		}

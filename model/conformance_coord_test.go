@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/coordinator"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -23,11 +25,11 @@ import (
 var knownDiff = map[string]string{}
 
 // coordPeer is the client every coordinator request of a vector comes from.
-var coordPeer = Peer{Node: 9}
+var coordPeer = model.Peer{Node: 9}
 
 // coordStep hands m to the coordinator node and returns its reply. The
 // markers it sends are in r.sent (this step only) and r.outstanding.
-func (r *vecRunner) coordStep(m Message) (Message, error) {
+func (r *vecRunner) coordStep(m model.Message) (model.Message, error) {
 	if r.down {
 		return nil, fmt.Errorf("the coordinator is down (coord_crash without coord_restart)")
 	}
@@ -44,25 +46,25 @@ func (r *vecRunner) coordStep(m Message) (Message, error) {
 
 // take carries out a coordinator node's outputs: marker requests join
 // r.outstanding and r.sent, wake-ups r.wakes. It returns the reply, if any.
-func (r *vecRunner) take(outs []Out) (Message, error) {
-	var reply Message
+func (r *vecRunner) take(outs []model.Out) (model.Message, error) {
+	var reply model.Message
 	for _, o := range outs {
 		switch o.Kind {
-		case OutReply:
+		case model.OutReply:
 			if reply != nil {
 				return nil, fmt.Errorf("two replies to one request")
 			}
 			reply = o.Msg
-		case OutSend:
-			req, ok := o.Msg.(*WriteTxnMarkersRequest)
+		case model.OutSend:
+			req, ok := o.Msg.(*model.WriteTxnMarkersRequest)
 			if !ok {
 				return nil, fmt.Errorf("the coordinator sent %T", o.Msg)
 			}
 			r.outstanding = append(r.outstanding, &sentMarkers{req: req})
 			r.sent = append(r.sent, req.Markers...)
-		case OutWake:
+		case model.OutWake:
 			r.wakes = append(r.wakes, o)
-		case OutObserve:
+		case model.OutObserve:
 		default:
 			return nil, fmt.Errorf("unexpected coordinator output kind %d", o.Kind)
 		}
@@ -114,12 +116,12 @@ func (r *vecRunner) answerMarkers(ce int32, deliver bool, errs []string, expect 
 	}
 	r.outstanding = slices.DeleteFunc(r.outstanding, func(m *sentMarkers) bool { return slices.Contains(picked, m) })
 	var (
-		answered []TxnMarker
-		results  []ErrCode
+		answered []model.TxnMarker
+		results  []model.ErrCode
 	)
 	r.sent = nil
 	for _, m := range picked {
-		codes := make([]ErrCode, len(m.req.Markers))
+		codes := make([]model.ErrCode, len(m.req.Markers))
 		for i, mk := range m.req.Markers {
 			switch {
 			case deliver:
@@ -128,7 +130,7 @@ func (r *vecRunner) answerMarkers(ce int32, deliver bool, errs []string, expect 
 				if len(errs) == 0 {
 					return fmt.Errorf("fewer errors than markers")
 				}
-				c, ok := ParseErrCode(errs[0])
+				c, ok := model.ParseErrCode(errs[0])
 				if !ok {
 					return fmt.Errorf("unknown error %q", errs[0])
 				}
@@ -140,7 +142,7 @@ func (r *vecRunner) answerMarkers(ce int32, deliver bool, errs []string, expect 
 		if m.stale {
 			continue
 		}
-		if _, err := r.take(r.coord.Step(r.now, Peer{}, &WriteTxnMarkersResponse{CorrelationID: m.req.CorrelationID,
+		if _, err := r.take(r.coord.Step(r.now, model.Peer{}, &model.WriteTxnMarkersResponse{CorrelationID: m.req.CorrelationID,
 			TransactionalID: m.req.TransactionalID, Errs: codes})); err != nil {
 			return err
 		}
@@ -215,7 +217,7 @@ func (r *vecRunner) expectTxn(id string, raw json.RawMessage) error {
 		if err := ex.get("state", &want, true); err != nil {
 			return err
 		}
-		if _, known := ParseTxnState(want); !known {
+		if _, known := model.ParseTxnState(want); !known {
 			return fmt.Errorf("unknown state %q", want)
 		}
 		if m.State.String() != want {
@@ -251,8 +253,8 @@ func (r *vecRunner) expectTxn(id string, raw json.RawMessage) error {
 // expectTxnLog compares one id's __transaction_state records with a
 // coord_log expect: one object per record, oldest first, each with
 // "state" and optionally "pid", "epoch" and "partitions".
-func expectTxnLog(got []TxnLogRecord, want []json.RawMessage) error {
-	show := func(rs []TxnLogRecord) string {
+func expectTxnLog(got []coordinator.TxnLogRecord, want []json.RawMessage) error {
+	show := func(rs []coordinator.TxnLogRecord) string {
 		var b strings.Builder
 		for i, r := range rs {
 			if i > 0 {
@@ -293,7 +295,7 @@ func expectTxnLog(got []TxnLogRecord, want []json.RawMessage) error {
 
 // expectMarkers compares markers with an expect "markers" list, in order:
 // each {partition, pid, epoch, commit} and optionally coordinatorEpoch.
-func expectMarkers(markers []TxnMarker, want []json.RawMessage) error {
+func expectMarkers(markers []model.TxnMarker, want []json.RawMessage) error {
 	var gs, ws []string
 	for i, w := range want {
 		mo, err := parseObj(w, "partition", "pid", "epoch", "commit", "coordinatorEpoch")
@@ -311,9 +313,9 @@ func expectMarkers(markers []TxnMarker, want []json.RawMessage) error {
 			mo.get("coordinatorEpoch", &ce, false)); err != nil {
 			return err
 		}
-		mt := MarkerAbort
+		mt := model.MarkerAbort
 		if commit {
-			mt = MarkerCommit
+			mt = model.MarkerCommit
 		}
 		ws = append(ws, fmt.Sprintf("p%d pid=%d e=%d %v", part, p, ep, mt))
 		if mo.has("coordinatorEpoch") {
@@ -334,7 +336,7 @@ func expectMarkers(markers []TxnMarker, want []json.RawMessage) error {
 }
 
 // expectErrNames compares error codes with their expected Kafka names.
-func expectErrNames(got []ErrCode, want []string) error {
+func expectErrNames(got []model.ErrCode, want []string) error {
 	gs := make([]string, len(got))
 	for i, e := range got {
 		gs[i] = e.String()
@@ -352,23 +354,23 @@ func expectErrNames(got []ErrCode, want []string) error {
 // coord_seed installed it, in which case the seeded state precedes it;
 // each later record's state may follow the one before. PrepareEpochFence
 // is never on the log.
-func checkTxnLog(log []TxnLogRecord, seeded map[string]TxnState) error {
-	prev := make(map[string]TxnState)
+func checkTxnLog(log []coordinator.TxnLogRecord, seeded map[string]model.TxnState) error {
+	prev := make(map[string]model.TxnState)
 	for id, s := range seeded {
 		prev[id] = s
 	}
 	for i, rec := range log {
-		if rec.State == TxnPrepareEpochFence {
+		if rec.State == model.TxnPrepareEpochFence {
 			return fmt.Errorf("record %d: %s logged PrepareEpochFence", i, rec.TransactionalID)
 		}
 		p, ok := prev[rec.TransactionalID]
 		switch {
-		case !ok && rec.State != TxnEmpty:
+		case !ok && rec.State != model.TxnEmpty:
 			return fmt.Errorf("record %d: %s starts with %v, not Empty", i, rec.TransactionalID, rec.State)
 		case ok && !rec.State.CanFollow(p):
 			return fmt.Errorf("record %d: illegal transition %v -> %v for %s", i, p, rec.State, rec.TransactionalID)
 		}
-		if rec.State == TxnDead {
+		if rec.State == model.TxnDead {
 			delete(prev, rec.TransactionalID)
 			continue
 		}
@@ -381,29 +383,29 @@ func checkTxnLog(log []TxnLogRecord, seeded map[string]TxnState) error {
 // paths and rejects the illegal ones, so that passing vectors mean
 // something.
 func TestCheckTxnLog(t *testing.T) {
-	rec := func(id string, states ...TxnState) []TxnLogRecord {
-		var out []TxnLogRecord
+	rec := func(id string, states ...model.TxnState) []coordinator.TxnLogRecord {
+		var out []coordinator.TxnLogRecord
 		for _, s := range states {
-			out = append(out, TxnLogRecord{TransactionalID: id, State: s})
+			out = append(out, coordinator.TxnLogRecord{TransactionalID: id, State: s})
 		}
 		return out
 	}
 	for _, c := range []struct {
-		log    []TxnLogRecord
-		seeded map[string]TxnState
+		log    []coordinator.TxnLogRecord
+		seeded map[string]model.TxnState
 		ok     bool
 	}{
-		{rec("a", TxnEmpty, TxnOngoing, TxnPrepareCommit, TxnCompleteCommit, TxnOngoing, TxnPrepareAbort, TxnCompleteAbort, TxnEmpty, TxnDead, TxnEmpty), nil, true},
-		{rec("a", TxnEmpty, TxnOngoing, TxnOngoing, TxnPrepareAbort, TxnCompleteAbort, TxnDead), nil, true},
-		{rec("a", TxnEmpty, TxnOngoing, TxnCompleteCommit), nil, false},
-		{rec("a", TxnEmpty, TxnOngoing, TxnPrepareCommit, TxnCompleteAbort), nil, false},
-		{rec("a", TxnEmpty, TxnOngoing, TxnPrepareEpochFence, TxnPrepareAbort), nil, false},
-		{rec("a", TxnEmpty, TxnOngoing, TxnDead), nil, false},
-		{rec("a", TxnEmpty, TxnPrepareCommit), nil, false},
-		{rec("a", TxnOngoing), nil, false},
-		{rec("a", TxnEmpty, TxnDead, TxnOngoing), nil, false},
-		{rec("a", TxnPrepareAbort), map[string]TxnState{"a": TxnOngoing}, true},
-		{rec("a", TxnCompleteAbort), map[string]TxnState{"a": TxnOngoing}, false},
+		{rec("a", model.TxnEmpty, model.TxnOngoing, model.TxnPrepareCommit, model.TxnCompleteCommit, model.TxnOngoing, model.TxnPrepareAbort, model.TxnCompleteAbort, model.TxnEmpty, model.TxnDead, model.TxnEmpty), nil, true},
+		{rec("a", model.TxnEmpty, model.TxnOngoing, model.TxnOngoing, model.TxnPrepareAbort, model.TxnCompleteAbort, model.TxnDead), nil, true},
+		{rec("a", model.TxnEmpty, model.TxnOngoing, model.TxnCompleteCommit), nil, false},
+		{rec("a", model.TxnEmpty, model.TxnOngoing, model.TxnPrepareCommit, model.TxnCompleteAbort), nil, false},
+		{rec("a", model.TxnEmpty, model.TxnOngoing, model.TxnPrepareEpochFence, model.TxnPrepareAbort), nil, false},
+		{rec("a", model.TxnEmpty, model.TxnOngoing, model.TxnDead), nil, false},
+		{rec("a", model.TxnEmpty, model.TxnPrepareCommit), nil, false},
+		{rec("a", model.TxnOngoing), nil, false},
+		{rec("a", model.TxnEmpty, model.TxnDead, model.TxnOngoing), nil, false},
+		{rec("a", model.TxnPrepareAbort), map[string]model.TxnState{"a": model.TxnOngoing}, true},
+		{rec("a", model.TxnCompleteAbort), map[string]model.TxnState{"a": model.TxnOngoing}, false},
 	} {
 		err := checkTxnLog(c.log, c.seeded)
 		if (err == nil) != c.ok {

@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,10 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/coordinator"
+	"github.com/idemsim/idemsim/model/storage"
 )
 
 // TestConformanceReplication replays the replication vectors in
@@ -44,18 +48,18 @@ func TestConformanceReplication(t *testing.T) {
 // leader epoch.
 type replRunner struct {
 	brokers []*vecRunner
-	logs    map[[2]int32]*ReplicaLog
+	logs    map[[2]int32]*storage.ReplicaLog
 	epoch   []int32
 }
 
-func (r *replRunner) log(b, part int32) (*ReplicaLog, error) {
+func (r *replRunner) log(b, part int32) (*storage.ReplicaLog, error) {
 	if b < 0 || int(b) >= len(r.brokers) {
 		return nil, fmt.Errorf("no broker %d", b)
 	}
 	k := [2]int32{b, part}
 	l := r.logs[k]
 	if l == nil {
-		l = NewReplicaLog(r.brokers[b].part(part))
+		l = storage.NewReplicaLog(r.brokers[b].part(part))
 		r.logs[k] = l
 	}
 	return l, nil
@@ -88,11 +92,11 @@ func runReplVector(data []byte) error {
 	if err := firstErr(cfg.get("snapshotEvery", &snapEvery, false), cfg.get("producerIdExpirationMs", &expMs, false)); err != nil {
 		return fmt.Errorf("config: %v", err)
 	}
-	pcfg := PartitionConfig{Window: window, NoPartitionVerification: true, SnapshotEvery: snapEvery,
+	pcfg := storage.PartitionConfig{Window: window, NoPartitionVerification: true, SnapshotEvery: snapEvery,
 		ProducerIDExpiration: time.Duration(expMs) * time.Millisecond}
-	r := &replRunner{logs: map[[2]int32]*ReplicaLog{}, epoch: make([]int32, brokers)}
+	r := &replRunner{logs: map[[2]int32]*storage.ReplicaLog{}, epoch: make([]int32, brokers)}
 	for i := 0; i < brokers; i++ {
-		r.brokers = append(r.brokers, &vecRunner{pcfg: pcfg, parts: map[int32]*Partition{}, coord: NewCoordinator(CoordinatorConfig{})})
+		r.brokers = append(r.brokers, &vecRunner{pcfg: pcfg, parts: map[int32]*storage.Partition{}, coord: coordinator.NewCoordinator(coordinator.CoordinatorConfig{})})
 	}
 	var steps []json.RawMessage
 	if err := top.get("steps", &steps, true); err != nil {
@@ -238,9 +242,9 @@ func (r *replRunner) step(op string, raw json.RawMessage) error {
 		var got fetchOutcome
 		got.diverging = [2]int64{-1, -1}
 		fo, last := fl.LogEndOffset(), fl.LatestEpoch()
-		if last != UndefinedEpoch {
+		if last != model.UndefinedEpoch {
 			e, end := ll.EndOffsetForEpoch(last)
-			if end == UndefinedEpochOffset || e == UndefinedEpoch {
+			if end == model.UndefinedEpochOffset || e == model.UndefinedEpoch {
 				return fmt.Errorf("leader answers OFFSET_OUT_OF_RANGE")
 			}
 			if e < last || end < fo {
@@ -360,7 +364,7 @@ type fetchOutcome struct {
 	truncatedTo int64
 }
 
-func (g fetchOutcome) check(o jobj, l *ReplicaLog) error {
+func (g fetchOutcome) check(o jobj, l *storage.ReplicaLog) error {
 	if !o.has("expect") {
 		return fmt.Errorf("missing expect")
 	}
@@ -390,7 +394,7 @@ func (g fetchOutcome) check(o jobj, l *ReplicaLog) error {
 }
 
 // expectLog checks an optional expect {leo, epochs, hw} against l.
-func expectLog(o jobj, l *ReplicaLog) error {
+func expectLog(o jobj, l *storage.ReplicaLog) error {
 	if !o.has("expect") {
 		return nil
 	}
@@ -401,7 +405,7 @@ func expectLog(o jobj, l *ReplicaLog) error {
 	return expectLogFields(ex, l)
 }
 
-func expectLogFields(ex jobj, l *ReplicaLog) error {
+func expectLogFields(ex jobj, l *storage.ReplicaLog) error {
 	if ex.has("leo") {
 		var want int64
 		if err := ex.get("leo", &want, true); err != nil {

@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/coordinator"
+	"github.com/idemsim/idemsim/model/storage"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -97,9 +100,9 @@ func (o jobj) get(k string, v any, required bool) error {
 
 // vecRunner holds the model under test for one vector file.
 type vecRunner struct {
-	pcfg  PartitionConfig
-	parts map[int32]*Partition
-	coord *Coordinator
+	pcfg  storage.PartitionConfig
+	parts map[int32]*storage.Partition
+	coord *coordinator.Coordinator
 	now   sim.Time
 
 	// node: config.coordinatorNode, coordinator steps go through the
@@ -109,30 +112,30 @@ type vecRunner struct {
 	// down: the coordinator has crashed and not restarted.
 	down bool
 	// wakes are the coordinator's pending wake-ups, in the order asked.
-	wakes []Out
+	wakes []model.Out
 	// outstanding are the WriteTxnMarkers requests the coordinator sent
 	// and nobody answered yet, oldest first.
 	outstanding []*sentMarkers
 	// sent collects the markers the coordinator sent during the current
 	// step.
-	sent []TxnMarker
+	sent []model.TxnMarker
 	// seeded is the state coord_seed installed per id: the state before
 	// the id's first log record.
-	seeded map[string]TxnState
+	seeded map[string]model.TxnState
 }
 
 // sentMarkers is one WriteTxnMarkers request in flight.
 type sentMarkers struct {
-	req *WriteTxnMarkersRequest
+	req *model.WriteTxnMarkersRequest
 	// stale: sent by an incarnation of the coordinator that has crashed
 	// since; its answer has no connection to go back on.
 	stale bool
 }
 
-func (r *vecRunner) part(id int32) *Partition {
+func (r *vecRunner) part(id int32) *storage.Partition {
 	p := r.parts[id]
 	if p == nil {
-		p = NewPartition(id, r.pcfg)
+		p = storage.NewPartition(id, r.pcfg)
 		r.parts[id] = p
 	}
 	return p
@@ -174,14 +177,14 @@ func runVector(data []byte) error {
 		}
 	}
 	r := &vecRunner{
-		pcfg: PartitionConfig{Window: window, NoPartitionVerification: !verification, SnapshotEvery: snapEvery,
+		pcfg: storage.PartitionConfig{Window: window, NoPartitionVerification: !verification, SnapshotEvery: snapEvery,
 			ProducerIDExpiration: time.Duration(expMs) * time.Millisecond},
-		parts: make(map[int32]*Partition),
-		coord: NewCoordinator(CoordinatorConfig{NextPID: ProducerID(nextPid), TransactionVersion: tv, EpochBits: uint8(eb),
+		parts: make(map[int32]*storage.Partition),
+		coord: coordinator.NewCoordinator(coordinator.CoordinatorConfig{NextPID: model.ProducerID(nextPid), TransactionVersion: tv, EpochBits: uint8(eb),
 			TimeoutCheckInterval: msDur(checkMs), TransactionalIDExpiration: msDur(idExpMs), ExpirationCheckInterval: msDur(idExpChk),
 			CoordinatorEpoch: coordEpoch}),
 		node:   node,
-		seeded: make(map[string]TxnState),
+		seeded: make(map[string]model.TxnState),
 	}
 	var steps []json.RawMessage
 	if err := top.get("steps", &steps, true); err != nil {
@@ -260,26 +263,26 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 		if n > 1<<20 {
 			return fmt.Errorf("batch of %d records is too large for the runner", n)
 		}
-		b := Batch{Partition: part, PID: ProducerID(pid), Epoch: epoch, FirstSeq: first, LastSeq: last, Transactional: txn, Records: make([]Record, n)}
+		b := model.Batch{Partition: part, PID: model.ProducerID(pid), Epoch: epoch, FirstSeq: first, LastSeq: last, Transactional: txn, Records: make([]model.Record, n)}
 		for i := range b.Records {
 			// The vectors have one clock: the client stamps its
 			// records with the time it appends them.
 			b.Records[i].CreateTime = r.now
 		}
-		opts := AppendOptions{}
+		opts := storage.AppendOptions{}
 		if !verified {
-			opts.Verification = ErrInvalidTxnState
+			opts.Verification = model.ErrInvalidTxnState
 		}
 		leo := p.LogEndOffset()
 		res := p.AppendWith(r.now, b, opts)
 		// Model invariants, whatever the vector says.
-		if res.Err == ErrDuplicateSequenceNumber || res.Err == ErrUnknownProducerID {
+		if res.Err == model.ErrDuplicateSequenceNumber || res.Err == model.ErrUnknownProducerID {
 			return fmt.Errorf("partition returned legacy error %v", res.Err)
 		}
-		if (res.Err != ErrNone || res.Duplicate) && p.LogEndOffset() != leo {
+		if (res.Err != model.ErrNone || res.Duplicate) && p.LogEndOffset() != leo {
 			return fmt.Errorf("rejected or duplicate batch moved the log end offset %d -> %d", leo, p.LogEndOffset())
 		}
-		if res.Err == ErrNone && !res.Duplicate && (res.FirstOffset != leo || p.LogEndOffset() != leo+n) {
+		if res.Err == model.ErrNone && !res.Duplicate && (res.FirstOffset != leo || p.LogEndOffset() != leo+n) {
 			return fmt.Errorf("accepted batch got offsets %d..%d with log end %d -> %d", res.FirstOffset, res.LastOffset, leo, p.LogEndOffset())
 		}
 		return r.expectAppend(o, res)
@@ -299,11 +302,11 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 			o.get("coordinatorEpoch", &ce, false), o.get("partition", &part, false)); err != nil {
 			return err
 		}
-		m := MarkerAbort
+		m := model.MarkerAbort
 		if commit {
-			m = MarkerCommit
+			m = model.MarkerCommit
 		}
-		return r.expectAppend(o, r.part(part).AppendMarker(r.now, ProducerID(pid), epoch, ce, m))
+		return r.expectAppend(o, r.part(part).AppendMarker(r.now, model.ProducerID(pid), epoch, ce, m))
 	case "expire_producer":
 		o, err := parseObj(raw, keys("pid", "partition", "expect")...)
 		if err != nil {
@@ -316,7 +319,7 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 		if err := firstErr(o.get("pid", &pid, true), o.get("partition", &part, false)); err != nil {
 			return err
 		}
-		got := r.part(part).ExpireProducer(ProducerID(pid))
+		got := r.part(part).ExpireProducer(model.ProducerID(pid))
 		if !o.has("expect") {
 			return nil
 		}
@@ -346,7 +349,7 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 		if err != nil {
 			return fmt.Errorf("expect: %v", err)
 		}
-		var want []ProducerID
+		var want []model.ProducerID
 		if err := ex.get("expired", &want, true); err != nil {
 			return err
 		}
@@ -409,7 +412,7 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 		if err := firstErr(o.get("pid", &pid, true), o.get("partition", &part, false)); err != nil {
 			return err
 		}
-		return r.checkState(r.part(part).Producer(ProducerID(pid)), o["expect"])
+		return r.checkState(r.part(part).Producer(model.ProducerID(pid)), o["expect"])
 	case "init_producer_id":
 		o, err := parseObj(raw, keys("transactionalId", "producerId", "producerEpoch", "transactionTimeoutMs", "expect")...)
 		if err != nil {
@@ -432,7 +435,7 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 			if id != nil && *id == "" {
 				return fmt.Errorf("coordinatorNode: the node API cannot carry an empty transactional.id (it means none)")
 			}
-			req := &InitProducerIDRequest{ExpectedPID: ProducerID(pid), ExpectedEpoch: epoch, TransactionTimeout: msDur(timeout)}
+			req := &model.InitProducerIDRequest{ExpectedPID: model.ProducerID(pid), ExpectedEpoch: epoch, TransactionTimeout: msDur(timeout)}
 			if id != nil {
 				req.TransactionalID = *id
 			}
@@ -440,13 +443,13 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 			if err != nil {
 				return err
 			}
-			res, ok := reply.(*InitProducerIDResponse)
+			res, ok := reply.(*model.InitProducerIDResponse)
 			if !ok {
 				return fmt.Errorf("reply %T", reply)
 			}
 			return expectCoord(o["expect"], res.Err, res.PID, res.Epoch, r.sent, false)
 		}
-		res := r.coord.InitProducerID(r.now, InitProducerIDCall{TransactionalID: id, ProducerID: ProducerID(pid), ProducerEpoch: epoch,
+		res := r.coord.InitProducerID(r.now, coordinator.InitProducerIDCall{TransactionalID: id, ProducerID: model.ProducerID(pid), ProducerEpoch: epoch,
 			TransactionTimeout: msDur(timeout)})
 		if id != nil {
 			r.coord.MarkersWritten(r.now, *id)
@@ -467,18 +470,18 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 			return err
 		}
 		if r.node {
-			reply, err := r.coordStep(&AddPartitionsToTxnRequest{TransactionalID: id, PID: ProducerID(pid), Epoch: epoch, Partitions: parts})
+			reply, err := r.coordStep(&model.AddPartitionsToTxnRequest{TransactionalID: id, PID: model.ProducerID(pid), Epoch: epoch, Partitions: parts})
 			if err != nil {
 				return err
 			}
-			res, ok := reply.(*TxnResponse)
+			res, ok := reply.(*model.TxnResponse)
 			if !ok {
 				return fmt.Errorf("reply %T", reply)
 			}
-			return expectCoord(o["expect"], res.Err, NoProducerID, NoEpoch, nil, true)
+			return expectCoord(o["expect"], res.Err, model.NoProducerID, model.NoEpoch, nil, true)
 		}
-		e := r.coord.AddPartitionsToTxn(r.now, id, ProducerID(pid), epoch, parts)
-		return expectCoord(o["expect"], e, NoProducerID, NoEpoch, nil, true)
+		e := r.coord.AddPartitionsToTxn(r.now, id, model.ProducerID(pid), epoch, parts)
+		return expectCoord(o["expect"], e, model.NoProducerID, model.NoEpoch, nil, true)
 	case "add_partitions_implicitly", "verify_partitions": // extensions
 		o, err := parseObj(raw, keys("transactionalId", "pid", "epoch", "partitions", "expect")...)
 		if err != nil {
@@ -494,13 +497,13 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 			return err
 		}
 		add := op == "add_partitions_implicitly"
-		var got []ErrCode
+		var got []model.ErrCode
 		if r.node {
-			reply, err := r.coordStep(&VerifyPartitionsRequest{TransactionalID: id, PID: ProducerID(pid), Epoch: epoch, Partitions: parts, Add: add})
+			reply, err := r.coordStep(&model.VerifyPartitionsRequest{TransactionalID: id, PID: model.ProducerID(pid), Epoch: epoch, Partitions: parts, Add: add})
 			if err != nil {
 				return err
 			}
-			res, ok := reply.(*VerifyPartitionsResponse)
+			res, ok := reply.(*model.VerifyPartitionsResponse)
 			if !ok {
 				return fmt.Errorf("reply %T", reply)
 			}
@@ -508,9 +511,9 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 		} else {
 			for _, p := range parts {
 				if add {
-					got = append(got, r.coord.AddPartitionImplicitly(r.now, id, ProducerID(pid), epoch, p))
+					got = append(got, r.coord.AddPartitionImplicitly(r.now, id, model.ProducerID(pid), epoch, p))
 				} else {
-					got = append(got, r.coord.VerifyPartition(id, ProducerID(pid), epoch, p))
+					got = append(got, r.coord.VerifyPartition(id, model.ProducerID(pid), epoch, p))
 				}
 			}
 		}
@@ -540,17 +543,17 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 			return err
 		}
 		if r.node {
-			reply, err := r.coordStep(&EndTxnRequest{TransactionalID: id, PID: ProducerID(pid), Epoch: epoch, Commit: commit, Version: version})
+			reply, err := r.coordStep(&model.EndTxnRequest{TransactionalID: id, PID: model.ProducerID(pid), Epoch: epoch, Commit: commit, Version: version})
 			if err != nil {
 				return err
 			}
-			res, ok := reply.(*TxnResponse)
+			res, ok := reply.(*model.TxnResponse)
 			if !ok {
 				return fmt.Errorf("reply %T", reply)
 			}
 			return expectCoord(o["expect"], res.Err, res.PID, res.Epoch, r.sent, true)
 		}
-		res := r.coord.EndTxn(r.now, EndTxnCall{TransactionalID: id, ProducerID: ProducerID(pid), ProducerEpoch: epoch, Commit: commit, Version: version})
+		res := r.coord.EndTxn(r.now, coordinator.EndTxnCall{TransactionalID: id, ProducerID: model.ProducerID(pid), ProducerEpoch: epoch, Commit: commit, Version: version})
 		r.coord.MarkersWritten(r.now, id)
 		return expectCoord(o["expect"], res.Err, res.ProducerID, res.Epoch, res.Markers, true)
 	case "coord_seed":
@@ -575,13 +578,13 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 		if err := o.get("prevPid", &prev, false); err != nil {
 			return err
 		}
-		st, ok := ParseTxnState(state)
+		st, ok := model.ParseTxnState(state)
 		if !ok {
 			return fmt.Errorf("unknown state %q", state)
 		}
-		r.coord.SetTxn(TxnMetadata{TransactionalID: id, ProducerID: ProducerID(pid), PrevProducerID: ProducerID(prev),
+		r.coord.SetTxn(coordinator.TxnMetadata{TransactionalID: id, ProducerID: model.ProducerID(pid), PrevProducerID: model.ProducerID(prev),
 			ProducerEpoch: epoch, LastProducerEpoch: last, State: st, Partitions: parts,
-			TxnTimeout: DefaultTransactionTimeout, TxnStartTime: r.now, LastUpdate: r.now})
+			TxnTimeout: coordinator.DefaultTransactionTimeout, TxnStartTime: r.now, LastUpdate: r.now})
 		r.seeded[id] = st
 		return nil
 	case "coord_state": // extension
@@ -611,7 +614,7 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 		if err := ex.get("records", &want, true); err != nil {
 			return err
 		}
-		var got []TxnLogRecord
+		var got []coordinator.TxnLogRecord
 		for _, rec := range r.coord.TxnLog() {
 			if rec.TransactionalID == id {
 				got = append(got, rec)
@@ -724,7 +727,7 @@ func (r *vecRunner) step(op string, raw json.RawMessage) error {
 }
 
 // expectAppend compares an append or marker result with its expect.
-func (r *vecRunner) expectAppend(o jobj, res AppendResult) error {
+func (r *vecRunner) expectAppend(o jobj, res model.AppendResult) error {
 	if !o.has("expect") {
 		return fmt.Errorf("missing expect")
 	}
@@ -738,7 +741,7 @@ func (r *vecRunner) expectAppend(o jobj, res AppendResult) error {
 	}
 	got := "ok"
 	switch {
-	case res.Err != ErrNone:
+	case res.Err != model.ErrNone:
 		got = "error"
 	case res.Duplicate:
 		got = "duplicate"
@@ -771,7 +774,7 @@ func (r *vecRunner) expectAppend(o jobj, res AppendResult) error {
 // expectCoord compares a coordinator response with its expect:
 // {"pid","epoch"} or {"error"}, plus "result":"ok" where allowed and the
 // "markers" extension.
-func expectCoord(raw json.RawMessage, e ErrCode, pid ProducerID, epoch int16, markers []TxnMarker, allowResult bool) error {
+func expectCoord(raw json.RawMessage, e model.ErrCode, pid model.ProducerID, epoch int16, markers []model.TxnMarker, allowResult bool) error {
 	if raw == nil {
 		return fmt.Errorf("missing expect")
 	}
@@ -791,7 +794,7 @@ func expectCoord(raw json.RawMessage, e ErrCode, pid ProducerID, epoch int16, ma
 		if e.String() != name {
 			return fmt.Errorf("error = %v, want %s", e, name)
 		}
-	} else if e != ErrNone {
+	} else if e != model.ErrNone {
 		return fmt.Errorf("error = %v, want success", e)
 	}
 	if ex.has("result") {
@@ -832,7 +835,7 @@ func expectCoord(raw json.RawMessage, e ErrCode, pid ProducerID, epoch int16, ma
 }
 
 // checkState compares a producer entry with a check_state expect.
-func (r *vecRunner) checkState(e *ProducerStateEntry, raw json.RawMessage) error {
+func (r *vecRunner) checkState(e *storage.ProducerStateEntry, raw json.RawMessage) error {
 	if raw == nil {
 		return fmt.Errorf("missing expect")
 	}
@@ -880,7 +883,7 @@ func (r *vecRunner) checkState(e *ProducerStateEntry, raw json.RawMessage) error
 		if err := ex.get("lastSeq", &want, true); err != nil {
 			return err
 		}
-		if got := e.lastSeq(); got != want {
+		if got := lastSeq(e); got != want {
 			return fmt.Errorf("lastSeq = %d, want %d", got, want)
 		}
 	}

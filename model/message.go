@@ -166,7 +166,7 @@ type EndTxnRequest struct {
 	Epoch           int16
 	Commit          bool
 	// Version is the request version; 5 and above ask for transaction
-	// version 2 (see [EndTxnCall]); 0 means the newest.
+	// version 2 (see coordinator.EndTxnCall); 0 means the newest.
 	Version int16
 	// Txn is simulation metadata, never on the wire: the sending
 	// instance's ordinal of the transaction this EndTxn is meant to end

@@ -121,8 +121,8 @@ func (s *PartitionState) appendFields(b []byte) []byte {
 	return b
 }
 
-// clone returns a copy sharing no slices with s.
-func (s PartitionState) clone() PartitionState {
+// Clone returns a copy sharing no slices with s.
+func (s PartitionState) Clone() PartitionState {
 	s.Replicas = append([]int32(nil), s.Replicas...)
 	s.ISR = append([]int32(nil), s.ISR...)
 	return s

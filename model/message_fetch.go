@@ -106,3 +106,18 @@ func (r *FetchResponse) AppendDescription(b []byte) []byte {
 	}
 	return b
 }
+
+// ReplicaBatch is one log entry as a leader serves it to a follower: the
+// entry and the leader epoch it was written in (the batch header's
+// partitionLeaderEpoch, R2).
+type ReplicaBatch struct {
+	Entry       LogEntry
+	LeaderEpoch int32
+}
+
+// UndefinedEpoch and UndefinedEpochOffset are Kafka's UNDEFINED_EPOCH and
+// UNDEFINED_EPOCH_OFFSET: "no such epoch" in an epoch-cache answer.
+const (
+	UndefinedEpoch       int32 = -1
+	UndefinedEpochOffset int64 = -1
+)

@@ -129,3 +129,14 @@ func (d *Disconnected) AppendDescription(b []byte) []byte {
 	b = append(b, "Disconnected dest="...)
 	return strconv.AppendInt(b, int64(d.Dest), 10)
 }
+
+// TxnMarker is one WriteTxnMarkers entry the coordinator asks the caller to
+// deliver to a partition leader (storage.Partition.AppendMarker).
+type TxnMarker struct {
+	TransactionalID  string
+	Partition        int32
+	PID              ProducerID
+	Epoch            int16
+	CoordinatorEpoch int32
+	Marker           MarkerType
+}

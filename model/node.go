@@ -8,15 +8,15 @@ import "github.com/idemsim/idemsim/sim"
 // nothing else happens. A node has no event loop, no network and no clock
 // of its own; the world calls it and carries out what it returns.
 //
-// The producer ([Producer]) talks to its destinations by index: broker
+// The producer (client.Producer) talks to its destinations by index: broker
 // index 0.. (a partition leader) or [DestCoordinator]. Server nodes
-// ([Broker], [Coordinator]) answer the request they are handed with
-// OutReply to its [Peer], and reach each other with OutSend by the same
-// destination indexes, over the network: the world opens the connection,
-// tells the sender when it breaks ([Disconnected]) and closes it on an
-// OutClose (a server's request timeout).
+// (broker.Broker, coordinator.Coordinator) answer the request they are
+// handed with OutReply to its [Peer], and reach each other with OutSend by
+// the same destination indexes, over the network: the world opens the
+// connection, tells the sender when it breaks ([Disconnected]) and closes
+// it on an OutClose (a server's request timeout).
 
-// Server is a server process: a [Broker] or the [Coordinator].
+// Server is a server process: a broker.Broker or the coordinator.Coordinator.
 type Server interface {
 	// Step handles message m from peer.
 	Step(now sim.Time, from Peer, m Message) []Out

@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"fmt"
@@ -10,6 +10,11 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/internal/fieldcmp"
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/broker"
+	"github.com/idemsim/idemsim/model/client"
+	"github.com/idemsim/idemsim/model/coordinator"
+	"github.com/idemsim/idemsim/model/storage"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -25,14 +30,14 @@ type rwork struct {
 	name    string
 	brokers int
 	leaders []int32
-	bcfg    func(id int32) BrokerConfig
-	ccfg    CoordinatorConfig
-	pcfg    []ProducerConfig
+	bcfg    func(id int32) broker.BrokerConfig
+	ccfg    coordinator.CoordinatorConfig
+	pcfg    []client.ProducerConfig
 	records int
 	// lose reports whether the n-th reply (1-based) is lost.
 	lose func(n int) bool
 	// reject is armed on broker 0.
-	reject *RejectRule
+	reject *broker.RejectRule
 }
 
 type rwEvent struct {
@@ -40,11 +45,11 @@ type rwEvent struct {
 	seq   int
 	kind  uint8
 	node  int
-	from  Peer
+	from  model.Peer
 	src   int32
-	msg   Message
+	msg   model.Message
 	token uint64
-	rec   Record
+	rec   model.Record
 }
 
 const (
@@ -58,9 +63,9 @@ const (
 type rworld struct {
 	t     *testing.T
 	w     rwork
-	bs    []*Broker
-	coord *Coordinator
-	ps    []*Producer
+	bs    []*broker.Broker
+	coord *coordinator.Coordinator
+	ps    []*client.Producer
 	q     []rwEvent
 	seq   int
 	now   sim.Time
@@ -74,13 +79,13 @@ type rworld struct {
 // rcall is one node call's effects, copied (observations by value).
 type rcall struct {
 	what string
-	outs []Out
-	obs  []Obs
+	outs []model.Out
+	obs  []model.Obs
 }
 
 func (w *rworld) servers() int { return len(w.bs) + 1 }
 
-func (w *rworld) server(n int) Server {
+func (w *rworld) server(n int) model.Server {
 	if n < len(w.bs) {
 		return w.bs[n]
 	}
@@ -89,13 +94,13 @@ func (w *rworld) server(n int) Server {
 
 func brokerOf(n int, brokers int) int32 {
 	if n == brokers {
-		return DestCoordinator
+		return model.DestCoordinator
 	}
 	return int32(n)
 }
 
 func nodeOf(dest int32, brokers int) int {
-	if dest == DestCoordinator {
+	if dest == model.DestCoordinator {
 		return brokers
 	}
 	return int(dest)
@@ -109,12 +114,12 @@ func (w *rworld) build(wk rwork) {
 	w.w = wk
 	w.bs = nil
 	for i := range wk.brokers {
-		w.bs = append(w.bs, NewBroker(wk.bcfg(int32(i))))
+		w.bs = append(w.bs, broker.NewBroker(wk.bcfg(int32(i))))
 	}
-	w.coord = NewCoordinator(wk.ccfg)
+	w.coord = coordinator.NewCoordinator(wk.ccfg)
 	w.ps = nil
 	for i, c := range wk.pcfg {
-		w.ps = append(w.ps, NewProducer(c, int32(i), wk.leaders, producerRand(i)))
+		w.ps = append(w.ps, client.NewProducer(c, int32(i), wk.leaders, producerRand(i)))
 	}
 }
 
@@ -176,9 +181,9 @@ func (w *rworld) run() int {
 	for k := range w.w.records {
 		part := int32(k % len(w.w.leaders))
 		for i := range w.ps {
-			id := RecordID{App: int32(i), N: int64(k)}
+			id := model.RecordID{App: int32(i), N: int64(k)}
 			w.push(rwEvent{at: sim.Time(k) * sim.Time(2*time.Millisecond), kind: evSend, node: nb + 1 + i,
-				rec: Record{ID: id, Partition: part, Digest: Digest(id, 0)}})
+				rec: model.Record{ID: id, Partition: part, Digest: model.Digest(id, 0)}})
 		}
 	}
 	n := 0
@@ -209,7 +214,7 @@ func (w *rworld) run() int {
 	return n
 }
 
-func (w *rworld) note(node int, what string, outs []Out) {
+func (w *rworld) note(node int, what string, outs []model.Out) {
 	if !w.record {
 		return
 	}
@@ -224,28 +229,28 @@ func (w *rworld) note(node int, what string, outs []Out) {
 	w.calls = append(w.calls, c)
 }
 
-func (w *rworld) producerOuts(i int, what string, outs []Out) {
+func (w *rworld) producerOuts(i int, what string, outs []model.Out) {
 	nb := len(w.bs)
 	self := nb + 1 + i
 	w.note(self, what, outs)
 	for _, o := range outs {
 		switch o.Kind {
-		case OutSend:
+		case model.OutSend:
 			w.reqNo++
 			w.push(rwEvent{at: w.now.Add(time.Millisecond), kind: evServer, node: nodeOf(o.Dest, nb), msg: o.Msg,
-				from: Peer{Node: int32(self), ReqNo: w.reqNo, Handle: uint64(self)}})
-		case OutWake:
+				from: model.Peer{Node: int32(self), ReqNo: w.reqNo, Handle: uint64(self)}})
+		case model.OutWake:
 			w.push(rwEvent{at: o.At, kind: evWakeP, node: self, token: o.Timer})
 		}
 	}
 }
 
-func (w *rworld) serverOuts(n int, what string, outs []Out) {
+func (w *rworld) serverOuts(n int, what string, outs []model.Out) {
 	nb := len(w.bs)
 	w.note(n, what, outs)
 	for _, o := range outs {
 		switch o.Kind {
-		case OutReply:
+		case model.OutReply:
 			w.reply++
 			if w.w.lose != nil && w.w.lose(w.reply) {
 				continue
@@ -254,13 +259,13 @@ func (w *rworld) serverOuts(n int, what string, outs []Out) {
 			if to > nb {
 				w.push(rwEvent{at: w.now.Add(time.Millisecond), kind: evProducer, node: to, src: brokerOf(n, nb), msg: o.Msg})
 			} else {
-				w.push(rwEvent{at: w.now.Add(time.Millisecond), kind: evServer, node: to, msg: o.Msg, from: Peer{Node: int32(n)}})
+				w.push(rwEvent{at: w.now.Add(time.Millisecond), kind: evServer, node: to, msg: o.Msg, from: model.Peer{Node: int32(n)}})
 			}
-		case OutSend:
+		case model.OutSend:
 			w.reqNo++
 			w.push(rwEvent{at: w.now.Add(time.Millisecond), kind: evServer, node: nodeOf(o.Dest, nb), msg: o.Msg,
-				from: Peer{Node: int32(n), ReqNo: w.reqNo, Handle: uint64(n)}})
-		case OutWake:
+				from: model.Peer{Node: int32(n), ReqNo: w.reqNo, Handle: uint64(n)}})
+		case model.OutWake:
 			w.push(rwEvent{at: o.At, kind: evWakeS, node: n, token: o.Timer})
 		}
 	}
@@ -271,8 +276,8 @@ func (w *rworld) serverOuts(n int, what string, outs []Out) {
 // expiry; transactional (verification, markers); plain; one broker
 // leading everything.
 func resetWorks(t *testing.T) []rwork {
-	resolve := func(mut func(*ProducerConfig)) ProducerConfig {
-		c := DefaultProducerConfig()
+	resolve := func(mut func(*client.ProducerConfig)) client.ProducerConfig {
+		c := client.DefaultProducerConfig()
 		c.Linger = 0
 		c.Brokers = 2
 		c.DeliveryTimeout = 400 * time.Millisecond
@@ -286,10 +291,10 @@ func resetWorks(t *testing.T) []rwork {
 		}
 		return eff
 	}
-	bcfg := func(leaders []int32, mut func(*BrokerConfig)) func(int32) BrokerConfig {
-		return func(id int32) BrokerConfig {
-			c := BrokerConfig{ID: id, Leaders: leaders, ExpirationCheckInterval: 50 * time.Millisecond,
-				Partition: PartitionConfig{ProducerIDExpiration: 200 * time.Millisecond},
+	bcfg := func(leaders []int32, mut func(*broker.BrokerConfig)) func(int32) broker.BrokerConfig {
+		return func(id int32) broker.BrokerConfig {
+			c := broker.BrokerConfig{ID: id, Leaders: leaders, ExpirationCheckInterval: 50 * time.Millisecond,
+				Partition: storage.PartitionConfig{ProducerIDExpiration: 200 * time.Millisecond},
 				Rand:      rand.New(rand.NewPCG(uint64(id), 3)), VerificationTimeout: 100 * time.Millisecond}
 			if mut != nil {
 				mut(&c)
@@ -299,24 +304,28 @@ func resetWorks(t *testing.T) []rwork {
 	}
 	two := []int32{0, 1, 0}
 	return []rwork{
-		{name: "idempotent-lossy", brokers: 2, leaders: two, bcfg: bcfg(two, func(c *BrokerConfig) { c.NotReadyBatches = 1; c.TransientPPM = 100_000 }),
-			ccfg:    CoordinatorConfig{Leaders: two},
-			pcfg:    []ProducerConfig{resolve(func(c *ProducerConfig) {}), resolve(func(c *ProducerConfig) { c.BatchSize = 2; c.Linger = time.Millisecond })},
+		{name: "idempotent-lossy", brokers: 2, leaders: two, bcfg: bcfg(two, func(c *broker.BrokerConfig) { c.NotReadyBatches = 1; c.TransientPPM = 100_000 }),
+			ccfg:    coordinator.CoordinatorConfig{Leaders: two},
+			pcfg:    []client.ProducerConfig{resolve(func(c *client.ProducerConfig) {}), resolve(func(c *client.ProducerConfig) { c.BatchSize = 2; c.Linger = time.Millisecond })},
 			records: 24, lose: func(n int) bool { return n%5 == 2 },
-			reject: &RejectRule{N: 3, Client: 3, Err: ErrNotEnoughReplicas, Part: -1}},
+			reject: &broker.RejectRule{N: 3, Client: 3, Err: model.ErrNotEnoughReplicas, Part: -1}},
 		{name: "transactional", brokers: 2, leaders: two, bcfg: bcfg(two, nil),
-			ccfg: CoordinatorConfig{Leaders: two, TimeoutCheckInterval: 100 * time.Millisecond},
-			pcfg: []ProducerConfig{resolve(func(c *ProducerConfig) { c.TransactionalID = "t1"; c.TransactionRecords = 4 }),
-				resolve(func(c *ProducerConfig) { c.TransactionalID = "t2"; c.TransactionRecords = 3; c.TransactionVersion = 2 })},
+			ccfg: coordinator.CoordinatorConfig{Leaders: two, TimeoutCheckInterval: 100 * time.Millisecond},
+			pcfg: []client.ProducerConfig{resolve(func(c *client.ProducerConfig) { c.TransactionalID = "t1"; c.TransactionRecords = 4 }),
+				resolve(func(c *client.ProducerConfig) {
+					c.TransactionalID = "t2"
+					c.TransactionRecords = 3
+					c.TransactionVersion = 2
+				})},
 			records: 14, lose: func(n int) bool { return n%7 == 3 }},
 		{name: "plain", brokers: 2, leaders: []int32{1, 0}, bcfg: bcfg([]int32{1, 0}, nil),
-			ccfg: CoordinatorConfig{Leaders: []int32{1, 0}},
-			pcfg: []ProducerConfig{resolve(func(c *ProducerConfig) { c.EnableIdempotence = false; c.IdempotenceExplicit = true; c.Acks = 1 }),
-				resolve(func(c *ProducerConfig) { c.Policy = PolicyLibrdkafka })},
+			ccfg: coordinator.CoordinatorConfig{Leaders: []int32{1, 0}},
+			pcfg: []client.ProducerConfig{resolve(func(c *client.ProducerConfig) { c.EnableIdempotence = false; c.IdempotenceExplicit = true; c.Acks = 1 }),
+				resolve(func(c *client.ProducerConfig) { c.Policy = client.PolicyLibrdkafka })},
 			records: 10, lose: func(n int) bool { return n%4 == 1 }},
-		{name: "one-leader", brokers: 2, leaders: []int32{0, 0}, bcfg: bcfg([]int32{0, 0}, func(c *BrokerConfig) { c.ExpirationCheckInterval = 0 }),
-			ccfg:    CoordinatorConfig{Leaders: []int32{0, 0}, NextPID: 77},
-			pcfg:    []ProducerConfig{resolve(func(c *ProducerConfig) { c.Policy = PolicyFranzGo }), resolve(func(c *ProducerConfig) { c.MaxInFlight = 1 })},
+		{name: "one-leader", brokers: 2, leaders: []int32{0, 0}, bcfg: bcfg([]int32{0, 0}, func(c *broker.BrokerConfig) { c.ExpirationCheckInterval = 0 }),
+			ccfg:    coordinator.CoordinatorConfig{Leaders: []int32{0, 0}, NextPID: 77},
+			pcfg:    []client.ProducerConfig{resolve(func(c *client.ProducerConfig) { c.Policy = client.PolicyFranzGo }), resolve(func(c *client.ProducerConfig) { c.MaxInFlight = 1 })},
 			records: 8},
 	}
 }
@@ -325,17 +334,19 @@ func resetWorks(t *testing.T) []rwork {
 // one: allocator state (pools, spare memory). skipReset is its test for
 // fieldcmp.Diff.
 var resetSkipped = map[string]bool{
-	"model.Producer.pool":       true,
-	"model.Broker.pool":         true,
-	"model.serverBufs.msgs":     true,
-	"model.LeaderState.msgs":    true, // the broker's pool
-	"model.ReplicaFetcher.msgs": true,
-	"model.Partition.spare":     true,
-	"model.partState.sp":        true,
-	"model.dconn.spare":         true,
-	"model.obsSlab.spare":       true,
-	"model.effectStack.bufs":    true,
-	"model.txnLog.spare":        true,
+	"client.Producer.pool":              true,
+	"broker.Broker.pool":                true,
+	"broker.Broker.msgs":                true,
+	"coordinator.coordinatorNode.msgs":  true,
+	"coordinator.GroupCoordinator.msgs": true,
+	"broker.LeaderState.msgs":           true, // the broker's pool
+	"broker.ReplicaFetcher.msgs":        true,
+	"storage.Partition.spare":           true,
+	"client.partState.sp":               true,
+	"client.dconn.spare":                true,
+	"model.ObsSlab.spare":               true,
+	"model.EffectStack.bufs":            true,
+	"coordinator.txnLog.spare":          true,
 }
 
 func skipReset(typ, field string) bool { return resetSkipped[typ+"."+field] }
@@ -463,7 +474,7 @@ func TestResetWorkloads(t *testing.T) {
 		for _, c := range w.calls {
 			for _, o := range c.outs {
 				seen[fmt.Sprint("out ", o.Kind)] = true
-				if o.Kind == OutResult {
+				if o.Kind == model.OutResult {
 					seen["result "+o.Result.Err.String()] = true
 				}
 			}
@@ -472,8 +483,8 @@ func TestResetWorkloads(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{fmt.Sprint("out ", OutTxnResult), fmt.Sprint("out ", OutClose), "result " + ErrDeliveryTimeout.String(),
-		fmt.Sprint("obs ", ObsExpired), fmt.Sprint("obs ", ObsMarker), fmt.Sprint("obs ", ObsVerdict)} {
+	for _, k := range []string{fmt.Sprint("out ", model.OutTxnResult), fmt.Sprint("out ", model.OutClose), "result " + model.ErrDeliveryTimeout.String(),
+		fmt.Sprint("obs ", model.ObsExpired), fmt.Sprint("obs ", model.ObsMarker), fmt.Sprint("obs ", model.ObsVerdict)} {
 		if !seen[k] {
 			t.Errorf("no workload has %s", k)
 		}
@@ -483,14 +494,14 @@ func TestResetWorkloads(t *testing.T) {
 // TestGroupCoordinatorReset: a group coordinator that committed offsets,
 // Reset, equals a new one field by field and answers as a new one does.
 func TestGroupCoordinatorReset(t *testing.T) {
-	script := func(g *GroupCoordinator) (calls []rcall) {
-		for i, m := range []Message{
-			&TxnOffsetCommitRequest{CorrelationID: 1, GroupID: "g", PID: 5, Epoch: 1, Offset: 10},
-			&WriteTxnMarkersRequest{Markers: []TxnMarker{{PID: 5, Epoch: 1, Marker: MarkerCommit}}},
-			&TxnOffsetCommitRequest{CorrelationID: 2, GroupID: "h", PID: 6, Epoch: 0, Offset: 3},
-			&OffsetFetchRequest{GroupID: "h"},
+	script := func(g *coordinator.GroupCoordinator) (calls []rcall) {
+		for i, m := range []model.Message{
+			&model.TxnOffsetCommitRequest{CorrelationID: 1, GroupID: "g", PID: 5, Epoch: 1, Offset: 10},
+			&model.WriteTxnMarkersRequest{Markers: []model.TxnMarker{{PID: 5, Epoch: 1, Marker: model.MarkerCommit}}},
+			&model.TxnOffsetCommitRequest{CorrelationID: 2, GroupID: "h", PID: 6, Epoch: 0, Offset: 3},
+			&model.OffsetFetchRequest{GroupID: "h"},
 		} {
-			outs := g.Step(sim.Time(i), Peer{Node: 1, ReqNo: int64(i + 1)}, m)
+			outs := g.Step(sim.Time(i), model.Peer{Node: 1, ReqNo: int64(i + 1)}, m)
 			c := rcall{outs: slices.Clone(outs)}
 			for j := range c.outs {
 				if o := c.outs[j].Obs; o != nil {
@@ -502,16 +513,16 @@ func TestGroupCoordinatorReset(t *testing.T) {
 		}
 		return calls
 	}
-	g := NewGroupCoordinator()
+	g := coordinator.NewGroupCoordinator()
 	script(g)
-	if d := fieldcmp.Diff(reflect.ValueOf(g).Elem(), reflect.ValueOf(NewGroupCoordinator()).Elem(), "GroupCoordinator", skipReset); d == "" {
+	if d := fieldcmp.Diff(reflect.ValueOf(g).Elem(), reflect.ValueOf(coordinator.NewGroupCoordinator()).Elem(), "GroupCoordinator", skipReset); d == "" {
 		t.Fatal("the script changed nothing")
 	}
 	g.Reset()
-	if d := fieldcmp.Diff(reflect.ValueOf(g).Elem(), reflect.ValueOf(NewGroupCoordinator()).Elem(), "GroupCoordinator", skipReset); d != "" {
+	if d := fieldcmp.Diff(reflect.ValueOf(g).Elem(), reflect.ValueOf(coordinator.NewGroupCoordinator()).Elem(), "GroupCoordinator", skipReset); d != "" {
 		t.Errorf("Reset leaves %s", d)
 	}
-	if got, want := script(g), script(NewGroupCoordinator()); !reflect.DeepEqual(got, want) {
+	if got, want := script(g), script(coordinator.NewGroupCoordinator()); !reflect.DeepEqual(got, want) {
 		t.Errorf("after Reset:\n%+v\nnew:\n%+v", got, want)
 	}
 }

@@ -1,7 +1,7 @@
 package model
 
-// Reusing a node's memory between runs (the Reset methods of [Producer],
-// [Broker], [Coordinator] and [GroupCoordinator]).
+// Reusing a node's memory between runs (the Reset methods of client.Producer,
+// broker.Broker, coordinator.Coordinator and coordinator.GroupCoordinator).
 //
 // A node's constructor is its Reset applied to the zero node, so one
 // place sets the initial state, and a reset node equals a new one field
@@ -19,25 +19,25 @@ package model
 // share) is dropped, never reused: a previous run's message, report or
 // checker may still hold it.
 
-// emptied returns s emptied, keeping its memory; its elements are zeroed
+// Emptied returns s emptied, keeping its memory; its elements are zeroed
 // first, so that what they pointed to is not kept alive. Nil stays nil.
-func emptied[S ~[]E, E any](s S) S {
+func Emptied[S ~[]E, E any](s S) S {
 	clear(s[:cap(s)])
 	return s[:0]
 }
 
-// emptiedNonNil is emptied, but never nil: for the fields a constructor
+// EmptiedNonNil is Emptied, but never nil: for the fields a constructor
 // makes empty.
-func emptiedNonNil[S ~[]E, E any](s S) S {
+func EmptiedNonNil[S ~[]E, E any](s S) S {
 	if s == nil {
 		return S{}
 	}
-	return emptied(s)
+	return Emptied(s)
 }
 
-// sized returns s with length n and zero elements, reusing its memory
+// Sized returns s with length n and zero elements, reusing its memory
 // when it can; never nil (as make(S, n)).
-func sized[S ~[]E, E any](s S, n int) S {
+func Sized[S ~[]E, E any](s S, n int) S {
 	if s == nil || cap(s) < n {
 		return make(S, n)
 	}
@@ -45,8 +45,8 @@ func sized[S ~[]E, E any](s S, n int) S {
 	return s[:n]
 }
 
-// clearedMap returns m emptied, keeping its memory, and never nil.
-func clearedMap[M ~map[K]V, K comparable, V any](m M) M {
+// ClearedMap returns m emptied, keeping its memory, and never nil.
+func ClearedMap[M ~map[K]V, K comparable, V any](m M) M {
 	if m == nil {
 		return M{}
 	}
@@ -54,38 +54,11 @@ func clearedMap[M ~map[K]V, K comparable, V any](m M) M {
 	return m
 }
 
-// spareOf returns the memory of s, emptied, to keep aside; s itself must
+// SpareOf returns the memory of s, emptied, to keep aside; s itself must
 // then be set as the constructor sets it.
-func spareOf[S ~[]E, E any](s, spare S) S {
+func SpareOf[S ~[]E, E any](s, spare S) S {
 	if cap(s) > cap(spare) {
-		return emptied(s)
+		return Emptied(s)
 	}
-	return emptied(spare)
-}
-
-// listSpare keeps a reset partition state's list storage (queue, live,
-// unacked) for its first appends.
-type listSpare struct {
-	queue, live, unacked []*pbatch
-}
-
-// grab returns list, or, when list is nil (as a new node's is) and spare
-// holds storage, that storage emptied: the first append of a reset node
-// reuses the previous run's array instead of growing a new one. The list
-// reads the same either way; only its capacity differs.
-func grab[T any](list []T, spare *[]T) []T {
-	if list == nil && *spare != nil {
-		list = (*spare)[:0]
-		*spare = nil
-	}
-	return list
-}
-
-// keepLonger returns the larger of two lists' storage, emptied (its
-// elements zeroed), to keep as a spare.
-func keepLonger[T any](a, b []T) []T {
-	if cap(b) > cap(a) {
-		a = b
-	}
-	return emptied(a)
+	return Emptied(spare)
 }

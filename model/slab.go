@@ -1,6 +1,6 @@
 package model
 
-// slab hands out new values of T carved from shared arrays, so that
+// Slab hands out new values of T carved from shared arrays, so that
 // messages a node sends by the dozen cost one allocation per chunk instead
 // of one each. A value is never handed out twice and never taken back: it
 // may leave the node (a request on the network, which can delay, duplicate
@@ -10,11 +10,11 @@ package model
 // slabMax values, so a short run allocates little.
 //
 // Between runs a node's owner may vouch that nobody holds any of the
-// values any more (a [Runner]-style reuse: see [Producer.Reclaim]); then
+// values any more (a [Runner]-style reuse: see client.Producer.Reclaim); then
 // rewind takes the first chunks back, cleared, for the next run. Only the
 // first slabKept chunks are remembered for that, so a long run's chunks
 // are still let go as their values are.
-type slab[T any] struct {
+type Slab[T any] struct {
 	free []T
 	// size is the length of the last chunk allocated.
 	size int
@@ -32,7 +32,7 @@ const (
 )
 
 // grow starts a new chunk of at least n values.
-func (s *slab[T]) grow(n int) {
+func (s *Slab[T]) grow(n int) {
 	s.size = min(max(2*s.size, slabMin), slabMax)
 	want := max(s.size, n)
 	if s.next < len(s.kept) && len(s.kept[s.next]) >= want {
@@ -48,14 +48,14 @@ func (s *slab[T]) grow(n int) {
 	}
 }
 
-// rewind takes back every value handed out, for the values to be handed
+// Rewind takes back every value handed out, for the values to be handed
 // out again: the caller vouches that nobody holds any of them.
-func (s *slab[T]) rewind() {
+func (s *Slab[T]) Rewind() {
 	s.free, s.size, s.next = nil, 0, 0
 }
 
-// new returns a pointer to a fresh zero T.
-func (s *slab[T]) new() *T {
+// New returns a pointer to a fresh zero T.
+func (s *Slab[T]) New() *T {
 	if len(s.free) == 0 {
 		s.grow(1)
 	}
@@ -64,9 +64,9 @@ func (s *slab[T]) new() *T {
 	return v
 }
 
-// slice returns a fresh slice of n zero values whose capacity is n, so
+// Slice returns a fresh slice of n zero values whose capacity is n, so
 // that an append to it never reaches a neighbour's values.
-func (s *slab[T]) slice(n int) []T {
+func (s *Slab[T]) Slice(n int) []T {
 	if n == 0 {
 		return make([]T, 0)
 	}
@@ -76,4 +76,11 @@ func (s *slab[T]) slice(n int) []T {
 	v := s.free[:n:n]
 	s.free = s.free[n:]
 	return v
+}
+
+// Carve returns a pointer to a fresh value of s holding v.
+func Carve[T any](s *Slab[T], v T) *T {
+	p := s.New()
+	*p = v
+	return p
 }

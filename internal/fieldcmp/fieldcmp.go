@@ -15,7 +15,7 @@ import (
 // equal only to nil; pointers compare what they point to (each pair of
 // pointers once, so cycles end); funcs compare whether they are set. The
 // fields for which skip(type, field) is true are not compared (type is
-// the struct type's name as reflect prints it, e.g. "model.Producer");
+// the struct type's name as reflect prints it, e.g. "client.Producer");
 // skip may be nil.
 func Diff(a, b reflect.Value, path string, skip func(typ, field string) bool) string {
 	seen := map[[2]uintptr]bool{}

@@ -22,16 +22,23 @@ var allowed = map[string][]string{
 	"net":    {"sim"},
 	"faults": {"sim", "net"},
 	"check":  {"sim", "model"},
+	// The node packages: each imports the protocol (model) and none of
+	// the others, but the broker, which drives its partitions' logs.
+	"model/client":      {"sim", "model"},
+	"model/storage":     {"sim", "model"},
+	"model/broker":      {"sim", "model", "model/storage"},
+	"model/coordinator": {"sim", "model"},
+	"model/controller":  {"sim", "model"},
 	// A run's parameters, their levels of precedence and the typed
 	// Config they decode into: the settings of the model, the network and
 	// the fault generator, nothing that runs.
-	"scenarios/params": {"model", "net", "faults"},
+	"scenarios/params": {"model", "model/client", "net", "faults"},
 	// The trace writer reads observations and nothing else.
 	"scenarios/trace": {"sim", "model"},
 	// The World: node table, routing, faults, readers, state hashes, the
 	// scripted mode. It knows no catalogue scenario: a Setup says what
 	// to build.
-	"scenarios/world": {"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store"},
+	"scenarios/world": {"sim", "model", "model/client", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store"},
 	// The World's compact containers (id table, bitset, record window).
 	"scenarios/world/internal/store": {"model"},
 	// The catalogue as data over world.Builder; Spec, Resolve, Run,
@@ -53,7 +60,7 @@ var allowed = map[string][]string{
 	"internal/explore": {"scenarios", "scenarios/world", "scenarios/params", "scenarios/explain", "faults", "sim", "net", "internal/shard"},
 	// The interaction harness is a front end over the World's scripted
 	// mode: it parses datadriven scripts and re-implements no node.
-	"internal/simtest": {"scenarios", "scenarios/world", "scenarios/params", "model", "sim", "net", "check", "ext:github.com/cockroachdb/datadriven"},
+	"internal/simtest": {"scenarios", "scenarios/world", "scenarios/params", "model", "model/storage", "sim", "net", "check", "ext:github.com/cockroachdb/datadriven"},
 	// A run's client-visible history: a reader of its observation stream
 	// (made from the run's Layout) and the writers of its two forms.
 	"internal/history": {"scenarios", "scenarios/world", "model", "sim"},
@@ -82,7 +89,7 @@ var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios", "scenarios/explain"}
+var world = []string{"sim", "model", "model/client", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios", "scenarios/explain"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()

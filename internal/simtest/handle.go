@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/storage"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/world"
 )
@@ -278,7 +279,7 @@ func (e *Env) selectArgs(t *testing.T, d *datadriven.TestData, s *world.Script) 
 
 // describeLog returns "p0: 0:a0:0(e0,s0) 1:a1:0": each record at its
 // offset, with epoch and sequence when it has a producer id.
-func describeLog(p *model.Partition) string {
+func describeLog(p *storage.Partition) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "p%d:", p.ID)
 	for _, le := range p.Log() {

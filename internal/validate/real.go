@@ -1135,7 +1135,7 @@ func (r *realRun) readLog(ctx context.Context) ([][]model.RecordID, error) {
 // transaction, and after transaction.records records (or at the end of
 // the application's stream) it flushes and commits. A record's outcome
 // is its transaction's: acknowledged when the commit succeeds, failed
-// otherwise (as idemsim's producer reports it, model/producer_txn.go).
+// otherwise (as idemsim's producer reports it, model/client/txnmanager.go).
 type txnProducer struct {
 	cl     *kgo.Client
 	per    int
@@ -1263,7 +1263,7 @@ func (t *txnProducer) run() {
 		t.cl.Produce(t.ctx, &kgo.Record{Value: payload(0, rec.n), Partition: rec.part}, func(_ *kgo.Record, err error) {
 			if err != nil {
 				// A failed record is reported at once; the transaction
-				// will abort (model/producer_txn.go does the same).
+				// will abort (model/client/txnmanager.go does the same).
 				mu.Lock()
 				m.err = err
 				name := t.once1(txnErrName(err))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/client"
 	simnet "github.com/idemsim/idemsim/net"
 )
 
@@ -185,7 +186,7 @@ type ProducerParams struct {
 	TransactionTimeout time.Duration
 	// Policy is client.policy: whose client behaviour to model, java or
 	// librdkafka.
-	Policy model.ClientPolicy
+	Policy client.ClientPolicy
 	// WhatIfFenceOnly is producer.whatif.fence_only: a transactional.id
 	// without transactions only fences (Kafka refuses it).
 	WhatIfFenceOnly bool
@@ -579,14 +580,14 @@ func decodeInto(p *Param, s string, dst any) error {
 		var n int64
 		n, err = strconv.ParseInt(s, 10, 8)
 		*d = Acks(n)
-	case *model.ClientPolicy:
+	case *client.ClientPolicy:
 		switch s {
 		case "java":
-			*d = model.PolicyJava
+			*d = client.PolicyJava
 		case "librdkafka":
-			*d = model.PolicyLibrdkafka
+			*d = client.PolicyLibrdkafka
 		case "franz-go":
-			*d = model.PolicyFranzGo
+			*d = client.PolicyFranzGo
 		default:
 			return fmt.Errorf("%s=%q is not allowed (allowed: java, librdkafka, franz-go)", p.Key, s)
 		}
@@ -632,10 +633,10 @@ func decodeInto(p *Param, s string, dst any) error {
 }
 
 // ProducerConfig returns the producer configuration the parameters ask
-// for, before Kafka's rules ([model.ProducerConfig.Resolve]).
-func (c *Config) ProducerConfig() model.ProducerConfig {
+// for, before Kafka's rules ([client.ProducerConfig.Resolve]).
+func (c *Config) ProducerConfig() client.ProducerConfig {
 	p := &c.Producer
-	pc := model.DefaultProducerConfig()
+	pc := client.DefaultProducerConfig()
 	pc.EnableIdempotence = p.EnableIdempotence
 	pc.Acks = int8(p.Acks)
 	pc.Retries = p.Retries
@@ -658,7 +659,7 @@ func (c *Config) ProducerConfig() model.ProducerConfig {
 	pc.BugReuseExpiredSeq = p.BugReuseExpiredSeq
 	pc.BugBumpOnAnyOOSN = p.BugBumpOnAnyOOSN
 	pc.BugTxnBumpInTxn = p.BugTxnBumpInTxn
-	if pc.Policy != model.PolicyJava {
+	if pc.Policy != client.PolicyJava {
 		// librdkafka and franz-go run the classic transaction protocol
 		// (KIP-890 part 2 is in the Java client from 4.0).
 		pc.TransactionVersion = 1

@@ -7,11 +7,12 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/client"
 	simnet "github.com/idemsim/idemsim/net"
 )
 
 // TestConfigDefaults: the parameters' own defaults decode to Kafka's
-// producer defaults (model.DefaultProducerConfig) and the documented
+// producer defaults (client.DefaultProducerConfig) and the documented
 // broker and network defaults.
 func TestConfigDefaults(t *testing.T) {
 	ps := Common()
@@ -20,7 +21,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := model.DefaultProducerConfig()
+	want := client.DefaultProducerConfig()
 	want.Seq = model.SeqSpace{Bits: 31}
 	// The default kafka.version, 4.1, runs transaction version 2.
 	want.TransactionVersion = 2

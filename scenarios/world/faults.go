@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/broker"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -246,7 +247,7 @@ func (w *World) drifted(now sim.Time, n simnet.NodeID, at sim.Time) sim.Time {
 // local duration d to d+d*ppm/1e6 of simulated time (drifted), so R of
 // simulated time is R*1e6/(1e6+ppm) on the clock. This is the hook through
 // which a drifting producer stamps its records' CreateTime
-// ([model.Producer.SendAt]); nothing else reads a process's clock.
+// ([client.Producer.SendAt]); nothing else reads a process's clock.
 func (w *World) clock(now sim.Time, n simnet.NodeID) sim.Time {
 	st := &w.nodes[n].fault
 	return now + st.clockOff + driftGain(now-st.clockAt, st.driftPPM)
@@ -342,7 +343,7 @@ func (t actuator) ArmReject(n int64, client, server, code string, part int32) {
 		return
 	}
 	c, _ := model.ParseErrCode(code)
-	t.w.nodes[t.w.nodeOf(server)].broker.ArmReject(model.RejectRule{N: n, Client: int32(t.w.nodeOf(client)), Err: c, Part: part})
+	t.w.nodes[t.w.nodeOf(server)].broker.ArmReject(broker.RejectRule{N: n, Client: int32(t.w.nodeOf(client)), Err: c, Part: part})
 }
 
 var _ faults.Target = actuator{}

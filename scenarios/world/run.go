@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/client"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -77,7 +78,7 @@ type Resolved struct {
 	Config *params.Config
 	// Producer is the effective producer configuration, after Kafka's
 	// rules.
-	Producer model.ProducerConfig
+	Producer client.ProducerConfig
 	// Notes are Kafka's configuration notes, e.g. idempotence turned off
 	// implicitly.
 	Notes []string

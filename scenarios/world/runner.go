@@ -4,6 +4,9 @@ import (
 	"math/rand/v2"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/broker"
+	"github.com/idemsim/idemsim/model/client"
+	"github.com/idemsim/idemsim/model/coordinator"
 )
 
 // A sweep runs thousands of seeds of one scenario, one after another on
@@ -145,10 +148,10 @@ type spares struct {
 	// storage).
 	apps      []*app
 	instances []*instance
-	producers []*model.Producer
-	brokers   []*model.Broker
-	coord     *model.Coordinator
-	group     *model.GroupCoordinator
+	producers []*client.Producer
+	brokers   []*broker.Broker
+	coord     *coordinator.Coordinator
+	group     *coordinator.GroupCoordinator
 }
 
 // spareNodes collects w's nodes, in node order, and the spares w did not
@@ -174,7 +177,7 @@ func (w *World) spareNodes() spares {
 		case kindBroker:
 			s.brokers = append(s.brokers, nd.broker)
 		case kindGroupCoordinator:
-			if g, ok := nd.srv.(*model.GroupCoordinator); ok {
+			if g, ok := nd.srv.(*coordinator.GroupCoordinator); ok {
 				s.group = g
 			}
 		}
@@ -205,8 +208,8 @@ func (w *World) spareNodes() spares {
 // spareLists is the storage of a spares' lists, kept whole (the spares
 // take from their fronts).
 type spareLists struct {
-	producers []*model.Producer
-	brokers   []*model.Broker
+	producers []*client.Producer
+	brokers   []*broker.Broker
 	apps      []*app
 	instances []*instance
 }
@@ -231,9 +234,9 @@ func (s *spares) instance() *instance {
 	return &instance{}
 }
 
-// producer returns model.NewProducer(cfg, app, leaders, rng), in a spare
+// producer returns client.NewProducer(cfg, app, leaders, rng), in a spare
 // producer's memory when there is one.
-func (s *spares) producer(cfg model.ProducerConfig, app int32, leaders []int32, rng *rand.Rand) *model.Producer {
+func (s *spares) producer(cfg client.ProducerConfig, app int32, leaders []int32, rng *rand.Rand) *client.Producer {
 	if k := len(s.producers); k > 0 {
 		p := s.producers[0]
 		s.producers = s.producers[1:]
@@ -241,12 +244,12 @@ func (s *spares) producer(cfg model.ProducerConfig, app int32, leaders []int32, 
 		p.Reset(cfg, app, leaders, rng)
 		return p
 	}
-	return model.NewProducer(cfg, app, leaders, rng)
+	return client.NewProducer(cfg, app, leaders, rng)
 }
 
-// broker returns model.NewBroker(cfg), in a spare broker's memory when
+// broker returns broker.NewBroker(cfg), in a spare broker's memory when
 // there is one.
-func (s *spares) broker(cfg model.BrokerConfig) *model.Broker {
+func (s *spares) broker(cfg broker.BrokerConfig) *broker.Broker {
 	if k := len(s.brokers); k > 0 {
 		b := s.brokers[0]
 		s.brokers = s.brokers[1:]
@@ -254,31 +257,31 @@ func (s *spares) broker(cfg model.BrokerConfig) *model.Broker {
 		b.Reset(cfg)
 		return b
 	}
-	return model.NewBroker(cfg)
+	return broker.NewBroker(cfg)
 }
 
-// coordinator returns model.NewCoordinator(cfg), in the spare
+// coordinator returns coordinator.NewCoordinator(cfg), in the spare
 // coordinator's memory when there is one.
-func (s *spares) coordinator(cfg model.CoordinatorConfig) *model.Coordinator {
+func (s *spares) coordinator(cfg coordinator.CoordinatorConfig) *coordinator.Coordinator {
 	if c := s.coord; c != nil {
 		s.coord = nil
 		c.Reclaim() // no Result holds a message
 		c.Reset(cfg)
 		return c
 	}
-	return model.NewCoordinator(cfg)
+	return coordinator.NewCoordinator(cfg)
 }
 
-// groupCoordinator returns model.NewGroupCoordinator(), in the spare's
+// groupCoordinator returns coordinator.NewGroupCoordinator(), in the spare's
 // memory when there is one.
-func (s *spares) groupCoordinator() *model.GroupCoordinator {
+func (s *spares) groupCoordinator() *coordinator.GroupCoordinator {
 	if g := s.group; g != nil {
 		s.group = nil
 		g.Reclaim() // no Result holds a message
 		g.Reset()
 		return g
 	}
-	return model.NewGroupCoordinator()
+	return coordinator.NewGroupCoordinator()
 }
 
 // zeroed returns a slice of n zero elements, in s's storage when it has

@@ -14,14 +14,17 @@ import (
 	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/broker"
+	"github.com/idemsim/idemsim/model/client"
+	"github.com/idemsim/idemsim/model/storage"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
 // Script is the World in scripted mode, for interaction tests: the real
-// producers ([model.Producer]), brokers ([model.Broker]) and coordinator
-// ([model.Coordinator]) wired by the World's own code, except that a
+// producers ([client.Producer]), brokers ([broker.Broker]) and coordinator
+// ([coordinator.Coordinator]) wired by the World's own code, except that a
 // script, not the network's random draws, decides what happens to each
 // message, and moves time.
 //
@@ -345,7 +348,7 @@ func (s *Script) AddProducer(name string, appID int32, sets []params.KV) (notes 
 	s.st.used++
 	in := &instance{node: n, name: name, app: a, index: len(a.instances), pcfg: pcfg,
 		conns: make([]simnet.Conn, w.connSlots())}
-	in.prod = model.NewProducer(pcfg, a.id, w.topo.Leaders, sim.NewRand(w.seed, streamOf("producer/"+name)))
+	in.prod = client.NewProducer(pcfg, a.id, w.topo.Leaders, sim.NewRand(w.seed, streamOf("producer/"+name)))
 	a.instances = append(a.instances, in)
 	w.instances = append(w.instances, in)
 	// The name table is shared with the network, the trace and the
@@ -368,7 +371,7 @@ func (s *Script) instance(name string) (*instance, error) {
 
 // Producer returns the state machine of instance name (the current one,
 // after a restart), or nil.
-func (s *Script) Producer(name string) *model.Producer {
+func (s *Script) Producer(name string) *client.Producer {
 	in, err := s.instance(name)
 	if err != nil {
 		return nil
@@ -548,7 +551,7 @@ func (s *Script) Reject(id uint64, err model.ErrCode) error {
 	if _, ok := wr.m.(*model.ProduceRequest); !ok || b == nil || h.tok.Dir != simnet.Request {
 		return fmt.Errorf("cannot reject %s: not a produce request to a broker", wr.m.AppendDescription(nil))
 	}
-	b.ArmReject(model.RejectRule{N: wr.reqNo, Client: int32(wr.client), Err: err, Part: -1})
+	b.ArmReject(broker.RejectRule{N: wr.reqNo, Client: int32(wr.client), Err: err, Part: -1})
 	return s.Deliver(id)
 }
 
@@ -626,8 +629,8 @@ func (s *Script) Pending() int64 {
 
 // Partitions returns every partition of the topic, in id order, each from
 // its leader.
-func (s *Script) Partitions() []*model.Partition {
-	out := make([]*model.Partition, len(s.w.topo.Leaders))
+func (s *Script) Partitions() []*storage.Partition {
+	out := make([]*storage.Partition, len(s.w.topo.Leaders))
 	for p, l := range s.w.topo.Leaders {
 		out[p] = s.w.nodes[s.w.brokerNode[l]].broker.Partition(int32(p))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/broker"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/world/internal/store"
 	"github.com/idemsim/idemsim/sim"
@@ -86,7 +87,7 @@ const (
 	spPendingReq
 	spInternalMsg
 	spPeer
-	spRules     // []model.RejectRule, []dropRule: unused rules only
+	spRules     // []broker.RejectRule, []dropRule: unused rules only
 	spRecordSet // store.RecordSet: its members only
 )
 
@@ -159,7 +160,7 @@ var (
 	tInternalMsg = reflect.TypeFor[internalMsg]()
 	tPeer        = reflect.TypeFor[model.Peer]()
 	tOuts        = reflect.TypeFor[[]model.Out]()
-	tRejects     = reflect.TypeFor[[]model.RejectRule]()
+	tRejects     = reflect.TypeFor[[]broker.RejectRule]()
 	tRules       = reflect.TypeFor[[]dropRule]()
 	tRecordSet   = reflect.TypeFor[store.RecordSet]()
 )
@@ -172,33 +173,35 @@ var (
 // lives in its BrokerConfig). The network's Config is changed once, at
 // the plan's end (Quiet), which the hash covers through World.ended.
 var scratchFields = map[string]bool{
-	"net.Network.notices":       true, // TakeNotices' result, consumed at once
-	"net.Network.names":         true, // constant
-	"net.Network.lat":           true, // constant but for Quiet, covered by World.ended
-	"check.logView.commits":     true, // reset at every observation
-	"check.logView.aborted":     true,
-	"check.logView.views":       true, // Finish's scratch: empty between events
-	"check.logView.rc":          true,
-	"check.txnInv.fin":          true,
-	"model.Producer.pool":       true, // allocator state: free lists and slabs, not knowledge
-	"model.Producer.policy":     true, // configuration: cfg.Policy's behaviour, stateless
-	"model.Broker.pool":         true,
-	"model.serverBufs.msgs":     true, // allocator state: the pool messages are carved from
-	"model.LeaderState.msgs":    true, // the broker's pool, by pointer
-	"model.ReplicaFetcher.msgs": true,
-	"model.Partition.spare":     true, // storage a reset node keeps for its log
-	"model.obsSlab.spare":       true,
-	"model.partState.sp":        true, // list storage kept for reuse, holding nothing
-	"model.dconn.spare":         true,
-	"model.obsSlab.obs":         true, // the last call's observations, copied by the world at once
-	"model.Partition.expiry":    true, // a cache of what the producer entries give (NextExpiry)
-	"model.txnLog.spare":        true, // storage a reset coordinator keeps for its log
-	"model.txnLog.reclaim":      true,
-	"check.dedup.hint":          true, // Finish's scratch
+	"net.Network.notices":               true, // TakeNotices' result, consumed at once
+	"net.Network.names":                 true, // constant
+	"net.Network.lat":                   true, // constant but for Quiet, covered by World.ended
+	"check.logView.commits":             true, // reset at every observation
+	"check.logView.aborted":             true,
+	"check.logView.views":               true, // Finish's scratch: empty between events
+	"check.logView.rc":                  true,
+	"check.txnInv.fin":                  true,
+	"client.Producer.pool":              true, // allocator state: free lists and slabs, not knowledge
+	"client.Producer.policy":            true, // configuration: cfg.Policy's behaviour, stateless
+	"broker.Broker.pool":                true,
+	"broker.Broker.msgs":                true, // allocator state: the pool messages are carved from
+	"coordinator.coordinatorNode.msgs":  true,
+	"coordinator.GroupCoordinator.msgs": true,
+	"broker.LeaderState.msgs":           true, // the broker's pool, by pointer
+	"broker.ReplicaFetcher.msgs":        true,
+	"storage.Partition.spare":           true, // storage a reset node keeps for its log
+	"model.ObsSlab.spare":               true,
+	"client.partState.sp":               true, // list storage kept for reuse, holding nothing
+	"client.dconn.spare":                true,
+	"model.ObsSlab.obs":                 true, // the last call's observations, copied by the world at once
+	"storage.Partition.expiry":          true, // a cache of what the producer entries give (NextExpiry)
+	"coordinator.txnLog.spare":          true, // storage a reset coordinator keeps for its log
+	"coordinator.txnLog.reclaim":        true,
+	"check.dedup.hint":                  true, // Finish's scratch
 	// Effects the world holds in place while it carries them out
 	// (model/hold.go): nothing is held between events.
-	"model.effectStack.depth": true,
-	"model.effectStack.bufs":  true,
+	"model.EffectStack.depth": true,
+	"model.EffectStack.bufs":  true,
 }
 
 // stateHash returns the hash of the world's state at the start of

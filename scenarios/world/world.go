@@ -9,6 +9,10 @@ import (
 	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/broker"
+	"github.com/idemsim/idemsim/model/client"
+	"github.com/idemsim/idemsim/model/coordinator"
+	"github.com/idemsim/idemsim/model/storage"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/trace"
@@ -40,7 +44,7 @@ type node struct {
 	// srv is the server state machine (kindBroker, kindCoordinator);
 	// broker is srv as a broker.
 	srv    model.Server
-	broker *model.Broker
+	broker *broker.Broker
 	// holder is srv as an [model.EffectHolder], or nil.
 	holder model.EffectHolder
 	// fault is the process's fault state (faults.go).
@@ -62,10 +66,10 @@ type instance struct {
 	name  string
 	app   *app
 	index int // position among the app's instances
-	prod  *model.Producer
+	prod  *client.Producer
 	// pcfg is the instance's producer configuration: the run's, or in a
 	// scripted world the one its script gave it.
-	pcfg model.ProducerConfig
+	pcfg client.ProducerConfig
 	// conns holds the instance's connection per destination: index 0 is
 	// the coordinator, 1+i broker i.
 	conns   []simnet.Conn
@@ -155,7 +159,7 @@ type World struct {
 	// coordinator's.
 	brokerNode []simnet.NodeID
 	coordNode  simnet.NodeID
-	coord      *model.Coordinator
+	coord      *coordinator.Coordinator
 	// groupNode is the group coordinator's node id, -1 when no
 	// application is exactly-once (topology without one).
 	groupNode simnet.NodeID
@@ -170,7 +174,7 @@ type World struct {
 	// builds its own (runner.go).
 	spare spares
 
-	pcfg      model.ProducerConfig
+	pcfg      client.ProducerConfig
 	cfgNotes  []string
 	apps      []*app
 	instances []*instance
@@ -313,7 +317,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		w.nodes = append(w.nodes, node{kind: kindProducer, name: in.name, inst: in})
 	}
 	bc := &cfg.Broker
-	pc := model.PartitionConfig{
+	pc := storage.PartitionConfig{
 		Window:                  bc.Window,
 		NoDedup:                 !bc.Dedup,
 		NoEpochCheck:            !bc.EpochCheck,
@@ -325,7 +329,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	}
 	for i := 0; i < topo.Brokers; i++ {
 		name := topo.BrokerName(i)
-		bcfg := model.BrokerConfig{
+		bcfg := broker.BrokerConfig{
 			ID: int32(i), Leaders: topo.Leaders, Partition: pc,
 			ExpirationCheckInterval: bc.ExpirationCheckInterval,
 			TransientPPM:            uint32(float64(bc.TransientError*1_000_000) + 0.5), // no fused multiply-add (net's ppm)
@@ -340,7 +344,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		w.nodes = append(w.nodes, node{kind: kindBroker, name: name, srv: b, broker: b, holder: b})
 	}
 	cc := &cfg.Coordinator
-	w.coord = w.spare.coordinator(model.CoordinatorConfig{NextPID: model.ProducerID(cc.NextPID), EpochBits: uint8(cc.EpochBits),
+	w.coord = w.spare.coordinator(coordinator.CoordinatorConfig{NextPID: model.ProducerID(cc.NextPID), EpochBits: uint8(cc.EpochBits),
 		Leaders: topo.Leaders, TimeoutCheckInterval: cc.AbortCleanupInterval,
 		BugNoRotate: cc.BugNoRotate, BugNoBumpOnTimeout: cc.BugNoBumpOnTimeout, TransactionVersion: cfg.Versions.TransactionVersion,
 		LogAppendTime: cc.LogAppendTime})

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/broker"
+	"github.com/idemsim/idemsim/model/client"
+	"github.com/idemsim/idemsim/model/controller"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -13,7 +16,7 @@ import (
 // Replication (issue #14, docs/replication.md). With replication.factor
 // above 1 every partition has that many replicas, on brokers p mod
 // brokers and the next ones, and a KRaft controller runs as a node of its
-// own (n1). The brokers host the replicas (model/broker_repl.go); the
+// own (n1). The brokers host the replicas (model/broker/broker_repl.go); the
 // world only carries their messages.
 //
 // The other messages between servers (markers, verifications) travel the
@@ -68,7 +71,7 @@ type replMsg struct {
 // replState is the world's replication wiring.
 type replState struct {
 	ctlNode simnet.NodeID
-	ctl     *model.Controller
+	ctl     *controller.Controller
 	rng     *rand.Rand
 	// wire holds the messages on their way, by id (a storm of fetches
 	// under heavy server loss can put tens of thousands on the wire:
@@ -110,12 +113,12 @@ func (w *World) replicationFactor() int {
 
 // replBrokerConfig fills a broker's replication settings, when the run
 // replicates.
-func (w *World) replBrokerConfig(bc *model.BrokerConfig) {
+func (w *World) replBrokerConfig(bc *broker.BrokerConfig) {
 	if w.replicationFactor() < 2 {
 		return
 	}
 	bc.Replicas = replicas(w.topo, w.replicationFactor())
-	bc.Leader = model.LeaderConfig{ReplicaLagTimeMax: w.cfg.Replication.LagTimeMax, MinInsyncReplicas: w.cfg.Replication.MinISR, Version: w.cfg.BrokerVersionNumber()}
+	bc.Leader = broker.LeaderConfig{ReplicaLagTimeMax: w.cfg.Replication.LagTimeMax, MinInsyncReplicas: w.cfg.Replication.MinISR, Version: w.cfg.BrokerVersionNumber()}
 }
 
 // addController adds the controller node when the run replicates.
@@ -129,7 +132,7 @@ func (w *World) addController() {
 	for p, r := range rs {
 		parts[p] = model.PartitionState{Partition: int32(p), Replicas: r, ISR: slices.Clone(r), Leader: r[0]}
 	}
-	ctl := model.NewController(model.ControllerConfig{UncleanLeaderElection: w.cfg.Replication.Unclean, Version: w.cfg.BrokerVersionNumber()}, w.topo.Brokers, parts)
+	ctl := controller.NewController(controller.ControllerConfig{UncleanLeaderElection: w.cfg.Replication.Unclean, Version: w.cfg.BrokerVersionNumber()}, w.topo.Brokers, parts)
 	w.repl = &replState{ctlNode: simnet.NodeID(len(w.nodes)), ctl: ctl, rng: w.rngFor("net/replication"), wire: map[uint64]replMsg{}}
 	w.nodes = append(w.nodes, node{kind: kindController, name: w.topo.ControllerName(), srv: ctl})
 	w.schedule(0, Event{kind: evReplStart, bg: true})
@@ -137,7 +140,7 @@ func (w *World) addController() {
 
 // replProducer sets a producer configuration for a replicated run: it
 // refreshes metadata, since leaders move.
-func (w *World) replProducer(pc *model.ProducerConfig) {
+func (w *World) replProducer(pc *client.ProducerConfig) {
 	if w.repl == nil {
 		return
 	}

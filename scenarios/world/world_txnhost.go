@@ -2,6 +2,7 @@ package world
 
 import (
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/controller"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -13,7 +14,7 @@ import (
 // broker.session.timeout.ms the controller has fenced the host and elected
 // the next live replica, whose coordinator loads __transaction_state under
 // coordinator epoch + 1, sends the markers of every Prepare* again, and
-// serves the transactional ids (the Restart path of model.Coordinator). If
+// serves the transactional ids (the Restart path of coordinator.Coordinator). If
 // the host comes back first, the coordinator restarts on it. The log
 // itself is the coordinator's (replicated in Kafka with
 // transaction.state.log.replication.factor 3 and min.insync.replicas 2):
@@ -45,7 +46,7 @@ func (w *World) hostCrashed(now sim.Time, n simnet.NodeID) {
 	w.note(now, w.coordNode, "crashes with its host "+w.names[n]+" (the __transaction_state leader)")
 	w.crash(now, w.coordNode)
 	w.txnHost.gen++
-	w.schedule(now.Add(model.DefaultBrokerSessionTimeout), Event{kind: evCoordMove, n: w.txnHost.gen})
+	w.schedule(now.Add(controller.DefaultBrokerSessionTimeout), Event{kind: evCoordMove, n: w.txnHost.gen})
 }
 
 // hostRestarted restarts a coordinator that went down with broker n, when n

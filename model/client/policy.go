@@ -1,0 +1,110 @@
+package client
+
+import (
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// ClientPolicy chooses whose client behaviour the producer models on the
+// same fault schedule. It is the configuration value (client.policy);
+// the behaviour is a clientPolicy value, one file per client, that the
+// producer picks once, when it is made or reset.
+type ClientPolicy uint8
+
+const (
+	// PolicyJava is Apache Kafka's Java producer, the reference
+	// (policy_java.go).
+	PolicyJava ClientPolicy = iota
+	// PolicyLibrdkafka is librdkafka's idempotent producer, 1.x-2.2
+	// (policy_librdkafka.go).
+	PolicyLibrdkafka
+	// PolicyFranzGo is franz-go's kgo producer, v1.22
+	// (policy_franzgo.go).
+	PolicyFranzGo
+)
+
+// clientPolicies holds each ClientPolicy's behaviour, indexed by the
+// constant.
+var clientPolicies = [...]clientPolicy{
+	PolicyJava:       &javaPolicy{},
+	PolicyLibrdkafka: &librdkafkaPolicy{},
+	PolicyFranzGo:    &franzGoPolicy{},
+}
+
+// behaviour returns c's policy. A value without one is the Java client,
+// as String names it.
+func (c ClientPolicy) behaviour() clientPolicy {
+	if int(c) < len(clientPolicies) {
+		return clientPolicies[c]
+	}
+	return clientPolicies[PolicyJava]
+}
+
+// String returns "java", "librdkafka" or "franz-go".
+func (c ClientPolicy) String() string { return c.behaviour().name() }
+
+// clientPolicy is how a modelled client decides where the clients differ:
+// the producer (Producer.policy) follows the Java client everywhere else,
+// and asks its policy at each of these points. The wire protocol is the
+// same for all. A policy holds no state: what it remembers lives in the
+// producer and its partitions (Producer.rdkBump, partState.ppNext,
+// drainWait, fgOK), so that a reset clears it and the state hash sees it.
+//
+// Sequences are numbers of the producer's [model.SeqSpace]. A method that
+// takes a batch is called only for a sequenced one (b.hasSeq) unless it
+// says otherwise.
+type clientPolicy interface {
+	// name is the policy's client.policy value.
+	name() string
+
+	// responded records that a request carrying batch b of partition ps
+	// came back with err: a produce response's partition error (ErrNone
+	// for a success), or ErrNetworkException / ErrRequestTimedOut for a
+	// broken or timed-out connection. It runs for every such outcome,
+	// before anything else is decided about b.
+	responded(ps *partState, err model.ErrCode)
+	// failed handles a produce error err (not ErrNone) for batch b, which
+	// is not done, of an instance that is not fatal: retry it
+	// (Producer.reenqueueRetry), complete it (Producer.completeOK) or
+	// fail it (Producer.failBatch), and request what the error calls
+	// for. b may be unsequenced. logStart is the response's log start
+	// offset, -1 when unknown.
+	failed(p *Producer, now sim.Time, b *pbatch, err model.ErrCode, logStart int64)
+	// acked moves ps.lastAckedSeq to acknowledged batch b's last
+	// sequence when that is later.
+	acked(p *Producer, ps *partState, b *pbatch)
+	// isNextSeq reports whether seq is the partition's head, the sequence
+	// after lastAckedSeq (0 when nothing is acknowledged).
+	isNextSeq(p *Producer, ps *partState, seq int32) bool
+	// unackedAt returns where newly sequenced batch b goes in ps.unacked
+	// (0..len): the order retries are queued in, an epoch bump renumbers
+	// in, and whose first batch is the partition's head.
+	unackedAt(ps *partState, b *pbatch) int
+	// expiredGap handles the gap in its partition's sequence that batch b
+	// leaves by expiring (delivery.timeout.ms, after Producer.failBatch),
+	// and reports whether it did; false leaves it to the Java client's
+	// bookkeeping: an unresolved partition, or the BugReuseExpiredSeq
+	// rewind. b may be unsequenced, the producer not idempotent.
+	expiredGap(p *Producer, b *pbatch) bool
+	// unresolvedNext moves ps.unresolvedNext to the sequence after
+	// expired batch b, or keeps it when it is later and ps is already
+	// unresolved.
+	unresolvedNext(p *Producer, ps *partState, b *pbatch)
+	// bumpAll carries out the producer-wide epoch bump Producer.rdkBump
+	// asks for, once it can, and reports whether Producer.maybeBump is to
+	// stop there, without the Java client's per-partition bump: it runs
+	// first in every maybeBump of an idempotent producer.
+	bumpAll(p *Producer) (wait bool)
+	// maxInFlight is the produce requests connection c may have in
+	// flight, >= 1.
+	maxInFlight(p *Producer, c *dconn) int
+	// pipelines reports whether partition ps, which has batches on the
+	// wire (ps.onWire > 0), may put another one beside them.
+	pipelines(p *Producer, ps *partState) bool
+	// drainsNext reports whether an idempotent producer may send batch b,
+	// the head of ps.queue (sequenced or not), as far as the order of the
+	// partition's sequences goes. Producer.drainable asks once the
+	// in-flight and transaction checks passed, before its own idempotent
+	// checks; a true answer may change the partition's policy state.
+	drainsNext(p *Producer, ps *partState, b *pbatch) bool
+}

@@ -1,0 +1,158 @@
+package client
+
+import (
+	"slices"
+
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// franzGoPolicy is franz-go's kgo producer (v1.22, pkg/kgo/sink.go
+// and producer.go), where it differs from the Java client:
+//   - with idempotence it keeps up to 5 produce requests in flight per
+//     broker, whatever max.in.flight.requests.per.connection says
+//     (MaxProduceRequestsInflightPerBroker is refused with
+//     idempotence), and only 1 until the broker's first produce
+//     response (sink.firstRespCheck);
+//   - it handles responses only for a partition's first batch: when
+//     that batch fails retriably, or its connection breaks, every
+//     later batch of the partition on the wire is resent after it, in
+//     order, and their own responses are ignored
+//     (handleReqRespBatch's isOwnersFirstBatch, resetBatchDrainIdx).
+//     Without idempotence that turns the Java client's reordering
+//     into duplicates; there is no one-in-flight retry mode;
+//   - a partition has more than one request in flight only while its
+//     last produce response was a success (recBuf.okOnSink in
+//     sink.createReq): at the start and after every error response it
+//     sends one request at a time;
+//   - OUT_OF_ORDER_SEQUENCE_NUMBER or UNKNOWN_PRODUCER_ID on that
+//     first batch of an idempotent, non-transactional producer fails
+//     the producer id (failProducerID): the epoch goes up for the
+//     whole producer and every partition restarts at sequence 0, and
+//     the batch is retried. kgo asks the coordinator for the bump
+//     (InitProducerId with its id and epoch) and keeps a written
+//     batch pinned to its old epoch; idemsim bumps locally once
+//     nothing is on the wire, as for librdkafka.
+//
+// Its sequence comparisons wrap (wrapSeqs).
+type franzGoPolicy struct{ wrapSeqs }
+
+func (*franzGoPolicy) name() string { return "franz-go" }
+
+// responded: franz-go pipelines a partition's requests only while its
+// last response was a success (recBuf.okOnSink, sink.go createReq); a
+// broken or timed-out connection does not count as a response.
+func (*franzGoPolicy) responded(ps *partState, err model.ErrCode) {
+	if err != model.ErrNetworkException && err != model.ErrRequestTimedOut {
+		ps.fgOK = err == model.ErrNone
+	}
+}
+
+// failed handles an error under the franz-go policy (franz-go v1.22
+// pkg/kgo/sink.go: handleReqRespBatch, handleRetryBatches,
+// recBuf.resetBatchDrainIdx). b is the partition's first unfinished
+// batch: the responses of later batches are ignored once it failed (see
+// rewind), and responses come in order on a connection.
+//   - DUPLICATE_SEQUENCE_NUMBER is a success ("ignorable").
+//   - OUT_OF_ORDER_SEQUENCE_NUMBER and UNKNOWN_PRODUCER_ID of an
+//     idempotent producer fail the producer id: the batch is retried
+//     after a producer-wide epoch bump (failProducerID with
+//     errReloadProducerID); a transactional producer fails the batch and
+//     the transaction (abortable).
+//   - Any other retriable error, or a broken connection, retries the
+//     batch while delivery.timeout.ms and retries allow.
+//
+// Either retry resends every later batch of the partition that is on the
+// wire after b, in order (rewind).
+func (f *franzGoPolicy) failed(p *Producer, now sim.Time, b *pbatch, err model.ErrCode, _ int64) {
+	ps := p.parts[b.b.Partition]
+	inTime := now < b.createdAt.Add(p.cfg.DeliveryTimeout) && b.attempts <= p.cfg.Retries
+	switch {
+	case err == model.ErrDuplicateSequenceNumber:
+		p.completeOK(now, b, -1)
+		return
+	case p.cfg.EnableIdempotence && (err == model.ErrOutOfOrderSequenceNumber || err == model.ErrUnknownProducerID):
+		if p.cfg.TransactionalID != "" {
+			p.failBatch(now, b, err, true)
+			return
+		}
+		if !p.rdkBump {
+			p.note(model.NoteRetry, err.String()+" on p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": producer id failed, epoch bump for every partition")
+		}
+		p.rdkBump = true
+		if !inTime {
+			p.failBatch(now, b, err, false)
+			return
+		}
+	case !err.Retriable() || !inTime:
+		p.failBatch(now, b, err, b.attempts < p.cfg.Retries)
+		return
+	}
+	p.reenqueueRetry(now, b)
+	f.rewind(p, ps, b)
+}
+
+// rewind is franz-go's resetBatchDrainIdx after the partition's first
+// batch head failed: every later batch of the partition that is on the
+// wire is taken off it (its response, when it comes, is ignored, as kgo
+// ignores responses to batches that are not their partition's first) and
+// queued again after head, in order, for the same retry time.
+func (*franzGoPolicy) rewind(p *Producer, ps *partState, head *pbatch) {
+	at := slices.Index(ps.queue, head)
+	for _, u := range ps.unacked {
+		if u == head || u.done || u.req == nil {
+			continue
+		}
+		u.req = nil
+		ps.onWire--
+		u.inRetry = true
+		u.retryAt = head.retryAt
+		if u.hasSeq {
+			p.reenqueue(ps, u)
+			continue
+		}
+		at++
+		u.queued = true
+		ps.queue = slices.Insert(grab(ps.queue, &ps.sp.queue), at, u)
+	}
+}
+
+// expiredGap: an expired batch makes its partition unresolved, as in the
+// Java client.
+func (*franzGoPolicy) expiredGap(*Producer, *pbatch) bool { return false }
+
+// bumpAll: a failed producer id (failed) bumps the epoch for every
+// partition once nothing is on the wire (Producer.rdkMaybeBump), and the
+// partitions' own bumps wait for it.
+func (*franzGoPolicy) bumpAll(p *Producer) bool {
+	if !p.rdkBump {
+		return false
+	}
+	p.rdkMaybeBump()
+	return p.rdkBump
+}
+
+// maxInFlight: with idempotence franz-go keeps 5 requests in flight once
+// the broker answered its first produce request and 1 before (franz-go
+// v1.22 pkg/kgo/sink.go firstRespCheck; config.go refuses
+// MaxProduceRequestsInflightPerBroker with idempotence); without it,
+// max.in.flight.requests.per.connection.
+func (*franzGoPolicy) maxInFlight(p *Producer, c *dconn) int {
+	if p.cfg.EnableIdempotence {
+		if !c.answered {
+			return 1
+		}
+		return 5
+	}
+	return p.cfg.MaxInFlight
+}
+
+// pipelines: one request in flight until a success (okOnSink, set by
+// responded); without idempotence max.in.flight.requests.per.connection=1
+// keeps one too, and with it the setting is not franz-go's.
+func (*franzGoPolicy) pipelines(p *Producer, ps *partState) bool {
+	return ps.fgOK && (p.cfg.MaxInFlight != 1 || p.cfg.EnableIdempotence)
+}
+
+// drainsNext: no one-in-flight retry mode; the order is kept by rewind.
+func (*franzGoPolicy) drainsNext(*Producer, *partState, *pbatch) bool { return true }

@@ -1,0 +1,175 @@
+package client
+
+import (
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// librdkafkaPolicy is librdkafka's idempotent producer (1.x-2.2;
+// src/rdkafka_request.c rd_kafka_handle_Produce_error, src/rdkafka_broker.c
+// rd_kafka_toppar_producer_serve, src/rdkafka_idempotence.c): it bumps
+// the epoch for an unknown producer and after a batch failed for good
+// (message.timeout.ms or a permanent error leaves a sequence gap), each
+// time for all partitions at once after draining them (bug-zoo Z13); it
+// has no unresolved sequences (C7.2-C7.4); it keeps "possibly persisted"
+// bookkeeping, so OUT_OF_ORDER_SEQUENCE_NUMBER after a disconnected or
+// timed-out batch is a fatal "sequence desynchronization" (Z15); and it
+// resends after an error only once the partition has nothing on the wire,
+// with no one-in-flight retry mode. Its sequence comparisons wrap
+// (wrapSeqs). Only the idempotent path differs: without idempotence the
+// producer is the Java client's.
+type librdkafkaPolicy struct{ wrapSeqs }
+
+func (*librdkafkaPolicy) name() string { return "librdkafka" }
+
+// responded: librdkafka's pipelining does not depend on the last
+// response (it waits for the wire to drain instead, drainsNext).
+func (*librdkafkaPolicy) responded(*partState, model.ErrCode) {}
+
+// failed handles an error under the librdkafka policy (librdkafka
+// 1.x-2.2, rdkafka_request.c rd_kafka_handle_Produce_error, as bug-zoo Z13
+// and Z15 describe it):
+//   - a disconnect or timeout of a sent batch is "possibly persisted": the
+//     partition remembers the sequence after it (the earliest such);
+//   - every error makes the partition wait until nothing of it is on the
+//     wire, then its batches are resent in order, with no one-in-flight
+//     retry mode;
+//   - OUT_OF_ORDER_SEQUENCE_NUMBER after a possibly-persisted batch, or on
+//     the head batch, is a fatal "sequence desynchronization" (Z15); on a
+//     later batch it is retried;
+//   - UNKNOWN_PRODUCER_ID bumps the epoch for the whole producer once all
+//     partitions are drained, and every partition restarts at sequence 0,
+//     including batches that were possibly persisted (Z13);
+//   - a batch that fails for good leaves a gap in the sequence, so a
+//     producer without transactional.id drains and bumps the epoch too
+//     (bumpAfterGap); a transactional one fails the batch without a
+//     bump.
+//
+// Without idempotence it is the Java client's.
+func (l *librdkafkaPolicy) failed(p *Producer, now sim.Time, b *pbatch, err model.ErrCode, logStart int64) {
+	if !p.cfg.EnableIdempotence {
+		(&javaPolicy{}).failed(p, now, b, err, logStart)
+		return
+	}
+	ps := p.parts[b.b.Partition]
+	ps.drainWait = true
+	timeUp := now >= b.createdAt.Add(p.cfg.DeliveryTimeout) || b.attempts >= p.cfg.Retries
+	switch {
+	case err == model.ErrNetworkException || err == model.ErrRequestTimedOut:
+		next := p.cfg.Seq.Add(b.b.LastSeq, 1)
+		if ps.ppNext < 0 || p.seqAfter(ps.ppNext, next) {
+			ps.ppNext = next
+		}
+	case err == model.ErrOutOfOrderSequenceNumber:
+		pp := ps.ppNext >= 0 && !p.seqAfter(ps.ppNext, b.b.FirstSeq)
+		if pp || l.isNextSeq(p, ps, b.b.FirstSeq) {
+			p.finish(now, b, err, -1)
+			p.note(model.NoteInfo, "p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": sequence desynchronization")
+			p.enterFatal(now, model.ErrOutOfOrderSequenceNumber)
+			return
+		}
+		if p.cfg.BugTxnBumpInTxn && p.txnMode() && !p.txnBump {
+			// librdkafka #3575 (fixed in v1.8.2, commit 2d78e928d): the
+			// epoch bump goes to the coordinator while the transaction
+			// stays open in the client's view.
+			p.note(model.NoteRetry, "bug Z17: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+itoa(int64(ps.id))+" inside a transaction: bump the epoch through the coordinator without aborting")
+			p.txnBump, p.bumpInTxn = true, true
+		}
+		if p.cfg.BugBumpOnAnyOOSN && !p.rdkBump {
+			p.note(model.NoteRetry, "bug Z13: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+itoa(int64(ps.id))+": drain and bump the epoch")
+			p.rdkBump = true
+		}
+		if !timeUp {
+			p.reenqueueRetry(now, b)
+			return
+		}
+	case err == model.ErrUnknownProducerID:
+		if !p.rdkBump {
+			p.note(model.NoteRetry, "UNKNOWN_PRODUCER_ID on p"+itoa(int64(ps.id))+": drain and bump the epoch")
+		}
+		p.rdkBump = true
+		if !timeUp {
+			p.reenqueueRetry(now, b)
+			return
+		}
+	case err == model.ErrDuplicateSequenceNumber:
+		p.completeOK(now, b, -1)
+		return
+	case err == model.ErrProducerFenced:
+		p.finish(now, b, err, -1)
+		p.enterFatal(now, model.ErrProducerFenced)
+		return
+	}
+	if err.Retriable() && !timeUp {
+		p.reenqueueRetry(now, b)
+		return
+	}
+	p.finish(now, b, err, -1)
+	l.bumpAfterGap(p, b, err)
+}
+
+// expiredGap: librdkafka has no unresolved sequences: a
+// message.timeout.ms expiry of an idempotent producer's batch drains and
+// bumps the epoch instead (bumpAfterGap; C7.2-C7.4 are the Java
+// client's).
+func (l *librdkafkaPolicy) expiredGap(p *Producer, b *pbatch) bool {
+	if !p.cfg.EnableIdempotence {
+		return false
+	}
+	l.bumpAfterGap(p, b, model.ErrDeliveryTimeout)
+	return true
+}
+
+// bumpAfterGap asks for the producer-wide drain and epoch bump after
+// batch b of an idempotent producer without transactional.id failed for
+// good: its sequence numbers are never sent again, and the partition's
+// next batch would otherwise arrive after a gap. librdkafka
+// (src/rdkafka_request.c, rd_kafka_handle_Produce_error, lines 4736-4746
+// at v2.15.0: "message sequence gap", without enable.gapless.guarantee)
+// bumps on every permanent error, and a message.timeout.ms expiry in the
+// partition's queues bumps too (src/rdkafka_broker.c,
+// rd_kafka_toppar_producer_serve, lines 4213-4237: "Message timeouts will
+// lead to gaps the in the message sequence and thus trigger
+// OutOfOrderSequence errors from the broker. Bump the epoch"). librdkafka
+// retries a timed-out request whatever its messages' age and fails them
+// only in that queue scan, so every final failure here stands for one of
+// the two. INTRODUCTION.md ("Message timeout considerations", lines
+// 587-592) documents the drain and bump: "the base sequence number is
+// reset to the first message in the queue". A queued retry that was
+// possibly persisted is renumbered with the rest and may be appended
+// twice, the hazard librdkafka #4953 describes.
+func (*librdkafkaPolicy) bumpAfterGap(p *Producer, b *pbatch, err model.ErrCode) {
+	if p.cfg.TransactionalID != "" || p.rdkBump {
+		return
+	}
+	p.note(model.NoteRetry, err.String()+" on p"+itoa(int64(b.b.Partition))+" leaves a sequence gap: drain and bump the epoch")
+	p.rdkBump = true
+}
+
+// bumpAll: librdkafka bumps only producer-wide (Producer.rdkMaybeBump),
+// never one partition.
+func (*librdkafkaPolicy) bumpAll(p *Producer) bool {
+	p.rdkMaybeBump()
+	return true
+}
+
+// maxInFlight is max.in.flight.requests.per.connection
+// (max.in.flight).
+func (*librdkafkaPolicy) maxInFlight(p *Producer, _ *dconn) int { return p.cfg.MaxInFlight }
+
+// pipelines: with max.in.flight=1 a partition has one request on the
+// wire at a time.
+func (*librdkafkaPolicy) pipelines(p *Producer, _ *partState) bool { return p.cfg.MaxInFlight != 1 }
+
+// drainsNext: after an error (failed sets drainWait) the partition sends
+// nothing until everything of it on the wire is back, then resends in
+// sequence order.
+func (*librdkafkaPolicy) drainsNext(_ *Producer, ps *partState, _ *pbatch) bool {
+	if ps.drainWait {
+		if ps.onWire > 0 {
+			return false
+		}
+		ps.drainWait = false
+	}
+	return true
+}

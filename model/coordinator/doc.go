@@ -1,0 +1,19 @@
+// Package coordinator holds the coordinators a broker runs for clients:
+// the transaction coordinator and the group coordinator.
+//
+// [Coordinator] is Kafka's TransactionCoordinator with the state its
+// TransactionStateManager keeps: producer ids and epochs, each
+// transactional id's TransactionMetadata and its state transitions,
+// transaction timeouts and transactional-id expiration
+// (coordinator.go). Its node side (coordinator_node.go) answers
+// InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn and the
+// brokers' verification, and sends the markers as the
+// TransactionMarkerChannelManager does; txnlog.go is its
+// __transaction_state log, which a restart reloads.
+//
+// [GroupCoordinator] keeps consumer groups' committed offsets for
+// exactly-once applications (GroupCoordinator over __consumer_offsets,
+// reduced to one input partition per group).
+//
+// Both are pure state machines ([model.Server]).
+package coordinator

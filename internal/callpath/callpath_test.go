@@ -13,6 +13,10 @@ import (
 // TestRoundTripTransitions -v -args -callpath.root DIR
 var rootFlag = flag.String("callpath.root", "", "measure the module at this root instead of this checkout")
 
+// long runs the measurement, which builds the world's packages
+// instrumented: go test ./... leaves it out and .ci/run runs it.
+var long = flag.Bool("long", false, "build the world instrumented and count the round trip's file transitions")
+
 // The most file-to-file transitions the produce round trip may make
 // (RoundTrip: ackloss seed 1, one record, idempotence on, no response
 // loss, one replica): the changes of file along the calls and returns
@@ -31,8 +35,8 @@ const (
 // TestRoundTripTransitions measures the round trip's path and logs it:
 // the count, the files by entries, the segments and every step.
 func TestRoundTripTransitions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the world's packages instrumented")
+	if !*long && *rootFlag == "" {
+		t.Skip("-long: builds the world's packages instrumented (.ci/run runs it)")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")

@@ -8,33 +8,57 @@ import (
 // ClientPolicy chooses whose client behaviour the producer models on the
 // same fault schedule. It is the configuration value (client.policy);
 // the behaviour is a clientPolicy value, one file per client, that the
-// producer picks once, when it is made or reset.
+// producer picks once, when it is made or reset. Each policy's file
+// declares its constant and registers its behaviour ([registerPolicy]):
+// adding a client is that one file.
 type ClientPolicy uint8
 
-const (
-	// PolicyJava is Apache Kafka's Java producer, the reference
-	// (policy_java.go).
-	PolicyJava ClientPolicy = iota
-	// PolicyLibrdkafka is librdkafka's idempotent producer, 1.x-2.2
-	// (policy_librdkafka.go).
-	PolicyLibrdkafka
-	// PolicyFranzGo is franz-go's kgo producer, v1.22
-	// (policy_franzgo.go).
-	PolicyFranzGo
-)
-
 // clientPolicies holds each ClientPolicy's behaviour, indexed by the
-// constant.
-var clientPolicies = [...]clientPolicy{
-	PolicyJava:       &javaPolicy{},
-	PolicyLibrdkafka: &librdkafkaPolicy{},
-	PolicyFranzGo:    &franzGoPolicy{},
+// constant; the policies' files fill it in as the package starts.
+var clientPolicies []clientPolicy
+
+// registerPolicy makes p the behaviour of c; p.name() is its
+// client.policy value. Each policy's file calls it from an init
+// function; two policies with one constant or one name are a
+// programming error.
+func registerPolicy(c ClientPolicy, p clientPolicy) {
+	for i, q := range clientPolicies {
+		if q != nil && (ClientPolicy(i) == c || q.name() == p.name()) {
+			panic("client: policy " + p.name() + " registered twice")
+		}
+	}
+	for int(c) >= len(clientPolicies) {
+		clientPolicies = append(clientPolicies, nil)
+	}
+	clientPolicies[c] = p
+}
+
+// Policies returns the client.policy values, in the order of their
+// constants (PolicyJava, the reference, first).
+func Policies() []string {
+	var out []string
+	for _, p := range clientPolicies {
+		if p != nil {
+			out = append(out, p.name())
+		}
+	}
+	return out
+}
+
+// ParsePolicy returns the policy whose client.policy value is name.
+func ParsePolicy(name string) (ClientPolicy, bool) {
+	for i, p := range clientPolicies {
+		if p != nil && p.name() == name {
+			return ClientPolicy(i), true
+		}
+	}
+	return 0, false
 }
 
 // behaviour returns c's policy. A value without one is the Java client,
 // as String names it.
 func (c ClientPolicy) behaviour() clientPolicy {
-	if int(c) < len(clientPolicies) {
+	if int(c) < len(clientPolicies) && clientPolicies[c] != nil {
 		return clientPolicies[c]
 	}
 	return clientPolicies[PolicyJava]

@@ -7,6 +7,11 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
+// PolicyFranzGo is franz-go's kgo producer, v1.22.
+const PolicyFranzGo ClientPolicy = 2
+
+func init() { registerPolicy(PolicyFranzGo, &franzGoPolicy{}) }
+
 // franzGoPolicy is franz-go's kgo producer (v1.22, pkg/kgo/sink.go
 // and producer.go), where it differs from the Java client:
 //   - with idempotence it keeps up to 5 produce requests in flight per

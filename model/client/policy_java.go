@@ -5,6 +5,11 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
+// PolicyJava is Apache Kafka's Java producer, the reference.
+const PolicyJava ClientPolicy = 0
+
+func init() { registerPolicy(PolicyJava, &javaPolicy{}) }
+
 // javaPolicy is Apache Kafka's Java producer (the reference, spec C;
 // clients/src/main/java/org/apache/kafka/clients/producer/internals:
 // Sender, RecordAccumulator, TransactionManager, TxnPartitionEntry),

@@ -5,6 +5,11 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
+// PolicyLibrdkafka is librdkafka's idempotent producer, 1.x-2.2.
+const PolicyLibrdkafka ClientPolicy = 1
+
+func init() { registerPolicy(PolicyLibrdkafka, &librdkafkaPolicy{}) }
+
 // librdkafkaPolicy is librdkafka's idempotent producer (1.x-2.2;
 // src/rdkafka_request.c rd_kafka_handle_Produce_error, src/rdkafka_broker.c
 // rd_kafka_toppar_producer_serve, src/rdkafka_idempotence.c): it bumps

@@ -3,6 +3,7 @@ package client
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -222,4 +223,29 @@ func TestPolicyFailed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPolicyRegistry: each policy's file registers its constant, and
+// client.policy's values are their names in constant order, the shipped
+// clients first (a new policy's file adds its name after them).
+func TestPolicyRegistry(t *testing.T) {
+	got := Policies()
+	if want := []string{"java", "librdkafka", "franz-go"}; len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Errorf("Policies() = %v, want %v first", got, want)
+	}
+	for _, name := range got {
+		c, ok := ParsePolicy(name)
+		if !ok || c.String() != name {
+			t.Errorf("ParsePolicy(%q) = %d, %v: does not name it back", name, c, ok)
+		}
+	}
+	if _, ok := ParsePolicy("kafka-python"); ok {
+		t.Error("ParsePolicy accepts a name no policy registered")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a second policy under PolicyJava's constant was accepted")
+		}
+	}()
+	registerPolicy(PolicyJava, &franzGoPolicy{})
 }

@@ -3,6 +3,8 @@ package params
 import (
 	"math"
 	"time"
+
+	"github.com/idemsim/idemsim/model/client"
 )
 
 // Common returns the parameters every scenario has: the workload, the
@@ -38,7 +40,7 @@ func Common() []Param {
 		{Key: "transactional.id", Kind: String, Default: "", Doc: "transactional.id; empty for none"},
 		{Key: "transaction.records", Kind: Int, Default: "0", Unit: "records", Doc: "records per transaction when the application runs transactions (needs transactional.id; 0: no transactions, the transactional.id only fences)", Min: 0, Max: 1_000_000},
 		{Key: "transaction.timeout.ms", Kind: Int, Default: "60000", Unit: "ms", Doc: "transaction.timeout.ms: the coordinator aborts a transaction open this long", Min: 1, Max: 900000},
-		{Key: "client.policy", Kind: Enum, Default: "java", Values: []string{"java", "librdkafka", "franz-go"}, Doc: "whose client behaviour to model"},
+		{Key: "client.policy", Kind: Enum, Default: "java", Values: client.Policies(), Doc: "whose client behaviour to model"},
 
 		// Historical defects (-bug sets these).
 		{Key: "producer.whatif.fence_only", Kind: Bool, Default: "false", Doc: "what-if (Kafka refuses it): a transactional.id with transaction.records=0 only fences older instances and the producer sends outside transactions; Kafka's send() throws IllegalStateException there"},

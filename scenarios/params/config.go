@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/idemsim/idemsim/faults"
@@ -581,16 +582,11 @@ func decodeInto(p *Param, s string, dst any) error {
 		n, err = strconv.ParseInt(s, 10, 8)
 		*d = Acks(n)
 	case *client.ClientPolicy:
-		switch s {
-		case "java":
-			*d = client.PolicyJava
-		case "librdkafka":
-			*d = client.PolicyLibrdkafka
-		case "franz-go":
-			*d = client.PolicyFranzGo
-		default:
-			return fmt.Errorf("%s=%q is not allowed (allowed: java, librdkafka, franz-go)", p.Key, s)
+		c, ok := client.ParsePolicy(s)
+		if !ok {
+			return fmt.Errorf("%s=%q is not allowed (allowed: %s)", p.Key, s, strings.Join(client.Policies(), ", "))
 		}
+		*d = c
 	case *AppMode:
 		switch s {
 		case "at-least-once":

@@ -22,37 +22,23 @@ import (
 //  2. the plan's drop rules: a planned loss (faults.Drop);
 //  3. the network: the connection's state, partitions, latency, random
 //     loss, a datagram's duplicate (simnet.Network.Send);
-//  4. the router, chosen once when the World is built: in a run, the
-//     plan's late rules (world_late.go), then its delay rules and tcp's
-//     order behind a delayed message, then its duplicate rules
-//     (world_delay.go), then the event loop; in a scripted world, the
-//     script, which holds every message until it acts (script.go).
+//  4. the World's mode (mode.go), chosen once when the World is built:
+//     in a run, the plan's late rules (world_late.go), then its delay
+//     rules and tcp's order behind a delayed message, then its
+//     duplicate rules (world_delay.go), then the event loop; in a
+//     scripted world, the script, which holds every message until it
+//     acts (script.go).
 //
 // At arrival, in order: a request to a crashed server is lost; the
 // network's arrival check (a cut link, a broken connection); a late
 // request is read whatever happened to its connection; a response to an
 // earlier incarnation of its client is lost.
 
-// router is the send pipeline's last stage: it places a message that
-// left its sender (the network's fate Delivered) where it will arrive.
-// It takes and returns values, not pointers, so that nothing a message
-// carries escapes to the heap through the interface call.
-type router interface {
-	// route places message id, whose network send is s and whose wire
-	// is wp, from node from to node to, and returns the wire as the
-	// plan's rules marked it (its deliveries counted, a late request).
-	route(w *World, now sim.Time, s simnet.Sent, wp wire, id uint64, from, to simnet.NodeID) wire
-	// connsDown is told that connections may have closed or broken.
-	connsDown(w *World, now sim.Time)
-}
-
-// loopRouter is a run's router: the plan's late, delay and duplicate
-// rules, then the event loop.
-// Its receiver is a pointer, so that the interface call reaches it
-// without a wrapper copying the arguments again.
-type loopRouter struct{}
-
-func (*loopRouter) route(w *World, now sim.Time, s simnet.Sent, wp wire, id uint64, from, to simnet.NodeID) wire {
+// route is a run's last stage: the plan's late, delay and duplicate
+// rules, then the event loop. Its receiver is a pointer, so that the
+// interface call reaches it without a wrapper copying the arguments
+// again.
+func (*runMode) route(w *World, now sim.Time, s simnet.Sent, wp wire, id uint64, from, to simnet.NodeID) wire {
 	w.scheduleDelivery(now, s.At, Event{kind: evDeliver, node: int32(to), msg: id, tok: s.Tok}, &wp, from, to) // world_delay.go
 	if s.DupAt >= 0 {
 		wp.refs++
@@ -62,14 +48,12 @@ func (*loopRouter) route(w *World, now sim.Time, s simnet.Sent, wp wire, id uint
 }
 
 // connsDown does nothing in a run: a message on a dead connection is
-// lost when it arrives (arriveFate).
-func (*loopRouter) connsDown(*World, sim.Time) {}
+// lost when it arrives (deliver).
+func (*runMode) connsDown(*World, sim.Time) {}
 
-// scriptRouter is a scripted world's router: the script, not the
-// network's draws and the loop, decides when messages arrive (script.go).
-type scriptRouter struct{ st *script }
-
-func (r *scriptRouter) route(_ *World, _ sim.Time, s simnet.Sent, wp wire, id uint64, _, to simnet.NodeID) wire {
+// route is a scripted world's last stage: the script, not the network's
+// draws and the loop, decides when messages arrive (script.go).
+func (r *scriptMode) route(_ *World, _ sim.Time, s simnet.Sent, wp wire, id uint64, _, to simnet.NodeID) wire {
 	r.st.hold(id, to, s.Tok)
 	return wp
 }
@@ -77,7 +61,7 @@ func (r *scriptRouter) route(_ *World, _ sim.Time, s simnet.Sent, wp wire, id ui
 // connsDown loses now the held messages whose connection died: the
 // script holds its messages in flight, so they cannot wait for their
 // arrival to be lost.
-func (r *scriptRouter) connsDown(_ *World, now sim.Time) { r.st.loseDead(now) }
+func (r *scriptMode) connsDown(_ *World, now sim.Time) { r.st.loseDead(now) }
 
 // planDrop reports whether an armed drop rule takes this message, and
 // uses the rule up.
@@ -146,8 +130,8 @@ func (w *World) send(now sim.Time, wr wire, c simnet.Conn, dir simnet.Direction)
 	// per message); it is stored once every rule has marked it.
 	wp := wr
 	wp.refs = 1
-	// Stage 4: the router.
-	wp = w.router.route(w, now, s, wp, id, from, to)
+	// Stage 4: the mode's routing.
+	wp = w.mode.route(w, now, s, wp, id, from, to)
 	w.msgs.Put(id, wp)
 	return s.Fate
 }

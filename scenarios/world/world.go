@@ -270,9 +270,9 @@ type World struct {
 	// script is set in a scripted world (script.go): a test script, not
 	// the network's draws and the loop, decides when messages arrive.
 	script *script
-	// router is the fate pipeline's last stage (fate.go), chosen once
-	// when the World is built: the loop's, or the script's.
-	router router
+	// mode is how the World runs (mode.go), chosen once when it is
+	// built: a run, or a script.
+	mode mode
 
 	// repl is the replication wiring, nil when replication.factor is 1
 	// (world_repl.go).
@@ -281,9 +281,6 @@ type World struct {
 	// replicated run (world_txnhost.go).
 	txnHost txnHosting
 }
-
-// theLoopRouter is every run's router (fate.go): it has no state.
-var theLoopRouter loopRouter
 
 // timedEvent is an event with its time, not yet scheduled.
 type timedEvent struct {
@@ -306,7 +303,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	topo.GroupCoordinator = cfg.App.Mode == params.AppExactlyOnce
 	w := old.recycle() // runner.go
 	w.setup, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = s, vals, cfg, seed, pcfg, notes, topo
-	w.router = &theLoopRouter
+	w.mode = &theRunMode
 	if err := s.Build(Builder{w}); err != nil {
 		return nil, err
 	}
@@ -357,12 +354,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		w.nodes = append(w.nodes, node{kind: kindGroupCoordinator, name: topo.GroupCoordinatorName(), srv: g, holder: g})
 	}
 	w.addController()
-	if w.script != nil {
-		// A scripted world adds producer instances as its script goes:
-		// it reserves their node slots now, so that the node table, the
-		// network and the readers are sized once.
-		w.script.reserve(w)
-	}
+	w.mode.reserve(w)
 	w.names = make([]string, len(w.nodes))
 	for i := range w.nodes {
 		w.names[i] = w.nodes[i].name

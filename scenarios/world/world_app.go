@@ -128,7 +128,7 @@ func (w *World) takeover(now sim.Time, in *instance) {
 	a.chain++
 	w.emit(model.Obs{Kind: model.ObsTakeover, At: now, Node: int32(in.node), Peer: -1, App: a.id})
 	switch {
-	case w.script != nil:
+	case !w.mode.drivesApps():
 	case w.cfg.App.Mode == params.AppExactlyOnce:
 		if in.active {
 			w.resumeInput(now, in)

@@ -7,7 +7,7 @@ import (
 )
 
 // The network's disconnect notices: a connection the network broke (a
-// loss, a crash, a cut) reaches its client as a notice, and the router
+// loss, a crash, a cut) reaches its client as a notice, and the mode
 // learns that connections went down. Messages themselves go through the
 // fate pipeline (fate.go).
 
@@ -23,8 +23,8 @@ func (w *World) takeNotices(now sim.Time) {
 }
 
 // connsDown is called when connections may have closed or broken: the
-// router learns it (fate.go).
-func (w *World) connsDown(now sim.Time) { w.router.connsDown(w, now) }
+// mode learns it (fate.go).
+func (w *World) connsDown(now sim.Time) { w.mode.connsDown(w, now) }
 
 // disconnected delivers a disconnect notice, unless the client has since
 // moved to another connection or incarnation. A server client learns it

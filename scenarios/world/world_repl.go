@@ -105,7 +105,7 @@ func replicas(topo Topology, rf int) [][]int32 {
 // client messages only, and judges the run at any point, where a
 // replicated run is judged once, after it settled.
 func (w *World) replicationFactor() int {
-	if w.script != nil {
+	if !w.mode.replicated() {
 		return 1
 	}
 	return w.cfg.ReplicationFactor()

@@ -20,7 +20,7 @@ import (
 // at least once (or for an instance that is no longer the application's
 // live one) the restart keeps its sends and resends as before.
 func (w *World) restartInput(in *instance) bool {
-	if w.cfg.App.Mode != params.AppExactlyOnce || w.script != nil || in != in.app.current() {
+	if w.cfg.App.Mode != params.AppExactlyOnce || !w.mode.drivesApps() || in != in.app.current() {
 		return false
 	}
 	in.app.chain++
@@ -44,5 +44,5 @@ func (w *World) restartInput(in *instance) bool {
 // whose initTransactions comes late does not process what a newer one
 // committed meanwhile. A scripted world decides itself.
 func (w *World) eosFetch(in *instance) bool {
-	return w.cfg.App.Mode == params.AppExactlyOnce && w.script == nil
+	return w.cfg.App.Mode == params.AppExactlyOnce && w.mode.drivesApps()
 }

@@ -128,11 +128,7 @@ func (w *World) serverEffects(now sim.Time, n simnet.NodeID, outs []model.Out) {
 			}
 		case model.OutSend:
 			to := w.destNode(o.Dest)
-			if w.script != nil {
-				w.stepServer(now, to, n, o.Msg, w.pushRoute(route{client: n, instant: true}))
-				continue
-			}
-			w.serverSend(now, n, to, o.Dest, o.Msg)
+			w.mode.serverSend(w, now, n, to, o.Dest, o.Msg) // mode.go
 		case model.OutClose:
 			if c := w.nodes[n].out[w.destNode(o.Dest)]; c.Gen != 0 {
 				w.nw.Close(c)

@@ -1,5 +1,7 @@
 package model
 
+import "strconv"
+
 // AppendBrokers appends broker indexes as names: "[b1,b2]".
 func AppendBrokers(dst []byte, ids []int32) []byte {
 	dst = append(dst, '[')
@@ -8,7 +10,7 @@ func AppendBrokers(dst []byte, ids []int32) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, 'b')
-		dst = append(dst, itoa(int64(id)+1)...)
+		dst = append(dst, strconv.FormatInt(int64(id)+1, 10)...)
 	}
 	return append(dst, ']')
 }

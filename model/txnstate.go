@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+)
 
 // TxnState is a transactional id's state on the transaction coordinator
 // (Kafka's TransactionState, core/src/main/scala/kafka/coordinator/
@@ -59,7 +62,7 @@ func (s TxnState) String() string {
 	if int(s) < len(txnStateNames) {
 		return txnStateNames[s]
 	}
-	return "TxnState(" + itoa(int64(s)) + ")"
+	return "TxnState(" + strconv.FormatInt(int64(s), 10) + ")"
 }
 
 // ParseTxnState returns the state with Kafka's name s.

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/idemsim/idemsim/model"
@@ -214,12 +215,12 @@ func (b *Broker) applyMetadata(now sim.Time, m *model.MetadataUpdate) {
 		if st.Leader == b.cfg.ID {
 			r.fet.Stop()
 			if !was && r.ls.IsLeader() {
-				b.observe(model.Obs{Kind: model.ObsNote, Text: "p" + itoa(int64(st.Partition)) + " leader at epoch " + itoa(int64(st.LeaderEpoch)) +
-					", log end " + itoa(r.log.LogEndOffset()) + ", high watermark " + itoa(r.log.HighWatermark())})
+				b.observe(model.Obs{Kind: model.ObsNote, Text: "p" + strconv.FormatInt(int64(st.Partition), 10) + " leader at epoch " + strconv.FormatInt(int64(st.LeaderEpoch), 10) +
+					", log end " + strconv.FormatInt(r.log.LogEndOffset(), 10) + ", high watermark " + strconv.FormatInt(r.log.HighWatermark(), 10)})
 			}
 		} else {
 			if was && !r.ls.IsLeader() {
-				b.observe(model.Obs{Kind: model.ObsNote, Text: "p" + itoa(int64(st.Partition)) + " resigns: leader b" + itoa(int64(st.Leader)+1) + " epoch " + itoa(int64(st.LeaderEpoch))})
+				b.observe(model.Obs{Kind: model.ObsNote, Text: "p" + strconv.FormatInt(int64(st.Partition), 10) + " resigns: leader b" + strconv.FormatInt(int64(st.Leader)+1, 10) + " epoch " + strconv.FormatInt(int64(st.LeaderEpoch), 10)})
 			}
 			b.fetcherOuts(now, r, r.fet.BecomeFollower(now, st))
 		}
@@ -277,7 +278,7 @@ func (b *Broker) leaderEffects(now sim.Time, r *replica, eff LeaderEffects) {
 	}
 	if eff.Alter != nil {
 		b.Outs = append(b.Outs, model.Out{Kind: model.OutSend, Dest: model.DestController, Msg: eff.Alter})
-		b.observe(model.Obs{Kind: model.ObsNote, Text: "p" + itoa(int64(eff.Alter.Partition)) + " proposes ISR " + string(model.AppendBrokers(nil, eff.Alter.NewISR))})
+		b.observe(model.Obs{Kind: model.ObsNote, Text: "p" + strconv.FormatInt(int64(eff.Alter.Partition), 10) + " proposes ISR " + string(model.AppendBrokers(nil, eff.Alter.NewISR))})
 	}
 	if at, ok := r.ls.NextDeadline(); ok && (r.deadline < 0 || at < r.deadline) {
 		r.deadline = at

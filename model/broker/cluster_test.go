@@ -2,6 +2,7 @@ package broker
 
 import (
 	"container/heap"
+	"strconv"
 	"testing"
 	"time"
 
@@ -211,7 +212,7 @@ func (c *tCluster) fetcherOuts(b *tBroker, outs []model.Out) {
 				}
 			})
 		case model.OutNote:
-			c.notes = append(c.notes, c.now.String()+" b"+itoa(int64(b.id))+": "+o.Note)
+			c.notes = append(c.notes, c.now.String()+" b"+strconv.FormatInt(int64(b.id), 10)+": "+o.Note)
 		}
 	}
 }

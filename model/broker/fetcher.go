@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/idemsim/idemsim/model"
@@ -189,8 +190,8 @@ func (f *ReplicaFetcher) Step(now sim.Time, _ model.Peer, m model.Message) []mod
 		// disagree where no epoch told: Kafka's append fails and the
 		// partition is retried after the backoff; so here.
 		if err := f.log.AppendAsFollower(resp.Batches); err != nil {
-			f.out = append(f.out, model.Out{Kind: model.OutNote, Note: "p" + itoa(int64(f.partition)) + " replicated batch at " +
-				itoa(resp.Batches[0].Entry.FirstOffset) + " does not continue the log at " + itoa(f.log.LogEndOffset())})
+			f.out = append(f.out, model.Out{Kind: model.OutNote, Note: "p" + strconv.FormatInt(int64(f.partition), 10) + " replicated batch at " +
+				strconv.FormatInt(resp.Batches[0].Entry.FirstOffset, 10) + " does not continue the log at " + strconv.FormatInt(f.log.LogEndOffset(), 10)})
 			f.backoff(now)
 			return f.out
 		}
@@ -266,6 +267,6 @@ func (f *ReplicaFetcher) truncate(now sim.Time, off int64) {
 	leo := f.log.LogEndOffset()
 	end := f.log.TruncateTo(now, off)
 	if end < leo {
-		f.out = append(f.out, model.Out{Kind: model.OutNote, Note: "p" + itoa(int64(f.partition)) + " truncated from offset " + itoa(leo) + " to " + itoa(end)})
+		f.out = append(f.out, model.Out{Kind: model.OutNote, Note: "p" + strconv.FormatInt(int64(f.partition), 10) + " truncated from offset " + strconv.FormatInt(leo, 10) + " to " + strconv.FormatInt(end, 10)})
 	}
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
@@ -85,7 +86,7 @@ func (p *Producer) handleMetadata(now sim.Time, r *model.MetadataResponse) {
 			continue
 		}
 		if p.leaders[i] != l {
-			p.note(model.NoteInfo, "metadata: p"+itoa(int64(i))+" leader b"+itoa(int64(l)+1))
+			p.note(model.NoteInfo, "metadata: p"+strconv.FormatInt(int64(i), 10)+" leader b"+strconv.FormatInt(int64(l)+1, 10))
 			p.leaders[i] = l
 		}
 	}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
@@ -82,7 +83,7 @@ func (f *franzGoPolicy) failed(p *Producer, now sim.Time, b *pbatch, err model.E
 			return
 		}
 		if !p.rdkBump {
-			p.note(model.NoteRetry, err.String()+" on p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": producer id failed, epoch bump for every partition")
+			p.note(model.NoteRetry, err.String()+" on p"+strconv.FormatInt(int64(ps.id), 10)+" seq "+strconv.FormatInt(int64(b.b.FirstSeq), 10)+": producer id failed, epoch bump for every partition")
 		}
 		p.rdkBump = true
 		if !inTime {

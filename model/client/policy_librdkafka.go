@@ -1,6 +1,8 @@
 package client
 
 import (
+	"strconv"
+
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -69,7 +71,7 @@ func (l *librdkafkaPolicy) failed(p *Producer, now sim.Time, b *pbatch, err mode
 		pp := ps.ppNext >= 0 && !p.seqAfter(ps.ppNext, b.b.FirstSeq)
 		if pp || l.isNextSeq(p, ps, b.b.FirstSeq) {
 			p.finish(now, b, err, -1)
-			p.note(model.NoteInfo, "p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": sequence desynchronization")
+			p.note(model.NoteInfo, "p"+strconv.FormatInt(int64(ps.id), 10)+" seq "+strconv.FormatInt(int64(b.b.FirstSeq), 10)+": sequence desynchronization")
 			p.enterFatal(now, model.ErrOutOfOrderSequenceNumber)
 			return
 		}
@@ -77,11 +79,11 @@ func (l *librdkafkaPolicy) failed(p *Producer, now sim.Time, b *pbatch, err mode
 			// librdkafka #3575 (fixed in v1.8.2, commit 2d78e928d): the
 			// epoch bump goes to the coordinator while the transaction
 			// stays open in the client's view.
-			p.note(model.NoteRetry, "bug Z17: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+itoa(int64(ps.id))+" inside a transaction: bump the epoch through the coordinator without aborting")
+			p.note(model.NoteRetry, "bug Z17: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+strconv.FormatInt(int64(ps.id), 10)+" inside a transaction: bump the epoch through the coordinator without aborting")
 			p.txnBump, p.bumpInTxn = true, true
 		}
 		if p.cfg.BugBumpOnAnyOOSN && !p.rdkBump {
-			p.note(model.NoteRetry, "bug Z13: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+itoa(int64(ps.id))+": drain and bump the epoch")
+			p.note(model.NoteRetry, "bug Z13: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+strconv.FormatInt(int64(ps.id), 10)+": drain and bump the epoch")
 			p.rdkBump = true
 		}
 		if !timeUp {
@@ -90,7 +92,7 @@ func (l *librdkafkaPolicy) failed(p *Producer, now sim.Time, b *pbatch, err mode
 		}
 	case err == model.ErrUnknownProducerID:
 		if !p.rdkBump {
-			p.note(model.NoteRetry, "UNKNOWN_PRODUCER_ID on p"+itoa(int64(ps.id))+": drain and bump the epoch")
+			p.note(model.NoteRetry, "UNKNOWN_PRODUCER_ID on p"+strconv.FormatInt(int64(ps.id), 10)+": drain and bump the epoch")
 		}
 		p.rdkBump = true
 		if !timeUp {
@@ -147,7 +149,7 @@ func (*librdkafkaPolicy) bumpAfterGap(p *Producer, b *pbatch, err model.ErrCode)
 	if p.cfg.TransactionalID != "" || p.rdkBump {
 		return
 	}
-	p.note(model.NoteRetry, err.String()+" on p"+itoa(int64(b.b.Partition))+" leaves a sequence gap: drain and bump the epoch")
+	p.note(model.NoteRetry, err.String()+" on p"+strconv.FormatInt(int64(b.b.Partition), 10)+" leaves a sequence gap: drain and bump the epoch")
 	p.rdkBump = true
 }
 

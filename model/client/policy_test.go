@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -214,10 +215,10 @@ func TestPolicyFailed(t *testing.T) {
 			}
 			seq := "none"
 			if q := pt.p.parts[0].queue; len(q) > 0 {
-				seq = itoa(int64(q[0].b.FirstSeq))
+				seq = strconv.FormatInt(int64(q[0].b.FirstSeq), 10)
 			}
 			_, epoch := pt.p.PID()
-			got := pt.p.Fatal().String() + " epoch " + itoa(int64(epoch)) + " seq " + seq + " " + note
+			got := pt.p.Fatal().String() + " epoch " + strconv.FormatInt(int64(epoch), 10) + " seq " + seq + " " + note
 			if got != tc.want[i] {
 				t.Errorf("%s on the second batch, %s: %q, want %q\n%s", tc.err, pol, got, tc.want[i], strings.TrimSpace(pt.p.DescribeState()))
 			}

@@ -557,7 +557,7 @@ func (p *Producer) canRetry(now sim.Time, b *pbatch, err model.ErrCode, logStart
 			// The log head went and the producer state with it.
 			if txn {
 				p.resetPartition(ps, ps.pid, ps.epoch)
-				p.note(model.NoteRetry, "UNKNOWN_PRODUCER_ID on p"+itoa(int64(ps.id))+": sequences restart at 0")
+				p.note(model.NoteRetry, "UNKNOWN_PRODUCER_ID on p"+strconv.FormatInt(int64(ps.id), 10)+": sequences restart at 0")
 			} else {
 				p.requestBump(ps, err, b)
 			}
@@ -641,7 +641,7 @@ func (p *Producer) abortable(now sim.Time, err model.ErrCode) {
 // requestBump marks ps for an epoch bump (requestIdempotentEpochBumpForPartition).
 func (p *Producer) requestBump(ps *partState, err model.ErrCode, b *pbatch) {
 	if !ps.bumpWanted {
-		p.note(model.NoteRetry, err.String()+" on p"+itoa(int64(ps.id))+" seq "+itoa(int64(b.b.FirstSeq))+": epoch bump requested")
+		p.note(model.NoteRetry, err.String()+" on p"+strconv.FormatInt(int64(ps.id), 10)+" seq "+strconv.FormatInt(int64(b.b.FirstSeq), 10)+": epoch bump requested")
 	}
 	ps.bumpWanted = true
 }
@@ -819,7 +819,7 @@ func (p *Producer) MetadataFlap(now sim.Time) []model.Out {
 			continue
 		}
 		ps.nextSeq, ps.lastAckedSeq = 0, -1
-		p.note(model.NoteInfo, "bug Z11: metadata flap drops p"+itoa(int64(ps.id))+"'s state: sequences restart at 0")
+		p.note(model.NoteInfo, "bug Z11: metadata flap drops p"+strconv.FormatInt(int64(ps.id), 10)+"'s state: sequences restart at 0")
 	}
 	p.poll(now)
 	return p.out

@@ -3,6 +3,7 @@ package client
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -104,7 +105,7 @@ func results(outs []model.Out) string {
 	for _, o := range outs {
 		if o.Kind == model.OutResult {
 			if o.Result.Err == model.ErrNone {
-				s = append(s, "ack:"+itoa(o.Result.Offset))
+				s = append(s, "ack:"+strconv.FormatInt(o.Result.Offset, 10))
 			} else {
 				s = append(s, "fail:"+o.Result.Err.String())
 			}

@@ -167,7 +167,7 @@ func (p *Producer) expireBatches(now sim.Time) bool {
 				keep = append(keep, u)
 			}
 			ps.unacked = keep
-			p.note(model.NoteInfo, "bug Z11f: p"+itoa(int64(ps.id))+" rewinds its sequence to "+itoa(int64(rewind.b.FirstSeq))+" after an expired batch")
+			p.note(model.NoteInfo, "bug Z11f: p"+strconv.FormatInt(int64(ps.id), 10)+" rewinds its sequence to "+strconv.FormatInt(int64(rewind.b.FirstSeq), 10)+" after an expired batch")
 		}
 	}
 	return any

@@ -2,6 +2,7 @@ package client
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
@@ -549,9 +550,9 @@ func (p *Producer) adoptEndTxnEpoch(pid model.ProducerID, epoch int16) {
 		return
 	}
 	if pid != p.pid {
-		p.note(model.NoteEpochBump, "producer id "+itoa(int64(p.pid))+" epoch "+itoa(int64(p.epoch))+" -> producer id "+itoa(int64(pid))+" epoch "+itoa(int64(epoch))+" (EndTxn at an exhausted epoch, transaction version 2)")
+		p.note(model.NoteEpochBump, "producer id "+strconv.FormatInt(int64(p.pid), 10)+" epoch "+strconv.FormatInt(int64(p.epoch), 10)+" -> producer id "+strconv.FormatInt(int64(pid), 10)+" epoch "+strconv.FormatInt(int64(epoch), 10)+" (EndTxn at an exhausted epoch, transaction version 2)")
 	} else {
-		p.note(model.NoteEpochBump, "epoch "+itoa(int64(p.epoch))+" -> "+itoa(int64(epoch))+" (EndTxn, transaction version 2)")
+		p.note(model.NoteEpochBump, "epoch "+strconv.FormatInt(int64(p.epoch), 10)+" -> "+strconv.FormatInt(int64(epoch), 10)+" (EndTxn, transaction version 2)")
 	}
 	p.pid, p.epoch = pid, epoch
 	for _, ps := range p.parts {

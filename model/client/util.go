@@ -1,7 +1,5 @@
 package client
 
-import "strconv"
-
 // popFront removes s[0] from a list of batches. A short list moves its
 // items down, so that its array serves it again (a queue that empties and
 // fills keeps one array); a long one slides off its head instead, as
@@ -21,10 +19,4 @@ func popFront(s []*pbatch) []*pbatch {
 func clearBatches(s []*pbatch) []*pbatch {
 	clear(s)
 	return s[:0]
-}
-
-// itoa returns v in decimal.
-func itoa(v int64) string {
-	var buf [20]byte
-	return string(strconv.AppendInt(buf[:0], v, 10))
 }

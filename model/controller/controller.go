@@ -2,6 +2,7 @@ package controller
 
 import (
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/idemsim/idemsim/model"
@@ -183,7 +184,7 @@ func (c *Controller) Step(now sim.Time, from model.Peer, m model.Message) []mode
 		if c.brokers[b].fenced {
 			c.brokers[b].fenced = false
 			c.fencing = true
-			c.note("b" + itoa(int64(b)+1) + " unfenced")
+			c.note("b" + strconv.FormatInt(int64(b)+1, 10) + " unfenced")
 			// RCM#handleBrokerUnfenced:1338: leaderless partitions may
 			// now elect b.
 			for i := range c.parts {
@@ -242,7 +243,7 @@ func (c *Controller) alterPartition(m *model.AlterPartitionRequest) *model.Alter
 	p.Recovering = false
 	c.changed = append(c.changed, i)
 	resp.State = p.Clone()
-	c.note("p" + itoa(int64(p.Partition)) + " isr " + string(model.AppendBrokers(nil, p.ISR)) + " pe=" + itoa(int64(p.PartitionEpoch)))
+	c.note("p" + strconv.FormatInt(int64(p.Partition), 10) + " isr " + string(model.AppendBrokers(nil, p.ISR)) + " pe=" + strconv.FormatInt(int64(p.PartitionEpoch), 10))
 	return resp
 }
 
@@ -289,7 +290,7 @@ func (c *Controller) Wake(now sim.Time, token uint64) []model.Out {
 func (c *Controller) fence(b int32) {
 	c.brokers[b].fenced = true
 	c.fencing = true
-	c.note("b" + itoa(int64(b)+1) + " fenced")
+	c.note("b" + strconv.FormatInt(int64(b)+1, 10) + " fenced")
 	for i := range c.parts {
 		p := &c.parts[i]
 		if !slices.Contains(p.ISR, b) && p.Leader != b {
@@ -328,7 +329,7 @@ func (c *Controller) change(i int, target []int32, gone int32) {
 			for _, id := range p.Replicas {
 				if ok(id) {
 					leader, isr, recovering = id, []int32{id}, true
-					c.note("p" + itoa(int64(p.Partition)) + " unclean election of b" + itoa(int64(id)+1))
+					c.note("p" + strconv.FormatInt(int64(p.Partition), 10) + " unclean election of b" + strconv.FormatInt(int64(id)+1, 10))
 					break
 				}
 			}
@@ -345,9 +346,9 @@ func (c *Controller) change(i int, target []int32, gone int32) {
 		p.LeaderEpoch++
 		who := "none"
 		if leader >= 0 {
-			who = "b" + itoa(int64(leader)+1)
+			who = "b" + strconv.FormatInt(int64(leader)+1, 10)
 		}
-		c.note("p" + itoa(int64(p.Partition)) + " leader " + who + " epoch " + itoa(int64(p.LeaderEpoch)) + " isr " + string(model.AppendBrokers(nil, isr)))
+		c.note("p" + strconv.FormatInt(int64(p.Partition), 10) + " leader " + who + " epoch " + strconv.FormatInt(int64(p.LeaderEpoch), 10) + " isr " + string(model.AppendBrokers(nil, isr)))
 	}
 	p.Leader = leader
 	p.ISR = append(p.ISR[:0:0], isr...)

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/idemsim/idemsim/model"
@@ -362,7 +363,7 @@ func (p *Partition) AppendWith(now sim.Time, b model.Batch, o AppendOptions) mod
 	}
 	// B4.4: epoch check.
 	if e != nil && b.Epoch < epoch && !p.cfg.NoEpochCheck {
-		return errResult(model.ErrInvalidProducerEpoch, "epoch below current "+itoa(int64(epoch)))
+		return errResult(model.ErrInvalidProducerEpoch, "epoch below current "+strconv.FormatInt(int64(epoch), 10))
 	}
 	// B4.5: verification sequence guard.
 	if r, ok := p.verificationGuard(&b); ok {
@@ -381,7 +382,7 @@ func (p *Partition) AppendWith(now sim.Time, b model.Batch, o AppendOptions) mod
 	} else if epoch != model.NoEpoch {
 		// last == -1 (empty window after a marker) admits only 0.
 		if !p.cfg.Seq.Next(last, b.FirstSeq) {
-			return errResult(model.ErrOutOfOrderSequenceNumber, "seq "+itoa(int64(b.FirstSeq))+" after last "+itoa(int64(last)))
+			return errResult(model.ErrOutOfOrderSequenceNumber, "seq "+strconv.FormatInt(int64(b.FirstSeq), 10)+" after last "+strconv.FormatInt(int64(last), 10))
 		}
 	}
 	// B4.7: transaction-state check.
@@ -462,10 +463,10 @@ func (p *Partition) AppendMarker(now sim.Time, pid model.ProducerID, epoch int16
 	}
 	e := p.producers[pid]
 	if e != nil && epoch < e.Epoch {
-		return errResult(model.ErrInvalidProducerEpoch, "marker epoch below current "+itoa(int64(e.Epoch)))
+		return errResult(model.ErrInvalidProducerEpoch, "marker epoch below current "+strconv.FormatInt(int64(e.Epoch), 10))
 	}
 	if e != nil && coordinatorEpoch < e.CoordinatorEpoch {
-		return errResult(model.ErrTransactionCoordinatorFenced, "coordinator epoch below "+itoa(int64(e.CoordinatorEpoch)))
+		return errResult(model.ErrTransactionCoordinatorFenced, "coordinator epoch below "+strconv.FormatInt(int64(e.CoordinatorEpoch), 10))
 	}
 	off := p.nextOffset
 	p.nextOffset++

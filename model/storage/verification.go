@@ -1,6 +1,10 @@
 package storage
 
-import "github.com/idemsim/idemsim/model"
+import (
+	"strconv"
+
+	"github.com/idemsim/idemsim/model"
+)
 
 // The verification sequence guard (semantics B4.5, KIP-890 part 1):
 // when a partition leader starts verifying a producer's first
@@ -46,7 +50,7 @@ func (p *Partition) verificationGuard(b *model.Batch) (model.AppendResult, bool)
 	if !ok || e.epoch != b.Epoch || b.FirstSeq <= e.lowest {
 		return model.AppendResult{}, false
 	}
-	return errResult(model.ErrOutOfOrderSequenceNumber, "verification guard: seq "+itoa(int64(b.FirstSeq))+" above the lowest verified "+itoa(int64(e.lowest))), true
+	return errResult(model.ErrOutOfOrderSequenceNumber, "verification guard: seq "+strconv.FormatInt(int64(b.FirstSeq), 10)+" above the lowest verified "+strconv.FormatInt(int64(e.lowest), 10)), true
 }
 
 // endVerification drops pid's entry: its transaction started on the

@@ -110,7 +110,7 @@ func Resolve(spec Spec) (*Resolved, error) {
 
 // Run runs one simulation. The error is a configuration error; invariant
 // violations are reported in the result.
-func Run(spec Spec) (*world.Result, error) {
+func Run(spec Spec) (*Result, error) {
 	var r Runner
 	return r.Run(spec)
 }

@@ -15,7 +15,7 @@ type Runner struct {
 
 // Run runs spec as [Run] does, with the same result, in the memory of the
 // runner's previous run.
-func (r *Runner) Run(spec Spec) (*world.Result, error) {
+func (r *Runner) Run(spec Spec) (*Result, error) {
 	res := spec.Resolved
 	if res == nil {
 		var err error
@@ -36,7 +36,7 @@ func (r *Runner) Run(spec Spec) (*world.Result, error) {
 // Recycle hands res, a Result this runner returned, back to it
 // ([world.Runner.Recycle]): the next Run may write its result there. res
 // must not be used after; nil does nothing.
-func (r *Runner) Recycle(res *world.Result) { r.w.Recycle(res) }
+func (r *Runner) Recycle(res *Result) { r.w.Recycle(res) }
 
 // setup is the World's view of the spec's run, resolved as res.
 func (spec *Spec) setup(res *Resolved) world.Setup {

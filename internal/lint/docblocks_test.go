@@ -86,6 +86,21 @@ func docRecipes(t *testing.T, md string) ([]goBlock, map[string]string) {
 	return out, cmds
 }
 
+// docExample returns the new file rel as docs/architecture.md's recipe
+// shows it: the recipe tests build the command with the example the
+// reader sees, not with a copy of it.
+func docExample(t *testing.T, rel string) string {
+	t.Helper()
+	blocks, _ := docRecipes(t, filepath.Join("..", "..", "docs", "architecture.md"))
+	for _, blk := range blocks {
+		if blk.path == rel && blk.after == "" {
+			return blk.body
+		}
+	}
+	t.Fatalf("docs/architecture.md has no example file %s", rel)
+	return ""
+}
+
 // overlayFile returns what blk makes of its file: the block itself for a
 // new file, the file with the block's lines inserted for an edit.
 func overlayFile(root string, blk goBlock) (string, error) {

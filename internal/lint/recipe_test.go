@@ -12,90 +12,13 @@ import (
 	"time"
 )
 
-// The extension recipes of docs/architecture.md ("How to add ...") promise
-// that some extensions are one new file. The tests below hold them to it:
-// each builds the simulator with one file added (go build -overlay, which
-// leaves the work tree alone) and checks that the program then knows the
-// new thing, with nothing else edited.
-
-// recipeScenario is a new catalogue scenario, as its one file
-// scenarios/lossy.go.
-const recipeScenario = `package scenarios
-
-import "github.com/idemsim/idemsim/scenarios/params"
-
-func init() { register(lossy) }
-
-func lossy() *Scenario {
-	return &Scenario{
-		Name:    "lossy",
-		Summary: "one acknowledgement in ten is lost; without idempotence the retries land twice",
-		Story: ` + "`" + `The network loses one response in ten. The producer times out,
-reconnects and sends the batch again: without idempotence the broker
-appends it a second time; with idempotence it finds the batch in its
-window and answers the retry with the original offset.` + "`" + `,
-		ExpectOff: "duplicates (INV-DUP fails)",
-		ExpectOn:  "no duplicates",
-		Defaults: []params.KV{{Key: "records", Value: "20"}, {Key: "batch.size", Value: "1"},
-			{Key: "net.response_loss", Value: "0.1"}, {Key: "request.timeout.ms", Value: "1000"}},
-		OffShows: []string{"INV-DUP"},
-		build:    oneApp,
-	}
-}
-`
-
-// recipeFaultKind is a new kind of fault action, "bounce NODE", as its one
-// file faults/bounce.go. Its rank puts it after the kinds there are.
-const recipeFaultKind = `package faults
-
-import "fmt"
-
-func init() {
-	register(kind{verb: "bounce", rank: 150, parse: parseBounce, example: "12s bounce b1"})
-}
-
-// Bounce is "bounce NODE": the process is killed and its supervisor starts
-// it again at once (a crash followed by an unclean restart, in one
-// action).
-type Bounce struct {
-	Node string
-}
-
-func (Bounce) Verb() string { return "bounce" }
-
-func (a Bounce) AppendTo(b []byte) []byte {
-	b = append(b, a.Verb()...)
-	return appendNode(b, a.Node)
-}
-
-func (a Bounce) Nodes() []string     { return []string{a.Node} }
-func (Bounce) Check(Nodes) error     { return nil }
-func (a Bounce) Apply(t Target)      { t.Crash(a.Node); t.Restart(a.Node, false) }
-func (Bounce) Span() Span            { return Instant }
-func (Bounce) Closes(Action) bool    { return false }
-func (a Bounce) Equal(b Action) bool { c, ok := b.(Bounce); return ok && a == c }
-func (Bounce) Weaken() (Knob, bool)  { return Knob{}, false }
-
-// parseBounce reads "NODE".
-func parseBounce(args []string) (Action, error) {
-	if len(args) != 1 {
-		return nil, fmt.Errorf("want \"bounce NODE\", e.g. 12s bounce b1")
-	}
-	n, err := parseNode(args[0])
-	if err != nil {
-		return nil, fmt.Errorf("bounce: %v", err)
-	}
-	return Bounce{Node: n}, nil
-}
-`
-
 // TestRecipeScenarioIsOneFile: a catalogue scenario is one new file in
 // scenarios/. With scenarios/lossy.go added, and nothing else changed,
 // simulate lists it, describes it, names it among the known scenarios and
 // runs it.
 func TestRecipeScenarioIsOneFile(t *testing.T) {
 	t.Parallel()
-	sim := buildWithFile(t, "scenarios/lossy.go", recipeScenario)
+	sim := buildWithFile(t, "scenarios/lossy.go", docExample(t, "scenarios/lossy.go"))
 
 	out, _ := simulate(t, sim, 0, "-list")
 	if !regexp.MustCompile(`(?m)^lossy +one acknowledgement in ten is lost;`).MatchString(out) {
@@ -122,7 +45,7 @@ func TestRecipeScenarioIsOneFile(t *testing.T) {
 // restarts b1, and the plan parser's errors list the new verb last.
 func TestRecipeFaultKindIsOneFile(t *testing.T) {
 	t.Parallel()
-	sim := buildWithFile(t, "faults/bounce.go", recipeFaultKind)
+	sim := buildWithFile(t, "faults/bounce.go", docExample(t, "faults/bounce.go"))
 
 	start := time.Now()
 	test := exec.Command("go", "test", "-count=1", "-overlay", overlayOf(sim), "./faults")

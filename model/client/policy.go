@@ -67,6 +67,11 @@ func (c ClientPolicy) behaviour() clientPolicy {
 // String returns "java", "librdkafka" or "franz-go".
 func (c ClientPolicy) String() string { return c.behaviour().name() }
 
+// TransactionVersion returns the transaction protocol the client runs
+// where the brokers and the client's release offer version v (1: the
+// classic protocol; 2: KIP-890 part 2).
+func (c ClientPolicy) TransactionVersion(v int) int { return c.behaviour().transactionVersion(v) }
+
 // clientPolicy is how a modelled client decides where the clients differ:
 // the producer (Producer.policy) follows the Java client everywhere else,
 // and asks its policy at each of these points. The wire protocol is the
@@ -80,6 +85,9 @@ func (c ClientPolicy) String() string { return c.behaviour().name() }
 type clientPolicy interface {
 	// name is the policy's client.policy value.
 	name() string
+	// transactionVersion is the transaction protocol the client runs
+	// where version v is offered.
+	transactionVersion(v int) int
 
 	// responded records that a request carrying batch b of partition ps
 	// came back with err: a produce response's partition error (ErrNone

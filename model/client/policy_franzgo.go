@@ -45,6 +45,10 @@ type franzGoPolicy struct{ wrapSeqs }
 
 func (*franzGoPolicy) name() string { return "franz-go" }
 
+// transactionVersion: franz-go runs the classic transaction protocol
+// (KIP-890 part 2 is in the Java client from 4.0).
+func (*franzGoPolicy) transactionVersion(int) int { return 1 }
+
 // responded: franz-go pipelines a partition's requests only while its
 // last response was a success (recBuf.okOnSink, sink.go createReq); a
 // broken or timed-out connection does not count as a response.

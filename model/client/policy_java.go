@@ -21,6 +21,10 @@ type javaPolicy struct{}
 
 func (*javaPolicy) name() string { return "java" }
 
+// transactionVersion: the Java client runs what is offered (KIP-890 part
+// 2 from its 4.0 release, which the version profiles decide).
+func (*javaPolicy) transactionVersion(v int) int { return v }
+
 // responded: the Java client pipelines a partition whatever its last
 // response was.
 func (*javaPolicy) responded(*partState, model.ErrCode) {}

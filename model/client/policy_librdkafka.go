@@ -29,6 +29,10 @@ type librdkafkaPolicy struct{ wrapSeqs }
 
 func (*librdkafkaPolicy) name() string { return "librdkafka" }
 
+// transactionVersion: librdkafka runs the classic transaction protocol
+// (KIP-890 part 2 is in the Java client from 4.0).
+func (*librdkafkaPolicy) transactionVersion(int) int { return 1 }
+
 // responded: librdkafka's pipelining does not depend on the last
 // response (it waits for the wire to drain instead, drainsNext).
 func (*librdkafkaPolicy) responded(*partState, model.ErrCode) {}

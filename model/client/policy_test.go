@@ -250,3 +250,22 @@ func TestPolicyRegistry(t *testing.T) {
 	}()
 	registerPolicy(PolicyJava, &franzGoPolicy{})
 }
+
+// TestPolicyTransactionVersion: the Java client runs the transaction
+// protocol its release and the brokers offer; librdkafka and franz-go run
+// the classic one whatever is offered.
+func TestPolicyTransactionVersion(t *testing.T) {
+	for _, c := range []struct {
+		p    ClientPolicy
+		v    int
+		want int
+	}{
+		{PolicyJava, 1, 1}, {PolicyJava, 2, 2},
+		{PolicyLibrdkafka, 1, 1}, {PolicyLibrdkafka, 2, 1},
+		{PolicyFranzGo, 1, 1}, {PolicyFranzGo, 2, 1},
+	} {
+		if got := c.p.TransactionVersion(c.v); got != c.want {
+			t.Errorf("%s offered transaction version %d runs %d, want %d", c.p, c.v, got, c.want)
+		}
+	}
+}

@@ -648,18 +648,13 @@ func (c *Config) ProducerConfig() client.ProducerConfig {
 	pc.TransactionalID = p.TransactionalID
 	pc.TransactionRecords = p.TransactionRecords
 	pc.TransactionTimeout = p.TransactionTimeout
-	pc.TransactionVersion = c.Versions.ClientTransactionVersion()
+	pc.TransactionVersion = p.Policy.TransactionVersion(c.Versions.ClientTransactionVersion())
 	pc.Seq = model.SeqSpace{Bits: uint8(c.SequenceBits)}
 	pc.Policy = p.Policy
 	pc.BugResetSeqOnMetadataFlap = p.BugMetaflapReset
 	pc.BugReuseExpiredSeq = p.BugReuseExpiredSeq
 	pc.BugBumpOnAnyOOSN = p.BugBumpOnAnyOOSN
 	pc.BugTxnBumpInTxn = p.BugTxnBumpInTxn
-	if pc.Policy != client.PolicyJava {
-		// librdkafka and franz-go run the classic transaction protocol
-		// (KIP-890 part 2 is in the Java client from 4.0).
-		pc.TransactionVersion = 1
-	}
 	return pc
 }
 

@@ -82,7 +82,7 @@ func (w *World) layout() *Layout {
 		l.Instances = append(l.Instances, InstanceLayout{Name: in.name, App: in.app.id,
 			Transactional: in.pcfg.TransactionRecords > 0 && in.pcfg.TransactionalID != ""})
 	}
-	if w.repl != nil {
+	if w.repl.replicated() {
 		l.Servers = make([]bool, len(w.nodes))
 		for i := range w.nodes {
 			l.Servers[i] = w.isServer(simnet.NodeID(i))

@@ -146,7 +146,7 @@ func (w *World) run(s *Setup) (*Result, error) {
 	stopText := stop.String()
 	if w.overState {
 		stopText = "state-limit"
-	} else if !w.settleRepl(maxEv) && stop != sim.StopEventLimit { // world_repl.go
+	} else if !w.repl.settle(w, maxEv) && stop != sim.StopEventLimit { // world_repl.go
 		stopText = sim.StopEventLimit.String()
 	}
 	end := w.loop.Now()
@@ -154,7 +154,7 @@ func (w *World) run(s *Setup) (*Result, error) {
 		end = w.planEnd
 	}
 	pending, abandoned := w.pending()
-	w.finalLogs(end) // world_repl.go
+	w.repl.finalLogs(w, end) // world_repl.go
 	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stopText, N: pending, Abandoned: abandoned, Until: w.planEnd})
 
 	counts, vs := w.chk.Finish()

@@ -233,10 +233,7 @@ func (w *World) stateHash(now sim.Time, ev Event) StateHash {
 	h.value(reflect.ValueOf(w.mf.held))
 	h.value(reflect.ValueOf(w.mf.lates))
 	h.value(reflect.ValueOf(w.mf.lateConns))
-	if w.repl != nil {
-		h.value(reflect.ValueOf(w.repl.wire))
-		h.value(reflect.ValueOf(w.txnHost))
-	}
+	w.repl.hash(w, h)
 	h.u64(boolBits(w.ended, w.resend, w.overState))
 	h.i64(int64(w.planEnd))
 	h.i64(int64(w.limit))

@@ -274,9 +274,9 @@ type World struct {
 	// built: a run, or a script.
 	mode mode
 
-	// repl is the replication wiring, nil when replication.factor is 1
-	// (world_repl.go).
-	repl *replState
+	// repl is the replication wiring (world_repl.go), chosen once when
+	// the World is built: noReplication when replication.factor is 1.
+	repl replication
 	// txnHost is the transaction coordinator's host broker in a
 	// replicated run (world_txnhost.go).
 	txnHost txnHosting
@@ -391,14 +391,14 @@ func newWorld(old *World, s *Setup) (*World, error) {
 			w.dests[i] = model.DestCoordinator
 		case w.groupNode:
 			w.dests[i] = model.DestGroupCoordinator
-		case w.replNode():
+		case w.repl.controller():
 			w.dests[i] = model.DestController
 		default:
 			w.dests[i] = int32(slices.Index(w.brokerNode, n))
 		}
 	}
 	w.nw.SetServers(servers, w.rands.New(seed, streamOf("net/servers")))
-	w.replProducer(&pcfg)
+	w.repl.producer(&pcfg, w.topo.Brokers)
 	w.pcfg = pcfg
 	for _, in := range w.instances {
 		in.pcfg = pcfg
@@ -411,7 +411,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	// The readers of the observation stream.
 	w.trace = trace.New(w.names, w.trace)
 	w.stats = newStats(w, w.stats)
-	ccfg := check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names, Replicated: w.repl != nil}
+	ccfg := check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names, Replicated: w.repl.replicated()}
 	if w.chk == nil {
 		w.chk = check.NewSuite(ccfg)
 	} else {
@@ -537,9 +537,9 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 	case evDisconnect:
 		w.disconnected(now, ev)
 	case evReplStart:
-		w.replStart(now)
+		w.repl.start(w, now)
 	case evReplDeliver:
-		w.replDeliver(now, ev)
+		w.repl.deliver(w, now, ev)
 	case evCoordMove:
 		w.coordMove(now, ev)
 	default:

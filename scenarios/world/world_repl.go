@@ -2,6 +2,7 @@ package world
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"time"
 
@@ -68,7 +69,55 @@ type replMsg struct {
 	inc   uint32
 }
 
-// replState is the world's replication wiring.
+// replication is the run's replication wiring, chosen once when the
+// World is built (addController): [noReplication] keeps one copy of each
+// partition and carries nothing, [*replState] runs the controller and
+// carries the replicas' traffic. Nothing else in the World asks which
+// one it has.
+type replication interface {
+	// controller is the controller's node id, -1 without one.
+	controller() simnet.NodeID
+	// replicated reports whether partitions have replicas (the checkers
+	// and the readers' layout judge such a run at its end).
+	replicated() bool
+	// producer adds the replicated run's settings to a producer's
+	// configuration: it refreshes metadata, since leaders move.
+	producer(pc *client.ProducerConfig, brokers int)
+	// out carries out effect o of server n if it is replication's, and
+	// reports whether it was.
+	out(w *World, now sim.Time, n simnet.NodeID, o *model.Out) bool
+	// start and deliver handle evReplStart and evReplDeliver.
+	start(w *World, now sim.Time)
+	deliver(w *World, now sim.Time, ev Event)
+	// coordMetadata hands a coordinator that (re)starts on a broker the
+	// metadata its host holds.
+	coordMetadata(w *World, now sim.Time)
+	// settle lets replication run on after the run, within maxEvents in
+	// all, and reports whether it stayed within them.
+	settle(w *World, maxEvents int64) bool
+	// finalLogs reports every partition's final committed log.
+	finalLogs(w *World, at sim.Time)
+	// hash adds replication's state to the state hash: the messages on
+	// its wire and the coordinator's host.
+	hash(w *World, h *stateHasher)
+}
+
+// noReplication is a run with one copy of each partition: no controller,
+// no replication traffic, and the run ends when its events do.
+type noReplication struct{}
+
+func (noReplication) controller() simnet.NodeID                            { return -1 }
+func (noReplication) replicated() bool                                     { return false }
+func (noReplication) producer(*client.ProducerConfig, int)                 {}
+func (noReplication) out(*World, sim.Time, simnet.NodeID, *model.Out) bool { return false }
+func (noReplication) start(*World, sim.Time)                               {}
+func (noReplication) deliver(*World, sim.Time, Event)                      {}
+func (noReplication) coordMetadata(*World, sim.Time)                       {}
+func (noReplication) settle(*World, int64) bool                            { return true }
+func (noReplication) finalLogs(*World, sim.Time)                           {}
+func (noReplication) hash(*World, *stateHasher)                            {}
+
+// replState is the world's replication wiring in a replicated run.
 type replState struct {
 	ctlNode simnet.NodeID
 	ctl     *controller.Controller
@@ -80,13 +129,8 @@ type replState struct {
 	next uint64
 }
 
-// replNode returns the controller's node id, -1 without replication.
-func (w *World) replNode() simnet.NodeID {
-	if w.repl == nil {
-		return -1
-	}
-	return w.repl.ctlNode
-}
+func (r *replState) controller() simnet.NodeID { return r.ctlNode }
+func (r *replState) replicated() bool          { return true }
 
 // replicas returns each partition's replica assignment for factor rf:
 // broker p mod n first (the preferred leader), then the next ones.
@@ -121,8 +165,10 @@ func (w *World) replBrokerConfig(bc *broker.BrokerConfig) {
 	bc.Leader = broker.LeaderConfig{ReplicaLagTimeMax: w.cfg.Replication.LagTimeMax, MinInsyncReplicas: w.cfg.Replication.MinISR, Version: w.cfg.BrokerVersionNumber()}
 }
 
-// addController adds the controller node when the run replicates.
+// addController chooses the run's replication and adds the controller
+// node when the run replicates.
 func (w *World) addController() {
+	w.repl = noReplication{}
 	rf := w.replicationFactor()
 	if rf < 2 {
 		return
@@ -138,31 +184,26 @@ func (w *World) addController() {
 	w.schedule(0, Event{kind: evReplStart, bg: true})
 }
 
-// replProducer sets a producer configuration for a replicated run: it
-// refreshes metadata, since leaders move.
-func (w *World) replProducer(pc *client.ProducerConfig) {
-	if w.repl == nil {
-		return
-	}
+func (r *replState) producer(pc *client.ProducerConfig, brokers int) {
 	pc.RefreshMetadata = true
-	pc.Brokers = w.topo.Brokers
+	pc.Brokers = brokers
 	pc.MetadataMaxAge = defaultMetadataMaxAge
 }
 
-// replStart starts the controller and the brokers. The controller's
-// first publication is the topic as created, which every broker has
-// before the run starts: it is applied at once.
-func (w *World) replStart(now sim.Time) {
-	outs := w.repl.ctl.Start(now)
+// start starts the controller and the brokers. The controller's first
+// publication is the topic as created, which every broker has before the
+// run starts: it is applied at once.
+func (r *replState) start(w *World, now sim.Time) {
+	outs := r.ctl.Start(now)
 	for _, o := range outs {
 		if o.Kind == model.OutSend {
 			if m, ok := o.Msg.(*model.MetadataUpdate); ok {
 				n := w.brokerNode[o.Dest]
-				w.serverOuts(now, n, w.nodes[n].srv.Step(now, model.Peer{Node: int32(w.repl.ctlNode)}, m))
+				w.serverOuts(now, n, w.nodes[n].srv.Step(now, model.Peer{Node: int32(r.ctlNode)}, m))
 				continue
 			}
 		}
-		w.serverOuts(now, w.repl.ctlNode, []model.Out{o})
+		w.serverOuts(now, r.ctlNode, []model.Out{o})
 	}
 	for _, n := range w.brokerNode {
 		if !w.nodes[n].fault.crashed {
@@ -181,12 +222,7 @@ func isReplMsg(m model.Message) bool {
 	return false
 }
 
-// replOut carries out effect o of server n if it is replication's, and
-// reports whether it was.
-func (w *World) replOut(now sim.Time, n simnet.NodeID, o *model.Out) bool {
-	if w.repl == nil {
-		return false
-	}
+func (r *replState) out(w *World, now sim.Time, n simnet.NodeID, o *model.Out) bool {
 	switch o.Kind {
 	case model.OutNote:
 		w.note(now, n, o.Note)
@@ -195,17 +231,16 @@ func (w *World) replOut(now sim.Time, n simnet.NodeID, o *model.Out) bool {
 		if !isReplMsg(o.Msg) {
 			return false
 		}
-		to := w.repl.ctlNode
+		to := r.ctlNode
 		if o.Dest != model.DestController {
 			to = w.brokerNode[o.Dest]
 		}
-		at, sent := w.replSend(now, replMsg{from: n, to: to, m: o.Msg, inc: w.nodes[to].inc})
-		if _, ok := o.Msg.(*model.MetadataUpdate); ok && sent && n == w.repl.ctlNode && o.Dest == 0 {
+		at, sent := r.send(w, now, replMsg{from: n, to: to, m: o.Msg, inc: w.nodes[to].inc})
+		if _, ok := o.Msg.(*model.MetadataUpdate); ok && sent && n == r.ctlNode && o.Dest == 0 {
 			// The transaction coordinator's metadata cache follows the
 			// controller's publications too (in Kafka it is its broker's),
 			// so that markers go to the partitions' current leaders. It
 			// arrives with the first broker's copy (no draw of its own).
-			r := w.repl
 			r.next++
 			r.wire[r.next] = replMsg{id: r.next, from: n, to: w.coordNode, m: o.Msg, inc: w.nodes[w.coordNode].inc}
 			w.schedule(at, Event{kind: evReplDeliver, node: int32(w.coordNode), msg: r.next, bg: true})
@@ -215,15 +250,14 @@ func (w *World) replOut(now sim.Time, n simnet.NodeID, o *model.Out) bool {
 		if o.Peer.Handle&replHandle == 0 {
 			return false
 		}
-		w.replSend(now, replMsg{from: n, to: simnet.NodeID(o.Peer.Node), m: o.Msg, reply: true, inc: uint32(o.Peer.Handle)})
+		r.send(w, now, replMsg{from: n, to: simnet.NodeID(o.Peer.Node), m: o.Msg, reply: true, inc: uint32(o.Peer.Handle)})
 		return true
 	}
 	return false
 }
 
-// replSend puts a replication message on the network.
-func (w *World) replSend(now sim.Time, m replMsg) (sim.Time, bool) {
-	r := w.repl
+// send puts a replication message on the network.
+func (r *replState) send(w *World, now sim.Time, m replMsg) (sim.Time, bool) {
 	if w.nw.Blocked(m.from, m.to) {
 		return 0, false
 	}
@@ -231,7 +265,7 @@ func (w *World) replSend(now sim.Time, m replMsg) (sim.Time, bool) {
 		// A loss breaks the connection: the broker that asked (a
 		// follower's fetch, a leader's AlterPartition) learns of it
 		// one latency later, as from a reset.
-		w.replLost(now, m)
+		r.lost(w, now, m)
 		return 0, false
 	}
 	at := now.Add(w.nw.DelayWith(r.rng, m.from, m.to))
@@ -242,10 +276,10 @@ func (w *World) replSend(now sim.Time, m replMsg) (sim.Time, bool) {
 	return at, true
 }
 
-// replLost tells the broker that sent a fetch or an AlterPartition, or
+// lost tells the broker that sent a fetch or an AlterPartition, or
 // was being answered one, that its connection broke
 // ([model.Disconnected], delivered as an answer to its incarnation).
-func (w *World) replLost(now sim.Time, m replMsg) {
+func (r *replState) lost(w *World, now sim.Time, m replMsg) {
 	client, server, inc := m.from, m.to, w.nodes[m.from].inc
 	if m.reply {
 		client, server, inc = m.to, m.from, m.inc
@@ -258,16 +292,14 @@ func (w *World) replLost(now sim.Time, m replMsg) {
 	default:
 		return
 	}
-	r := w.repl
 	r.next++
 	n := replMsg{id: r.next, from: server, to: client, m: &model.Disconnected{Dest: w.destOf(server)}, reply: true, inc: inc}
 	r.wire[n.id] = n
 	w.schedule(now.Add(w.nw.DelayWith(r.rng, server, client)), Event{kind: evReplDeliver, node: int32(client), msg: n.id, bg: true})
 }
 
-// replDeliver hands a replication message to its recipient.
-func (w *World) replDeliver(now sim.Time, ev Event) {
-	r := w.repl
+// deliver hands a replication message to its recipient.
+func (r *replState) deliver(w *World, now sim.Time, ev Event) {
 	m, ok := r.wire[ev.msg]
 	if !ok {
 		return
@@ -291,14 +323,11 @@ func (w *World) replDeliver(now sim.Time, ev Event) {
 	w.serverOuts(now, m.to, nd.srv.Step(now, peer, m.m))
 }
 
-// settleRepl lets replication run on after the run ended (no fault is
-// active any more): followers catch up, returning replicas truncate and
-// high watermarks rise, as they would in the moments after the run. It
-// runs every event due within replSettle, background ones included.
-func (w *World) settleRepl(maxEvents int64) bool {
-	if w.repl == nil {
-		return true
-	}
+// settle lets replication run on after the run ended (no fault is active
+// any more): followers catch up, returning replicas truncate and high
+// watermarks rise, as they would in the moments after the run. It runs
+// every event due within replSettle, background ones included.
+func (r *replState) settle(w *World, maxEvents int64) bool {
 	// The run's event limit holds here too: a replication loop that never
 	// settles (a lossy server network with no backoff to speak of) stops
 	// there, and the run reports event-limit.
@@ -308,10 +337,7 @@ func (w *World) settleRepl(maxEvents int64) bool {
 // finalLogs reports every partition's final committed log: the entries
 // of the controller's current leader below that replica's high
 // watermark; a partition without a leader has none.
-func (w *World) finalLogs(at sim.Time) {
-	if w.repl == nil {
-		return
-	}
+func (r *replState) finalLogs(w *World, at sim.Time) {
 	// INV-STATE on every replica at the end: each live replica's producer
 	// state equals a rebuild from its own log.
 	for _, n := range w.brokerNode {
@@ -323,7 +349,7 @@ func (w *World) finalLogs(at sim.Time) {
 		}
 	}
 	for p := range w.topo.Leaders {
-		st, _ := w.repl.ctl.Partition(int32(p))
+		st, _ := r.ctl.Partition(int32(p))
 		o := model.Obs{Kind: model.ObsFinalLog, At: at, Node: -1, Peer: -1, Partition: int32(p)}
 		if st.Leader >= 0 {
 			n := w.brokerNode[st.Leader]
@@ -342,4 +368,18 @@ func (w *World) finalLogs(at sim.Time) {
 		}
 		w.emit(o)
 	}
+}
+
+// coordMetadata hands a coordinator that (re)starts on a broker the
+// metadata its host holds: the controller's latest publication, so that
+// its markers go to the current leaders at once.
+func (r *replState) coordMetadata(w *World, now sim.Time) {
+	c := w.coordNode
+	w.serverOuts(now, c, w.nodes[c].srv.Step(now, model.Peer{Node: int32(r.ctlNode)}, r.ctl.Metadata()))
+}
+
+// hash adds the messages on the wire, by id, and the coordinator's host.
+func (r *replState) hash(w *World, h *stateHasher) {
+	h.value(reflect.ValueOf(r.wire))
+	h.value(reflect.ValueOf(w.txnHost))
 }

@@ -88,7 +88,7 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 func (w *World) serverEffects(now sim.Time, n simnet.NodeID, outs []model.Out) {
 	for i := range outs {
 		o := &outs[i]
-		if w.replOut(now, n, o) { // world_repl.go
+		if w.repl.out(w, now, n, o) { // world_repl.go
 			continue
 		}
 		switch o.Kind {

@@ -1,7 +1,6 @@
 package world
 
 import (
-	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/model/controller"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/sim"
@@ -34,7 +33,7 @@ type txnHosting struct {
 
 // hostsCoordinator reports whether broker node n hosts the coordinator.
 func (w *World) hostsCoordinator(n simnet.NodeID) bool {
-	return w.repl != nil && w.txnHost.host < len(w.brokerNode) && w.brokerNode[w.txnHost.host] == n
+	return w.repl.replicated() && w.txnHost.host < len(w.brokerNode) && w.brokerNode[w.txnHost.host] == n
 }
 
 // hostCrashed crashes the coordinator with its host broker n and schedules
@@ -58,15 +57,7 @@ func (w *World) hostRestarted(now sim.Time, n simnet.NodeID) {
 	w.txnHost.gen++
 	w.note(now, w.coordNode, "restarts on "+w.names[n]+", its host again")
 	w.restart(now, w.coordNode, false)
-	w.coordMetadata(now)
-}
-
-// coordMetadata hands a coordinator that (re)starts on a broker the
-// metadata its host holds: the controller's latest publication, so that
-// its markers go to the current leaders at once.
-func (w *World) coordMetadata(now sim.Time) {
-	c := w.coordNode
-	w.serverOuts(now, c, w.nodes[c].srv.Step(now, model.Peer{Node: int32(w.repl.ctlNode)}, w.repl.ctl.Metadata()))
+	w.repl.coordMetadata(w, now)
 }
 
 // coordMove moves a crashed coordinator to the first live broker after its
@@ -83,7 +74,7 @@ func (w *World) coordMove(now sim.Time, ev Event) {
 			w.txnHost.host = b
 			w.note(now, c, "moves to "+w.names[w.brokerNode[b]]+", the new __transaction_state leader, and loads the log")
 			w.restart(now, c, false)
-			w.coordMetadata(now)
+			w.repl.coordMetadata(w, now)
 			return
 		}
 	}

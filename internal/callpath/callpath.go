@@ -26,14 +26,16 @@ type Run struct {
 	Readers []string
 }
 
-// RoundTrip is the run the round trip is measured on: one record of
+// RoundTrip is the run the round trip is measured on: two records of
 // ackloss with idempotence on (the default), no response loss, so no
 // fault plan acts and nothing is retried, and one replica, so no
-// controller and no replication.
+// controller and no replication. The first record's round trip includes
+// the producer's InitProducerId exchange; the second's is the steady
+// state, a send to a producer that has its id.
 var RoundTrip = Run{
 	Scenario: "ackloss",
 	Seed:     1,
-	Sets:     []string{"records=1", "net.response_loss=0", "replication.factor=1"},
+	Sets:     []string{"records=2", "net.response_loss=0", "replication.factor=1"},
 	From:     "World.appSend",
 	Readers:  []string{"World.fire"},
 }
@@ -78,9 +80,13 @@ type Measurement struct {
 	Events []Event
 	// Marks counts the outcome marks of the whole run.
 	Marks int
-	// Path is every step of the window; Core the same without the
-	// steps inside run.Readers.
+	// Path is every step of the first record's window; Core the same
+	// without the steps inside run.Readers.
 	Path, Core *Path
+	// Steady and SteadyCore are the same for the second record's
+	// window (from the second entry of run.From to the second outcome
+	// mark), nil when the run has one record.
+	Steady, SteadyCore *Path
 }
 
 // The overlay's own packages, below the module path: the recorder the
@@ -189,6 +195,15 @@ func Measure(root, tmp string, run Run) (*Measurement, error) {
 		return nil, err
 	}
 	if m.Core, err = Window(events, run.From, OutcomeMark, run.Readers...); err != nil {
+		return nil, err
+	}
+	if m.Marks < 2 {
+		return m, nil
+	}
+	if m.Steady, err = WindowN(events, 2, run.From, OutcomeMark); err != nil {
+		return nil, err
+	}
+	if m.SteadyCore, err = WindowN(events, 2, run.From, OutcomeMark, run.Readers...); err != nil {
 		return nil, err
 	}
 	return m, nil

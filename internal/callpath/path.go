@@ -73,6 +73,18 @@ const outside = "(outside the instrumented files)"
 // made inside a function named in cut are left out: the call into it and
 // the return out of it stay, what it calls and the returns into it go.
 func Window(events []Event, from, what string, cut ...string) (*Path, error) {
+	return WindowN(events, 1, from, what, cut...)
+}
+
+// WindowN is [Window] from the n-th entry of from (n ≥ 1) to the n-th
+// mark of what counted from the start of the run: the n-th record's
+// round trip, when each entry of from takes one record and each mark is
+// one record's outcome. The n-th mark must come after the n-th entry.
+func WindowN(events []Event, n int, from, what string, cut ...string) (*Path, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("window %d: the first is 1", n)
+	}
+	entries, marks := 0, 0
 	var stack []Step
 	var steps []Step
 	in := false
@@ -117,13 +129,20 @@ func Window(events []Event, from, what string, cut ...string) (*Path, error) {
 		default:
 			return nil, fmt.Errorf("unknown event kind %q", e.Kind)
 		}
-		if !in && e.Kind == 'E' && e.Func == from {
-			in = true
+		if e.Kind == 'E' && e.Func == from {
+			entries++
+			in = in || entries == n
+		}
+		if e.Kind == 'M' && e.What == what {
+			marks++
+			if marks == n && !in {
+				return nil, fmt.Errorf("mark %d of %s comes before entry %d of %s", n, what, n, from)
+			}
 		}
 		if !in {
 			continue
 		}
-		if e.Kind == 'M' && e.What == what {
+		if e.Kind == 'M' && e.What == what && marks == n {
 			return newPath(append(steps, s)), nil
 		}
 		if !hidden {
@@ -131,9 +150,9 @@ func Window(events []Event, from, what string, cut ...string) (*Path, error) {
 		}
 	}
 	if !in {
-		return nil, fmt.Errorf("no entry of %s recorded", from)
+		return nil, fmt.Errorf("%d entries of %s recorded, not %d", entries, from, n)
 	}
-	return nil, fmt.Errorf("no mark of %s after the entry of %s", what, from)
+	return nil, fmt.Errorf("%d marks of %s recorded, not %d", marks, what, n)
 }
 
 func newPath(steps []Step) *Path {

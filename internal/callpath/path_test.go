@@ -75,8 +75,9 @@ func TestWindow(t *testing.T) {
 // that do not nest, are errors, not counts.
 func TestWindowErrors(t *testing.T) {
 	for _, c := range []struct{ script, want string }{
-		{"E w.go World.Handle; M w.go World.Handle ObsOutcome; X", "no entry of World.appSend"},
-		{"E w.go World.appSend; X", "no mark of ObsOutcome"},
+		{"E w.go World.Handle; X", "0 entries of World.appSend recorded, not 1"},
+		{"E w.go World.Handle; M w.go World.Handle ObsOutcome; X; E w.go World.appSend; X", "mark 1 of ObsOutcome comes before entry 1"},
+		{"E w.go World.appSend; X", "0 marks of ObsOutcome recorded, not 1"},
 		{"E w.go World.appSend; X; X", "a return with no function entered"},
 		{"E w.go World.appSend; M w.go World.other ObsOutcome", "the function entered last is not that one"},
 	} {
@@ -85,7 +86,31 @@ func TestWindowErrors(t *testing.T) {
 			t.Errorf("%q: error %v, want one with %q", c.script, err, c.want)
 		}
 	}
+	if _, err := WindowN(nil, 0, "World.appSend", "ObsOutcome"); err == nil {
+		t.Error("window 0 opened")
+	}
 	if _, _, err := ParseEvents(strings.NewReader("E\tonly-a-file\n")); err == nil {
 		t.Error("a malformed event line parsed")
+	}
+}
+
+// TestWindowN: the second window opens at the second entry and closes at
+// the second mark; the first record's mark inside it does not close it.
+func TestWindowN(t *testing.T) {
+	const two = `E w.go World.appSend; E p.go Producer.Send; X; X;
+		E w.go World.appSend; E p.go Producer.Send; X; X;
+		E w.go World.Handle; M w.go World.Handle ObsOutcome; X;
+		E w.go World.Handle; E b.go Broker.Step; X; M w.go World.Handle ObsOutcome; X`
+	p, err := WindowN(events(t, two), 2, "World.appSend", "ObsOutcome")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// appSend, p.go, back in appSend, out (outside), Handle, the first
+	// mark, out, Handle, b.go, back, the second mark: 8 changes of file.
+	if p.Transitions != 8 || len(p.Steps) != 11 {
+		t.Errorf("%d transitions over %d steps, want 8 over 11:\n%s", p.Transitions, len(p.Steps), p)
+	}
+	if _, err := WindowN(events(t, two), 3, "World.appSend", "ObsOutcome"); err == nil || !strings.Contains(err.Error(), "2 entries") {
+		t.Errorf("window 3 of 2: error %v", err)
 	}
 }

@@ -100,7 +100,7 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 		return planErr(planFile, err)
 	}
 	w.planEnd = sim.Time(w.plan.End)
-	w.prearm() // world_delay.go
+	w.prearm() // fate.go
 	for i := range w.plan.Actions {
 		w.schedule(sim.Time(w.plan.Actions[i].At), Event{kind: evFault, n: uint64(i)})
 	}
@@ -429,7 +429,7 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 				w.nw.Close(c)
 			}
 		}
-		w.connsDown(now)
+		w.mode.connsDown(w, now)
 		var abandoned int64
 		if !w.resend && in.unresolved.Len() > 0 {
 			abandoned = int64(in.unresolved.Len())
@@ -503,7 +503,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 }
 
 // faulty reports whether any process is paused or crashed, or a message
-// is delayed (world_delay.go).
+// is delayed (fate.go).
 func (w *World) faulty() bool {
 	if len(w.mf.held) > 0 {
 		return true
@@ -524,7 +524,7 @@ func (w *World) endFaults(at sim.Time) {
 	w.emit(model.Obs{Kind: model.ObsPlanEnd, At: at, Node: -1, Peer: -1})
 	w.nw.Quiet()
 	w.drops = nil
-	w.releaseAllDelayed(at) // world_delay.go
+	w.releaseAllDelayed(at) // fate.go
 	for i := range w.nodes {
 		n := simnet.NodeID(i)
 		st := &w.nodes[i].fault

@@ -198,7 +198,7 @@ type World struct {
 	spareMem  [2]spareLists
 	spareNext int
 
-	// msgs are the messages on the wire, by id (world_net.go).
+	// msgs are the messages on the wire, by id (fate.go).
 	msgs    store.IDTable[wire]
 	nextMsg uint64
 	// routes are the reply routes of the requests servers are handling,
@@ -262,7 +262,7 @@ type World struct {
 	readers  []Reader
 
 	// mf holds the plan's delay and duplicate rules and the delayed
-	// messages (world_delay.go).
+	// messages (fate.go).
 	mf msgFaults
 	// probe is an explorer's view of the run's choice points (probe.go).
 	probe probeState
@@ -516,7 +516,7 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		}
 	case evDeliver:
 		w.deliver(now, ev)
-		w.releaseDelayed(now, ev) // world_delay.go
+		w.releaseDelayed(now, ev) // fate.go
 	case evFault:
 		w.fault(now, int(ev.n))
 	case evMetaFlap:

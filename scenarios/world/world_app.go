@@ -246,7 +246,7 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			in.conns[w.connIdx(o.Dest)] = w.nw.Connect(in.node, w.destNode(o.Dest))
 		case model.OutClose:
 			w.nw.Close(in.conns[w.connIdx(o.Dest)])
-			w.connsDown(now)
+			w.mode.connsDown(w, now)
 		case model.OutSend:
 			c := in.conns[w.connIdx(o.Dest)]
 			link := int(c.Client)*len(w.names) + int(c.Server)

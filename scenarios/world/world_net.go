@@ -6,25 +6,9 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// The network's disconnect notices: a connection the network broke (a
-// loss, a crash, a cut) reaches its client as a notice, and the mode
-// learns that connections went down. Messages themselves go through the
-// fate pipeline (fate.go).
-
-// takeNotices schedules the disconnect notices of connections the network
-// just broke.
-func (w *World) takeNotices(now sim.Time) {
-	w.connsDown(now)
-	for _, nt := range w.nw.TakeNotices(now) {
-		nd := &w.nodes[nt.Conn.Client]
-		dest := w.destOf(nt.Conn.Server)
-		w.schedule(nt.At, Event{kind: evDisconnect, node: int32(nt.Conn.Client), n: uint64(dest + 1), gen: nd.inc, tok: simnet.Token{Conn: nt.Conn}})
-	}
-}
-
-// connsDown is called when connections may have closed or broken: the
-// mode learns it (fate.go).
-func (w *World) connsDown(now sim.Time) { w.mode.connsDown(w, now) }
+// The network's disconnect notices reach their clients here: a connection
+// the network broke (a loss, a crash, a cut) reaches its client as a
+// notice, which the fate pipeline schedules (fate.go, takeNotices).
 
 // disconnected delivers a disconnect notice, unless the client has since
 // moved to another connection or incarnation. A server client learns it

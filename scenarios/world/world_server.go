@@ -133,7 +133,7 @@ func (w *World) serverEffects(now sim.Time, n simnet.NodeID, outs []model.Out) {
 			if c := w.nodes[n].out[w.destNode(o.Dest)]; c.Gen != 0 {
 				w.nw.Close(c)
 				w.nodes[n].out[c.Server] = simnet.Conn{}
-				w.connsDown(now)
+				w.mode.connsDown(w, now)
 			}
 		case model.OutWake:
 			w.schedule(w.drifted(now, n, o.At), Event{kind: evWake, node: int32(n), n: o.Timer, gen: w.nodes[n].inc, bg: true})

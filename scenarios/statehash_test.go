@@ -26,7 +26,7 @@ var worldFields = map[string]string{
 	"connRows": "storage of the nodes' out rows, hashed through the nodes",
 	"rands":    "the generators are hashed where the nodes hold them",
 	"spare":    "the previous run's nodes, for reuse: nothing refers to them",
-	"coord":    "hashed as a node", "groupNode": "constant",
+	"coord":    "hashed as a node", "kindNode": "constant",
 	"pcfg": "constant", "cfgNotes": "constant",
 	"apps": "hashed", "instances": "hashed",
 	"msgs":      "hashed through the events that deliver them",

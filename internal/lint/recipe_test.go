@@ -71,30 +71,100 @@ func TestRecipeFaultKindIsOneFile(t *testing.T) {
 	}
 }
 
+// TestRecipeNodeKind: a node kind is its state machine's file and at most
+// four files outside its package. With the blocks of docs/architecture.md's
+// node kind section laid over the tree (the echo node: its file in
+// model/coordinator, its registration in scenarios/world, its messages,
+// its observation kind and its trace entry), and nothing else changed,
+// the command runs a plan that crashes and restarts the new node e1, and
+// the trace shows the faults and the node's own observation.
+func TestRecipeNodeKind(t *testing.T) {
+	t.Parallel()
+	files := recipeFiles(t, "... a node kind")
+	var outside []string
+	for rel := range files {
+		if filepath.Dir(rel) != "model/coordinator" {
+			outside = append(outside, rel)
+		}
+	}
+	if len(outside) > 4 {
+		t.Errorf("the node kind recipe touches %d files outside its package, more than 4: %v", len(outside), outside)
+	}
+	sim := buildWith(t, files)
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.txt")
+	writeFile(t, plan, "2s crash e1\n3s restart e1\n")
+	out, _ := simulate(t, sim, 0, "-scenario", "ackloss", "-seed", "1", "-plan-file", plan, "-trace")
+	for _, want := range []string{"t=2.000000000s fault crash e1\n", "t=3.000000000s fault restart e1\n", "t=3.000000000s e1 echo starts, answered 0\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the trace with the echo node has no line %q:\n%s", strings.TrimSpace(want), lastLines([]byte(out), 40))
+		}
+	}
+}
+
+// recipeFiles returns what the blocks of docs/architecture.md's section
+// whose heading starts with prefix make of their files, by path.
+func recipeFiles(t *testing.T, prefix string) map[string]string {
+	t.Helper()
+	blocks, _ := docRecipes(t, filepath.Join("..", "..", "docs", "architecture.md"))
+	files := map[string]string{}
+	for _, blk := range blocks {
+		if !strings.HasPrefix(blk.section, prefix) {
+			continue
+		}
+		if _, ok := files[blk.path]; ok {
+			t.Fatalf("docs/architecture.md:%d: two blocks of %q touch %s", blk.line, prefix, blk.path)
+		}
+		text, err := overlayFile(root(t), blk)
+		if err != nil {
+			t.Fatalf("docs/architecture.md:%d: %v", blk.line, err)
+		}
+		files[blk.path] = text
+	}
+	if len(files) == 0 {
+		t.Fatalf("docs/architecture.md has no section %q with Go blocks", prefix)
+	}
+	return files
+}
+
 // buildWithFile builds cmd/simulate with one file added to the module at
 // rel (a path that must not exist yet) holding src, and returns the
-// binary. The overlay file sits next to the binary ([overlayOf]). The
-// source must be gofmt-clean: it is the example a recipe shows.
+// binary.
 func buildWithFile(t *testing.T, rel, src string) string {
 	t.Helper()
+	if _, err := os.Stat(filepath.Join(root(t), filepath.FromSlash(rel))); err == nil {
+		t.Fatalf("%s exists: the recipe adds a new file", rel)
+	}
+	return buildWith(t, map[string]string{rel: src})
+}
+
+// buildWith builds cmd/simulate with files (module-relative path to
+// content: new files, or existing ones replaced) laid over the tree, and
+// returns the binary. The overlay file sits next to the binary
+// ([overlayOf]). A new file's source must be gofmt-clean: it is the
+// example a recipe shows.
+func buildWith(t *testing.T, files map[string]string) string {
+	t.Helper()
 	if !*long {
-		t.Skip("-long: builds the simulator with the recipe's file (.ci/run runs it)")
+		t.Skip("-long: builds the simulator with the recipe's files (.ci/run runs it)")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
-	if f, err := format.Source([]byte(src)); err != nil || string(f) != src {
-		t.Fatalf("the source for %s is not gofmt-clean (%v)", rel, err)
-	}
 	r := root(t)
-	path := filepath.Join(r, filepath.FromSlash(rel))
-	if _, err := os.Stat(path); err == nil {
-		t.Fatalf("%s exists: the recipe adds a new file", rel)
-	}
 	dir := t.TempDir()
-	file := filepath.Join(dir, filepath.Base(rel))
-	writeFile(t, file, src)
-	ov, err := json.Marshal(map[string]map[string]string{"Replace": {path: file}})
+	replace := map[string]string{}
+	var names []string
+	for rel, src := range files {
+		if f, err := format.Source([]byte(src)); err != nil || string(f) != src {
+			t.Fatalf("the source for %s is not gofmt-clean (%v)", rel, err)
+		}
+		file := filepath.Join(dir, strings.ReplaceAll(rel, "/", "_"))
+		writeFile(t, file, src)
+		replace[filepath.Join(r, filepath.FromSlash(rel))] = file
+		names = append(names, rel)
+	}
+	ov, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,9 +174,9 @@ func buildWithFile(t *testing.T, rel, src string) string {
 	cmd := exec.Command("go", "build", "-overlay", overlayOf(sim), "-o", sim, "./cmd/simulate")
 	cmd.Dir = r
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/simulate with %s added: %v\n%s", rel, err, lastLines(out, 30))
+		t.Fatalf("go build ./cmd/simulate with %v: %v\n%s", names, err, lastLines(out, 30))
 	}
-	t.Logf("go build ./cmd/simulate with %s added: %v", rel, time.Since(start).Round(time.Millisecond))
+	t.Logf("go build ./cmd/simulate with %v: %v", names, time.Since(start).Round(time.Millisecond))
 	return sim
 }
 

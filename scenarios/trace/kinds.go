@@ -586,6 +586,7 @@ var kinds = [...]entry{
 			}
 		},
 	},
+	// A new kind's entry goes last, as its kind does in model/obs.go.
 }
 
 // expiredNote reports whether note o is a producer's NoteExpired, whose

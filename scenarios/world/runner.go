@@ -151,7 +151,9 @@ type spares struct {
 	producers []*client.Producer
 	brokers   []*broker.Broker
 	coord     *coordinator.Coordinator
-	group     *coordinator.GroupCoordinator
+	// kinds are the registered server kinds' nodes (serverkind.go), by
+	// kind.
+	kinds [maxServerKinds]model.Server
 }
 
 // spareNodes collects w's nodes, in node order, and the spares w did not
@@ -176,10 +178,11 @@ func (w *World) spareNodes() spares {
 			}
 		case kindBroker:
 			s.brokers = append(s.brokers, nd.broker)
-		case kindGroupCoordinator:
-			if g, ok := nd.srv.(*coordinator.GroupCoordinator); ok {
-				s.group = g
-			}
+		}
+	}
+	for i := range serverKinds {
+		if n := w.kindNode[i]; n >= 0 && int(n) < len(w.nodes) && w.nodes[n].kind == kindRegistered {
+			s.kinds[i] = w.nodes[n].srv
 		}
 	}
 	s.producers = append(s.producers, w.spare.producers...)
@@ -270,18 +273,6 @@ func (s *spares) coordinator(cfg coordinator.CoordinatorConfig) *coordinator.Coo
 		return c
 	}
 	return coordinator.NewCoordinator(cfg)
-}
-
-// groupCoordinator returns coordinator.NewGroupCoordinator(), in the spare's
-// memory when there is one.
-func (s *spares) groupCoordinator() *coordinator.GroupCoordinator {
-	if g := s.group; g != nil {
-		s.group = nil
-		g.Reclaim() // no Result holds a message
-		g.Reset()
-		return g
-	}
-	return coordinator.NewGroupCoordinator()
 }
 
 // zeroed returns a slice of n zero elements, in s's storage when it has

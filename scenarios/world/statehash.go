@@ -173,31 +173,30 @@ var (
 // lives in its BrokerConfig). The network's Config is changed once, at
 // the plan's end (Quiet), which the hash covers through World.ended.
 var scratchFields = map[string]bool{
-	"net.Network.notices":               true, // TakeNotices' result, consumed at once
-	"net.Network.names":                 true, // constant
-	"net.Network.lat":                   true, // constant but for Quiet, covered by World.ended
-	"check.logView.commits":             true, // reset at every observation
-	"check.logView.aborted":             true,
-	"check.logView.views":               true, // Finish's scratch: empty between events
-	"check.logView.rc":                  true,
-	"check.txnInv.fin":                  true,
-	"client.Producer.pool":              true, // allocator state: free lists and slabs, not knowledge
-	"client.Producer.policy":            true, // configuration: cfg.Policy's behaviour, stateless
-	"broker.Broker.pool":                true,
-	"broker.Broker.msgs":                true, // allocator state: the pool messages are carved from
-	"coordinator.coordinatorNode.msgs":  true,
-	"coordinator.GroupCoordinator.msgs": true,
-	"broker.LeaderState.msgs":           true, // the broker's pool, by pointer
-	"broker.ReplicaFetcher.msgs":        true,
-	"storage.Partition.spare":           true, // storage a reset node keeps for its log
-	"model.ObsSlab.spare":               true,
-	"client.partState.sp":               true, // list storage kept for reuse, holding nothing
-	"client.dconn.spare":                true,
-	"model.ObsSlab.obs":                 true, // the last call's observations, copied by the world at once
-	"storage.Partition.expiry":          true, // a cache of what the producer entries give (NextExpiry)
-	"coordinator.txnLog.spare":          true, // storage a reset coordinator keeps for its log
-	"coordinator.txnLog.reclaim":        true,
-	"check.dedup.hint":                  true, // Finish's scratch
+	"net.Network.notices":              true, // TakeNotices' result, consumed at once
+	"net.Network.names":                true, // constant
+	"net.Network.lat":                  true, // constant but for Quiet, covered by World.ended
+	"check.logView.commits":            true, // reset at every observation
+	"check.logView.aborted":            true,
+	"check.logView.views":              true, // Finish's scratch: empty between events
+	"check.logView.rc":                 true,
+	"check.txnInv.fin":                 true,
+	"client.Producer.pool":             true, // allocator state: free lists and slabs, not knowledge
+	"client.Producer.policy":           true, // configuration: cfg.Policy's behaviour, stateless
+	"broker.Broker.pool":               true,
+	"broker.Broker.msgs":               true, // allocator state: the pool messages are carved from
+	"coordinator.coordinatorNode.msgs": true,
+	"broker.LeaderState.msgs":          true, // the broker's pool, by pointer
+	"broker.ReplicaFetcher.msgs":       true,
+	"storage.Partition.spare":          true, // storage a reset node keeps for its log
+	"model.ObsSlab.spare":              true,
+	"client.partState.sp":              true, // list storage kept for reuse, holding nothing
+	"client.dconn.spare":               true,
+	"model.ObsSlab.obs":                true, // the last call's observations, copied by the world at once
+	"storage.Partition.expiry":         true, // a cache of what the producer entries give (NextExpiry)
+	"coordinator.txnLog.spare":         true, // storage a reset coordinator keeps for its log
+	"coordinator.txnLog.reclaim":       true,
+	"check.dedup.hint":                 true, // Finish's scratch
 	// Effects the world holds in place while it carries them out
 	// (model/hold.go): nothing is held between events.
 	"model.EffectStack.depth": true,

@@ -8,7 +8,8 @@ import (
 // Topology is the shape of a run's world: how many brokers, which broker
 // leads each partition, where the transaction coordinator sits, and the
 // applications. The World builds its node table from it and generates
-// every node name; no other code spells a node name.
+// every node name; no other code spells a node name but the registered
+// server kinds' files (serverkind.go), each its node's.
 type Topology struct {
 	// Brokers is the number of brokers, 1..64; they are named b1..bN.
 	Brokers int
@@ -21,10 +22,6 @@ type Topology struct {
 	// always a node of its own, c1 (CoordinatorOwnNode); replication moves
 	// it onto the leader of a __transaction_state partition.
 	Coordinator CoordinatorPlacement
-	// GroupCoordinator: a group coordinator node, g1, keeps the committed
-	// input positions of exactly-once applications (app.mode). Only
-	// worlds with such an application have it.
-	GroupCoordinator bool
 }
 
 // CoordinatorPlacement tells where the transaction coordinator runs.
@@ -60,9 +57,6 @@ func (t Topology) CoordinatorName() string { return "c1" }
 // ControllerName returns the KRaft controller's node name (replicated
 // runs).
 func (t Topology) ControllerName() string { return "n1" }
-
-// GroupCoordinatorName returns the group coordinator's node name.
-func (t Topology) GroupCoordinatorName() string { return "g1" }
 
 // InstanceName returns the name of the i-th producer instance (0-based,
 // over all applications): "p1", "p2", ...

@@ -27,7 +27,8 @@ const (
 	kindProducer nodeKind = iota
 	kindBroker
 	kindCoordinator
-	kindGroupCoordinator
+	// kindRegistered: a registered server kind's node (serverkind.go).
+	kindRegistered
 	// kindController: the KRaft controller of a replicated run
 	// (world_repl.go).
 	kindController
@@ -160,9 +161,9 @@ type World struct {
 	brokerNode []simnet.NodeID
 	coordNode  simnet.NodeID
 	coord      *coordinator.Coordinator
-	// groupNode is the group coordinator's node id, -1 when no
-	// application is exactly-once (topology without one).
-	groupNode simnet.NodeID
+	// kindNode is each registered server kind's node id (serverkind.go),
+	// -1 when the world has none.
+	kindNode [maxServerKinds]simnet.NodeID
 	// dests maps a server's node id to its destination index.
 	dests []int32
 	// connRows is the storage of the servers' connection rows (node.out).
@@ -300,7 +301,6 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	topo.GroupCoordinator = cfg.App.Mode == params.AppExactlyOnce
 	w := old.recycle() // runner.go
 	w.setup, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = s, vals, cfg, seed, pcfg, notes, topo
 	w.mode = &theRunMode
@@ -347,12 +347,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		LogAppendTime: cc.LogAppendTime})
 	w.coordNode = simnet.NodeID(len(w.nodes))
 	w.nodes = append(w.nodes, node{kind: kindCoordinator, name: topo.CoordinatorName(), srv: w.coord, holder: w.coord})
-	w.groupNode = -1
-	if topo.GroupCoordinator {
-		w.groupNode = simnet.NodeID(len(w.nodes))
-		g := w.spare.groupCoordinator()
-		w.nodes = append(w.nodes, node{kind: kindGroupCoordinator, name: topo.GroupCoordinatorName(), srv: g, holder: g})
-	}
+	w.addServerKinds() // serverkind.go
 	w.addController()
 	w.mode.reserve(w)
 	w.names = make([]string, len(w.nodes))
@@ -389,12 +384,14 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		switch n := simnet.NodeID(i); n {
 		case w.coordNode:
 			w.dests[i] = model.DestCoordinator
-		case w.groupNode:
-			w.dests[i] = model.DestGroupCoordinator
 		case w.repl.controller():
 			w.dests[i] = model.DestController
 		default:
-			w.dests[i] = int32(slices.Index(w.brokerNode, n))
+			if d, ok := w.kindDest(n); ok {
+				w.dests[i] = d
+			} else {
+				w.dests[i] = int32(slices.Index(w.brokerNode, n))
+			}
 		}
 	}
 	w.nw.SetServers(servers, w.rands.New(seed, streamOf("net/servers")))
@@ -567,27 +564,28 @@ func (w *World) destNode(dest int32) simnet.NodeID {
 	switch dest {
 	case model.DestCoordinator:
 		return w.coordNode
-	case model.DestGroupCoordinator:
-		return w.groupNode
+	}
+	if dest < 0 {
+		return w.kindNode[kindIndex(dest)]
 	}
 	return w.brokerNode[dest]
 }
 
 // connIdx is where a producer instance keeps its connection to a
-// destination: 0 the coordinator, 1+i broker i, then the group
-// coordinator.
+// destination: 0 the coordinator, 1+i broker i, then the registered
+// server kinds in registration order (serverkind.go).
 func (w *World) connIdx(dest int32) int {
-	switch dest {
-	case model.DestCoordinator:
+	switch {
+	case dest == model.DestCoordinator:
 		return 0
-	case model.DestGroupCoordinator:
-		return 1 + w.topo.Brokers
+	case dest < 0:
+		return 1 + w.topo.Brokers + kindIndex(dest)
 	}
 	return int(dest) + 1
 }
 
 // connSlots is the number of connections a producer instance may hold.
-func (w *World) connSlots() int { return 2 + w.topo.Brokers }
+func (w *World) connSlots() int { return 1 + w.topo.Brokers + len(serverKinds) }
 
 // destOf maps a server's node id back to its destination index.
 func (w *World) destOf(n simnet.NodeID) int32 {

@@ -161,7 +161,7 @@ func (w *World) takeover(now sim.Time, in *instance) {
 // until the coordinator aborts it), the fetch is retried after
 // retry.backoff.ms.
 func (w *World) resumeInput(now sim.Time, in *instance) {
-	g := w.groupNode
+	g := w.destNode(model.DestGroupCoordinator)
 	if w.nodes[g].fault.crashed || w.nodes[g].fault.paused {
 		w.schedule(now.Add(in.pcfg.RetryBackoff), Event{kind: evAppResume, node: int32(in.node)})
 		return

@@ -8,11 +8,15 @@ import (
 // TxnState is a transactional id's state on the transaction coordinator
 // (Kafka's TransactionState, core/src/main/scala/kafka/coordinator/
 // transaction/TransactionMetadata.scala l.79-163 at apache/kafka@1eb7644349cb).
-// Legal transitions (transactions.md X1): Empty from Empty/Complete*;
-// Ongoing from Ongoing/Empty/Complete*; PrepareCommit from Ongoing;
-// PrepareAbort from Ongoing or PrepareEpochFence; Complete* from their
-// Prepare*; Dead from Empty/Complete*. PrepareEpochFence is never logged:
-// it is the pending state of a fence, whose only exit is PrepareAbort.
+// Legal transitions: Empty from Empty/Complete*; Ongoing from
+// Ongoing/Empty/Complete*; PrepareCommit from Ongoing; PrepareAbort from
+// Ongoing or PrepareEpochFence, and since Kafka 4.0 from Empty and
+// Complete* too (transaction version 2's abort of a transaction with no
+// partitions, KAFKA-18464; TransactionMetadata.scala's PrepareAbort, "In
+// transaction v2, we allow Empty, CompleteCommit, CompleteAbort to
+// transition to PrepareAbort"); Complete* from their Prepare*; Dead from
+// Empty/Complete*. PrepareEpochFence is never logged: it is the pending
+// state of a fence, whose only exit is PrepareAbort.
 type TxnState uint8
 
 // Transaction states.
@@ -43,7 +47,7 @@ var legalPrev = [...][]TxnState{
 	TxnEmpty:             {TxnEmpty, TxnCompleteCommit, TxnCompleteAbort},
 	TxnOngoing:           {TxnOngoing, TxnEmpty, TxnCompleteCommit, TxnCompleteAbort},
 	TxnPrepareCommit:     {TxnOngoing},
-	TxnPrepareAbort:      {TxnOngoing, TxnPrepareEpochFence},
+	TxnPrepareAbort:      {TxnOngoing, TxnPrepareEpochFence, TxnEmpty, TxnCompleteCommit, TxnCompleteAbort},
 	TxnCompleteCommit:    {TxnPrepareCommit},
 	TxnCompleteAbort:     {TxnPrepareAbort},
 	TxnDead:              {TxnEmpty, TxnCompleteCommit, TxnCompleteAbort},

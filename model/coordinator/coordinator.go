@@ -90,6 +90,15 @@ type CoordinatorConfig struct {
 	// timeout aborts without bumping the epoch, so the producer is not
 	// fenced and carries on.
 	BugNoBumpOnTimeout bool
+	// PreReleaseEndTxnV2 answers transaction version 2's EndTxn as the
+	// 4.0.0-SNAPSHOT of 2024-10-25 (apache/kafka@1eb7644349cb) did, before
+	// KAFKA-18464 (fixed in 4.0.0): in Prepare* and Complete* only a retry
+	// is accepted, and the current epoch with no transaction open is
+	// PRODUCER_FENCED (INVALID_TXN_STATE in Empty), so a producer cannot
+	// abort a transaction the coordinator never saw. No release shipped
+	// it: the command never sets it; conformance vectors read from that
+	// snapshot run with it (model/conformance_test.go).
+	PreReleaseEndTxnV2 bool
 }
 
 // MaxEpoch returns the largest producer epoch, 2^(EpochBits-1)-1
@@ -498,91 +507,223 @@ func (c *Coordinator) AddPartitionImplicitly(now sim.Time, transactionalID strin
 	return c.AddPartitionsToTxn(now, transactionalID, pid, epoch, []int32{partition})
 }
 
-// EndTxn handles EndTxn (T4.2, T5 part 2; TransactionCoordinator.endTransaction).
+// EndTxn handles EndTxn (TransactionCoordinator.endTransaction; with
+// transaction version 2, endTxnV2).
 //
-// Classic (TransactionVersion < 2): unknown id or pid mismatch is
-// INVALID_PRODUCER_ID_MAPPING; another epoch is PRODUCER_FENCED; Ongoing
-// moves to Prepare* and returns the markers (same epoch); Prepare* with the
-// same result is CONCURRENT_TRANSACTIONS; Complete* with the same result is
-// success (a retry); the opposite result, or Empty, is INVALID_TXN_STATE.
-//
-// Transaction version 2: Ongoing requires the current epoch and bumps it;
-// the markers and the response carry the new epoch. If the current epoch is
-// exhausted, the id instead rotates to a new pid at epoch 0: the markers
-// carry the old pid at epoch+1 and the response the new pid (T3.4; the
-// first response is uncertain in the spec). In Prepare*/Complete* only a
-// retry is accepted: the previous epoch of the current pid, or the last
-// epoch of the previous pid after a rotation; it is answered as in the
-// classic case, with the current pid and epoch. Anything else is
-// PRODUCER_FENCED (so is the current epoch with no open transaction),
-// except in Empty with the current epoch, which is INVALID_TXN_STATE.
+// Classic (TransactionVersion < 2; Kafka's endTransactionWithTV1): an
+// unknown id or a pid mismatch is INVALID_PRODUCER_ID_MAPPING; another
+// epoch is PRODUCER_FENCED; Ongoing moves to Prepare* and returns the
+// markers (same epoch); Prepare* with the same result is
+// CONCURRENT_TRANSACTIONS; Complete* with the same result is success (a
+// retry); the opposite result, or Empty, is INVALID_TXN_STATE.
 func (c *Coordinator) EndTxn(now sim.Time, req EndTxnCall) EndTxnResult {
-	fail := func(e model.ErrCode, why string) EndTxnResult {
-		return EndTxnResult{Err: e, ProducerID: model.NoProducerID, Epoch: model.NoEpoch, Reason: why}
-	}
-	want, prep := model.TxnCompleteAbort, model.TxnPrepareAbort
-	mt := model.MarkerAbort
-	if req.Commit {
-		want, prep, mt = model.TxnCompleteCommit, model.TxnPrepareCommit, model.MarkerCommit
-	}
 	m := c.txns[req.TransactionalID]
-	tv2 := c.cfg.TransactionVersion >= 2 && (req.Version == 0 || req.Version >= 5)
-	retry := false
-	if m != nil && tv2 {
-		retry = (req.ProducerID == m.ProducerID && m.ProducerEpoch > 0 && req.ProducerEpoch == m.ProducerEpoch-1) ||
-			(req.ProducerID == m.PrevProducerID && req.ProducerEpoch == m.LastProducerEpoch && m.State != model.TxnOngoing && m.State != model.TxnEmpty)
+	if m == nil {
+		return endTxnFail(model.ErrInvalidProducerIDMapping, "unknown transactional.id or producer id")
 	}
-	if m == nil || (m.ProducerID != req.ProducerID && !retry) {
-		return fail(model.ErrInvalidProducerIDMapping, "unknown transactional.id or producer id")
-	}
-	if !tv2 || m.State == model.TxnOngoing || m.State == model.TxnEmpty {
-		if req.ProducerEpoch != m.ProducerEpoch {
-			return fail(model.ErrProducerFenced, "epoch is not the current epoch")
+	if c.cfg.TransactionVersion >= 2 && (req.Version == 0 || req.Version >= 5) {
+		if c.cfg.PreReleaseEndTxnV2 {
+			return c.endTxnV2PreRelease(now, m, req)
 		}
-	} else if !retry {
-		return fail(model.ErrProducerFenced, "no open transaction at this epoch")
+		return c.endTxnV2(now, m, req)
 	}
-	ok := EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch}
+	if m.ProducerID != req.ProducerID {
+		return endTxnFail(model.ErrInvalidProducerIDMapping, "unknown transactional.id or producer id")
+	}
+	if req.ProducerEpoch != m.ProducerEpoch {
+		return endTxnFail(model.ErrProducerFenced, "epoch is not the current epoch")
+	}
+	want, prep, mt := endTxnStates(req.Commit)
 	switch m.State {
 	case model.TxnEmpty:
-		return fail(model.ErrInvalidTxnState, "no transaction")
+		return endTxnFail(model.ErrInvalidTxnState, "no transaction")
 	case model.TxnOngoing:
-		pid, epoch := m.ProducerID, m.ProducerEpoch
-		res := EndTxnResult{}
-		if tv2 {
-			// Prepare* at e+1 with lastProducerEpoch e (X21); at an
-			// exhausted epoch a new producer id is allocated for the
-			// Complete* (X24), and the response carries it (KAFKA-18660,
-			// 4.0).
-			m.LastProducerEpoch = m.ProducerEpoch
-			m.ProducerEpoch++
-			epoch = m.ProducerEpoch
-			if c.cfg.EpochExhausted(m.LastProducerEpoch) {
-				m.NextProducerID, m.Rotating = c.newPID(), true
-				res.ProducerID, res.Epoch = m.NextProducerID, 0
-			}
-		}
-		m.State = prep
-		m.LastUpdate = now
-		// With no partitions there is nothing to write: the node completes
-		// the transaction once Prepare* is written (X3, X12).
-		res.Markers = c.markers(m, pid, epoch, mt)
-		if !m.Rotating {
-			res.ProducerID, res.Epoch = m.ProducerID, m.ProducerEpoch
-		}
-		return res
+		return c.prepareEnd(now, m, prep, mt, false)
 	case model.TxnPrepareCommit, model.TxnPrepareAbort:
 		if m.State == prep {
-			return fail(model.ErrConcurrentTransactions, "markers still being written")
+			return endTxnFail(model.ErrConcurrentTransactions, "markers still being written")
 		}
-		return fail(model.ErrInvalidTxnState, "completing with the opposite result")
+		return endTxnFail(model.ErrInvalidTxnState, "completing with the opposite result")
 	default: // Complete*
 		if m.State == want {
-			ok.Reason = "retry of a completed EndTxn"
-			return ok
+			return EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Reason: "retry of a completed EndTxn"}
 		}
-		return fail(model.ErrInvalidTxnState, "completed with the opposite result")
+		return endTxnFail(model.ErrInvalidTxnState, "completed with the opposite result")
 	}
+}
+
+// endTxnV2 is EndTxn under transaction version 2, as Kafka 4.0 and later
+// decide it (TransactionCoordinator.endTransaction, core/src/main/scala/
+// kafka/coordinator/transaction/TransactionCoordinator.scala, with its
+// table of Empty, CompleteCommit and CompleteAbort; KAFKA-18464, fixed in
+// 4.0.0). A request is a retry when it carries the epoch just before the
+// current one (retryOnEpochBump), or the last epoch of the previous
+// producer id after a rotation (retryOnOverflow). Which epochs are valid
+// depends on the state:
+//
+//   - Ongoing and Empty: the current epoch only;
+//   - Prepare*: a retry only;
+//   - Complete*: a retry or the current epoch.
+//
+// Anything else is PRODUCER_FENCED. Then Ongoing moves to Prepare* with
+// an epoch bump ([Coordinator.prepareEnd]); Prepare* answers
+// CONCURRENT_TRANSACTIONS to the same result, INVALID_TXN_STATE to the
+// other; and for the rest:
+//
+//	                 ABORT              COMMIT
+//	                 retry   current    retry   current
+//	Empty            (PF)    bump       (PF)    INVALID_TXN_STATE
+//	CompleteAbort    NONE    bump       ITS     INVALID_TXN_STATE
+//	CompleteCommit   ITS     bump       NONE    INVALID_TXN_STATE
+//
+// "bump" is an abort of a transaction with no partitions: the producer,
+// unsure what the coordinator holds, ends it anyway, and the epoch moves
+// on (TransactionState: "In transaction v2, we allow Empty,
+// CompleteCommit, CompleteAbort to transition to PrepareAbort").
+// Success answers carry the current producer id and epoch.
+func (c *Coordinator) endTxnV2(now sim.Time, m *TxnMetadata, req EndTxnCall) EndTxnResult {
+	retryOnOverflow := m.PrevProducerID != model.NoProducerID && req.ProducerID == m.PrevProducerID &&
+		m.ProducerEpoch == 0 && req.ProducerEpoch == m.LastProducerEpoch && c.cfg.EpochExhausted(req.ProducerEpoch)
+	retryOnBump := int32(m.ProducerEpoch) == int32(req.ProducerEpoch)+1
+	if m.ProducerID != req.ProducerID && !retryOnOverflow {
+		return endTxnFail(model.ErrInvalidProducerIDMapping, "unknown transactional.id or producer id")
+	}
+	current := req.ProducerEpoch == m.ProducerEpoch
+	var valid bool
+	switch m.State {
+	case model.TxnOngoing, model.TxnEmpty:
+		valid = current
+	case model.TxnPrepareCommit, model.TxnPrepareAbort:
+		valid = retryOnBump
+	default: // Complete*
+		valid = retryOnBump || retryOnOverflow || current
+	}
+	if !valid && (m.State == model.TxnOngoing || m.State == model.TxnEmpty) {
+		return endTxnFail(model.ErrProducerFenced, "epoch is not the current epoch")
+	}
+	if !valid {
+		return endTxnFail(model.ErrProducerFenced, "no open transaction at this epoch")
+	}
+	retry := retryOnBump || retryOnOverflow
+	want, prep, mt := endTxnStates(req.Commit)
+	done := EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Reason: "retry of a completed EndTxn"}
+	switch m.State {
+	case model.TxnOngoing:
+		return c.prepareEnd(now, m, prep, mt, true)
+	case model.TxnPrepareCommit, model.TxnPrepareAbort:
+		if m.State == prep {
+			return endTxnFail(model.ErrConcurrentTransactions, "markers still being written")
+		}
+		return endTxnFail(model.ErrInvalidTxnState, "completing with the opposite result")
+	case model.TxnEmpty:
+		if req.Commit {
+			return endTxnFail(model.ErrInvalidTxnState, "no transaction")
+		}
+		return c.prepareEmptyAbort(now, m)
+	}
+	// Complete*.
+	switch {
+	case m.State == want && retry:
+		return done
+	case retry:
+		return endTxnFail(model.ErrInvalidTxnState, "completed with the opposite result")
+	case req.Commit:
+		return endTxnFail(model.ErrInvalidTxnState, "a commit with no transaction")
+	}
+	return c.prepareEmptyAbort(now, m)
+}
+
+// endTxnV2PreRelease is EndTxn under transaction version 2 as the
+// 4.0.0-SNAPSHOT of 2024-10-25 decided it ([CoordinatorConfig]
+// PreReleaseEndTxnV2): Ongoing requires the current epoch and bumps it;
+// in Prepare* and Complete* only a retry is accepted (the previous epoch
+// of the current pid, or the last epoch of the previous pid after a
+// rotation), answered as in the classic case with the current pid and
+// epoch; anything else is PRODUCER_FENCED, except in Empty with the
+// current epoch, which is INVALID_TXN_STATE.
+func (c *Coordinator) endTxnV2PreRelease(now sim.Time, m *TxnMetadata, req EndTxnCall) EndTxnResult {
+	retry := (req.ProducerID == m.ProducerID && m.ProducerEpoch > 0 && req.ProducerEpoch == m.ProducerEpoch-1) ||
+		(req.ProducerID == m.PrevProducerID && req.ProducerEpoch == m.LastProducerEpoch && m.State != model.TxnOngoing && m.State != model.TxnEmpty)
+	if m.ProducerID != req.ProducerID && !retry {
+		return endTxnFail(model.ErrInvalidProducerIDMapping, "unknown transactional.id or producer id")
+	}
+	if m.State == model.TxnOngoing || m.State == model.TxnEmpty {
+		if req.ProducerEpoch != m.ProducerEpoch {
+			return endTxnFail(model.ErrProducerFenced, "epoch is not the current epoch")
+		}
+	} else if !retry {
+		return endTxnFail(model.ErrProducerFenced, "no open transaction at this epoch")
+	}
+	want, prep, mt := endTxnStates(req.Commit)
+	switch m.State {
+	case model.TxnEmpty:
+		return endTxnFail(model.ErrInvalidTxnState, "no transaction")
+	case model.TxnOngoing:
+		return c.prepareEnd(now, m, prep, mt, true)
+	case model.TxnPrepareCommit, model.TxnPrepareAbort:
+		if m.State == prep {
+			return endTxnFail(model.ErrConcurrentTransactions, "markers still being written")
+		}
+		return endTxnFail(model.ErrInvalidTxnState, "completing with the opposite result")
+	}
+	if m.State == want {
+		return EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Reason: "retry of a completed EndTxn"}
+	}
+	return endTxnFail(model.ErrInvalidTxnState, "completed with the opposite result")
+}
+
+// prepareEmptyAbort aborts, at the current epoch, a transaction that has
+// no partitions (transaction version 2's "EB"): PrepareAbort with an
+// epoch bump and no markers to write, so the node completes it at once.
+// The transaction's start time is now (Kafka's noPartitionAdded).
+func (c *Coordinator) prepareEmptyAbort(now sim.Time, m *TxnMetadata) EndTxnResult {
+	m.Partitions = nil
+	m.TxnStartTime = now
+	res := c.prepareEnd(now, m, model.TxnPrepareAbort, model.MarkerAbort, true)
+	res.Reason = "abort with no partitions: epoch bumped"
+	return res
+}
+
+// prepareEnd moves m to Prepare* (prep) and returns the markers of type
+// mt for its partitions. With bump (transaction version 2) the epoch goes
+// up by one, Prepare* at e+1 with lastProducerEpoch e, and the markers
+// and the response carry e+1; at an exhausted epoch a new producer id is
+// allocated for the Complete*, and the response carries it (KAFKA-18660,
+// 4.0). With no partitions there is nothing to write: the node completes
+// the transaction once Prepare* is written.
+func (c *Coordinator) prepareEnd(now sim.Time, m *TxnMetadata, prep model.TxnState, mt model.MarkerType, bump bool) EndTxnResult {
+	pid, epoch := m.ProducerID, m.ProducerEpoch
+	res := EndTxnResult{}
+	if bump {
+		m.LastProducerEpoch = m.ProducerEpoch
+		m.ProducerEpoch++
+		epoch = m.ProducerEpoch
+		if c.cfg.EpochExhausted(m.LastProducerEpoch) {
+			m.NextProducerID, m.Rotating = c.newPID(), true
+			res.ProducerID, res.Epoch = m.NextProducerID, 0
+		}
+	}
+	m.State = prep
+	m.LastUpdate = now
+	res.Markers = c.markers(m, pid, epoch, mt)
+	if !m.Rotating {
+		res.ProducerID, res.Epoch = m.ProducerID, m.ProducerEpoch
+	}
+	return res
+}
+
+// endTxnStates returns the states and the marker type of an EndTxn's
+// result: Complete*, Prepare* and COMMIT or ABORT.
+func endTxnStates(commit bool) (want, prep model.TxnState, mt model.MarkerType) {
+	if commit {
+		return model.TxnCompleteCommit, model.TxnPrepareCommit, model.MarkerCommit
+	}
+	return model.TxnCompleteAbort, model.TxnPrepareAbort, model.MarkerAbort
+}
+
+// endTxnFail is an EndTxn error answer.
+func endTxnFail(e model.ErrCode, why string) EndTxnResult {
+	return EndTxnResult{Err: e, ProducerID: model.NoProducerID, Epoch: model.NoEpoch, Reason: why}
 }
 
 // MarkersWritten tells the coordinator that every marker of the completing

@@ -1,0 +1,43 @@
+package params
+
+import "testing"
+
+// TestProfileRows: each version-dependent default of the profile level
+// (docs/versions.md) takes its older value at the release before the one
+// that changed it, and its newer value from that release on, when only
+// kafka.version is set.
+func TestProfileRows(t *testing.T) {
+	for _, row := range []struct {
+		key, release, before, with string
+	}{
+		// KIP-890 part 1: verification on by default from broker 3.6.
+		{"transaction.partition.verification.enable", "3.6", "false", "true"},
+		// KIP-890 part 2: clusters formatted by 4.0 finalize
+		// transaction.version 2.
+		{"transaction.version", "4.0", "0", "2"},
+		// KIP-1030: linger.ms defaults to 5 from the 4.0 client.
+		{"linger.ms", "4.0", "0", "5"},
+	} {
+		prev := KafkaVersions[indexOf(t, row.release)-1]
+		for _, c := range []struct{ version, want string }{{prev, row.before}, {row.release, row.with}} {
+			v := newValues(Common())
+			if err := v.Apply(Overrides{Sets: []KV{{"kafka.version", c.version}}}); err != nil {
+				t.Fatal(err)
+			}
+			if got := v.Get(row.key); got != c.want {
+				t.Errorf("kafka.version=%s: %s = %q, want %q", c.version, row.key, got, c.want)
+			}
+		}
+	}
+}
+
+func indexOf(t *testing.T, version string) int {
+	t.Helper()
+	for i, v := range KafkaVersions {
+		if v == version {
+			return i
+		}
+	}
+	t.Fatalf("%s is not in KafkaVersions", version)
+	return -1
+}

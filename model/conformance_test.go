@@ -145,9 +145,14 @@ func (r *vecRunner) part(id int32) *storage.Partition {
 // were read from apache/kafka at 1eb7644349cb (4.0.0-SNAPSHOT,
 // 2024-10-25), as the shared vectors' README says of all of them, so the
 // coordinator answers as that snapshot did where it differs from the
-// releases (coordinator.CoordinatorConfig.PreReleaseEndTxnV2). "4.0"
-// selects the released behaviour.
+// releases (coordinator.CoordinatorConfig.PreReleaseEndTxnV2). "4.0" and
+// "4.1" select those releases' behaviour.
 const snapshotRelease = "1eb7644349cb"
+
+// releases maps config.release to the coordinator's Version (0, the
+// newest modelled, for the snapshot: its rules differ from the newest
+// only where PreReleaseEndTxnV2 says).
+var releases = map[string]int{snapshotRelease: 0, "4.0": 400, "4.1": 401}
 
 func runVector(data []byte) error {
 	top, err := parseObj(data, "name", "description", "source", "uncertain", "window", "config", "steps")
@@ -185,8 +190,9 @@ func runVector(data []byte) error {
 			return fmt.Errorf("config: %v", e)
 		}
 	}
-	if release != snapshotRelease && release != "4.0" {
-		return fmt.Errorf("config: release %q (allowed: %q, the default, or \"4.0\")", release, snapshotRelease)
+	version, ok := releases[release]
+	if !ok {
+		return fmt.Errorf("config: release %q (allowed: %q, the default, \"4.0\" or \"4.1\")", release, snapshotRelease)
 	}
 	r := &vecRunner{
 		pcfg: storage.PartitionConfig{Window: window, NoPartitionVerification: !verification, SnapshotEvery: snapEvery,
@@ -194,7 +200,7 @@ func runVector(data []byte) error {
 		parts: make(map[int32]*storage.Partition),
 		coord: coordinator.NewCoordinator(coordinator.CoordinatorConfig{NextPID: model.ProducerID(nextPid), TransactionVersion: tv, EpochBits: uint8(eb),
 			TimeoutCheckInterval: msDur(checkMs), TransactionalIDExpiration: msDur(idExpMs), ExpirationCheckInterval: msDur(idExpChk),
-			CoordinatorEpoch: coordEpoch, PreReleaseEndTxnV2: release == snapshotRelease}),
+			CoordinatorEpoch: coordEpoch, PreReleaseEndTxnV2: release == snapshotRelease, Version: version}),
 		node:   node,
 		seeded: make(map[string]model.TxnState),
 	}

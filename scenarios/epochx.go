@@ -17,8 +17,8 @@ func epochx() *Scenario {
 		Story: `The producer has a transactional.id and is restarted again and again; each
 new instance's InitProducerId bumps the epoch. With epoch.bits=4 epochs run
 0..7 and the coordinator counts an epoch as exhausted at 6: the next
-InitProducerId allocates a new producer id at epoch 0 (bug-zoo Z10,
-TransactionMetadata.isEpochExhausted). Every restart happens after the
+InitProducerId allocates a new producer id at epoch 0
+(TransactionMetadata.isEpochExhausted). Every restart happens after the
 producer's last batch was acknowledged, so nothing is in doubt.
 
 Beyond the plan, real Kafka fails too. If an acknowledgement is lost
@@ -41,7 +41,7 @@ first, INV-SEQ and INV-ORDER fail as in emptypart
 			{Key: "restart.count", Kind: params.Int, Default: "9", Unit: "restarts", Doc: "producer restarts", Min: 1, Max: 100},
 		},
 		OffNote: "epochs exist only with idempotence",
-		Bugs:    []string{"K19367"},
+		Bugs:    []string{"Z10"},
 		build:   oneApp,
 		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			// Half an interval after a send: its acknowledgement is in.

@@ -145,3 +145,30 @@ func TestMarkersFollowLeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnTimeoutByVersion: the coordinator aborts a transaction that
+// outlived transaction.timeout.ms and fences its producer. Under the
+// classic protocol (3.9, the scenario's default) the producer is fenced
+// for good; under transaction version 2, Kafka 4.0 bumps the epoch twice
+// (KAFKA-19367), so the producer's abort at its old epoch is fenced too;
+// Kafka 4.1 bumps once and the abort is a retry, so the producer carries
+// on (docs/versions.md).
+func TestTxnTimeoutByVersion(t *testing.T) {
+	sc, err := Lookup("txntimeout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := seedsFor(t)
+	for _, c := range []struct {
+		version string
+		fenced  bool
+	}{{"3.9", true}, {"4.0", true}, {"4.1", false}} {
+		for seed := uint64(1); seed <= n; seed++ {
+			r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: kv("kafka.version", c.version)})
+			f := fired(r)
+			if f[check.LiveProd] != c.fenced || len(f) > 1 || (len(f) == 1 && !f[check.LiveProd]) {
+				t.Fatalf("kafka %s seed %d: violated %v, want LIVE-PROD only %v\nreproduce: %s", c.version, seed, r.Violations, c.fenced, r.Reproduce)
+			}
+		}
+	}
+}

@@ -27,13 +27,17 @@ version 2 (-set kafka.version=4.1: Kafka 4.0+ clients and clusters) the
 producer recovers: its next batch is refused (INVALID_PRODUCER_EPOCH,
 abortable), its EndTxn(ABORT) at the old epoch is accepted as a retry of
 the abort and returns the bumped epoch, and the next transactions commit.
+Kafka 4.0 (kafka.version=4.0, or -bug K19367) bumps the epoch twice when
+it fences the timed-out transaction (KAFKA-19367, fixed in 4.1): the
+producer's EndTxn(ABORT) at the old epoch is then neither the current
+epoch nor a retry's, and is fenced (LIVE-PROD's spurious fatal).
 With the 0.11 defect (-bug Z05b) the abort keeps the epoch: the
 producer's AddPartitionsToTxn starts a new transaction, its commit
 succeeds, and the application believes records were committed that were
-aborted or never joined the committed transaction (bug-zoo Z05, schedule b).
+aborted or never joined the committed transaction (KAFKA-6119).
 The -bug also turns KIP-890 verification off, as in the Kafka of the time.`,
 		ExpectOff: "nothing to show: transactions need idempotence",
-		ExpectOn:  "the producer is fenced, its transaction fails and its later records fail (LIVE-PROD's spurious fatal); with -bug Z05b, INV-LOSS fails; at kafka.version=4.1 (transaction version 2) the transaction is aborted and the producer carries on",
+		ExpectOn:  "the producer is fenced, its transaction fails and its later records fail (LIVE-PROD's spurious fatal); with -bug Z05b, INV-LOSS fails; at kafka.version=4.1 (transaction version 2) the transaction is aborted and the producer carries on; at 4.0 (-bug K19367) the double bump fences it (LIVE-PROD)",
 		Defaults: []params.KV{{Key: "kafka.version", Value: "3.9"}, {Key: "records", Value: "40"}, {Key: "partitions", Value: "2"}, {Key: "batch.size", Value: "1"}, {Key: "transactional.id", Value: "t1"},
 			{Key: "transaction.records", Value: "10"}, {Key: "transaction.timeout.ms", Value: "5000"},
 			{Key: "transaction.abort.timed.out.transaction.cleanup.interval.ms", Value: "1000"}},
@@ -43,8 +47,8 @@ The -bug also turns KIP-890 verification off, as in the Kafka of the time.`,
 		},
 		OffNote: "transactions need idempotence",
 		OnShows: []string{"LIVE-PROD"},
-		OnNote:  "a producer whose transaction timed out is fenced for good under the classic protocol (KIP-588's graceful recovery is only partly implemented), which the checker reports as a spurious fatal; transaction version 2 (Kafka 4.0+) recovers",
-		Bugs:    []string{"Z05b"},
+		OnNote:  "a producer whose transaction timed out is fenced for good under the classic protocol (KIP-588's graceful recovery is only partly implemented), which the checker reports as a spurious fatal; transaction version 2 recovers from Kafka 4.1 (4.0's double bump fences it, KAFKA-19367)",
+		Bugs:    []string{"Z05b", "K19367"},
 		build:   oneApp,
 		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			at := jitter(rng, v.Config().Extra.PauseAt, 20*time.Millisecond)

@@ -122,6 +122,30 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 // writeDescription prints a scenario's story, expectations, defects and
 // every parameter with its value, where the value came from (the level
 // of precedence, docs/parameters.md), unit, allowed values and meaning.
+// bugReleases names the Kafka releases with defect b: "Kafka before 3.6",
+// or "Kafka 4.0 (fixed in 4.1)".
+func bugReleases(b params.Bug) string {
+	if b.IntroducedIn != "" {
+		return "Kafka " + b.IntroducedIn + " (fixed in " + b.FixedIn + ")"
+	}
+	return "Kafka before " + b.FixedIn
+}
+
+// bugTurnsOn says what -bug b does: sets the versions that have it, or
+// turns it on at any version.
+func bugTurnsOn(b params.Bug) string {
+	var vs []string
+	for _, kv := range b.Sets {
+		if strings.HasSuffix(kv.Key, ".version") && kv.Key != "transaction.version" {
+			vs = append(vs, kv.Key+"="+kv.Value)
+		}
+	}
+	if len(vs) > 0 {
+		return "-bug " + b.ID + " sets " + strings.Join(vs, " ")
+	}
+	return "-bug turns it on at any version"
+}
+
 func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolved) {
 	fmt.Fprintf(w, "%s: %s\n\n%s\n\n", sc.Name, sc.Summary, sc.Story)
 	fmt.Fprintf(w, "expect with idempotence off: %s\n", sc.ExpectOff)
@@ -136,8 +160,11 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 		fmt.Fprintln(w, "\nhistorical defects (-bug ID):")
 		for _, b := range bugs {
 			fmt.Fprintf(w, "  %-7s %s\n          breaks %s; source: %s\n", b.ID, b.Title, b.Breaks, b.Source)
-			if b.FixedIn != "" {
-				fmt.Fprintf(w, "          Kafka before %s has it (the profile), -bug turns it on at any version\n", b.FixedIn)
+			switch {
+			case b.WhatIf:
+				fmt.Fprintf(w, "          a what-if: no Kafka release or shipped client has it\n")
+			case b.FixedIn != "":
+				fmt.Fprintf(w, "          %s has it (the profile); %s\n", bugReleases(b), bugTurnsOn(b))
 			}
 		}
 	}

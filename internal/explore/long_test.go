@@ -100,7 +100,7 @@ func TestLongBugs(t *testing.T) {
 		{"Z12", "emptypart", "INV-SEQ", nil, 2},
 		{"Z13", "crossbump", "INV-DUP", []string{"records=6"}, 2},
 		{"Z05b", "txntimeout", "INV-LOSS", []string{"records=4"}, 2},
-		{"K19367", "epochx", "INV-EPOCH", []string{"records=4", "epoch.bits=2"}, 2},
+		{"Z10", "epochx", "INV-EPOCH", []string{"records=4", "epoch.bits=2"}, 2},
 	}
 	tb := &table{t: t}
 	tb.row("| bug | scenario, explorer settings | invariant | K | schedules (≤ K) | distinct states | time | bug off, same K | sweep: seeds per hit (hits / seeds) |")

@@ -82,7 +82,7 @@ type CoordinatorConfig struct {
 	// every multiple of it. 0 turns the check off.
 	TimeoutCheckInterval time.Duration
 
-	// BugNoRotate (defect K19367, what-if): at an exhausted epoch the
+	// BugNoRotate (what-if Z10): at an exhausted epoch the
 	// coordinator keeps the producer id and bumps the epoch anyway, which
 	// runs past MaxEpoch and wraps negative.
 	BugNoRotate bool
@@ -99,6 +99,10 @@ type CoordinatorConfig struct {
 	// it: the command never sets it; conformance vectors read from that
 	// snapshot run with it (model/conformance_test.go).
 	PreReleaseEndTxnV2 bool
+	// Version is the coordinator's Kafka release as major*100+minor (4.0
+	// is 400); 0 means the newest release modelled. It gates what the
+	// releases did differently (docs/versions.md).
+	Version int
 }
 
 // MaxEpoch returns the largest producer epoch, 2^(EpochBits-1)-1
@@ -118,6 +122,17 @@ func (c CoordinatorConfig) MaxEpoch() int16 {
 // e >= MaxEpoch-1 (TransactionMetadata.isEpochExhausted). MaxEpoch itself
 // is reserved for the one-off fence of an ongoing transaction.
 func (c CoordinatorConfig) EpochExhausted(e int16) bool { return e >= c.MaxEpoch()-1 }
+
+// doubleFenceBump reports whether a fence (InitProducerId on an ongoing
+// transaction, or its timeout) bumps the epoch twice under transaction
+// version 2, as Kafka 4.0 does: prepareFenceProducerEpoch moves it to
+// e+1, and endTransaction's transaction version 2 completion,
+// prepareAbortOrCommit, to e+2, so the producer's own abort at e is
+// neither current nor a retry and is fenced (KAFKA-19367, fixed in 4.1;
+// TransactionCoordinator.endTransaction, 4.0 line).
+func (c CoordinatorConfig) doubleFenceBump() bool {
+	return c.TransactionVersion >= 2 && c.Version >= 400 && c.Version < 401
+}
 
 func (c CoordinatorConfig) maxTimeout() time.Duration {
 	if c.TransactionMaxTimeout <= 0 {
@@ -429,6 +444,12 @@ func (c *Coordinator) fenceAndAbort(now sim.Time, m *TxnMetadata) []model.TxnMar
 		m.ProducerEpoch++
 	}
 	m.LastProducerEpoch = model.NoEpoch
+	if c.cfg.doubleFenceBump() && m.ProducerEpoch < c.cfg.MaxEpoch() {
+		// Kafka 4.0: the abort that follows the fence is a transaction
+		// version 2 completion, which bumps again (KAFKA-19367).
+		m.LastProducerEpoch = m.ProducerEpoch
+		m.ProducerEpoch++
+	}
 	m.State = model.TxnPrepareAbort
 	m.LastUpdate = now
 	return c.markers(m, m.ProducerID, m.ProducerEpoch, model.MarkerAbort)

@@ -28,14 +28,23 @@ type Bug struct {
 	// (the default among them) have it. Empty: the defect is off at every
 	// version unless -bug turns it on.
 	FixedIn string
+	// IntroducedIn is the first Kafka release with the defect, when it is
+	// not every release before FixedIn.
+	IntroducedIn string
+	// WhatIf marks a defect no Kafka release or shipped client has: a
+	// what-if that shows why a rule exists. Its Source says which rule.
+	WhatIf bool
 }
 
 // Bugs returns the -bug catalogue, sorted by ID.
 func Bugs() []Bug {
 	b := []Bug{
-		{ID: "K19367", Title: "the coordinator lets a producer epoch run past its maximum instead of rotating the producer id",
-			Source: "KAFKA-19367 (negative epoch at exhaustion); bug-zoo Z10", Scenario: "epochx",
-			Sets: []KV{{"coordinator.bug.no_rotate", "true"}}, Breaks: "INV-EPOCH"},
+		{ID: "K19367", Title: "Kafka 4.0 bumps the epoch twice when it fences a transaction version 2 transaction (a timeout or a new instance): the producer's own abort is neither current nor a retry and is fenced",
+			Source: "KAFKA-19367 (fixed in 4.1); TransactionCoordinator.endTransaction's transaction version 2 completion after prepareFenceProducerEpoch", Scenario: "txntimeout",
+			Sets: []KV{{"kafka.version", "4.0"}}, Breaks: "LIVE-PROD", FixedIn: "4.1", IntroducedIn: "4.0"},
+		{ID: "Z10", Title: "the coordinator lets a producer epoch run past its maximum instead of rotating the producer id",
+			Source: "what-if: every release rotates the producer id at an exhausted epoch (TransactionMetadata.isProducerEpochExhausted)", Scenario: "epochx",
+			Sets: []KV{{"coordinator.bug.no_rotate", "true"}}, Breaks: "INV-EPOCH", WhatIf: true},
 		{ID: "Z05b", Title: "the coordinator aborts a timed-out transaction without bumping the epoch, so the producer carries on and its commit silently loses the aborted records",
 			Source: "KAFKA-6119 (fixed in 1.1.0); bug-zoo Z05", Scenario: "txntimeout",
 			Sets: []KV{{"coordinator.bug.no_bump_on_timeout", "true"}, {"transaction.partition.verification.enable", "false"}}, Breaks: "INV-LOSS"},

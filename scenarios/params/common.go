@@ -48,7 +48,7 @@ func Common() []Param {
 		{Key: "producer.bug.reuse_expired_seq", Kind: Bool, Default: "false", Doc: "defect Z11f (franz-go #1217): an expired written batch frees its sequence numbers"},
 		{Key: "producer.bug.txn_bump_in_txn", Kind: Bool, Default: "false", Doc: "defect Z17 (librdkafka #3575, fixed in 1.8.2): a transactional producer's OUT_OF_ORDER_SEQUENCE_NUMBER bumps the epoch through the coordinator inside the transaction, which the client believes still open (client.policy=librdkafka)"},
 		{Key: "producer.bug.bump_on_any_oosn", Kind: Bool, Default: "false", Doc: "defect Z13 (librdkafka #4953): any OUT_OF_ORDER_SEQUENCE_NUMBER bumps and resets every partition (client.policy=librdkafka)"},
-		{Key: "coordinator.bug.no_rotate", Kind: Bool, Default: "false", Doc: "defect K19367: the coordinator does not rotate the producer id at an exhausted epoch"},
+		{Key: "coordinator.bug.no_rotate", Kind: Bool, Default: "false", Doc: "what-if Z10: the coordinator does not rotate the producer id at an exhausted epoch"},
 		{Key: "coordinator.bug.no_bump_on_timeout", Kind: Bool, Default: "false", Doc: "defect Z05b (KAFKA-6119): a transaction timeout aborts without bumping the epoch"},
 
 		// Broker.

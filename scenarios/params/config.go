@@ -276,7 +276,7 @@ type CoordinatorParams struct {
 	// transaction.abort.timed.out.transaction.cleanup.interval.ms: how
 	// often timed-out transactions are aborted, 1..2147483647 ms.
 	AbortCleanupInterval time.Duration
-	// BugNoRotate is coordinator.bug.no_rotate (-bug K19367).
+	// BugNoRotate is coordinator.bug.no_rotate (-bug Z10, a what-if).
 	BugNoRotate bool
 	// BugNoBumpOnTimeout is coordinator.bug.no_bump_on_timeout (-bug
 	// Z05b).

@@ -26,7 +26,7 @@ func TestPrecedence(t *testing.T) {
 	sc, _ := Lookup("seqreuse") // scenario defaults: records=40, batch.size=1, ...
 	spec := Spec{Scenario: sc,
 		FileSets: kv("records", "5", "producer.bug.metaflap_reset", "false", "linger.ms", "3", "partitions", "2"),
-		Bugs:     []string{"Z11", "Z13"}, // Z13: client.policy=librdkafka, producer.bug.bump_on_any_oosn=true
+		Bugs:     []string{"Z11", "Z13"}, // Z13: client.policy=librdkafka
 		Sets:     kv("enable.idempotence", "true", "records", "7", "client.policy", "java", "records", "8"),
 	}
 	res, err := Resolve(spec)
@@ -43,9 +43,8 @@ func TestPrecedence(t *testing.T) {
 		{"linger.ms", "3", "file", true},
 		{"partitions", "2", "file", true},
 		{"producer.bug.metaflap_reset", "true", "-bug Z11", true}, // -bug beats the file
-		{"producer.bug.bump_on_any_oosn", "true", "-bug Z13", true},
-		{"client.policy", "java", "-set", true}, // -set beats -bug
-		{"records", "8", "-set", true},          // the last -set wins
+		{"client.policy", "java", "-set", true},                   // -set beats -bug
+		{"records", "8", "-set", true},                            // the last -set wins
 		{"enable.idempotence", "true", "-set", true},
 	} {
 		if got := v.Get(c.key); got != c.val {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/world"
 )
@@ -190,5 +191,39 @@ func TestViolationsExplained(t *testing.T) {
 				t.Logf("reproduce: %s", r.Reproduce)
 			}
 		})
+	}
+}
+
+// TestLibrdkafkaAsShipped: the librdkafka policy models the client as it
+// ships (v2.2.0; every release to v2.15): an OUT_OF_ORDER_SEQUENCE_NUMBER
+// for a batch after the head bumps the epoch and restarts every
+// partition, so crossbump's written-but-unacknowledged batch on the other
+// partition is appended twice (librdkafka issue #4953). The unmerged fix
+// (pull request #4972), a what-if, re-enqueues without the bump and
+// duplicates nothing.
+func TestLibrdkafkaAsShipped(t *testing.T) {
+	sc, err := Lookup("crossbump")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := seedsFor(t)
+	for _, c := range []struct {
+		whatIf string
+		dup    bool
+	}{{"false", true}, {"true", false}} {
+		dups := 0
+		for seed := uint64(1); seed <= n; seed++ {
+			r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: kv("client.policy", "librdkafka", "producer.whatif.librdkafka_no_skip_bump", c.whatIf)})
+			if fired(r)[check.InvDup] {
+				dups++
+				if !c.dup {
+					t.Fatalf("with the what-if, seed %d duplicates\nreproduce: %s", seed, r.Reproduce)
+				}
+			}
+		}
+		if c.dup && dups == 0 {
+			t.Errorf("librdkafka as shipped: no duplicate in %d seeds", n)
+		}
+		t.Logf("what-if %s: INV-DUP in %d of %d runs", c.whatIf, dups, n)
 	}
 }

@@ -168,9 +168,9 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 			}
 		}
 	}
-	vs := res.Values.Config().Versions
-	fmt.Fprintf(w, "\nversions: %s (the client runs transaction protocol %d); kafka.version, broker.version and client.version pick the profile\n",
-		vs.String(), vs.ClientTransactionVersion())
+	cfg := res.Values.Config()
+	fmt.Fprintf(w, "\nversions: %s (the client runs transaction protocol %d); kafka.version, broker.version and client.version pick the profile, client.policy the client\n",
+		cfg.VersionLabel(), cfg.ProducerConfig().TransactionVersion)
 	fmt.Fprintf(w, "\nstress values: %s\n", sc.StressNote())
 	var levels []string
 	for _, l := range params.Levels() {

@@ -94,11 +94,12 @@ type ProducerConfig struct {
 	// numbers for the next records instead of leaving the partition
 	// unresolved (franz-go #1217, bug-zoo Z11).
 	BugReuseExpiredSeq bool
-	// BugBumpOnAnyOOSN: with the librdkafka policy, any
-	// OUT_OF_ORDER_SEQUENCE_NUMBER, not only one after an unknown
-	// producer, bumps the epoch and restarts every partition at sequence 0,
-	// possibly-persisted batches included (librdkafka #4953, bug-zoo Z13).
-	BugBumpOnAnyOOSN bool
+	// WhatIfNoSkipBump: with the librdkafka policy, an
+	// OUT_OF_ORDER_SEQUENCE_NUMBER for a batch after the head ("skipped
+	// sequence numbers") only re-enqueues the batch, without the epoch bump
+	// every librdkafka release makes there: the fix librdkafka pull request
+	// #4972 proposes, unmerged (a what-if).
+	WhatIfNoSkipBump bool
 	// BugTxnBumpInTxn (defect Z17, librdkafka before 1.8.2, #3575): with
 	// the librdkafka policy, a transactional producer that gets
 	// OUT_OF_ORDER_SEQUENCE_NUMBER bumps its epoch through InitProducerId

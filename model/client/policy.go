@@ -72,6 +72,11 @@ func (c ClientPolicy) String() string { return c.behaviour().name() }
 // classic protocol; 2: KIP-890 part 2).
 func (c ClientPolicy) TransactionVersion(v int) int { return c.behaviour().transactionVersion(v) }
 
+// Release names the client release the policy models, as reports print
+// it ("librdkafka=2.2.0"); "" for the Java client, whose release is
+// client.version.
+func (c ClientPolicy) Release() string { return c.behaviour().release() }
+
 // clientPolicy is how a modelled client decides where the clients differ:
 // the producer (Producer.policy) follows the Java client everywhere else,
 // and asks its policy at each of these points. The wire protocol is the
@@ -85,6 +90,9 @@ func (c ClientPolicy) TransactionVersion(v int) int { return c.behaviour().trans
 type clientPolicy interface {
 	// name is the policy's client.policy value.
 	name() string
+	// release names the client release the policy models, "" for the
+	// Java client (client.version names it).
+	release() string
 	// transactionVersion is the transaction protocol the client runs
 	// where version v is offered.
 	transactionVersion(v int) int

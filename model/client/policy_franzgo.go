@@ -8,18 +8,21 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// PolicyFranzGo is franz-go's kgo producer, v1.22.
+// PolicyFranzGo is franz-go's kgo producer as v1.22.3 ships it.
 const PolicyFranzGo ClientPolicy = 2
 
 func init() { registerPolicy(PolicyFranzGo, &franzGoPolicy{}) }
 
-// franzGoPolicy is franz-go's kgo producer (v1.22, pkg/kgo/sink.go
+// franzGoPolicy is franz-go's kgo producer (v1.22.3, pkg/kgo/sink.go
 // and producer.go), where it differs from the Java client:
 //   - with idempotence it keeps up to 5 produce requests in flight per
 //     broker, whatever max.in.flight.requests.per.connection says
 //     (MaxProduceRequestsInflightPerBroker is refused with
 //     idempotence), and only 1 until the broker's first produce
-//     response (sink.firstRespCheck);
+//     response: newSink makes a semaphore of 5 with 4 slots taken
+//     (sink.go l.71-75) and firstRespCheck frees them (l.829-838).
+//     Releases up to v1.21.5 stored a semaphore of 4 instead, so they
+//     kept 4 in flight;
 //   - it handles responses only for a partition's first batch: when
 //     that batch fails retriably, or its connection breaks, every
 //     later batch of the partition on the wire is resent after it, in
@@ -35,15 +38,21 @@ func init() { registerPolicy(PolicyFranzGo, &franzGoPolicy{}) }
 //     first batch of an idempotent, non-transactional producer fails
 //     the producer id (failProducerID): the epoch goes up for the
 //     whole producer and every partition restarts at sequence 0, and
-//     the batch is retried. kgo asks the coordinator for the bump
-//     (InitProducerId with its id and epoch) and keeps a written
-//     batch pinned to its old epoch; idemsim bumps locally once
-//     nothing is on the wire, as for librdkafka.
+//     the batch is retried. kgo bumps the epoch locally for an
+//     idempotent producer without transactional.id (producer.go
+//     l.1071-1084, "locally bumping idempotent producer epoch", below
+//     the largest epoch; at it, InitProducerId) and keeps a written
+//     batch pinned to its old epoch; idemsim bumps once nothing is on
+//     the wire, as for librdkafka.
 //
 // Its sequence comparisons wrap (wrapSeqs).
 type franzGoPolicy struct{ wrapSeqs }
 
 func (*franzGoPolicy) name() string { return "franz-go" }
+
+// release: the policy follows franz-go v1.22.3, the version go.mod pins
+// for the real-client validation (docs/validate.md).
+func (*franzGoPolicy) release() string { return "franz-go=1.22.3" }
 
 // transactionVersion: franz-go runs the classic transaction protocol
 // (KIP-890 part 2 is in the Java client from 4.0).
@@ -144,7 +153,7 @@ func (*franzGoPolicy) bumpAll(p *Producer) bool {
 
 // maxInFlight: with idempotence franz-go keeps 5 requests in flight once
 // the broker answered its first produce request and 1 before (franz-go
-// v1.22 pkg/kgo/sink.go firstRespCheck; config.go refuses
+// v1.22.3 pkg/kgo/sink.go newSink and firstRespCheck; config.go refuses
 // MaxProduceRequestsInflightPerBroker with idempotence); without it,
 // max.in.flight.requests.per.connection.
 func (*franzGoPolicy) maxInFlight(p *Producer, c *dconn) int {

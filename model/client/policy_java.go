@@ -21,6 +21,9 @@ type javaPolicy struct{}
 
 func (*javaPolicy) name() string { return "java" }
 
+// release: the Java client's release is client.version.
+func (*javaPolicy) release() string { return "" }
+
 // transactionVersion: the Java client runs what is offered (KIP-890 part
 // 2 from its 4.0 release, which the version profiles decide).
 func (*javaPolicy) transactionVersion(v int) int { return v }

@@ -7,20 +7,24 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// PolicyLibrdkafka is librdkafka's idempotent producer, 1.x-2.2.
+// PolicyLibrdkafka is librdkafka's idempotent producer as v2.2.0 ships it.
 const PolicyLibrdkafka ClientPolicy = 1
 
 func init() { registerPolicy(PolicyLibrdkafka, &librdkafkaPolicy{}) }
 
-// librdkafkaPolicy is librdkafka's idempotent producer (1.x-2.2;
-// src/rdkafka_request.c rd_kafka_handle_Produce_error, src/rdkafka_broker.c
+// librdkafkaPolicy is librdkafka's idempotent producer as v2.2.0 ships it
+// (src/rdkafka_request.c rd_kafka_handle_Produce_error, src/rdkafka_broker.c
 // rd_kafka_toppar_producer_serve, src/rdkafka_idempotence.c): it bumps
-// the epoch for an unknown producer and after a batch failed for good
+// the epoch for an unknown producer, for OUT_OF_ORDER_SEQUENCE_NUMBER on a
+// batch after the head ("skipped sequence numbers", every release to
+// v2.15; librdkafka issue #4953), and after a batch failed for good
 // (message.timeout.ms or a permanent error leaves a sequence gap), each
-// time for all partitions at once after draining them (bug-zoo Z13); it
-// has no unresolved sequences (C7.2-C7.4); it keeps "possibly persisted"
-// bookkeeping, so OUT_OF_ORDER_SEQUENCE_NUMBER after a disconnected or
-// timed-out batch is a fatal "sequence desynchronization" (Z15); and it
+// time for all partitions at once after draining them, possibly-written
+// batches included; it has no unresolved sequences; it keeps "possibly
+// persisted" bookkeeping, so OUT_OF_ORDER_SEQUENCE_NUMBER after a
+// disconnected or timed-out batch is a fatal "sequence desynchronization"
+// (librdkafka v2.3.0 changed that, pull request #4438; the model follows
+// v2.2.0); and it
 // resends after an error only once the partition has nothing on the wire,
 // with no one-in-flight retry mode. Its sequence comparisons wrap
 // (wrapSeqs). Only the idempotent path differs: without idempotence the
@@ -28,6 +32,10 @@ func init() { registerPolicy(PolicyLibrdkafka, &librdkafkaPolicy{}) }
 type librdkafkaPolicy struct{ wrapSeqs }
 
 func (*librdkafkaPolicy) name() string { return "librdkafka" }
+
+// release: the policy follows librdkafka v2.2.0 (the last release before
+// pull request #4438 changed its "possibly persisted" handling).
+func (*librdkafkaPolicy) release() string { return "librdkafka=2.2.0" }
 
 // transactionVersion: librdkafka runs the classic transaction protocol
 // (KIP-890 part 2 is in the Java client from 4.0).
@@ -37,20 +45,20 @@ func (*librdkafkaPolicy) transactionVersion(int) int { return 1 }
 // response (it waits for the wire to drain instead, drainsNext).
 func (*librdkafkaPolicy) responded(*partState, model.ErrCode) {}
 
-// failed handles an error under the librdkafka policy (librdkafka
-// 1.x-2.2, rdkafka_request.c rd_kafka_handle_Produce_error, as bug-zoo Z13
-// and Z15 describe it):
+// failed handles an error under the librdkafka policy (librdkafka v2.2.0,
+// src/rdkafka_request.c rd_kafka_handle_Produce_error):
 //   - a disconnect or timeout of a sent batch is "possibly persisted": the
 //     partition remembers the sequence after it (the earliest such);
 //   - every error makes the partition wait until nothing of it is on the
 //     wire, then its batches are resent in order, with no one-in-flight
 //     retry mode;
 //   - OUT_OF_ORDER_SEQUENCE_NUMBER after a possibly-persisted batch, or on
-//     the head batch, is a fatal "sequence desynchronization" (Z15); on a
-//     later batch it is retried;
+//     the head batch, is a fatal "sequence desynchronization"; on a later
+//     batch ("skipped sequence numbers") it is retried and, unless
+//     producer.whatif.librdkafka_no_skip_bump, bumps the epoch as below;
 //   - UNKNOWN_PRODUCER_ID bumps the epoch for the whole producer once all
 //     partitions are drained, and every partition restarts at sequence 0,
-//     including batches that were possibly persisted (Z13);
+//     including batches that were possibly persisted;
 //   - a batch that fails for good leaves a gap in the sequence, so a
 //     producer without transactional.id drains and bumps the epoch too
 //     (bumpAfterGap); a transactional one fails the batch without a
@@ -86,8 +94,11 @@ func (l *librdkafkaPolicy) failed(p *Producer, now sim.Time, b *pbatch, err mode
 			p.note(model.NoteRetry, "bug Z17: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+strconv.FormatInt(int64(ps.id), 10)+" inside a transaction: bump the epoch through the coordinator without aborting")
 			p.txnBump, p.bumpInTxn = true, true
 		}
-		if p.cfg.BugBumpOnAnyOOSN && !p.rdkBump {
-			p.note(model.NoteRetry, "bug Z13: OUT_OF_ORDER_SEQUENCE_NUMBER on p"+strconv.FormatInt(int64(ps.id), 10)+": drain and bump the epoch")
+		if !p.cfg.WhatIfNoSkipBump && !p.rdkBump {
+			// "skipped sequence numbers": librdkafka drains every
+			// partition and bumps the epoch (rd_kafka_idemp_drain_epoch_bump,
+			// src/rdkafka_request.c l.2947 at v2.2.0, l.4244 at v2.15.0).
+			p.note(model.NoteRetry, "OUT_OF_ORDER_SEQUENCE_NUMBER on p"+strconv.FormatInt(int64(ps.id), 10)+" after the head: skipped sequence numbers, drain and bump the epoch")
 			p.rdkBump = true
 		}
 		if !timeUp {

@@ -47,7 +47,7 @@ func Common() []Param {
 		{Key: "producer.bug.metaflap_reset", Kind: Bool, Default: "false", Doc: "defect Z11 (librdkafka 1.9.0): a metadata flap restarts sequences at 0"},
 		{Key: "producer.bug.reuse_expired_seq", Kind: Bool, Default: "false", Doc: "defect Z11f (franz-go #1217): an expired written batch frees its sequence numbers"},
 		{Key: "producer.bug.txn_bump_in_txn", Kind: Bool, Default: "false", Doc: "defect Z17 (librdkafka #3575, fixed in 1.8.2): a transactional producer's OUT_OF_ORDER_SEQUENCE_NUMBER bumps the epoch through the coordinator inside the transaction, which the client believes still open (client.policy=librdkafka)"},
-		{Key: "producer.bug.bump_on_any_oosn", Kind: Bool, Default: "false", Doc: "defect Z13 (librdkafka #4953): any OUT_OF_ORDER_SEQUENCE_NUMBER bumps and resets every partition (client.policy=librdkafka)"},
+		{Key: "producer.whatif.librdkafka_no_skip_bump", Kind: Bool, Default: "false", Doc: "what-if (librdkafka pull request #4972, unmerged): with client.policy=librdkafka, an OUT_OF_ORDER_SEQUENCE_NUMBER for a batch after the head only re-enqueues it, without the epoch bump every librdkafka release makes (issue #4953)"},
 		{Key: "coordinator.bug.no_rotate", Kind: Bool, Default: "false", Doc: "what-if Z10: the coordinator does not rotate the producer id at an exhausted epoch"},
 		{Key: "coordinator.bug.no_bump_on_timeout", Kind: Bool, Default: "false", Doc: "defect Z05b (KAFKA-6119): a transaction timeout aborts without bumping the epoch"},
 

@@ -195,8 +195,8 @@ type ProducerParams struct {
 	BugMetaflapReset bool
 	// BugReuseExpiredSeq is producer.bug.reuse_expired_seq (-bug Z11f).
 	BugReuseExpiredSeq bool
-	// BugBumpOnAnyOOSN is producer.bug.bump_on_any_oosn (-bug Z13).
-	BugBumpOnAnyOOSN bool
+	// WhatIfNoSkipBump is producer.whatif.librdkafka_no_skip_bump.
+	WhatIfNoSkipBump bool
 	// BugTxnBumpInTxn is producer.bug.txn_bump_in_txn (-bug Z17).
 	BugTxnBumpInTxn bool
 }
@@ -371,27 +371,27 @@ var fields = map[string]func(c *Config) any{
 	"transaction.version": func(c *Config) any { return &c.Versions.TransactionVersion },
 
 	// Producer.
-	"enable.idempotence":                    func(c *Config) any { return &c.Producer.EnableIdempotence },
-	"acks":                                  func(c *Config) any { return &c.Producer.Acks },
-	"retries":                               func(c *Config) any { return &c.Producer.Retries },
-	"max.in.flight.requests.per.connection": func(c *Config) any { return &c.Producer.MaxInFlight },
-	"max.in.flight.above.five":              func(c *Config) any { return &c.Producer.MaxInFlightAboveFive },
-	"delivery.timeout.ms":                   func(c *Config) any { return &c.Producer.DeliveryTimeout },
-	"request.timeout.ms":                    func(c *Config) any { return &c.Producer.RequestTimeout },
-	"retry.backoff.ms":                      func(c *Config) any { return &c.Producer.RetryBackoff },
-	"retry.backoff.max.ms":                  func(c *Config) any { return &c.Producer.RetryBackoffMax },
-	"reconnect.backoff.ms":                  func(c *Config) any { return &c.Producer.ReconnectBackoff },
-	"linger.ms":                             func(c *Config) any { return &c.Producer.Linger },
-	"batch.size":                            func(c *Config) any { return &c.Producer.BatchSize },
-	"transactional.id":                      func(c *Config) any { return &c.Producer.TransactionalID },
-	"transaction.records":                   func(c *Config) any { return &c.Producer.TransactionRecords },
-	"transaction.timeout.ms":                func(c *Config) any { return &c.Producer.TransactionTimeout },
-	"client.policy":                         func(c *Config) any { return &c.Producer.Policy },
-	"producer.bug.metaflap_reset":           func(c *Config) any { return &c.Producer.BugMetaflapReset },
-	"producer.whatif.fence_only":            func(c *Config) any { return &c.Producer.WhatIfFenceOnly },
-	"producer.bug.reuse_expired_seq":        func(c *Config) any { return &c.Producer.BugReuseExpiredSeq },
-	"producer.bug.bump_on_any_oosn":         func(c *Config) any { return &c.Producer.BugBumpOnAnyOOSN },
-	"producer.bug.txn_bump_in_txn":          func(c *Config) any { return &c.Producer.BugTxnBumpInTxn },
+	"enable.idempotence":                      func(c *Config) any { return &c.Producer.EnableIdempotence },
+	"acks":                                    func(c *Config) any { return &c.Producer.Acks },
+	"retries":                                 func(c *Config) any { return &c.Producer.Retries },
+	"max.in.flight.requests.per.connection":   func(c *Config) any { return &c.Producer.MaxInFlight },
+	"max.in.flight.above.five":                func(c *Config) any { return &c.Producer.MaxInFlightAboveFive },
+	"delivery.timeout.ms":                     func(c *Config) any { return &c.Producer.DeliveryTimeout },
+	"request.timeout.ms":                      func(c *Config) any { return &c.Producer.RequestTimeout },
+	"retry.backoff.ms":                        func(c *Config) any { return &c.Producer.RetryBackoff },
+	"retry.backoff.max.ms":                    func(c *Config) any { return &c.Producer.RetryBackoffMax },
+	"reconnect.backoff.ms":                    func(c *Config) any { return &c.Producer.ReconnectBackoff },
+	"linger.ms":                               func(c *Config) any { return &c.Producer.Linger },
+	"batch.size":                              func(c *Config) any { return &c.Producer.BatchSize },
+	"transactional.id":                        func(c *Config) any { return &c.Producer.TransactionalID },
+	"transaction.records":                     func(c *Config) any { return &c.Producer.TransactionRecords },
+	"transaction.timeout.ms":                  func(c *Config) any { return &c.Producer.TransactionTimeout },
+	"client.policy":                           func(c *Config) any { return &c.Producer.Policy },
+	"producer.bug.metaflap_reset":             func(c *Config) any { return &c.Producer.BugMetaflapReset },
+	"producer.whatif.fence_only":              func(c *Config) any { return &c.Producer.WhatIfFenceOnly },
+	"producer.bug.reuse_expired_seq":          func(c *Config) any { return &c.Producer.BugReuseExpiredSeq },
+	"producer.whatif.librdkafka_no_skip_bump": func(c *Config) any { return &c.Producer.WhatIfNoSkipBump },
+	"producer.bug.txn_bump_in_txn":            func(c *Config) any { return &c.Producer.BugTxnBumpInTxn },
 
 	// Broker.
 	"broker.window":                             func(c *Config) any { return &c.Broker.Window },
@@ -653,7 +653,7 @@ func (c *Config) ProducerConfig() client.ProducerConfig {
 	pc.Policy = p.Policy
 	pc.BugResetSeqOnMetadataFlap = p.BugMetaflapReset
 	pc.BugReuseExpiredSeq = p.BugReuseExpiredSeq
-	pc.BugBumpOnAnyOOSN = p.BugBumpOnAnyOOSN
+	pc.WhatIfNoSkipBump = p.WhatIfNoSkipBump
 	pc.BugTxnBumpInTxn = p.BugTxnBumpInTxn
 	return pc
 }

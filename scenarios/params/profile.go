@@ -84,8 +84,10 @@ func (v Versions) ClientTransactionVersion() int {
 	return 1
 }
 
-// String names the versions as reports print them: "kafka=4.1 tv=2", or
-// "broker=4.1 client=3.9 tv=2" when the sides differ.
+// String names the Kafka versions as reports print them: "kafka=4.1
+// transaction.version=2", or "broker=4.1 client=3.9
+// transaction.version=2" when the sides differ. [Config.VersionLabel]
+// adds the client release of a non-Java client policy.
 func (v Versions) String() string {
 	s := "kafka=" + v.Kafka
 	if b, c := v.BrokerVersion(), v.ClientVersion(); b != v.Kafka || c != v.Kafka {
@@ -161,4 +163,16 @@ func applyProfile(v *Values) error {
 // 401), the form the model's version gates compare.
 func (c *Config) BrokerVersionNumber() int {
 	return int(parseKafkaVersion(c.Versions.BrokerVersion()))
+}
+
+// VersionLabel names the run's versions as reports print them
+// ([Versions.String]), followed by the client release the client policy
+// models when it is not the Java client's ("kafka=4.1
+// transaction.version=2 librdkafka=2.2.0").
+func (c *Config) VersionLabel() string {
+	s := c.Versions.String()
+	if r := c.Producer.Policy.Release(); r != "" {
+		s += " " + r
+	}
+	return s
 }

@@ -62,5 +62,5 @@ func Resolve(v *params.Values) (*Resolved, error) {
 	if _, err := netConfig(v); err != nil {
 		return nil, err
 	}
-	return &Resolved{Values: v, Config: cfg, Producer: eff, Notes: notes, Params: v.List(), Versions: cfg.Versions.String()}, nil
+	return &Resolved{Values: v, Config: cfg, Producer: eff, Notes: notes, Params: v.List(), Versions: cfg.VersionLabel()}, nil
 }

@@ -85,7 +85,7 @@ type Resolved struct {
 	// Params is Values.List(), made once: the runs that share this
 	// resolution share it as their Result.Params (read-only).
 	Params []params.KV
-	// Versions is Config.Versions.String(), made once.
+	// Versions is Config.VersionLabel(), made once.
 	Versions string
 }
 

@@ -128,7 +128,7 @@ var ScriptProducerKeys = []string{
 	"delivery.timeout.ms", "request.timeout.ms", "retry.backoff.ms", "retry.backoff.max.ms",
 	"reconnect.backoff.ms", "linger.ms", "batch.size",
 	"transactional.id", "transaction.records", "transaction.timeout.ms", "client.policy",
-	"producer.whatif.fence_only", "producer.bug.metaflap_reset", "producer.bug.reuse_expired_seq", "producer.bug.bump_on_any_oosn",
+	"producer.whatif.fence_only", "producer.bug.metaflap_reset", "producer.bug.reuse_expired_seq", "producer.whatif.librdkafka_no_skip_bump",
 }
 
 // NewScript builds a scripted world with its brokers and coordinator and

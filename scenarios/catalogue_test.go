@@ -104,6 +104,7 @@ func TestBugs(t *testing.T) {
 				if bug.FixedIn != "" {
 					withoutSets = append(withoutSets, params.KV{Key: "kafka.version", Value: bug.FixedIn})
 				}
+				withoutSets = append(withoutSets, bug.Off...)
 				without := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: withoutSets})
 				if fired(without)[bug.Breaks] {
 					t.Fatalf("seed %d without the bug: %s fired (%v)\nreproduce: %s", seed, bug.Breaks, without.Violations, without.Reproduce)

@@ -165,6 +165,12 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 				fmt.Fprintf(w, "          a what-if: no Kafka release or shipped client has it\n")
 			case b.FixedIn != "":
 				fmt.Fprintf(w, "          %s has it (the profile); %s\n", bugReleases(b), bugTurnsOn(b))
+			case len(b.Off) > 0:
+				var off []string
+				for _, kv := range b.Off {
+					off = append(off, "-set "+kv.Key+"="+kv.Value)
+				}
+				fmt.Fprintf(w, "          every covered Kafka release (up to %s) has it; %s is the later fix, a what-if here\n", params.LatestKafkaVersion, strings.Join(off, " "))
 			}
 		}
 	}

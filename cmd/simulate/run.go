@@ -62,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	)
 	fs.Var(&sets, "set", "override a parameter, key=value (repeatable; see -describe)")
 	var bugs []string
-	fs.Func("bug", "turn a documented historical defect back on, by bug-zoo ID (repeatable; see -describe)", func(id string) error {
+	fs.Func("bug", "turn a documented defect on, by ID (repeatable; -describe SCENARIO lists its defects)", func(id string) error {
 		b, err := params.LookupBug(id)
 		if err != nil {
 			return err

@@ -97,12 +97,13 @@ func runPropertyWith(t *testing.T, seed uint64, want bool) (*Env, bool) {
 		}
 	}
 	// Warm-up without faults: one acknowledged record per partition. On a
-	// partition with no state for the producer, Kafka 2.5-4.4 accepts any
-	// first sequence (spec B4.6; bug-zoo Z12, KAFKA-15591), so a lost
+	// partition with no state for the producer, Kafka 2.5-4.1 accepts any
+	// first sequence (KAFKA-15591), so a lost
 	// first batch overtaken by the second one can never be written and is
 	// retried until delivery.timeout.ms. That is Kafka's hole, not the
-	// client's (the World's brokers close it by default, as Kafka 4.5
-	// does); the property is stated for partitions that have state.
+	// client's (the World's brokers close it by default, as KAFKA-15591's
+	// later fix does); the property is stated for partitions that have
+	// state.
 	s.Stabilize(100)
 	for p := range parts {
 		send(p)

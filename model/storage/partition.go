@@ -24,7 +24,8 @@ type PartitionConfig struct {
 	// appended batch is judged by the sequence check alone. Redpanda up to
 	// 21.10 behaved this way (bug-zoo Z16). What-if knob.
 	NoDedup bool
-	// EmptyPartitionCheck models KAFKA-15591, fixed in Kafka 4.5: a
+	// EmptyPartitionCheck models KAFKA-15591's fix, after 4.1 (apache/kafka
+	// pull request 23234; no covered release has it): a
 	// partition whose log never held a record rejects an unknown
 	// producer's first batch unless it starts at sequence 0. Off by
 	// default, as in the 4.0 code the reference spec was read from.
@@ -371,7 +372,7 @@ func (p *Partition) AppendWith(now sim.Time, b model.Batch, o AppendOptions) mod
 	}
 	// B4.6: sequence check.
 	if e == nil && p.cfg.EmptyPartitionCheck && p.nextOffset == 0 && b.FirstSeq != 0 {
-		// KAFKA-15591 (Kafka 4.5): a partition whose log never held a
+		// KAFKA-15591's fix (after 4.1): a partition whose log never held a
 		// record accepts an unknown producer only at sequence 0.
 		return errResult(model.ErrOutOfOrderSequenceNumber, "first produce to an empty partition must start at 0 (KAFKA-15591)")
 	}

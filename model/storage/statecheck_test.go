@@ -51,14 +51,14 @@ func TestEmptyPartitionCheck(t *testing.T) {
 	}
 	fixed := NewPartition(0, PartitionConfig{EmptyPartitionCheck: true})
 	if r := fixed.Append(0, stateTestBatch(9, 0, 17, 5)); r.Err != model.ErrOutOfOrderSequenceNumber {
-		t.Fatalf("4.5 broker: first batch at seq 17: %v, want OUT_OF_ORDER_SEQUENCE_NUMBER", r.Err)
+		t.Fatalf("with the fix: first batch at seq 17: %v, want OUT_OF_ORDER_SEQUENCE_NUMBER", r.Err)
 	}
 	if r := fixed.Append(0, stateTestBatch(9, 0, 0, 17)); r.Err != model.ErrNone {
-		t.Fatalf("4.5 broker: first batch at seq 0: %v", r.Err)
+		t.Fatalf("with the fix: first batch at seq 0: %v", r.Err)
 	}
 	// Once the log holds records, an unknown producer is accepted anywhere.
 	if r := fixed.Append(0, stateTestBatch(10, 0, 40, 1)); r.Err != model.ErrNone {
-		t.Fatalf("4.5 broker, non-empty log: %v", r.Err)
+		t.Fatalf("with the fix, non-empty log: %v", r.Err)
 	}
 }
 

@@ -34,6 +34,9 @@ type Bug struct {
 	// WhatIf marks a defect no Kafka release or shipped client has: a
 	// what-if that shows why a rule exists. Its Source says which rule.
 	WhatIf bool
+	// Off are the settings without the defect when every covered release
+	// has it (its fix came later): the runs "without the bug" use them.
+	Off []KV
 }
 
 // Bugs returns the -bug catalogue, sorted by ID.
@@ -60,7 +63,7 @@ func Bugs() []Bug {
 		{ID: "KAFKA-14904", Title: "a transaction's first batch fails retriably (its verification answered CONCURRENT_TRANSACTIONS by a coordinator with a pending transition, or its append) while a later in-flight batch is verified and appended first; the first one's retry loops on OUT_OF_ORDER_SEQUENCE_NUMBER",
 			Source: "KAFKA-14904, KAFKA-14920 (fixed in 3.6.0: the verification sequence guard); bug-zoo Z21", Scenario: "crossbump",
 			Sets: []KV{{"broker.version", "3.6"}, {"client.version", "3.6"}, {"transactional.id", "t1"}, {"transaction.records", "10"},
-				{"coordinator.log.append.time", "20ms"}, {"broker.bug.no_verification_guard", "true"}}, Breaks: "INV-SEQ"},
+				{"coordinator.log.append.time", "20ms"}, {"broker.bug.no_verification_guard", "true"}, {"broker.empty.partition.check", "false"}}, Breaks: "INV-SEQ"},
 		{ID: "Z08", Title: "a restarted broker comes back without producer state (no snapshot, no rebuild from the log)",
 			Source: "KAFKA-5435, KAFKA-9892 (state lost or unsynced across restarts); bug-zoo Z08", Scenario: "statelost",
 			Sets: []KV{{"broker.restart.rebuild", "none"}}, Breaks: "INV-DUP"},
@@ -71,8 +74,8 @@ func Bugs() []Bug {
 			Source: "https://github.com/twmb/franz-go/issues/1217 (fixed in v1.20.7); bug-zoo Z11", Scenario: "seqreuse",
 			Sets: []KV{{"producer.bug.reuse_expired_seq", "true"}}, Breaks: "INV-DEDUP"},
 		{ID: "Z12", Title: "a never-written partition accepts an unknown producer at any sequence, so a later batch overtakes a retried first one",
-			Source: "KAFKA-15591 (fixed in Kafka 4.5); bug-zoo Z12", Scenario: "emptypart",
-			Sets: []KV{{"broker.empty.partition.check", "false"}}, Breaks: "INV-SEQ", FixedIn: "4.5"},
+			Source: "KAFKA-15591 (fixed after 4.1: apache/kafka pull request 23234)", Scenario: "emptypart",
+			Sets: []KV{{"broker.empty.partition.check", "false"}}, Breaks: "INV-SEQ", Off: []KV{{"broker.empty.partition.check", "true"}}},
 		{ID: "Z13", Title: "librdkafka bumps the epoch on an OUT_OF_ORDER_SEQUENCE_NUMBER of a non-head batch and restarts every partition at 0, re-appending possibly-written batches (every release to v2.15: -bug Z13 runs the librdkafka policy, which has it)",
 			Source: "https://github.com/confluentinc/librdkafka/issues/4953 (open; the fix, pull request #4972, is unmerged: producer.whatif.librdkafka_no_skip_bump); src/rdkafka_request.c, rd_kafka_idemp_drain_epoch_bump \"skipped sequence numbers\"", Scenario: "crossbump",
 			Sets: []KV{{"client.policy", "librdkafka"}}, Breaks: "INV-DUP"},

@@ -55,7 +55,7 @@ func Common() []Param {
 		{Key: "broker.window", Kind: Int, Default: "5", Unit: "batches", Doc: "batches cached per producer for duplicate detection (Kafka: 5)", Min: 1, Max: 1000},
 		{Key: "broker.dedup", Kind: Bool, Default: "true", Doc: "what-if: false removes the dedup window (Redpanda <= 21.10)"},
 		{Key: "broker.epoch.check", Kind: Bool, Default: "true", Doc: "what-if: false accepts batches of a lower epoch"},
-		{Key: "broker.empty.partition.check", Kind: Bool, Default: "false", Doc: "KAFKA-15591 (Kafka 4.5): a never-written partition accepts an unknown producer only at sequence 0; the profile sets it from broker 4.5; false is Kafka 2.5-4.4 (-bug Z12)"},
+		{Key: "broker.empty.partition.check", Kind: Bool, Default: "false", Doc: "what-if (KAFKA-15591, fixed after 4.1, apache/kafka pull request 23234): a never-written partition accepts an unknown producer only at sequence 0; every covered release (up to 4.1) has the hole, false"},
 		{Key: "transaction.partition.verification.enable", Kind: Bool, Default: "true", Doc: "KIP-890 part 1: a partition verifies with the coordinator a transaction's first batch (the profile: on from broker 3.6)"},
 		{Key: "transaction.abort.timed.out.transaction.cleanup.interval.ms", Kind: Int, Default: "10000", Unit: "ms", Doc: "how often the coordinator aborts timed-out transactions", Min: 1, Max: math.MaxInt32},
 		{Key: "broker.processing.time", Kind: Duration, Default: "0s", Doc: "time a server (broker or coordinator) takes to handle one request after reading it; requests of one connection are handled one at a time (Kafka's SocketServer), and a request read is handled to the end even if its connection breaks", Min: 0, Max: 3600e9},

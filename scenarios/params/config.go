@@ -230,8 +230,8 @@ type BrokerParams struct {
 	// EpochCheck is broker.epoch.check; false accepts batches of a lower
 	// epoch (what-if).
 	EpochCheck bool
-	// EmptyPartitionCheck is broker.empty.partition.check (KAFKA-15591,
-	// Kafka 4.5); false is Kafka 2.5-4.4 (-bug Z12).
+	// EmptyPartitionCheck is broker.empty.partition.check, a what-if of
+	// KAFKA-15591's fix (after 4.1); false is every covered release.
 	EmptyPartitionCheck bool
 	// PartitionVerification is
 	// transaction.partition.verification.enable (KIP-890 part 1).

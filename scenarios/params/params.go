@@ -91,6 +91,9 @@ func (p *Param) check(s string) error {
 		}
 	case String:
 	case Enum:
+		if !slices.Contains(p.Values, s) && (p.Key == "kafka.version" || p.Key == "broker.version" || p.Key == "client.version") {
+			return fmt.Errorf("%s=%q is not a Kafka release the model covers: 3.0 to %s (the latest covered; docs/versions.md)", p.Key, s, LatestKafkaVersion)
+		}
 		if !slices.Contains(p.Values, s) {
 			return fmt.Errorf("%s=%q is not allowed (allowed: %s)", p.Key, s, strings.Join(p.Values, ", "))
 		}

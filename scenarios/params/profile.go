@@ -13,8 +13,13 @@ import (
 // reverse). A profile fills only the parameters nobody set: a scenario's
 // default, a preset, a scenario file, a -bug and -set all override it.
 
-// KafkaVersions are the releases a profile knows, oldest first.
-var KafkaVersions = []string{"3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9", "4.0", "4.1", "4.2", "4.3", "4.4", "4.5"}
+// KafkaVersions are the releases the model covers, oldest first: each
+// label's behaviour is that release's (docs/versions.md). Later releases
+// (4.2 and on) are refused until their changes are modelled.
+var KafkaVersions = []string{"3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9", "4.0", "4.1"}
+
+// LatestKafkaVersion is the newest release the model covers.
+var LatestKafkaVersion = KafkaVersions[len(KafkaVersions)-1]
 
 // DefaultKafkaVersion is kafka.version's default.
 const DefaultKafkaVersion = "4.1"
@@ -127,8 +132,6 @@ func profileValues(broker, client string) []struct {
 		// KIP-890 part 1 verification: broker 3.6+ (reverted before
 		// 3.5.0; transactions.md X27).
 		{KV{"transaction.partition.verification.enable", strconv.FormatBool(b.atLeast("3.6"))}, "broker"},
-		// KAFKA-15591: the empty-partition sequence check, Kafka 4.5.
-		{KV{"broker.empty.partition.check", strconv.FormatBool(b.atLeast("4.5"))}, "broker"},
 		{KV{"transaction.version", tv}, "broker"},
 		{KV{"linger.ms", linger}, "client"},
 	}

@@ -172,3 +172,30 @@ func TestTxnTimeoutByVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestTransactionalIDExpiry: a transactional producer that idles longer
+// than transactional.id.expiration.ms finds its transactional id
+// forgotten; its next write gets INVALID_PRODUCER_ID_MAPPING. The 3.9
+// Java client aborts and bumps the epoch and carries on; from the 4.0
+// client the error is fatal (KAFKA-18019), so the instance stops
+// (docs/versions.md).
+func TestTransactionalIDExpiry(t *testing.T) {
+	sc, err := Lookup("ackloss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		version string
+		fatal   bool
+	}{{"3.9", false}, {"4.0", true}, {"4.1", true}} {
+		r := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: kv("kafka.version", c.version, "net.response_loss", "0",
+			"transactional.id", "t1", "transaction.records", "5", "records", "10", "app.idle.after", "5", "app.idle.ms", "20000",
+			"transactional.id.expiration.ms", "5000", "transaction.remove.expired.transaction.cleanup.interval.ms", "1000")})
+		if r.Errors["INVALID_PRODUCER_ID_MAPPING"] == 0 {
+			t.Fatalf("kafka %s: the idle producer never met its expired transactional id (errors %v)\nreproduce: %s", c.version, r.Errors, r.Reproduce)
+		}
+		if got := r.Errors["INVALID_PRODUCER_ID_MAPPING(fatal)"] != 0; got != c.fatal {
+			t.Errorf("kafka %s: INVALID_PRODUCER_ID_MAPPING fatal %v, want %v (errors %v)\nreproduce: %s", c.version, got, c.fatal, r.Errors, r.Reproduce)
+		}
+	}
+}

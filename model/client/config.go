@@ -69,6 +69,10 @@ type ProducerConfig struct {
 	// sequence to 0, and an abortable error needs no InitProducerId bump;
 	// transactions.md X23, X38). 0 means 1.
 	TransactionVersion int
+	// ClientVersion is the Java client's release as major*100+minor (4.0
+	// is 400); 0 means the newest modelled. It gates what the client's
+	// releases did differently (docs/versions.md).
+	ClientVersion int
 	// GroupID, set for an exactly-once application, is the consumer group
 	// whose input position the producer commits inside every transaction
 	// (sendOffsetsToTransaction: AddOffsetsToTxn, then TxnOffsetCommit,

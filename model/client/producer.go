@@ -599,6 +599,12 @@ func (p *Producer) failBatch(now sim.Time, b *pbatch, err model.ErrCode, adjust 
 	case err == model.ErrProducerFenced:
 		p.enterFatal(now, model.ErrProducerFenced)
 		return
+	case txn && err == model.ErrInvalidProducerIDMapping && ipimFatal(p.cfg.ClientVersion):
+		// From the 4.0 client (KAFKA-18019) the coordinator's forgetting
+		// the transactional id is fatal on the produce path too (under
+		// transaction version 2 the leader's implicit add returns it).
+		p.enterFatal(now, err)
+		return
 	case txn:
 		// Every other error, INVALID_PRODUCER_EPOCH included, is
 		// abortable for a transactional producer, with an epoch bump

@@ -403,15 +403,24 @@ func TestTxnErrorAction(t *testing.T) {
 		{model.ErrInvalidProducerEpoch, txnFatal, txnFatal},
 		{model.ErrInvalidTxnState, txnFatal, txnFatal},
 		{model.ErrUnknownProducerID, txnAbortableBump, txnAbortableBump},
-		{model.ErrInvalidProducerIDMapping, txnAbortableBump, txnAbortableBump},
+		{model.ErrInvalidProducerIDMapping, txnFatal, txnFatal},
 		{model.ErrTransactionAbortable, txnAbortable, txnAbortable},
 		{model.ErrInvalidRequest, txnAbortable, txnFatal},
 	} {
-		if got := txnErrorAction(txnOpAdd, c.err); got != c.add {
+		if got := txnErrorAction(txnOpAdd, c.err, 401); got != c.add {
 			t.Errorf("AddPartitionsToTxn %v: %d, want %d", c.err, got, c.add)
 		}
-		if got := txnErrorAction(txnOpEnd, c.err); got != c.end {
+		if got := txnErrorAction(txnOpEnd, c.err, 401); got != c.end {
 			t.Errorf("EndTxn %v: %d, want %d", c.err, got, c.end)
+		}
+	}
+	// Before the 4.0 client (KAFKA-18019) INVALID_PRODUCER_ID_MAPPING was
+	// abortable with an epoch bump (KIP-360).
+	for _, v := range []int{302, 309} {
+		for _, op := range []uint8{txnOpAdd, txnOpEnd} {
+			if got := txnErrorAction(op, model.ErrInvalidProducerIDMapping, v); got != txnAbortableBump {
+				t.Errorf("client %d, op %d: INVALID_PRODUCER_ID_MAPPING is %d, want abortable with a bump", v, op, got)
+			}
 		}
 	}
 }

@@ -329,6 +329,12 @@ const (
 	txnFatal
 )
 
+// ipimFatal reports whether INVALID_PRODUCER_ID_MAPPING is fatal for the
+// Java client of release clientVersion (major*100+minor, 0 the newest):
+// from 4.0 it is (KAFKA-18019), before it was abortable with an epoch bump
+// (KIP-360).
+func ipimFatal(clientVersion int) bool { return clientVersion == 0 || clientVersion >= 400 }
+
 // txnErrorAction classifies a transactional request's error as the Java
 // client's handlers do (apache/kafka@1eb7644349cb,
 // clients/src/main/java/org/apache/kafka/clients/producer/internals/TransactionManager.java,
@@ -339,16 +345,20 @@ const (
 //     PRODUCER_FENCED), and so is INVALID_TXN_STATE (l.1405-1413,
 //     l.1578-1584);
 //   - UNKNOWN_PRODUCER_ID and INVALID_PRODUCER_ID_MAPPING are abortable
-//     with an epoch bump (l.1420-1422, l.1585-1586);
+//     with an epoch bump (l.1420-1422, l.1585-1586), except that from the
+//     4.0 client INVALID_PRODUCER_ID_MAPPING is fatal (KAFKA-18019: the
+//     coordinator forgot the transactional id, so no bump can recover it);
 //   - TRANSACTION_ABORTABLE is abortable (l.1423-1425, l.1587-1588);
 //   - anything else is abortable for AddPartitionsToTxn (a partition
 //     error, l.1426-1429 and l.1443-1444) and fatal for EndTxn
 //     (l.1589-1591).
-func txnErrorAction(op uint8, e model.ErrCode) txnAction {
+func txnErrorAction(op uint8, e model.ErrCode, clientVersion int) txnAction {
 	switch {
 	case e.Retriable():
 		return txnRetry
 	case e == model.ErrProducerFenced, e == model.ErrInvalidProducerEpoch, e == model.ErrInvalidTxnState:
+		return txnFatal
+	case e == model.ErrInvalidProducerIDMapping && ipimFatal(clientVersion):
 		return txnFatal
 	case e == model.ErrUnknownProducerID, e == model.ErrInvalidProducerIDMapping:
 		return txnAbortableBump
@@ -409,7 +419,7 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *model.TxnResp
 	if q.txnOp == txnOpEnd {
 		op = "EndTxn "
 	}
-	switch txnErrorAction(q.txnOp, r.Err) {
+	switch txnErrorAction(q.txnOp, r.Err, p.cfg.ClientVersion) {
 	case txnRetry:
 		t.retryAt = now.Add(p.cfg.RetryBackoff)
 	case txnAbortable, txnAbortableBump:

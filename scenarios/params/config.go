@@ -276,6 +276,13 @@ type CoordinatorParams struct {
 	// transaction.abort.timed.out.transaction.cleanup.interval.ms: how
 	// often timed-out transactions are aborted, 1..2147483647 ms.
 	AbortCleanupInterval time.Duration
+	// TransactionalIDExpiration is transactional.id.expiration.ms, 1 ms
+	// to 2147483647 ms.
+	TransactionalIDExpiration time.Duration
+	// ExpirationCheckInterval is
+	// transaction.remove.expired.transaction.cleanup.interval.ms, 1 ms to
+	// 2147483647 ms.
+	ExpirationCheckInterval time.Duration
 	// BugNoRotate is coordinator.bug.no_rotate (-bug Z10, a what-if).
 	BugNoRotate bool
 	// BugNoBumpOnTimeout is coordinator.bug.no_bump_on_timeout (-bug
@@ -415,6 +422,8 @@ var fields = map[string]func(c *Config) any{
 	"coordinator.bug.no_rotate":          func(c *Config) any { return &c.Coordinator.BugNoRotate },
 	"coordinator.bug.no_bump_on_timeout": func(c *Config) any { return &c.Coordinator.BugNoBumpOnTimeout },
 	"transaction.abort.timed.out.transaction.cleanup.interval.ms": func(c *Config) any { return &c.Coordinator.AbortCleanupInterval },
+	"transactional.id.expiration.ms":                              func(c *Config) any { return &c.Coordinator.TransactionalIDExpiration },
+	"transaction.remove.expired.transaction.cleanup.interval.ms":  func(c *Config) any { return &c.Coordinator.ExpirationCheckInterval },
 
 	// Network.
 	"net.mode":              func(c *Config) any { return &c.Net.Mode },
@@ -649,6 +658,7 @@ func (c *Config) ProducerConfig() client.ProducerConfig {
 	pc.TransactionRecords = p.TransactionRecords
 	pc.TransactionTimeout = p.TransactionTimeout
 	pc.TransactionVersion = p.Policy.TransactionVersion(c.Versions.ClientTransactionVersion())
+	pc.ClientVersion = int(parseKafkaVersion(c.Versions.ClientVersion()))
 	pc.Seq = model.SeqSpace{Bits: uint8(c.SequenceBits)}
 	pc.Policy = p.Policy
 	pc.BugResetSeqOnMetadataFlap = p.BugMetaflapReset

@@ -25,6 +25,7 @@ func TestConfigDefaults(t *testing.T) {
 	want.Seq = model.SeqSpace{Bits: 31}
 	// The default kafka.version, 4.1, runs transaction version 2.
 	want.TransactionVersion = 2
+	want.ClientVersion = 401
 	if got := c.ProducerConfig(); !reflect.DeepEqual(got, want) {
 		t.Errorf("producer defaults\n got %+v\nwant %+v", got, want)
 	}

@@ -29,6 +29,7 @@ var kafkaDefaultKeys = []string{
 	"retry.backoff.ms", "retry.backoff.max.ms", "reconnect.backoff.ms",
 	"transaction.timeout.ms", "transaction.abort.timed.out.transaction.cleanup.interval.ms",
 	"producer.id.expiration.ms", "producer.id.expiration.check.interval.ms",
+	"transactional.id.expiration.ms", "transaction.remove.expired.transaction.cleanup.interval.ms",
 }
 
 var presets = []Preset{{

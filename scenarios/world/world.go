@@ -344,7 +344,8 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	w.coord = w.spare.coordinator(coordinator.CoordinatorConfig{NextPID: model.ProducerID(cc.NextPID), EpochBits: uint8(cc.EpochBits),
 		Leaders: topo.Leaders, TimeoutCheckInterval: cc.AbortCleanupInterval,
 		BugNoRotate: cc.BugNoRotate, BugNoBumpOnTimeout: cc.BugNoBumpOnTimeout, TransactionVersion: cfg.Versions.TransactionVersion,
-		LogAppendTime: cc.LogAppendTime, Version: cfg.BrokerVersionNumber()})
+		LogAppendTime: cc.LogAppendTime, Version: cfg.BrokerVersionNumber(),
+		TransactionalIDExpiration: cc.TransactionalIDExpiration, ExpirationCheckInterval: cc.ExpirationCheckInterval})
 	w.coordNode = simnet.NodeID(len(w.nodes))
 	w.nodes = append(w.nodes, node{kind: kindCoordinator, name: topo.CoordinatorName(), srv: w.coord, holder: w.coord})
 	w.addServerKinds() // serverkind.go

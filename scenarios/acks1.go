@@ -17,7 +17,7 @@ func acks1() *Scenario {
 		Name:    "acks1",
 		Summary: "acks=1: the leader acknowledges, crashes before its followers fetched, and a follower takes over without the records",
 		Story: `Three brokers hold a copy each of the partition; b1 leads, its followers
-fetch from 20 ms away. With acks=1 (bug-zoo Z06) the leader answers as soon
+fetch from 20 ms away. With acks=1 the leader answers as soon
 as the batch is in its own log. It crashes while the latest batches are
 still on it alone. The controller fences it after broker.session.timeout.ms
 (9 s) and elects a follower from the ISR; the producer's Metadata request

@@ -11,7 +11,7 @@ import (
 	"github.com/idemsim/idemsim/scenarios/world"
 )
 
-// The scenario catalogue (bug-zoo §3). Each scenario's fault plan draws its
+// The scenario catalogue. Each scenario's fault plan draws its
 // timing from the run's "faults" stream around a fixed trigger, so every
 // seed exercises the failure and seeds only jitter it; fault.count adds
 // generic noise faults on top.

@@ -17,7 +17,7 @@ func coordfailover() *Scenario {
 		Name:    "coordfailover",
 		Summary: "the transaction coordinator's broker dies mid-commit: the coordinator on the new __transaction_state leader completes the commit",
 		Story: `Three brokers; the transaction coordinator runs on b1, the leader of the
-__transaction_state partition (replication.md R52-R58), and b1 also leads
+__transaction_state partition (docs/replication.md), and b1 also leads
 partition 0. A transactional producer commits a transaction of 4 records
 over two partitions every 400ms; the coordinator's markers take 40ms to
 reach the leaders. b1 crashes at a random point of a transaction, often
@@ -26,11 +26,12 @@ EndTxn answered or not). The coordinator goes down with it. After
 broker.session.timeout.ms the controller fences b1 and elects new leaders:
 for partition 0, and for __transaction_state, whose new leader b2 loads
 the log under coordinator epoch + 1, sends the markers of every
-PrepareCommit again and completes it (TransactionCoordinator.onElection;
-X10). The producer retries its EndTxn (CONCURRENT_TRANSACTIONS until the
+PrepareCommit again and completes it
+(TransactionCoordinator.onElection). The producer retries its EndTxn (CONCURRENT_TRANSACTIONS until the
 commit completes, then NONE) and goes on. A marker the old coordinator
 had sent and that arrives after the new one's is refused
-TRANSACTION_COORDINATOR_FENCED (B8). Every transaction the producer was
+TRANSACTION_COORDINATOR_FENCED (the marker carries the old
+coordinator epoch; ProducerAppendInfo.checkCoordinatorEpoch). Every transaction the producer was
 told committed is readable exactly once (INV-TXN), nothing acknowledged
 is lost (INV-LOSS), and the last stable offset moves on (LIVE-LSO).`,
 		ExpectOff: "nothing to show: transactions need idempotence",

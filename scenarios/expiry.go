@@ -19,8 +19,8 @@ is lost. The application then goes idle. Before the producer's request
 times out and it retries, the producer has been idle longer than
 producer.id.expiration.ms and the broker's periodic check removes its
 state. The retry finds no state; an unknown producer is accepted at any
-sequence (Kafka 2.5+), so the batch is appended a second time (bug-zoo
-Z07, the hazard variant). When the producer resumes after the idle
+sequence (Kafka 2.5+), so the batch is appended a second time (the
+hazard KIP-360 describes). When the producer resumes after the idle
 period, its next batches are accepted as the first of an unknown producer.`,
 		ExpectOff: "the retried batch lands twice (INV-DUP fails)",
 		ExpectOn:  "the retried batch lands twice too (INV-DUP and INV-SEQ fail): a documented hole of KIP-360",

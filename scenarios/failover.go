@@ -28,7 +28,7 @@ producer's Metadata request finds it, and the producer retries there.
 
 Without idempotence each such retry is a second copy (INV-DUP). With
 idempotence the new leader rebuilt the producer state from what it
-replicated (B12), recognises the retries as duplicates and answers with
+replicated (its log and snapshot), recognises the retries as duplicates and answers with
 their offsets: nothing is lost or written twice. A cut-off leader comes
 back as a follower and truncates what only it had.`,
 		ExpectOff: "retries to the new leader write replicated batches again (INV-DUP fails)",

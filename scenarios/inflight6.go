@@ -18,7 +18,7 @@ broker's window holds only the 5 newer batches: the retry is neither a
 cached duplicate nor the next sequence, so it gets
 OUT_OF_ORDER_SEQUENCE_NUMBER. The Java client takes that for a real gap at
 the head, bumps the epoch, renumbers and resends: everything unacknowledged
-lands twice (bug-zoo Z03). With max.in.flight=5 the retry is still in the
+lands twice. With max.in.flight=5 the retry is still in the
 window and is answered as a duplicate, whatever messages are lost or
 delayed; two unclean broker restarts still duplicate, because the
 rebuilt window keeps each producer's newest batch only (simulate -explore

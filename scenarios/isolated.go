@@ -21,7 +21,7 @@ func isolated() *Scenario {
 		Story: `Three brokers hold a copy each of the partition; b1 leads. A network
 partition cuts b1 off from the controller and from its followers, but not
 from the producer. The controller fences b1 after broker.session.timeout.ms
-and elects b2; b1 never hears of it (replication spec R35) and, with
+and elects b2; b1 never hears of it (docs/replication.md) and, with
 acks=1, goes on acknowledging every write the producer sends it. When the
 partition heals, b1 catches up on the metadata it missed, resigns, follows
 b2 and truncates by leader epoch everything it accepted while cut off: all

@@ -14,7 +14,7 @@ func reorder() *Scenario {
 batch NOT_ENOUGH_REPLICAS (retriable; nothing appended) while the batches
 behind it on the same connection are appended. Without idempotence the
 failed batch is retried and lands after them: the partition's order is
-not the order sent (bug-zoo Z02). With idempotence the broker answers the
+not the order sent. With idempotence the broker answers the
 later batches OUT_OF_ORDER_SEQUENCE_NUMBER because of the gap; they are
 not the head batch, so the client retries them in order without an epoch
 bump, and the log keeps the order sent.

@@ -19,7 +19,7 @@ appends, before the acknowledgement arrives. The application restarts it
 and, being at-least-once, sends again every record it had not seen
 acknowledged. The new instance has no transactional.id, so InitProducerId
 gives it a new producer id: the broker cannot tell the resent batch from
-new data, with idempotence on or off (bug-zoo Z04). Idempotence holds
+new data, with idempotence on or off. Idempotence holds
 within one producer session only; transactions are Kafka's answer.`,
 		ExpectOff: "duplicates after each restart (INV-DUP fails)",
 		ExpectOn:  "duplicates too: the restarted instance has a new producer id",

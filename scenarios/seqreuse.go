@@ -21,7 +21,7 @@ librdkafka 1.9.0 defect (-bug Z11) dropped the partition objects and
 restarted their sequences at 0; the broker still holds the producer's
 state, finds the new batches' ranges in its window and answers them as
 duplicates with the old offsets: the application sees success, but its
-records are not in the log (bug-zoo Z11). The franz-go #1217 variant
+records are not in the log. The franz-go #1217 variant
 (-bug Z11f) frees the sequence numbers of a batch that timed out after it
 was written, so the next records take them and are swallowed the same way.`,
 		ExpectOff: "nothing to show: without idempotence there are no sequence numbers",

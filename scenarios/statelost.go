@@ -20,7 +20,7 @@ producer retries, the broker crashes and restarts. Kafka rebuilds the
 producer state from its snapshot and the log (broker.restart.rebuild=log),
 so the retry is recognised as a duplicate of the newest batch. A broker
 that comes back without producer state (broker.restart.rebuild=none,
-bug-zoo Z08) accepts the retry as the first batch of an unknown producer
+a what-if of KAFKA-5435 and KAFKA-9892) accepts the retry as the first batch of an unknown producer
 and appends it again.
 
 With several batches written but unacknowledged at the restart (fault

@@ -10,9 +10,9 @@ import (
 
 func init() { register(txnlate) }
 
-// txnlate is one of the transaction protocol's ordering scenarios
-// (transactions.md Part 7): a request of one transaction reaches a server
-// after the next transaction began (KAFKA-17754).
+// txnlate is one of the transaction protocol's ordering scenarios: a
+// request of one transaction reaches a server after the next transaction
+// began (KAFKA-17754).
 func txnlate() *Scenario {
 	return &Scenario{
 		Name:    "txnlate",
@@ -29,8 +29,8 @@ connection is gone.
 With the classic protocol (kafka.version 3.x, or transaction.version=0)
 consecutive transactions share the producer id and epoch, so the stale
 EndTxn is indistinguishable from one of the running transaction: it
-commits that transaction early, with the records sent so far (bug-zoo
-Z20, Jepsen's Bufstream analysis; transactions.md X40). The client
+commits that transaction early, with the records sent so far
+(KAFKA-17754, from Jepsen's Bufstream analysis). The client
 still believes it is open: its next batch to a partition whose marker
 is written is refused TRANSACTION_ABORTABLE (KIP-890 verification), it
 aborts, and the abort meets a completed commit: INVALID_TXN_STATE,
@@ -41,7 +41,7 @@ transactions it is a harmless retry.
 
 Under transaction version 2 (Kafka 4.0+, the default 4.1) every
 EndTxn bumps the epoch, so the late EndTxn carries an old epoch and is
-answered PRODUCER_FENCED without effect (X43); nothing breaks.`,
+answered PRODUCER_FENCED without effect; nothing breaks.`,
 		ExpectOff: "nothing to show: transactions need idempotence",
 		ExpectOn:  "at 4.1 (transaction version 2) the late EndTxn is fenced and every invariant holds; at kafka.version=3.9 it commits the running transaction early: INV-TXN (aborted read, torn transaction) and the producer's fatal INVALID_TXN_STATE (LIVE-PROD)",
 		Defaults: []params.KV{{Key: "records", Value: "40"}, {Key: "partitions", Value: "2"}, {Key: "batch.size", Value: "1"}, {Key: "transactional.id", Value: "t1"},

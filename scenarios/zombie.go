@@ -19,7 +19,8 @@ func zombie() *Scenario {
 		Story: `An exactly-once application (app.mode=exactly-once) reads input records in
 order and writes each as an output record in transactions of 10 that also
 commit its input position (AddOffsetsToTxn to the transaction coordinator
-c1, TxnOffsetCommit to the group coordinator g1; semantics T5). Its
+c1, TxnOffsetCommit to the group coordinator g1;
+KafkaProducer.sendOffsetsToTransaction). Its
 instance v1 (p1) has producer id 42. v1 stalls in a GC pause longer than
 its supervisor waits: 650ms after the pause starts the application starts
 v2 (p2) with the same transactional.id. v2's InitProducerId bumps the

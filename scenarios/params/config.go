@@ -207,7 +207,7 @@ type Rebuild uint8
 const (
 	// RebuildLog is Kafka's: the snapshot plus a replay of the log.
 	RebuildLog Rebuild = iota
-	// RebuildNone loses the producer state (what-if, bug-zoo Z08).
+	// RebuildNone loses the producer state (what-if, -bug Z08).
 	RebuildNone
 )
 

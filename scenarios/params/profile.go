@@ -81,7 +81,7 @@ func (v Versions) ClientVersion() string {
 // ClientTransactionVersion is the transaction protocol the client runs:
 // 2 when the cluster finalized transaction.version 2 and the client is
 // 4.0 or later (a 4.0+ producer decides it at each beginTransaction;
-// older clients never send EndTxn v5; transactions.md X22), else 1.
+// older clients never send EndTxn v5; KIP-890 part 2), else 1.
 func (v Versions) ClientTransactionVersion() int {
 	if v.TransactionVersion >= 2 && parseKafkaVersion(v.ClientVersion()).atLeast("4.0") {
 		return 2
@@ -118,7 +118,7 @@ func profileValues(broker, client string) []struct {
 	b, c := parseKafkaVersion(broker), parseKafkaVersion(client)
 	tv := "0"
 	if b.atLeast("4.0") {
-		tv = "2" // transactions.md X22: clusters formatted by 4.0
+		tv = "2" // KIP-890 part 2: clusters formatted by 4.0 finalize transaction.version 2
 	}
 	linger := "0"
 	if c.atLeast("4.0") {
@@ -130,7 +130,7 @@ func profileValues(broker, client string) []struct {
 	}
 	return []kv{
 		// KIP-890 part 1 verification: broker 3.6+ (reverted before
-		// 3.5.0; transactions.md X27).
+		// 3.5.0; KIP-890).
 		{KV{"transaction.partition.verification.enable", strconv.FormatBool(b.atLeast("3.6"))}, "broker"},
 		{KV{"transaction.version", tv}, "broker"},
 		{KV{"linger.ms", linger}, "client"},

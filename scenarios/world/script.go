@@ -431,7 +431,7 @@ func (s *Script) Send(name string, part int32) (model.Record, error) {
 // Replay makes instance to send again, with the same ids and payloads,
 // every record instance from (of the same application) has no outcome for,
 // in message order: an application that resumes from its last
-// acknowledged record on a new instance (bug-zoo Z04). From forgets them.
+// acknowledged record on a new instance. From forgets them.
 func (s *Script) Replay(to, from string) error {
 	in, err := s.ready(to)
 	if err != nil {

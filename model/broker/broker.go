@@ -2,6 +2,7 @@ package broker
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/idemsim/idemsim/model"
@@ -336,7 +337,7 @@ func (b *Broker) produce(now sim.Time, from model.Peer, req *model.ProduceReques
 		p.StartVerification(bt.PID, bt.Epoch, bt.FirstSeq)
 	}
 	if ask == nil {
-		b.appendBatches(now, from, req, verify)
+		b.appendBatches(now, from, req, verify, nil)
 		return
 	}
 	// The parked request keeps its own copy of the answers so far (verify
@@ -372,7 +373,7 @@ func (b *Broker) verified(now sim.Time, m *model.VerifyPartitionsResponse) {
 			}
 		}
 	}
-	b.appendBatches(now, pk.from, pk.req, pk.verify)
+	b.appendBatches(now, pk.from, pk.req, pk.verify, pk.asked)
 }
 
 func (b *Broker) parkedIndex(corr int64) int {
@@ -408,7 +409,7 @@ func (b *Broker) verifyFailed(now sim.Time, corr int64) {
 				}
 			}
 		}
-		b.appendBatches(now, pk.from, pk.req, pk.verify)
+		b.appendBatches(now, pk.from, pk.req, pk.verify, nil)
 	}
 }
 
@@ -417,8 +418,9 @@ func (b *Broker) verifyFailed(now sim.Time, corr int64) {
 // answers NOT_LEADER_OR_FOLLOWER, a planned reject or a transient
 // replication failure NOT_ENOUGH_REPLICAS (retriable; nothing appended),
 // and otherwise the partition runs Kafka's append checks. It replies unless
-// acks=0.
-func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.ProduceRequest, verify []model.ErrCode) {
+// acks=0. asked are the partitions whose batches were verified with the
+// coordinator for this request (their answers are in verify).
+func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.ProduceRequest, verify []model.ErrCode, asked []int32) {
 	var resp *model.ProduceResponse
 	if req.Acks != 0 {
 		resp = b.pool.resps.New()
@@ -453,7 +455,8 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 					break
 				}
 			}
-			r = p.AppendWith(now, *bt, storage.AppendOptions{Verification: verify[i], ImplicitAdd: req.TransactionV2})
+			r = p.AppendWith(now, *bt, storage.AppendOptions{Verification: verify[i], ImplicitAdd: req.TransactionV2,
+				Verified: verify[i] == model.ErrNone && slices.Contains(asked, bt.Partition)})
 		}
 		o := b.observeNext(model.ObsVerdict)
 		o.Peer, o.N, o.Batch, o.Result, o.Random, o.Flag = from.Node, from.ReqNo, *bt, r, random, len(req.Batches) > 1

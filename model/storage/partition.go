@@ -290,6 +290,15 @@ type AppendOptions struct {
 	// add of a transaction version 2 producer's partition (KIP-890 part
 	// 2), which applies even with verification off.
 	ImplicitAdd bool
+	// Verified says the leader verified this batch with the coordinator
+	// for this request (the answer was ErrNone). Between the answer and
+	// the append a marker for the producer may have been written (a
+	// same-epoch ABORT whose markers overtook the answer): the marker ends
+	// the verification, and Kafka then refuses the batch with
+	// INVALID_TXN_STATE instead of opening a transaction no coordinator
+	// holds (KAFKA-14884, fixed in 3.6.0 with verification itself:
+	// UnifiedLog.append re-checks the VerificationGuard).
+	Verified bool
 }
 
 // Append validates and appends a client's data batch, running Kafka's
@@ -323,10 +332,10 @@ func errResult(e model.ErrCode, reason string) model.AppendResult {
 //     INVALID_TXN_STATE;
 //  8. accept.
 //
-// DUPLICATE_SEQUENCE_NUMBER and UNKNOWN_PRODUCER_ID are never returned
-// (B7.5, B13). Simplifications: the verification guard re-check (B4.3) and
-// the verification sequence guard (B4.5, VerificationStateEntry) are not
-// modelled, because verification is answered synchronously here.
+// DUPLICATE_SEQUENCE_NUMBER and UNKNOWN_PRODUCER_ID are never returned.
+// A verified batch is re-checked against its verification entry at the
+// append (AppendOptions.Verified; KAFKA-14884), and the verification
+// sequence guard applies (verification.go).
 func (p *Partition) AppendWith(now sim.Time, b model.Batch, o AppendOptions) model.AppendResult {
 	n := int64(len(b.Records))
 	if !b.Idempotent() {
@@ -341,6 +350,11 @@ func (p *Partition) AppendWith(now sim.Time, b model.Batch, o AppendOptions) mod
 		if r, ok := verificationError(o.Verification); ok {
 			return r
 		}
+	}
+	if o.Verified && b.Transactional && !(e != nil && e.TxnFirstOffset >= 0 && e.Epoch == b.Epoch) && !p.verificationStands(b.PID, b.Epoch) {
+		// KAFKA-14884: a marker ended the transaction after the
+		// coordinator verified the batch.
+		return errResult(model.ErrInvalidTxnState, "verification: a marker ended the transaction after the batch was verified")
 	}
 	// B4.1: record validation.
 	if b.FirstSeq < 0 || b.LastSeq < 0 {

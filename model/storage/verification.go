@@ -6,7 +6,7 @@ import (
 	"github.com/idemsim/idemsim/model"
 )
 
-// The verification sequence guard (semantics B4.5, KIP-890 part 1):
+// The verification sequence guard (KIP-890 part 1):
 // when a partition leader starts verifying a producer's first
 // transactional batch of a transaction, it records the lowest sequence it
 // verifies for (storage/src/main/java/org/apache/kafka/storage/internals/
@@ -15,7 +15,7 @@ import (
 // above the lowest one gets OUT_OF_ORDER_SEQUENCE_NUMBER, so a later
 // in-flight batch cannot be appended ahead of an earlier one whose
 // verification failed with a retriable error (KAFKA-14904, KAFKA-14920,
-// fixed in 3.6.0; bug-zoo Z21). The entry ends when the producer's
+// fixed in 3.6.0). The entry ends when the producer's
 // transaction starts on the partition (its first transactional batch is
 // appended) or a marker for it is written, and with the broker's memory at
 // a restart.
@@ -59,4 +59,12 @@ func (p *Partition) endVerification(pid model.ProducerID) {
 	if len(p.verifying) > 0 {
 		delete(p.verifying, pid)
 	}
+}
+
+// verificationStands reports whether pid's verification entry at epoch
+// still stands: no marker ended it since the leader started verifying
+// (and no restart lost it).
+func (p *Partition) verificationStands(pid model.ProducerID, epoch int16) bool {
+	e, ok := p.verifying[pid]
+	return ok && e.epoch == epoch
 }

@@ -8,7 +8,9 @@ import "strconv"
 // group's __consumer_offsets partition to the transaction at the
 // transaction coordinator, then TxnOffsetCommit writes the offsets,
 // pending, at the group coordinator; the transaction's marker makes them
-// visible or drops them (semantics T5, transactions.md Part 5).
+// visible or drops them. Under transaction version 2 (KIP-890 part 2) the
+// client sends TxnOffsetCommit v5 alone, and the group coordinator adds
+// the offsets partition to the transaction itself.
 
 // DestGroupCoordinator is the destination of requests to the group
 // coordinator.
@@ -56,6 +58,11 @@ type TxnOffsetCommitRequest struct {
 	PID             ProducerID
 	Epoch           int16
 	Offset          int64
+	// TransactionV2 marks TxnOffsetCommit v5 (transaction version 2,
+	// KIP-890 part 2): the client sends no AddOffsetsToTxn, and the group
+	// coordinator adds the group's offsets partition to the transaction
+	// itself before it writes the offsets.
+	TransactionV2 bool
 }
 
 // AppendDescription appends "TxnOffsetCommit#7 group=app-0 pid=42 e=0 offset=10".
@@ -69,7 +76,11 @@ func (r *TxnOffsetCommitRequest) AppendDescription(b []byte) []byte {
 	b = append(b, " e="...)
 	b = strconv.AppendInt(b, int64(r.Epoch), 10)
 	b = append(b, " offset="...)
-	return strconv.AppendInt(b, r.Offset, 10)
+	b = strconv.AppendInt(b, r.Offset, 10)
+	if r.TransactionV2 {
+		b = append(b, " v5"...)
+	}
+	return b
 }
 
 // OffsetFetchRequest asks the group coordinator for a group's committed

@@ -199,3 +199,35 @@ func TestTransactionalIDExpiry(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsetsCommitByVersion: an exactly-once application commits its
+// input position inside its transaction. The 3.9 client adds the group's
+// offsets partition with AddOffsetsToTxn to the transaction coordinator,
+// then sends TxnOffsetCommit; under transaction version 2 (4.0 and later,
+// KIP-890 part 2) it sends TxnOffsetCommit v5 alone and the group
+// coordinator adds the offsets partition itself (docs/versions.md).
+func TestOffsetsCommitByVersion(t *testing.T) {
+	sc, err := Lookup("zombie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"3.9", "4.1"} {
+		r := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: kv("kafka.version", v), KeepTrace: true})
+		var addOffsets, v5, groupAdds int
+		for _, l := range r.Trace {
+			switch {
+			case strings.Contains(l, " send AddOffsetsToTxn#"):
+				addOffsets++
+			case strings.Contains(l, " send TxnOffsetCommit#") && strings.HasSuffix(l, " v5 -> g1"):
+				v5++
+			case strings.Contains(l, " g1 send AddPartitions txn="):
+				groupAdds++
+			}
+		}
+		tv2 := v == "4.1"
+		if (addOffsets > 0) == tv2 || (v5 > 0) != tv2 || (groupAdds > 0) != tv2 || len(r.Violations) != 0 {
+			t.Errorf("kafka %s: %d AddOffsetsToTxn, %d TxnOffsetCommit v5, %d implicit adds by g1, violations %v\nreproduce: %s",
+				v, addOffsets, v5, groupAdds, r.Violations, r.Reproduce)
+		}
+	}
+}

@@ -18,9 +18,11 @@ func zombie() *Scenario {
 		Summary: "an exactly-once application's paused instance is fenced by its replacement; nothing is lost or written twice",
 		Story: `An exactly-once application (app.mode=exactly-once) reads input records in
 order and writes each as an output record in transactions of 10 that also
-commit its input position (AddOffsetsToTxn to the transaction coordinator
-c1, TxnOffsetCommit to the group coordinator g1;
-KafkaProducer.sendOffsetsToTransaction). Its
+commit its input position (KafkaProducer.sendOffsetsToTransaction: under
+transaction version 2, the default, TxnOffsetCommit v5 to the group
+coordinator g1, which adds the offsets partition to the transaction at
+the transaction coordinator c1 itself; under the classic protocol,
+AddOffsetsToTxn to c1 first). Its
 instance v1 (p1) has producer id 42. v1 stalls in a GC pause longer than
 its supervisor waits: 650ms after the pause starts the application starts
 v2 (p2) with the same transactional.id. v2's InitProducerId bumps the

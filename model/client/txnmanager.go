@@ -231,9 +231,12 @@ func (p *Producer) txnStep(now sim.Time) {
 	}
 	if t.open && (t.commit || t.flush) && !p.txnUnacked() {
 		if p.cfg.GroupID != "" && !t.offsetsCommitted {
-			// sendOffsetsToTransaction before commitTransaction.
+			// sendOffsetsToTransaction before commitTransaction. Under
+			// transaction version 2 the client sends TxnOffsetCommit v5
+			// alone: the group coordinator adds the offsets partition to
+			// the transaction (KIP-890 part 2).
 			if !t.offsetsBusy {
-				if !t.offsetsAdded {
+				if !t.offsetsAdded && !p.txnV2() {
 					p.sendTxn(now, txnOpAddOffsets, false)
 				} else {
 					p.sendTxn(now, txnOpCommitOffsets, false)
@@ -280,7 +283,8 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 		m = model.Carve(&p.pool.msgs.addOffsets, model.AddOffsetsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, GroupID: p.cfg.GroupID})
 		p.txn.offsetsBusy = true
 	case txnOpCommitOffsets:
-		m = model.Carve(&p.pool.msgs.offsetCommit, model.TxnOffsetCommitRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, GroupID: p.cfg.GroupID, PID: p.pid, Epoch: p.epoch, Offset: p.txn.nextInput})
+		m = model.Carve(&p.pool.msgs.offsetCommit, model.TxnOffsetCommitRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, GroupID: p.cfg.GroupID, PID: p.pid, Epoch: p.epoch, Offset: p.txn.nextInput,
+			TransactionV2: p.txnV2()})
 		p.txn.offsetsBusy = true
 	case txnOpAdd:
 		parts := p.pool.msgs.parts.Slice(len(p.txn.needAdd))
@@ -388,7 +392,10 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *model.TxnResp
 			if q.txnOp == txnOpAddOffsets {
 				t.offsetsAdded = true
 			} else {
+				// Under transaction version 2 the commit also added the
+				// offsets partition to the transaction.
 				t.offsetsCommitted = true
+				t.offsetsAdded = t.offsetsAdded || p.txnV2()
 			}
 		case model.ErrConcurrentTransactions, model.ErrNotEnoughReplicas, model.ErrRequestTimedOut, model.ErrNetworkException, model.ErrUnstableOffsetCommit:
 			t.retryAt = now.Add(p.cfg.RetryBackoff)

@@ -16,7 +16,13 @@ import (
 //     is below one the group coordinator has seen for that producer id:
 //     the append to __consumer_offsets is checked against the producer
 //     state like any transactional write, so a fenced instance's commit
-//     is refused with PRODUCER_FENCED;
+//     is refused with PRODUCER_FENCED. A TxnOffsetCommit v5 (transaction
+//     version 2, KIP-890 part 2) comes without AddOffsetsToTxn: the group
+//     coordinator first adds the offsets partition to the transaction at
+//     the transaction coordinator (an AddPartitionsToTxn on the
+//     producer's behalf, as a partition leader does for Produce v12) and
+//     writes the offsets once that is answered; an error is the
+//     commit's answer;
 //   - the transaction's marker, sent by the transaction coordinator to
 //     the offsets partition ([model.OffsetsPartition]), makes the pending offset
 //     the group's committed one (COMMIT) or drops it (ABORT)
@@ -33,6 +39,11 @@ type GroupCoordinator struct {
 	// epochs is, per producer id, the highest epoch seen in a commit or a
 	// marker.
 	epochs map[model.ProducerID]int16
+	// adding are the TxnOffsetCommit v5 requests waiting for the
+	// transaction coordinator's answer to the implicit add, oldest first;
+	// nextCorr numbers the adds. Both are volatile: a crash loses them.
+	adding   []addingOffsets
+	nextCorr int64
 	model.ServerBufs
 	// msgs carves its answers (msgpool.go).
 	msgs *msgPool
@@ -41,6 +52,13 @@ type GroupCoordinator struct {
 type pendingOffset struct {
 	group  string
 	offset int64
+}
+
+// addingOffsets is a TxnOffsetCommit v5 waiting for its implicit add.
+type addingOffsets struct {
+	corr int64
+	from model.Peer
+	req  model.TxnOffsetCommitRequest
 }
 
 // NewGroupCoordinator returns a group coordinator with no groups.
@@ -59,7 +77,7 @@ func (g *GroupCoordinator) Reset() {
 	bufs.Clear()
 	resetPool(&msgs)
 	*g = GroupCoordinator{committed: model.ClearedMap(g.committed), pending: model.ClearedMap(g.pending), epochs: model.ClearedMap(g.epochs),
-		ServerBufs: bufs, msgs: msgs}
+		adding: g.adding[:0], ServerBufs: bufs, msgs: msgs}
 }
 
 // Committed returns group's committed next input offset, or -1.
@@ -70,22 +88,28 @@ func (g *GroupCoordinator) Committed(group string) int64 {
 	return -1
 }
 
-// Step handles TxnOffsetCommit, OffsetFetch and the transaction
-// coordinator's markers.
+// Step handles TxnOffsetCommit, OffsetFetch, the transaction
+// coordinator's markers and its answers to the implicit adds.
 func (g *GroupCoordinator) Step(now sim.Time, from model.Peer, m model.Message) []model.Out {
 	g.Outs = g.Outs[:0]
 	g.Obs.Reset()
 	switch m := m.(type) {
 	case *model.TxnOffsetCommitRequest:
-		err := model.ErrNone
-		if e, ok := g.epochs[m.PID]; ok && m.Epoch < e {
-			err = model.ErrProducerFenced
-		} else {
-			g.epochs[m.PID] = m.Epoch
-			g.pending[m.PID] = pendingOffset{group: m.GroupID, offset: m.Offset}
+		if e, ok := g.epochs[m.PID]; m.TransactionV2 && !(ok && m.Epoch < e) {
+			g.addOffsetsPartition(from, m)
+			break
 		}
-		g.observe(model.Obs{Kind: model.ObsOffsets, Peer: from.Node, Text: "txn-offset-commit", Msg: m, PID: m.PID, Epoch: m.Epoch, N: m.Offset, Err: err, Group: m.GroupID})
-		g.Outs = append(g.Outs, model.Out{Kind: model.OutReply, Peer: from, Msg: model.Carve(&g.msgs.txnResps, model.TxnResponse{CorrelationID: m.CorrelationID, Op: "TxnOffsetCommit", Err: err})})
+		g.commitOffsets(from, m, model.ErrNone)
+	case *model.VerifyPartitionsResponse:
+		g.added(m)
+	case *model.Disconnected:
+		// The connection to the transaction coordinator broke: every
+		// implicit add on it fails, as a partition leader's do
+		// (NETWORK_EXCEPTION, retriable for the client).
+		for _, a := range g.adding {
+			g.commitOffsets(a.from, &a.req, model.ErrNetworkException)
+		}
+		g.adding = g.adding[:0]
 	case *model.WriteTxnMarkersRequest:
 		resp := model.Carve(&g.msgs.markerResps, model.WriteTxnMarkersResponse{CorrelationID: m.CorrelationID, TransactionalID: m.TransactionalID, Errs: g.msgs.errs.Slice(len(m.Markers))})
 		for i, mk := range m.Markers {
@@ -122,11 +146,58 @@ func (g *GroupCoordinator) Step(now sim.Time, from model.Peer, m model.Message) 
 	return g.Outs
 }
 
+// commitOffsets answers TxnOffsetCommit m: with err when the implicit add
+// failed, else it stores the offset as pending unless the producer's
+// epoch is below one seen for its producer id (PRODUCER_FENCED).
+func (g *GroupCoordinator) commitOffsets(from model.Peer, m *model.TxnOffsetCommitRequest, err model.ErrCode) {
+	if err == model.ErrNone {
+		if e, ok := g.epochs[m.PID]; ok && m.Epoch < e {
+			err = model.ErrProducerFenced
+		} else {
+			g.epochs[m.PID] = m.Epoch
+			g.pending[m.PID] = pendingOffset{group: m.GroupID, offset: m.Offset}
+		}
+	}
+	g.observe(model.Obs{Kind: model.ObsOffsets, Peer: from.Node, Text: "txn-offset-commit", Msg: m, PID: m.PID, Epoch: m.Epoch, N: m.Offset, Err: err, Group: m.GroupID})
+	g.Outs = append(g.Outs, model.Out{Kind: model.OutReply, Peer: from, Msg: model.Carve(&g.msgs.txnResps, model.TxnResponse{CorrelationID: m.CorrelationID, Op: "TxnOffsetCommit", Err: err})})
+}
+
+// addOffsetsPartition asks the transaction coordinator to add the
+// group's offsets partition to m's transaction, and parks m until it
+// answers.
+func (g *GroupCoordinator) addOffsetsPartition(from model.Peer, m *model.TxnOffsetCommitRequest) {
+	g.nextCorr++
+	parts := g.msgs.parts.Slice(1)
+	parts[0] = model.OffsetsPartition
+	ask := model.Carve(&g.msgs.verifyReqs, model.VerifyPartitionsRequest{CorrelationID: g.nextCorr, TransactionalID: m.TransactionalID, PID: m.PID, Epoch: m.Epoch,
+		Partitions: parts, Add: true})
+	g.adding = append(g.adding, addingOffsets{corr: g.nextCorr, from: from, req: *m})
+	g.Outs = append(g.Outs, model.Out{Kind: model.OutSend, Dest: model.DestCoordinator, Msg: ask})
+}
+
+// added writes the offsets of the TxnOffsetCommit the answer is for.
+func (g *GroupCoordinator) added(m *model.VerifyPartitionsResponse) {
+	for i := range g.adding {
+		if g.adding[i].corr != m.CorrelationID {
+			continue
+		}
+		a := g.adding[i]
+		g.adding = append(g.adding[:i], g.adding[i+1:]...)
+		err := model.ErrNone
+		if len(m.Errs) > 0 {
+			err = m.Errs[0]
+		}
+		g.commitOffsets(a.from, &a.req, err)
+		return
+	}
+}
+
 // Wake does nothing: the group coordinator sets no timers.
 func (g *GroupCoordinator) Wake(now sim.Time, token uint64) []model.Out { return nil }
 
-// Crash keeps everything: the state stands for __consumer_offsets.
-func (g *GroupCoordinator) Crash() {}
+// Crash keeps the offsets, which stand for __consumer_offsets, and loses
+// the implicit adds in progress.
+func (g *GroupCoordinator) Crash() { g.adding = g.adding[:0] }
 
 // Restart does nothing.
 func (g *GroupCoordinator) Restart(now sim.Time, clean bool) []model.Out { return nil }

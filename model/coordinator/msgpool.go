@@ -14,6 +14,7 @@ type msgPool struct {
 	txnResps    model.Slab[model.TxnResponse]
 	initResps   model.Slab[model.InitProducerIDResponse]
 	verifyResps model.Slab[model.VerifyPartitionsResponse]
+	verifyReqs  model.Slab[model.VerifyPartitionsRequest]
 	markerReqs  model.Slab[model.WriteTxnMarkersRequest]
 	markerResps model.Slab[model.WriteTxnMarkersResponse]
 	fetchResps  model.Slab[model.OffsetFetchResponse]
@@ -46,6 +47,7 @@ func (m *msgPool) reset() {
 	m.txnResps.Rewind()
 	m.initResps.Rewind()
 	m.verifyResps.Rewind()
+	m.verifyReqs.Rewind()
 	m.markerReqs.Rewind()
 	m.markerResps.Rewind()
 	m.fetchResps.Rewind()

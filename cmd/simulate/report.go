@@ -157,7 +157,7 @@ func writeDescription(w io.Writer, sc *scenarios.Scenario, res *scenarios.Resolv
 		fmt.Fprintf(w, "  %s fails with idempotence on as well, as in real Kafka: %s\n", strings.Join(sc.OnShows, ", "), sc.OnNote)
 	}
 	if bugs := params.BugsFor(sc.Name); len(bugs) > 0 {
-		fmt.Fprintln(w, "\nhistorical defects (-bug ID):")
+		fmt.Fprintln(w, "\ndefects and what-ifs (-bug ID):")
 		for _, b := range bugs {
 			fmt.Fprintf(w, "  %-7s %s\n          breaks %s; source: %s\n", b.ID, b.Title, b.Breaks, b.Source)
 			switch {

@@ -41,3 +41,26 @@ func indexOf(t *testing.T, version string) int {
 	t.Fatalf("%s is not in KafkaVersions", version)
 	return -1
 }
+
+// TestLaterVersionsRefused: a release after the latest covered one is
+// refused with one line that names the latest covered release, on every
+// version key (docs/versions.md).
+func TestLaterVersionsRefused(t *testing.T) {
+	for _, key := range []string{"kafka.version", "broker.version", "client.version"} {
+		for _, v := range []string{"4.2", "4.5", "5.0"} {
+			vals := newValues(Common())
+			err := vals.Apply(Overrides{Sets: []KV{{key, v}}})
+			if err == nil {
+				t.Errorf("%s=%s accepted", key, v)
+				continue
+			}
+			want := key + `="` + v + `" is not a Kafka release the model covers: 3.0 to ` + LatestKafkaVersion + " (the latest covered; docs/versions.md)"
+			if err.Error() != want {
+				t.Errorf("%s=%s: %q, want %q", key, v, err, want)
+			}
+		}
+	}
+	if LatestKafkaVersion != "4.1" {
+		t.Errorf("LatestKafkaVersion %s: docs/versions.md and the README name 4.1", LatestKafkaVersion)
+	}
+}

@@ -18,6 +18,11 @@ type BrokerHeartbeatRequest struct {
 	// behind it everything it missed, standing in for the broker's fetch
 	// of the metadata log (R34).
 	MetadataOffset int64
+	// UncleanShutdown: the broker restarted after an unclean shutdown and
+	// the controller has not answered a heartbeat since (Kafka's broker
+	// registration after an unclean shutdown); the controller removes it
+	// from every ELR (KIP-966), since its log may have lost records.
+	UncleanShutdown bool
 }
 
 // AppendDescription appends "Heartbeat b1".
@@ -104,6 +109,13 @@ type PartitionState struct {
 	// Recovering is leaderRecoveryState RECOVERING, set by an unclean
 	// election (R31).
 	Recovering bool
+	// ELR are the eligible leader replicas (KIP-966): replicas removed
+	// from the ISR while it was below min.insync.replicas, which hold
+	// every committed record (the high watermark does not move below
+	// min.insync.replicas) and may be elected cleanly when no ISR member
+	// can lead. Empty without ELR, and whenever the ISR is at least
+	// min.insync.replicas.
+	ELR []int32
 }
 
 func (s *PartitionState) appendFields(b []byte) []byte {
@@ -125,6 +137,9 @@ func (s *PartitionState) appendFields(b []byte) []byte {
 func (s PartitionState) Clone() PartitionState {
 	s.Replicas = append([]int32(nil), s.Replicas...)
 	s.ISR = append([]int32(nil), s.ISR...)
+	if s.ELR != nil {
+		s.ELR = append([]int32(nil), s.ELR...)
+	}
 	return s
 }
 

@@ -113,6 +113,9 @@ type Broker struct {
 	meta       []model.PartitionState
 	metaOffset int64
 	pending    []pendingReply
+	// uncleanRestart: the broker restarted unclean and no heartbeat was
+	// answered since (BrokerHeartbeatRequest.UncleanShutdown).
+	uncleanRestart bool
 }
 
 // brokerPool is a broker's allocator state: the chunks its produce
@@ -298,6 +301,7 @@ func (b *Broker) Step(now sim.Time, from model.Peer, m model.Message) []model.Ou
 			b.leaderEffects(now, r, r.ls.OnAlterPartitionResponse(now, m))
 		}
 	case *model.BrokerHeartbeatResponse:
+		b.uncleanRestart = false
 	default:
 		panic("model: a broker cannot handle " + string(m.AppendDescription(nil)))
 	}
@@ -641,6 +645,7 @@ func (b *Broker) Restart(now sim.Time, clean bool) []model.Out {
 	if b.Replicated() {
 		// The restarted broker heartbeats at once (and gets the
 		// metadata it missed) and runs its ISR check again.
+		b.uncleanRestart = !clean
 		b.start(now)
 	}
 	return b.Outs

@@ -151,7 +151,7 @@ func (b *Broker) start(now sim.Time) {
 
 func (b *Broker) heartbeat(now sim.Time) {
 	b.Outs = append(b.Outs,
-		model.Out{Kind: model.OutSend, Dest: model.DestController, Msg: &model.BrokerHeartbeatRequest{BrokerID: b.cfg.ID, MetadataOffset: b.metaOffset}},
+		model.Out{Kind: model.OutSend, Dest: model.DestController, Msg: &model.BrokerHeartbeatRequest{BrokerID: b.cfg.ID, MetadataOffset: b.metaOffset, UncleanShutdown: b.uncleanRestart}},
 		model.Out{Kind: model.OutWake, At: now.Add(b.heartbeatInterval()), Timer: replTok(tokHeartbeat, 0, 0)})
 }
 

@@ -43,6 +43,15 @@ type ControllerConfig struct {
 	// UncleanLeaderElection: they never elect an out-of-sync replica
 	// automatically (ConfigurationControlManager#uncleanLeaderElectionEnabledForTopic:511).
 	Version int
+	// ELR turns on eligible leader replicas (KIP-966: the
+	// eligible.leader.replicas.version feature, finalized on clusters
+	// formatted by 4.1): a replica removed from an ISR below MinISR joins
+	// the partition's ELR, and when no ISR member can lead, an ELR member
+	// is elected cleanly (PartitionChangeBuilder's ELR election). A
+	// broker that comes back from an unclean shutdown leaves every ELR.
+	ELR bool
+	// MinISR is the topic's min.insync.replicas (at least 1).
+	MinISR int
 }
 
 func (c ControllerConfig) session() time.Duration {
@@ -86,7 +95,8 @@ type brokerReg struct {
 // BHM#calculateNextBrokerState:535); brokers do not register (all are
 // registered at Start); stale brokers are fenced in index order in one
 // event rather than one per event (RCM#maybeFenceOneStaleBroker:1600);
-// no controlled shutdown, ELR (R32), reassignment or preferred-leader
+// no controlled shutdown, last-known-leader recovery (KIP-966 part 2),
+// reassignment or preferred-leader
 // rebalancing (R33); metadata version >= 3.6, so ISR-only changes keep
 // the leader epoch (R30).
 type Controller struct {
@@ -176,6 +186,10 @@ func (c *Controller) Step(now sim.Time, from model.Peer, m model.Message) []mode
 			break
 		}
 		c.brokers[b].lastContact = now
+		if m.UncleanShutdown && c.cfg.ELR {
+			c.dropFromELR(b)
+			c.publish()
+		}
 		if m.MetadataOffset < c.offset {
 			// The broker missed publications (it was cut off, paused or
 			// restarted): it catches up on the whole registration.
@@ -236,6 +250,7 @@ func (c *Controller) alterPartition(m *model.AlterPartitionRequest) *model.Alter
 	if resp.Err != model.ErrNone {
 		return resp
 	}
+	c.updateELR(p, m.NewISR)
 	p.ISR = append(p.ISR[:0:0], m.NewISR...)
 	p.PartitionEpoch++
 	// The leader reports RECOVERED in its AlterPartition after an unclean
@@ -325,6 +340,17 @@ func (c *Controller) change(i int, target []int32, gone int32) {
 				break
 			}
 		}
+		if leader < 0 && c.cfg.ELR {
+			for _, id := range p.Replicas {
+				if ok(id) && slices.Contains(p.ELR, id) {
+					// KIP-966: an eligible leader replica holds every
+					// committed record; its election is clean.
+					leader, isr = id, []int32{id}
+					c.note("p" + strconv.FormatInt(int64(p.Partition), 10) + " leader b" + strconv.FormatInt(int64(id)+1, 10) + " elected from the ELR")
+					break
+				}
+			}
+		}
 		if leader < 0 && c.cfg.Unclean() {
 			for _, id := range p.Replicas {
 				if ok(id) {
@@ -339,7 +365,14 @@ func (c *Controller) change(i int, target []int32, gone int32) {
 		// R29 (PCB#build:431): an empty ISR is never written.
 		isr = p.ISR
 	}
-	if leader == p.Leader && slices.Equal(isr, p.ISR) {
+	elr := p.ELR
+	c.updateELR(p, isr)
+	if recovering && !p.Recovering {
+		// An unclean election: no replica is known to hold every
+		// committed record any more.
+		p.ELR = nil
+	}
+	if leader == p.Leader && slices.Equal(isr, p.ISR) && slices.Equal(elr, p.ELR) {
 		return
 	}
 	if leader != p.Leader {
@@ -355,6 +388,45 @@ func (c *Controller) change(i int, target []int32, gone int32) {
 	p.Recovering = recovering
 	p.PartitionEpoch++
 	c.changed = append(c.changed, i)
+}
+
+// updateELR moves p's eligible leader replicas for its ISR becoming isr
+// (KIP-966): with the new ISR below min.insync.replicas, the members it
+// loses join the ELR; members of the new ISR leave it; at or above
+// min.insync.replicas the ELR is empty. Nothing without ELR.
+func (c *Controller) updateELR(p *model.PartitionState, isr []int32) {
+	if !c.cfg.ELR {
+		return
+	}
+	if len(isr) >= max(c.cfg.MinISR, 1) {
+		p.ELR = nil
+		return
+	}
+	var elr []int32
+	for _, id := range p.Replicas {
+		inNew := slices.Contains(isr, id)
+		if !inNew && (slices.Contains(p.ELR, id) || slices.Contains(p.ISR, id)) {
+			elr = append(elr, id)
+		}
+	}
+	p.ELR = elr
+}
+
+// dropFromELR removes broker b from every ELR (it came back from an
+// unclean shutdown, so its log may lack committed records) and records
+// the partitions that changed.
+func (c *Controller) dropFromELR(b int32) {
+	for i := range c.parts {
+		p := &c.parts[i]
+		if j := slices.Index(p.ELR, b); j >= 0 {
+			p.ELR = slices.Delete(slices.Clone(p.ELR), j, j+1)
+			if len(p.ELR) == 0 {
+				p.ELR = nil
+			}
+			p.PartitionEpoch++
+			c.changed = append(c.changed, i)
+		}
+	}
 }
 
 // publish sends the changed partitions and the fenced brokers to every

@@ -217,3 +217,48 @@ func TestControllerAlterPartition(t *testing.T) {
 		t.Fatalf("expand with a fenced replica: %v", r.Err)
 	}
 }
+
+// TestControllerELR: with eligible leader replicas (KIP-966) and
+// min.insync.replicas 2, the leader's shrink of the ISR to itself puts the
+// replica it drops in the ELR; when the leader is fenced, that replica is
+// elected cleanly (isr = [it], not RECOVERING) and the old leader joins
+// the ELR. Without ELR the partition stays leaderless. A broker that comes
+// back from an unclean shutdown leaves the ELR.
+func TestControllerELR(t *testing.T) {
+	for _, elr := range []bool{false, true} {
+		h := newCtl(t, ControllerConfig{ELR: elr, MinISR: 2}, 3, model.PartitionState{Partition: 0, Replicas: []int32{0, 1, 2}, ISR: []int32{0, 1}, Leader: 0})
+		o := reply(t, h.outs(h.c.Step(ms(1), model.Peer{Node: 0}, &model.AlterPartitionRequest{BrokerID: 0, Partition: 0, NewISR: []int32{0}})))
+		if r := o.Msg.(*model.AlterPartitionResponse); r.Err != model.ErrNone {
+			t.Fatalf("elr %v: shrink: %v", elr, r.Err)
+		}
+		st := h.part(0)
+		if got, want := st.ELR, []int32(nil); elr {
+			want = []int32{1}
+			if !slices.Equal(got, want) {
+				t.Fatalf("elr %v: ELR after the shrink %v, want %v", elr, got, want)
+			}
+		} else if got != nil {
+			t.Fatalf("elr %v: ELR %v without ELR", elr, got)
+		}
+		// b0 stops heartbeating; b1 and b2 go on.
+		for at := int64(2000); at <= 10000; at += 2000 {
+			h.beat(ms(at), 1, 2)
+		}
+		h.advance(ms(10000))
+		st = h.part(0)
+		if !elr {
+			if st.Leader != -1 {
+				t.Errorf("without ELR: leader %d, want none", st.Leader)
+			}
+			continue
+		}
+		if st.Leader != 1 || st.Recovering || !slices.Equal(st.ISR, []int32{1}) || !slices.Equal(st.ELR, []int32{0}) {
+			t.Fatalf("ELR election: %+v, want leader 1, isr [1], elr [0], not recovering", st)
+		}
+		// b0 comes back from an unclean shutdown: it leaves the ELR.
+		h.outs(h.c.Step(ms(11000), model.Peer{Node: 0}, &model.BrokerHeartbeatRequest{BrokerID: 0, UncleanShutdown: true}))
+		if st = h.part(0); len(st.ELR) != 0 {
+			t.Errorf("after b0's unclean shutdown: ELR %v, want empty", st.ELR)
+		}
+	}
+}

@@ -21,6 +21,7 @@ func Common() []Param {
 		{Key: "brokers", Kind: Int, Default: "1", Unit: "brokers", Doc: "brokers b1..bN; with replication.factor above 1 a controller, n1, runs too (docs/replication.md)", Min: 1, Max: 64},
 		{Key: "replication.factor", Kind: Int, Default: "-1", Unit: "replicas", Doc: "copies of each partition, on brokers p mod brokers and the next ones; -1 takes the default, min(3, brokers) (CreateTopics' -1: the broker's default.replication.factor); 1 is one copy and no controller", Min: -1, Max: 64},
 		{Key: "min.insync.replicas", Kind: Int, Default: "1", Unit: "replicas", Doc: "min.insync.replicas: fewer in-sync replicas refuse acks=all (NOT_ENOUGH_REPLICAS)", Min: 1, Max: 64},
+		{Key: "eligible.leader.replicas.version", Kind: Enum, Default: "1", Values: []string{"0", "1"}, Doc: "the cluster's finalized eligible.leader.replicas.version feature (KIP-966): 1 keeps replicas that left an ISR below min.insync.replicas eligible for a clean election; the profile sets 1 from broker 4.1 (clusters formatted by 4.1) and 0 before"},
 		{Key: "replica.lag.time.max.ms", Kind: Int, Default: "30000", Unit: "ms", Doc: "replica.lag.time.max.ms: a follower behind this long leaves the ISR (Kafka 2.5+, KIP-537; 10000 before)", Min: 1, Max: math.MaxInt32},
 		{Key: "unclean.leader.election.enable", Kind: Bool, Default: "false", Doc: "unclean.leader.election.enable: with no in-sync replica alive, elect an out-of-sync one (KRaft honours it from 3.9, KAFKA-12670)"},
 

@@ -73,6 +73,9 @@ type ReplicationParams struct {
 	LagTimeMax time.Duration
 	// Unclean is unclean.leader.election.enable.
 	Unclean bool
+	// ELRVersion is eligible.leader.replicas.version, 0 or 1 (KIP-966:
+	// 1 turns eligible leader replicas on).
+	ELRVersion int
 }
 
 // checkReplication refuses a replication.factor the brokers cannot hold,
@@ -358,18 +361,19 @@ type ExtraParams struct {
 // parameter without an entry is an error of Decode (and of the tests).
 var fields = map[string]func(c *Config) any{
 	// Workload.
-	"records":                        func(c *Config) any { return &c.App.Records },
-	"send.interval.ms":               func(c *Config) any { return &c.App.SendInterval },
-	"app.idle.after":                 func(c *Config) any { return &c.App.IdleAfter },
-	"app.idle.ms":                    func(c *Config) any { return &c.App.Idle },
-	"app.mode":                       func(c *Config) any { return &c.App.Mode },
-	"partitions":                     func(c *Config) any { return &c.Partitions },
-	"brokers":                        func(c *Config) any { return &c.Brokers },
-	"replication.factor":             func(c *Config) any { return &c.Replication.Factor },
-	"min.insync.replicas":            func(c *Config) any { return &c.Replication.MinISR },
-	"replica.lag.time.max.ms":        func(c *Config) any { return &c.Replication.LagTimeMax },
-	"unclean.leader.election.enable": func(c *Config) any { return &c.Replication.Unclean },
-	"sequence.bits":                  func(c *Config) any { return &c.SequenceBits },
+	"records":                          func(c *Config) any { return &c.App.Records },
+	"send.interval.ms":                 func(c *Config) any { return &c.App.SendInterval },
+	"app.idle.after":                   func(c *Config) any { return &c.App.IdleAfter },
+	"app.idle.ms":                      func(c *Config) any { return &c.App.Idle },
+	"app.mode":                         func(c *Config) any { return &c.App.Mode },
+	"partitions":                       func(c *Config) any { return &c.Partitions },
+	"brokers":                          func(c *Config) any { return &c.Brokers },
+	"replication.factor":               func(c *Config) any { return &c.Replication.Factor },
+	"min.insync.replicas":              func(c *Config) any { return &c.Replication.MinISR },
+	"eligible.leader.replicas.version": func(c *Config) any { return &c.Replication.ELRVersion },
+	"replica.lag.time.max.ms":          func(c *Config) any { return &c.Replication.LagTimeMax },
+	"unclean.leader.election.enable":   func(c *Config) any { return &c.Replication.Unclean },
+	"sequence.bits":                    func(c *Config) any { return &c.SequenceBits },
 
 	// Versions.
 	"kafka.version":       func(c *Config) any { return &c.Versions.Kafka },

@@ -120,6 +120,10 @@ func profileValues(broker, client string) []struct {
 	if b.atLeast("4.0") {
 		tv = "2" // KIP-890 part 2: clusters formatted by 4.0 finalize transaction.version 2
 	}
+	elr := "0"
+	if b.atLeast("4.1") {
+		elr = "1"
+	}
 	linger := "0"
 	if c.atLeast("4.0") {
 		linger = "5" // KIP-1030: linger.ms default 5 from 4.0
@@ -133,6 +137,9 @@ func profileValues(broker, client string) []struct {
 		// 3.5.0; KIP-890).
 		{KV{"transaction.partition.verification.enable", strconv.FormatBool(b.atLeast("3.6"))}, "broker"},
 		{KV{"transaction.version", tv}, "broker"},
+		// KIP-966: clusters formatted by 4.1 finalize
+		// eligible.leader.replicas.version 1.
+		{KV{"eligible.leader.replicas.version", elr}, "broker"},
 		{KV{"linger.ms", linger}, "client"},
 	}
 }

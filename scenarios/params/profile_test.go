@@ -17,6 +17,9 @@ func TestProfileRows(t *testing.T) {
 		{"transaction.version", "4.0", "0", "2"},
 		// KIP-1030: linger.ms defaults to 5 from the 4.0 client.
 		{"linger.ms", "4.0", "0", "5"},
+		// KIP-966: clusters formatted by 4.1 finalize
+		// eligible.leader.replicas.version 1.
+		{"eligible.leader.replicas.version", "4.1", "0", "1"},
 	} {
 		prev := KafkaVersions[indexOf(t, row.release)-1]
 		for _, c := range []struct{ version, want string }{{prev, row.before}, {row.release, row.with}} {

@@ -178,7 +178,8 @@ func (w *World) addController() {
 	for p, r := range rs {
 		parts[p] = model.PartitionState{Partition: int32(p), Replicas: r, ISR: slices.Clone(r), Leader: r[0]}
 	}
-	ctl := controller.NewController(controller.ControllerConfig{UncleanLeaderElection: w.cfg.Replication.Unclean, Version: w.cfg.BrokerVersionNumber()}, w.topo.Brokers, parts)
+	ctl := controller.NewController(controller.ControllerConfig{UncleanLeaderElection: w.cfg.Replication.Unclean, Version: w.cfg.BrokerVersionNumber(),
+		ELR: w.cfg.Replication.ELRVersion >= 1, MinISR: w.cfg.Replication.MinISR}, w.topo.Brokers, parts)
 	w.repl = &replState{ctlNode: simnet.NodeID(len(w.nodes)), ctl: ctl, rng: w.rngFor("net/replication"), wire: map[uint64]replMsg{}}
 	w.nodes = append(w.nodes, node{kind: kindController, name: w.topo.ControllerName(), srv: ctl})
 	w.schedule(0, Event{kind: evReplStart, bg: true})

@@ -554,23 +554,32 @@ func (c *Coordinator) EndTxn(now sim.Time, req EndTxnCall) EndTxnResult {
 	if req.ProducerEpoch != m.ProducerEpoch {
 		return endTxnFail(model.ErrProducerFenced, "epoch is not the current epoch")
 	}
-	want, prep, mt := endTxnStates(req.Commit)
+	return c.endByState(now, m, req.Commit, false)
+}
+
+// endByState answers an EndTxn that passed the epoch checks by m's state,
+// as the classic protocol does: Empty is INVALID_TXN_STATE; Ongoing moves
+// to Prepare* (with bump, as transaction version 2 does, the epoch goes up
+// by one); Prepare* with the same result is CONCURRENT_TRANSACTIONS;
+// Complete* with the same result is a retry's success, with the current
+// producer id and epoch; the opposite result is INVALID_TXN_STATE.
+func (c *Coordinator) endByState(now sim.Time, m *TxnMetadata, commit, bump bool) EndTxnResult {
+	want, prep, mt := endTxnStates(commit)
 	switch m.State {
 	case model.TxnEmpty:
 		return endTxnFail(model.ErrInvalidTxnState, "no transaction")
 	case model.TxnOngoing:
-		return c.prepareEnd(now, m, prep, mt, false)
+		return c.prepareEnd(now, m, prep, mt, bump)
 	case model.TxnPrepareCommit, model.TxnPrepareAbort:
 		if m.State == prep {
 			return endTxnFail(model.ErrConcurrentTransactions, "markers still being written")
 		}
 		return endTxnFail(model.ErrInvalidTxnState, "completing with the opposite result")
-	default: // Complete*
-		if m.State == want {
-			return EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Reason: "retry of a completed EndTxn"}
-		}
-		return endTxnFail(model.ErrInvalidTxnState, "completed with the opposite result")
 	}
+	if m.State == want {
+		return EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Reason: "retry of a completed EndTxn"}
+	}
+	return endTxnFail(model.ErrInvalidTxnState, "completed with the opposite result")
 }
 
 // endTxnV2 is EndTxn under transaction version 2, as Kafka 4.0 and later
@@ -626,16 +635,10 @@ func (c *Coordinator) endTxnV2(now sim.Time, m *TxnMetadata, req EndTxnCall) End
 		return endTxnFail(model.ErrProducerFenced, "no open transaction at this epoch")
 	}
 	retry := retryOnBump || retryOnOverflow
-	want, prep, mt := endTxnStates(req.Commit)
-	done := EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Reason: "retry of a completed EndTxn"}
+	want, _, _ := endTxnStates(req.Commit)
 	switch m.State {
-	case model.TxnOngoing:
-		return c.prepareEnd(now, m, prep, mt, true)
-	case model.TxnPrepareCommit, model.TxnPrepareAbort:
-		if m.State == prep {
-			return endTxnFail(model.ErrConcurrentTransactions, "markers still being written")
-		}
-		return endTxnFail(model.ErrInvalidTxnState, "completing with the opposite result")
+	case model.TxnOngoing, model.TxnPrepareCommit, model.TxnPrepareAbort:
+		return c.endByState(now, m, req.Commit, true)
 	case model.TxnEmpty:
 		if req.Commit {
 			return endTxnFail(model.ErrInvalidTxnState, "no transaction")
@@ -645,7 +648,7 @@ func (c *Coordinator) endTxnV2(now sim.Time, m *TxnMetadata, req EndTxnCall) End
 	// Complete*.
 	switch {
 	case m.State == want && retry:
-		return done
+		return EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Reason: "retry of a completed EndTxn"}
 	case retry:
 		return endTxnFail(model.ErrInvalidTxnState, "completed with the opposite result")
 	case req.Commit:
@@ -675,22 +678,7 @@ func (c *Coordinator) endTxnV2PreRelease(now sim.Time, m *TxnMetadata, req EndTx
 	} else if !retry {
 		return endTxnFail(model.ErrProducerFenced, "no open transaction at this epoch")
 	}
-	want, prep, mt := endTxnStates(req.Commit)
-	switch m.State {
-	case model.TxnEmpty:
-		return endTxnFail(model.ErrInvalidTxnState, "no transaction")
-	case model.TxnOngoing:
-		return c.prepareEnd(now, m, prep, mt, true)
-	case model.TxnPrepareCommit, model.TxnPrepareAbort:
-		if m.State == prep {
-			return endTxnFail(model.ErrConcurrentTransactions, "markers still being written")
-		}
-		return endTxnFail(model.ErrInvalidTxnState, "completing with the opposite result")
-	}
-	if m.State == want {
-		return EndTxnResult{ProducerID: m.ProducerID, Epoch: m.ProducerEpoch, Reason: "retry of a completed EndTxn"}
-	}
-	return endTxnFail(model.ErrInvalidTxnState, "completed with the opposite result")
+	return c.endByState(now, m, req.Commit, true)
 }
 
 // prepareEmptyAbort aborts, at the current epoch, a transaction that has

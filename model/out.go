@@ -83,6 +83,13 @@ type TxnResult struct {
 	// Txn is the transaction's ordinal on this instance (1, 2, ...), as
 	// stamped on its batches ([Batch.Txn]).
 	Txn int32
+	// Dropped are the records the application sent while an exactly-once
+	// application's transaction was being aborted: they were never sent,
+	// and the application consumes its input again from its committed
+	// position after the abort, as a consume-transform-produce loop seeks
+	// its consumer back after abortTransaction. The slice is the
+	// producer's and valid until its next call.
+	Dropped []RecordID
 }
 
 // NoteKind classifies a producer's notable state changes.

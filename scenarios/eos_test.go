@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
 
@@ -94,5 +95,42 @@ func TestTransactionalIDNeedsTransactions(t *testing.T) {
 	zb, _ := Lookup("zombie")
 	if _, err := Run(Spec{Scenario: zb, Seed: 1, Sets: []params.KV{{Key: "transaction.records", Value: "0"}}}); err == nil {
 		t.Fatalf("zombie with transaction.records=0 accepted")
+	}
+}
+
+// TestEOSRewindsAfterAbort: an exactly-once application whose transaction
+// aborts (an abortable error) seeks its input back to the committed
+// position and sends the aborted records again, as a
+// consume-transform-produce loop does after abortTransaction; it does not
+// carry on from its in-memory position. Before, INV-EOS reported the
+// aborted input missing from the committed output: zombie's seeds 22,
+// 989, 1077, 1583 and 1861 with fault.count=4, and seqreuse run as an
+// exactly-once application in every seed.
+func TestEOSRewindsAfterAbort(t *testing.T) {
+	zombie, err := Lookup("zombie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{22, 989, 1077, 1583, 1861} {
+		r := mustRun(t, Spec{Scenario: zombie, Seed: seed, Sets: kv("fault.count", "4")})
+		if fired(r)[check.InvEOS] {
+			t.Errorf("zombie seed %d, fault.count=4: %v\nreproduce: %s", seed, r.Violations, r.Reproduce)
+		}
+	}
+	seqreuse, err := Lookup("seqreuse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	aborts := 0
+	for seed := uint64(1); seed <= seedsFor(t); seed++ {
+		r := mustRun(t, Spec{Scenario: seqreuse, Seed: seed, Sets: kv("enable.idempotence", "true", "app.mode", "exactly-once",
+			"transactional.id", "t9", "transaction.records", "10")})
+		if fired(r)[check.InvEOS] {
+			t.Fatalf("seqreuse exactly-once seed %d: %v\nreproduce: %s", seed, r.Violations, r.Reproduce)
+		}
+		aborts += int(r.Errors["DELIVERY_TIMEOUT"])
+	}
+	if aborts == 0 {
+		t.Error("seqreuse exactly-once: no transaction aborted, so nothing was rewound")
 	}
 }

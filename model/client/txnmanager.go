@@ -471,6 +471,18 @@ func fatalOf(e model.ErrCode) model.ErrCode {
 func (p *Producer) endTxn(now sim.Time, committed bool) {
 	t := &p.txn
 	p.txnResult(committed, false, t.abortedBy)
+	if !committed && p.cfg.GroupID != "" && len(t.waiting) > 0 {
+		// An exactly-once application rewinds its input to the
+		// committed position after an abort: what it sent meanwhile is
+		// dropped, and it sends those records again from there.
+		r := &p.pool.txns[len(p.pool.txns)-1]
+		from := len(p.pool.txnIDs)
+		for _, rec := range t.waiting {
+			p.pool.txnIDs = append(p.pool.txnIDs, rec.ID)
+		}
+		r.Dropped = p.pool.txnIDs[from:len(p.pool.txnIDs):len(p.pool.txnIDs)]
+		t.waiting = t.waiting[:0]
+	}
 	waiting := t.waiting
 	added := t.added
 	for i := range added {

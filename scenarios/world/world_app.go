@@ -269,6 +269,9 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			for _, id := range o.Txn.Records {
 				in.unresolved.Delete(id.N)
 			}
+			for _, id := range o.Txn.Dropped {
+				in.unresolved.Delete(id.N)
+			}
 			verb := "aborted"
 			switch {
 			case o.Txn.Committed:
@@ -278,6 +281,14 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			}
 			w.emit(model.Obs{Kind: model.ObsTxnOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id,
 				Flag: o.Txn.Committed, Err: o.Txn.Err, Text: verb, N: int64(len(o.Txn.Records)), IDs: o.Txn.Records, Txn: o.Txn.Txn})
+			if !o.Txn.Committed && !o.Txn.Failed && w.eosFetch(in) && in == in.app.current() {
+				// A consume-transform-produce loop seeks its consumer back
+				// to the committed offsets after abortTransaction: the input
+				// stops until the group coordinator says where, and the
+				// aborted records are consumed and sent again.
+				in.app.chain++
+				w.resumeInput(now, in)
+			}
 		case model.OutNote:
 			ob := model.Obs{Kind: model.ObsNote, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Text: o.Note, NoteKind: o.NoteKind}
 			if o.Batch != nil {

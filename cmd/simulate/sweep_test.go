@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -159,5 +160,82 @@ func TestSweepInterrupted(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if !bytes.Contains(b, []byte(`"complete": false`)) {
 		t.Error("summary.json does not say incomplete")
+	}
+}
+
+// TestMergeRefusesWrongShards: merge refuses shards that are well formed
+// but wrong, with exit 2 and one line naming the file (and line): a
+// summary.json that claims a shard index beyond its count, a runs.csv
+// whose rows name a seed of another shard, or one seed in every row (its
+// keys repeat), a point out of range, and a count that is not an integer.
+// Each of these merged before, with the good summary and the bad rows.
+func TestMergeRefusesWrongShards(t *testing.T) {
+	tmp := t.TempDir()
+	base := []string{"-scenario", "ackloss", "-runs", "10", "-seed", "1"}
+	var dirs []string
+	for _, sh := range []string{"0/2", "1/2"} {
+		d := filepath.Join(tmp, strings.ReplaceAll(sh, "/", "of"))
+		if code, _, e := runCLI(append(base, "-shard", sh, "-out", d)...); code != exitOK {
+			t.Fatal(e)
+		}
+		dirs = append(dirs, d)
+	}
+	edit := func(t *testing.T, name string, f func(string) string) []string {
+		t.Helper()
+		d := filepath.Join(tmp, "bad-"+strings.ReplaceAll(t.Name(), "/", "-"))
+		if err := os.CopyFS(d, os.DirFS(dirs[1])); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(d, name)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f(string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{dirs[0], d}
+	}
+	rows := func(s string, f func(fields []string) []string) string {
+		lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+		for i := 1; i < len(lines); i++ {
+			lines[i] = strings.Join(f(strings.Split(lines[i], ",")), ",")
+		}
+		return strings.Join(lines, "\n") + "\n"
+	}
+	col := func(s, name string) int {
+		return slices.Index(strings.Split(strings.SplitN(s, "\n", 2)[0], ","), name)
+	}
+	for _, c := range []struct {
+		name, file string
+		edit       func(string) string
+		want       string
+	}{
+		{"shard 5 of 2", "summary.json", func(s string) string { return strings.Replace(s, `"index": 1,`, `"index": 5,`, 1) },
+			"claims shard 5/2, which is not a shard of a split"},
+		{"seeds of another shard", "runs.csv", func(s string) string {
+			return rows(s, func(f []string) []string { f[1] = "3"; return f })
+		}, "seed 3 is not in shard 1/2 of seeds 1..10"},
+		{"one seed in every row", "runs.csv", func(s string) string {
+			return rows(s, func(f []string) []string { f[1] = "2"; return f })
+		}, "key (point 0, seed 2, off) repeats"},
+		{"point -7", "runs.csv", func(s string) string {
+			return rows(s, func(f []string) []string { f[0] = "-7"; return f })
+		}, "point -7 is out of range"},
+		{"sent lots", "runs.csv", func(s string) string {
+			i := col(s, "sent")
+			return rows(s, func(f []string) []string { f[i] = "lots"; return f })
+		}, `sent "lots" is not a non-negative integer`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := edit(t, c.file, c.edit)
+			code, _, e := runCLI(append([]string{"merge", "-out", filepath.Join(tmp, "out-"+strings.ReplaceAll(c.name, " ", "-"))}, in...)...)
+			if code != exitUsage || !strings.Contains(e, c.want) || strings.Count(strings.TrimSpace(e), "\n") != 0 {
+				t.Errorf("exit %d, %q: want exit 2 and one line with %q", code, e, c.want)
+			}
+			if c.file == "runs.csv" && !strings.Contains(e, "runs.csv line ") {
+				t.Errorf("%q does not name the file's line", e)
+			}
+		})
 	}
 }

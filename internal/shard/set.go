@@ -30,6 +30,9 @@ func (s *Set) Add(dir string, sh *Shard) error {
 	if sh != nil {
 		x = *sh
 	}
+	if x.Count < 1 || x.Index < 0 || x.Index >= x.Count {
+		return fmt.Errorf("%s claims shard %s, which is not a shard of a split (index 0 to count-1, count at least 1)", dir, x)
+	}
 	if len(s.seen) == 0 {
 		s.first, s.count = dir, x.Count
 	}

@@ -242,15 +242,19 @@ func (a csvKey) cmp(b csvKey) int {
 
 // mergeCSV merges shards' runs.csv files, each in key order, into one in
 // key order, streaming. want[i] is the number of rows paths[i] must have
-// (its shard's runs): a file cut short is refused, not merged.
-func mergeCSV(out io.Writer, paths []string, want []int64) error {
+// (its shard's runs): a file cut short is refused, not merged. checks[i]
+// (if any) says what paths[i]'s rows may hold: a row it refuses, or a key
+// that repeats or goes back, is refused with the file and line.
+func mergeCSV(out io.Writer, paths []string, want []int64, checks []rowCheck) error {
 	type src struct {
 		r    *csv.Reader
 		rec  []string
 		key  csvKey
-		path string
-		want int64
-		n    int64
+		path  string
+		want  int64
+		n     int64
+		check rowCheck
+		seen  bool
 	}
 	var srcs []*src
 	var header []string
@@ -275,6 +279,9 @@ func mergeCSV(out io.Writer, paths []string, want []int64) error {
 			return err
 		}
 		s := &src{r: r, path: p, want: want[len(srcs)]}
+		if len(checks) > len(srcs) {
+			s.check = checks[len(srcs)]
+		}
 		srcs = append(srcs, s)
 	}
 	// Every row's trace hash must be of this version's scheme: shards
@@ -295,8 +302,17 @@ func mergeCSV(out io.Writer, paths []string, want []int64) error {
 		}
 		k, err := keyOf(rec)
 		if err != nil {
-			return fmt.Errorf("%s: %v", s.path, err)
+			return fmt.Errorf("%s line %d: %v", s.path, s.n+1, err)
 		}
+		if s.check != nil {
+			if err := s.check(header, rec, k); err != nil {
+				return fmt.Errorf("%s line %d: %v", s.path, s.n+1, err)
+			}
+		}
+		if s.seen && k.cmp(s.key) <= 0 {
+			return fmt.Errorf("%s line %d: key (point %d, seed %d, %s) repeats or comes before the row above (rows are in key order, each key once)", s.path, s.n+1, k.point, k.seed, k.mode)
+		}
+		s.seen = true
 		if hashCol >= 0 && hashCol < len(rec) {
 			if _, err := world.ParseTraceHash(rec[hashCol]); err != nil {
 				return fmt.Errorf("%s row %d: %v", s.path, s.n, err)
@@ -422,4 +438,58 @@ func mergeFailing(out io.Writer, paths []string) error {
 		}
 	}
 	return w.Flush()
+}
+
+// rowCheck says whether a runs.csv row (with its key k) may stand in a
+// shard's file.
+type rowCheck func(header, rec []string, k csvKey) error
+
+// countColumns are runs.csv's columns that hold counts (the others hold
+// text, or a -vary axis's values).
+var countColumns = map[string]bool{"events": true, "sim_time_ns": true, "sent": true, "acked": true, "failed": true, "pending": true,
+	"appended": true, "duplicates": true, "reordered": true, "lost_acked": true, "aborted": true, "txn_committed": true,
+	"txn_aborted": true, "abandoned": true, "fenced": true, "zombie_writes": true, "zombie_attempts": true, "zombie_rejected": true,
+	"client_epoch_bumps": true, "coordinator_epoch_bumps": true, "net.requests_sent": true, "net.responses_sent": true,
+	"net.requests_lost": true, "net.responses_lost": true, "net.dropped": true, "net.server_sent": true, "net.server_dropped": true}
+
+// newRowCheck returns the checks of a shard's rows from its summary: the
+// point is one of the sweep's, the seed is the shard's (every n-th seed
+// from the base, starting at the shard's index), the mode is one the sweep
+// ran, and every count is a non-negative integer.
+func newRowCheck(st *State) rowCheck {
+	points := len(st.Acc)
+	modes := map[string]bool{}
+	for _, on := range st.Modes {
+		modes[modeName(on)] = true
+	}
+	if len(st.Modes) == 0 {
+		modes["off"], modes["on"] = true, true
+	}
+	idx, count := 0, 1
+	if st.Shard != nil && st.Shard.Count > 1 {
+		idx, count = st.Shard.Index, st.Shard.Count
+	}
+	return func(header, rec []string, k csvKey) error {
+		if k.point < 0 || k.point >= points {
+			return fmt.Errorf("point %d is out of range (the sweep has points 0 to %d)", k.point, points-1)
+		}
+		if k.seed < st.Base || k.seed >= st.Base+uint64(st.Runs) || int((k.seed-st.Base)%uint64(count)) != idx {
+			return fmt.Errorf("seed %d is not in shard %d/%d of seeds %d..%d", k.seed, idx, count, st.Base, st.Base+uint64(st.Runs)-1)
+		}
+		if !modes[k.mode] {
+			return fmt.Errorf("mode %q was not run", k.mode)
+		}
+		if len(rec) != len(header) {
+			return fmt.Errorf("%d fields, the header has %d", len(rec), len(header))
+		}
+		for i, name := range header {
+			if !countColumns[name] {
+				continue
+			}
+			if _, err := strconv.ParseUint(rec[i], 10, 64); err != nil {
+				return fmt.Errorf("%s %q is not a non-negative integer", name, rec[i])
+			}
+		}
+		return nil
+	}
 }

@@ -25,10 +25,10 @@ func TestMergeRefusesOldHashes(t *testing.T) {
 	good := write("good.csv", "v2:0123456789abcdef")
 	old := write("old.csv", "0123456789abcdef")
 	var out bytes.Buffer
-	if err := mergeCSV(&out, []string{good}, []int64{1}); err != nil {
+	if err := mergeCSV(&out, []string{good}, []int64{1}, nil); err != nil {
 		t.Fatalf("v2 shard: %v", err)
 	}
-	err := mergeCSV(&out, []string{good, old}, []int64{1, 1})
+	err := mergeCSV(&out, []string{good, old}, []int64{1, 1}, nil)
 	if err == nil || !strings.Contains(err.Error(), "not a v2 hash") {
 		t.Fatalf("untagged shard merged: %v", err)
 	}

@@ -49,7 +49,8 @@ func Merge(out string, dirs []string) (*Summary, error) {
 	if err := shard.OutNotInput(out, dirs); err != nil {
 		return nil, err
 	}
-	rows := map[string]int64{} // shard directory -> runs.csv rows it must have
+	rows := map[string]int64{}      // shard directory -> runs.csv rows it must have
+	checks := map[string]rowCheck{} // shard directory -> what its rows may hold
 	var total *State
 	var first *Summary
 	for _, d := range dirs {
@@ -76,6 +77,7 @@ func Merge(out string, dirs []string) (*Summary, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", d, err)
 		}
+		checks[d] = newRowCheck(st)
 		for _, p := range st.Acc {
 			for _, a := range p {
 				rows[d] += a.Runs
@@ -106,6 +108,7 @@ func Merge(out string, dirs []string) (*Summary, error) {
 	}
 	var csvs, fails []string
 	var want []int64
+	var rowChecks []rowCheck
 	for _, d := range dirs {
 		p := filepath.Join(d, RunsFile)
 		if _, err := os.Stat(p); err != nil {
@@ -113,6 +116,7 @@ func Merge(out string, dirs []string) (*Summary, error) {
 		}
 		csvs = append(csvs, p)
 		want = append(want, rows[d])
+		rowChecks = append(rowChecks, checks[d])
 		if _, err := os.Stat(filepath.Join(d, FailingFile)); err == nil {
 			fails = append(fails, filepath.Join(d, FailingFile))
 		}
@@ -120,7 +124,7 @@ func Merge(out string, dirs []string) (*Summary, error) {
 	if len(fails) != 0 && len(fails) != len(dirs) {
 		return nil, fmt.Errorf("%d of %d shards have %s (allowed: all or none)", len(fails), len(dirs), FailingFile)
 	}
-	if err := writeMerged(filepath.Join(out, RunsFile), func(w io.Writer) error { return mergeCSV(w, csvs, want) }); err != nil {
+	if err := writeMerged(filepath.Join(out, RunsFile), func(w io.Writer) error { return mergeCSV(w, csvs, want, rowChecks) }); err != nil {
 		return nil, err
 	}
 	if len(fails) > 0 {

@@ -41,6 +41,11 @@ type Out struct {
 	Msg   Message
 	At    sim.Time
 	Timer uint64
+	// Owed marks an OutWake that stands for work the node owes others
+	// (markers still to write, a log write under way): it keeps a run
+	// alive, where a housekeeping wake-up (an expiry check, a heartbeat)
+	// does not.
+	Owed bool
 	// Result is set for OutResult. It points into the node's buffer,
 	// valid as long as the effect is (see Obs).
 	Result *Outcome

@@ -231,3 +231,22 @@ func TestOffsetsCommitByVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkersOwedKeepRunAlive: a run is not over while the transaction
+// coordinator still owes a committed transaction's markers: its retries
+// are foreground work. Before, hanging's seeds 6, 900, 959, 1467 and 1682
+// with fault.count=4 ended "drained" at a broker's restart while a marker
+// retry was due, and INV-LOSS reported the committed transaction's
+// records as lost.
+func TestMarkersOwedKeepRunAlive(t *testing.T) {
+	sc, err := Lookup("hanging")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []uint64{6, 900, 959, 1467, 1682} {
+		r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: kv("fault.count", "4")})
+		if fired(r)[check.InvLoss] {
+			t.Errorf("seed %d: %v\nreproduce: %s", seed, r.Violations, r.Reproduce)
+		}
+	}
+}

@@ -34,7 +34,7 @@ const (
 
 // retryWake is the wake-up that retries the markers due by at.
 func retryWake(at sim.Time) model.Out {
-	return model.Out{Kind: model.OutWake, At: at, Timer: tokMarker | tokRetry | uint64(at)}
+	return model.Out{Kind: model.OutWake, At: at, Timer: tokMarker | tokRetry | uint64(at), Owed: true}
 }
 
 // coordinatorNode is the coordinator's node state.
@@ -283,6 +283,8 @@ func (c *Coordinator) sendMarkerRequests(now sim.Time, txnID string, j *markerJo
 		n.reqs[r.CorrelationID] = model.Carve(&n.msgs.pending, markerReq{txnID: txnID, markers: r.Markers, dest: dests[i]})
 		j.inflight++
 		n.Outs = append(n.Outs, model.Out{Kind: model.OutSend, Dest: dests[i], Msg: r})
+		// The request's timeout is housekeeping (it stays scheduled
+		// after the answer); the retries it may lead to are owed work.
 		n.Outs = append(n.Outs, model.Out{Kind: model.OutWake, At: now.Add(c.markerTimeout()), Timer: tokMarker | uint64(r.CorrelationID)})
 	}
 }
@@ -451,7 +453,7 @@ func (c *Coordinator) startWrite(now sim.Time, w *pendingWrite) {
 	c.pending[w.id] = true
 	n.nextWrite++
 	n.writes[n.nextWrite] = w
-	n.Outs = append(n.Outs, model.Out{Kind: model.OutWake, At: now.Add(c.cfg.LogAppendTime), Timer: tokWrite | n.nextWrite})
+	n.Outs = append(n.Outs, model.Out{Kind: model.OutWake, At: now.Add(c.cfg.LogAppendTime), Timer: tokWrite | n.nextWrite, Owed: true})
 }
 
 // writeDone completes write k: the transition is installed and logged,

@@ -464,8 +464,8 @@ func (w *World) note(now sim.Time, n simnet.NodeID, text string) {
 	w.emit(model.Obs{Kind: model.ObsNote, At: now, Node: int32(n), Peer: -1, Text: text})
 }
 
-// schedule puts ev on the loop: wake-ups of servers are background events
-// (housekeeping that does not keep a run alive), the rest foreground.
+// schedule puts ev on the loop: housekeeping wake-ups of servers are
+// background events (they do not keep a run alive), the rest foreground.
 func (w *World) schedule(at sim.Time, ev Event) {
 	if w.limit > 0 && at > w.limit {
 		// It could never run: the loop stops at the horizon. Keeping it

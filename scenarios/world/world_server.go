@@ -136,7 +136,10 @@ func (w *World) serverEffects(now sim.Time, n simnet.NodeID, outs []model.Out) {
 				w.mode.connsDown(w, now)
 			}
 		case model.OutWake:
-			w.schedule(w.drifted(now, n, o.At), Event{kind: evWake, node: int32(n), n: o.Timer, gen: w.nodes[n].inc, bg: true})
+			// Housekeeping wake-ups are background events; one that
+			// stands for owed work (markers still to write) keeps the
+			// run alive.
+			w.schedule(w.drifted(now, n, o.At), Event{kind: evWake, node: int32(n), n: o.Timer, gen: w.nodes[n].inc, bg: !o.Owed})
 		}
 	}
 }

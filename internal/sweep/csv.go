@@ -247,9 +247,9 @@ func (a csvKey) cmp(b csvKey) int {
 // that repeats or goes back, is refused with the file and line.
 func mergeCSV(out io.Writer, paths []string, want []int64, checks []rowCheck) error {
 	type src struct {
-		r    *csv.Reader
-		rec  []string
-		key  csvKey
+		r     *csv.Reader
+		rec   []string
+		key   csvKey
 		path  string
 		want  int64
 		n     int64

@@ -54,9 +54,10 @@ With idempotence, seeds 1-200: at 3.5, INV-FENCE and LIVE-LSO fail in
 		Extra: []params.Param{
 			{Key: "late.ms", Kind: params.Int, Default: "6000", Unit: "ms", Doc: "how long the last record's produce request is held (plus up to 500ms of jitter); longer than delivery.timeout.ms and the abort that follows it", Min: 0, Max: 3_600_000},
 		},
-		OffNote: "transactions need idempotence",
-		Bugs:    []string{"Z19"},
-		build:   oneApp,
+		OffNote:    "transactions need idempotence",
+		Bugs:       []string{"Z19"},
+		SingleCopy: "the late batch and the one-way cut are timed against the single leader's log and the abort's markers",
+		build:      oneApp,
 		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			c := v.Config()
 			last := c.App.Records - 1

@@ -99,6 +99,10 @@ func Resolve(spec Spec) (*Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sc := spec.Scenario; sc.SingleCopy != "" && wr.Config.ReplicationFactor() > 1 {
+		wr.Notes = append(wr.Notes, sc.Name+"'s story needs one copy of each partition ("+sc.SingleCopy+"): with replication.factor="+
+			strconv.Itoa(wr.Config.ReplicationFactor())+" its targeted faults no longer produce it (docs/replication.md lists the scenarios that keep their story)")
+	}
 	s0 := spec
 	s0.Seed = 0
 	tail, ok := strings.CutPrefix(s0.reproduce(), reproduceHead+"0")

@@ -42,6 +42,11 @@ type Scenario struct {
 	OnNote  string
 	// Bugs lists the -bug IDs that make sense with this scenario.
 	Bugs []string
+	// SingleCopy, when set, says why the scenario's story needs one copy
+	// of each partition: its targeted faults are timed for it. A run that
+	// replicates (replication.factor above 1, as -set brokers=3 gives)
+	// gets a configuration note saying the story no longer applies.
+	SingleCopy string
 	// build adds the scenario's applications and instances through the
 	// exported [Builder] only. It reads the parameters from
 	// b.Config(), decoded by Resolve.

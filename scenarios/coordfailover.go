@@ -33,7 +33,14 @@ had sent and that arrives after the new one's is refused
 TRANSACTION_COORDINATOR_FENCED (the marker carries the old
 coordinator epoch; ProducerAppendInfo.checkCoordinatorEpoch). Every transaction the producer was
 told committed is readable exactly once (INV-TXN), nothing acknowledged
-is lost (INV-LOSS), and the last stable offset moves on (LIVE-LSO).`,
+is lost (INV-LOSS), and the last stable offset moves on (LIVE-LSO).
+
+With random faults (fault.count), a transaction can time out while the
+producer sends to a stale leader or is cut off; the coordinator's abort
+fences its epoch and the producer's EndTxn(COMMIT) at that epoch is
+fatal, as the Java client's EndTxnHandler takes PRODUCER_FENCED and
+INVALID_TXN_STATE: LIVE-PROD's spurious fatal (3 of seeds 1-2000 with
+fault.count=4).`,
 		ExpectOff: "nothing to show: transactions need idempotence",
 		ExpectOn:  "the commit in flight completes on the new coordinator; no invariant fails",
 		Defaults: []params.KV{{Key: "brokers", Value: "3"}, {Key: "partitions", Value: "2"}, {Key: "records", Value: "40"}, {Key: "batch.size", Value: "1"},

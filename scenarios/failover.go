@@ -30,7 +30,15 @@ Without idempotence each such retry is a second copy (INV-DUP). With
 idempotence the new leader rebuilt the producer state from what it
 replicated (its log and snapshot), recognises the retries as duplicates and answers with
 their offsets: nothing is lost or written twice. A cut-off leader comes
-back as a follower and truncates what only it had.`,
+back as a follower and truncates what only it had.
+
+Random faults (fault.count) break the promise in real Kafka too: after a
+broker's clean restart and an election, the new leader's producer state
+may come from a snapshot, which keeps only the newest batch of each
+producer, so a retry of an older written batch gets
+OUT_OF_ORDER_SEQUENCE_NUMBER; the Java client bumps the epoch for its head
+batch and sends it again at sequence 0: INV-DUP (15 of seeds 1-2000 with
+fault.count=4 and idempotence).`,
 		ExpectOff: "retries to the new leader write replicated batches again (INV-DUP fails)",
 		ExpectOn:  "the new leader deduplicates the retries from the replicated producer state; nothing lost or duplicated",
 		Defaults: []params.KV{{Key: "brokers", Value: "3"}, {Key: "records", Value: "60"}, {Key: "send.interval.ms", Value: "20"}, {Key: "batch.size", Value: "1"},

@@ -46,7 +46,14 @@ rejects the batch with INVALID_PRODUCER_EPOCH: nothing hangs.
 
 With idempotence, seeds 1-200: at 3.5, INV-FENCE and LIVE-LSO fail in
 200 of 200 runs; at 3.6, 4.0 and 4.1, no invariant fails
-(docs/versions.md).`,
+(docs/versions.md).
+
+With random faults (fault.count=4, seeds 1-2000): transactions that time
+out during a pause or a partition fence the producer (LIVE-PROD's
+spurious fatal, 89 runs), and a broker that crashes before a partition
+held a record leaves it never written, so a restarted producer's first
+batch there is accepted at any sequence (KAFKA-15591's hole, as in
+emptypart): INV-SEQ, 1 run (seed 698).`,
 		ExpectOff: "nothing to show: transactions need idempotence",
 		ExpectOn:  "at 3.6 verification refuses the late batch; at 4.0 and 4.1 (the default) the producer's abort bumps the epoch and the leader's implicit add refuses the late batch; either way the last stable offset moves on; at kafka.version=3.5 it is appended after its abort and LIVE-LSO fails (and INV-FENCE: a batch after its transaction's end marker)",
 		Defaults: []params.KV{{Key: "records", Value: "9"}, {Key: "partitions", Value: "2"}, {Key: "batch.size", Value: "1"}, {Key: "transactional.id", Value: "t1"},

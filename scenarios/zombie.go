@@ -47,7 +47,15 @@ crashed instance that restarts. A non-transactional idempotent zombie is never f
 instance gets a new producer id, which is the restart story (scenario
 restart). Without idempotence (-idempotence=false) there is no
 transactional.id, and Kafka allows no transactions: the application runs
-at least once, v1's late writes land and duplicate what v2 sent again.`,
+at least once, v1's late writes land and duplicate what v2 sent again.
+
+With random faults (fault.count=4, seeds 1-2000, idempotence on), 122
+runs end with an instance stopped by PRODUCER_FENCED while no newer one
+exists (LIVE-PROD's spurious fatal): its transaction timed out during a
+pause or a partition, and the coordinator's fence reached it before its
+own abort, which the Java client handles as fatal. After an abortable
+error the application seeks its input back to the committed position and
+sends the aborted records again, so INV-EOS holds.`,
 		ExpectOff: "no transactional.id: the application runs at least once; v1's late writes land (zombie_writes > 0) and duplicate v2's (INV-DUP)",
 		ExpectOn:  "v1 is fenced (fenced > 0), zombie_writes = 0, no duplicates, every input record exactly once in the committed output (INV-EOS holds)",
 		Defaults: []params.KV{{Key: "records", Value: "60"}, {Key: "transactional.id", Value: "t1"}, {Key: "transaction.records", Value: "10"}, {Key: "app.mode", Value: "exactly-once"},

@@ -269,9 +269,8 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			for _, id := range o.Txn.Records {
 				in.unresolved.Delete(id.N)
 			}
-			for _, id := range o.Txn.Dropped {
-				in.unresolved.Delete(id.N)
-			}
+			// o.Txn.Dropped stay unresolved: the application sends them
+			// again after it rewinds (below), or they are pending.
 			verb := "aborted"
 			switch {
 			case o.Txn.Committed:

@@ -138,6 +138,11 @@ type Partition struct {
 	expiry struct {
 		at        sim.Time
 		ok, valid bool
+		// oldest is the entry whose timestamp gives at (when ok): an
+		// update of another entry that leaves it the oldest keeps the
+		// answer, so a partition with many producer ids (rotated ones,
+		// say) does not rescan them at every append.
+		oldest *ProducerStateEntry
 	}
 	// snap is the newest producer-state snapshot (nil before the first);
 	// sinceSnap counts log entries appended after it.
@@ -550,13 +555,14 @@ func (p *Partition) NextExpiry() (sim.Time, bool) {
 		return x.at, x.ok
 	}
 	next, ok := sim.Time(0), false
+	var oldest *ProducerStateEntry
 	for _, e := range p.producers {
 		if e.TxnFirstOffset < 0 && (!ok || e.LastTimestamp < next) {
-			next, ok = e.LastTimestamp, true
+			next, ok, oldest = e.LastTimestamp, true, e
 		}
 	}
 	at := next.Add(p.cfg.expiration())
-	p.expiry.at, p.expiry.ok, p.expiry.valid = at, ok, true
+	p.expiry.at, p.expiry.ok, p.expiry.valid, p.expiry.oldest = at, ok, true, oldest
 	return at, ok
 }
 
@@ -568,14 +574,20 @@ func (p *Partition) dirtyExpiry() { p.expiry.valid = false }
 // is the only entry (one producer, the usual case) the answer is e's and
 // is cached at once.
 func (p *Partition) refreshExpiry(e *ProducerStateEntry) {
+	x := &p.expiry
 	if len(p.producers) != 1 {
+		// Another entry than the oldest changed, and it is still not
+		// older (or has an open transaction, which takes it out): the
+		// answer stands.
+		if x.valid && x.ok && e != x.oldest && (e.TxnFirstOffset >= 0 || e.LastTimestamp >= x.at.Add(-p.cfg.expiration())) {
+			return
+		}
 		p.dirtyExpiry()
 		return
 	}
-	x := &p.expiry
-	x.valid, x.ok, x.at = true, e.TxnFirstOffset < 0, sim.Time(0).Add(p.cfg.expiration())
+	x.valid, x.ok, x.at, x.oldest = true, e.TxnFirstOffset < 0, sim.Time(0).Add(p.cfg.expiration()), nil
 	if x.ok {
-		x.at = e.LastTimestamp.Add(p.cfg.expiration())
+		x.at, x.oldest = e.LastTimestamp.Add(p.cfg.expiration()), e
 	}
 }
 

@@ -553,9 +553,20 @@ func (p *Producer) txnEnding() bool {
 }
 
 // InTransaction reports whether record id was acknowledged inside the
-// open transaction, which has not ended yet.
+// open transaction, which has not ended yet. The world asks right after
+// the record's acknowledgement, so the list is searched from its end: a
+// transaction of a million records costs a batch's worth per question,
+// not the transaction's length.
 func (p *Producer) InTransaction(id model.RecordID) bool {
-	return p.txnMode() && p.txn.open && slices.Contains(p.txn.acked, id)
+	if !p.txnMode() || !p.txn.open {
+		return false
+	}
+	for i := len(p.txn.acked) - 1; i >= 0; i-- {
+		if p.txn.acked[i] == id {
+			return true
+		}
+	}
+	return false
 }
 
 // txnOrdinal is the [model.Batch.Txn] stamp for a batch built for rec: the open

@@ -132,7 +132,7 @@ func ParseScenarioFile(file string, data []byte) (*FileScenario, error) {
 				fs.PlanLine++ // the text starts on the line after "plan: |"
 			}
 		default:
-			err = errAt(k.Line, "unknown key %q (allowed: %s)", k.Value, strings.Join(fileKeys, ", "))
+			err = errAt(k.Line, "unknown key %q%s (allowed: %s)", k.Value, params.DidYouMean(k.Value, fileKeys), strings.Join(fileKeys, ", "))
 		}
 		if err != nil {
 			return nil, err

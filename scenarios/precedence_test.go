@@ -68,7 +68,7 @@ func TestPrecedence(t *testing.T) {
 
 func TestResolveUnknownBug(t *testing.T) {
 	sc, _ := Lookup("ackloss")
-	if _, err := Resolve(Spec{Scenario: sc, Bugs: []string{"Z99"}}); err == nil || !strings.HasPrefix(err.Error(), `unknown bug "Z99" (known: `) {
+	if _, err := Resolve(Spec{Scenario: sc, Bugs: []string{"Z99"}}); err == nil || !strings.HasPrefix(err.Error(), `unknown bug "Z99" `) || !strings.Contains(err.Error(), "(known: K19367, ") {
 		t.Fatalf("error %v", err)
 	}
 }

@@ -102,5 +102,5 @@ func Lookup(name string) (*Scenario, error) {
 	if f, ok := catalogue[name]; ok {
 		return f(), nil
 	}
-	return nil, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("unknown scenario %q%s (known: %s)", name, params.DidYouMean(name, Names()), strings.Join(Names(), ", "))
 }

@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // parseFlags parses args with fs. An error found while reading the flags
@@ -26,6 +29,14 @@ func parseFlags(fs *flag.FlagSet, args []string, prog string, stderr io.Writer) 
 		usage()
 		return exitOK, false
 	}
-	fmt.Fprintf(stderr, "simulate: %v (run %s -h for usage)\n", err, prog)
+	hint := ""
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if s := params.Suggest(name, names); s != "" {
+			hint = " (did you mean -" + s + "?)"
+		}
+	}
+	fmt.Fprintf(stderr, "simulate: %v%s (run %s -h for usage)\n", err, hint, prog)
 	return exitUsage, false
 }

@@ -61,7 +61,7 @@ func ParseAxis(sc *scenarios.Scenario, spec string) (Axis, error) {
 		}
 	}
 	if p == nil {
-		return Axis{}, fmt.Errorf("%q: unknown parameter %q (see -describe %s)", spec, key, sc.Name)
+		return Axis{}, fmt.Errorf("%q: unknown parameter %q%s (see -describe %s)", spec, key, params.DidYouMean(key, vals.Keys()), sc.Name)
 	}
 	ax := Axis{Key: key, Spec: spec, Kind: p.Kind.String(), Unit: p.Unit}
 	if p.Kind == params.Duration && ax.Unit == "" {

@@ -187,6 +187,11 @@ func (c *Config) Validate() error {
 				for _, kv := range PointSets(c.Axes, p) {
 					where += kv.Key + "=" + kv.Value + " "
 				}
+				var ic *params.IdempotenceConflict
+				if on && errors.As(err, &ic) {
+					// Say the fix: the sweep runs both modes unless told.
+					return fmt.Errorf("%sidempotence=on: %v: this point cannot run with idempotence (add -idempotence=false to sweep without it, or vary only values idempotence allows)", where, err)
+				}
 				return fmt.Errorf("%sidempotence=%s: %v", where, modeName(on), err)
 			}
 		}

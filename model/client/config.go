@@ -172,7 +172,7 @@ func (c ProducerConfig) Resolve() (eff ProducerConfig, notes []string, err error
 		}
 		if conflict != "" {
 			if c.IdempotenceExplicit {
-				return c, nil, fmt.Errorf("enable.idempotence=true conflicts with %s", conflict)
+				return c, nil, &IdempotenceConflict{Setting: conflict}
 			}
 			c.EnableIdempotence = false
 			notes = append(notes, "idempotence disabled implicitly: "+conflict)
@@ -195,4 +195,17 @@ func (c ProducerConfig) Resolve() (eff ProducerConfig, notes []string, err error
 		c.DeliveryTimeout = min
 	}
 	return c, notes, nil
+}
+
+// IdempotenceConflict is the error of an explicit enable.idempotence=true
+// with a setting idempotence does not allow (acks other than all,
+// retries=0, more than five requests in flight).
+type IdempotenceConflict struct {
+	// Setting names the setting and why, e.g. "acks=1 (idempotence needs
+	// acks=all)".
+	Setting string
+}
+
+func (e *IdempotenceConflict) Error() string {
+	return "enable.idempotence=true conflicts with " + e.Setting
 }

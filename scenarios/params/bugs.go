@@ -97,7 +97,7 @@ func LookupBug(id string) (Bug, error) {
 		}
 		ids = append(ids, b.ID)
 	}
-	return Bug{}, fmt.Errorf("unknown bug %q (known: %s)", id, strings.Join(ids, ", "))
+	return Bug{}, fmt.Errorf("unknown bug %q%s (known: %s)", id, DidYouMean(id, ids), strings.Join(ids, ", "))
 }
 
 // BugsFor returns the bugs whose home is scenario name.

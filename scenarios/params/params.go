@@ -173,6 +173,17 @@ func newValues(params []Param) *Values {
 // Params returns the parameter definitions, sorted by key.
 func (v *Values) Params() []Param { return v.params }
 
+// Keys returns every parameter's key, in definition order.
+func (v *Values) Keys() []string { return v.keys() }
+
+func (v *Values) keys() []string {
+	keys := make([]string, len(v.params))
+	for i := range v.params {
+		keys[i] = v.params[i].Key
+	}
+	return keys
+}
+
 // Param returns key's definition, or nil for an unknown key.
 func (v *Values) Param(key string) *Param {
 	for i := range v.params {
@@ -196,7 +207,7 @@ func (v *Values) Set(key, val string) error {
 func (v *Values) SetFrom(src Source, key, val string) error {
 	p := v.Param(key)
 	if p == nil {
-		return fmt.Errorf("unknown parameter %q (see -describe for the list)", key)
+		return fmt.Errorf("unknown parameter %q%s (see -describe for the list)", key, DidYouMean(key, v.keys()))
 	}
 	if err := p.check(val); err != nil {
 		return err

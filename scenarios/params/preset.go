@@ -53,7 +53,7 @@ func LookupPreset(name string) (*Preset, error) {
 		}
 		names = append(names, presets[i].Name)
 	}
-	return nil, fmt.Errorf("unknown preset %q (known: %s)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("unknown preset %q%s (known: %s)", name, DidYouMean(name, names), strings.Join(names, ", "))
 }
 
 // Sets returns the values the preset gives, in Keys order: each

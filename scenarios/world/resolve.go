@@ -17,6 +17,7 @@ func Resolve(v *params.Values) (*Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
+	set, setMode := cfg.ProducerConfig(), cfg.App.Mode
 	pc := cfg.ProducerConfig()
 	pc.IdempotenceExplicit = v.Explicit("enable.idempotence")
 	// As Kafka's KafkaProducer.configureDeliveryTimeout: an explicit
@@ -62,5 +63,5 @@ func Resolve(v *params.Values) (*Resolved, error) {
 	if _, err := netConfig(v); err != nil {
 		return nil, err
 	}
-	return &Resolved{Values: v, Config: cfg, Producer: eff, Notes: notes, Params: v.List(), Versions: cfg.VersionLabel()}, nil
+	return &Resolved{Values: v, Config: cfg, Producer: eff, Notes: notes, Params: params.EffectiveList(v.List(), set, eff, setMode, cfg.App.Mode), Versions: cfg.VersionLabel()}, nil
 }

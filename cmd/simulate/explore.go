@@ -96,7 +96,7 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 	var od *outDir // as a sweep's: a temporary directory renamed at the end
 	if out != "" {
 		var err error
-		if od, err = openOutDir(out, a.sw.force); err != nil {
+		if od, err = openOutDir(out, a.sw.force, stderr); err != nil {
 			return usageErr(stderr, "-out "+err.Error())
 		}
 		defer od.abort()
@@ -173,7 +173,7 @@ func runExploreMerge(out string, force bool, dirs []string, asJSON bool, stdout,
 	if err := shard.OutNotInput(out, dirs); err != nil {
 		return usageErr(stderr, "merge: "+err.Error())
 	}
-	od, err := openOutDir(out, force)
+	od, err := openOutDir(out, force, stderr)
 	if err != nil {
 		return usageErr(stderr, "merge: -out "+err.Error())
 	}

@@ -68,7 +68,12 @@ func (h historyFlag) prepareDir() string {
 	if _, err := history.FormatOf(*h.path); err == nil {
 		return fmt.Sprintf("-history %s: in a sweep -history names a directory (one .jsonl file per kept failing seed), not a file", *h.path)
 	}
-	if err := os.MkdirAll(*h.path, 0o755); err != nil {
+	// Only the last element is made, as for -out: a mistyped parent is
+	// refused, not created.
+	if err := os.Mkdir(*h.path, 0o755); err != nil && !os.IsExist(err) {
+		if parent := filepath.Dir(filepath.Clean(*h.path)); os.IsNotExist(err) {
+			return fmt.Sprintf("-history %s: its parent directory %s does not exist (allowed: a new directory in an existing one; create %s first)", *h.path, parent, parent)
+		}
 		return fmt.Sprintf("-history: cannot make %s: %v", *h.path, unwrapPath(err))
 	}
 	return ""

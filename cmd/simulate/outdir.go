@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -18,12 +20,26 @@ type outDir struct {
 	force bool
 }
 
-// openOutDir checks DIR and creates the temporary directory.
-func openOutDir(dir string, force bool) (*outDir, error) {
+// openOutDir checks DIR and creates the temporary directory. DIR's
+// parent must exist: only DIR itself is created. A non-empty DIR is
+// replaced only with -force, and only when it looks like an earlier
+// output ([earlierOutput]); what will be replaced is then said on stderr.
+// The directory is made mode 0755 (less the umask), so that a shared
+// report is readable by others; files are written 0644.
+func openOutDir(dir string, force bool, stderr io.Writer) (*outDir, error) {
 	final := filepath.Clean(dir)
 	switch ents, err := os.ReadDir(final); {
 	case err == nil && len(ents) > 0 && !force:
-		return nil, fmt.Errorf("%s is not empty (allowed: a new or empty directory; -force replaces it)", dir)
+		return nil, fmt.Errorf("%s is not empty (allowed: a new or empty directory; -force replaces an earlier output)", dir)
+	case err == nil && len(ents) > 0:
+		if err := earlierOutput(dir, ents); err != nil {
+			return nil, err
+		}
+		names := make([]string, len(ents))
+		for i, e := range ents {
+			names[i] = e.Name()
+		}
+		fmt.Fprintf(stderr, "simulate: -force: %s holds an earlier output; its %d files (%s) are replaced when this command completes\n", dir, len(ents), strings.Join(names, ", "))
 	case err != nil && !os.IsNotExist(err):
 		if fi, serr := os.Stat(final); serr == nil && !fi.IsDir() {
 			return nil, fmt.Errorf("%s is not a directory", dir)
@@ -38,14 +54,55 @@ func openOutDir(dir string, force bool) (*outDir, error) {
 		}
 	}
 	parent := filepath.Dir(final)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	switch fi, err := os.Stat(parent); {
+	case os.IsNotExist(err):
+		return nil, fmt.Errorf("%s: its parent directory %s does not exist (allowed: a new directory in an existing one; create %s first)", dir, parent, parent)
+	case err != nil:
 		return nil, fmt.Errorf("%s: %v", dir, unwrapPath(err))
+	case !fi.IsDir():
+		return nil, fmt.Errorf("%s: %s is not a directory", dir, parent)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(final)+".partial-")
+	tmp, err := mkdirPartial(parent, filepath.Base(final))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", dir, unwrapPath(err))
 	}
 	return &outDir{final: final, tmp: tmp, force: force}, nil
+}
+
+// mkdirPartial creates parent/.NAME.partial-PID-K, mode 0755 less the
+// umask, for the first K from 0 that is free.
+func mkdirPartial(parent, name string) (string, error) {
+	for k := 0; ; k++ {
+		p := filepath.Join(parent, fmt.Sprintf(".%s.partial-%d-%d", name, os.Getpid(), k))
+		err := os.Mkdir(p, 0o755)
+		if err == nil || !os.IsExist(err) {
+			return p, err
+		}
+	}
+}
+
+// outputExts are the kinds of file an -out directory holds: summaries,
+// tables, reports, charts, plans and diagrams, histories and pages.
+var outputExts = []string{".json", ".csv", ".tsv", ".md", ".svg", ".png", ".plan", ".mmd", ".jsonl", ".html"}
+
+// earlierOutput refuses to replace a directory that does not look like
+// an earlier -out: one without summary.json (every sweep, exploration
+// and merge writes it), or holding a directory or a kind of file the
+// simulator does not write.
+func earlierOutput(dir string, ents []os.DirEntry) error {
+	summary := false
+	for _, e := range ents {
+		switch {
+		case e.Name() == "summary.json":
+			summary = true
+		case e.IsDir() || !slices.Contains(outputExts, filepath.Ext(e.Name())):
+			return fmt.Errorf("%s is not replaced: it holds %s, which no simulate output has (-force replaces only an earlier output: remove it, or give another directory)", dir, e.Name())
+		}
+	}
+	if !summary {
+		return fmt.Errorf("%s is not replaced: it has no summary.json, so it is not an earlier simulate output (-force replaces only those; give another directory)", dir)
+	}
+	return nil
 }
 
 // holdsCwd refuses to replace a directory that is or holds the current

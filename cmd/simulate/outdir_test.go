@@ -27,8 +27,39 @@ func TestOutDirSafe(t *testing.T) {
 	if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "is not empty") {
 		t.Fatalf("non-empty -out: exit %d, %q", code, errOut)
 	}
-	if code, _, errOut = runCLI(append(args, "-force")...); code != exitOK {
-		t.Fatalf("-force: exit %d, %q", code, errOut)
+	// -force replaces only what looks like an earlier output: a summary
+	// and files of the kinds the simulator writes.
+	if code, _, errOut = runCLI(append(args, "-force")...); code != exitUsage || !strings.Contains(errOut, "it has no summary.json") {
+		t.Fatalf("-force on a directory without summary.json: exit %d, %q", code, errOut)
+	}
+	os.WriteFile(filepath.Join(out, "summary.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
+	if code, _, errOut = runCLI(append(args, "-force")...); code != exitUsage || !strings.Contains(errOut, "it holds notes.txt, which no simulate output has") {
+		t.Fatalf("-force on a directory with a file of the user's: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(out, "notes.txt")); err != nil {
+		t.Fatalf("a refused -force removed the user's file: %v", err)
+	}
+	os.Remove(filepath.Join(out, "notes.txt"))
+	if code, _, errOut = runCLI(append(args, "-force")...); code != exitOK || !strings.Contains(errOut, "its 2 files (fencing_rate.png, summary.json) are replaced") {
+		t.Fatalf("-force: exit %d, %q; want it to say what it replaces", code, errOut)
+	}
+	// Readable by teammates: 0755 and 0644 (less a umask that takes
+	// nothing from group and others' read bits).
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm()&0o055 != 0o055 {
+		t.Errorf("-out directory mode %v: want group and others to read and enter it", fi.Mode().Perm())
+	}
+	if fi, err := os.Stat(filepath.Join(out, "summary.json")); err != nil || fi.Mode().Perm()&0o044 != 0o044 {
+		t.Errorf("summary.json mode %v: want it readable by group and others", fi.Mode().Perm())
+	}
+	// Only the last element is made: a missing parent is refused.
+	missing := filepath.Join(tmp, "nonexistent", "dir", "x")
+	code, _, errOut = runCLI("-scenario", "ackloss", "-runs", "3", "-out", missing)
+	if code != exitUsage || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "its parent directory "+filepath.Dir(missing)+" does not exist") {
+		t.Errorf("-out with a missing parent: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "nonexistent")); !os.IsNotExist(err) {
+		t.Errorf("-out with a missing parent made %s", filepath.Join(tmp, "nonexistent"))
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("-force kept the old %s", stale)
@@ -64,6 +95,7 @@ func TestOutDirSafe(t *testing.T) {
 			t.Errorf("a failed sweep left %s", e.Name())
 		}
 	}
+	t.Chdir(out) // an earlier output, so only being the current directory stops -force
 	if code, _, errOut := runCLI("-scenario", "ackloss", "-runs", "2", "-out", ".", "-force"); code != exitUsage || !strings.Contains(errOut, "holds the current directory") {
 		t.Errorf("-out . -force: exit %d, %q", code, errOut)
 	}

@@ -135,6 +135,7 @@ func TestReproduceLinesReplay(t *testing.T) {
 		}
 	}
 	// Sweeps: of a scenario file (with its plan), and with -plan-file.
+	os.Mkdir(filepath.Join(dir, "out"), 0o755)
 	for i, args := range [][]string{
 		{"-scenario-file", study, "-runs", "6", "-vary", "records=5,12"},
 		{"-scenario", "ackloss", "-runs", "6", "-plan-file", plan, "-bug", "Z16"},

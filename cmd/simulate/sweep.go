@@ -155,7 +155,7 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	var failingWriters []io.Writer
 	if f.out != "" {
 		var err error
-		if od, err = openOutDir(f.out, f.force); err != nil {
+		if od, err = openOutDir(f.out, f.force, stderr); err != nil {
 			return usageErr(stderr, "-out "+err.Error())
 		}
 		defer od.abort() // after commit, nothing is left to remove
@@ -292,7 +292,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if err := shard.OutNotInput(*out, fs.Args()); err != nil {
 		return usageErr(stderr, "merge: "+err.Error())
 	}
-	od, err := openOutDir(*out, *force)
+	od, err := openOutDir(*out, *force, stderr)
 	if err != nil {
 		return usageErr(stderr, "merge: -out "+err.Error())
 	}

@@ -29,7 +29,7 @@ type explainFlags struct {
 
 func addExplainFlags(fs *flag.FlagSet) *explainFlags {
 	return &explainFlags{
-		shrink:   fs.Bool("shrink", false, "shrink the failing run's fault plan to a minimal one that breaks the same invariant; print it, save it (see -plan-out) and a reproduce command"),
+		shrink:   fs.Bool("shrink", false, "shrink the failing run's fault plan to a minimal one that breaks the same invariant and print it; with -plan-out FILE also save it and print the command that replays it (without, nothing is written)"),
 		budget:   fs.Int("shrink-budget", explain.DefaultShrinkBudget, "most runs -shrink may use, >= 1"),
 		diagram:  fs.String("diagram", "", "write a Mermaid sequence diagram of the run (of the shrunk run with -shrink) to `FILE`"),
 		timeline: fs.String("timeline", "", "draw the run (the shrunk run with -shrink) as swim lanes into `FILE`.svg or .png"),
@@ -69,15 +69,16 @@ func (x *explainFlags) run(spec scenarios.Spec, planOut string, stdout, stderr i
 	if err != nil {
 		return usageErr(stderr, "-shrink: "+err.Error()), true
 	}
+	// The plan is saved only where -plan-out names a file: without it,
+	// nothing is written (the plan is printed below).
 	path := planOut
-	if path == "" {
-		path = "shrunk-" + spec.Scenario.Name + "-" + strconv.FormatUint(spec.Seed, 10) + ".plan"
-	}
 	text := s.Plan.String()
 	header := fmt.Sprintf("# minimal fault plan: scenario %s seed %d breaks %s\n# shrunk from %d actions in %d runs by simulate -shrink (docs/explain.md)\n",
 		spec.Scenario.Name, spec.Seed, s.Invariant, s.Before, s.Runs)
-	if err := os.WriteFile(path, []byte(faults.FileText(header+text)), 0o644); err != nil {
-		return usageErr(stderr, fmt.Sprintf("-shrink: cannot write %s: %v", path, unwrapPath(err))), true
+	if path != "" {
+		if err := os.WriteFile(path, []byte(faults.FileText(header+text)), 0o644); err != nil {
+			return usageErr(stderr, fmt.Sprintf("-shrink: cannot write %s: %v", path, unwrapPath(err))), true
+		}
 	}
 	fmt.Fprintf(stdout, "shrink: scenario %s seed %d breaks %s\n", spec.Scenario.Name, spec.Seed, s.Invariant)
 	fmt.Fprintf(stdout, "minimal plan (%d of %d actions):\n", len(s.Plan.Actions), s.Before)
@@ -95,8 +96,12 @@ func (x *explainFlags) run(spec scenarios.Spec, planOut string, stdout, stderr i
 			break
 		}
 	}
-	fmt.Fprintf(stdout, "saved: %s\n", path)
-	fmt.Fprintf(stdout, "reproduce: %s -plan-file %s\n", stripPlanFile(s.Result.Reproduce), path)
+	if path != "" {
+		fmt.Fprintf(stdout, "saved: %s\n", path)
+		fmt.Fprintf(stdout, "reproduce: %s -plan-file %s\n", stripPlanFile(s.Result.Reproduce), scenarios.ShellQuote(path))
+	} else {
+		fmt.Fprintf(stdout, "not saved: add -plan-out FILE to save the minimal plan and print the command that replays it\n")
+	}
 	if x.record() {
 		spec.Sets, spec.PlanText, spec.PlanSource = s.Sets, text, world.PlanSource{File: path}
 		rec := explain.Record(&spec)

@@ -35,6 +35,16 @@ func TestShrinkFlags(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "INV-DUP     VIOLATED") {
 		t.Errorf("reproduce: exit %d\n%s", code, out)
 	}
+	// Without -plan-out nothing is written, in the current directory or
+	// elsewhere: the plan is printed, and the output says how to save it.
+	t.Chdir(t.TempDir())
+	code, out, _ = runCLI("-seed", "539", "-scenario", "zombie", "-set", "app.mode=at-least-once", "-set", "fault.count=2", "-shrink")
+	if code != 1 || !strings.Contains(out, "  3.025s pause p1 1s\n") || !strings.Contains(out, "not saved: add -plan-out FILE") || strings.Contains(out, "saved: ") && !strings.Contains(out, "not saved: ") {
+		t.Errorf("-shrink without -plan-out: exit %d\n%s", code, out)
+	}
+	if ents, _ := os.ReadDir("."); len(ents) != 0 {
+		t.Errorf("-shrink without -plan-out wrote %s into the current directory", ents[0].Name())
+	}
 	// Nothing to shrink: exit 0.
 	code, out, _ = runCLI("-seed", "1", "-scenario", "zombie", "-shrink", "-plan-out", filepath.Join(dir, "none.plan"))
 	if code != 0 || !strings.Contains(out, "nothing to shrink") {

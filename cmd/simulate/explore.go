@@ -114,15 +114,14 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 	elapsed := time.Since(start).Seconds()
 	fmt.Fprintf(stderr, "simulate: explored %s schedules in %.2fs (%.0f schedules/s, %.0f distinct states/s, -parallel %d)\n",
 		explore.Count(r.Schedules), elapsed, float64(r.Schedules)/elapsed, float64(r.States)/elapsed, cfg.Parallel)
-	writeDir := out
+	// Counterexamples' plans and diagrams are files only in an -out
+	// directory: without -out nothing is written, and the plans are
+	// printed.
 	if od != nil {
-		writeDir = od.tmp
-	}
-	if err := r.SaveTo(out, writeDir, a.sc); err != nil {
-		fmt.Fprintln(stderr, "simulate: "+err.Error())
-		return exitUsage
-	}
-	if od != nil {
+		if err := r.SaveTo(out, od.tmp, a.sc); err != nil {
+			fmt.Fprintln(stderr, "simulate: "+err.Error())
+			return exitUsage
+		}
 		if err := r.WriteDir(od.tmp); err != nil {
 			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
 			return exitUsage

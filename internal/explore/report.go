@@ -142,6 +142,8 @@ func (r *Result) WriteText(w io.Writer) {
 		if ce.File != "" {
 			fmt.Fprintf(w, "  saved: %s, %s\n", ce.File, ce.Diagram)
 			fmt.Fprintf(w, "  reproduce: %s\n", ce.Reproduce)
+		} else {
+			fmt.Fprintf(w, "  not saved: add -out DIR to save the plan, its diagram and the command that replays it\n")
 		}
 	}
 	fmt.Fprintln(w)

@@ -80,8 +80,9 @@ type Resolved struct {
 	reproduceTail string
 }
 
-// reproduceHead is how every reproduce command starts; the seed follows.
-const reproduceHead = "go run ./cmd/simulate -seed "
+// reproduceHead is how every reproduce command starts: [Command] and
+// -seed; the seed follows.
+func reproduceHead() string { return command + " -seed " }
 
 // Resolve applies the levels of precedence (docs/parameters.md) to the
 // spec's scenario, weakest first: the parameters' defaults, the
@@ -105,9 +106,9 @@ func Resolve(spec Spec) (*Resolved, error) {
 	}
 	s0 := spec
 	s0.Seed = 0
-	tail, ok := strings.CutPrefix(s0.reproduce(), reproduceHead+"0")
+	tail, ok := strings.CutPrefix(s0.reproduce(), reproduceHead()+"0")
 	if !ok {
-		panic("scenarios: a reproduce command that does not start with " + reproduceHead)
+		panic("scenarios: a reproduce command that does not start with " + reproduceHead())
 	}
 	return &Resolved{Resolved: *wr, reproduceTail: tail}, nil
 }
@@ -123,7 +124,7 @@ func Run(spec Spec) (*Result, error) {
 // catalogue scenario with a scenario file's values, -bug IDs and -set
 // values ([OverrideFlags]).
 func ReproduceCommand(scenario string, seed uint64, file []params.KV, bugs []string, sets []params.KV) string {
-	return reproduceHead + strconv.FormatUint(seed, 10) + " -scenario " + scenario + OverrideFlags(file, bugs, sets)
+	return reproduceHead() + strconv.FormatUint(seed, 10) + " -scenario " + scenario + OverrideFlags(file, bugs, sets)
 }
 
 // OverrideFlags returns the flags that set a scenario file's values, -bug
@@ -202,7 +203,7 @@ func ReproduceLine(name, scenarioFile, planFile string, seed uint64, file []para
 	if scenarioFile == "" {
 		cmd = ReproduceCommand(name, seed, file, bugs, sets)
 	} else {
-		cmd = reproduceHead + strconv.FormatUint(seed, 10) + " -scenario-file " + shellQuote(scenarioFile) + OverrideFlags(nil, bugs, sets)
+		cmd = reproduceHead() + strconv.FormatUint(seed, 10) + " -scenario-file " + shellQuote(scenarioFile) + OverrideFlags(nil, bugs, sets)
 	}
 	if planFile != "" {
 		cmd += " -plan-file " + shellQuote(planFile)

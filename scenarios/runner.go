@@ -29,7 +29,7 @@ func (r *Runner) Run(spec Spec) (*Result, error) {
 		return nil, err
 	}
 	// The command is spec.reproduce(), made from the resolution's tail.
-	out.Reproduce = reproduceHead + strconv.FormatUint(spec.Seed, 10) + res.reproduceTail
+	out.Reproduce = reproduceHead() + strconv.FormatUint(spec.Seed, 10) + res.reproduceTail
 	return out, nil
 }
 

@@ -23,8 +23,19 @@
 // results), 2 for bad usage, and 130 when interrupted by Ctrl-C (after
 // printing the partial summary). A selfcheck exits 0 when it found no
 // problem, 1 when it did, 2 for bad usage and 130 when interrupted.
+//
+// Reproduce and regenerate lines start the way the command was invoked
+// (commandFor): `go run ./cmd/simulate` under go run, `simulate` when
+// found on PATH, else the path given.
 package main
 
-import "os"
+import (
+	"os"
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+	"github.com/idemsim/idemsim/scenarios"
+)
+
+func main() {
+	scenarios.SetCommand(commandFor(os.Args[0]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

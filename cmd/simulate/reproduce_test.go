@@ -13,41 +13,14 @@ import (
 	"github.com/idemsim/idemsim/internal/sweep"
 )
 
-// shellWords splits a reproduce line as a POSIX shell would: words
-// separated by spaces, '...' quoting, '\” for a quote.
+// shellWords splits a reproduce line as a POSIX shell would
+// (splitShell), failing the test on a line a shell would not read as one
+// command.
 func shellWords(t *testing.T, line string) []string {
 	t.Helper()
-	var words []string
-	var cur strings.Builder
-	in, have := false, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case in && c == '\'':
-			in = false
-		case in:
-			cur.WriteByte(c)
-		case c == '\'':
-			in, have = true, true
-		case c == '\\' && i+1 < len(line):
-			i++
-			cur.WriteByte(line[i])
-			have = true
-		case c == ' ':
-			if have || cur.Len() > 0 {
-				words = append(words, cur.String())
-			}
-			cur.Reset()
-			have = false
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	if in {
-		t.Fatalf("unterminated quote in %q", line)
-	}
-	if have || cur.Len() > 0 {
-		words = append(words, cur.String())
+	words, err := splitShell(line)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return words
 }

@@ -220,6 +220,7 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "simulate: %d runs in %.2fs (%.0f runs/s, -parallel %d)\n", runs, elapsed.Seconds(), float64(runs)/elapsed.Seconds(), cfg.Parallel)
 	sum := st.Summarize()
+	sum.Out = f.out
 	outPath := ""
 	if od != nil {
 		outPath = od.tmp
@@ -297,7 +298,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "merge: -out "+err.Error())
 	}
 	defer od.abort()
-	sum, err := sweep.Merge(od.tmp, fs.Args())
+	sum, err := sweep.Merge(od.tmp, *out, fs.Args())
 	if err != nil {
 		return usageErr(stderr, "merge: "+err.Error())
 	}

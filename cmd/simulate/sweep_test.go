@@ -113,8 +113,14 @@ func TestSweepCLI(t *testing.T) {
 func TestShardMergeCLI(t *testing.T) {
 	tmp := t.TempDir()
 	base := []string{"-scenario", "ackloss", "-runs", "10", "-vary", "net.response_loss=0.1,0.2"}
-	whole := filepath.Join(tmp, "whole")
-	if code, _, e := runCLI(append(base, "-out", whole)...); code != exitOK {
+	// The regenerate command in the charts and report names -out as
+	// given: the whole sweep and the merge both write "out", in two
+	// directories.
+	os.Mkdir(filepath.Join(tmp, "w"), 0o755)
+	os.Mkdir(filepath.Join(tmp, "m"), 0o755)
+	whole := filepath.Join(tmp, "w", "out")
+	t.Chdir(filepath.Join(tmp, "w"))
+	if code, _, e := runCLI(append(base, "-out", "out")...); code != exitOK {
 		t.Fatal(e)
 	}
 	var dirs []string
@@ -125,12 +131,13 @@ func TestShardMergeCLI(t *testing.T) {
 		}
 		dirs = append(dirs, d)
 	}
-	merged := filepath.Join(tmp, "merged")
-	code, out, e := runCLI(append([]string{"merge", "-out", merged}, dirs...)...)
+	merged := filepath.Join(tmp, "m", "out")
+	t.Chdir(filepath.Join(tmp, "m"))
+	code, out, e := runCLI(append([]string{"merge", "-out", "out"}, dirs...)...)
 	if code != exitOK || !strings.Contains(out, "sweep: scenario ackloss") {
 		t.Fatalf("merge: exit %d: %s\n%s", code, e, out)
 	}
-	for _, f := range []string{"summary.json", "runs.csv", "duplicate_rate.svg", "latency_cdf.png"} {
+	for _, f := range []string{"summary.json", "runs.csv", "duplicate_rate.svg", "latency_cdf.png", "report.md"} {
 		a, _ := os.ReadFile(filepath.Join(whole, f))
 		b, _ := os.ReadFile(filepath.Join(merged, f))
 		if len(a) == 0 || !bytes.Equal(a, b) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemsim/idemsim/plots"
+	"github.com/idemsim/idemsim/scenarios"
 )
 
 // NamedChart is a chart and its file name without extension.
@@ -24,14 +25,38 @@ func (s *Summary) Footnote() string {
 	return note + "\n" + wrap(s.Regenerate(), 110)
 }
 
-// OutDir is the directory the regenerate command writes to: a fixed
-// name, so that charts and summaries stay byte-identical whatever -out
-// the sweep (or its merge) was given.
-func (s *Summary) OutDir() string { return s.Scenario + "-sweep" }
+// OutDir is the directory the regenerate command writes to: the -out
+// the sweep (or its merge) was given, else SCENARIO-sweep.
+func (s *Summary) OutDir() string {
+	if s.Out != "" {
+		return s.Out
+	}
+	return s.Scenario + "-sweep"
+}
 
-// Regenerate is the command that redraws the charts: [Summary.Command]
-// with -out.
-func (s *Summary) Regenerate() string { return s.Command() + " -out " + s.OutDir() }
+// Regenerate is the command that regenerates the directory:
+// [Summary.Command] with -out, and -force, which replaces the directory
+// as an earlier output.
+func (s *Summary) Regenerate() string {
+	return s.Command() + " -out " + scenarios.ShellQuote(s.OutDir()) + " -force"
+}
+
+// flagParts splits a command line before each " -" that is outside
+// single quotes (a quoted -vary value may hold " -").
+func flagParts(cmd string) []string {
+	var parts []string
+	quoted, start := false, 0
+	for i := 0; i < len(cmd); i++ {
+		switch {
+		case cmd[i] == '\'':
+			quoted = !quoted
+		case !quoted && cmd[i] == ' ' && i+1 < len(cmd) && cmd[i+1] == '-':
+			parts = append(parts, cmd[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, cmd[start:])
+}
 
 // wrap breaks a command line before " -" flags so no line is longer than
 // width (a single long flag stays whole); each broken line ends in " \\",
@@ -39,10 +64,7 @@ func (s *Summary) Regenerate() string { return s.Command() + " -out " + s.OutDir
 func wrap(cmd string, width int) string {
 	var lines []string
 	line := ""
-	for i, part := range strings.Split(cmd, " -") {
-		if i > 0 {
-			part = "-" + part
-		}
+	for _, part := range flagParts(cmd) {
 		switch {
 		case line == "":
 			line = part

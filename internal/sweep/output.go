@@ -39,9 +39,11 @@ func (s *Summary) WriteDir(dir string) error {
 
 // Merge combines the outputs of a sweep's shards, each a directory with
 // summary.json and (optionally) runs.csv, into out: the summary, charts
-// and runs.csv one unsharded sweep would have written, byte for byte.
-// Every shard i/n of one sweep must be given exactly once.
-func Merge(out string, dirs []string) (*Summary, error) {
+// and runs.csv one unsharded sweep would have written, byte for byte,
+// with -out name (the merge's -out, named by the regenerate command;
+// out may be a temporary directory that takes name's place). Every shard
+// i/n of one sweep must be given exactly once.
+func Merge(out, name string, dirs []string) (*Summary, error) {
 	set, err := shard.NewSet(dirs)
 	if err != nil {
 		return nil, err
@@ -103,6 +105,7 @@ func Merge(out string, dirs []string) (*Summary, error) {
 	}
 	total.Shard = nil
 	sum := total.Summarize()
+	sum.Out = name
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func TestReport(t *testing.T) {
 		"Not drawn, because the metric is zero at every point: duplicate_rate, out_of_order.",
 		"| pause.ms | idempotence | runs | any violation (95%) | LIVE-PROD |",
 		"idempotence on, LIVE-PROD: seeds 1, 2\ngo run ./cmd/simulate -seed 1 -scenario txntimeout -set pause.ms=",
-		"-vary pause.ms=1000:20000:auto7 -crossing violations -out txntimeout-sweep\n",
+		"-vary pause.ms=1000:20000:auto7 -crossing violations -out txntimeout-sweep -force\n",
 		"- simulator version: idemsim ",
 		"- trace-hash digest: `" + s.TraceDigest + "`",
 	} {

@@ -31,6 +31,9 @@ type Summary struct {
 	Runs     int          `json:"runs"`
 	Shard    *shard.Shard `json:"shard,omitempty"`
 	Complete bool         `json:"complete"`
+	// Out is the -out directory as the command was given it, which the
+	// regenerate command names ([Summary.Regenerate]); "" for none.
+	Out string `json:"-"`
 	// ScenarioFile is the scenario file the sweep ran, if any (its
 	// values are File), and PlanFile the -plan-file every run replayed.
 	ScenarioFile string      `json:"scenario_file,omitempty"`
@@ -249,9 +252,9 @@ func (s *Summary) Command() string {
 	var b strings.Builder
 	if s.ScenarioFile != "" {
 		// The file holds its values and plan.
-		fmt.Fprintf(&b, "go run ./cmd/simulate -scenario-file %s -runs %d -seed %d", scenarios.ShellQuote(s.ScenarioFile), s.Runs, s.BaseSeed)
+		fmt.Fprintf(&b, "%s -scenario-file %s -runs %d -seed %d", scenarios.Command(), scenarios.ShellQuote(s.ScenarioFile), s.Runs, s.BaseSeed)
 	} else {
-		fmt.Fprintf(&b, "go run ./cmd/simulate -scenario %s -runs %d -seed %d", s.Scenario, s.Runs, s.BaseSeed)
+		fmt.Fprintf(&b, "%s -scenario %s -runs %d -seed %d", scenarios.Command(), s.Scenario, s.Runs, s.BaseSeed)
 	}
 	if len(s.Modes) == 1 {
 		fmt.Fprintf(&b, " -idempotence=%t", s.Modes[0] == "on")
@@ -268,10 +271,10 @@ func (s *Summary) Command() string {
 		b.WriteString(" -plan-file " + scenarios.ShellQuote(s.PlanFile))
 	}
 	for _, a := range s.Axes {
-		fmt.Fprintf(&b, " -vary %s", a.Spec)
+		fmt.Fprintf(&b, " -vary %s", scenarios.ShellQuote(a.Spec))
 	}
 	if s.Crossing != nil {
-		fmt.Fprintf(&b, " -crossing %s", s.Crossing.Metric)
+		fmt.Fprintf(&b, " -crossing %s", scenarios.ShellQuote(s.Crossing.Metric))
 	}
 	return b.String()
 }

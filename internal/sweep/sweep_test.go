@@ -111,7 +111,8 @@ func TestShardMerge(t *testing.T) {
 	}
 	// Shards in any order.
 	shards[0], shards[2] = shards[2], shards[0]
-	if _, err := Merge(filepath.Join(tmp, "merged"), shards); err != nil {
+	// "": as the whole sweep, which had no -out name.
+	if _, err := Merge(filepath.Join(tmp, "merged"), "", shards); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(tmp, "whole", "*"))
@@ -144,7 +145,7 @@ func TestShardMerge(t *testing.T) {
 		{[]string{shards[0], filepath.Join(tmp, "whole")}, "shards"},
 		{[]string{filepath.Join(tmp, "nope")}, "no such file"},
 	} {
-		if _, err := Merge(filepath.Join(tmp, "bad"), c.dirs); err == nil || !strings.Contains(err.Error(), c.err) {
+		if _, err := Merge(filepath.Join(tmp, "bad"), filepath.Join(tmp, "bad"), c.dirs); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("Merge(%v) = %v, want an error with %q", c.dirs, err, c.err)
 		}
 	}

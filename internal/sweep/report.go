@@ -369,13 +369,16 @@ func (s *Summary) writeTable(b *strings.Builder) {
 			}
 			for _, r := range rateCols {
 				x := st.Rates[r]
-				row = append(row, fmt.Sprintf("%s [%s, %s]", num(x.Value), num(x.Lo), num(x.Hi)))
+				row = append(row, fmt.Sprintf("%s [%s, %s]%s", num(x.Value), num(x.Lo), num(x.Hi), boundMark(x.Method)))
 			}
 			row = append(row, num(st.LatencyMs.P50)+" / "+num(st.LatencyMs.P99))
 			fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
 	fmt.Fprintf(b, "\nPercentages are of runs, with Wilson score 95%% intervals; rates are ratios over all runs' records with delta-method 95%% intervals (the simulator's docs/sweeps.md explains both).\n")
+	if s.hasBounds() {
+		fmt.Fprintf(b, "\n%s\n", boundNote)
+	}
 }
 
 // writeFailing lists failing seeds per point, mode and invariant, each

@@ -50,12 +50,41 @@ func wilson(k, n int64) Prop {
 // Rate is a ratio Σx/Σy over runs with a 95% interval from the delta
 // method, clustered by run (each run is one observation (x, y)). Value,
 // Lo and Hi are null when Σy is 0; Lo and Hi are null with one run.
+//
+// Where the delta method has no spread to go on, its interval would have
+// zero width and claim certainty: every run with x = 0 (a rate of 0),
+// every run with x = y (a rate of 1), or every run giving the same ratio.
+// The interval is then the Wilson score interval of the ratio with the
+// number of runs as the sample size (Method "wilson-runs"): runs, not
+// records, are the independent observations, so at 0 it says "none in n
+// runs, at most about 3.8/n" (the rule of three's 3/n, with Wilson's
+// continuity), never [0, 0].
 type Rate struct {
 	Value *float64 `json:"value"`
 	Lo    *float64 `json:"lo"`
 	Hi    *float64 `json:"hi"`
 	Num   int64    `json:"num"`
 	Den   int64    `json:"den"`
+	// Method is how Lo and Hi were made: "delta" (the delta method) or
+	// "wilson-runs" (see above); "" when they are null.
+	Method string `json:"method,omitempty"`
+}
+
+// wilsonRuns is the Wilson score interval of a proportion p observed
+// over n runs (n >= 1).
+func wilsonRuns(p float64, n int64) (lo, hi float64) {
+	z, nf := z95, float64(n)
+	den := 1 + z*z/nf
+	center := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+	lo, hi = math.Max(0, center-half), math.Min(1, center+half)
+	if p == 0 {
+		lo = 0
+	}
+	if p == 1 {
+		hi = 1
+	}
+	return lo, hi
 }
 
 func fp(x float64) *float64 { return &x }
@@ -89,16 +118,35 @@ func ratio(r Ratio, n int64) Rate {
 	bot := bf(new(big.Int).Mul(new(big.Int).Mul(y2, y2), big.NewInt(n-1)))
 	vr, _ := new(big.Float).Quo(top, bot).Float64()
 	half := t95(n) * math.Sqrt(vr)
-	out.Lo, out.Hi = fp(math.Max(0, v-half)), fp(v+half)
+	if num.Sign() == 0 && v <= 1 {
+		// No spread: every run gave the same ratio (0 and 1 included).
+		lo, hi := wilsonRuns(v, n)
+		out.Lo, out.Hi, out.Method = fp(lo), fp(hi), "wilson-runs"
+		return out
+	}
+	out.Lo, out.Hi, out.Method = fp(math.Max(0, v-half)), fp(v+half), "delta"
 	return out
 }
 
-// Mean is a per-run mean with a Student's t 95% interval (null with
-// fewer than two runs).
+// Mean is a per-run mean of a count with a Student's t 95% interval
+// (null with fewer than two runs). Where every run gave the same count,
+// the t interval would have zero width; it is then the exact (Garwood)
+// Poisson interval of the total count, divided by the runs (Method
+// "poisson"): for a count of 0 in n runs, [0, 3.69/n].
 type Mean struct {
 	Mean *float64 `json:"mean"`
 	Lo   *float64 `json:"lo"`
 	Hi   *float64 `json:"hi"`
+	// Method is "t" or "poisson" (see above); "" when Lo and Hi are null.
+	Method string `json:"method,omitempty"`
+}
+
+// garwood is the exact two-sided 95% Poisson interval of a count k.
+func garwood(k int64) (lo, hi float64) {
+	if k > 0 {
+		lo = distuv.ChiSquared{K: float64(2 * k)}.Quantile(0.025) / 2
+	}
+	return lo, distuv.ChiSquared{K: float64(2*k + 2)}.Quantile(0.975) / 2
 }
 
 func mean(m Moments, n int64) Mean {
@@ -119,8 +167,13 @@ func mean(m Moments, n int64) Mean {
 	}
 	den := new(big.Int).Mul(big.NewInt(n), big.NewInt(n-1))
 	s2, _ := new(big.Float).Quo(bf(num), bf(den)).Float64()
+	if num.Sign() == 0 && m.Sum >= 0 {
+		lo, hi := garwood(m.Sum)
+		out.Lo, out.Hi, out.Method = fp(lo/float64(n)), fp(hi/float64(n)), "poisson"
+		return out
+	}
 	half := t95(n) * math.Sqrt(s2/float64(n))
-	out.Lo, out.Hi = fp(math.Max(0, mu-half)), fp(mu+half)
+	out.Lo, out.Hi, out.Method = fp(math.Max(0, mu-half)), fp(mu+half), "t"
 	return out
 }
 

@@ -168,3 +168,44 @@ func TestParseAxis(t *testing.T) {
 		t.Errorf("PointSets(4) = %v", got)
 	}
 }
+
+// TestNoZeroWidthIntervals: where the runs show no spread (a rate of 0,
+// of 1, or the same ratio in every run; a count the same in every run),
+// the interval is a bound with width, made over runs, and says so. On
+// the main this change started from, each was [v, v].
+func TestNoZeroWidthIntervals(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		x, y int64
+	}{{"0 in every run", 0, 60}, {"1 in every run", 7, 7}, {"the same ratio in every run", 2, 60}} {
+		var r Ratio
+		for range 1000 {
+			r.add(c.x, c.y)
+		}
+		got := ratio(r, 1000)
+		if got.Lo == nil || got.Hi == nil || !(*got.Hi > *got.Lo) || *got.Value < *got.Lo || *got.Value > *got.Hi || got.Method != "wilson-runs" {
+			t.Errorf("%s: %v [%v, %v] %q, want an interval with width around the value, by wilson-runs", c.name, *got.Value, *got.Lo, *got.Hi, got.Method)
+		}
+	}
+	var zero Ratio
+	for range 1000 {
+		zero.add(0, 60)
+	}
+	if hi := *ratio(zero, 1000).Hi; !near(hi, 3.8415/(1000+3.8415), 1e-4) {
+		t.Errorf("0 in 1000 runs: upper bound %v, want Wilson's z²/(n+z²) = 0.00383", hi)
+	}
+	var m Moments
+	for range 100 {
+		m.add(0)
+	}
+	if gm := mean(m, 100); *gm.Lo != 0 || !near(*gm.Hi, 0.03689, 1e-4) || gm.Method != "poisson" {
+		t.Errorf("a count of 0 in 100 runs: [%v, %v] %q, want [0, 3.689/100] by poisson", *gm.Lo, *gm.Hi, gm.Method)
+	}
+	var three Moments
+	for range 100 {
+		three.add(3)
+	}
+	if gm := mean(three, 100); !(*gm.Lo < 3 && *gm.Hi > 3) {
+		t.Errorf("a count of 3 in each of 100 runs: [%v, %v], want width around 3", *gm.Lo, *gm.Hi)
+	}
+}

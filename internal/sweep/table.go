@@ -66,12 +66,12 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		for _, r := range []string{"duplicate_rate", "reorder_rate", "lost_acked_rate", "fencing_rate"} {
 			row(strings.ReplaceAll(r, "_", " "), func(st *Stats) string {
 				x := st.Rates[r]
-				return fmt.Sprintf("%s [%s, %s]  %d/%d", num(x.Value), num(x.Lo), num(x.Hi), x.Num, x.Den)
+				return fmt.Sprintf("%s [%s, %s]%s  %d/%d", num(x.Value), num(x.Lo), num(x.Hi), boundMark(x.Method), x.Num, x.Den)
 			})
 		}
 		row("zombie writes/run", func(st *Stats) string {
 			z := st.ZombieWritesPerRun
-			return fmt.Sprintf("%s [%s, %s]", num(z.Mean), num(z.Lo), num(z.Hi))
+			return fmt.Sprintf("%s [%s, %s]%s", num(z.Mean), num(z.Lo), num(z.Hi), boundMark(z.Method))
 		})
 		row("client epoch bumps", func(st *Stats) string { return fmt.Sprint(st.ClientEpochBumps) })
 		row("coord. epoch bumps", func(st *Stats) string { return fmt.Sprint(st.CoordEpochBumps) })
@@ -96,6 +96,9 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if s.hasBounds() {
+		fmt.Fprintf(w, "\n%s\n", boundNote)
 	}
 	if c := s.Crossing; c != nil {
 		fmt.Fprintf(w, "\ncrossing of 50%%:\n")

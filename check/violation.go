@@ -1,6 +1,6 @@
 package check
 
-// Invariant names, as in bug-zoo §0.4, in report order.
+// Invariant names, in report order (the README's invariant table).
 const (
 	InvDup   = "INV-DUP"
 	InvLoss  = "INV-LOSS"

@@ -54,6 +54,12 @@ type Chart struct {
 	// a dotted vertical line at X over a shaded band from Lo to Hi, with
 	// a label at the top.
 	Marks []XMark
+	// Categories, if set, makes the X axis categorical: X values are the
+	// indices 0..len-1 of these labels ([Abbreviate] shortens long ones),
+	// and each series is drawn as points with error bars, side by side
+	// within each category and never joined by lines, since there is
+	// nothing between two categories.
+	Categories []string
 }
 
 // XMark is a position on the X axis with an interval.
@@ -173,11 +179,32 @@ func (c *Chart) layout() (*layout, error) {
 	p.X.Label.Text = c.XLabel
 	p.Y.Label.Text = c.YLabel
 	p.Add(plotter.NewGrid())
-	if c.LogX {
+	switch {
+	case c.Categories != nil:
+		p.X.Tick.Marker = categoryTicks(c.Categories)
+		p.X.Min, p.X.Max = -0.5, float64(len(c.Categories))-0.5
+	case c.LogX:
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = logTicks{}
-	} else if len(c.XTicks) > 0 {
+	case len(c.XTicks) > 0:
 		p.X.Tick.Marker = gridTicks(c.XTicks)
+	}
+	same := c.Coincident()
+	// nudge is how far a coincident series of a line chart moves aside:
+	// 1.5% of the X range per earlier copy, so both stay visible.
+	nudge := 0.0
+	if c.Categories == nil && !c.LogX {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, s := range c.Series {
+			for _, x := range s.X {
+				if finite(x) {
+					lo, hi = min(lo, x), max(hi, x)
+				}
+			}
+		}
+		if hi > lo {
+			nudge = 0.015 * (hi - lo)
+		}
 	}
 	if c.YMin0 {
 		p.Y.Min = 0
@@ -186,8 +213,21 @@ func (c *Chart) layout() (*layout, error) {
 		var xys plotter.XYs
 		var errs plotter.YErrors
 		bars := s.Lo != nil && s.Hi != nil
+		shift := 0.0
+		switch {
+		case c.Categories != nil:
+			shift = dodge(i, len(c.Series))
+		case same[i] >= 0:
+			copies := 0
+			for k := range i {
+				if same[k] == same[i] {
+					copies++
+				}
+			}
+			shift = nudge * float64(copies+1)
+		}
 		for j := range s.X {
-			x, y := s.X[j], s.Y[j]
+			x, y := s.X[j]+shift, s.Y[j]
 			if !finite(x, y) || c.LogX && x <= 0 {
 				continue
 			}
@@ -222,7 +262,13 @@ func (c *Chart) layout() (*layout, error) {
 		}
 		l.Color, l.Dashes, l.Width = col, dashes, vg.Points(1.5)
 		pts.Color, pts.Shape = col, plotutil.Shape(i)
-		p.Add(l, pts)
+		if c.Categories != nil {
+			// Points and bars only: no line between categories.
+			pts.Radius = vg.Points(3)
+			p.Add(pts)
+		} else {
+			p.Add(l, pts)
+		}
 		if bars {
 			eb, err := plotter.NewYErrorBars(errPoints{xys, errs})
 			if err != nil {
@@ -232,9 +278,18 @@ func (c *Chart) layout() (*layout, error) {
 			eb.LineStyle.Width = vg.Points(1)
 			p.Add(eb)
 		}
-		leg.Add(s.Label, l, pts)
+		if c.Categories != nil {
+			leg.Add(s.Label, pts)
+		} else {
+			leg.Add(s.Label, l, pts)
+		}
 	}
 
+	if !c.Step && p.Y.Max > p.Y.Min {
+		// Headroom, so that the highest error bar's cap is not cut by
+		// the frame.
+		p.Y.Max += 0.04 * (p.Y.Max - p.Y.Min)
+	}
 	if len(c.Marks) > 0 {
 		p.Add(&markPlotter{marks: c.Marks, font: leg.TextStyle})
 	}
@@ -298,6 +353,9 @@ func (c *Chart) Data() string {
 	var b strings.Builder
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 	fmt.Fprintf(&b, "title: %s\nx: %s\ny: %s\nfootnote: %s\n", c.Title, c.XLabel, c.YLabel, strings.ReplaceAll(c.Footnote, "\n", " | "))
+	if c.Categories != nil {
+		fmt.Fprintf(&b, "categories: %q\ndrawn: points side by side, no lines\n", c.Categories)
+	}
 	for _, m := range c.Marks {
 		fmt.Fprintf(&b, "mark %s [%s, %s] %q\n", f(m.X), f(m.Lo), f(m.Hi), m.Label)
 	}

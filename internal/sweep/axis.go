@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemsim/idemsim/plots"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
@@ -169,14 +170,38 @@ func (a *Axis) numeric() (xs []float64, label string) {
 		}
 		label += " (ms)"
 	default:
-		var names []string
-		for i, v := range a.Values {
+		// A category's position: its index (charts label it with the
+		// value, categories).
+		for i := range a.Values {
 			xs = append(xs, float64(i))
-			names = append(names, fmt.Sprintf("%d=%s", i, v))
 		}
-		label += " (" + strings.Join(names, ", ") + ")"
 	}
 	return xs, label
+}
+
+// categorical reports whether the axis's values are categories (an enum,
+// a bool, a text such as a link latency spec): charted as points side by
+// side, never as a line.
+func (a *Axis) categorical() bool {
+	return a.Kind != "int" && a.Kind != "float" && a.Kind != "duration"
+}
+
+// categories returns a categorical axis's tick labels (the values, or
+// v1, v2, ... when one is too long to draw) and, when abbreviated, the
+// footnote line that spells them out; nil for a numeric axis.
+func (a *Axis) categories() (labels []string, note string) {
+	if !a.categorical() {
+		return nil, ""
+	}
+	labels, short := plots.Abbreviate(a.Values)
+	if short {
+		parts := make([]string, len(a.Values))
+		for i, v := range a.Values {
+			parts[i] = labels[i] + " = " + v
+		}
+		note = a.Key + ": " + strings.Join(parts, "; ")
+	}
+	return labels, note
 }
 
 // coarseCount is how many of autoN's points the first, even grid has; the

@@ -1,7 +1,7 @@
 package sweep
 
 // boundNote explains [boundMark]'s mark under a table.
-const boundNote = "* no spread between runs (every run gave the same value, 0 or 1 included): the interval is the Wilson score interval over runs (rates) or the exact Poisson interval of the total count (per-run means), not a zero-width one"
+const boundNote = "An interval marked * had no spread between runs (every run gave the same value, 0 or 1 included), so it is the Wilson score interval over runs (rates) or the exact Poisson interval of the total count (per-run means), not a zero-width one"
 
 // boundMark marks an interval made where the runs showed no spread
 // (Rate.Method "wilson-runs", Mean.Method "poisson").

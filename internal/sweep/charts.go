@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/plots"
 	"github.com/idemsim/idemsim/scenarios"
 )
@@ -173,9 +174,13 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 	if len(s.Axes) > 0 {
 		xs, xl := s.Axes[0].numeric()
 		title := func(what string) string { return fmt.Sprintf("%s: %s against %s", s.Scenario, what, s.Axes[0].Key) }
-		ticks := xs // on the data's grid (enumerated values: their indices)
+		ticks := xs // on the data's grid
+		cats, catNote := s.Axes[0].categories()
+		if catNote != "" {
+			foot = wrapWords(catNote, 150) + "\n" + foot
+		}
 		add := func(name string, c *plots.Chart) {
-			c.XTicks = ticks
+			c.XTicks, c.Categories, c.Footnote = ticks, cats, foot
 			if cr := s.Crossing; cr != nil && (name == cr.Metric || name == "violations" && cr.Metric == "violations" || name == chartName(cr.Metric)) {
 				for _, cs := range cr.Series {
 					if cs.Found {
@@ -199,8 +204,16 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 				return &a, &b, &d
 			}
 		}
+		// One chart per invariant that any run broke: an anomaly class
+		// each, so that expected duplicates never sit on the same curve
+		// as data loss.
+		for _, inv := range s.brokenInvariants() {
+			add(chartName(inv), &plots.Chart{
+				Title: title("runs with " + inv + " (" + check.Meaning(inv) + ")"), XLabel: xl, YLabel: "fraction of runs violating " + inv,
+				Footnote: foot, Series: s.seriesOf("", metric(inv)), YMin0: true})
+		}
 		add("violations", &plots.Chart{
-			Title: title("runs with a violation"), XLabel: xl, YLabel: "fraction of runs with any violation",
+			Title: title("runs with any violation (secondary: all anomaly classes together)"), XLabel: xl, YLabel: "fraction of runs with any violation",
 			Footnote: foot, Series: s.seriesOf("", metric("violations")), YMin0: true})
 		add("duplicate_rate", &plots.Chart{
 			Title: title("duplicate rate"), XLabel: xl, YLabel: "duplicates / records sent",
@@ -293,3 +306,37 @@ func (s *Summary) WriteCharts(dir string) error {
 
 // chartName is the file name of a metric's own chart.
 func chartName(metric string) string { return strings.ToLower(strings.ReplaceAll(metric, "-", "_")) }
+
+// wrapWords breaks text into lines of at most width characters at spaces
+// (a longer word stays whole).
+func wrapWords(text string, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) > width:
+			lines = append(lines, line)
+			line = "    " + w
+		default:
+			line += " " + w
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// brokenInvariants returns the invariants some run of the sweep broke,
+// in report order.
+func (s *Summary) brokenInvariants() []string {
+	var out []string
+	for _, inv := range scenarios.Invariants() {
+		for _, pt := range s.Points {
+			if slices.ContainsFunc(s.Modes, func(m string) bool { return pt.Modes[m].Violations[inv].Runs > 0 }) {
+				out = append(out, inv)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/idemsim/idemsim/plots"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 )
@@ -249,14 +251,69 @@ func (s *Summary) caption(c NamedChart) string {
 	}
 	var parts []string
 	key := s.Axes[0].Key
+	count := c.Name == "out_of_order" || c.Name == "zombie_writes"
 	for _, ser := range c.Chart.Series {
-		parts = append(parts, ser.Label+": "+describe(ser.Y, key, s.Axes[0].Values))
+		parts = append(parts, ser.Label+": "+s.finding(ser, key, count))
 	}
 	y := c.Chart.YLabel
 	if y != "" {
 		y = strings.ToUpper(y[:1]) + y[1:]
 	}
-	return y + " against " + key + ". " + strings.Join(parts, "; ") + "."
+	out := y + " against " + key + ", " + fmt.Sprintf("%d runs per point and mode, 95%% intervals", s.Runs) + ". " + strings.Join(parts, "; ") + "."
+	same := c.Chart.Coincident()
+	for i, j := range same {
+		if j >= 0 {
+			out += fmt.Sprintf(" %s and %s coincide (drawn side by side).", c.Chart.Series[j].Label, c.Chart.Series[i].Label)
+		}
+	}
+	return out
+}
+
+// maxEnumerated is the most points a caption gives one by one; beyond
+// it, a caption describes the trend and gives its ends.
+const maxEnumerated = 6
+
+// finding states a series' values with their 95% intervals: point by
+// point for up to maxEnumerated points, else the trend and its ends.
+// A fraction is given in percent, 0 as "none" with its upper bound and 1
+// as "all" with its lower bound; a per-run count (count) as a number.
+func (s *Summary) finding(ser plots.Series, key string, count bool) string {
+	labels := s.Axes[0].Values
+	at := func(i int) string {
+		y, lo, hi := ser.Y[i], nan, nan
+		if ser.Lo != nil {
+			lo, hi = ser.Lo[i], ser.Hi[i]
+		}
+		where := key + "=" + labels[i]
+		switch {
+		case !finite(y):
+			return where + " undefined"
+		case count && finite(lo) && finite(hi):
+			return fmt.Sprintf("%s %.3g [%.3g, %.3g]", where, y, lo, hi)
+		case count:
+			return fmt.Sprintf("%s %.3g", where, y)
+		case y == 0 && finite(hi):
+			return fmt.Sprintf("%s none (≤ %s)", where, pct(hi))
+		case y == 1 && finite(lo):
+			return fmt.Sprintf("%s all (≥ %s)", where, pct(lo))
+		case finite(lo) && finite(hi):
+			return fmt.Sprintf("%s %s [%s, %s]", where, pct(y), pct(lo), pct(hi))
+		}
+		return where + " " + pct(y)
+	}
+	if len(ser.Y) <= maxEnumerated {
+		parts := make([]string, len(ser.Y))
+		for i := range ser.Y {
+			parts[i] = at(i)
+		}
+		return strings.Join(parts, ", ")
+	}
+	return describe(ser.Y, key, labels) + " (" + at(0) + " … " + at(len(ser.Y)-1) + ")"
+}
+
+// pct formats a fraction in percent with three significant digits.
+func pct(f float64) string {
+	return strconv.FormatFloat(100*f, 'g', 3, 64) + "%"
 }
 
 // describe says in words how y moves along x: constant, rising, falling

@@ -138,8 +138,8 @@ type Read struct {
 
 // RecordValue names a logical record in a history (the "records" field):
 // application × 1,000,000 + message number (records ≤ 1,000,000, and a
-// run has fewer than 1,000 applications, so it is unique per run and
-// below 10^9). Every write of the record, the first and each time the
+// scenario runs one or two applications: unique per run, and below 10^9,
+// which [WriteValue] needs). Every write of the record, the first and each time the
 // application sends it again, names the same logical record.
 func RecordValue(id model.RecordID) int64 { return int64(id.App)*1_000_000 + id.N }
 

@@ -24,6 +24,15 @@ type Record struct {
 	Digest uint64
 	// Partition is the partition the application sent the record to.
 	Partition int32
+	// Resend tells the application's hand-overs of one record apart: 0
+	// the first time the application hands the record to a producer, and
+	// on each later hand-over (a takeover or restart resend, an
+	// exactly-once rewind) the application's next resend number, 1, 2,
+	// ..., so that it is unique per application. A producer's retries of
+	// the record's batch keep it. It makes each hand-over a write of its
+	// own in the run's history (docs/history.md, "Values"); nothing in
+	// the simulated Kafka reads it, and the state hash leaves it out.
+	Resend uint32
 	// SentAt is the time the application called send.
 	SentAt sim.Time
 	// CreateTime is the record's timestamp, which the producer stamps at

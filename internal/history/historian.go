@@ -111,11 +111,14 @@ type Mop struct {
 	// Poll: a poll; Reads holds what it read (nil in an invocation).
 	Poll  bool
 	Reads []KeyReads
-	// A send: partition Key and the record's Value. Acked: the send is
-	// written in its completed form [offset value], with Offset -1 when
-	// the offset is unknown (nil in the written history).
+	// A send: partition Key, the write's Value ([WriteValue], unique per
+	// write) and the logical record it writes ([RecordValue]), which the
+	// operation's "records" field lists. Acked: the send is written in its
+	// completed form [offset value], with Offset -1 when the offset is
+	// unknown (nil in the written history).
 	Key    int32
 	Value  int64
+	Record int64
 	Offset int64
 	Acked  bool
 }
@@ -127,16 +130,27 @@ type KeyReads struct {
 	Records []Read
 }
 
-// Read is one record a poll read: its offset and value.
+// Read is one record a poll read: its offset and the value of the write
+// that put it there.
 type Read struct {
 	Offset, Value int64
 }
 
-// RecordValue is the integer value a record carries in a history:
-// application × 1,000,000 + message number (records ≤ 1,000,000, so it is
-// unique per run). A record the application sends again (a takeover or a
-// restart resend) keeps its value.
+// RecordValue names a logical record in a history (the "records" field):
+// application × 1,000,000 + message number (records ≤ 1,000,000, and a
+// scenario runs one or two applications: unique per run, and below 10^9,
+// which [WriteValue] needs). Every write of the record, the first and each time the
+// application sends it again, names the same logical record.
 func RecordValue(id model.RecordID) int64 { return int64(id.App)*1_000_000 + id.N }
+
+// WriteValue is the value a write carries in a history, unique per write
+// as Jepsen's Kafka workload assumes: the logical record's
+// [RecordValue] for its first hand-over to a producer, plus
+// [model.Record.Resend] × 10^9 for a hand-over again (a takeover or a
+// restart resend, an exactly-once rewind: a write of its own, which may
+// reach the log besides the first). A producer's retry of a batch is the
+// same write, with the same value: Resend travels with the record.
+func WriteValue(r *model.Record) int64 { return RecordValue(r.ID) + int64(r.Resend)*1_000_000_000 }
 
 // historian reads the observation stream and builds the run's [History].
 // It keeps logical operations (an invocation and its completion) and
@@ -193,11 +207,12 @@ type hop struct {
 	maybe            bool
 }
 
-// hsend is one record of an operation: the record, the offset it was
-// acknowledged at (-1: unknown, or not acknowledged), and when the
-// application handed it over.
+// hsend is one record of an operation: the record, the write's value
+// ([WriteValue]), the offset it was acknowledged at (-1: unknown, or not
+// acknowledged), and when the application handed it over.
 type hsend struct {
 	id     model.RecordID
+	value  int64
 	part   int32
 	offset int64
 	at     sim.Time
@@ -318,8 +333,8 @@ func (h *historian) Observe(o *model.Obs) {
 	case model.ObsVerdict:
 		if o.Result.Err == model.ErrNone && !o.Result.Duplicate {
 			e := hlogEntry{pid: o.Batch.PID, txn: o.Batch.Transactional, first: o.Result.FirstOffset, values: make([]int64, len(o.Batch.Records))}
-			for i, r := range o.Batch.Records {
-				e.values[i] = RecordValue(r.ID)
+			for i := range o.Batch.Records {
+				e.values[i] = WriteValue(&o.Batch.Records[i])
 			}
 			h.appendLog(o.Batch.Partition, e)
 		}
@@ -341,8 +356,8 @@ func (h *historian) Observe(o *model.Obs) {
 				continue
 			}
 			e := hlogEntry{pid: le.Batch.PID, txn: le.Batch.Transactional, first: le.FirstOffset, values: make([]int64, len(le.Batch.Records))}
-			for j, r := range le.Batch.Records {
-				e.values[j] = RecordValue(r.ID)
+			for j := range le.Batch.Records {
+				e.values[j] = WriteValue(&le.Batch.Records[j])
 			}
 			h.appendLog(o.Partition, e)
 		}
@@ -365,7 +380,7 @@ func (h *historian) appendLog(p int32, e hlogEntry) {
 // handed is the application handing a record to instance o.Node: the
 // invocation of a send, or a record of the instance's transactions.
 func (h *historian) handed(o *model.Obs) {
-	s := hsend{id: o.Record.ID, part: o.Record.Partition, offset: -1, at: o.At, t: h.next()}
+	s := hsend{id: o.Record.ID, value: WriteValue(&o.Record), part: o.Record.Partition, offset: -1, at: o.At, t: h.next()}
 	if g := h.txns[o.Node]; g != nil {
 		if g.dead {
 			op := &hop{node: o.Node, f: OpTxn, invokeAt: s.at, invokeT: s.t, sends: []hsend{s}}
@@ -784,7 +799,7 @@ func (op *hop) invokeValue() []Mop {
 	}
 	v := make([]Mop, len(op.sends))
 	for i, s := range op.sends {
-		v[i] = Mop{Key: s.part, Value: RecordValue(s.id), Offset: -1}
+		v[i] = Mop{Key: s.part, Value: s.value, Record: RecordValue(s.id), Offset: -1}
 	}
 	return v
 }
@@ -795,7 +810,7 @@ func (op *hop) doneValue() []Mop {
 	}
 	v := make([]Mop, len(op.sends))
 	for i, s := range op.sends {
-		v[i] = Mop{Key: s.part, Value: RecordValue(s.id), Offset: -1}
+		v[i] = Mop{Key: s.part, Value: s.value, Record: RecordValue(s.id), Offset: -1}
 		if op.typ == OpOK {
 			v[i].Offset, v[i].Acked = s.offset, true
 		}

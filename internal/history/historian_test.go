@@ -197,3 +197,99 @@ func runHistory(t testing.TB, spec scenarios.Spec) (*scenarios.Result, *History)
 func idem(on bool) []params.KV {
 	return []params.KV{{Key: "enable.idempotence", Value: strconv.FormatBool(on)}}
 }
+
+// TestWriteValuesUnique: every write of a history has a value of its own,
+// as Jepsen's Kafka checker assumes, and names its logical record in
+// "records". The zombie's replacement sends a0:30 again after the zombie's
+// transaction holding it was fenced (seed 1), and epochx's restarted
+// instances send again what their crashed ones left unresolved: each
+// hand-over is a write with a new value, while the logical record stays
+// 30. Each value is invoked by one operation, completed by at most one,
+// and every value a final poll reads was written by some operation.
+func TestWriteValuesUnique(t *testing.T) {
+	resent := 0
+	for _, c := range []struct {
+		name  string
+		seeds uint64
+		sets  []params.KV
+	}{
+		{"zombie", 10, idem(true)},
+		{"zombie", 5, append(idem(true), params.KV{Key: "app.mode", Value: "at-least-once"})},
+		{"epochx", 10, append(idem(true), params.KV{Key: "net.response_loss", Value: "0.1"})},
+		{"restart", 5, append(idem(false), params.KV{Key: "fault.producer.resend", Value: "true"}, params.KV{Key: "fault.count", Value: "6"})},
+		// Replicated: the final reads come from the final leader's log.
+		{"epochx", 5, append(idem(true), params.KV{Key: "net.response_loss", Value: "0.1"}, params.KV{Key: "brokers", Value: "3"})},
+	} {
+		sc, err := scenarios.Lookup(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := uint64(1); seed <= c.seeds; seed++ {
+			r, h := runHistory(t, scenarios.Spec{Scenario: sc, Seed: seed, Sets: c.sets})
+			invoked, completed := map[int64]int{}, map[int64]int{}
+			record := map[int64]int64{}
+			writes := map[int64]int{} // per logical record
+			for i := range h.Ops {
+				op := &h.Ops[i]
+				if op.F == OpPoll {
+					continue
+				}
+				seen := invoked
+				if op.Type != OpInvoke {
+					seen = completed
+				}
+				for _, m := range op.Value {
+					if prev, ok := seen[m.Value]; ok {
+						t.Fatalf("%s seed %d: value %d is written by operations %d and %d\nreproduce: %s -history h.jsonl", c.name, seed, m.Value, prev, op.Index, r.Reproduce)
+					}
+					seen[m.Value] = op.Index
+					if rec, ok := record[m.Value]; ok && rec != m.Record {
+						t.Fatalf("%s seed %d: value %d is record %d and %d", c.name, seed, m.Value, rec, m.Record)
+					}
+					record[m.Value] = m.Record
+					if m.Value%1_000_000_000 != m.Record {
+						t.Fatalf("%s seed %d: value %d does not write record %d", c.name, seed, m.Value, m.Record)
+					}
+					if op.Type == OpInvoke {
+						writes[m.Record]++
+					}
+				}
+			}
+			// The final reads name the writes they read: every value was
+			// written, and where an acknowledged offset holds the
+			// acknowledged record, it holds the acknowledged write.
+			acked := map[[2]int64]int64{}
+			for i := range h.Ops {
+				if op := &h.Ops[i]; op.Type == OpOK && op.F != OpPoll {
+					for _, m := range op.Value {
+						acked[[2]int64{int64(m.Key), m.Offset}] = m.Value
+					}
+				}
+			}
+			for _, f := range []Final{FinalReadCommitted, FinalReadUncommitted} {
+				for k, rds := range finalRead(t, h, f) {
+					for _, rd := range rds {
+						if _, ok := invoked[rd.Value]; !ok {
+							t.Fatalf("%s seed %d: %s reads value %d at %d/%d, which no operation wrote", c.name, seed, f, rd.Value, k, rd.Offset)
+						}
+						v, ok := acked[[2]int64{int64(k), rd.Offset}]
+						if ok && record[v] == record[rd.Value] && v != rd.Value {
+							t.Fatalf("%s seed %d: %s reads value %d at %d/%d, where value %d of the same record was acknowledged", c.name, seed, f, rd.Value, k, rd.Offset, v)
+						}
+					}
+				}
+			}
+			for _, n := range writes {
+				if n > 1 {
+					resent++
+				}
+			}
+			if c.name == "zombie" && seed == 1 && len(c.sets) == 1 && writes[30] != 2 {
+				t.Errorf("zombie seed 1: record 30 is written %d times, want 2 (the zombie's aborted transaction, its replacement's)", writes[30])
+			}
+		}
+	}
+	if resent == 0 {
+		t.Error("no record was sent again: the test shows nothing")
+	}
+}

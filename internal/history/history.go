@@ -5,18 +5,20 @@
 //   - JSON lines (.jsonl): one JSON object per operation, keys the field
 //     names of Jepsen's operations without colons, values such as ok and
 //     send as plain strings:
-//     {"index":12,"time":27820037000,"process":3,"type":"ok","f":"send","value":[["send",0,[60,20]]]}
+//     {"index":12,"time":27820037000,"process":3,"type":"ok","f":"send","value":[["send",0,[60,20]]],"records":[20]}
 //     Both final polls are kept, each marked "final".
 //   - EDN (.edn): one operation map per line, as Jepsen's store writes
 //     history.edn, for jepsen.tests.kafka's checker. It differs from the
-//     JSON lines in two ways, both for Jepsen's sake. Only the
-//     read_committed final poll is written: Jepsen would report the
-//     aborted records a read_uncommitted poll returns as aborted reads.
-//     And a failed send of a value that another operation also sent, and
-//     did not fail, is written as :info (keeping its :error): Jepsen
-//     assumes each value is sent once and takes any failed send of a
-//     value as proof that the value must stay invisible, while idemsim's
-//     applications send a record again after a takeover or a restart.
+//     JSON lines in one way, for Jepsen's sake: only the read_committed
+//     final poll is written, since Jepsen would report the aborted
+//     records a read_uncommitted poll returns as aborted reads.
+//
+// Every write has a value of its own ([WriteValue]), as Jepsen's checker
+// assumes: a record the application sends again is a new write with a new
+// value, and the logical record each send writes travels in the
+// operation's "records" field (:records in EDN), one per send. This is
+// format [FormatVersion] of the history; docs/history.md describes it and
+// what changed from format 1.
 package history
 
 import (
@@ -25,10 +27,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
+
+// FormatVersion is the history format's version (docs/history.md,
+// "Format versions"): 2 gives every write a value of its own and adds the
+// "records" field; format 1 histories have no "records" field and repeat
+// a record's value when the application sends the record again.
+const FormatVersion = 2
 
 // Format is a written form of a history.
 type Format uint8
@@ -60,10 +67,6 @@ func FormatOf(path string) (Format, error) {
 func Write(w io.Writer, h *History, f Format) error {
 	bw := bufio.NewWriter(w)
 	var b []byte
-	var resent map[int64]bool
-	if f == EDN {
-		resent = resentValues(h)
-	}
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		b = b[:0]
@@ -74,11 +77,6 @@ func Write(w io.Writer, h *History, f Format) error {
 			if op.Final == FinalReadUncommitted {
 				continue
 			}
-			if op.Type == OpFail && slices.ContainsFunc(op.Value, func(m Mop) bool { return resent[m.Value] }) {
-				o := *op
-				o.Type = OpInfo
-				op = &o
-			}
 			b = AppendEDN(b, op)
 		}
 		b = append(b, '\n')
@@ -87,23 +85,6 @@ func Write(w io.Writer, h *History, f Format) error {
 		}
 	}
 	return bw.Flush()
-}
-
-// resentValues returns the values that some completed operation sent
-// without failing (ok or info): a failed send of one of them is not proof
-// that the value must stay invisible.
-func resentValues(h *History) map[int64]bool {
-	out := map[int64]bool{}
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		if op.F == OpPoll || op.Type == OpInvoke || op.Type == OpFail {
-			continue
-		}
-		for _, m := range op.Value {
-			out[m.Value] = true
-		}
-	}
-	return out
 }
 
 // WriteFile writes h to path, in the form its extension names.
@@ -124,8 +105,9 @@ func WriteFile(path string, h *History) error {
 }
 
 // AppendJSON appends op as one JSON object (without a newline): index,
-// time, process, type, f, final (final polls only), value and error (fail
-// and info only).
+// time, process, type, f, final (final polls only), value, records (sends
+// and transactions only: the logical record of each send, in order) and
+// error (fail and info only).
 func AppendJSON(b []byte, op *HistoryOp) []byte {
 	b = append(b, `{"index":`...)
 	b = strconv.AppendInt(b, int64(op.Index), 10)
@@ -151,6 +133,10 @@ func AppendJSON(b []byte, op *HistoryOp) []byte {
 		b = appendMop(b, m, jsonSyntax)
 	}
 	b = append(b, ']')
+	if op.F != OpPoll {
+		b = append(b, `,"records":`...)
+		b = appendRecords(b, op, jsonSyntax)
+	}
 	if op.Error != "" {
 		b = append(b, `,"error":`...)
 		b = strconv.AppendQuote(b, op.Error)
@@ -160,7 +146,8 @@ func AppendJSON(b []byte, op *HistoryOp) []byte {
 
 // AppendEDN appends op as one EDN map (without a newline), keys in the
 // order Jepsen prints an operation: :index, :time, :type, :process, :f,
-// :value, then :final and :error when set.
+// :value, then :records (sends and transactions), :final and :error when
+// set.
 func AppendEDN(b []byte, op *HistoryOp) []byte {
 	b = append(b, "{:index "...)
 	b = strconv.AppendInt(b, int64(op.Index), 10)
@@ -180,6 +167,10 @@ func AppendEDN(b []byte, op *HistoryOp) []byte {
 		b = appendMop(b, m, ednSyntax)
 	}
 	b = append(b, ']')
+	if op.F != OpPoll {
+		b = append(b, ", :records "...)
+		b = appendRecords(b, op, ednSyntax)
+	}
 	if op.Final != NotFinal {
 		b = append(b, ", :final :"...)
 		b = append(b, strings.ReplaceAll(op.Final.String(), "_", "-")...)
@@ -203,6 +194,19 @@ var (
 	jsonSyntax = syntax{sep: ",", kv: ":", null: "null", send: `"send"`, poll: `"poll"`, quoteMapKeys: true}
 	ednSyntax  = syntax{sep: " ", kv: " ", null: "nil", send: ":send", poll: ":poll"}
 )
+
+// appendRecords appends the logical records of op's sends, in order:
+// [20,1000007] (EDN: [20 1000007]).
+func appendRecords(b []byte, op *HistoryOp, s syntax) []byte {
+	b = append(b, '[')
+	for i, m := range op.Value {
+		if i > 0 {
+			b = append(b, s.sep...)
+		}
+		b = strconv.AppendInt(b, m.Record, 10)
+	}
+	return append(b, ']')
+}
 
 // appendMop appends ["send",k,v], ["send",k,[offset,v]], ["poll"] or
 // ["poll",{"k":[[offset,v],...]}] (EDN: [:send k v], ...).

@@ -1,22 +1,32 @@
 // Package historycheck is a deliberately simple second checker of
 // idemsim runs. It reads only a run's exported history, as JSON lines
-// (docs/history.md), never the simulator's internals, and reports four
-// kinds of anomaly from the final reads:
+// (docs/history.md), never the simulator's internals.
 //
-//   - duplicates: a value the final read_committed poll returns at more
-//     than one offset;
-//   - lost writes: a value some ok operation acknowledged that the final
-//     read_committed poll does not return;
+// Each write has a value of its own, and each send names the logical
+// record it writes in its operation's "records" field: a record the
+// application sends again is a second write of the same record. Check
+// refuses a history in which a value is written twice (by two
+// invocations, or completed twice), and reports four kinds of anomaly
+// from the final reads:
+//
+//   - duplicates: a logical record the final read_committed poll returns
+//     at more than one offset (whichever writes put the copies there);
+//   - lost writes: a logical record some ok operation acknowledged that
+//     the final read_committed poll does not return at all;
 //   - unseen acknowledged writes: an acknowledged (partition, offset,
-//     value) that the final read_uncommitted poll does not return at that
-//     offset (it holds another value there, or nothing);
+//     record) that the final read_uncommitted poll does not return at that
+//     offset (it holds another record there, or nothing);
 //   - aborted reads: a value the final read_committed poll returns
-//     although every operation that sent it failed.
+//     although the operation that wrote it failed.
+//
+// A format 1 history (without "records") is read with each value its own
+// record; one in which the application sent a record again repeats the
+// value, and is refused.
 //
 // Its tests hold it and idemsim's invariants to the same verdicts run by
 // run (duplicates ⇔ INV-DUP, lost writes ⇔ INV-LOSS, unseen acknowledged
-// writes ⇔ INV-DEDUP's acknowledged-offset check, aborted reads ⇔ none
-// until INV-TXN exists); a disagreement is a bug in one of them.
+// writes ⇔ INV-DEDUP's acknowledged-offset check, aborted reads ⇔
+// INV-TXN's aborted-read clause); a disagreement is a bug in one of them.
 //
 // The package imports only the standard library.
 package historycheck
@@ -40,16 +50,19 @@ type Op struct {
 	F       string `json:"f"`
 	Final   string `json:"final"`
 	Error   string `json:"error"`
-	// Sends and Polls are the operation's micro-operations, decoded.
+	// Sends and Polls are the operation's micro-operations, decoded; each
+	// send's Record comes from the "records" field.
 	Sends []Send `json:"-"`
 	Polls []Poll `json:"-"`
 }
 
 // Send is a [:send key value] or [:send key [offset value]]
-// micro-operation. Offset is -1 when the send has no offset (an
-// invocation, a failure) or an unknown one (nil).
+// micro-operation, and the logical record it writes (the operation's
+// "records" field; the value itself in a format 1 history, which has
+// none). Offset is -1 when the send has no offset (an invocation, a
+// failure) or an unknown one (nil).
 type Send struct {
-	Key, Value, Offset int64
+	Key, Value, Offset, Record int64
 }
 
 // Poll is a [:poll {key [[offset value] ...]}] micro-operation: per key,
@@ -142,6 +155,25 @@ func parseOp(b []byte) (Op, error) {
 			return Op{}, fmt.Errorf("micro-operation %v: unknown function %v", m, parts[0])
 		}
 	}
+	recs, present := obj.get("records")
+	if !present {
+		// Format 1: a value names its record.
+		for i := range op.Sends {
+			op.Sends[i].Record = op.Sends[i].Value
+		}
+		return op, nil
+	}
+	list, ok := recs.([]jvalue)
+	if !ok || len(list) != len(op.Sends) {
+		return Op{}, fmt.Errorf(`"records" is not an array of one record per send (%d sends)`, len(op.Sends))
+	}
+	for i, x := range list {
+		r, ok := x.(int64)
+		if !ok {
+			return Op{}, fmt.Errorf(`"records": %v is not an integer`, x)
+		}
+		op.Sends[i].Record = r
+	}
 	return op, nil
 }
 
@@ -217,15 +249,17 @@ func parsePoll(parts []jvalue) (Poll, error) {
 	return p, nil
 }
 
-// Write is one value at a place: an anomaly's record.
+// Write is one write at a place: an anomaly's record. Value names the
+// write, Record the logical record it writes.
 type Write struct {
-	Key, Offset, Value int64
+	Key, Offset, Value, Record int64
 }
 
-// Dup is a value the final read_committed poll returns at more than one
-// place.
+// Dup is a logical record the final read_committed poll returns at more
+// than one place (the copies' values tell which writes they are: one
+// write twice, a producer's retry, or two writes of the record).
 type Dup struct {
-	Value  int64
+	Record int64
 	Places []Write
 }
 
@@ -233,7 +267,7 @@ type Dup struct {
 // value, then place).
 type Report struct {
 	Duplicates []Dup
-	// ExtraCopies counts the copies beyond the first: a value k times in
+	// ExtraCopies counts the copies beyond the first: a record k times in
 	// the final read adds k-1.
 	ExtraCopies  int
 	LostWrites   []Write // Offset is the acknowledged offset, -1 if unknown
@@ -247,8 +281,13 @@ func (r *Report) Clean() bool {
 }
 
 // Check judges a history. It needs the two final polls (ok operations
-// with final "read_committed" and "read_uncommitted").
+// with final "read_committed" and "read_uncommitted"), and refuses a
+// history in which a value is written twice (see [Writes]).
 func Check(ops []Op) (*Report, error) {
+	record, err := Writes(ops)
+	if err != nil {
+		return nil, err
+	}
 	var rc, ru Poll
 	for _, op := range ops {
 		if op.Type != "ok" || op.F != "poll" || len(op.Polls) != 1 {
@@ -264,66 +303,121 @@ func Check(ops []Op) (*Report, error) {
 	if rc == nil || ru == nil {
 		return nil, errors.New("history has no final read_committed and read_uncommitted polls")
 	}
+	// The logical record of a value read: every value read must have
+	// been written.
+	recordOf := func(poll string, k int64, r Record) (int64, error) {
+		rec, ok := record[r.Value]
+		if !ok {
+			return 0, fmt.Errorf("the final %s poll reads value %d at key %d offset %d, which no operation wrote", poll, r.Value, k, r.Offset)
+		}
+		return rec, nil
+	}
 	rep := &Report{}
 
-	// What the final read_committed poll holds, value by value.
+	// What the final read_committed poll holds: the places of each
+	// logical record, and the values read.
 	where := map[int64][]Write{}
+	read := map[int64]Write{}
 	for _, k := range sortedKeys(rc) {
 		for _, r := range rc[k] {
-			where[r.Value] = append(where[r.Value], Write{Key: k, Offset: r.Offset, Value: r.Value})
+			rec, err := recordOf("read_committed", k, r)
+			if err != nil {
+				return nil, err
+			}
+			w := Write{Key: k, Offset: r.Offset, Value: r.Value, Record: rec}
+			where[rec] = append(where[rec], w)
+			if _, ok := read[r.Value]; !ok {
+				read[r.Value] = w
+			}
 		}
 	}
-	for _, v := range sortedKeys(where) {
-		if ws := where[v]; len(ws) > 1 {
-			rep.Duplicates = append(rep.Duplicates, Dup{Value: v, Places: ws})
+	for _, rec := range sortedKeys(where) {
+		if ws := where[rec]; len(ws) > 1 {
+			rep.Duplicates = append(rep.Duplicates, Dup{Record: rec, Places: ws})
 			rep.ExtraCopies += len(ws) - 1
 		}
 	}
 
-	// What the final read_uncommitted poll holds, place by place.
+	// What the final read_uncommitted poll holds, place by place: the
+	// logical record.
 	at := map[[2]int64]int64{}
-	for k, recs := range ru {
-		for _, r := range recs {
-			at[[2]int64{k, r.Offset}] = r.Value
+	for _, k := range sortedKeys(ru) {
+		for _, r := range ru[k] {
+			rec, err := recordOf("read_uncommitted", k, r)
+			if err != nil {
+				return nil, err
+			}
+			at[[2]int64{k, r.Offset}] = rec
 		}
 	}
 
-	// The sends of completed operations: acknowledged ones, and the types
-	// of every operation that sent each value.
+	// The sends of completed operations: the acknowledged ones, by
+	// logical record, and the type of the operation that completed each
+	// write.
 	acked := map[int64][]Write{}
-	sentBy := map[int64][]string{}
+	doneAs := map[int64]string{}
 	for _, op := range ops {
 		if op.Type == "invoke" || op.F == "poll" {
 			continue
 		}
 		for _, s := range op.Sends {
-			sentBy[s.Value] = append(sentBy[s.Value], op.Type)
+			doneAs[s.Value] = op.Type
 			if op.Type == "ok" {
-				acked[s.Value] = append(acked[s.Value], Write{Key: s.Key, Offset: s.Offset, Value: s.Value})
+				acked[s.Record] = append(acked[s.Record], Write{Key: s.Key, Offset: s.Offset, Value: s.Value, Record: s.Record})
 			}
 		}
 	}
-	for _, v := range sortedKeys(acked) {
-		ws := acked[v]
-		if len(where[v]) == 0 {
+	for _, rec := range sortedKeys(acked) {
+		ws := acked[rec]
+		if len(where[rec]) == 0 {
 			rep.LostWrites = append(rep.LostWrites, ws[0])
 		}
 		for _, w := range ws {
 			if w.Offset < 0 {
 				continue
 			}
-			if got, ok := at[[2]int64{w.Key, w.Offset}]; !ok || got != v {
+			if got, ok := at[[2]int64{w.Key, w.Offset}]; !ok || got != rec {
 				rep.Unseen = append(rep.Unseen, w)
 			}
 		}
 	}
-	for _, v := range sortedKeys(where) {
-		types := sentBy[v]
-		if len(types) > 0 && !slices.ContainsFunc(types, func(t string) bool { return t != "fail" }) {
-			rep.AbortedReads = append(rep.AbortedReads, where[v][0])
+	for _, v := range sortedKeys(read) {
+		if doneAs[v] == "fail" {
+			rep.AbortedReads = append(rep.AbortedReads, read[v])
 		}
 	}
 	return rep, nil
+}
+
+// Writes returns the logical record of every value a history writes, and
+// refuses a history in which a value is written twice: by two invocations
+// (or twice in one), or completed by two operations, as Jepsen's Kafka
+// checker assumes no history does; or in which one value names two
+// records. A format 1 history (without "records") in which the
+// application sent a record again repeats its value, and is refused too.
+func Writes(ops []Op) (map[int64]int64, error) {
+	record := map[int64]int64{}
+	invoked, completed := map[int64]int64{}, map[int64]int64{}
+	for _, op := range ops {
+		if op.F == "poll" {
+			continue
+		}
+		by := invoked
+		if op.Type != "invoke" {
+			by = completed
+		}
+		for _, s := range op.Sends {
+			if prev, ok := by[s.Value]; ok {
+				return nil, fmt.Errorf("value %d is written twice, by operations %d and %d: every write needs a value of its own (docs/history.md; a format 1 history, without \"records\", repeats the value of a record the application sent again)", s.Value, prev, op.Index)
+			}
+			by[s.Value] = op.Index
+			if rec, ok := record[s.Value]; ok && rec != s.Record {
+				return nil, fmt.Errorf("value %d names record %d and, in operation %d, record %d", s.Value, rec, op.Index, s.Record)
+			}
+			record[s.Value] = s.Record
+		}
+	}
+	return record, nil
 }
 
 func sortedKeys[V any](m map[int64]V) []int64 {

@@ -22,7 +22,8 @@ import (
 // [logRun.record]) and are made again when an entry is read. A batch
 // whose records do not follow one (odd digests, records of several
 // applications, a record partition other than the batch's, irregular
-// message numbers, send times or create times) is a run of its own, its
+// message numbers, send times or create times, records an application
+// handed over again: [model.Record.Resend]) is a run of its own, its
 // records listed aside, in odd, exactly as appended.
 //
 // The representation is canonical: the runs depend only on the entries
@@ -104,10 +105,12 @@ func (r *logRun) record(g int64) model.Record {
 }
 
 // fits reports whether rec is record g of r's pattern, with the steps dn
-// and dsent.
+// and dsent. A record the application handed over again (Resend > 0) fits
+// no pattern: it is listed.
 func (r *logRun) fits(rec *model.Record, g int64, dn int64, dsent sim.Time) bool {
 	return rec.ID.App == r.app && rec.ID.N == r.n0+g*dn && rec.SentAt == r.sent+sim.Time(g)*dsent &&
-		rec.CreateTime == rec.SentAt+r.dcreate && rec.Partition == r.part && rec.Digest == model.Digest(rec.ID, 0)
+		rec.CreateTime == rec.SentAt+r.dcreate && rec.Partition == r.part && rec.Digest == model.Digest(rec.ID, 0) &&
+		rec.Resend == 0
 }
 
 // head returns entry k of run r without its records (Batch.Records nil)

@@ -16,7 +16,8 @@ import (
 // a few producers that follow their record patterns (consecutive or
 // strided message numbers, regular send times), with markers, batches
 // without a producer id, epoch bumps, wrapping sequence numbers and
-// every kind of odd record mixed in.
+// every kind of odd record (a record handed over again among them) mixed
+// in.
 type logGen struct {
 	rng  *rand.Rand
 	next int64 // the log end offset
@@ -103,7 +104,9 @@ func (g *logGen) entry() model.LogEntry {
 	for j := range n {
 		id := model.RecordID{App: p.app, N: p.n}
 		rec := model.Record{ID: id, Digest: model.Digest(id, 0), SentAt: p.sent, CreateTime: p.sent + p.drift}
-		switch r.IntN(60) {
+		switch r.IntN(65) {
+		case 60, 61, 62, 63, 64:
+			rec.Resend = 1 + uint32(r.IntN(3)) // handed over again
 		case 0:
 			rec.Digest = model.Digest(id, 1)
 		case 1:

@@ -197,6 +197,11 @@ var scratchFields = map[string]bool{
 	"coordinator.txnLog.spare":         true, // storage a reset coordinator keeps for its log
 	"coordinator.txnLog.reclaim":       true,
 	"check.dedup.hint":                 true, // Finish's scratch
+	// Report only: they number an application's hand-overs of a record
+	// for the run's history (docs/history.md); nothing the run does
+	// depends on them, so states that differ only there are alike.
+	"model.Record.Resend": true,
+	"world.app.resends":   true,
 	// Effects the world holds in place while it carries them out
 	// (model/hold.go): nothing is held between events.
 	"model.EffectStack.depth": true,

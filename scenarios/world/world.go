@@ -99,7 +99,10 @@ type app struct {
 	// high is one past the highest message number ever sent: an
 	// exactly-once application that resumes at its committed position
 	// sends records below it again.
-	high      int64
+	high int64
+	// resends counts the records the application handed over again: the
+	// last [model.Record.Resend] it gave.
+	resends   uint32
 	interval  time.Duration
 	instances []*instance
 	// chain numbers the app's stream of send events; a takeover starts a

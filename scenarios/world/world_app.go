@@ -1,6 +1,8 @@
 package world
 
 import (
+	"math"
+
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/params"
@@ -99,8 +101,7 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 		// An exactly-once application that resumed at its committed
 		// position processes this input record again: the same record,
 		// not a new one.
-		w.resendRecord(now, in, rec, true)
-		return rec
+		return w.resendRecord(now, in, rec, true)
 	}
 	a.high = a.next
 	o := w.slot(model.ObsAppSend, now, int32(in.node), -1)
@@ -110,11 +111,24 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 	return rec
 }
 
-// resendRecord hands rec to in again (a takeover or restart resend);
-// withPart: the trace line names the partition.
-func (w *World) resendRecord(now sim.Time, in *instance, rec model.Record, withPart bool) {
+// resendRecord hands rec to in again (a takeover or restart resend, an
+// exactly-once rewind); withPart: the trace line names the partition.
+// The hand-over takes the application's next resend number
+// ([model.Record.Resend]), which in's unresolved copy of the record, if it
+// holds one, takes too; it returns the record as handed over.
+func (w *World) resendRecord(now sim.Time, in *instance, rec model.Record, withPart bool) model.Record {
+	a := in.app
+	if a.resends == math.MaxUint32 {
+		panic("world: an application handed records over again 2^32-1 times")
+	}
+	a.resends++
+	rec.Resend = a.resends
+	if in.unresolved.Has(rec.ID.N) {
+		in.unresolved.Put(rec)
+	}
 	w.emit(model.Obs{Kind: model.ObsAppResend, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Record: rec, Flag: withPart})
 	w.apply(now, in, in.prod.SendAt(now, w.clock(now, in.node), rec))
+	return rec
 }
 
 // takeover starts a later instance of an application: it takes over the

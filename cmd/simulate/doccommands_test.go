@@ -336,7 +336,7 @@ var docExit = map[string]int{
 // that shows no output: enough runs to exercise the command, few enough
 // that every documented command runs in seconds.
 var quickRuns = map[string]int{
-	"":          4, // a sweep (per point and mode)
+	"":          2, // a sweep (per point and mode)
 	"selfcheck": 20,
 	"validate":  2,
 }
@@ -535,6 +535,9 @@ func TestDocCommands(t *testing.T) {
 					t.Errorf("%s: the refusal is not one line: %s", c.where(), e.String())
 				}
 				checkTableRow(t, c, o.String())
+				if slices.Contains(c.args, "-shrink") {
+					checkShrinkProse(t, c, srcs[c.file], o.String())
+				}
 			})
 		}
 		checkDiagrams(t, f, srcs[f], produced)
@@ -595,5 +598,130 @@ func checkDiagrams(t *testing.T, file, src string, produced map[string][]byte) {
 		case !found:
 			t.Errorf("%s:%d: the Mermaid block is not an excerpt of any diagram the document's commands write", file, b.first)
 		}
+	}
+}
+
+// shrinkProse is how a document states a shrink's figures in prose: "the
+// seed's 4 actions shrink to one 1-second pause of `p1` in 28 runs".
+var shrinkProse = regexp.MustCompile("the seed's (\\d+) actions shrink to one\\s+(\\S+)-second pause of `(\\w+)` in (\\d+) runs")
+
+// checkShrinkProse checks the figures a document states in prose for its
+// shrink command against the command's output.
+func checkShrinkProse(t *testing.T, c docCommand, src, out string) {
+	t.Helper()
+	if c.file == "README.md" && !shrinkProse.MatchString(src) {
+		t.Errorf("README.md no longer states its shrink example's figures as shrinkProse reads them; update the test")
+	}
+	for _, m := range shrinkProse.FindAllStringSubmatch(src, -1) {
+		for _, want := range []string{
+			"minimal plan (1 of " + m[1] + " actions):",
+			" pause " + m[3] + " " + m[2] + "s\n",
+			"runs: " + m[4] + " of ",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: the document says %q, but `%s` does not print %q:\n%s", c.where(), m[0], c.text, strings.TrimSpace(want), out)
+			}
+		}
+	}
+}
+
+// docRefusals are the inputs behind the refusals the documents print
+// without the command that gets them (docs/plans.md shows the error of a
+// hand-edited p.txt, not the file): each runs its command on its file.
+var docRefusals = map[string]struct {
+	args []string
+	file string // p.txt's content
+}{
+	`simulate: -plan-file p.txt: line 2: pause length "soon" is not a duration (e.g. 250ms, 3.2s, 1m30s)`: {
+		[]string{"-seed", "42", "-scenario", "ackloss", "-set", "fault.count=8", "-plan-file", "p.txt"}, "format 1\n1s pause p1 soon\n"},
+	`simulate: -plan-file p.txt: line 1: unknown plan format "2": this simulator reads "1" (want "format 1")`: {
+		[]string{"-seed", "42", "-scenario", "ackloss", "-set", "fault.count=8", "-plan-file", "p.txt"}, "format 2\n1s pause p1 1s\n"},
+}
+
+// TestDocRefusals: every "simulate: ..." error line a document prints in a
+// code block without its command is what the command of docRefusals
+// prints, on one line, with exit status 2.
+func TestDocRefusals(t *testing.T) {
+	used := map[string]bool{}
+	for _, f := range docFiles(t) {
+		src, err := os.ReadFile(filepath.Join("..", "..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shownOut := map[string]bool{}
+		for _, c := range docCommands(f, string(src)) {
+			for _, l := range c.out {
+				shownOut[strings.TrimSpace(l)] = true
+			}
+		}
+		for _, b := range markdownBlocks(string(src)) {
+			for i, l := range b.lines {
+				l = strings.TrimSpace(l)
+				if !strings.HasPrefix(l, "simulate: ") || shownOut[l] {
+					continue
+				}
+				r, ok := docRefusals[l]
+				if !ok {
+					t.Errorf("%s:%d: the refusal %q has no command in the document and none in docRefusals", f, b.first+i, l)
+					continue
+				}
+				used[l] = true
+				t.Run(fmt.Sprintf("%s:%d", f, b.first+i), func(t *testing.T) {
+					t.Chdir(t.TempDir())
+					if err := os.WriteFile("p.txt", []byte(r.file), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					code, _, e := runCLI(r.args...)
+					if code != exitUsage || strings.TrimSpace(e) != l {
+						t.Errorf("%s:%d: simulate %s exits %d and prints\n\t%s\nthe document says exit status 2 and\n\t%s", f, b.first+i, strings.Join(r.args, " "), code, strings.TrimSpace(e), l)
+					}
+				})
+			}
+		}
+	}
+	for l := range docRefusals {
+		if !used[l] {
+			t.Errorf("docRefusals names a refusal no document prints: %s", l)
+		}
+	}
+}
+
+// TestDocCommandExtraction: the extraction finds commands in fenced,
+// indented and table blocks, joins continuations, honours quotes, stops
+// at pipes, redirections and comments, and takes a prompt's following
+// lines, or a plain block right after the block of a command (its last),
+// as its output.
+func TestDocCommandExtraction(t *testing.T) {
+	src := "# T\n\n```sh\n" +
+		"go run ./cmd/simulate -seed 1 \\\n    -scenario ackloss | tail -40   # one\n" +
+		"simulate -set 'a=b c' -set \"d=e\\\"f\" > x\n" +
+		"go test ./...\n" +
+		"```\n\n" +
+		"```text\nline one\n...\n```\n\n" +
+		"Prose:\n\n    $ simulate -list\n    out 1\n    out 2\n\n" +
+		"- a list\n    simulate -not-a-block\n\n" +
+		"| a | b |\n|---|---|\n| x | `simulate -explore -scenario restart` | INV-DUP with 1 fault, 105 schedules |\n" +
+		"\n```\nsimulate -seed N -scenario NAME [flags]\n/usr/bin/time -f '%e s' /tmp/simulate -version\n```\n"
+	cmds := docCommands("T.md", src)
+	var got []string
+	for _, c := range cmds {
+		got = append(got, fmt.Sprintf("%d %q out=%q row=%q skip=%v", c.line, c.args, c.out, strings.TrimSpace(c.row), c.skip != ""))
+	}
+	want := []string{
+		`4 ["-seed" "1" "-scenario" "ackloss"] out=[] row="" skip=false`,
+		`6 ["-set" "a=b c" "-set" "d=e\"f"] out=["line one" "..."] row="" skip=false`,
+		`17 ["-list"] out=["out 1" "out 2"] row="" skip=false`,
+		`26 ["-explore" "-scenario" "restart"] out=[] row="| INV-DUP with 1 fault, 105 schedules |" skip=false`,
+		`29 ["-seed" "N" "-scenario" "NAME" "[flags]"] out=[] row="" skip=true`,
+		`30 ["-version"] out=[] row="" skip=false`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if l, missing := missingLines([]string{"a", "...", "c"}, "a\nb\nc\n"); missing {
+		t.Errorf("missingLines: %q reported missing", l)
+	}
+	if _, missing := missingLines([]string{"c", "a"}, "a\nb\nc\n"); !missing {
+		t.Error("missingLines: lines out of order not reported")
 	}
 }

@@ -625,23 +625,31 @@ func checkShrinkProse(t *testing.T, c docCommand, src, out string) {
 	}
 }
 
-// docRefusals are the inputs behind the refusals the documents print
-// without the command that gets them (docs/plans.md shows the error of a
-// hand-edited p.txt, not the file): each runs its command on its file.
-var docRefusals = map[string]struct {
-	args []string
-	file string // p.txt's content
+// docErrorLines are the commands behind the "simulate: ..." lines the
+// documents print without their command: docs/plans.md shows the error of
+// a hand-edited p.txt, not the file, and docs/sweeps.md what -force says
+// before it replaces an earlier output. Each runs its before commands,
+// then its command, on its p.txt.
+var docErrorLines = map[string]struct {
+	before [][]string
+	args   []string
+	file   string // p.txt's content
+	code   int
 }{
 	`simulate: -plan-file p.txt: line 2: pause length "soon" is not a duration (e.g. 250ms, 3.2s, 1m30s)`: {
-		[]string{"-seed", "42", "-scenario", "ackloss", "-set", "fault.count=8", "-plan-file", "p.txt"}, "format 1\n1s pause p1 soon\n"},
+		args: []string{"-seed", "42", "-scenario", "ackloss", "-set", "fault.count=8", "-plan-file", "p.txt"}, file: "format 1\n1s pause p1 soon\n", code: exitUsage},
 	`simulate: -plan-file p.txt: line 1: unknown plan format "2": this simulator reads "1" (want "format 1")`: {
-		[]string{"-seed", "42", "-scenario", "ackloss", "-set", "fault.count=8", "-plan-file", "p.txt"}, "format 2\n1s pause p1 1s\n"},
+		args: []string{"-seed", "42", "-scenario", "ackloss", "-set", "fault.count=8", "-plan-file", "p.txt"}, file: "format 2\n1s pause p1 1s\n", code: exitUsage},
+	`simulate: -force: out holds an earlier output; its 6 files (failing.tsv, latency_cdf.png, latency_cdf.svg, report.md, runs.csv, summary.json) are replaced when this command completes`: {
+		before: [][]string{{"-scenario", "ackloss", "-runs", "2", "-out", "out"}},
+		args:   []string{"-scenario", "ackloss", "-runs", "2", "-out", "out", "-force"}, code: exitOK},
 }
 
-// TestDocRefusals: every "simulate: ..." error line a document prints in a
-// code block without its command is what the command of docRefusals
-// prints, on one line, with exit status 2.
-func TestDocRefusals(t *testing.T) {
+// TestDocErrorLines: every "simulate: ..." line a document prints in a
+// code block without its command is a line of what the command of
+// docErrorLines prints on stderr, with its exit status (a refusal: one
+// line, exit status 2).
+func TestDocErrorLines(t *testing.T) {
 	used := map[string]bool{}
 	for _, f := range docFiles(t) {
 		src, err := os.ReadFile(filepath.Join("..", "..", f))
@@ -660,28 +668,36 @@ func TestDocRefusals(t *testing.T) {
 				if !strings.HasPrefix(l, "simulate: ") || shownOut[l] {
 					continue
 				}
-				r, ok := docRefusals[l]
+				r, ok := docErrorLines[l]
 				if !ok {
-					t.Errorf("%s:%d: the refusal %q has no command in the document and none in docRefusals", f, b.first+i, l)
+					t.Errorf("%s:%d: the line %q has no command in the document and none in docErrorLines", f, b.first+i, l)
 					continue
 				}
 				used[l] = true
 				t.Run(fmt.Sprintf("%s:%d", f, b.first+i), func(t *testing.T) {
 					t.Chdir(t.TempDir())
-					if err := os.WriteFile("p.txt", []byte(r.file), 0o644); err != nil {
-						t.Fatal(err)
+					if r.file != "" {
+						if err := os.WriteFile("p.txt", []byte(r.file), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+					for _, args := range r.before {
+						if code, _, e := runCLI(args...); code != exitOK {
+							t.Fatalf("simulate %s: exit %d: %s", strings.Join(args, " "), code, e)
+						}
 					}
 					code, _, e := runCLI(r.args...)
-					if code != exitUsage || strings.TrimSpace(e) != l {
-						t.Errorf("%s:%d: simulate %s exits %d and prints\n\t%s\nthe document says exit status 2 and\n\t%s", f, b.first+i, strings.Join(r.args, " "), code, strings.TrimSpace(e), l)
+					lines := strings.Split(strings.TrimSpace(e), "\n")
+					if code != r.code || !slices.Contains(lines, l) || code == exitUsage && len(lines) != 1 {
+						t.Errorf("%s:%d: simulate %s exits %d and prints\n\t%s\nthe document says exit status %d and\n\t%s", f, b.first+i, strings.Join(r.args, " "), code, strings.TrimSpace(e), r.code, l)
 					}
 				})
 			}
 		}
 	}
-	for l := range docRefusals {
+	for l := range docErrorLines {
 		if !used[l] {
-			t.Errorf("docRefusals names a refusal no document prints: %s", l)
+			t.Errorf("docErrorLines names a line no document prints: %s", l)
 		}
 	}
 }

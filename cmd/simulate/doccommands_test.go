@@ -381,6 +381,10 @@ func wantExit(c docCommand) (int, string) {
 			return exitUsage, "its shown output is a refusal"
 		}
 	}
+	if m := commentExit.FindStringSubmatch(c.text); m != nil {
+		code, _ := strconv.Atoi(m[1])
+		return code, "its comment says " + m[0][strings.Index(m[0], "exit"):]
+	}
 	if code, ok := docExit[c.key()]; ok {
 		return code, "docExit"
 	}
@@ -388,6 +392,27 @@ func wantExit(c docCommand) (int, string) {
 		return exitViolation, "its table row names a counterexample"
 	}
 	return exitOK, "no violation or refusal documented"
+}
+
+// commentExit is an exit status a command's comment states.
+var commentExit = regexp.MustCompile(`\s#.*\bexit (\d+)`)
+
+// checkComment checks the figures a command's comment states: "duplicates
+// N" of a run, "no violation" of a sweep.
+func checkComment(t *testing.T, c docCommand, out string) {
+	t.Helper()
+	_, comment, ok := strings.Cut(c.text, " #")
+	if !ok {
+		return
+	}
+	if m := regexp.MustCompile(`\bduplicates (\d+)`).FindStringSubmatch(comment); m != nil &&
+		!regexp.MustCompile(`(?m)^\s+duplicates\s+`+m[1]+`$`).MatchString(out) {
+		t.Errorf("%s: the comment says %q; `%s` prints:\n%s", c.where(), m[0], c.key(), out)
+	}
+	if strings.Contains(comment, "no violation") && slices.Contains(c.args, "-runs") &&
+		!regexp.MustCompile(`(?m)^\s+any violation\s+0 .*\s0 `).MatchString(out) {
+		t.Errorf("%s: the comment says no violation; `%s` prints:\n%s", c.where(), c.key(), out)
+	}
 }
 
 func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -535,6 +560,7 @@ func TestDocCommands(t *testing.T) {
 					t.Errorf("%s: the refusal is not one line: %s", c.where(), e.String())
 				}
 				checkTableRow(t, c, o.String())
+				checkComment(t, c, o.String())
 				if slices.Contains(c.args, "-shrink") {
 					checkShrinkProse(t, c, srcs[c.file], o.String())
 				}
@@ -739,5 +765,44 @@ func TestDocCommandExtraction(t *testing.T) {
 	}
 	if _, missing := missingLines([]string{"c", "a"}, "a\nb\nc\n"); !missing {
 		t.Error("missingLines: lines out of order not reported")
+	}
+}
+
+// TestDocVersionTable: the table of docs/versions.md that counts hanging's
+// violations by Kafka version is what its command prints for each
+// version, idempotence on.
+func TestDocVersionTable(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "docs", "versions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	const header = "| kafka.version | INV-FENCE | LIVE-LSO | LIVE-PROD |"
+	i := strings.Index(text, header)
+	if i < 0 {
+		t.Fatal("docs/versions.md has no table of hanging's violations by version")
+	}
+	cmd := regexp.MustCompile("(?m)^\\$ go run \\./cmd/simulate (-scenario hanging -runs (\\d+) .*-set kafka\\.version=)\\S+$").FindStringSubmatch(text[i:])
+	if cmd == nil {
+		t.Fatal("docs/versions.md has no hanging sweep after its table")
+	}
+	invs := strings.Fields(strings.ReplaceAll(strings.Trim(header, "| "), "|", ""))[1:]
+	rows := regexp.MustCompile(`(?m)^\| (\d\.\d+) \| (\d+) \| (\d+) \| (\d+) \|$`).FindAllStringSubmatch(text[i:], -1)
+	if len(rows) < 2 {
+		t.Fatalf("docs/versions.md's table has %d rows", len(rows))
+	}
+	for _, r := range rows {
+		args := strings.Fields(cmd[1] + r[1])
+		code, out, e := runCLI(args...)
+		if code != exitOK {
+			t.Fatalf("simulate %s: exit %d: %s", strings.Join(args, " "), code, e)
+		}
+		for k, inv := range invs {
+			// The row is "  INV  off-count  off%  [interval]  on-count ...".
+			m := regexp.MustCompile(`(?m)^\s+` + inv + `\s+\d+ +\S+ +\[[^]]*\] +(\d+) `).FindStringSubmatch(out)
+			if m == nil || m[1] != r[k+2] {
+				t.Errorf("docs/versions.md: kafka.version %s: %s is %s in the table; simulate %s prints:\n%s", r[1], inv, r[k+2], strings.Join(args, " "), out)
+			}
+		}
 	}
 }

@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"strconv"
-
 	"path/filepath"
 	"regexp"
 	"slices"
-
+	"strconv"
 	"strings"
 	"testing"
 )
 
+// long runs the documents' commands as printed, without quickArgs.
 var long = flag.Bool("long", false, "run the documentation's commands at their documented sizes")
 
 // docCommand is one command line of the documentation that runs the
@@ -42,6 +41,7 @@ func (c docCommand) key() string {
 	return normSpace(regexp.MustCompile(`\s#.*$`).ReplaceAllString(c.text, ""))
 }
 
+// where is the command's file:line, for messages and subtest names.
 func (c docCommand) where() string { return fmt.Sprintf("%s:%d", c.file, c.line) }
 
 // docFiles are the documents whose commands the test runs.
@@ -143,8 +143,8 @@ func markdownBlocks(src string) []docBlock {
 	return blocks
 }
 
-// docCommands extracts every simulate command of the file at path (rel
-// is its name in messages).
+// docCommands extracts every simulate command of the markdown src, the
+// document rel (its name in messages).
 func docCommands(rel, src string) []docCommand {
 	var cmds []docCommand
 	var prevBlockCmd = -1 // index in cmds of the previous block's last command

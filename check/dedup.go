@@ -12,9 +12,11 @@ import (
 //     it was matched with, record by record (same ids, same payload
 //     digests); otherwise the broker acknowledged new data without writing
 //     it (bug-zoo Z11). These are reported as they happen, the first 24.
-//   - at the end, a record acknowledged with an offset must be at that
-//     offset, with its own id and payload digest. These follow, by
-//     application and message number, the first 8.
+//   - at the end, a record acknowledged with an offset that is in the
+//     committed view must be at that offset, with its own id and payload
+//     digest. These follow, by application and message number, the first
+//     8. An acknowledged record that is not in the view at all (a
+//     truncation took it) is INV-LOSS's alone: one anomaly, one name.
 type dedup struct {
 	lv  *logView
 	out capped
@@ -79,7 +81,7 @@ func (d *dedup) ackedOffsets() []Violation {
 		p := &t.pages[pi]
 		for j := range p.slots {
 			if s := &p.slots[j]; s.flags&recAcked != 0 && s.offset >= 0 {
-				if id := p.id(j); !d.holds(id, s, &hint) {
+				if id := p.id(j); t.inLog(id, s) && !d.holds(id, s, &hint) {
 					bad = append(bad, t.ackOf(id, s)) // by application, then message number
 				}
 			}

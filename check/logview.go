@@ -268,7 +268,7 @@ func (lv *logView) lostAcked() []model.RecordID {
 			if s.flags&recAcked == 0 || s.flags&(recTxn|recTxnCommitted) == recTxn {
 				continue
 			}
-			if id := p.id(j); s.copies == 0 || s.copies == recCopiesMax && t.copiesOver[id] == 0 {
+			if id := p.id(j); !t.inLog(id, s) {
 				lv.lost = append(lv.lost, id)
 			}
 		}
@@ -282,4 +282,10 @@ func compareIDs(a, b model.RecordID) int {
 		return c
 	}
 	return cmp.Compare(a.N, b.N)
+}
+
+// inLog reports whether record id (its slot s) has a copy in the
+// committed view.
+func (t *recTable) inLog(id model.RecordID, s *recSlot) bool {
+	return s.copies != 0 && (s.copies != recCopiesMax || t.copiesOver[id] != 0)
 }

@@ -43,10 +43,11 @@ var anomalies = []anomaly{
 	{"lost writes", func(r *Report) bool { return len(r.LostWrites) > 0 }, firedInv("INV-LOSS")},
 	// INV-DEDUP has two halves: a batch answered as a duplicate of a
 	// different stored batch (seen at the broker only), and an
-	// acknowledged offset that does not hold the acknowledged record (seen
-	// by the client). The second is the unseen acknowledged write; its
-	// violations read "X acknowledged at pN offset M, which holds other
-	// data".
+	// acknowledged offset that does not hold the acknowledged record,
+	// which is in the log elsewhere (seen by the client). The second is
+	// the unseen acknowledged write; its violations read "X acknowledged
+	// at pN offset M, which holds other data". A record missing from the
+	// log altogether is a lost write only, on both sides.
 	{"unseen acknowledged writes", func(r *Report) bool { return len(r.Unseen) > 0 }, func(res *scenarios.Result) bool {
 		for _, v := range res.Violations {
 			if v.Invariant == "INV-DEDUP" && strings.Contains(v.Detail, " acknowledged at p") {

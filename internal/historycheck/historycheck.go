@@ -370,7 +370,11 @@ func Check(ops []Op) (*Report, error) {
 	for _, rec := range sortedKeys(acked) {
 		ws := acked[rec]
 		if len(where[rec]) == 0 {
+			// Lost: that is the whole anomaly, not also an unseen
+			// acknowledged write (INV-LOSS alone, as the invariants
+			// judge it).
 			rep.LostWrites = append(rep.LostWrites, ws[0])
+			continue
 		}
 		for _, w := range ws {
 			if w.Offset < 0 {

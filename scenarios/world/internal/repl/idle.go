@@ -68,11 +68,11 @@ type Cluster struct {
 // World having checked that no server is crashed, paused, stalled or
 // drifting and that only [IdleMsg] messages are on the replication wire:
 //
-//   - no fault can strike: no link between servers
-//     is cut, the servers' loss rate is 0, and messages between servers
-//     are never late enough for a heartbeat gap to reach
-//     broker.session.timeout.ms (the heartbeat interval plus twice the
-//     largest [simnet.Latency.Bound] of a server link stays below it);
+//   - no fault can strike: no link between servers is cut, the servers'
+//     loss rate is 0, and messages between servers are never late
+//     enough for a heartbeat gap to reach broker.session.timeout.ms (the
+//     heartbeat interval plus twice the largest [simnet.Latency.Bound] of
+//     a server link stays below it);
 //   - the controller has nothing to do ([controller.Controller.Quiet]),
 //     every broker applied its latest publication and is quiet on its
 //     own ([broker.Broker.ReplQuiet]);

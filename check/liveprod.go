@@ -16,7 +16,10 @@ import (
 //     stands at the end while no later instance of its application (a
 //     larger node id) ever became active: a spurious fatal, since nothing
 //     fenced it (an instance that restarts starts afresh);
-//  3. a run stopped by the event or time limit instead of draining;
+//  3. a run stopped by one of the simulator's budgets (the event budget,
+//     the time horizon, the state budget) instead of draining, saying
+//     which ([StopDetail]): its verdicts stand for the run so far, and
+//     whether it would have settled is unknown;
 //  4. a run in which records were sent and none was acknowledged or
 //     reported failed: nothing was delivered (every record abandoned or
 //     pending), which is no pass whatever else held (fault.count=10000
@@ -107,8 +110,8 @@ func (l *liveProd) Finish() []Violation {
 		}
 		v = append(v, violation(LiveProd, l.end, fmt.Sprintf("spurious fatal: instance %s stopped with %s while no newer instance of its application existed", l.cfg.name(int32(n)), in.fatal)))
 	}
-	if l.stop == "event-limit" || l.stop == "time-limit" || l.stop == "state-limit" {
-		v = append(v, violation(LiveProd, l.end, fmt.Sprintf("run did not settle: stopped at %s (%s), the fault plan ended at %s", l.end, l.stop, l.planEnd)))
+	if d := StopDetail(l.stop); d != "" {
+		v = append(v, violation(LiveProd, l.end, fmt.Sprintf("run stopped at %s (%s): %s; the fault plan ended at %s", l.end, l.stop, d, l.planEnd)))
 	}
 	if l.sent > 0 {
 		if l.lv.recs.acked == 0 && l.lv.recs.failed == 0 {

@@ -64,8 +64,10 @@ func TestLiveProdCrashedFatal(t *testing.T) {
 	})
 }
 
-// TestLiveProdSettle: a run stopped by a limit did not settle; a drained
-// one did. The three kinds come in the order pending, fatal, settle.
+// TestLiveProdSettle: a run stopped by one of the simulator's budgets is
+// reported with the budget, by name and how to move it (not as a stall);
+// a drained one is not reported. The three kinds come in the order
+// pending, fatal, budget.
 func TestLiveProdSettle(t *testing.T) {
 	end, plan := sim.Time(300_000_000_000), sim.Time(60_500_000_000)
 	for _, tc := range []struct {
@@ -73,8 +75,10 @@ func TestLiveProdSettle(t *testing.T) {
 		want []Violation
 	}{
 		{"drained", nil},
-		{"event-limit", []Violation{{LiveProd, "run did not settle: stopped at 300.000000000s (event-limit), the fault plan ended at 60.500000000s", int64(end)}}},
-		{"time-limit", []Violation{{LiveProd, "run did not settle: stopped at 300.000000000s (time-limit), the fault plan ended at 60.500000000s", int64(end)}}},
+		{"event-limit", []Violation{{LiveProd, "run stopped at 300.000000000s (event-limit): the simulator's event budget ran out before the run finished (-max-events, 50000000 events by default: raise it to let the run go on); the fault plan ended at 60.500000000s", int64(end)}}},
+		{"time-limit", []Violation{{LiveProd, "run stopped at 300.000000000s (time-limit): the run reached the simulator's time horizon with events still scheduled (the later of the fault plan's end and the last send plus delivery.timeout.ms, then delivery.timeout.ms, twice request.timeout.ms and a minute more: longer timeouts move it); the fault plan ended at 60.500000000s", int64(end)}}},
+		{"state-limit", []Violation{{LiveProd, "run stopped at 300.000000000s (state-limit): the simulator's state budget ran out (1000000 units of pending events, messages on the wire, plan actions and log entries held at once; Spec.MaxState, no flag): the run's state grew without bound; the fault plan ended at 60.500000000s", int64(end)}}},
+		{"stopped", nil},
 	} {
 		r := newRun(Config{Names: liveNames})
 		_, vs := r.end(end, 0, tc.stop, plan)
@@ -88,7 +92,7 @@ func TestLiveProdSettle(t *testing.T) {
 	wantViolations(t, vs, []Violation{
 		{LiveProd, "2 records still unresolved at the end of the run", int64(end)},
 		{LiveProd, "spurious fatal: instance p0 stopped with PRODUCER_FENCED while no newer instance of its application existed", int64(end)},
-		{LiveProd, "run did not settle: stopped at 300.000000000s (time-limit), the fault plan ended at 60.500000000s", int64(end)},
+		{LiveProd, "run stopped at 300.000000000s (time-limit): " + StopDetail("time-limit") + "; the fault plan ended at 60.500000000s", int64(end)},
 	})
 }
 

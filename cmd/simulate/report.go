@@ -88,6 +88,10 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		fmt.Fprintf(w, "  %-23s %s\n", "errors", strings.Join(parts, " "))
 	}
 	fmt.Fprintf(w, "  %-23s %d events, %.3fs simulated\n", "run", r.Events, float64(r.SimTimeNs)/1e9)
+	if d := check.StopDetail(r.Stop); d != "" {
+		// A budget of the simulator's stopped the run: say which.
+		fmt.Fprintf(w, "  %-23s %s: %s\n", "stop", r.Stop, d)
+	}
 
 	fmt.Fprintln(w, "\nverdicts:")
 	width := 0

@@ -113,7 +113,7 @@ func (w *World) run(s *Setup) (*Result, error) {
 			" " + res.Versions})
 	maxEv := s.MaxEvents
 	if maxEv == 0 {
-		maxEv = 50_000_000
+		maxEv = DefaultMaxEvents
 	}
 	// Two phases: faults until the plan's end, then a healed world that
 	// must converge. A run that drained before the end with no process
@@ -220,6 +220,9 @@ var runEndHook func()
 // only: it changes nothing in a run, and it must not be set while runs
 // are under way on other goroutines.
 func SetRunEndHook(f func()) { runEndHook = f }
+
+// DefaultMaxEvents is the default [Setup.MaxEvents] (-max-events).
+const DefaultMaxEvents = 50_000_000
 
 // DefaultMaxState is the default [Spec.MaxState]: a few hundred MB of run
 // state at the few hundred bytes each unit takes. Healthy runs hold tens

@@ -11,6 +11,7 @@ import (
 	"github.com/idemsim/idemsim/model/client"
 	"github.com/idemsim/idemsim/model/controller"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/world/internal/repl"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -127,22 +128,12 @@ type replState struct {
 	// each delivery finds its message at once).
 	wire map[uint64]replMsg
 	next uint64
+	// until is the end of the settling while it runs, else 0.
+	until sim.Time
 }
 
 func (r *replState) controller() simnet.NodeID { return r.ctlNode }
 func (r *replState) replicated() bool          { return true }
-
-// replicas returns each partition's replica assignment for factor rf:
-// broker p mod n first (the preferred leader), then the next ones.
-func replicas(topo Topology, rf int) [][]int32 {
-	out := make([][]int32, len(topo.Leaders))
-	for p, l := range topo.Leaders {
-		for i := 0; i < rf; i++ {
-			out[p] = append(out[p], (l+int32(i))%int32(topo.Brokers))
-		}
-	}
-	return out
-}
 
 // replicationFactor is the run's replication.factor; a scripted world
 // (script.go) keeps one copy of each partition: its script decides about
@@ -161,7 +152,7 @@ func (w *World) replBrokerConfig(bc *broker.BrokerConfig) {
 	if w.replicationFactor() < 2 {
 		return
 	}
-	bc.Replicas = replicas(w.topo, w.replicationFactor())
+	bc.Replicas = repl.Replicas(w.topo.Leaders, w.topo.Brokers, w.replicationFactor())
 	bc.Leader = broker.LeaderConfig{ReplicaLagTimeMax: w.cfg.Replication.LagTimeMax, MinInsyncReplicas: w.cfg.Replication.MinISR, Version: w.cfg.BrokerVersionNumber()}
 }
 
@@ -173,7 +164,7 @@ func (w *World) addController() {
 	if rf < 2 {
 		return
 	}
-	rs := replicas(w.topo, rf)
+	rs := repl.Replicas(w.topo.Leaders, w.topo.Brokers, rf)
 	parts := make([]model.PartitionState, len(rs))
 	for p, r := range rs {
 		parts[p] = model.PartitionState{Partition: int32(p), Replicas: r, ISR: slices.Clone(r), Leader: r[0]}
@@ -213,23 +204,13 @@ func (r *replState) start(w *World, now sim.Time) {
 	}
 }
 
-// isReplMsg reports whether m travels as replication traffic.
-func isReplMsg(m model.Message) bool {
-	switch m.(type) {
-	case *model.FetchRequest, *model.FetchResponse, *model.BrokerHeartbeatRequest, *model.BrokerHeartbeatResponse,
-		*model.AlterPartitionRequest, *model.AlterPartitionResponse, *model.MetadataUpdate:
-		return true
-	}
-	return false
-}
-
 func (r *replState) out(w *World, now sim.Time, n simnet.NodeID, o *model.Out) bool {
 	switch o.Kind {
 	case model.OutNote:
 		w.note(now, n, o.Note)
 		return true
 	case model.OutSend:
-		if !isReplMsg(o.Msg) {
+		if !repl.IsMsg(o.Msg) {
 			return false
 		}
 		to := r.ctlNode
@@ -322,7 +303,47 @@ func (r *replState) deliver(w *World, now sim.Time, ev Event) {
 		peer.Handle = replHandle | uint64(w.nodes[m.from].inc)
 	}
 	w.serverOuts(now, m.to, nd.srv.Step(now, peer, m.m))
+	if _, ok := m.m.(*model.BrokerHeartbeatResponse); ok {
+		r.skipIdle(w, now) // at each heartbeat's answer
+	}
 }
+
+// skipIdle carries quiet replication in one step up to the next event of
+// anything else (docs/replication.md "Idle replication", package repl):
+// its timers and messages by sim.Loop.Shift, its nodes' times by
+// repl.Shift.
+func (r *replState) skipIdle(w *World, now sim.Time) {
+	isRepl := func(ev Event) bool {
+		return ev.kind == evReplDeliver || ev.kind == evWake && (simnet.NodeID(ev.node) == r.ctlNode || w.nodes[ev.node].kind == kindBroker && broker.IsReplTimer(ev.n))
+	}
+	end, ok := w.loop.EarliestExcept(isRepl)
+	for _, t := range []sim.Time{w.limit, r.until, w.planEnd} {
+		if t > now && (!ok || t < end) && (t != w.planEnd || !w.ended) {
+			end, ok = t, true
+		}
+	}
+	d := repl.Span(now, end, r.until > 0)
+	c := repl.Cluster{Ctl: r.ctl, Net: w.nw, CtlNode: r.ctlNode, BrokerNode: w.brokerNode}
+	for _, n := range append(w.brokerNode[:len(w.brokerNode):len(w.brokerNode)], r.ctlNode) {
+		if f := &w.nodes[n].fault; !ok || d <= 0 || f.crashed || f.paused || f.stalled || f.driftPPM != 0 || len(f.held) > 0 {
+			return
+		}
+		c.Brokers = append(c.Brokers, w.nodes[n].broker) // the controller's is nil, cut below
+	}
+	for _, m := range r.wire {
+		if !repl.IdleMsg(m.m) {
+			return
+		}
+	}
+	if c.Brokers = c.Brokers[:len(w.brokerNode)]; repl.Quiet(c) {
+		w.loop.Shift(d, isRepl)
+		repl.Shift(c, d)
+	}
+}
+
+// SetIdleReplicationSkip turns carrying idle replication in one step on
+// (the default) or off, for tests; not while runs are under way.
+func SetIdleReplicationSkip(on bool) { repl.Off = !on }
 
 // settle lets replication run on after the run ended (no fault is active
 // any more): followers catch up, returning replicas truncate and high
@@ -332,7 +353,9 @@ func (r *replState) settle(w *World, maxEvents int64) bool {
 	// The run's event limit holds here too: a replication loop that never
 	// settles (a lossy server network with no backoff to speak of) stops
 	// there, and the run reports event-limit.
-	return w.loop.RunToLimit(w.loop.Now().Add(replSettle), maxEvents, w)
+	r.until = w.loop.Now().Add(replSettle)
+	defer func() { r.until = 0 }()
+	return w.loop.RunToLimit(r.until, maxEvents, w)
 }
 
 // finalLogs reports every partition's final committed log: the entries

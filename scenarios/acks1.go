@@ -42,6 +42,7 @@ OUT_OF_ORDER_SEQUENCE_NUMBER and the client bumps its epoch.`,
 			{Key: "batch.size", Value: "1"}, {Key: "net.link.latency", Value: farFollowers}},
 		Extra: []params.Param{
 			{Key: "leader.down.ms", Kind: params.Int, Default: "15000", Unit: "ms", Doc: "time the crashed leader stays down", Min: 0, Max: 3_600_000},
+			faultAtAuto("when the leader crashes, plus up to one send.interval.ms of jitter (-1: after a send the seed picks in the middle half of the workload, from send records/4 to 3·records/4)"),
 		},
 		OffShows: []string{"INV-LOSS"},
 		build:    oneApp,
@@ -50,7 +51,7 @@ OUT_OF_ORDER_SEQUENCE_NUMBER and the client bumps its epoch.`,
 			n := max(c.App.Records, 4)
 			k := n/4 + rng.Int64N(max(1, n/2))
 			iv := c.App.SendInterval
-			crash := time.Duration(k)*iv + jitter(rng, 0, iv)
+			crash := faultAt(v, time.Duration(k)*iv) + jitter(rng, 0, iv)
 			p := faults.Plan{Actions: []faults.Timed{
 				{At: crash, Action: faults.Crash{Node: nodes.Brokers[0]}},
 				{At: crash + c.Extra.LeaderDown, Action: faults.Restart{Node: nodes.Brokers[0]}},

@@ -51,14 +51,18 @@ func withNoise(rng *rand.Rand, v *params.Values, nodes faults.Nodes, p faults.Pl
 
 // restarts is the plan of n crashes of the first producer, each followed by
 // a restart down later: crash i comes offset after send number
-// (i+1)*records/(n+1).
+// (i+1)*records/(n+1). With fault.at.ms set (faultat.go) the first crash
+// comes offset after fault.at.ms instead and the others keep their
+// distance from it.
 func restarts(v *params.Values, nodes faults.Nodes, n int64, offset func() time.Duration, down time.Duration) faults.Plan {
 	var p faults.Plan
 	iv := v.Config().App.SendInterval
 	records := v.Config().App.Records
+	first := time.Duration(records/(n+1)) * iv
+	shift := faultAt(v, first) - first
 	for i := int64(0); i < n; i++ {
 		k := (i + 1) * records / (n + 1)
-		at := time.Duration(k)*iv + offset()
+		at := time.Duration(k)*iv + shift + offset()
 		p.Actions = append(p.Actions,
 			faults.Timed{At: at, Action: faults.Crash{Node: nodes.Clients[0]}},
 			faults.Timed{At: at + down, Action: faults.Restart{Node: nodes.Clients[0]}})

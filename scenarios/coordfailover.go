@@ -48,13 +48,14 @@ fault.count=4).`,
 			{Key: "net.link.latency", Value: "c1>b1 constant base=40ms; c1>b2 constant base=40ms; c1>b3 constant base=40ms"}},
 		Extra: []params.Param{
 			{Key: "leader.down.ms", Kind: params.Int, Default: "15000", Unit: "ms", Doc: "time the coordinator's broker stays down", Min: 0, Max: 3_600_000},
+			faultAtFixed("800", "when the coordinator's broker crashes, plus up to 2s of jitter (the default puts it at a random point of the third to seventh transaction)"),
 		},
 		OffNote: "transactions need idempotence",
 		build:   oneApp,
 		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			c := v.Config()
 			// A random point of the third to seventh transaction.
-			crash := 800*time.Millisecond + jitter(rng, 0, 2*time.Second)
+			crash := c.Extra.FaultAt + jitter(rng, 0, 2*time.Second)
 			p := faults.Plan{Actions: []faults.Timed{
 				{At: crash, Action: faults.Crash{Node: nodes.Brokers[0]}},
 				{At: crash + c.Extra.LeaderDown, Action: faults.Restart{Node: nodes.Brokers[0]}},

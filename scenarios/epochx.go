@@ -39,6 +39,7 @@ first, INV-SEQ and INV-ORDER fail as in emptypart
 			{Key: "fault.producer.resend", Value: "true"}},
 		Extra: []params.Param{
 			{Key: "restart.count", Kind: params.Int, Default: "9", Unit: "restarts", Doc: "producer restarts", Min: 1, Max: 100},
+			faultAtAuto("when the producer first crashes, plus half a send.interval.ms and up to a tenth of one more; the later crashes keep their distance of records/(restart.count+1) sends (-1: after send records/(restart.count+1))"),
 		},
 		OffNote: "epochs exist only with idempotence",
 		Bugs:    []string{"Z10"},

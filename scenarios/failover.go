@@ -45,6 +45,7 @@ fault.count=4 and idempotence).`,
 			{Key: "net.link.latency", Value: farFollowers}},
 		Extra: []params.Param{
 			{Key: "leader.down.ms", Kind: params.Int, Default: "15000", Unit: "ms", Doc: "time the leader stays crashed or cut off", Min: 0, Max: 3_600_000},
+			faultAtAuto("when the leader crashes or is cut off, plus up to one send.interval.ms of jitter (-1: after a send the seed picks in the middle half of the workload, from send records/4 to 3·records/4)"),
 		},
 		OffShows: []string{"INV-DUP"},
 		build:    oneApp,
@@ -53,7 +54,7 @@ fault.count=4 and idempotence).`,
 			n := max(c.App.Records, 4)
 			k := n/4 + rng.Int64N(max(1, n/2))
 			iv := c.App.SendInterval
-			at := time.Duration(k)*iv + jitter(rng, 0, iv)
+			at := faultAt(v, time.Duration(k)*iv) + jitter(rng, 0, iv)
 			b := nodes.Brokers[0]
 			var p faults.Plan
 			if rng.IntN(2) == 0 {

@@ -37,6 +37,7 @@ them to b2; nothing acknowledged is lost. Idempotence needs acks=all, so
 		Defaults:  []params.KV{{Key: "brokers", Value: "3"}, {Key: "acks", Value: "1"}, {Key: "records", Value: "100"}, {Key: "send.interval.ms", Value: "200"}, {Key: "batch.size", Value: "1"}},
 		Extra: []params.Param{
 			{Key: "leader.down.ms", Kind: params.Int, Default: "15000", Unit: "ms", Doc: "time the leader stays cut off", Min: 0, Max: 3_600_000},
+			faultAtFixed("2000", "when the leader is cut off from its followers and the controller, plus up to 4s of jitter"),
 		},
 		OffShows: []string{"INV-LOSS"},
 		build:    oneApp,
@@ -46,7 +47,7 @@ them to b2; nothing acknowledged is lost. Idempotence needs acks=all, so
 			// The other brokers and the controller; not the producer, not
 			// the transaction coordinator.
 			rest := append(slices.Clone(b[1:]), world.Topology{}.ControllerName())
-			at := jitter(rng, 2*time.Second, 4*time.Second)
+			at := jitter(rng, c.Extra.FaultAt, 4*time.Second)
 			p := faults.Plan{Actions: []faults.Timed{
 				{At: at, Action: faults.Cut{A: b[:1], B: rest}},
 				{At: at + c.Extra.LeaderDown, Action: faults.Heal{A: b[:1], B: rest}},

@@ -27,6 +27,7 @@ within one producer session only; transactions are Kafka's answer.`,
 		Extra: []params.Param{
 			{Key: "restart.count", Kind: params.Int, Default: "2", Unit: "restarts", Doc: "producer crashes, each followed by a restart", Min: 1, Max: 20},
 			{Key: "restart.down.ms", Kind: params.Int, Default: "500", Unit: "ms", Doc: "time the producer stays down", Min: 0, Max: 3_600_000},
+			faultAtAuto("when the producer first crashes, plus net.latency.base+net.latency.spread and up to one more net.latency.spread (while the last send's acknowledgement is on its way); the later crashes keep their distance of records/(restart.count+1) sends (-1: just after send records/(restart.count+1))"),
 		},
 		OffShows: []string{"INV-DUP"},
 		OnShows:  []string{"INV-DUP"},

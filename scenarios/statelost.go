@@ -36,19 +36,28 @@ batch 1 appended before a failed batch 0 (INV-SEQ), as in emptypart.`,
 		Extra: []params.Param{
 			{Key: "restart.clean", Kind: params.Bool, Default: "true", Doc: "the broker shuts down cleanly (snapshot at the log end) rather than crashing"},
 			{Key: "restart.down.ms", Kind: params.Int, Default: "500", Unit: "ms", Doc: "time the broker stays down", Min: 0, Max: 3_600_000},
+			faultAtAuto("when the broker goes down, plus up to send.interval.ms/4 of jitter; the acknowledgement lost before it is the last send's at least 1.5 send intervals earlier (the first send's at the earliest, the last send's at the latest) (-1: 1.5 intervals after a send the seed picks, from the second to the one before last)"),
 		},
 		OffShows: []string{"INV-DUP"},
 		Bugs:     []string{"Z08"},
 		build:    oneApp,
 		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
-			k := 1 + rng.Int64N(max(1, v.Config().App.Records-2))
+			records := v.Config().App.Records
+			k := 1 + rng.Int64N(max(1, records-2))
 			iv := v.Config().App.SendInterval
-			crash := time.Duration(k)*iv - iv/2 + jitter(rng, 0, iv/4)
+			// The acknowledgement of request k (send k-1, at (k-1)·iv) is
+			// lost; the crash comes 1.5 intervals after that send.
+			base := time.Duration(k+1)*iv - iv/2
+			if at := v.Config().Extra.FaultAt; at >= 0 {
+				base = at
+				k = min(max(1, int64((at-iv/2)/max(iv, 1))), max(1, records))
+			}
+			crash := base + jitter(rng, 0, iv/4)
 			down := v.Config().Extra.RestartDown
 			p := faults.Plan{Actions: []faults.Timed{
 				{At: 0, Action: faults.Drop{Dir: simnet.Response, N: k, From: nodes.Clients[0], To: nodes.Servers[0]}},
-				{At: crash + iv, Action: faults.Crash{Node: nodes.Servers[0]}},
-				{At: crash + iv + down, Action: faults.Restart{Node: nodes.Servers[0], Clean: v.Config().Extra.RestartClean}},
+				{At: crash, Action: faults.Crash{Node: nodes.Servers[0]}},
+				{At: crash + down, Action: faults.Restart{Node: nodes.Servers[0], Clean: v.Config().Extra.RestartClean}},
 			}}
 			return withNoise(rng, v, nodes, p)
 		},

@@ -37,6 +37,7 @@ sequence 0.`,
 			{Key: "replica.lag.time.max.ms", Value: "4000"}, {Key: "records", Value: "100"}, {Key: "send.interval.ms", Value: "200"}},
 		Extra: []params.Param{
 			{Key: "leader.down.ms", Kind: params.Int, Default: "15000", Unit: "ms", Doc: "time the crashed leader stays down", Min: 0, Max: 3_600_000},
+			faultAtFixed("1000", "when the leader is cut off from its followers, plus up to 1s of jitter; it crashes 2·replica.lag.time.max.ms plus 1s to 3s later, once it has shrunk the ISR to itself"),
 		},
 		OffShows: []string{"INV-LOSS"},
 		OnShows:  []string{"INV-LOSS"},
@@ -46,7 +47,7 @@ sequence 0.`,
 		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			c := v.Config()
 			b := nodes.Brokers
-			cut := jitter(rng, time.Second, time.Second)
+			cut := jitter(rng, c.Extra.FaultAt, time.Second)
 			// The crash comes after the ISR shrink: the check runs every
 			// lag/2, so by cut + 2 lag it has run past the lag.
 			crash := cut + 2*c.Replication.LagTimeMax + jitter(rng, time.Second, 2*time.Second)

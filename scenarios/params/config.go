@@ -355,6 +355,12 @@ type ExtraParams struct {
 	// LeaderDown is leader.down.ms (acks1, unclean, coordfailover): how long the crashed
 	// leader stays down, 0..1h.
 	LeaderDown time.Duration
+	// FaultAt is fault.at.ms (acks1, failover, unclean, isolated,
+	// coordfailover, restart, epochx, statelost): when the scenario's
+	// scripted fault happens, before its jitter, 0..1h; negative (-1 ms)
+	// means the time the scenario draws itself (each scenario's Doc says
+	// how).
+	FaultAt time.Duration
 }
 
 // fields maps every parameter key to its field in a Config. A scenario
@@ -459,6 +465,7 @@ var fields = map[string]func(c *Config) any{
 	"restart.count":     func(c *Config) any { return &c.Extra.RestartCount },
 	"restart.down.ms":   func(c *Config) any { return &c.Extra.RestartDown },
 	"leader.down.ms":    func(c *Config) any { return &c.Extra.LeaderDown },
+	"fault.at.ms":       func(c *Config) any { return &c.Extra.FaultAt },
 	"restart.clean":     func(c *Config) any { return &c.Extra.RestartClean },
 	"pause.at":          func(c *Config) any { return &c.Extra.PauseAt },
 	"pause.ms":          func(c *Config) any { return &c.Extra.Pause },

@@ -110,7 +110,8 @@ func newCSVWriter(w io.Writer, axes []Axis) *csvWriter {
 }
 
 // csvHeader returns runs.csv's header: the key columns point, seed, mode,
-// then the axis keys, then the Result's fields.
+// then the axis keys, then the Result's fields, then the flat columns
+// (csvflat.go).
 func (c *csvWriter) csvHeader() []string {
 	h := []string{"point", "seed", "mode"}
 	for _, a := range c.rows.axes {
@@ -119,7 +120,7 @@ func (c *csvWriter) csvHeader() []string {
 	for _, col := range c.rows.cols {
 		h = append(h, col.name)
 	}
-	return h
+	return append(h, flatColumns...)
 }
 
 // write writes a row's line that csvRows.format made.
@@ -154,6 +155,7 @@ func (c *csvRows) format(b []byte, scratch *[]byte, point int, r *scenarios.Resu
 			b = appendCSVField(append(b, ','), s)
 		}
 	}
+	b = appendFlat(b, r)
 	return append(b, '\n'), nil
 }
 
@@ -450,7 +452,18 @@ var countColumns = map[string]bool{"events": true, "sim_time_ns": true, "sent": 
 	"appended": true, "duplicates": true, "reordered": true, "lost_acked": true, "aborted": true, "txn_committed": true,
 	"txn_aborted": true, "abandoned": true, "fenced": true, "zombie_writes": true, "zombie_attempts": true, "zombie_rejected": true,
 	"client_epoch_bumps": true, "coordinator_epoch_bumps": true, "net.requests_sent": true, "net.responses_sent": true,
-	"net.requests_lost": true, "net.responses_lost": true, "net.dropped": true, "net.server_sent": true, "net.server_dropped": true}
+	"net.requests_lost": true, "net.responses_lost": true, "net.dropped": true, "net.server_sent": true, "net.server_dropped": true,
+	"violations_count": true, "errors_total": true, "faults": true}
+
+// msColumns are runs.csv's columns that hold a time in ms (appendMs), or
+// nothing: a fault the plan does not have, a run without a violation.
+var msColumns = func() map[string]bool {
+	m := map[string]bool{"first_violation_at_ms": true}
+	for i := 1; i <= planColumns; i++ {
+		m["fault"+strconv.Itoa(i)+"_at_ms"] = true
+	}
+	return m
+}()
 
 // newRowCheck returns the checks of a shard's rows from its summary: the
 // point is one of the sweep's, the seed is the shard's (every n-th seed
@@ -483,13 +496,32 @@ func newRowCheck(st *State) rowCheck {
 			return fmt.Errorf("%d fields, the header has %d", len(rec), len(header))
 		}
 		for i, name := range header {
-			if !countColumns[name] {
-				continue
-			}
-			if _, err := strconv.ParseUint(rec[i], 10, 64); err != nil {
-				return fmt.Errorf("%s %q is not a non-negative integer", name, rec[i])
+			switch {
+			case countColumns[name]:
+				if _, err := strconv.ParseUint(rec[i], 10, 64); err != nil {
+					return fmt.Errorf("%s %q is not a non-negative integer", name, rec[i])
+				}
+			case msColumns[name] && rec[i] != "":
+				if !isMs(rec[i]) {
+					return fmt.Errorf("%s %q is not a time in ms (digits, optionally a point and up to 6 more) or empty", name, rec[i])
+				}
 			}
 		}
 		return nil
 	}
+}
+
+// isMs reports whether s is a time as appendMs writes it: digits, then
+// optionally a point and 1 to 6 digits.
+func isMs(s string) bool {
+	whole, frac, dot := strings.Cut(s, ".")
+	digits := func(t string) bool {
+		for i := 0; i < len(t); i++ {
+			if t[i] < '0' || t[i] > '9' {
+				return false
+			}
+		}
+		return t != ""
+	}
+	return digits(whole) && (!dot || (digits(frac) && len(frac) <= 6))
 }

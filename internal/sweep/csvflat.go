@@ -57,7 +57,10 @@ func appendFlat(b []byte, r *scenarios.Result) []byte {
 	}
 	b = append(b, ',')
 	sep := false
-	for _, inv := range check.Invariants() {
+	for _, inv := range reportOrder {
+		if len(r.Violations) == 0 && len(r.CutBy) == 0 {
+			break
+		}
 		if r.CutBy[inv] > 0 || hasInvariant(r.Violations, inv) {
 			if sep {
 				b = append(b, ' ')
@@ -73,6 +76,10 @@ func appendFlat(b []byte, r *scenarios.Result) []byte {
 	b = strconv.AppendInt(append(b, ','), errs, 10)
 	return appendPlanColumns(b, r.Plan)
 }
+
+// reportOrder are the invariants in report order (check.Invariants),
+// listed once.
+var reportOrder = check.Invariants()
 
 func hasInvariant(vs []check.Violation, inv string) bool {
 	for i := range vs {

@@ -160,6 +160,11 @@ func (c *Coordinator) Step(now sim.Time, from model.Peer, m model.Message) []mod
 		}
 		o := c.observeNext(model.ObsTxnOp)
 		o.Peer, o.Err, o.Msg = from.Node, res.Err, m
+		// The producer id and epoch the answer carries: with transaction
+		// version 2 the epoch the coordinator bumped to (KIP-890), which
+		// the epoch-bump count reads. The trace line and hash leave them
+		// out.
+		o.PID, o.Epoch = res.ProducerID, res.Epoch
 		// The response goes out once Prepare* is written, then the
 		// markers (X5.6).
 		c.finish(now, m.TransactionalID, from, model.Carve(&n.msgs.txnResps, model.TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}), res.Markers)

@@ -3,9 +3,12 @@ package world
 import "github.com/idemsim/idemsim/model"
 
 // coordBumps counts the epoch bumps coordinators handed out, from the
-// observation stream: an InitProducerId answer (model.ObsEpoch) that
-// gives a producer id an epoch above the last one it was given counts the
-// difference. That covers the bump that fences a paused instance when its
+// observation stream: an InitProducerId answer (model.ObsEpoch), or an
+// EndTxn answer (model.ObsTxnOp; with transaction version 2 each one
+// bumps, KIP-890), that gives a producer id an epoch above the last one
+// it was given counts the difference: 1 for each bump it saw, and more
+// only for bumps no answer showed (a timeout's abort, an InitProducerId
+// that aborted an open transaction first). That covers the bump that fences a paused instance when its
 // replacement initializes (the zombie's story, in which the client never
 // bumps) and the bump a client asks for (KIP-360), which the client's own
 // count has too; a retried answer ("retry of an earlier bump") is not a
@@ -28,7 +31,16 @@ func newCoordBumps(old *coordBumps) *coordBumps {
 }
 
 func (c *coordBumps) Observe(o *model.Obs) {
-	if o.Kind != model.ObsEpoch || o.Err != model.ErrNone || o.PID == model.NoProducerID || o.Epoch < 0 {
+	if o.Kind == model.ObsTxnOp {
+		// An EndTxn answer under transaction version 2 carries the epoch
+		// the coordinator bumped to (one bump per transaction end).
+		if _, end := o.Msg.(*model.EndTxnRequest); !end {
+			return
+		}
+	} else if o.Kind != model.ObsEpoch {
+		return
+	}
+	if o.Err != model.ErrNone || o.PID == model.NoProducerID || o.Epoch < 0 {
 		return
 	}
 	if c.last == nil {

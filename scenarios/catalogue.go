@@ -31,7 +31,8 @@ func jitter(rng *rand.Rand, base, spread time.Duration) time.Duration {
 	return base + time.Duration(rng.Int64N(int64(spread)))
 }
 
-// withNoise appends fault.count generic faults to a scenario's plan.
+// withNoise appends fault.count generic faults to a scenario's plan,
+// drawn around its own pauses and crashes (faults.GenOptions.Around).
 func withNoise(rng *rand.Rand, v *params.Values, nodes faults.Nodes, p faults.Plan) faults.Plan {
 	n := v.Config().Fault.Count
 	if n == 0 {
@@ -43,7 +44,7 @@ func withNoise(rng *rand.Rand, v *params.Values, nodes faults.Nodes, p faults.Pl
 		window = time.Duration(v.Config().App.Records) * v.Config().App.SendInterval
 	}
 	noise := faults.Generate(rng, faults.GenOptions{Faults: n, Kinds: kinds, Window: window,
-		MaxDuration: v.Config().Fault.MaxDuration, Nodes: nodes})
+		MaxDuration: v.Config().Fault.MaxDuration, Nodes: nodes, Around: p.Actions})
 	p.Actions = append(p.Actions, noise.Actions...)
 	p.SortByTime()
 	return p

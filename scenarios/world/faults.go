@@ -64,10 +64,7 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 		w.nodesBuf = make([]string, k)
 	}
 	nodes := w.faultNodes(w.nodesBuf)
-	var last time.Duration
-	for _, a := range w.apps {
-		last = max(last, time.Duration(a.records)*a.interval)
-	}
+	last := w.lastSend()
 	if planText != "" || planFile.PlanFile() != "" {
 		p, err := faults.Parse(planText)
 		if err != nil {
@@ -97,6 +94,9 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 		}
 	}
 	if err := w.plan.Check(nodes); err != nil {
+		return planErr(planFile, err)
+	}
+	if err := w.checkPlanLimit(last); err != nil { // planlimit.go
 		return planErr(planFile, err)
 	}
 	w.planEnd = sim.Time(w.plan.End)

@@ -235,15 +235,27 @@ const DefaultMaxState = 1_000_000
 // delivery timeout again and a margin (the convergence deadline,
 // LIVE-PROD). A healthy run drains long before.
 func (w *World) horizon() sim.Time {
+	return sim.Time(w.horizonFor(w.planEnd.Duration(), w.lastSend()))
+}
+
+// horizonFor is the horizon of a run whose fault plan ends at end and
+// whose applications send their last record at last.
+func (w *World) horizonFor(end, last time.Duration) time.Duration {
+	h := max(end, last+w.pcfg.DeliveryTimeout) + w.pcfg.DeliveryTimeout + 2*w.pcfg.RequestTimeout + time.Minute
+	if h <= 0 || h > time.Duration(math.MaxInt64/4) {
+		h = time.Duration(math.MaxInt64 / 4)
+	}
+	return h
+}
+
+// lastSend is when the applications send their last record: the latest
+// over them of records × send.interval.ms.
+func (w *World) lastSend() time.Duration {
 	var last time.Duration
 	for _, a := range w.apps {
 		last = max(last, time.Duration(a.records)*a.interval)
 	}
-	h := max(w.planEnd.Duration(), last+w.pcfg.DeliveryTimeout) + w.pcfg.DeliveryTimeout + 2*w.pcfg.RequestTimeout + time.Minute
-	if h <= 0 || h > time.Duration(math.MaxInt64/4) {
-		h = time.Duration(math.MaxInt64 / 4)
-	}
-	return sim.Time(h)
+	return last
 }
 
 // PlanSource is where a replayed fault plan comes from, for its errors

@@ -117,8 +117,28 @@ func TestWrittenPlansReplay(t *testing.T) {
 	}
 	replay("-shrink", args, "min.plan")
 	args = []string{"-scenario", "ackloss", "-idempotence=false", "-set", "records=2"}
-	if code, _, errOut := runCLI(append(args, "-explore", "-max-faults", "1")...); code != 1 {
+	out := filepath.Join(dir, "explored")
+	if code, _, errOut := runCLI(append(args, "-explore", "-max-faults", "1", "-out", out)...); code != 1 {
 		t.Fatalf("-explore: exit %d: %s", code, errOut)
 	}
-	replay("-explore", append(args, "-seed", "1"), explore.PlanFile("ackloss", "INV-DUP"))
+	replay("-explore", append(args, "-seed", "1"), filepath.Join(out, explore.PlanFile("ackloss", "INV-DUP")))
+}
+
+// TestScenarioFilePlanCannotHappen: in a scenario file's plan every line
+// the refusal names is the file's line, the one it refers to included.
+func TestScenarioFilePlanCannotHappen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	for _, c := range []struct{ plan, want string }{
+		{"  1s pause p1 2s\n  0.5s crash b1\n", "s.yaml:7: plan: time 500ms is earlier than line 6's 1s (allowed: lines in time order, each at or after the one before)"},
+		{"  1s crash b1\n  2s restart b1\n  3s restart b1\n", "s.yaml:8: plan: restart b1: b1 is running at 3s, restarted on line 7 (allowed: a restart of a process that an earlier line crashed and no line has restarted since)"},
+	} {
+		src := "name: study\nbase: ackloss\nparams:\n  records: 7\nplan: |\n" + c.plan
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := runCLI("-scenario-file", path, "-seed", "1")
+		if want := "simulate: " + filepath.Dir(path) + "/" + c.want + "\n"; code != 2 || errOut != want {
+			t.Errorf("exit %d, stderr %q\nwant %q", code, errOut, want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,7 +97,7 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 	if err := w.plan.Check(nodes); err != nil {
 		return planErr(planFile, err)
 	}
-	if err := w.checkPlanLimit(last); err != nil { // planlimit.go
+	if err := w.plan.CheckLimit(w.planLimit(last)); err != nil {
 		return planErr(planFile, err)
 	}
 	w.planEnd = sim.Time(w.plan.End)
@@ -154,17 +155,24 @@ func (w *World) defaultPlanEnd(last time.Duration) time.Duration {
 	return last + w.pcfg.DeliveryTimeout
 }
 
+// planLineRef is a plan error's reference to a plan line.
+var planLineRef = regexp.MustCompile(`\bline [0-9]+`)
+
 // planErr names where a plan with an error came from: the scenario file's
 // line for a plan embedded in one, else the -plan-file, else "fault plan".
 func planErr(src PlanSource, err error) error {
 	if src.Embedded {
+		// Every plan line the error names becomes the file's line.
+		msg := planLineRef.ReplaceAllStringFunc(err.Error(), func(m string) string {
+			n, _ := strconv.Atoi(m[len("line "):])
+			return "line " + strconv.Itoa(src.Line+n-1)
+		})
 		var line int
-		msg := err.Error()
 		if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
 			_, reason, _ := strings.Cut(msg, ": ")
-			return fmt.Errorf("%s:%d: plan: %s", src.File, src.Line+line-1, reason)
+			return fmt.Errorf("%s:%d: plan: %s", src.File, line, reason)
 		}
-		return fmt.Errorf("%s:%d: plan: %v", src.File, src.Line, err)
+		return fmt.Errorf("%s:%d: plan: %s", src.File, src.Line, msg)
 	}
 	if src.File != "" {
 		return fmt.Errorf("-plan-file %s: %v", src.File, err)

@@ -118,7 +118,7 @@ func (w *World) run(s *Setup) (*Result, error) {
 	// Two phases: faults until the plan's end, then a healed world that
 	// must converge. A run that drained before the end with no process
 	// paused or crashed never needs the second phase.
-	horizon := w.horizon()
+	horizon := w.horizon(w.planEnd.Duration(), w.lastSend())
 	// Nothing is scheduled past the horizon (it could never run); a run
 	// that drains with such events dropped stopped at the horizon.
 	w.limit = horizon
@@ -230,22 +230,31 @@ const DefaultMaxEvents = 50_000_000
 // state grows without bound comes near it.
 const DefaultMaxState = 1_000_000
 
-// horizon is the latest time a run may reach: the later of the fault
-// plan's end and the last send plus the delivery timeout, then the
-// delivery timeout again and a margin (the convergence deadline,
-// LIVE-PROD). A healthy run drains long before.
-func (w *World) horizon() sim.Time {
-	return sim.Time(w.horizonFor(w.planEnd.Duration(), w.lastSend()))
-}
-
-// horizonFor is the horizon of a run whose fault plan ends at end and
-// whose applications send their last record at last.
-func (w *World) horizonFor(end, last time.Duration) time.Duration {
+// horizon is the latest time a run may reach, for a fault plan that ends
+// at end and applications that send their last record at last: the later
+// of end and last plus the delivery timeout, then the delivery timeout
+// again and a margin (the convergence deadline, LIVE-PROD). A healthy
+// run drains long before.
+func (w *World) horizon(end, last time.Duration) sim.Time {
 	h := max(end, last+w.pcfg.DeliveryTimeout) + w.pcfg.DeliveryTimeout + 2*w.pcfg.RequestTimeout + time.Minute
 	if h <= 0 || h > time.Duration(math.MaxInt64/4) {
 		h = time.Duration(math.MaxInt64 / 4)
 	}
-	return h
+	return sim.Time(h)
+}
+
+// planLimit is the latest time a fault plan's action or end may name,
+// and what makes it up (for faults.Plan.CheckLimit): the horizon of a run
+// with the default plan end (docs/plans.md). Every run reaches it: a plan
+// end of its own only moves the horizon later.
+func (w *World) planLimit(last time.Duration) (time.Duration, string) {
+	dt := w.pcfg.DeliveryTimeout
+	why := "the last send " + last.String() + " plus delivery.timeout.ms " + dt.String()
+	if e := w.cfg.Fault.End; e > last+dt {
+		why = "fault.end " + e.String()
+	}
+	return w.horizon(w.defaultPlanEnd(last), last).Duration(), why + ", then delivery.timeout.ms " + dt.String() +
+		", two request.timeout.ms " + w.pcfg.RequestTimeout.String() + " and 1m0s to converge"
 }
 
 // lastSend is when the applications send their last record: the latest

@@ -19,7 +19,7 @@ var long = flag.Bool("long", false, "check many more generated plans (TestGenera
 // generated noise used to pause or crash a process the noise had
 // crashed (zombie, seed 0, fault.count=6).
 func TestGeneratedPlansPassChecks(t *testing.T) {
-	seeds := uint64(12)
+	seeds := uint64(25)
 	if *long {
 		seeds = 300
 	}

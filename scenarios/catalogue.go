@@ -52,7 +52,9 @@ func withNoise(rng *rand.Rand, v *params.Values, nodes faults.Nodes, p faults.Pl
 
 // restarts is the plan of n crashes of the first producer, each followed by
 // a restart down later: crash i comes offset after send number
-// (i+1)*records/(n+1).
+// (i+1)*records/(n+1). A crash that would come before the previous
+// restart (more restarts than the workload has room for, e.g. records=4)
+// is left out: the producer is down then, and the world would ignore it.
 func restarts(v *params.Values, nodes faults.Nodes, n int64, offset func() time.Duration, down time.Duration) faults.Plan {
 	var p faults.Plan
 	iv := v.Config().App.SendInterval
@@ -60,6 +62,9 @@ func restarts(v *params.Values, nodes faults.Nodes, n int64, offset func() time.
 	for i := int64(0); i < n; i++ {
 		k := (i + 1) * records / (n + 1)
 		at := time.Duration(k)*iv + offset()
+		if l := len(p.Actions); l > 0 && at < p.Actions[l-1].At {
+			continue
+		}
 		p.Actions = append(p.Actions,
 			faults.Timed{At: at, Action: faults.Crash{Node: nodes.Clients[0]}},
 			faults.Timed{At: at + down, Action: faults.Restart{Node: nodes.Clients[0]}})

@@ -83,3 +83,26 @@ func TestGeneratedPlansBigCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioPlansFewRecords: a scenario's own plan passes the checks
+// with a workload too short for it: epochx's and restart's restarts
+// piled up in the same send interval with records=4 (a crash of the
+// crashed producer, out of time order), which TestCatalogueCharts's
+// "-vary records=4,8" ran into.
+func TestScenarioPlansFewRecords(t *testing.T) {
+	for _, name := range []string{"epochx", "restart"} {
+		sc, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, records := range []string{"1", "2", "4", "8"} {
+			for seed := range uint64(10) {
+				for _, c := range []string{"0", "6"} {
+					if _, err := PlanText(Spec{Scenario: sc, Seed: seed, Sets: kv("records", records, "fault.count", c)}); err != nil {
+						t.Fatalf("%s records=%s seed %d fault.count=%s: %v", name, records, seed, c, err)
+					}
+				}
+			}
+		}
+	}
+}

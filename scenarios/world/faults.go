@@ -2,7 +2,6 @@ package world
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,7 +64,7 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 		w.nodesBuf = make([]string, k)
 	}
 	nodes := w.faultNodes(w.nodesBuf)
-	last := w.lastSend()
+	tm := w.timing()
 	if planText != "" || planFile.PlanFile() != "" {
 		p, err := faults.Parse(planText)
 		if err != nil {
@@ -80,16 +79,16 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 			kinds := w.cfg.Fault.Kinds
 			window := w.cfg.Fault.Window
 			if window == 0 {
-				window = last + w.pcfg.RequestTimeout
+				window = tm.LastSend + w.pcfg.RequestTimeout
 			}
 			w.plan = faults.Generate(rng, faults.GenOptions{
 				Faults: w.cfg.Fault.Count, Kinds: kinds, Window: window,
-				End: w.defaultPlanEnd(last), MaxDuration: w.cfg.Fault.MaxDuration, Nodes: nodes,
+				End: tm.DefaultEnd(), MaxDuration: w.cfg.Fault.MaxDuration, Nodes: nodes,
 			})
 		}
 	}
 	if w.plan.End == 0 {
-		w.plan.End = w.defaultPlanEnd(last)
+		w.plan.End = tm.DefaultEnd()
 		for _, a := range w.plan.Actions {
 			w.plan.End = max(w.plan.End, a.At)
 		}
@@ -97,7 +96,7 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 	if err := w.plan.Check(nodes); err != nil {
 		return planErr(planFile, err)
 	}
-	if err := w.plan.CheckLimit(w.planLimit(last)); err != nil {
+	if err := w.plan.CheckLimit(tm); err != nil {
 		return planErr(planFile, err)
 	}
 	w.planEnd = sim.Time(w.plan.End)
@@ -146,27 +145,20 @@ func (w *World) faultNodes(buf []string) faults.Nodes {
 	return nodes
 }
 
-// defaultPlanEnd is fault.end, or when 0 the last send plus
-// delivery.timeout.ms: long enough for faults to reach every record.
-func (w *World) defaultPlanEnd(last time.Duration) time.Duration {
-	if e := w.cfg.Fault.End; e > 0 {
-		return e
+// timing is what the run's fault phase and time limit depend on.
+func (w *World) timing() faults.Timing {
+	t := faults.Timing{FaultEnd: w.cfg.Fault.End, DeliveryTimeout: w.pcfg.DeliveryTimeout, RequestTimeout: w.pcfg.RequestTimeout}
+	for _, a := range w.apps {
+		t.LastSend = max(t.LastSend, time.Duration(a.records)*a.interval)
 	}
-	return last + w.pcfg.DeliveryTimeout
+	return t
 }
-
-// planLineRef is a plan error's reference to a plan line.
-var planLineRef = regexp.MustCompile(`\bline [0-9]+`)
 
 // planErr names where a plan with an error came from: the scenario file's
 // line for a plan embedded in one, else the -plan-file, else "fault plan".
 func planErr(src PlanSource, err error) error {
 	if src.Embedded {
-		// Every plan line the error names becomes the file's line.
-		msg := planLineRef.ReplaceAllStringFunc(err.Error(), func(m string) string {
-			n, _ := strconv.Atoi(m[len("line "):])
-			return "line " + strconv.Itoa(src.Line+n-1)
-		})
+		msg := faults.FileLines(err.Error(), src.Line)
 		var line int
 		if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
 			_, reason, _ := strings.Cut(msg, ": ")

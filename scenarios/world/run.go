@@ -1,7 +1,6 @@
 package world
 
 import (
-	"math"
 	"strconv"
 	"time"
 
@@ -118,7 +117,7 @@ func (w *World) run(s *Setup) (*Result, error) {
 	// Two phases: faults until the plan's end, then a healed world that
 	// must converge. A run that drained before the end with no process
 	// paused or crashed never needs the second phase.
-	horizon := w.horizon(w.planEnd.Duration(), w.lastSend())
+	horizon := sim.Time(w.timing().Horizon(w.planEnd.Duration())) // the latest time the run may reach
 	// Nothing is scheduled past the horizon (it could never run); a run
 	// that drains with such events dropped stopped at the horizon.
 	w.limit = horizon
@@ -229,43 +228,6 @@ const DefaultMaxEvents = 50_000_000
 // of units (a 100,000-record ackloss run at most 12); only a run whose
 // state grows without bound comes near it.
 const DefaultMaxState = 1_000_000
-
-// horizon is the latest time a run may reach, for a fault plan that ends
-// at end and applications that send their last record at last: the later
-// of end and last plus the delivery timeout, then the delivery timeout
-// again and a margin (the convergence deadline, LIVE-PROD). A healthy
-// run drains long before.
-func (w *World) horizon(end, last time.Duration) sim.Time {
-	h := max(end, last+w.pcfg.DeliveryTimeout) + w.pcfg.DeliveryTimeout + 2*w.pcfg.RequestTimeout + time.Minute
-	if h <= 0 || h > time.Duration(math.MaxInt64/4) {
-		h = time.Duration(math.MaxInt64 / 4)
-	}
-	return sim.Time(h)
-}
-
-// planLimit is the latest time a fault plan's action or end may name,
-// and what makes it up (for faults.Plan.CheckLimit): the horizon of a run
-// with the default plan end (docs/plans.md). Every run reaches it: a plan
-// end of its own only moves the horizon later.
-func (w *World) planLimit(last time.Duration) (time.Duration, string) {
-	dt := w.pcfg.DeliveryTimeout
-	why := "the last send " + last.String() + " plus delivery.timeout.ms " + dt.String()
-	if e := w.cfg.Fault.End; e > last+dt {
-		why = "fault.end " + e.String()
-	}
-	return w.horizon(w.defaultPlanEnd(last), last).Duration(), why + ", then delivery.timeout.ms " + dt.String() +
-		", two request.timeout.ms " + w.pcfg.RequestTimeout.String() + " and 1m0s to converge"
-}
-
-// lastSend is when the applications send their last record: the latest
-// over them of records × send.interval.ms.
-func (w *World) lastSend() time.Duration {
-	var last time.Duration
-	for _, a := range w.apps {
-		last = max(last, time.Duration(a.records)*a.interval)
-	}
-	return last
-}
 
 // PlanSource is where a replayed fault plan comes from, for its errors
 // and the reproduce command. The zero value is a plan given directly (by a

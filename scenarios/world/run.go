@@ -1,7 +1,6 @@
 package world
 
 import (
-	"math"
 	"strconv"
 	"time"
 
@@ -118,7 +117,7 @@ func (w *World) run(s *Setup) (*Result, error) {
 	// Two phases: faults until the plan's end, then a healed world that
 	// must converge. A run that drained before the end with no process
 	// paused or crashed never needs the second phase.
-	horizon := w.horizon()
+	horizon := sim.Time(w.timing().Horizon(w.planEnd.Duration())) // the latest time the run may reach
 	// Nothing is scheduled past the horizon (it could never run); a run
 	// that drains with such events dropped stopped at the horizon.
 	w.limit = horizon
@@ -229,22 +228,6 @@ const DefaultMaxEvents = 50_000_000
 // of units (a 100,000-record ackloss run at most 12); only a run whose
 // state grows without bound comes near it.
 const DefaultMaxState = 1_000_000
-
-// horizon is the latest time a run may reach: the later of the fault
-// plan's end and the last send plus the delivery timeout, then the
-// delivery timeout again and a margin (the convergence deadline,
-// LIVE-PROD). A healthy run drains long before.
-func (w *World) horizon() sim.Time {
-	var last time.Duration
-	for _, a := range w.apps {
-		last = max(last, time.Duration(a.records)*a.interval)
-	}
-	h := max(w.planEnd.Duration(), last+w.pcfg.DeliveryTimeout) + w.pcfg.DeliveryTimeout + 2*w.pcfg.RequestTimeout + time.Minute
-	if h <= 0 || h > time.Duration(math.MaxInt64/4) {
-		h = time.Duration(math.MaxInt64 / 4)
-	}
-	return sim.Time(h)
-}
 
 // PlanSource is where a replayed fault plan comes from, for its errors
 // and the reproduce command. The zero value is a plan given directly (by a

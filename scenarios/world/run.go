@@ -39,7 +39,7 @@ type Result struct {
 	ZombieRejected int64 `json:"zombie_rejected"`
 	// ClientEpochBumps counts the epoch bumps producers made or asked
 	// for; CoordinatorEpochBumps the bumps coordinators handed out in
-	// InitProducerId answers (epochbumps.go), such as the one that fences
+	// InitProducerId and EndTxn answers (internal/tally), such as the one that fences
 	// a paused instance when its replacement starts.
 	ClientEpochBumps      int64             `json:"client_epoch_bumps"`
 	CoordinatorEpochBumps int64             `json:"coordinator_epoch_bumps"`
@@ -191,7 +191,7 @@ func (w *World) run(s *Setup) (*Result, error) {
 	for _, in := range w.instances {
 		r.ClientEpochBumps += int64(in.prod.EpochBumps())
 	}
-	r.CoordinatorEpochBumps = w.bumps.n
+	r.CoordinatorEpochBumps = w.bumps.N
 	r.Violations, r.ViolationsCut, r.CutBy = check.SplitCut(r.Violations)
 	if w.realized != nil {
 		rp := w.realizedPlan()

@@ -17,6 +17,7 @@ import (
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/trace"
 	"github.com/idemsim/idemsim/scenarios/world/internal/store"
+	"github.com/idemsim/idemsim/scenarios/world/internal/tally"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -235,7 +236,7 @@ type World struct {
 	// obs, the others (the realized plan, the spec's readers, a
 	// script's), in order; cur is the observation being read.
 	obs   []model.Observer
-	bumps *coordBumps // epochbumps.go
+	bumps *tally.CoordBumps // internal/tally
 	cur   model.Obs
 	trace *trace.Writer
 	stats *stats
@@ -418,7 +419,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	} else {
 		w.chk.Reset(ccfg) // a recycled suite (runner.go)
 	}
-	w.bumps = newCoordBumps(w.bumps)
+	w.bumps = tally.NewCoordBumps(w.bumps)
 	w.obs = w.obs[:0] // after the trace, stats, chk and bumps (fire)
 	return w, nil
 }

@@ -1,8 +1,8 @@
-package world
+package tally
 
 import "github.com/idemsim/idemsim/model"
 
-// coordBumps counts the epoch bumps coordinators handed out, from the
+// CoordBumps counts the epoch bumps coordinators handed out, from the
 // observation stream: an InitProducerId answer (model.ObsEpoch), or an
 // EndTxn answer (model.ObsTxnOp; with transaction version 2 each one
 // bumps, KIP-890), that gives a producer id an epoch above the last one
@@ -14,23 +14,25 @@ import "github.com/idemsim/idemsim/model"
 // count has too; a retried answer ("retry of an earlier bump") is not a
 // new bump. A bump of a transaction the coordinator aborts on timeout is
 // counted when the next answer shows it.
-type coordBumps struct {
+type CoordBumps struct {
 	last map[model.ProducerID]int16
-	n    int64
+	// N is the count so far.
+	N int64
 }
 
-// newCoordBumps returns a new counter, in old's memory when old is not nil
-// (a finished run's: runner.go).
-func newCoordBumps(old *coordBumps) *coordBumps {
+// NewCoordBumps returns a new counter, in old's memory when old is not
+// nil (a finished run's).
+func NewCoordBumps(old *CoordBumps) *CoordBumps {
 	if old == nil {
-		return &coordBumps{last: map[model.ProducerID]int16{}}
+		return &CoordBumps{last: map[model.ProducerID]int16{}}
 	}
 	clear(old.last)
-	*old = coordBumps{last: old.last}
+	*old = CoordBumps{last: old.last}
 	return old
 }
 
-func (c *coordBumps) Observe(o *model.Obs) {
+// Observe counts o's bump, if it shows one.
+func (c *CoordBumps) Observe(o *model.Obs) {
 	if o.Kind == model.ObsTxnOp {
 		// An EndTxn answer under transaction version 2 carries the epoch
 		// the coordinator bumped to (one bump per transaction end).
@@ -47,7 +49,7 @@ func (c *coordBumps) Observe(o *model.Obs) {
 		c.last = map[model.ProducerID]int16{}
 	}
 	if last, ok := c.last[o.PID]; ok && o.Epoch > last {
-		c.n += int64(o.Epoch) - int64(last)
+		c.N += int64(o.Epoch) - int64(last)
 	}
 	c.last[o.PID] = o.Epoch
 }

@@ -219,6 +219,15 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 			Title: title("duplicate rate"), XLabel: xl, YLabel: "duplicates / records sent",
 			Footnote: foot, Series: s.seriesOf("", rateOf("duplicate_rate")), YMin0: true})
 
+		// OUT_OF_ORDER_SEQUENCE_NUMBER against duplicates: drawn only
+		// when some run got the error (never without idempotence), else
+		// it is a chart of zeros beside the duplicate rate.
+		oooSeen := false
+		for _, pt := range s.Points {
+			for _, st := range pt.Modes {
+				oooSeen = oooSeen || st.State.Errors["OUT_OF_ORDER_SEQUENCE_NUMBER"] != nil && st.State.Errors["OUT_OF_ORDER_SEQUENCE_NUMBER"].Sum > 0
+			}
+		}
 		ooo := s.seriesOf("OUT_OF_ORDER_SEQUENCE_NUMBER, ", func(st *Stats) (v, lo, hi *float64) {
 			m := Moments{}
 			if e := st.State.Errors["OUT_OF_ORDER_SEQUENCE_NUMBER"]; e != nil {
@@ -231,9 +240,13 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 			r := mean(st.State.Duplicate.X, st.Runs)
 			return r.Mean, r.Lo, r.Hi
 		})
-		add("out_of_order", &plots.Chart{
-			Title: s.Scenario + ": OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates", XLabel: xl,
-			YLabel: "per run (errors; duplicate records)", Footnote: foot, Series: append(ooo, dups...), YMin0: true})
+		if oooSeen {
+			add("out_of_order", &plots.Chart{
+				Title: s.Scenario + ": OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates", XLabel: xl,
+				YLabel: "per run (errors; duplicate records)", Footnote: foot, Series: append(ooo, dups...), YMin0: true})
+		} else {
+			skipped = append(skipped, "out_of_order")
+		}
 
 		lost := false
 		for _, pt := range s.Points {
@@ -245,6 +258,8 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 			add("lost_acked_rate", &plots.Chart{
 				Title: title("lost acknowledged records"), XLabel: xl, YLabel: "lost / acknowledged records",
 				Footnote: foot, Series: s.seriesOf("", rateOf("lost_acked_rate")), YMin0: true})
+		} else {
+			skipped = append(skipped, "lost_acked_rate")
 		}
 
 		zombies := false
@@ -263,6 +278,8 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 					m := st.ZombieWritesPerRun
 					return m.Mean, m.Lo, m.Hi
 				})})
+		} else {
+			skipped = append(skipped, "fencing_rate", "zombie_writes") // undefined: no superseded instance sent
 		}
 		if c := s.Crossing; c != nil && !slices.Contains([]string{"violations", "duplicate_rate", "fencing_rate"}, c.Metric) {
 			add(chartName(c.Metric), &plots.Chart{

@@ -64,7 +64,7 @@ func (s *Summary) Report() string {
 		p("*%s* ([SVG](%s.svg))\n\n", s.caption(c), c.Name)
 	}
 	if len(skipped) > 0 {
-		p("Not drawn, because the metric is zero at every point: %s.\n\n", strings.Join(skipped, ", "))
+		p("Not drawn, because the metric is zero or undefined at every point (no run had it): %s.\n\n", strings.Join(skipped, ", "))
 	}
 
 	p("## Summary\n\n")

@@ -43,7 +43,7 @@ var allowed = map[string][]string{
 	"scenarios/world/internal/store": {"model"},
 	// The World's replication helpers that need no World: the replica
 	// assignment, the replication messages, idle replication's checks.
-	"scenarios/world/internal/repl": {"sim", "model", "model/broker", "model/controller", "net"},
+	"scenarios/world/internal/repl":  {"sim", "model", "model/broker", "model/controller", "net"},
 	"scenarios/world/internal/tally": {"model"},
 	// The catalogue as data over world.Builder; Spec, Resolve, Run,
 	// Result, scenario files.

@@ -240,6 +240,9 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 			r := mean(st.State.Duplicate.X, st.Runs)
 			return r.Mean, r.Lo, r.Hi
 		})
+		// Without idempotence there are no sequence numbers, so no such
+		// error: its series would only be zeros.
+		ooo = slices.DeleteFunc(ooo, func(ser plots.Series) bool { return strings.Contains(ser.Label, modeLabel("off")) })
 		if oooSeen {
 			add("out_of_order", &plots.Chart{
 				Title: s.Scenario + ": OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates", XLabel: xl,

@@ -291,12 +291,9 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 		}
 	}
 
-	// Latency: every mode at the first point and, with axes, at the last.
+	// Latency: every mode at the latency points (latencyPoints).
 	var cdf []plots.Series
-	pts := []int{0}
-	if len(s.Points) > 1 {
-		pts = append(pts, len(s.Points)-1)
-	}
+	pts := s.latencyPoints()
 	for _, p := range pts {
 		for _, m := range s.Modes {
 			label := modeLabel(m)
@@ -359,4 +356,23 @@ func (s *Summary) brokenInvariants() []string {
 		}
 	}
 	return out
+}
+
+// latencyPoints are the points whose latency the CDF draws: the first and,
+// with axes, the last (the ends of a numeric range); every point when the
+// first axis is categorical and there are at most maxEnumerated points,
+// since no category stands for the ones between others.
+func (s *Summary) latencyPoints() []int {
+	if len(s.Axes) > 0 && s.Axes[0].categorical() && len(s.Points) <= maxEnumerated {
+		pts := make([]int, len(s.Points))
+		for i := range pts {
+			pts[i] = i
+		}
+		return pts
+	}
+	pts := []int{0}
+	if len(s.Points) > 1 {
+		pts = append(pts, len(s.Points)-1)
+	}
+	return pts
 }

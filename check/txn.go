@@ -157,11 +157,11 @@ func (t *txnInv) judgeEnd(at sim.Time, e endedTxn) {
 		t.cfg.name(e.inst), verb, e.txn, cur, e.pid, e.epoch)))
 }
 
-// place is one record of a log entry.
+// place is one record of a log entry: record rec of the entry at index
+// entry of partition p's log (12 bytes: a log holds fewer than 2^31
+// entries, an entry fewer than 2^31 records).
 type place struct {
-	p     int32
-	entry int
-	rec   int
+	p, entry, rec int32
 }
 
 // Finish judges the read_committed views at the run's end. It works on
@@ -190,8 +190,8 @@ func (t *txnInv) Finish() []Violation {
 			if n := cur.at(i).nrec; n > 0 {
 				sc.ents = append(sc.ents, txnEntry{k: k, p: int32(p), i: int32(i), fate: v.fate[i], n: n})
 			}
-			if d := v.decider[i]; d >= 0 && log.at(d).marker == model.MarkerCommit {
-				sc.mixed = append(sc.mixed, mixRef{p: int32(p), marker: int32(d), k: k, i: int32(i)})
+			if d := v.decider[i]; d >= 0 && log.at(int(d)).marker == model.MarkerCommit {
+				sc.mixed = append(sc.mixed, mixRef{p: int32(p), marker: d, k: k, i: int32(i)})
 			}
 		}
 	}
@@ -203,7 +203,7 @@ func (t *txnInv) Finish() []Violation {
 			sc.parts = append(sc.parts, txnParts{k: e.k})
 		}
 		tp := &sc.parts[len(sc.parts)-1]
-		pl := place{e.p, int(e.i), 0}
+		pl := place{e.p, e.i, 0}
 		switch e.fate {
 		case fateVisible:
 			if tp.visible == 0 {
@@ -347,7 +347,7 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 					rec.stuck = true
 				case fateAborted:
 					if !rec.aborted {
-						rec.aborted, rec.abortedAt = true, place{int32(p), i, j}
+						rec.aborted, rec.abortedAt = true, place{int32(p), int32(i), int32(j)}
 					}
 				}
 			}
@@ -385,19 +385,19 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 func (t *txnInv) decidedAt(views []rcView, pl place) sim.Time {
 	log := &t.lv.logs[pl.p]
 	if d := views[pl.p].decider[pl.entry]; d >= 0 {
-		return log.at(d).at
+		return log.at(int(d)).at
 	}
-	return log.at(pl.entry).at
+	return log.at(int(pl.entry)).at
 }
 
 // where describes the record at pl: "a0:5 visible at p0 offset 12
 // (COMMIT at offset 14)".
 func (t *txnInv) where(views []rcView, pl place) string {
 	log := &t.lv.logs[pl.p]
-	e := log.at(pl.entry)
-	s := fmt.Sprintf("%s %s at p%d offset %d", t.lv.recID(&e, pl.rec).AppendID(nil), fateName(views[pl.p].fate[pl.entry]), pl.p, e.first+int64(pl.rec))
+	e := log.at(int(pl.entry))
+	s := fmt.Sprintf("%s %s at p%d offset %d", t.lv.recID(&e, int(pl.rec)).AppendID(nil), fateName(views[pl.p].fate[pl.entry]), pl.p, e.first+int64(pl.rec))
 	if d := views[pl.p].decider[pl.entry]; d >= 0 {
-		md := log.at(d)
+		md := log.at(int(d))
 		s += fmt.Sprintf(" (%s at offset %d)", md.marker, md.first)
 	}
 	return s

@@ -297,7 +297,7 @@ type rcView struct {
 	fate []fate
 	// decider is, per transactional data entry, the index of the marker
 	// that closed its transaction, or -1 while it is open.
-	decider []int
+	decider []int32
 	// lso and leo are the last stable offset and the log end offset;
 	// pin is the index of the entry at the LSO when it is below the log
 	// end (the first batch of the oldest open transaction), else -1.
@@ -380,7 +380,7 @@ func (v *rcView) compute(log *logStore, sc *rcScratch) {
 				continue
 			}
 			for j := sc.open[k].last; j >= 0; j = prev[j] {
-				v.decider[j] = i
+				v.decider[j] = int32(i)
 				if e.marker == model.MarkerAbort {
 					v.fate[j] = fateAborted
 				}

@@ -179,8 +179,19 @@ func (t *txnInv) Finish() []Violation {
 		}
 		log, v := &lv.logs[p], &views[p]
 		cur := logCursor{s: log}
+		// A COMMIT marker's entries all precede it: pend follows the
+		// markers whose entries the loop has met but not the marker
+		// itself yet, each with its first transaction and whether it
+		// decided another; mixedAt collects the markers that did.
+		sc.pend, sc.mixedAt = sc.pend[:0], sc.mixedAt[:0]
 		for i := range log.len() {
 			if v.fate[i] == fateMarker {
+				if j := slices.IndexFunc(sc.pend, func(m pendMarker) bool { return m.at == int32(i) }); j >= 0 {
+					if sc.pend[j].mixed {
+						sc.mixedAt = append(sc.mixedAt, int32(i))
+					}
+					sc.pend = slices.Delete(sc.pend, j, j+1)
+				}
 				continue
 			}
 			k := tx.key(int32(p), i)
@@ -191,7 +202,20 @@ func (t *txnInv) Finish() []Violation {
 				sc.ents = append(sc.ents, txnEntry{k: k, p: int32(p), i: int32(i), fate: v.fate[i], n: n})
 			}
 			if d := v.decider[i]; d >= 0 && log.at(int(d)).marker == model.MarkerCommit {
-				sc.mixed = append(sc.mixed, mixRef{p: int32(p), marker: d, k: k, i: int32(i)})
+				if j := slices.IndexFunc(sc.pend, func(m pendMarker) bool { return m.at == d }); j < 0 {
+					sc.pend = append(sc.pend, pendMarker{at: d, k: k})
+				} else if sc.pend[j].k != k {
+					sc.pend[j].mixed = true
+				}
+			}
+		}
+		// The entries of the markers that decided several transactions.
+		for i := 0; len(sc.mixedAt) > 0 && i < log.len(); i++ {
+			if v.fate[i] == fateMarker || !slices.Contains(sc.mixedAt, v.decider[i]) {
+				continue
+			}
+			if k := tx.key(int32(p), i); k.known() {
+				sc.mixed = append(sc.mixed, mixRef{p: int32(p), marker: v.decider[i], k: k, i: int32(i)})
 			}
 		}
 	}

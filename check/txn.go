@@ -331,7 +331,7 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 	// The wanted records, by id: taken in transaction order they are
 	// usually sorted already (one application's transactions, in order).
 	for _, k := range sc.keys {
-		for _, id := range tx.endIDs(tx.ends[k]) {
+		for id := range tx.endIDs(tx.ends[k]) {
 			sc.wanted = append(sc.wanted, wantedRec{id: id})
 		}
 	}
@@ -380,10 +380,10 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 	hint = 0
 	for _, k := range sc.keys {
 		end := tx.ends[k]
-		ids := tx.endIDs(end)
-		var lost int
+		var lost, all int
 		var first *wantedRec
-		for _, id := range ids {
+		for id := range tx.endIDs(end) {
+			all++
 			w, _ := findWantedNear(sc.wanted, id, &hint)
 			if rec := &sc.wanted[w]; !rec.visible && !rec.stuck {
 				if lost == 0 {
@@ -400,7 +400,7 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 			at, why = max(at, t.decidedAt(views, first.abortedAt)), t.where(views, first.abortedAt)
 		}
 		out.add(violation(InvTxn, at, fmt.Sprintf("lost committed write: %s was reported committed, but %d of its %d acknowledged records are not visible to read_committed: %s first",
-			k.describe(t.cfg), lost, len(ids), why)))
+			k.describe(t.cfg), lost, all, why)))
 	}
 }
 

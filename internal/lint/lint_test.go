@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	// to build.
 	"scenarios/world": {"sim", "model", "model/client", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store"},
 	// The World's compact containers (id table, bitset, record window).
-	"scenarios/world/internal/store": {"model"},
+	"scenarios/world/internal/store": {"sim", "model"},
 	// The catalogue as data over world.Builder; Spec, Resolve, Run,
 	// Result, scenario files.
 	"scenarios": {"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/world", "ext:go.yaml.in/yaml/v3"},

@@ -447,25 +447,15 @@ func (h *stateHasher) value(v reflect.Value) {
 	case spRecordSet:
 		// The members, in order, made whole: not the window's storage.
 		h.u64(uint64(v.FieldByName("n").Int()))
-		slots := v.FieldByName("slots")
+		slots, odd, app := v.FieldByName("slots"), v.FieldByName("odd"), int32(v.FieldByName("app").Int())
 		off, base := int(v.FieldByName("off").Int()), v.FieldByName("base").Int()
-		app := int32(v.FieldByName("app").Int())
-		var odd map[int64]model.Record
-		if m := v.FieldByName("odd"); m.Len() > 0 {
-			odd = make(map[int64]model.Record, m.Len())
-			for it := m.MapRange(); it.Next(); {
-				r := it.Value()
-				id := model.RecordID{App: int32(r.Field(0).Field(0).Int()), N: r.Field(0).Field(1).Int()}
-				odd[it.Key().Int()] = model.Record{ID: id, Digest: r.FieldByName("Digest").Uint(), Partition: int32(r.FieldByName("Partition").Int()),
-					SentAt: sim.Time(r.FieldByName("SentAt").Int()), CreateTime: sim.Time(r.FieldByName("CreateTime").Int())}
-			}
-		}
 		for i := off; i < off+int(v.FieldByName("size").Int()); i++ {
-			sl := slots.Index(i)
-			if flags := uint8(sl.FieldByName("Flags").Uint()); flags&store.SlotPresent != 0 {
-				rec := store.Member(app, base+int64(i-off), store.RecordSlot{Sent: sim.Time(sl.FieldByName("Sent").Int()),
-					Part: int32(sl.FieldByName("Part").Int()), Flags: flags}, odd)
-				h.value(reflect.ValueOf(rec))
+			switch sl, n := slots.Index(i), base+int64(i-off); {
+			case sl.FieldByName("Flags").Uint()&uint64(store.SlotOdd) != 0:
+				h.value(odd.MapIndex(reflect.ValueOf(n)))
+			case sl.FieldByName("Flags").Uint()&uint64(store.SlotPresent) != 0:
+				sent, part := sim.Time(sl.FieldByName("Sent").Int()), int32(sl.FieldByName("Part").Int())
+				h.value(reflect.ValueOf(store.Member(app, n, store.RecordSlot{Sent: sent, Part: part}, nil)))
 			}
 		}
 		return

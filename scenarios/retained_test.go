@@ -24,7 +24,7 @@ var retainedCases = []retainedCase{
 	{"ackloss", "ackloss", []params.KV{{Key: "net.response_loss", Value: "0"}, {Key: "send.interval.ms", Value: "0"}}, 100},
 	{"txnlate", "txnlate", nil, 540},
 	{"crossbump/partitions=64", "crossbump", []params.KV{{Key: "partitions", Value: "64"}, {Key: "send.interval.ms", Value: "0"}}, 320},
-	{"zombie/one-transaction", "zombie", []params.KV{{Key: "transaction.records", Value: "1000000"}, {Key: "send.interval.ms", Value: "0"}}, 205},
+	{"zombie/one-transaction", "zombie", []params.KV{{Key: "transaction.records", Value: "1000000"}, {Key: "send.interval.ms", Value: "0"}}, 200},
 	{"failover", "failover", nil, 360},
 }
 

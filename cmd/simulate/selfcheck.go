@@ -165,6 +165,7 @@ func runSelfcheck(args []string, stdout, stderr io.Writer) int {
 		c.second = childRun
 	}
 	defer sweep.TuneGC()() // a batch of runs: internal/sweep/gc.go
+	defer limitMemory()()  // selfcheck_gc.go
 	ctx, stop := interruptContext()
 	defer stop()
 	bar := newProgress(stderr)

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -73,5 +75,28 @@ func TestSelfcheckNondeterministicRerun(t *testing.T) {
 		if !strings.Contains(p, "nondeterministic: trace-hash v2:") || !strings.Contains(p, ", then v2:") {
 			t.Errorf("problem %q, want the two trace hashes", p)
 		}
+	}
+}
+
+// TestSelfcheckMemoryLimit: the runs of a check go under the soft memory
+// limit, and the limit before the check is back after it.
+func TestSelfcheckMemoryLimit(t *testing.T) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		t.Skip("GOMEMLIMIT chooses the limit")
+	}
+	before := debug.SetMemoryLimit(-1)
+	var during int64
+	injectRun(t, func(spec scenarios.Spec) (*scenarios.Result, error) {
+		during = debug.SetMemoryLimit(-1)
+		return scenarios.Run(spec)
+	})
+	if code, out, errOut := runCLI("selfcheck", "-runs", "2", "-seed", "5", "-parallel", "1"); code != exitOK {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+	if during != selfcheckMemoryLimit {
+		t.Errorf("memory limit %d during the check, want %d", during, selfcheckMemoryLimit)
+	}
+	if after := debug.SetMemoryLimit(-1); after != before {
+		t.Errorf("memory limit %d after the check, %d before", after, before)
 	}
 }

@@ -224,10 +224,20 @@ func SetRunEndHook(f func()) { runEndHook = f }
 const DefaultMaxEvents = 50_000_000
 
 // DefaultMaxState is the default [Spec.MaxState]: a few hundred MB of run
-// state at the few hundred bytes each unit takes. Healthy runs hold tens
-// of units (a 100,000-record ackloss run at most 12); only a run whose
-// state grows without bound comes near it.
+// state at the few hundred bytes each unit takes. A run's records and log
+// entries count too, [HeldPerUnit] to a unit: a 1,000,000-record run
+// (the most an application sends) holds some 250,000 to 600,000 units,
+// the rest of a healthy run's state tens of units; only a run whose
+// state grows without bound, or a sweep configuration of several
+// million records, comes near it.
 const DefaultMaxState = 1_000_000
+
+// HeldPerUnit is how many records sent and log entries appended count
+// as one unit of a run's state ([World.state]): what the run keeps of
+// each in the producer's, the brokers' and the checkers' tables to its
+// end, some 100 bytes (docs/performance.md, "Memory per record"), a
+// quarter of the few hundred bytes a unit stands for.
+const HeldPerUnit = 4
 
 // PlanSource is where a replayed fault plan comes from, for its errors
 // and the reproduce command. The zero value is a plan given directly (by a

@@ -551,9 +551,11 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 
 // state is the run's state in the units [Spec.MaxState] counts: pending
 // events, messages on the wire, recorded plan actions and event-log
-// entries.
+// entries, one unit each, and the records sent and log entries appended,
+// [HeldPerUnit] to a unit (the tables that keep them grow by a record or
+// an entry at a time and are held to the run's end).
 func (w *World) state() int64 {
-	n := int64(w.loop.Pending() + w.msgs.Len())
+	n := int64(w.loop.Pending()+w.msgs.Len()) + w.stats.held/HeldPerUnit
 	if w.realized != nil {
 		n += int64(len(w.realized.realized))
 	}

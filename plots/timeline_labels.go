@@ -37,7 +37,9 @@ type TimelineLabel struct {
 // where it belongs moves to the other side of its lane (or, for
 // violations, to a lower row or the other side of their line), then
 // further right within its fault's interval, then is cut to its first
-// word, and only then is left out.
+// word, and only then is left out. A fault's name that would cross the
+// right edge is cut to its first word, and if that still does, it ends
+// at the edge.
 type TimelineLayout struct {
 	Labels []TimelineLabel
 	// Left are the labels left out for want of room; the legend counts
@@ -150,8 +152,12 @@ func layoutLabels(tl *Timeline, p *plot.Plot, dc draw.Canvas) *TimelineLayout {
 		xEnd := trX(min(float64(iv.To)/1e9, p.X.Max))
 		laneY := trY(tl.y(iv.Lane))
 		placed := false
-		for _, s := range variants(iv.Label, firstWord(iv.Label)) {
+		vs := variants(iv.Label, firstWord(iv.Label))
+		for vi, s := range vs {
 			sz := box(s, vg.Point{}).Size()
+			if x0+sz.X > dc.Max.X && vi < len(vs)-1 {
+				continue // it would start before the fault: try the shorter text
+			}
 			rows := []vg.Length{laneY + labelPad, laneY - labelPad - sz.Y} // bottoms: above the line, below it
 			// Where the fault starts, on either side; then further right,
 			// past the labels in the way, while still within the fault.

@@ -123,6 +123,11 @@ func TestTimelineLabelsDoNotOverlap(t *testing.T) {
 		if !a.Violation {
 			faults++
 		}
+		// A name too long to start at its fault near the right edge is
+		// cut to its first word, rather than start before the fault.
+		if a.Full == "pause c1 a long time at the right edge" && a.Text != "pause" {
+			t.Errorf("the fault at the right edge is labelled %q", a.Text)
+		}
 	}
 	if faults+countFaults(lay.Left) != len(tl.Intervals) || faults < 10 {
 		t.Errorf("%d fault labels drawn, %d left out, of %d", faults, countFaults(lay.Left), len(tl.Intervals))

@@ -118,9 +118,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, msg)
 	}
 	if *list {
-		for _, s := range scenarios.All() {
-			fmt.Fprintf(stdout, "%-10s %s%s\n", s.Name, s.Summary, listMarker(s.Name))
-		}
+		writeList(stdout, scenarios.All())
 		return exitOK
 	}
 	// The command line's values (level -set): -idempotence, then each

@@ -128,7 +128,7 @@ func (d *dedup) holds(id model.RecordID, s *recSlot, hint *[]int) bool {
 	if r.e.flags&entryListed == 0 {
 		// A range of records, each with its standard digest: an
 		// acknowledgement with another digest (recOddDigest) differs.
-		return r.e.app == id.App && r.e.n0+k*int64(r.e.nrec)+j == id.N && s.flags&recOddDigest == 0
+		return r.e.app == id.App && r.e.n0+(k*int64(r.e.nrec)*int64(r.dn))+j*int64(r.e.dn) == id.N && s.flags&recOddDigest == 0
 	}
 	// A listed entry is a run of its own (k is 0).
 	rec := &d.lv.listed[r.e.n0+j]

@@ -86,7 +86,7 @@ func committed(log *logStore, v *rcView, i int, e *logEntry) bool {
 		return true
 	}
 	d := v.decider[i]
-	return d >= 0 && log.at(d).marker == model.MarkerCommit
+	return d >= 0 && log.at(int(d)).marker == model.MarkerCommit
 }
 
 // detail is a duplicate copy's violation text, "a0:1 again at p0 offset

@@ -1,18 +1,22 @@
 package check
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
 )
 
-// logEntry is one entry of a partition log as the checkers read it: 56
+// logEntry is one entry of a partition log as the checkers read it: 64
 // bytes, where a [model.LogEntry] is 104 and keeps its batch's records
-// alive. An entry's records are a range, (app, n0) to (app, n0+nrec-1),
-// when they are consecutive records of one application sent to the
-// entry's partition with the world's digests (model.Digest(id, 0));
-// otherwise (entryListed) they are logView.listed[n0:n0+nrec].
+// alive. An entry's records are a range, (app, n0), (app, n0+dn), ...
+// (app, n0+(nrec-1)*dn), when they are records of one application sent
+// to the entry's partition with the world's digests (model.Digest(id,
+// 0)) whose message numbers step by the same dn (1 when the records are
+// consecutive; the number of partitions when a round-robin partitioner
+// spreads them); otherwise (entryListed) they are
+// logView.listed[n0:n0+nrec].
 type logEntry struct {
 	// first is the entry's first offset.
 	first int64
@@ -27,7 +31,10 @@ type logEntry struct {
 	// nrec is the number of records (0 for a marker).
 	nrec int32
 	// app is the records' application (a range only).
-	app               int32
+	app int32
+	// dn is the step between the message numbers of a range's records,
+	// 1 to 2^31-1: 1 for an entry of one record, 0 for none.
+	dn                int32
 	firstSeq, lastSeq int32
 	epoch             int16
 	marker            model.MarkerType
@@ -71,11 +78,16 @@ func makeEntry(b *model.Batch, first, last int64, at sim.Time, m model.MarkerTyp
 		return e
 	}
 	r0 := &b.Records[0]
-	e.app, e.n0 = r0.ID.App, r0.ID.N
+	e.app, e.n0, e.dn = r0.ID.App, r0.ID.N, 1
+	if len(b.Records) > 1 {
+		if d := b.Records[1].ID.N - r0.ID.N; d >= 1 && d <= math.MaxInt32 {
+			e.dn = int32(d)
+		}
+	}
 	for j := range b.Records {
 		r := &b.Records[j]
-		if r.ID.App != e.app || r.ID.N != e.n0+int64(j) || r.Partition != b.Partition || r.Digest != model.Digest(r.ID, 0) {
-			e.app, e.n0 = 0, int64(len(*listed))
+		if r.ID.App != e.app || r.ID.N != e.n0+int64(j)*int64(e.dn) || r.Partition != b.Partition || r.Digest != model.Digest(r.ID, 0) {
+			e.app, e.n0, e.dn = 0, int64(len(*listed)), 0
 			e.flags |= entryListed
 			for k := range b.Records {
 				r := &b.Records[k]
@@ -92,7 +104,7 @@ func (lv *logView) recID(e *logEntry, j int) model.RecordID {
 	if e.flags&entryListed != 0 {
 		return lv.listed[e.n0+int64(j)].id
 	}
-	return model.RecordID{App: e.app, N: e.n0 + int64(j)}
+	return model.RecordID{App: e.app, N: e.n0 + int64(j)*int64(e.dn)}
 }
 
 // rec returns record j of entry e of partition p's log.
@@ -100,7 +112,7 @@ func (lv *logView) rec(p int32, e *logEntry, j int) logRec {
 	if e.flags&entryListed != 0 {
 		return lv.listed[e.n0+int64(j)]
 	}
-	id := model.RecordID{App: e.app, N: e.n0 + int64(j)}
+	id := model.RecordID{App: e.app, N: e.n0 + int64(j)*int64(e.dn)}
 	return logRec{id: id, digest: model.Digest(id, 0), part: p}
 }
 

@@ -1,6 +1,9 @@
 package check
 
 import (
+	"math"
+
+	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -19,15 +22,44 @@ type logStore struct {
 	txn int
 }
 
+// runHead is a run's first entry without its append time: a
+// [logEntry]'s other fields, 56 bytes where the entry takes 64.
+type runHead struct {
+	first               int64
+	pid                 model.ProducerID
+	n0                  int64
+	span, nrec, app, dn int32
+	firstSeq, lastSeq   int32
+	epoch               int16
+	marker              model.MarkerType
+	flags               entryFlags
+}
+
+// headOf returns e's run head.
+func headOf(e *logEntry) runHead {
+	return runHead{first: e.first, pid: e.pid, n0: e.n0, span: e.span, nrec: e.nrec, app: e.app, dn: e.dn,
+		firstSeq: e.firstSeq, lastSeq: e.lastSeq, epoch: e.epoch, marker: e.marker, flags: e.flags}
+}
+
+// entry returns the entry h heads, its append time zero.
+func (h *runHead) entry() logEntry {
+	return logEntry{first: h.first, pid: h.pid, n0: h.n0, span: h.span, nrec: h.nrec, app: h.app, dn: h.dn,
+		firstSeq: h.firstSeq, lastSeq: h.lastSeq, epoch: h.epoch, marker: h.marker, flags: h.flags}
+}
+
 // logRun is a run of n entries from index from: entry from+k is e with
-// its offsets moved by k*(e.span+1), its message numbers by k*e.nrec, its
-// sequence numbers by k*dseq and its append time ats[from+k] (e.at is
-// zero).
+// its offsets moved by k*(e.span+1), its message numbers by k*e.nrec*dn,
+// its sequence numbers by k*dseq and its append time ats[from+k] (e.at
+// is not kept). dn is the step between the message numbers of the run's
+// records, e.dn's (1 in a run of one entry of one record): a run of
+// single records spread over partitions round-robin steps by the number
+// of partitions.
 type logRun struct {
-	e    logEntry
+	e    runHead
 	from int32
 	n    int32
 	dseq int32
+	dn   int32
 }
 
 // reset empties the store, keeping its memory.
@@ -45,11 +77,11 @@ func (s *logStore) len() int {
 
 // shift returns run r's k-th entry, without its append time.
 func (r *logRun) shift(k int32) logEntry {
-	e := r.e
+	e := r.e.entry()
 	if k > 0 {
 		e.first += int64(k) * (int64(e.span) + 1)
 		if e.flags&entryListed == 0 {
-			e.n0 += int64(k) * int64(e.nrec)
+			e.n0 += int64(k) * int64(e.nrec) * int64(r.dn)
 		}
 		e.firstSeq += k * r.dseq
 		e.lastSeq += k * r.dseq
@@ -69,16 +101,24 @@ func (s *logStore) add(e logEntry) int {
 		r := &s.runs[n-1]
 		last := r.shift(r.n - 1)
 		dseq := e.firstSeq - last.firstSeq
+		// The run's record step: a run of one single-record entry takes
+		// the step to e's record.
+		dn := r.dn
+		if r.n == 1 && r.e.nrec == 1 {
+			if d := e.n0 - last.n0; d >= 1 && d <= math.MaxInt32 {
+				dn = int32(d)
+			}
+		}
 		if e.marker == 0 && last.marker == 0 && e.flags == last.flags && e.flags&entryListed == 0 && e.span >= 0 &&
-			e.first == last.last()+1 && e.span == last.span && e.nrec == last.nrec && e.app == last.app &&
-			e.n0 == last.n0+int64(last.nrec) && e.pid == last.pid && e.epoch == last.epoch &&
+			e.first == last.last()+1 && e.span == last.span && e.nrec == last.nrec && e.app == last.app && e.dn == last.dn &&
+			(e.nrec <= 1 || e.dn == dn) && e.n0 == last.n0+int64(last.nrec)*int64(dn) && e.pid == last.pid && e.epoch == last.epoch &&
 			e.lastSeq-last.lastSeq == dseq && (r.n == 1 || dseq == r.dseq) {
 			r.n++
-			r.dseq = dseq
+			r.dseq, r.dn = dseq, dn
 			return int(i)
 		}
 	}
-	s.runs = append(s.runs, logRun{e: e, from: i, n: 1})
+	s.runs = append(s.runs, logRun{e: headOf(&e), from: i, n: 1, dn: max(e.dn, 1)})
 	return int(i)
 }
 

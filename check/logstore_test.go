@@ -22,7 +22,11 @@ func TestLogStoreAsSlice(t *testing.T) {
 		off, n := int64(0), int64(0)
 		seq := int32(rng.IntN(3)) * (1<<31 - 3) // some wrap
 		idem := true
+		step := int64(1) // between message numbers: a round-robin partitioner's
 		for range 300 {
+			if rng.IntN(20) == 0 {
+				step = 1 + int64(rng.IntN(3))
+			}
 			k := 1 + rng.IntN(3)
 			if rng.IntN(10) > 0 {
 				k = 1 // long runs of single records
@@ -47,10 +51,10 @@ func TestLogStoreAsSlice(t *testing.T) {
 				off += 2 // a gap in offsets
 			}
 			for j := range k {
-				id := model.RecordID{App: 1, N: n + int64(j)}
+				id := model.RecordID{App: 1, N: n + int64(j)*step}
 				b.Records = append(b.Records, model.Record{ID: id, Digest: model.Digest(id, uint64(rng.IntN(50)/49))})
 			}
-			n += int64(k)
+			n += int64(k) * step
 			last := off + max(int64(k), 1) - 1
 			e := makeEntry(&b, off, last, sim.Time(rng.IntN(1000)), m, &listed)
 			off = last + 1

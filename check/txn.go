@@ -157,11 +157,11 @@ func (t *txnInv) judgeEnd(at sim.Time, e endedTxn) {
 		t.cfg.name(e.inst), verb, e.txn, cur, e.pid, e.epoch)))
 }
 
-// place is one record of a log entry.
+// place is one record of a log entry: record rec of the entry at index
+// entry of partition p's log (12 bytes: a log holds fewer than 2^31
+// entries, an entry fewer than 2^31 records).
 type place struct {
-	p     int32
-	entry int
-	rec   int
+	p, entry, rec int32
 }
 
 // Finish judges the read_committed views at the run's end. It works on
@@ -179,8 +179,19 @@ func (t *txnInv) Finish() []Violation {
 		}
 		log, v := &lv.logs[p], &views[p]
 		cur := logCursor{s: log}
+		// A COMMIT marker's entries all precede it: pend follows the
+		// markers whose entries the loop has met but not the marker
+		// itself yet, each with its first transaction and whether it
+		// decided another; mixedAt collects the markers that did.
+		sc.pend, sc.mixedAt = sc.pend[:0], sc.mixedAt[:0]
 		for i := range log.len() {
 			if v.fate[i] == fateMarker {
+				if j := slices.IndexFunc(sc.pend, func(m pendMarker) bool { return m.at == int32(i) }); j >= 0 {
+					if sc.pend[j].mixed {
+						sc.mixedAt = append(sc.mixedAt, int32(i))
+					}
+					sc.pend = slices.Delete(sc.pend, j, j+1)
+				}
 				continue
 			}
 			k := tx.key(int32(p), i)
@@ -190,8 +201,21 @@ func (t *txnInv) Finish() []Violation {
 			if n := cur.at(i).nrec; n > 0 {
 				sc.ents = append(sc.ents, txnEntry{k: k, p: int32(p), i: int32(i), fate: v.fate[i], n: n})
 			}
-			if d := v.decider[i]; d >= 0 && log.at(d).marker == model.MarkerCommit {
-				sc.mixed = append(sc.mixed, mixRef{p: int32(p), marker: int32(d), k: k, i: int32(i)})
+			if d := v.decider[i]; d >= 0 && log.at(int(d)).marker == model.MarkerCommit {
+				if j := slices.IndexFunc(sc.pend, func(m pendMarker) bool { return m.at == d }); j < 0 {
+					sc.pend = append(sc.pend, pendMarker{at: d, k: k})
+				} else if sc.pend[j].k != k {
+					sc.pend[j].mixed = true
+				}
+			}
+		}
+		// The entries of the markers that decided several transactions.
+		for i := 0; len(sc.mixedAt) > 0 && i < log.len(); i++ {
+			if v.fate[i] == fateMarker || !slices.Contains(sc.mixedAt, v.decider[i]) {
+				continue
+			}
+			if k := tx.key(int32(p), i); k.known() {
+				sc.mixed = append(sc.mixed, mixRef{p: int32(p), marker: v.decider[i], k: k, i: int32(i)})
 			}
 		}
 	}
@@ -203,7 +227,7 @@ func (t *txnInv) Finish() []Violation {
 			sc.parts = append(sc.parts, txnParts{k: e.k})
 		}
 		tp := &sc.parts[len(sc.parts)-1]
-		pl := place{e.p, int(e.i), 0}
+		pl := place{e.p, e.i, 0}
 		switch e.fate {
 		case fateVisible:
 			if tp.visible == 0 {
@@ -307,7 +331,7 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 	// The wanted records, by id: taken in transaction order they are
 	// usually sorted already (one application's transactions, in order).
 	for _, k := range sc.keys {
-		for _, id := range tx.endIDs(tx.ends[k]) {
+		for id := range tx.endIDs(tx.ends[k]) {
 			sc.wanted = append(sc.wanted, wantedRec{id: id})
 		}
 	}
@@ -347,7 +371,7 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 					rec.stuck = true
 				case fateAborted:
 					if !rec.aborted {
-						rec.aborted, rec.abortedAt = true, place{int32(p), i, j}
+						rec.aborted, rec.abortedAt = true, place{int32(p), int32(i), int32(j)}
 					}
 				}
 			}
@@ -356,10 +380,10 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 	hint = 0
 	for _, k := range sc.keys {
 		end := tx.ends[k]
-		ids := tx.endIDs(end)
-		var lost int
+		var lost, all int
 		var first *wantedRec
-		for _, id := range ids {
+		for id := range tx.endIDs(end) {
+			all++
 			w, _ := findWantedNear(sc.wanted, id, &hint)
 			if rec := &sc.wanted[w]; !rec.visible && !rec.stuck {
 				if lost == 0 {
@@ -376,7 +400,7 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 			at, why = max(at, t.decidedAt(views, first.abortedAt)), t.where(views, first.abortedAt)
 		}
 		out.add(violation(InvTxn, at, fmt.Sprintf("lost committed write: %s was reported committed, but %d of its %d acknowledged records are not visible to read_committed: %s first",
-			k.describe(t.cfg), lost, len(ids), why)))
+			k.describe(t.cfg), lost, all, why)))
 	}
 }
 
@@ -385,19 +409,19 @@ func (t *txnInv) lostWrites(out *capped, views []rcView) {
 func (t *txnInv) decidedAt(views []rcView, pl place) sim.Time {
 	log := &t.lv.logs[pl.p]
 	if d := views[pl.p].decider[pl.entry]; d >= 0 {
-		return log.at(d).at
+		return log.at(int(d)).at
 	}
-	return log.at(pl.entry).at
+	return log.at(int(pl.entry)).at
 }
 
 // where describes the record at pl: "a0:5 visible at p0 offset 12
 // (COMMIT at offset 14)".
 func (t *txnInv) where(views []rcView, pl place) string {
 	log := &t.lv.logs[pl.p]
-	e := log.at(pl.entry)
-	s := fmt.Sprintf("%s %s at p%d offset %d", t.lv.recID(&e, pl.rec).AppendID(nil), fateName(views[pl.p].fate[pl.entry]), pl.p, e.first+int64(pl.rec))
+	e := log.at(int(pl.entry))
+	s := fmt.Sprintf("%s %s at p%d offset %d", t.lv.recID(&e, int(pl.rec)).AppendID(nil), fateName(views[pl.p].fate[pl.entry]), pl.p, e.first+int64(pl.rec))
 	if d := views[pl.p].decider[pl.entry]; d >= 0 {
-		md := log.at(d)
+		md := log.at(int(d))
 		s += fmt.Sprintf(" (%s at offset %d)", md.marker, md.first)
 	}
 	return s

@@ -14,8 +14,12 @@ type txnScratch struct {
 	// they acknowledged, in id order.
 	keys   []txnKey
 	wanted []wantedRec
-	// mixed lists the entries a COMMIT marker decided.
-	mixed []mixRef
+	// mixed lists the entries of the COMMIT markers that decided more
+	// than one transaction; pend and mixedAt find those markers, one
+	// partition at a time.
+	mixed   []mixRef
+	pend    []pendMarker
+	mixedAt []int32
 	// vs holds the violations being reported.
 	vs []Violation
 }
@@ -54,12 +58,22 @@ type mixRef struct {
 	i         int32
 }
 
+// pendMarker is a COMMIT marker at index at whose decided entries are
+// being met: the first one's transaction, and whether another's came.
+type pendMarker struct {
+	at    int32
+	k     txnKey
+	mixed bool
+}
+
 func (sc *txnScratch) reset() {
 	sc.ents = truncated(sc.ents)
 	sc.parts = truncated(sc.parts)
 	sc.keys = truncated(sc.keys)
 	sc.wanted = truncated(sc.wanted)
 	sc.mixed = truncated(sc.mixed)
+	sc.pend = truncated(sc.pend)
+	sc.mixedAt = truncated(sc.mixedAt)
 	sc.vs = truncated(sc.vs)
 }
 
@@ -67,5 +81,6 @@ func (sc *txnScratch) reset() {
 // which the suite copies out before anything else runs).
 func (sc *txnScratch) done(vs []Violation) {
 	sc.ents, sc.parts, sc.keys, sc.wanted, sc.mixed = sc.ents[:0], sc.parts[:0], sc.keys[:0], sc.wanted[:0], sc.mixed[:0]
+	sc.pend, sc.mixedAt = sc.pend[:0], sc.mixedAt[:0]
 	sc.vs = vs[:0]
 }

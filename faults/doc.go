@@ -18,7 +18,10 @@
 //
 // A plan pairs each action with its time ([Timed]): the time is the
 // plan's, not the action's, so a shrinker moves actions in time without
-// knowing their kind.
+// knowing their kind. [Plan.Check] checks a plan against a world: each
+// action on its own ([Plan.CheckNodes]), then along time
+// ([Plan.CheckSequence]: time order, crashes and restarts, heals); the
+// world adds its time limit ([Plan.CheckLimit]).
 //
 // # Determinism
 //

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -91,6 +92,15 @@ type GenOptions struct {
 	MaxDriftPPM int32
 	// Nodes are the processes faults may hit.
 	Nodes Nodes
+	// Around are actions the plan holds besides the drawn ones (a
+	// scenario's own, which the caller merges with the drawn plan): the
+	// generator draws no pause, crash or stall of a process at a time
+	// Around has it crashed (from a crash to its restart in Around, else
+	// for good), and no crash over the start of a pause or stall of
+	// Around, so that the merged plan passes [Plan.CheckSequence] when
+	// Around does. It may still pause a process Around pauses (the
+	// pauses overlap, as they did before Around existed).
+	Around []Timed
 }
 
 // Generate draws a fault plan from rng, which should be the run's stream
@@ -173,11 +183,35 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 	type span struct {
 		from, to time.Duration
 		crash    bool
+		// around: the start of a pause or stall of opts.Around, which
+		// only a crash must not cover (a pause of a paused process is
+		// allowed, and what Around drew before this option existed).
+		around bool
 	}
 	down := map[string][]span{}
-	upOver := func(n string, from, to time.Duration, crashOnly bool) bool {
+	for i, a := range opts.Around {
+		switch x := a.Action.(type) {
+		case Pause:
+			down[x.Node] = append(down[x.Node], span{a.At, a.At, false, true})
+		case Stall:
+			down[x.Node] = append(down[x.Node], span{a.At, a.At, false, true})
+		case Crash:
+			up := time.Duration(math.MaxInt64)
+			for _, b := range opts.Around[i+1:] {
+				if r, ok := b.Action.(Restart); ok && r.Node == x.Node && b.At >= a.At {
+					up = b.At
+					break
+				}
+			}
+			down[x.Node] = append(down[x.Node], span{a.At, up, true, false})
+		}
+	}
+	// upOver reports whether node n is up over [from, to] for a crash
+	// (crashOnly false), a pause (pause true: Around's pauses and stalls
+	// do not count) or a stall (crashOnly true: only crashes count).
+	upOver := func(n string, from, to time.Duration, crashOnly, pause bool) bool {
 		for _, s := range down[n] {
-			if crashOnly && !s.crash {
+			if crashOnly && !s.crash || pause && s.around {
 				continue
 			}
 			if s.from <= to && from <= s.to {
@@ -186,10 +220,10 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 		}
 		return true
 	}
-	free := func(ns []string, from, to time.Duration, crashOnly bool) []string {
+	free := func(ns []string, from, to time.Duration, crashOnly, pause bool) []string {
 		var out []string
 		for _, n := range ns {
-			if upOver(n, from, to, crashOnly) {
+			if upOver(n, from, to, crashOnly, pause) {
 				out = append(out, n)
 			}
 		}
@@ -202,21 +236,21 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 		switch k {
 		case GenPause:
 			d := dur()
-			ns := free(all, at, clip(at+d), false)
+			ns := free(all, at, clip(at+d), false, true)
 			if len(ns) == 0 {
 				continue // every process is down then: the fault would be ignored
 			}
 			n := pick(ns)
-			down[n] = append(down[n], span{at, clip(at + d), false})
+			down[n] = append(down[n], span{at, clip(at + d), false, false})
 			add(at, Pause{Node: n, For: d})
 		case GenCrash:
 			up := clip(at + dur())
-			ns := free(all, at, up, false)
+			ns := free(all, at, up, false, false)
 			if len(ns) == 0 {
 				continue
 			}
 			n := pick(ns)
-			down[n] = append(down[n], span{at, up, true})
+			down[n] = append(down[n], span{at, up, true, false})
 			add(at, Crash{Node: n})
 			add(up, Restart{Node: n, Clean: coin()})
 		case GenCut:
@@ -267,13 +301,13 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 			add(at, Drift{Node: pick(all), PPM: ppm})
 		case GenStall:
 			d := dur()
-			ns := free(servers, at, at, true)
+			ns := free(servers, at, at, true, false)
 			if len(ns) == 0 {
 				continue
 			}
 			n := pick(ns)
 			// A later crash must not cover the stall's start.
-			down[n] = append(down[n], span{at, at, false})
+			down[n] = append(down[n], span{at, at, false, false})
 			add(at, Stall{Node: n, For: d})
 		}
 	}

@@ -27,22 +27,22 @@ func TestGenerateAppliesToState(t *testing.T) {
 				switch x := a.Action.(type) {
 				case Pause:
 					if crashed[x.Node] || paused(x.Node, a.At) {
-						t.Fatalf("seed %d count %d: %v pauses %s, which is down\n%s", seed, count, a.At, x.Node, p)
+						t.Fatalf("seed %d count %d: %v pauses %s, which is down\n%s", seed, count, a.At, x.Node, p.String())
 					}
 					pausedUntil[x.Node] = min(a.At+x.For, p.End)
 				case Crash:
 					if crashed[x.Node] || paused(x.Node, a.At) {
-						t.Fatalf("seed %d count %d: %v crashes %s, which is down\n%s", seed, count, a.At, x.Node, p)
+						t.Fatalf("seed %d count %d: %v crashes %s, which is down\n%s", seed, count, a.At, x.Node, p.String())
 					}
 					crashed[x.Node] = true
 				case Restart:
 					if !crashed[x.Node] {
-						t.Fatalf("seed %d count %d: %v restarts running %s\n%s", seed, count, a.At, x.Node, p)
+						t.Fatalf("seed %d count %d: %v restarts running %s\n%s", seed, count, a.At, x.Node, p.String())
 					}
 					crashed[x.Node] = false
 				case Stall:
 					if crashed[x.Node] {
-						t.Fatalf("seed %d count %d: %v stalls crashed %s\n%s", seed, count, a.At, x.Node, p)
+						t.Fatalf("seed %d count %d: %v stalls crashed %s\n%s", seed, count, a.At, x.Node, p.String())
 					}
 				}
 			}

@@ -25,9 +25,11 @@ func (a Heal) Equal(b Action) bool {
 	return ok && slices.Equal(a.A, c.A) && slices.Equal(a.B, c.B)
 }
 
-// Closes reports whether opener is a partition of the same sides.
+// Closes reports whether opener is a partition of the same sides, as
+// sets: the order of the nodes and of the two sides does not matter.
 func (a Heal) Closes(opener Action) bool {
-	return opener.Equal(Cut{A: a.A, B: a.B})
+	_, ok := opener.(Cut)
+	return ok && sidesKey(opener) == sidesKey(a)
 }
 
 // Apply heals every link between the sides, both ways.

@@ -26,9 +26,11 @@ func (a HealOneWay) Equal(b Action) bool {
 	return ok && slices.Equal(a.A, c.A) && slices.Equal(a.B, c.B)
 }
 
-// Closes reports whether opener is a one-way partition of the same sides.
+// Closes reports whether opener is a one-way partition of the same
+// sides, as sets: the order of each side's nodes does not matter.
 func (a HealOneWay) Closes(opener Action) bool {
-	return opener.Equal(CutOneWay{A: a.A, B: a.B})
+	_, ok := opener.(CutOneWay)
+	return ok && sidesKey(opener) == sidesKey(a)
 }
 
 // Apply heals every link from A to B.

@@ -95,6 +95,7 @@ func Parse(text string) (Plan, error) {
 		}
 		p.Actions = append(p.Actions, Timed{At: at, Action: a, Line: ln})
 	}
+	p.EndLine = endLine
 	if p.End != 0 {
 		for i := range p.Actions {
 			if a := &p.Actions[i]; a.At > p.End {

@@ -18,6 +18,9 @@ type Plan struct {
 	// pause's end is cut short by it). 0 means "not set": the world picks
 	// its default.
 	End time.Duration
+	// EndLine is the plan-text line of the "end" line End came from, 0
+	// if it was not parsed. Equal ignores it.
+	EndLine int
 }
 
 // Equal reports whether p and q have the same actions, in order, and end.
@@ -52,10 +55,21 @@ func FileText(text string) string { return FormatLine + "\n" + text }
 
 // Check checks the plan against a world's nodes and reports the first
 // problem as "line N: ..." (or "action N: ..." for an action that was not
-// parsed): first, in plan order, an action that names a node the world
-// does not have or comes after the plan's end; then, in plan order, what
-// an action's own [Action.Check] finds.
+// parsed): what [Plan.CheckNodes] finds, then what [Plan.CheckSequence]
+// finds.
 func (p *Plan) Check(n Nodes) error {
+	if err := p.CheckNodes(n); err != nil {
+		return err
+	}
+	return p.CheckSequence()
+}
+
+// CheckNodes checks each action on its own against a world's nodes:
+// first, in plan order, an action that names a node the world does not
+// have or comes after the plan's end; then, in plan order, what an
+// action's own [Action.Check] finds. A script's single actions, which
+// act on whatever state the run has reached, are checked by it alone.
+func (p *Plan) CheckNodes(n Nodes) error {
 	for i := range p.Actions {
 		a := &p.Actions[i]
 		for _, node := range a.Nodes() {

@@ -68,8 +68,13 @@ func TestParseExample(t *testing.T) {
 	if a := p.Actions[13]; a.String() != "0s reject 6 p1>b1 NOT_LEADER_OR_FOLLOWER partition 1" {
 		t.Errorf("reject partition: %s", a)
 	}
-	if err := p.Check(exampleNodes); err != nil {
+	// The example is out of time order (to show that Parse keeps the
+	// file's order): each action checks on its own, the sequence not.
+	if err := p.CheckNodes(exampleNodes); err != nil {
 		t.Error(err)
+	}
+	if err := p.Check(exampleNodes); err == nil || err.Error() != "line 5: time 5s is earlier than line 4's 9s (allowed: lines in time order, each at or after the one before)" {
+		t.Errorf("Check of the unsorted example: %v", err)
 	}
 	noP2 := faults.Nodes{Clients: []string{"p1"}, Servers: []string{"b1", "c1"}, Brokers: []string{"b1"}}
 	if err := p.Check(noP2); err == nil || err.Error() != `line 5: unknown node "p2" (known: b1, c1, p1)` {

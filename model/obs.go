@@ -62,7 +62,8 @@ const (
 	// ErrNone PID and Epoch were handed out. Text is the reason, if any.
 	ObsEpoch
 	// ObsTxnOp: coordinator Node answered a transaction request: Text
-	// ("add-partitions-to-txn t1") and Err.
+	// ("add-partitions-to-txn t1") and Err; for EndTxn also the PID and
+	// Epoch of its answer (NoProducerID when it has none).
 	ObsTxnOp
 	// ObsTxnTimeouts: coordinator Node aborts the transactions that timed
 	// out by the check at Until.

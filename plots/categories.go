@@ -49,13 +49,16 @@ func (c categoryTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // dodge is series i's offset from its category's position, in category
-// widths: the series of a categorical chart stand side by side within
-// ±0.3 of the category, in series order, so none hides another.
+// widths: the series of a categorical chart stand side by side close
+// around the category (0.08 apart, within ±0.3 however many), in series
+// order, so none hides another and each stays nearer its own category
+// than any other.
 func dodge(i, n int) float64 {
 	if n < 2 {
 		return 0
 	}
-	return -0.3 + 0.6*float64(i)/float64(n-1)
+	step := min(0.08, 0.6/float64(n-1))
+	return step * (float64(i) - float64(n-1)/2)
 }
 
 // Coincident returns, for each series that has the same points as an

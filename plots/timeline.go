@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -31,7 +30,8 @@ type Timeline struct {
 	Arrows    []Arrow
 	Intervals []Interval
 	Marks     []Mark
-	// End is the run's end; the x axis runs from 0 to End.
+	// End is the run's end. The x axis covers the events, which may end
+	// well before it (see span).
 	End sim.Time
 }
 
@@ -47,6 +47,9 @@ type Arrow struct {
 }
 
 // Interval is a fault in effect on a lane from From to To, e.g. a pause.
+// An interval with To at or after the timeline's End was still in effect
+// when the run ended: it runs off the right edge of the axis, which it does
+// not stretch.
 type Interval struct {
 	Lane     int
 	From, To sim.Time
@@ -66,25 +69,38 @@ var Formats = []string{".svg", ".png"}
 // Timeline drawing sizes: the plot area, the legend column to its right
 // and the PNG resolution (the PNG is TimelineDPI × 11.8 in wide).
 const (
-	timelineWidth  = 10 * vg.Inch
-	legendWidth    = 1.8 * vg.Inch
-	TimelineDPI    = 150
-	markClusterGap = 0.03 // marks closer than this fraction of the axis share a label
+	timelineWidth = 10 * vg.Inch
+	legendWidth   = 1.8 * vg.Inch
+	TimelineDPI   = 150
+	// Violations closer than markClusterGap of the axis to the previous
+	// one share its label, within markClusterWidth of the axis.
+	markClusterGap   = 0.03
+	markClusterWidth = 0.15
 )
 
+// timelineSize returns the drawing's width and height: the plot area and
+// the legend column, 0.6 in per lane and at least 3.2 in high.
+func timelineSize(tl *Timeline) (w, h vg.Length) {
+	return timelineWidth + legendWidth, max(vg.Length(1+len(tl.Lanes))*0.6*vg.Inch, 3.2*vg.Inch)
+}
+
+// plotArea returns the part of the drawing the swim lanes take, left of
+// the legend.
+func plotArea(dc draw.Canvas) draw.Canvas { return draw.Crop(dc, 0, -legendWidth, 0, 0) }
+
 // SaveTimeline draws tl into file, whose extension (.svg or .png) picks
-// the format: the swim lanes, and a legend to their right.
+// the format: the swim lanes with their labels ([LayoutTimeline]), and a
+// legend to their right.
 func SaveTimeline(tl *Timeline, file string) (err error) {
 	ext := strings.ToLower(filepath.Ext(file))
 	if ext != ".svg" && ext != ".png" {
 		return fmt.Errorf("%s: extension %q is not allowed (allowed: %s)", file, ext, strings.Join(Formats, ", "))
 	}
-	p, err := TimelinePlot(tl)
+	p, labels, err := timelinePlot(tl)
 	if err != nil {
 		return err
 	}
-	h := max(vg.Length(1+len(tl.Lanes))*0.6*vg.Inch, 3.2*vg.Inch)
-	w := timelineWidth + legendWidth
+	w, h := timelineSize(tl)
 	var cv vg.CanvasWriterTo
 	if ext == ".png" {
 		cv = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(TimelineDPI))}
@@ -95,8 +111,8 @@ func SaveTimeline(tl *Timeline, file string) (err error) {
 	white := draw.Crop(dc, 0, 0, 0, 0)
 	white.SetColor(color.White)
 	white.Fill(white.Rectangle.Path())
-	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
-	leg := timelineLegend(p)
+	p.Draw(plotArea(dc))
+	leg := timelineLegend(p, len(labels.layout.Left))
 	lc := draw.Crop(dc, timelineWidth+vg.Points(6), 0, 0, -vg.Points(24))
 	leg.Draw(lc)
 	f, err := os.Create(file)
@@ -121,8 +137,9 @@ var (
 )
 
 // timelineLegend explains the marks: delivered and lost messages,
-// application traffic, faults and violations.
-func timelineLegend(p *plot.Plot) plot.Legend {
+// application traffic, faults and violations; and says how many labels
+// found no room (left, 0 for none).
+func timelineLegend(p *plot.Plot, left int) plot.Legend {
 	leg := plot.NewLegend()
 	leg.Top, leg.Left = true, true
 	leg.TextStyle.Font.Size = vg.Points(9)
@@ -134,16 +151,27 @@ func timelineLegend(p *plot.Plot) plot.Legend {
 	leg.Add("app ↔ producer", line(faintColor, vg.Points(1), nil))
 	leg.Add("fault in effect", &plotter.Polygon{Color: faultColor})
 	leg.Add("violation found", line(violationColor, vg.Points(1.5), nil))
+	if left > 0 {
+		leg.Add(fmt.Sprintf("(%d %s left out: no room)", left, map[bool]string{true: "label", false: "labels"}[left == 1]), noThumbnail{})
+	}
 	return leg
 }
 
 // y returns lane i's height: the first lane on top.
 func (tl *Timeline) y(lane int) float64 { return float64(len(tl.Lanes) - 1 - lane) }
 
+// noThumbnail is a legend entry without a symbol: a note.
+type noThumbnail struct{}
+
+// Thumbnail implements plot.Thumbnailer.
+func (noThumbnail) Thumbnail(*draw.Canvas) {}
+
 // span returns the stretch of time the axis shows: from the first event
-// to the last, with a margin, leaving out the idle time before a run's
-// end (marks at the end are drawn at the right edge, labelled with
-// their time).
+// to the last, with a margin of 3% of that stretch, leaving out the idle
+// time before a run's end. Events are messages (sent and arrived or
+// lost), the starts of faults, their ends before the run's end, and marks
+// before the run's end. Faults still in effect at the end run off the
+// right edge; marks at the end are drawn there, labelled with their time.
 func (tl *Timeline) span() (lo, hi float64) {
 	sec := func(t sim.Time) float64 { return float64(t) / 1e9 }
 	lo, hi = math.Inf(1), math.Inf(-1)
@@ -156,7 +184,10 @@ func (tl *Timeline) span() (lo, hi float64) {
 		see(a.Sent, a.At)
 	}
 	for _, iv := range tl.Intervals {
-		see(iv.From, iv.To)
+		see(iv.From)
+		if iv.To < tl.End {
+			see(iv.To)
+		}
 	}
 	for _, m := range tl.Marks {
 		if m.At < tl.End {
@@ -181,16 +212,30 @@ func (tl *Timeline) span() (lo, hi float64) {
 	return lo, hi + pad
 }
 
-// TimelinePlot builds the swim-lane plot of tl (without the legend,
-// which [SaveTimeline] draws beside it).
+// TimelinePlot builds the swim-lane plot of tl, labels included
+// ([LayoutTimeline]), without the legend, which [SaveTimeline] draws
+// beside it.
 func TimelinePlot(tl *Timeline) (*plot.Plot, error) {
+	p, _, err := timelinePlot(tl)
+	return p, err
+}
+
+// timelinePlot builds the plot of tl and returns it with its labels'
+// plotter, which holds their layout once the plot is drawn. Layers, from
+// the bottom: faults, lanes, messages, violations, labels, and the
+// crosses of lost messages, which no label hides.
+func timelinePlot(tl *Timeline) (*plot.Plot, *labelPlotter, error) {
 	p := plot.New()
 	p.Title.Text = tl.Title
 	p.Title.TextStyle.Font.Size = vg.Points(11)
 	p.X.Label.Text = "simulated time (s)"
 	p.X.Min, p.X.Max = tl.span()
 	if end := float64(tl.End) / 1e9; end > p.X.Max {
-		p.X.Label.Text += fmt.Sprintf("; the run ends at %.3g s (idle after the last event)", end)
+		p.X.Label.Text += fmt.Sprintf("; the run ends at %.3g s (idle after the last event", end)
+		if slices.ContainsFunc(tl.Intervals, func(iv Interval) bool { return iv.To >= tl.End }) {
+			p.X.Label.Text += "; faults reaching the right edge last until then"
+		}
+		p.X.Label.Text += ")"
 	}
 	p.Y.Min, p.Y.Max = -0.6, float64(len(tl.Lanes))-0.4
 	names := make([]string, len(tl.Lanes))
@@ -205,110 +250,84 @@ func TimelinePlot(tl *Timeline) (*plot.Plot, error) {
 		from, to := max(sec(iv.From), p.X.Min), sec(iv.To)
 		poly, err := plotter.NewPolygon(plotter.XYs{{X: from, Y: y - 0.35}, {X: to, Y: y - 0.35}, {X: to, Y: y + 0.35}, {X: from, Y: y + 0.35}})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		poly.Color = faultColor
 		poly.LineStyle.Width = 0
 		p.Add(poly)
-		if iv.Label != "" {
-			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: from, Y: y + 0.2}}, Labels: []string{iv.Label}})
-			if err != nil {
-				return nil, err
-			}
-			lb.TextStyle[0].Font.Size = vg.Points(9)
-			p.Add(lb)
-		}
 	}
 	for i := range tl.Lanes {
 		ln, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: tl.y(i)}, {X: p.X.Max, Y: tl.y(i)}})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ln.Color = color.Gray{Y: 200}
 		p.Add(ln)
 	}
 	arrows := &arrowPlotter{}
 	for _, a := range tl.Arrows {
-		from, to := plotter.XY{X: sec(a.Sent), Y: tl.y(a.From)}, plotter.XY{X: sec(a.At), Y: tl.y(a.To)}
-		ar := arrowLine{from: from, to: to, color: deliveredColor, head: !a.Faint}
-		if a.Faint {
-			ar.color = faintColor
-		}
-		if a.Lost {
-			// A lost message stops halfway, at a cross.
-			ar.to = plotter.XY{X: (from.X + to.X) / 2, Y: (from.Y + to.Y) / 2}
-			if a.At == a.Sent {
-				ar.to.X += 0.002 * (p.X.Max - p.X.Min)
-			}
-			ar.color, ar.lost, ar.head = lostColor, true, false
-		}
-		arrows.lines = append(arrows.lines, ar)
+		arrows.lines = append(arrows.lines, tl.arrowLine(a, p.X.Max))
 	}
 	p.Add(arrows)
 	if err := addMarks(p, tl); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	labels := &labelPlotter{tl: tl}
+	p.Add(labels, crossPlotter{arrows})
 	// Adding plotters widens the axes to their data; keep the span.
 	p.X.Min, p.X.Max = tl.span()
 	p.Y.Min, p.Y.Max = -0.6, float64(len(tl.Lanes))-0.4
-	return p, nil
+	return p, labels, nil
 }
 
-// addMarks draws the violations: a line at each distinct time and one
-// label per cluster of nearby marks, listing their names once, in rows
-// that alternate so neighbouring clusters do not overprint.
+// addMarks draws the violations: a line at each distinct time (their
+// labels are placed with the others, [LayoutTimeline]).
 func addMarks(p *plot.Plot, tl *Timeline) error {
-	type cluster struct {
-		x      float64
-		labels []string
-	}
-	marks := slices.Clone(tl.Marks)
-	slices.SortStableFunc(marks, func(a, b Mark) int { return cmp.Compare(a.At, b.At) })
-	var cs []*cluster
-	gap := markClusterGap * (p.X.Max - p.X.Min)
 	var drawn []float64
-	for _, m := range marks {
+	for _, m := range tl.Marks {
 		x := min(float64(m.At)/1e9, p.X.Max)
-		if !slices.Contains(drawn, x) {
-			drawn = append(drawn, x)
-			ln, err := plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}})
-			if err != nil {
-				return err
-			}
-			ln.Color = violationColor
-			ln.Width = vg.Points(1.5)
-			p.Add(ln)
-		}
-		label := m.Label
-		if m.At >= tl.End && float64(tl.End)/1e9 > p.X.Max {
-			label += fmt.Sprintf(" (at the end, %.3g s)", float64(m.At)/1e9)
-		}
-		if n := len(cs); n > 0 && x-cs[n-1].x < gap {
-			if !slices.Contains(cs[n-1].labels, label) {
-				cs[n-1].labels = append(cs[n-1].labels, label)
-			}
+		if slices.Contains(drawn, x) {
 			continue
 		}
-		cs = append(cs, &cluster{x: x, labels: []string{label}})
-	}
-	for i, c := range cs {
-		y := p.Y.Max - 0.15 - 0.3*float64(i%3)
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: c.x, Y: y}}, Labels: []string{strings.Join(c.labels, ", ")}})
+		drawn = append(drawn, x)
+		ln, err := plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}})
 		if err != nil {
 			return err
 		}
-		ts := &lb.TextStyle[0]
-		ts.Color = violationColor
-		ts.Font.Size = vg.Points(9)
-		ts.XAlign = draw.XLeft
-		lb.Offset = vg.Point{X: vg.Points(3)}
-		if c.x > p.X.Min+0.7*(p.X.Max-p.X.Min) {
-			ts.XAlign = draw.XRight // near the right edge: label to the left
-			lb.Offset = vg.Point{X: -vg.Points(3)}
-		}
-		p.Add(lb)
+		ln.Color = violationColor
+		ln.Width = vg.Points(1.5)
+		p.Add(ln)
 	}
 	return nil
+}
+
+// lostShort is how far, in lanes, a lost message's line stops short of
+// its destination's lane: never on a lane, always nearer the destination
+// than any other lane, so it reads as "towards To, not arrived".
+const lostShort = 0.3
+
+// arrowLine returns the line that draws a, in data coordinates (seconds,
+// lane heights), with times past xmax drawn at xmax. A delivered message
+// runs from its sender's lane at Sent to its receiver's lane at At; a lost
+// one from its sender's lane at Sent towards its receiver's lane, ending
+// lostShort lanes before it at At, the time it was lost, in a cross.
+func (tl *Timeline) arrowLine(a Arrow, xmax float64) arrowLine {
+	sec := func(t sim.Time) float64 { return min(float64(t)/1e9, xmax) }
+	from, to := plotter.XY{X: sec(a.Sent), Y: tl.y(a.From)}, plotter.XY{X: sec(a.At), Y: tl.y(a.To)}
+	ar := arrowLine{from: from, to: to, color: deliveredColor, head: !a.Faint}
+	if a.Faint {
+		ar.color = faintColor
+	}
+	if a.Lost {
+		switch {
+		case to.Y < from.Y:
+			ar.to.Y += lostShort
+		case to.Y > from.Y:
+			ar.to.Y -= lostShort
+		}
+		ar.color, ar.lost, ar.head = lostColor, true, false
+	}
+	return ar
 }
 
 // arrowLine is one message on the canvas.
@@ -318,10 +337,22 @@ type arrowLine struct {
 	lost, head bool
 }
 
-// arrowPlotter draws messages with arrowheads (and crosses for lost
-// ones) in canvas coordinates, so heads keep their shape whatever the
-// axes' scales.
+// arrowPlotter draws messages with arrowheads in canvas coordinates, so
+// heads keep their shape whatever the axes' scales.
 type arrowPlotter struct{ lines []arrowLine }
+
+// crossPlotter draws the crosses that end lost messages' lines.
+type crossPlotter struct{ a *arrowPlotter }
+
+// Plot implements plot.Plotter.
+func (x crossPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	for _, l := range x.a.lines {
+		if l.lost {
+			c.DrawGlyph(draw.GlyphStyle{Color: lostColor, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}, vg.Point{X: trX(l.to.X), Y: trY(l.to.Y)})
+		}
+	}
+}
 
 // Plot implements plot.Plotter.
 func (a *arrowPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
@@ -335,8 +366,6 @@ func (a *arrowPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
 		}
 		c.StrokeLine2(st, from.X, from.Y, to.X, to.Y)
 		switch {
-		case l.lost:
-			c.DrawGlyph(draw.GlyphStyle{Color: lostColor, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}, to)
 		case l.head:
 			dx, dy := float64(to.X-from.X), float64(to.Y-from.Y)
 			n := math.Hypot(dx, dy)

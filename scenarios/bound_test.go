@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // TestStateBound: a valid configuration whose state grows without bound
@@ -56,5 +57,30 @@ func TestRealizedOnlyWhenAsked(t *testing.T) {
 	r = mustRun(t, Spec{Scenario: sc, Seed: 3, Realize: true})
 	if !strings.Contains(r.Realized, "drop response") {
 		t.Errorf("realized plan %q has no dropped response (ackloss seed 3 loses one)", r.Realized)
+	}
+}
+
+// TestStateBoundCountsRecords: the records a run sent and the entries its
+// logs hold count in its state, so a run whose events and messages stay
+// few but whose records pile up (a transactional run with a record every
+// millisecond: the logs, the checkers' and the coordinator's tables grow
+// with every record) stops at the bound too.
+func TestStateBoundCountsRecords(t *testing.T) {
+	sc, err := Lookup("txnlate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := []params.KV{{Key: "records", Value: "6000"}, {Key: "send.interval.ms", Value: "1"}}
+	r := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: sets, MaxState: 1_000})
+	if r.Stop != "state-limit" {
+		t.Fatalf("stop = %s after %d records sent, want state-limit", r.Stop, r.Sent)
+	}
+	// A unit is world.HeldPerUnit records or entries: the run stops before it
+	// sent HeldPerUnit records per unit, and after one per unit.
+	if r.Sent < 1_000 || r.Sent > 1_000*world.HeldPerUnit {
+		t.Errorf("stopped after %d records sent, want between 1,000 and %d", r.Sent, 1_000*world.HeldPerUnit)
+	}
+	if r := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: sets}); r.Stop != "drained" {
+		t.Errorf("stop = %s under the default bound, want drained", r.Stop)
 	}
 }

@@ -31,7 +31,8 @@ func jitter(rng *rand.Rand, base, spread time.Duration) time.Duration {
 	return base + time.Duration(rng.Int64N(int64(spread)))
 }
 
-// withNoise appends fault.count generic faults to a scenario's plan.
+// withNoise appends fault.count generic faults to a scenario's plan,
+// drawn around its own pauses and crashes (faults.GenOptions.Around).
 func withNoise(rng *rand.Rand, v *params.Values, nodes faults.Nodes, p faults.Plan) faults.Plan {
 	n := v.Config().Fault.Count
 	if n == 0 {
@@ -43,7 +44,7 @@ func withNoise(rng *rand.Rand, v *params.Values, nodes faults.Nodes, p faults.Pl
 		window = time.Duration(v.Config().App.Records) * v.Config().App.SendInterval
 	}
 	noise := faults.Generate(rng, faults.GenOptions{Faults: n, Kinds: kinds, Window: window,
-		MaxDuration: v.Config().Fault.MaxDuration, Nodes: nodes})
+		MaxDuration: v.Config().Fault.MaxDuration, Nodes: nodes, Around: p.Actions})
 	p.Actions = append(p.Actions, noise.Actions...)
 	p.SortByTime()
 	return p
@@ -53,7 +54,9 @@ func withNoise(rng *rand.Rand, v *params.Values, nodes faults.Nodes, p faults.Pl
 // a restart down later: crash i comes offset after send number
 // (i+1)*records/(n+1). With fault.at.ms set (faultat.go) the first crash
 // comes offset after fault.at.ms instead and the others keep their
-// distance from it.
+// distance from it. A crash that would come before the previous restart
+// (more restarts than the workload has room for, e.g. records=4) is left
+// out: the producer is down then, and the world would ignore it.
 func restarts(v *params.Values, nodes faults.Nodes, n int64, offset func() time.Duration, down time.Duration) faults.Plan {
 	var p faults.Plan
 	iv := v.Config().App.SendInterval
@@ -63,6 +66,9 @@ func restarts(v *params.Values, nodes faults.Nodes, n int64, offset func() time.
 	for i := int64(0); i < n; i++ {
 		k := (i + 1) * records / (n + 1)
 		at := time.Duration(k)*iv + shift + offset()
+		if l := len(p.Actions); l > 0 && at < p.Actions[l-1].At {
+			continue
+		}
 		p.Actions = append(p.Actions,
 			faults.Timed{At: at, Action: faults.Crash{Node: nodes.Clients[0]}},
 			faults.Timed{At: at + down, Action: faults.Restart{Node: nodes.Clients[0]}})

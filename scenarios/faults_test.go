@@ -163,7 +163,7 @@ func TestPause(t *testing.T) {
 // log; with idempotence the run converges without duplicates or loss.
 func TestBrokerPauseAndCrash(t *testing.T) {
 	for _, notice := range []string{"0", "1"} {
-		plan := "0.5s pause b1 2s\n3s crash b1\n4s restart b1\n5s partition p1 | b1 c1\n6s heal p1 | b1 c1\n0s drop response 30 p1>b1\nend 8s\n"
+		plan := "0s drop response 30 p1>b1\n0.5s pause b1 2s\n3s crash b1\n4s restart b1\n5s partition p1 | b1 c1\n6s heal p1 | b1 c1\nend 8s\n"
 		r := run(t, Spec{Seed: 5, Sets: kv("records", "80", "net.response_loss", "0", "request.timeout.ms", "400", "net.disconnect_notice", notice), PlanText: plan})
 		if r.HasViolations() || r.Acked != 80 || r.Duplicates != 0 {
 			t.Errorf("notice=%s: violations %v, acked %d, dups %d", notice, r.Violations, r.Acked, r.Duplicates)

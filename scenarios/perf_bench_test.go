@@ -225,7 +225,7 @@ func BenchmarkBacklog(b *testing.B) {
 // nodes and checkers all reachable) over the heap live before it: what a
 // run keeps per record, the logs and checkers above all. It is an upper
 // bound of the backlog target's "checker and log" memory.
-func liveAtEnd(b *testing.B, spec Spec) uint64 {
+func liveAtEnd(b testing.TB, spec Spec) uint64 {
 	var before, at runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

@@ -35,7 +35,10 @@ type Spec struct {
 	// MaxState bounds the state a run may hold at once, counted in what
 	// the simulation itself counts (so the bound is deterministic):
 	// pending events, messages on the wire, recorded plan actions and
-	// event-log entries. A run that exceeds it stops with stop reason
+	// event-log entries, a unit each, and the records sent and log
+	// entries appended, [world.HeldPerUnit] to a unit (what the
+	// producer's, the brokers' and the checkers' tables keep of them to
+	// the run's end). A run that exceeds it stops with stop reason
 	// "state-limit" (a LIVE-PROD violation, like the event limit). 0 means
 	// [DefaultMaxState].
 	MaxState int64

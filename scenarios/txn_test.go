@@ -250,3 +250,25 @@ func TestMarkersOwedKeepRunAlive(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowTransactionLogWrite runs the selfcheck triple (seed 1's triple
+// 549) whose coordinator panicked with "illegal transaction transition
+// Ongoing -> CompleteCommit": with a __transaction_state write of 7.5
+// simulated minutes, the producer's AddPartitionsToTxn retries arrived
+// while the first attempt's Ongoing was being written, and each started
+// another write of it, whose completion later applied a stale
+// CompleteCommit (model/coordinator/pendingwrite_test.go has the
+// sequence). Now the retries are refused with CONCURRENT_TRANSACTIONS and
+// the run drains with every invariant kept.
+func TestSlowTransactionLogWrite(t *testing.T) {
+	sc, err := Lookup("epochx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, Spec{Scenario: sc, Seed: 6251593845190885, MaxEvents: 200000, Sets: kv("enable.idempotence", "true",
+		"net.latency.tail_prob", "0", "coordinator.bug.no_rotate", "false", "sequence.bits", "11",
+		"request.timeout.ms", "2147483647", "coordinator.log.append.time", "7m32.372083532s")})
+	if r.Stop != "drained" || r.HasViolations() {
+		t.Errorf("stop %s after %d events, violations %v\nreproduce: %s", r.Stop, r.Events, r.Violations, r.Reproduce)
+	}
+}

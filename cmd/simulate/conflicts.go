@@ -15,7 +15,7 @@ import (
 // singleRunFlags are the flags that act on one run: a sweep (-runs)
 // refuses them rather than ignore them. (-plan-file applies to every seed
 // of a sweep.)
-var singleRunFlags = []string{"plan", "plan-out", "shrink", "shrink-budget", "diagram", "timeline"}
+var singleRunFlags = []string{"plan", "plan-out", "shrink", "shrink-budget", "diagram", "timeline", "v"}
 
 // singleRunOnly returns the usage message for a single-run flag given
 // with -runs, or "".
@@ -55,6 +55,9 @@ func conflicts(fs *flag.FlagSet, explicit map[string]bool, idempotence bool, bug
 				}
 			}
 		}
+	}
+	if explicit["v"] && explicit["json"] {
+		return "-v is not allowed with -json (the JSON lists every parameter)"
 	}
 	if explicit["shrink"] && explicit["json"] {
 		return "-shrink is not allowed with -json (-shrink prints the minimal plan and its reproduce command; run that with -json)"

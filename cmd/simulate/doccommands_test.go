@@ -666,6 +666,10 @@ var docErrorLines = map[string]struct {
 		args: []string{"-seed", "42", "-scenario", "ackloss", "-set", "fault.count=8", "-plan-file", "p.txt"}, file: "format 1\n1s pause p1 soon\n", code: exitUsage},
 	`simulate: -plan-file p.txt: line 1: unknown plan format "2": this simulator reads "1" (want "format 1")`: {
 		args: []string{"-seed", "42", "-scenario", "ackloss", "-set", "fault.count=8", "-plan-file", "p.txt"}, file: "format 2\n1s pause p1 1s\n", code: exitUsage},
+	`simulate: -plan-file p.txt: line 2: time 2s is earlier than line 1's 3s (allowed: lines in time order, each at or after the one before)`: {
+		args: []string{"-seed", "1", "-scenario", "ackloss", "-plan-file", "p.txt"}, file: "3s crash b1\n2s restart b1\n", code: exitUsage},
+	`simulate: -plan-file p.txt: line 1: time 1000000h0m0s is after the run's time limit 5m4s (allowed: up to 5m4s: the last send 2s plus delivery.timeout.ms 2m0s, then delivery.timeout.ms 2m0s, two request.timeout.ms 1s and 1m0s to converge)`: {
+		args: []string{"-seed", "1", "-scenario", "ackloss", "-plan-file", "p.txt"}, file: "1000000h pause p1 1s\n", code: exitUsage},
 	`simulate: -force: out holds an earlier output; its 6 files (failing.tsv, latency_cdf.png, latency_cdf.svg, report.md, runs.csv, summary.json) are replaced when this command completes`: {
 		before: [][]string{{"-scenario", "ackloss", "-runs", "2", "-out", "out"}},
 		args:   []string{"-scenario", "ackloss", "-runs", "2", "-out", "out", "-force"}, code: exitOK},

@@ -36,7 +36,7 @@ func TestUnknownNamesSuggest(t *testing.T) {
 // lists the values that ran, and a sweep point that cannot run with
 // idempotence says how to sweep it.
 func TestConflictsSayWhatRan(t *testing.T) {
-	code, out, e := runCLI("-scenario", "acks1", "-seed", "1", "-set", "acks=1")
+	code, out, e := runCLI("-scenario", "acks1", "-seed", "1", "-set", "acks=1", "-v")
 	if code == exitUsage {
 		t.Fatalf("exit 2: %s", e)
 	}
@@ -48,7 +48,7 @@ func TestConflictsSayWhatRan(t *testing.T) {
 			t.Errorf("parameter list lacks %q: it must show what ran", want)
 		}
 	}
-	code, out, _ = runCLI("-scenario", "zombie", "-seed", "1", "-idempotence=false")
+	code, out, _ = runCLI("-scenario", "zombie", "-seed", "1", "-idempotence=false", "-v")
 	for _, want := range []string{"\n  transactional.id                         \"\"\n", "\n  app.mode                                 at-least-once\n", "\n  transaction.records                      0\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("zombie without idempotence: parameter list lacks %q", want)

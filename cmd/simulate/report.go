@@ -14,9 +14,11 @@ import (
 // checked lists the invariants every run judges, in report order.
 var checked = scenarios.Invariants()
 
-// writeReport prints the human-readable report: scenario and parameters,
-// counts, verdicts, trace hash, and on a violation the reproduce command.
-func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
+// writeReport prints the human-readable report: what happened (the
+// story, writeStory), the parameters that differ from their defaults
+// (all of them with allParams, -v), counts, verdicts, trace hash, and on
+// a violation the reproduce command.
+func writeReport(w io.Writer, r *scenarios.Result, withTrace, allParams bool) {
 	mode := "on"
 	if !r.Idempotence {
 		mode = "off"
@@ -32,8 +34,26 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 			fmt.Fprintf(w, "  %-7s %s\n", id, title)
 		}
 	}
-	fmt.Fprintln(w, "\nparameters:")
-	if sc, err := scenarios.Lookup(r.Scenario); err == nil {
+	writeStory(w, r)
+	// defaults: each parameter's own default (before the scenario's);
+	// scenario: the scenario's value, where it sets one.
+	defaults, scenario := map[string]string{}, map[string]string{}
+	sc, scErr := scenarios.Lookup(r.Scenario)
+	if scErr == nil && !allParams {
+		v := sc.Values()
+		for _, p := range v.Params() {
+			defaults[p.Key] = v.OwnDefault(p.Key)
+			if got := v.Get(p.Key); got != defaults[p.Key] {
+				scenario[p.Key] = got
+			}
+		}
+	}
+	if len(defaults) > 0 {
+		fmt.Fprintln(w, "\nparameters that differ from their defaults (-v lists all, -describe explains each):")
+	} else {
+		fmt.Fprintln(w, "\nparameters:")
+	}
+	if scErr == nil {
 		// Read rates against what the parameters are (issue: stress
 		// values, not production estimates).
 		for _, line := range wrapText(sc.StressNote(), 76) {
@@ -41,9 +61,23 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 		}
 	}
 	for _, kv := range r.Params {
+		if d, ok := defaults[kv.Key]; ok && d == kv.Value {
+			continue
+		}
 		v := kv.Value
 		if v == "" {
 			v = `""`
+		}
+		if d, ok := defaults[kv.Key]; ok {
+			if d == "" {
+				d = `""`
+			}
+			by := "this run"
+			if s, ok := scenario[kv.Key]; ok && s == kv.Value {
+				by = "scenario"
+			}
+			fmt.Fprintf(w, "  %-40s %-14s (%s; default %s)\n", kv.Key, v, by, d)
+			continue
 		}
 		fmt.Fprintf(w, "  %-40s %s\n", kv.Key, v)
 	}
@@ -56,7 +90,8 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 			fmt.Fprintln(w, "  "+l)
 		}
 	}
-	fmt.Fprintln(w, "\ncounts:")
+	fmt.Fprintln(w, "\ncounts (each record once, by its final outcome: one an instance failed")
+	fmt.Fprintln(w, "and a later instance acknowledged counts as acked):")
 	row := func(k string, v int64) { fmt.Fprintf(w, "  %-23s %d\n", k, v) }
 	row("sent", r.Sent)
 	row("acked", r.Acked)
@@ -70,7 +105,7 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace bool) {
 	row("fenced", r.Fenced)
 	row("zombie_writes", r.ZombieWrite)
 	row("client_epoch_bumps", r.ClientEpochBumps)
-	row("coordinator_epoch_bumps", r.CoordinatorEpochBumps)
+	row("coordinator_epoch_bumps", r.CoordinatorEpochBumps) // each epoch increment handed out
 	if r.TxnCommitted+r.TxnAborted > 0 {
 		// Transactions end apart from their records' acknowledgements.
 		fmt.Fprintf(w, "  %-23s committed=%d aborted=%d (records aborted in the logs: %d)\n", "transactions", r.TxnCommitted, r.TxnAborted, r.Aborted)

@@ -49,6 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		scenFile    = fs.String("scenario-file", "", "run the scenario described in a YAML file (see README)")
 		idempotence = fs.Bool("idempotence", true, "enable.idempotence (Kafka 3.0+ default: on)")
 		trace       = fs.Bool("trace", false, "also print the timeline")
+		verbose     = fs.Bool("v", false, "list every parameter in the report (default: those that differ from their defaults)")
 		asJSON      = fs.Bool("json", false, "print one JSON object instead of the report")
 		list        = fs.Bool("list", false, "list the scenarios")
 		describe    = fs.String("describe", "", "describe a scenario: story, parameters, expectations")
@@ -117,9 +118,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, msg)
 	}
 	if *list {
-		for _, s := range scenarios.All() {
-			fmt.Fprintf(stdout, "%-10s %s%s\n", s.Name, s.Summary, listMarker(s.Name))
-		}
+		writeList(stdout, scenarios.All())
 		return exitOK
 	}
 	// The command line's values (level -set): -idempotence, then each
@@ -271,7 +270,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	} else {
-		writeReport(stdout, res, *trace)
+		writeReport(stdout, res, *trace, *verbose)
 	}
 	if code := ex.draw(res, rec.Log(), stderr); code != exitOK { // explain.go
 		return code

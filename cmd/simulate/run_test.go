@@ -140,7 +140,7 @@ func TestScenarioFilePlanErrorsNameFileLines(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "s.yaml:7: plan: unknown action \"bogus\"") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	good := strings.Replace(src, "  2s bogus b1\n", "  0.5s crash b1\n  1.5s restart b1 clean\n", 1)
+	good := strings.Replace(src, "  2s bogus b1\n", "  1.5s crash b1\n  2.5s restart b1 clean\n", 1)
 	os.WriteFile(path, []byte(good), 0o644)
 	code, out, errOut := runCLI("-scenario-file", path, "-seed", "1", "-trace")
 	if code != 0 || !strings.Contains(out, "fault crash b1") {

@@ -165,6 +165,7 @@ func runSelfcheck(args []string, stdout, stderr io.Writer) int {
 		c.second = childRun
 	}
 	defer sweep.TuneGC()() // a batch of runs: internal/sweep/gc.go
+	defer limitMemory()()  // selfcheck_gc.go
 	ctx, stop := interruptContext()
 	defer stop()
 	bar := newProgress(stderr)
@@ -604,10 +605,10 @@ func (c *checker) check(ctx context.Context) *report {
 		t       triple
 		refused int
 		prob    *problem
-		first   outcome
-		second  outcome
-		drawn   bool // the first pass reached it
-		ran     bool // both passes did
+		first   firstRun
+		probs   []problem // the verdicts, once both runs ran
+		drawn   bool      // the first pass reached it
+		ran     bool      // both passes did
 	}
 	slots := make([]slot, n)
 	var mu sync.Mutex
@@ -624,7 +625,8 @@ func (c *checker) check(ctx context.Context) *report {
 		s := &slots[i]
 		s.t, s.refused, s.prob = c.draw(i)
 		if s.prob == nil {
-			s.first = runOutcome(c.run, s.t.spec(c.maxEvents))
+			o := runOutcome(c.run, s.t.spec(c.maxEvents))
+			s.first = firstOf(&o)
 		}
 		s.drawn = true
 		tick()
@@ -642,11 +644,14 @@ func (c *checker) check(ctx context.Context) *report {
 			return // interrupted in the first pass
 		}
 		if s.prob == nil {
+			var o outcome
 			if c.second != nil {
-				s.second = c.second(&s.t, c.maxEvents)
-			} else if s.second = runOutcome(second[w], s.t.spec(c.maxEvents)); s.second.panic != "" && c.reuse != nil {
+				o = c.second(&s.t, c.maxEvents)
+			} else if o = runOutcome(second[w], s.t.spec(c.maxEvents)); o.panic != "" && c.reuse != nil {
 				second[w] = c.reuse() // a panic may leave the World half changed
 			}
+			// Judged now, so that no run's report outlives its triple.
+			s.probs = c.judge(&s.t, &s.first, &o)
 		}
 		s.ran = true
 		tick()
@@ -663,10 +668,10 @@ func (c *checker) check(ctx context.Context) *report {
 			rep.problems = append(rep.problems, *s.prob)
 			continue
 		}
-		if s.first.res != nil && s.first.res.Stop == "event-limit" {
+		if s.first.ran && s.first.stop == "event-limit" {
 			rep.atLimit++
 		}
-		rep.problems = append(rep.problems, c.judge(&s.t, &s.first, &s.second)...)
+		rep.problems = append(rep.problems, s.probs...)
 	}
 	return rep
 }
@@ -781,17 +786,21 @@ func panicText(r any) string {
 // stopReasons are the ways a run may end.
 var stopReasons = []string{"drained", "time-limit", "event-limit", "state-limit"}
 
-// judge compares a triple's two runs and checks the first.
-func (c *checker) judge(t *triple, a, b *outcome) []problem {
+// judge compares a triple's second run b with its first a and checks the
+// first.
+func (c *checker) judge(t *triple, a *firstRun, b *outcome) []problem {
 	repro := t.reproduce(c.maxEvents)
-	if a.res != nil {
-		repro = a.res.Reproduce // with -max-events: the spec has it
+	if a.ran {
+		repro = a.reproduce // with -max-events: the spec has it
 	}
 	var out []problem
 	add := func(kind, format string, args ...any) {
 		out = append(out, problem{index: t.index, kind: kind, detail: fmt.Sprintf(format, args...), reproduce: repro})
 	}
-	for k, o := range []*outcome{a, b} {
+	for k, o := range []struct {
+		panic string
+		err   error
+	}{{a.panic, a.err}, {b.panic, b.err}} {
 		which := [...]string{"first", "second"}[k]
 		switch {
 		case o.panic != "":
@@ -803,20 +812,19 @@ func (c *checker) judge(t *triple, a, b *outcome) []problem {
 	if len(out) > 0 {
 		return out
 	}
-	if d := diffReports(a.json, b.json); d != "" {
+	if d := diffFirst(a, b, func() outcome { return runOutcome(c.run, t.spec(c.maxEvents)) }); d != "" {
 		add("nondeterministic", "%s", d)
-	} else if b.res != nil && (a.res.Plan != b.res.Plan || a.res.Realized != b.res.Realized) {
+	} else if b.res != nil && planDigest(b.res.Plan, b.res.Realized) != a.plan {
 		add("nondeterministic", "the fault plans differ (the reports do not)")
 	}
-	if b.exit >= 0 && (b.exit == exitViolation) != a.res.HasViolations() {
-		add("nondeterministic", "the child process exited %d, the first run had %d violations", b.exit, len(a.res.Violations))
+	if b.exit >= 0 && (b.exit == exitViolation) != (a.violations > 0) {
+		add("nondeterministic", "the child process exited %d, the first run had %d violations", b.exit, a.violations)
 	}
-	r := a.res
-	if sum := r.Acked + r.Failed + r.Pending + r.Abandoned; sum != r.Sent {
-		add("identity", "sent %d != acked %d + failed %d + pending %d + abandoned %d = %d", r.Sent, r.Acked, r.Failed, r.Pending, r.Abandoned, sum)
+	if sum := a.acked + a.failed + a.pending + a.abandoned; sum != a.sent {
+		add("identity", "sent %d != acked %d + failed %d + pending %d + abandoned %d = %d", a.sent, a.acked, a.failed, a.pending, a.abandoned, sum)
 	}
-	if !slices.Contains(stopReasons, r.Stop) {
-		add("stop", "the run stopped %q (allowed: %s)", r.Stop, strings.Join(stopReasons, ", "))
+	if !slices.Contains(stopReasons, a.stop) {
+		add("stop", "the run stopped %q (allowed: %s)", a.stop, strings.Join(stopReasons, ", "))
 	}
 	return out
 }
@@ -826,15 +834,7 @@ func diffReports(a, b []byte) string {
 	if bytes.Equal(a, b) {
 		return ""
 	}
-	hash := func(j []byte) string {
-		for _, l := range strings.Split(string(j), "\n") {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(l), `"trace_hash": `); ok {
-				return strings.Trim(v, `",`)
-			}
-		}
-		return "none"
-	}
-	if ha, hb := hash(a), hash(b); ha != hb {
+	if ha, hb := reportTraceHash(a), reportTraceHash(b); ha != hb {
 		return fmt.Sprintf("trace-hash %s, then %s", ha, hb)
 	}
 	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")

@@ -18,12 +18,15 @@ import (
 )
 
 // childEnv makes the test binary act as simulate: the child process of
-// selfcheck -subprocess.
+// selfcheck -subprocess ("1"), or a simulate whose run panics ("panic").
 const childEnv = "IDEMSIM_TEST_SIMULATE_CHILD"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "1" {
+	switch os.Getenv(childEnv) {
+	case "1":
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	case "panic":
+		panic("injected in the child")
 	}
 	os.Exit(m.Run())
 }
@@ -31,11 +34,18 @@ func TestMain(m *testing.M) {
 // useTestBinaryAsChild makes -subprocess run this test binary as simulate.
 func useTestBinaryAsChild(t *testing.T) {
 	t.Helper()
+	useTestBinaryAs(t, "1")
+}
+
+// useTestBinaryAs makes -subprocess run this test binary with childEnv
+// set to mode.
+func useTestBinaryAs(t *testing.T, mode string) {
+	t.Helper()
 	old := selfCommand
 	t.Cleanup(func() { selfCommand = old })
 	selfCommand = func(args ...string) (*exec.Cmd, error) {
 		cmd := exec.Command(os.Args[0], args...)
-		cmd.Env = append(os.Environ(), childEnv+"=1")
+		cmd.Env = append(os.Environ(), childEnv+"="+mode)
 		return cmd, nil
 	}
 }
@@ -110,6 +120,31 @@ func TestSelfcheckSubprocess(t *testing.T) {
 	_, probs := checkOutput(t, out)
 	if code != exitViolation || len(probs) != 3 || !strings.Contains(probs[0], `nondeterministic: same trace-hash, but -json line`) {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// TestSelfcheckChildPanic: a child process whose run panics (Go prints
+// the stack trace and exits 2) is a problem found, with its reproduce
+// command, and the check exits 1; the child's stack trace stays out of the
+// check's output (the in-process panic is TestSelfcheckReportsInjectedProblems'
+// "panic" case).
+func TestSelfcheckChildPanic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	useTestBinaryAs(t, "panic")
+	code, out, errOut := runCLI("selfcheck", "-runs", "2", "-seed", "3", "-subprocess")
+	_, probs := checkOutput(t, out)
+	if code != exitViolation || len(probs) != 2 {
+		t.Fatalf("exit %d, want 1 and 2 problems:\n%s%s", code, out, errOut)
+	}
+	for _, p := range probs {
+		if !strings.Contains(p, ": panic: second run: in the child process: panic: injected in the child; reproduce: ") {
+			t.Errorf("problem %q, want the child's panic", p)
+		}
+	}
+	if strings.Contains(out+errOut, "goroutine ") {
+		t.Errorf("the child's stack trace is printed:\n%s%s", out, errOut)
 	}
 }
 

@@ -92,7 +92,7 @@ func TestSweepCLI(t *testing.T) {
 	if s.Format != 1 || len(s.Points) != 2 || s.Points[1].Modes["off"].Violations["INV-DUP"].Runs == 0 {
 		t.Errorf("unexpected summary: %+v", s)
 	}
-	for _, f := range []string{"runs.csv", "duplicate_rate.svg", "duplicate_rate.png", "latency_cdf.svg", "out_of_order.png", "failing.tsv"} {
+	for _, f := range []string{"runs.csv", "duplicate_rate.svg", "duplicate_rate.png", "latency_cdf.svg", "inv_dup.png", "failing.tsv"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}

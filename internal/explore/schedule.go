@@ -1,9 +1,11 @@
 package explore
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios"
@@ -113,13 +115,26 @@ func (x *sched) faults() []fault {
 	return fs
 }
 
-// actions returns the schedule's plan lines, in choice order.
+// actions returns the schedule's plan lines in time order, as a plan
+// must be (faults.Plan.CheckSequence): a fault's lines sort among the
+// others by their times, lines at the same time stay in choice order.
+// The world runs a plan's actions by time, and at the same time in plan
+// order, so the sorted plan runs as the choice-ordered one would.
 func (s *setup) actions(x *sched) string {
 	var b []byte
 	for _, f := range x.faults() {
 		b = s.appendLines(b, f)
 	}
-	return string(b)
+	lines := strings.SplitAfter(string(b), "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	at := func(l string) time.Duration {
+		d, _ := time.ParseDuration(l[:strings.IndexByte(l, ' ')]) // appendLines wrote it
+		return d
+	}
+	slices.SortStableFunc(lines, func(a, b string) int { return cmp.Compare(at(a), at(b)) })
+	return strings.Join(lines, "")
 }
 
 // plan returns the schedule's whole plan text.

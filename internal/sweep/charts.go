@@ -219,6 +219,15 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 			Title: title("duplicate rate"), XLabel: xl, YLabel: "duplicates / records sent",
 			Footnote: foot, Series: s.seriesOf("", rateOf("duplicate_rate")), YMin0: true})
 
+		// OUT_OF_ORDER_SEQUENCE_NUMBER against duplicates: drawn only
+		// when some run got the error (never without idempotence), else
+		// it is a chart of zeros beside the duplicate rate.
+		oooSeen := false
+		for _, pt := range s.Points {
+			for _, st := range pt.Modes {
+				oooSeen = oooSeen || st.State.Errors["OUT_OF_ORDER_SEQUENCE_NUMBER"] != nil && st.State.Errors["OUT_OF_ORDER_SEQUENCE_NUMBER"].Sum > 0
+			}
+		}
 		ooo := s.seriesOf("OUT_OF_ORDER_SEQUENCE_NUMBER, ", func(st *Stats) (v, lo, hi *float64) {
 			m := Moments{}
 			if e := st.State.Errors["OUT_OF_ORDER_SEQUENCE_NUMBER"]; e != nil {
@@ -231,9 +240,16 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 			r := mean(st.State.Duplicate.X, st.Runs)
 			return r.Mean, r.Lo, r.Hi
 		})
-		add("out_of_order", &plots.Chart{
-			Title: s.Scenario + ": OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates", XLabel: xl,
-			YLabel: "per run (errors; duplicate records)", Footnote: foot, Series: append(ooo, dups...), YMin0: true})
+		// Without idempotence there are no sequence numbers, so no such
+		// error: its series would only be zeros.
+		ooo = slices.DeleteFunc(ooo, func(ser plots.Series) bool { return strings.Contains(ser.Label, modeLabel("off")) })
+		if oooSeen {
+			add("out_of_order", &plots.Chart{
+				Title: s.Scenario + ": OUT_OF_ORDER_SEQUENCE_NUMBER errors and duplicates", XLabel: xl,
+				YLabel: "per run (errors; duplicate records)", Footnote: foot, Series: append(ooo, dups...), YMin0: true})
+		} else {
+			skipped = append(skipped, "out_of_order")
+		}
 
 		lost := false
 		for _, pt := range s.Points {
@@ -245,6 +261,8 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 			add("lost_acked_rate", &plots.Chart{
 				Title: title("lost acknowledged records"), XLabel: xl, YLabel: "lost / acknowledged records",
 				Footnote: foot, Series: s.seriesOf("", rateOf("lost_acked_rate")), YMin0: true})
+		} else {
+			skipped = append(skipped, "lost_acked_rate")
 		}
 
 		zombies := false
@@ -263,6 +281,8 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 					m := st.ZombieWritesPerRun
 					return m.Mean, m.Lo, m.Hi
 				})})
+		} else {
+			skipped = append(skipped, "fencing_rate", "zombie_writes") // undefined: no superseded instance sent
 		}
 		if c := s.Crossing; c != nil && !slices.Contains([]string{"violations", "duplicate_rate", "fencing_rate"}, c.Metric) {
 			add(chartName(c.Metric), &plots.Chart{
@@ -271,12 +291,9 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 		}
 	}
 
-	// Latency: every mode at the first point and, with axes, at the last.
+	// Latency: every mode at the latency points (latencyPoints).
 	var cdf []plots.Series
-	pts := []int{0}
-	if len(s.Points) > 1 {
-		pts = append(pts, len(s.Points)-1)
-	}
+	pts := s.latencyPoints()
 	for _, p := range pts {
 		for _, m := range s.Modes {
 			label := modeLabel(m)
@@ -339,4 +356,23 @@ func (s *Summary) brokenInvariants() []string {
 		}
 	}
 	return out
+}
+
+// latencyPoints are the points whose latency the CDF draws: the first and,
+// with axes, the last (the ends of a numeric range); every point when the
+// first axis is categorical and there are at most maxEnumerated points,
+// since no category stands for the ones between others.
+func (s *Summary) latencyPoints() []int {
+	if len(s.Axes) > 0 && s.Axes[0].categorical() && len(s.Points) <= maxEnumerated {
+		pts := make([]int, len(s.Points))
+		for i := range pts {
+			pts[i] = i
+		}
+		return pts
+	}
+	pts := []int{0}
+	if len(s.Points) > 1 {
+		pts = append(pts, len(s.Points)-1)
+	}
+	return pts
 }

@@ -101,7 +101,7 @@ func TestZombieCharts(t *testing.T) {
 			t.Errorf("fencing rate at 0/0 is not a gap:\n%s", c.Chart.Data())
 		}
 	}
-	if got := strings.Join(names, " "); got != "inv_dup inv_order violations duplicate_rate out_of_order fencing_rate zombie_writes latency_cdf" {
+	if got := strings.Join(names, " "); got != "inv_dup inv_order violations duplicate_rate fencing_rate zombie_writes latency_cdf" {
 		t.Errorf("charts %s", got)
 	}
 }
@@ -130,7 +130,7 @@ func TestZeroChartsSkipped(t *testing.T) {
 	if got := strings.Join(names, " "); got != "live_prod violations latency_cdf" {
 		t.Errorf("charts %s", got)
 	}
-	if !slices.Equal(s.ChartsSkipped, []string{"duplicate_rate", "out_of_order"}) {
+	if !slices.Equal(s.ChartsSkipped, []string{"duplicate_rate", "out_of_order", "lost_acked_rate", "fencing_rate", "zombie_writes"}) {
 		t.Errorf("skipped %v", s.ChartsSkipped)
 	}
 	foot := s.Footnote()

@@ -64,7 +64,7 @@ func (s *Summary) Report() string {
 		p("*%s* ([SVG](%s.svg))\n\n", s.caption(c), c.Name)
 	}
 	if len(skipped) > 0 {
-		p("Not drawn, because the metric is zero at every point: %s.\n\n", strings.Join(skipped, ", "))
+		p("Not drawn, because the metric is zero or undefined at every point (no run had it): %s.\n\n", strings.Join(skipped, ", "))
 	}
 
 	p("## Summary\n\n")
@@ -229,10 +229,7 @@ func (s *Summary) crossingSentence(c *Crossing, cs CrossingSeries) string {
 func (s *Summary) caption(c NamedChart) string {
 	if c.Name == "latency_cdf" {
 		var parts []string
-		pts := []int{0}
-		if len(s.Points) > 1 {
-			pts = append(pts, len(s.Points)-1)
-		}
+		pts := s.latencyPoints()
 		for _, pi := range pts {
 			for _, m := range s.Modes {
 				l := s.Points[pi].Modes[m].LatencyMs
@@ -247,7 +244,13 @@ func (s *Summary) caption(c NamedChart) string {
 				parts = append(parts, fmt.Sprintf("idempotence %s%s: median %.4g ms, p99 %.4g ms", m, where, *l.P50, *l.P99))
 			}
 		}
-		return "Send-to-ack latency, cumulative. " + strings.Join(parts, "; ") + "."
+		out := "Send-to-ack latency, cumulative. " + strings.Join(parts, "; ") + "."
+		for i, j := range c.Chart.Coincident() {
+			if j >= 0 {
+				out += fmt.Sprintf(" %s and %s coincide (one line shows both).", c.Chart.Series[j].Label, c.Chart.Series[i].Label)
+			}
+		}
+		return out
 	}
 	var parts []string
 	key := s.Axes[0].Key

@@ -67,7 +67,7 @@ func TestReport(t *testing.T) {
 		"![txntimeout: runs with any violation (secondary: all anomaly classes together) against pause.ms](violations.png)",
 		"*Fraction of runs with any violation against pause.ms, 6 runs per point and mode, 95% intervals. idempotence off: 0 at every point (pause.ms=1000 none (≤ ",
 		"; idempotence on: rises from 0 at pause.ms=1000 to 1 at 20000, most of it between",
-		"Not drawn, because the metric is zero at every point: duplicate_rate, out_of_order.",
+		"Not drawn, because the metric is zero or undefined at every point (no run had it): duplicate_rate, out_of_order, lost_acked_rate, fencing_rate, zombie_writes.",
 		"| pause.ms | idempotence | runs | any violation (95%) | LIVE-PROD |",
 		"idempotence on, LIVE-PROD: seeds 1, 2\ngo run ./cmd/simulate -seed 1 -scenario txntimeout -set pause.ms=",
 		"-vary pause.ms=1000:20000:auto7 -crossing violations -out txntimeout-sweep -force\n",

@@ -49,6 +49,8 @@ type Summary struct {
 	// Crossing is the -crossing metric's 50% crossing, if asked for.
 	Crossing *Crossing `json:"crossing,omitempty"`
 	// ChartsSkipped names the charts left out because their metric is
+	// undefined at every point (fencing without a superseded instance,
+	// OUT_OF_ORDER_SEQUENCE_NUMBER without the error) or
 	// zero at every point.
 	ChartsSkipped []string `json:"charts_skipped,omitempty"`
 	// TraceDigest hashes every (point, mode)'s sum of trace hashes, in

@@ -107,7 +107,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		}
 	}
 	if len(s.ChartsSkipped) > 0 {
-		fmt.Fprintf(w, "\ncharts not drawn (zero at every point): %s\n", strings.Join(s.ChartsSkipped, ", "))
+		fmt.Fprintf(w, "\ncharts not drawn (zero or undefined at every point): %s\n", strings.Join(s.ChartsSkipped, ", "))
 	}
 	var any bool
 	for _, pt := range s.Points {

@@ -253,10 +253,13 @@ type Coordinator struct {
 	log txnLog
 	// down: crashed, its memory lost until Restart reloads the log.
 	down bool
-	// pending marks the transactional ids with a transition being written
-	// (CoordinatorConfig.LogAppendTime): the timeout and expiration
-	// checks skip them.
-	pending map[string]bool
+	// pending holds, per transactional id with a transition being written
+	// (CoordinatorConfig.LogAppendTime), the number of that write (>= 1):
+	// Kafka's TransactionMetadata.pendingState. At most one transition of
+	// an id is pending; its requests are refused meanwhile, and the
+	// timeout and expiration checks skip it (coordinator_node.go,
+	// startWrite).
+	pending map[string]uint64
 	// txns maps transactional.id to its metadata. Iterated only through
 	// sorted keys.
 	txns map[string]*TxnMetadata
@@ -775,7 +778,7 @@ func (c *Coordinator) AbortTimedOutTransactions(now sim.Time) []model.TxnMarker 
 		m := c.txns[id]
 		// Strictly after the deadline: txnStartTimestamp + txnTimeoutMs <
 		// now (TransactionStateManager.timedOutTransactions, l.122).
-		if m.State == model.TxnOngoing && now.Sub(m.TxnStartTime) > m.TxnTimeout && !c.pending[id] {
+		if m.State == model.TxnOngoing && now.Sub(m.TxnStartTime) > m.TxnTimeout && c.pending[id] == 0 {
 			if c.cfg.BugNoBumpOnTimeout {
 				m.State = model.TxnPrepareAbort
 				m.LastUpdate = now
@@ -838,7 +841,7 @@ func (c *Coordinator) ExpireTransactionalIDs(now sim.Time) []string {
 	var gone []string
 	for _, id := range c.TransactionalIDs() {
 		m := c.txns[id]
-		if expirable(m) && m.LastUpdate <= now.Add(-c.cfg.idExpiration()) && !c.pending[id] {
+		if expirable(m) && m.LastUpdate <= now.Add(-c.cfg.idExpiration()) && c.pending[id] == 0 {
 			gone = append(gone, id)
 		}
 	}

@@ -160,6 +160,11 @@ func (c *Coordinator) Step(now sim.Time, from model.Peer, m model.Message) []mod
 		}
 		o := c.observeNext(model.ObsTxnOp)
 		o.Peer, o.Err, o.Msg = from.Node, res.Err, m
+		// The producer id and epoch the answer carries: with transaction
+		// version 2 the epoch the coordinator bumped to (KIP-890), which
+		// the epoch-bump count reads. The trace line and hash leave them
+		// out.
+		o.PID, o.Epoch = res.ProducerID, res.Epoch
 		// The response goes out once Prepare* is written, then the
 		// markers (X5.6).
 		c.finish(now, m.TransactionalID, from, model.Carve(&n.msgs.txnResps, model.TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}), res.Markers)
@@ -199,10 +204,13 @@ func (c *Coordinator) Step(now sim.Time, from model.Peer, m model.Message) []mod
 }
 
 // logged writes id's state to __transaction_state if a transition changed
-// it, and observes the installed state (ObsTxnState).
+// it, and observes the installed state (ObsTxnState). A transition being
+// written (c.pending) reaches the log only when its own write completes
+// (writeDone), never through another caller: Kafka appends the pending
+// transition once, in TransactionStateManager.appendTransactionToLog.
 func (c *Coordinator) logged(now sim.Time, id string, reloaded bool) {
 	m := c.txns[id]
-	if m == nil {
+	if m == nil || c.pending[id] != 0 {
 		return
 	}
 	if i, ok := c.log.last[id]; ok && !reloaded {
@@ -419,22 +427,40 @@ func (c *Coordinator) maybeComplete(now sim.Time, txnID string, j *markerJob) {
 func (c *Coordinator) completeEmpty(now sim.Time, txnID string) {
 	m := c.txns[txnID]
 	if m == nil || m.State != model.TxnPrepareCommit && m.State != model.TxnPrepareAbort ||
-		c.node.jobs[txnID] != nil || c.node.gaveUp[txnID] || c.pending[txnID] {
+		c.node.jobs[txnID] != nil || c.node.gaveUp[txnID] || c.pending[txnID] != 0 {
 		return
 	}
 	c.maybeComplete(now, txnID, &markerJob{})
 }
 
-// busy reports whether a transition of transactionalID is being written.
+// busy reports whether a transition of transactionalID is being written
+// (TransactionMetadata.pendingTransitionInProgress): its requests are
+// then refused with CONCURRENT_TRANSACTIONS and change nothing.
 func (c *Coordinator) busy(transactionalID string) bool {
-	return c.cfg.LogAppendTime > 0 && c.pending[transactionalID]
+	return c.cfg.LogAppendTime > 0 && c.pending[transactionalID] != 0
 }
 
 // finish ends a request's handling: when it changed the transaction's
 // state and writes take time, the write starts and the answer and the
 // markers wait for it; otherwise the state is logged and the answer and
 // the markers go out now.
+//
+// A request that came while a transition of its id was being written
+// (busy) was refused with CONCURRENT_TRANSACTIONS: it is answered at once
+// and writes nothing. The metadata then differs from the log only by the
+// pending transition, which is not this request's to write: writing it
+// again would put a second write of one transition in flight, and its
+// completion would send the markers again and, later, apply a stale
+// Complete* to the transaction that followed. Kafka answers such a
+// request without appending (TransactionCoordinator.scala, 3.8.0,
+// handleAddPartitionsToTransaction l.415 and endTransaction l.525:
+// Left(CONCURRENT_TRANSACTIONS) goes to the response callback, never to
+// appendTransactionToLog).
 func (c *Coordinator) finish(now sim.Time, id string, to model.Peer, reply model.Message, mk []model.TxnMarker) {
+	if c.busy(id) {
+		c.reply(to, reply)
+		return
+	}
 	if m := c.txns[id]; c.cfg.LogAppendTime > 0 && m != nil && c.log.changes(m) {
 		c.startWrite(now, &pendingWrite{id: id, to: to, reply: reply, markers: mk})
 		return
@@ -444,20 +470,41 @@ func (c *Coordinator) finish(now sim.Time, id string, to model.Peer, reply model
 	c.sendMarkers(now, id, mk)
 }
 
-// startWrite starts writing w's transition to __transaction_state.
+// startWrite starts writing w's transition to __transaction_state and
+// marks it pending. A transactional id has at most one pending
+// transition: starting a second is a coordinator bug, as in Kafka, where
+// TransactionMetadata.prepareTransitionTo throws IllegalStateException
+// "while it already a pending state" (core/src/main/scala/kafka/
+// coordinator/transaction/TransactionMetadata.scala, 3.8.0, l.378; in
+// 4.x transaction-coordinator/src/main/java/org/apache/kafka/coordinator/
+// transaction/TransactionMetadata.java).
 func (c *Coordinator) startWrite(now sim.Time, w *pendingWrite) {
 	n := &c.node
 	if c.pending == nil {
-		c.pending = map[string]bool{}
+		c.pending = map[string]uint64{}
 	}
-	c.pending[w.id] = true
+	if c.pending[w.id] != 0 {
+		panic("model: a second transition of " + w.id + " while one is being written")
+	}
 	n.nextWrite++
+	c.pending[w.id] = n.nextWrite
 	n.writes[n.nextWrite] = w
 	n.Outs = append(n.Outs, model.Out{Kind: model.OutWake, At: now.Add(c.cfg.LogAppendTime), Timer: tokWrite | n.nextWrite, Owed: true})
 }
 
 // writeDone completes write k: the transition is installed and logged,
 // then the answer and the markers go out.
+//
+// Only the pending transition completes (Kafka's
+// TransactionMetadata.completeTransitionTo checks that the transition is
+// its pendingState and throws IllegalStateException otherwise,
+// TransactionMetadata.scala, 3.8.0, l.404-425). Kafka's append callback
+// also checks that the coordinator epoch has not changed since the append
+// started, else answers NOT_COORDINATOR (TransactionStateManager.scala,
+// 3.8.0, appendTransactionToLog l.681-689); here a write never outlives
+// its coordinator epoch: a crash drops the writes in flight with the
+// node's memory (Crash), and the world drops a crashed incarnation's
+// wake-ups.
 func (c *Coordinator) writeDone(now sim.Time, k uint64) {
 	n := &c.node
 	w := n.writes[k]
@@ -465,6 +512,9 @@ func (c *Coordinator) writeDone(now sim.Time, k uint64) {
 		return
 	}
 	delete(n.writes, k)
+	if c.pending[w.id] != k {
+		panic("model: a write of " + w.id + " completed that is not its pending transition")
+	}
 	delete(c.pending, w.id)
 	if w.complete {
 		c.MarkersWritten(now, w.id)

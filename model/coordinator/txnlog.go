@@ -49,6 +49,17 @@ func (r *TxnLogRecord) sameAs(m *TxnMetadata) bool {
 // it, last record wins, a tombstone deletes
 // (TransactionStateManager.loadTransactionMetadata, X10). It survives a
 // crash, as a replicated log does (writes are acks=-1, X3).
+//
+// The topic is compacted (cleanup.policy=compact in
+// TransactionStateManager.transactionTopicConfigs,
+// core/src/main/scala/kafka/coordinator/transaction/
+// TransactionStateManager.scala): once
+// the log holds more than twice as many records as ids, plus
+// txnLogCompactMin, the records an id's newer record supersedes are
+// dropped, as Kafka's log cleaner drops them, so that a long run's log
+// holds a record per id instead of one per transition. A replay reads
+// the same last record per id either way; an id's tombstone is kept as
+// its last record.
 type txnLog struct {
 	records []TxnLogRecord
 	// last indexes each id's newest record in records.
@@ -105,7 +116,31 @@ func (l *txnLog) append(m *TxnMetadata, pool *model.Slab[int32]) bool {
 	}
 	l.last[m.TransactionalID] = len(l.records)
 	l.records = append(l.records, recordOf(m, cloneInto(pool, m.Partitions)))
+	if len(l.records) > 2*len(l.last)+txnLogCompactMin {
+		l.compact()
+	}
 	return true
+}
+
+// txnLogCompactMin is how many superseded records the log may hold
+// beyond one per id before it is compacted: a short log (every test's, a
+// few transactions') keeps its whole history.
+const txnLogCompactMin = 1024
+
+// compact drops the records a newer record of the same id supersedes,
+// keeping the others in log order, and the indices in last with them.
+func (l *txnLog) compact() {
+	kept := l.records[:0]
+	for i := range l.records {
+		r := l.records[i]
+		if l.last[r.TransactionalID] != i {
+			continue
+		}
+		l.last[r.TransactionalID] = len(kept)
+		kept = append(kept, r)
+	}
+	clear(l.records[len(kept):])
+	l.records = kept
 }
 
 // changes reports whether m's state differs from what the log holds for
@@ -135,5 +170,7 @@ func (l *txnLog) load() map[string]*TxnMetadata {
 }
 
 // TxnLog returns the coordinator's __transaction_state records, oldest
-// first. The slice is the coordinator's; do not modify it.
+// first, as compacted so far (a log of up to 1,024 records more than
+// twice its ids is whole). The slice is the coordinator's; do not modify
+// it.
 func (c *Coordinator) TxnLog() []TxnLogRecord { return c.log.records }

@@ -431,6 +431,12 @@ func (s *logStore) all() []model.LogEntry {
 // returns both: all's entries without its allocations, for a caller that
 // reuses the two buffers.
 func (s *logStore) appendBelow(dst []model.LogEntry, recs []model.Record, below int64) ([]model.LogEntry, []model.Record) {
+	// Room for every entry and record at once: grown by doubling, a long
+	// log's buffers would hold up to twice what they need, and copy it.
+	if n := s.search(below); n > 0 {
+		dst = slices.Grow(dst, n)
+		recs = slices.Grow(recs, s.records(0, n))
+	}
 	for j := range s.runs {
 		r := &s.runs[j]
 		for k := range r.n {

@@ -20,12 +20,14 @@ const DiagramMaxLines = 90
 // b1 and the coordinator c1. Delivered messages are solid arrows (->>),
 // lost ones crossed (-x) with why they were lost; outcomes reported to the
 // application are dotted (-->>). Fault actions, resumes, restarts, the
-// broker's verdict on each batch and the violations are notes. Runs of
-// consecutive sends or acknowledgements of one application are drawn as
-// one arrow. A diagram longer than limit lines (0: DiagramMaxLines) keeps
-// the window around the first violation, every fault and every violation,
-// and says what it left out. Text is kept to characters Mermaid reads
-// literally (no ';', '#', ':', braces or angle brackets).
+// broker's verdict on each batch and the violations are notes; the
+// violations of one invariant found at one instant share a note with
+// their count. Runs of consecutive sends or acknowledgements of one
+// application are drawn as one arrow. A diagram longer than limit lines
+// (0: DiagramMaxLines) keeps the window around the first violation, every
+// fault and every violation, and says what it left out. Text is kept to
+// characters Mermaid reads literally (no ';', '#', ':', braces or angle
+// brackets).
 func WriteMermaid(out io.Writer, l *Log, title string, limit int) error {
 	if limit <= 0 {
 		limit = DiagramMaxLines
@@ -80,7 +82,16 @@ func WriteMermaid(out io.Writer, l *Log, title string, limit int) error {
 				add(e.At, e.Text != "starts", "Note over "+e.From+": "+at+mermaidText(e.Text))
 			}
 		case LogViolation:
-			add(e.At, true, "Note over "+all+": "+at+"VIOLATED "+mermaidText(e.From+" "+e.Text))
+			// The violations found at one instant, one note per
+			// invariant, in the order the checker reported them.
+			j := i
+			for j+1 < len(es) && es[j+1].Kind == LogViolation && es[j+1].At == e.At {
+				j++
+			}
+			for _, v := range violationNotes(es[i : j+1]) {
+				add(e.At, true, "Note over "+all+": "+at+"VIOLATED "+mermaidText(v))
+			}
+			i = j
 		}
 	}
 	lines = window(lines, limit, all)
@@ -97,6 +108,31 @@ func WriteMermaid(out io.Writer, l *Log, title string, limit int) error {
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// violationNotes returns the notes for violations found at one instant:
+// one per invariant, in order of first appearance, "INV-X detail" for a
+// single violation and "INV-X ×n, first detail" for n of them.
+func violationNotes(vs []LogEvent) []string {
+	var names []string
+	count := map[string]int{}
+	first := map[string]string{}
+	for _, v := range vs {
+		if count[v.From] == 0 {
+			names = append(names, v.From)
+			first[v.From] = v.Text
+		}
+		count[v.From]++
+	}
+	notes := make([]string, 0, len(names))
+	for _, n := range names {
+		if c := count[n]; c > 1 {
+			notes = append(notes, n+" ×"+strconv.Itoa(c)+", first "+first[n])
+		} else {
+			notes = append(notes, n+" "+first[n])
+		}
+	}
+	return notes
 }
 
 type dline struct {

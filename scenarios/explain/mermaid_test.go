@@ -104,17 +104,48 @@ func diagram(t *testing.T, spec scenarios.Spec, max int) []byte {
 		t.Fatal(err)
 	}
 	checkMermaid(t, b.String())
+	checkViolationNotes(t, b.String())
 	return b.Bytes()
 }
 
-// TestMermaidGolden: the diagrams of the shrunk zombie run (short, whole)
-// and of an ackloss run cut to the window around its failure.
+// violationNote matches a violation note: its time and invariant.
+var violationNote = regexp.MustCompile(`: (\[[^]]*\]) VIOLATED (\S+)`)
+
+// checkViolationNotes: an invariant broken several times at one instant
+// has one note, which counts them.
+func checkViolationNotes(t *testing.T, text string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, ln := range strings.Split(text, "\n") {
+		m := violationNote.FindStringSubmatch(ln)
+		if m == nil {
+			continue
+		}
+		if key := m[1] + " " + m[2]; seen[key] {
+			t.Errorf("%s noted again: %q", key, ln)
+		}
+		seen[m[1]+" "+m[2]] = true
+	}
+}
+
+// TestMermaidGolden: the diagrams of the shrunk zombie run (short, whole),
+// of an ackloss run cut to the window around its failure and of a zombie
+// run without idempotence that breaks two invariants many times at once.
 func TestMermaidGolden(t *testing.T) {
 	zombie, _ := scenarios.Lookup("zombie")
 	golden(t, "zombie-shrunk.mmd", diagram(t, scenarios.Spec{Scenario: zombie, Seed: 539, Sets: kv("app.mode", "at-least-once", "fault.count", "2"),
 		PlanText: "3.015s pause p1 1s\nend 2m6s\n"}, 0))
 	ackloss, _ := scenarios.Lookup("ackloss")
 	golden(t, "ackloss-window.mmd", diagram(t, scenarios.Spec{Scenario: ackloss, Seed: 3, Sets: kv("enable.idempotence", "false", "fault.count", "2")}, 40))
+	// Seven duplicates and eight reorderings found at one instant: one
+	// note each, with the count and the first one's detail.
+	dups := diagram(t, scenarios.Spec{Scenario: zombie, Seed: 1, Sets: kv("enable.idempotence", "false", "fault.count", "6")}, 0)
+	golden(t, "zombie-dups.mmd", dups)
+	for _, want := range []string{"] VIOLATED INV-DUP ×7, first a0.30 again at p0 offset 61 ", "] VIOLATED INV-ORDER ×8, first a0.42 appended"} {
+		if !bytes.Contains(dups, []byte(want)) {
+			t.Errorf("zombie-dups.mmd lacks %q", want)
+		}
+	}
 }
 
 // TestMermaidGrammar: diagrams of many runs, faults of every kind

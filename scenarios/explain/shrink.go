@@ -49,8 +49,12 @@ type Shrunk struct {
 //  3. removes the realized drops and rejects by delta debugging;
 //  4. repeats 1 and 3 once more over everything left.
 //
-// A candidate is kept iff its run still breaks the invariant. Candidates
-// are tried one at a time in a fixed order, so the same spec always gives
+// A candidate is kept iff its run still breaks the invariant. Every
+// candidate is a plan in time order that the world accepts
+// (faults.Plan.CheckSequence): removing a crash or a partition removes
+// its restart or heal too, and one that would still be refused (a crash
+// moved before a pause of the same process) is not run. Candidates are
+// tried one at a time in a fixed order, so the same spec always gives
 // the same minimal plan. budget bounds the runs (0: [DefaultShrinkBudget]).
 func Shrink(spec scenarios.Spec, budget int) (*Shrunk, error) {
 	if budget <= 0 {
@@ -73,7 +77,7 @@ func Shrink(spec scenarios.Spec, budget int) (*Shrunk, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &shrinker{spec: spec, budget: budget, runs: 1, inv: r0.Violations[0].Invariant, end: real.End}
+	s := &shrinker{spec: spec, budget: budget, runs: 1, inv: r0.Violations[0].Invariant, end: real.End, run: scenarios.Run}
 	s.spec.Sets = world.RealizedSets(r0, spec.Sets)
 	s.spec.PlanSource = world.PlanSource{}
 	out := &Shrunk{Invariant: s.inv, Before: len(real.Actions)}
@@ -108,12 +112,6 @@ func Shrink(spec scenarios.Spec, budget int) (*Shrunk, error) {
 		}
 		items = s.ddmin(items, func(it item) bool { return round > 0 || it.realized })
 	}
-	// A sorted plan reads better; keep it only if it still fails.
-	sorted := slices.Clone(items)
-	slices.SortStableFunc(sorted, func(a, b item) int { return cmpDur(a.a.At, b.a.At) })
-	if !slices.EqualFunc(sorted, items, func(a, b item) bool { return a.a.Equal(b.a) }) && s.test(sorted) {
-		items = sorted
-	}
 	out.Plan = s.plan(items)
 	out.Sets, out.Runs, out.Exhausted, out.Result = s.spec.Sets, s.runs, s.exhausted, s.last
 	if out.Result == nil || !out.Plan.Equal(&s.lastPlan) {
@@ -139,28 +137,41 @@ type shrinker struct {
 	end       time.Duration
 	last      *scenarios.Result
 	lastPlan  faults.Plan
+	// run runs a candidate: scenarios.Run, or a test's stand-in.
+	run func(scenarios.Spec) (*scenarios.Result, error)
 }
 
+// plan returns the plan of items, sorted by time as a plan must be
+// (actions at the same time keep their order). The world runs a plan's
+// actions by time, then in plan order, so sorting changes no run: items
+// may be out of time order while the shrinker moves a restart or a heal
+// earlier, or an action to a rounder time.
 func (s *shrinker) plan(items []item) faults.Plan {
 	p := faults.Plan{End: s.end}
 	for _, it := range items {
 		p.Actions = append(p.Actions, it.a)
 	}
+	p.SortByTime()
 	return p
 }
 
 // test runs the plan of items and reports whether the invariant still
-// fails.
+// fails. A plan the world would refuse (faults.Plan.CheckSequence: a
+// pause of a crashed process, a restart of a running one, a heal of no
+// partition) fails without a run.
 func (s *shrinker) test(items []item) bool {
+	p := s.plan(items)
+	if p.CheckSequence() != nil {
+		return false
+	}
 	if s.runs >= s.budget {
 		s.exhausted = true
 		return false
 	}
 	s.runs++
-	p := s.plan(items)
 	spec := s.spec
 	spec.PlanText = p.String()
-	r, err := scenarios.Run(spec)
+	r, err := s.run(spec)
 	if err != nil {
 		return false
 	}
@@ -174,7 +185,10 @@ func (s *shrinker) test(items []item) bool {
 }
 
 // ddmin removes the items sel picks by delta debugging (Zeller), keeping
-// the others; it returns the items left.
+// the others; it returns the items left. A candidate that removes an
+// action removes what closes it too (a crash's restart, a partition's
+// heal: [closers]), which would otherwise restart a running process or
+// heal what is not cut; the closer alone may go.
 func (s *shrinker) ddmin(items []item, sel func(item) bool) []item {
 	var fixed, c []int // indexes into items
 	for i, it := range items {
@@ -184,12 +198,18 @@ func (s *shrinker) ddmin(items []item, sel func(item) bool) []item {
 			fixed = append(fixed, i)
 		}
 	}
+	closes := closers(items)
 	build := func(keep []int) []item {
 		idx := slices.Concat(fixed, keep)
 		slices.Sort(idx)
-		out := make([]item, len(idx))
-		for j, i := range idx {
-			out[j] = items[i]
+		out := make([]item, 0, len(idx))
+		for _, i := range idx {
+			if o := closes[i]; o >= 0 {
+				if _, kept := slices.BinarySearch(idx, o); !kept {
+					continue
+				}
+			}
+			out = append(out, items[i])
 		}
 		return out
 	}
@@ -292,16 +312,46 @@ func (s *shrinker) weaken(items []item) []item {
 	return items
 }
 
-// closer returns the index of the first later action that closes the
-// interval the action at i opens (a heal of the same sides, a restart of
-// the same node), or -1.
+// closer returns the index of the action that closes the interval the
+// action at i opens (its heal, its restart; [closers]), or -1.
 func closer(items []item, i int) int {
-	for j := i + 1; j < len(items); j++ {
-		if items[j].a.Closes(items[i].a.Action) {
+	for j, o := range closers(items) { // a slice: j ascending
+		if o == i {
 			return j
 		}
 	}
 	return -1
+}
+
+// closers pairs the actions that close an interval with the action whose
+// interval they close: out[j] is the index of the action item j closes,
+// -1 if none. A restart with the crash of its node in
+// force, a heal with the oldest partition of the same sides in force
+// (faults.Plan.CheckSequence pairs them alike). Items are taken in time
+// order, stably.
+func closers(items []item) []int {
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmpDur(items[i].a.At, items[j].a.At) })
+	out := make([]int, len(items))
+	for i := range out {
+		out[i] = -1
+	}
+	var open []int // openers in force, oldest first
+	for _, j := range order {
+		a := items[j].a
+		if a.Span() == faults.UntilRestarted || a.Span() == faults.UntilClosed {
+			open = append(open, j)
+			continue
+		}
+		if k := slices.IndexFunc(open, func(o int) bool { return a.Closes(items[o].a.Action) }); k >= 0 {
+			out[j] = open[k]
+			open = slices.Delete(open, k, k+1)
+		}
+	}
+	return out
 }
 
 // search finds, by binary search, the smallest value in [lo, hi) for

@@ -64,10 +64,7 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 		w.nodesBuf = make([]string, k)
 	}
 	nodes := w.faultNodes(w.nodesBuf)
-	var last time.Duration
-	for _, a := range w.apps {
-		last = max(last, time.Duration(a.records)*a.interval)
-	}
+	tm := w.timing()
 	if planText != "" || planFile.PlanFile() != "" {
 		p, err := faults.Parse(planText)
 		if err != nil {
@@ -82,21 +79,24 @@ func (w *World) initFaults(planText string, planFile PlanSource) error {
 			kinds := w.cfg.Fault.Kinds
 			window := w.cfg.Fault.Window
 			if window == 0 {
-				window = last + w.pcfg.RequestTimeout
+				window = tm.LastSend + w.pcfg.RequestTimeout
 			}
 			w.plan = faults.Generate(rng, faults.GenOptions{
 				Faults: w.cfg.Fault.Count, Kinds: kinds, Window: window,
-				End: w.defaultPlanEnd(last), MaxDuration: w.cfg.Fault.MaxDuration, Nodes: nodes,
+				End: tm.DefaultEnd(), MaxDuration: w.cfg.Fault.MaxDuration, Nodes: nodes,
 			})
 		}
 	}
 	if w.plan.End == 0 {
-		w.plan.End = w.defaultPlanEnd(last)
+		w.plan.End = tm.DefaultEnd()
 		for _, a := range w.plan.Actions {
 			w.plan.End = max(w.plan.End, a.At)
 		}
 	}
 	if err := w.plan.Check(nodes); err != nil {
+		return planErr(planFile, err)
+	}
+	if err := w.plan.CheckLimit(tm); err != nil {
 		return planErr(planFile, err)
 	}
 	w.planEnd = sim.Time(w.plan.End)
@@ -145,26 +145,26 @@ func (w *World) faultNodes(buf []string) faults.Nodes {
 	return nodes
 }
 
-// defaultPlanEnd is fault.end, or when 0 the last send plus
-// delivery.timeout.ms: long enough for faults to reach every record.
-func (w *World) defaultPlanEnd(last time.Duration) time.Duration {
-	if e := w.cfg.Fault.End; e > 0 {
-		return e
+// timing is what the run's fault phase and time limit depend on.
+func (w *World) timing() faults.Timing {
+	t := faults.Timing{FaultEnd: w.cfg.Fault.End, DeliveryTimeout: w.pcfg.DeliveryTimeout, RequestTimeout: w.pcfg.RequestTimeout}
+	for _, a := range w.apps {
+		t.LastSend = max(t.LastSend, time.Duration(a.records)*a.interval)
 	}
-	return last + w.pcfg.DeliveryTimeout
+	return t
 }
 
 // planErr names where a plan with an error came from: the scenario file's
 // line for a plan embedded in one, else the -plan-file, else "fault plan".
 func planErr(src PlanSource, err error) error {
 	if src.Embedded {
+		msg := faults.FileLines(err.Error(), src.Line)
 		var line int
-		msg := err.Error()
 		if n, _ := fmt.Sscanf(msg, "line %d:", &line); n == 1 {
 			_, reason, _ := strings.Cut(msg, ": ")
-			return fmt.Errorf("%s:%d: plan: %s", src.File, src.Line+line-1, reason)
+			return fmt.Errorf("%s:%d: plan: %s", src.File, line, reason)
 		}
-		return fmt.Errorf("%s:%d: plan: %v", src.File, src.Line, err)
+		return fmt.Errorf("%s:%d: plan: %s", src.File, src.Line, msg)
 	}
 	if src.File != "" {
 		return fmt.Errorf("-plan-file %s: %v", src.File, err)

@@ -1,7 +1,6 @@
 package world
 
 import (
-	"math"
 	"strconv"
 	"time"
 
@@ -40,7 +39,7 @@ type Result struct {
 	ZombieRejected int64 `json:"zombie_rejected"`
 	// ClientEpochBumps counts the epoch bumps producers made or asked
 	// for; CoordinatorEpochBumps the bumps coordinators handed out in
-	// InitProducerId answers (epochbumps.go), such as the one that fences
+	// InitProducerId and EndTxn answers (internal/tally), such as the one that fences
 	// a paused instance when its replacement starts.
 	ClientEpochBumps      int64             `json:"client_epoch_bumps"`
 	CoordinatorEpochBumps int64             `json:"coordinator_epoch_bumps"`
@@ -118,7 +117,7 @@ func (w *World) run(s *Setup) (*Result, error) {
 	// Two phases: faults until the plan's end, then a healed world that
 	// must converge. A run that drained before the end with no process
 	// paused or crashed never needs the second phase.
-	horizon := w.horizon()
+	horizon := sim.Time(w.timing().Horizon(w.planEnd.Duration())) // the latest time the run may reach
 	// Nothing is scheduled past the horizon (it could never run); a run
 	// that drains with such events dropped stopped at the horizon.
 	w.limit = horizon
@@ -192,7 +191,7 @@ func (w *World) run(s *Setup) (*Result, error) {
 	for _, in := range w.instances {
 		r.ClientEpochBumps += int64(in.prod.EpochBumps())
 	}
-	r.CoordinatorEpochBumps = w.bumps.n
+	r.CoordinatorEpochBumps = w.bumps.N
 	r.Violations, r.ViolationsCut, r.CutBy = check.SplitCut(r.Violations)
 	if w.realized != nil {
 		rp := w.realizedPlan()
@@ -225,26 +224,20 @@ func SetRunEndHook(f func()) { runEndHook = f }
 const DefaultMaxEvents = 50_000_000
 
 // DefaultMaxState is the default [Spec.MaxState]: a few hundred MB of run
-// state at the few hundred bytes each unit takes. Healthy runs hold tens
-// of units (a 100,000-record ackloss run at most 12); only a run whose
-// state grows without bound comes near it.
+// state at the few hundred bytes each unit takes. A run's records and log
+// entries count too, [HeldPerUnit] to a unit: a 1,000,000-record run
+// (the most an application sends) holds some 250,000 to 600,000 units,
+// the rest of a healthy run's state tens of units; only a run whose
+// state grows without bound, or a sweep configuration of several
+// million records, comes near it.
 const DefaultMaxState = 1_000_000
 
-// horizon is the latest time a run may reach: the later of the fault
-// plan's end and the last send plus the delivery timeout, then the
-// delivery timeout again and a margin (the convergence deadline,
-// LIVE-PROD). A healthy run drains long before.
-func (w *World) horizon() sim.Time {
-	var last time.Duration
-	for _, a := range w.apps {
-		last = max(last, time.Duration(a.records)*a.interval)
-	}
-	h := max(w.planEnd.Duration(), last+w.pcfg.DeliveryTimeout) + w.pcfg.DeliveryTimeout + 2*w.pcfg.RequestTimeout + time.Minute
-	if h <= 0 || h > time.Duration(math.MaxInt64/4) {
-		h = time.Duration(math.MaxInt64 / 4)
-	}
-	return sim.Time(h)
-}
+// HeldPerUnit is how many records sent and log entries appended count
+// as one unit of a run's state ([World.state]): what the run keeps of
+// each in the producer's, the brokers' and the checkers' tables to its
+// end, some 100 bytes (docs/performance.md, "Memory per record"), a
+// quarter of the few hundred bytes a unit stands for.
+const HeldPerUnit = 4
 
 // PlanSource is where a replayed fault plan comes from, for its errors
 // and the reproduce command. The zero value is a plan given directly (by a

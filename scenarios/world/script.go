@@ -608,7 +608,7 @@ func (s *Script) Fault(action string) error {
 		return fmt.Errorf("want one plan action, e.g. crash p1")
 	}
 	// Lists of their own: the run's plan may hold slices of the World's.
-	if err := p.Check(w.faultNodes(nil)); err != nil {
+	if err := p.CheckNodes(w.faultNodes(nil)); err != nil {
 		return errors.New(strings.Replace(err.Error(), "line 1: ", "", 1))
 	}
 	a := p.Actions[0]

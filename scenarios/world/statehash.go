@@ -450,13 +450,17 @@ func (h *stateHasher) value(v reflect.Value) {
 		h.u64(uint64(n))
 		return
 	case spRecordSet:
-		// The members, in order: not the window's storage.
+		// The members, in order, made whole: not the window's storage.
 		h.u64(uint64(v.FieldByName("n").Int()))
-		present, recs := v.FieldByName("present"), v.FieldByName("recs")
-		off := int(v.FieldByName("off").Int())
+		slots, odd, app := v.FieldByName("slots"), v.FieldByName("odd"), int32(v.FieldByName("app").Int())
+		off, base := int(v.FieldByName("off").Int()), v.FieldByName("base").Int()
 		for i := off; i < off+int(v.FieldByName("size").Int()); i++ {
-			if present.Index(i).Bool() {
-				h.value(recs.Index(i))
+			switch sl, n := slots.Index(i), base+int64(i-off); {
+			case sl.FieldByName("Flags").Uint()&uint64(store.SlotOdd) != 0:
+				h.value(odd.MapIndex(reflect.ValueOf(n)))
+			case sl.FieldByName("Flags").Uint()&uint64(store.SlotPresent) != 0:
+				sent, part := sim.Time(sl.FieldByName("Sent").Int()), int32(sl.FieldByName("Part").Int())
+				h.value(reflect.ValueOf(store.Member(app, n, store.RecordSlot{Sent: sent, Part: part}, nil)))
 			}
 		}
 		return

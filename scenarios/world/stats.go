@@ -42,6 +42,11 @@ type stats struct {
 	// zombieRejected those rejected for a stale epoch.
 	zombieWrites, zombieAttempts, zombieRejected int64
 	latencies                                    []time.Duration
+	// held counts the per-record state the run holds: records the
+	// applications sent and entries (batches and markers) appended to a
+	// partition log, each kept until the run ends by the producer's,
+	// the brokers' and the checkers' tables (World.state).
+	held int64
 	// app is each node's application (-1 for servers); newest the
 	// largest node id of an active instance, per application.
 	app    []int32
@@ -153,7 +158,16 @@ func (s *stats) Observe(o *model.Obs) {
 				s.errors[m.Err.String()]++
 			}
 		}
+	case model.ObsAppSend:
+		s.held++
+	case model.ObsMarker:
+		if o.Err == model.ErrNone {
+			s.held++
+		}
 	case model.ObsVerdict:
+		if o.Result.Err == model.ErrNone && !o.Result.Duplicate {
+			s.held++
+		}
 		stale := o.Result.Err == model.ErrInvalidProducerEpoch || o.Result.Err == model.ErrProducerFenced
 		if stale {
 			s.fenced++

@@ -17,6 +17,7 @@ import (
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/trace"
 	"github.com/idemsim/idemsim/scenarios/world/internal/store"
+	"github.com/idemsim/idemsim/scenarios/world/internal/tally"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -235,7 +236,7 @@ type World struct {
 	// obs, the others (the realized plan, the spec's readers, a
 	// script's), in order; cur is the observation being read.
 	obs   []model.Observer
-	bumps *coordBumps // epochbumps.go
+	bumps *tally.CoordBumps // internal/tally
 	cur   model.Obs
 	trace *trace.Writer
 	stats *stats
@@ -418,7 +419,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	} else {
 		w.chk.Reset(ccfg) // a recycled suite (runner.go)
 	}
-	w.bumps = newCoordBumps(w.bumps)
+	w.bumps = tally.NewCoordBumps(w.bumps)
 	w.obs = w.obs[:0] // after the trace, stats, chk and bumps (fire)
 	return w, nil
 }
@@ -550,9 +551,11 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 
 // state is the run's state in the units [Spec.MaxState] counts: pending
 // events, messages on the wire, recorded plan actions and event-log
-// entries.
+// entries, one unit each, and the records sent and log entries appended,
+// [HeldPerUnit] to a unit (the tables that keep them grow by a record or
+// an entry at a time and are held to the run's end).
 func (w *World) state() int64 {
-	n := int64(w.loop.Pending() + w.msgs.Len())
+	n := int64(w.loop.Pending()+w.msgs.Len()) + w.stats.held/HeldPerUnit
 	if w.realized != nil {
 		n += int64(len(w.realized.realized))
 	}

@@ -1,33 +1,60 @@
 package store
 
-import "github.com/idemsim/idemsim/model"
+import (
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/sim"
+)
 
 // RecordSet is a producer instance's unresolved records, by message
 // number: those sent through it whose outcome it has not learned. The
 // members are a window of an application's dense message numbers (sent in
 // order, resolved mostly in order), so they are kept in one buffer from
-// the smallest member to the largest, a record (48 bytes) and a presence
-// byte per slot, where a map spent about 170 bytes per record and an
-// allocation every few records. The window slides along the buffer and
-// moves back to its start when it reaches the end, so a steady stream of
-// records reuses one buffer. Absent slots are zero; the state hash walks
-// only the members (statehash.go).
+// the smallest member to the largest, 16 bytes a slot: a record the world
+// made (of the set's application, with its original digest,
+// model.Digest(id, 0), and no create time) is its send time and
+// partition; any other member is kept whole aside, in odd. (A map spent
+// about 170 bytes per record and an allocation every few records; a
+// whole record per slot, 49 bytes.) The window slides along the buffer
+// and moves back to its start when it reaches the end, so a steady
+// stream of records reuses one buffer. Absent slots are zero; the state
+// hash walks only the members, made whole (statehash.go).
 type RecordSet struct {
 	// base is the message number of the window's first slot, off that
-	// slot's index in the buffers, and size the window's length:
-	// recs[off+i] holds message base+i when present[off+i].
+	// slot's index in the buffer, and size the window's length:
+	// slots[off+i] holds message base+i when it is present.
 	base      int64
 	off, size int
-	recs      []model.Record
-	present   []bool
+	slots     []RecordSlot
+	// app is the application of the members kept in their slots: the
+	// first member's since the set was last empty.
+	app int32
+	// odd holds the members kept whole, by message number (their slots
+	// say so); nil when there is none.
+	odd map[int64]model.Record
 	// n counts the members.
 	n int
 }
 
-// len returns the number of members.
+// RecordSlot is one slot of a [RecordSet]: a member's send time
+// (simulated ns) and partition, or, with SlotOdd, a member kept whole.
+type RecordSlot struct {
+	Sent  sim.Time
+	Part  int32
+	Flags uint8
+}
+
+// Slot flags.
+const (
+	// SlotPresent: the slot holds a member.
+	SlotPresent uint8 = 1 << iota
+	// SlotOdd: the member is in RecordSet.odd.
+	SlotOdd
+)
+
+// Len returns the number of members.
 func (s *RecordSet) Len() int { return s.n }
 
-// slot returns n's index in the buffers, or -1 outside the window.
+// slot returns n's index in the buffer, or -1 outside the window.
 func (s *RecordSet) slot(n int64) int {
 	i := n - s.base
 	if i < 0 || i >= int64(s.size) {
@@ -36,25 +63,36 @@ func (s *RecordSet) slot(n int64) int {
 	return s.off + int(i)
 }
 
-// get returns member n.
+// Member returns the member of application app numbered n that slot sl
+// (present) holds, with odd the set's whole members: the state hash's
+// way to a member (statehash.go).
+func Member(app int32, n int64, sl RecordSlot, odd map[int64]model.Record) model.Record {
+	if sl.Flags&SlotOdd != 0 {
+		return odd[n]
+	}
+	id := model.RecordID{App: app, N: n}
+	return model.Record{ID: id, Digest: model.Digest(id, 0), Partition: sl.Part, SentAt: sl.Sent}
+}
+
+// Get returns member n.
 func (s *RecordSet) Get(n int64) (model.Record, bool) {
-	if i := s.slot(n); i >= 0 && s.present[i] {
-		return s.recs[i], true
+	if i := s.slot(n); i >= 0 && s.slots[i].Flags&SlotPresent != 0 {
+		return Member(s.app, n, s.slots[i], s.odd), true
 	}
 	return model.Record{}, false
 }
 
-// has reports whether n is a member.
+// Has reports whether n is a member.
 func (s *RecordSet) Has(n int64) bool {
-	_, ok := s.Get(n)
-	return ok
+	i := s.slot(n)
+	return i >= 0 && s.slots[i].Flags&SlotPresent != 0
 }
 
-// put adds rec (or replaces the member with its message number).
+// Put adds rec (or replaces the member with its message number).
 func (s *RecordSet) Put(rec model.Record) {
 	n := rec.ID.N
 	if s.n == 0 {
-		s.base, s.off, s.size = n, 0, 0
+		s.base, s.off, s.size, s.app = n, 0, 0, rec.ID.App
 	}
 	switch {
 	case n < s.base:
@@ -66,88 +104,97 @@ func (s *RecordSet) Put(rec model.Record) {
 		s.Reserve(0, int(n-s.base)+1)
 	}
 	i := s.slot(n)
-	if !s.present[i] {
+	sl := &s.slots[i]
+	if sl.Flags&SlotPresent == 0 {
 		s.n++
+	} else if sl.Flags&SlotOdd != 0 {
+		delete(s.odd, n)
 	}
-	s.recs[i], s.present[i] = rec, true
+	if rec.ID.App == s.app && rec.CreateTime == 0 && rec.Digest == model.Digest(rec.ID, 0) {
+		*sl = RecordSlot{Sent: rec.SentAt, Part: rec.Partition, Flags: SlotPresent}
+		return
+	}
+	if s.odd == nil {
+		s.odd = make(map[int64]model.Record)
+	}
+	s.odd[n] = rec
+	*sl = RecordSlot{Flags: SlotPresent | SlotOdd}
 }
 
-// reserve makes the window size slots long, with front new slots before
+// Reserve makes the window size slots long, with front new slots before
 // the old ones (new slots are absent). When it does not fit where it is,
-// the window moves to the start of the buffers, or to new ones when it
-// would fill more than half of them (so that moves stay rare: a window
+// the window moves to the start of the buffer, or to a new one when it
+// would fill more than half of it (so that moves stay rare: a window
 // that slides along the buffer moves once per half buffer). Every slot
 // outside the window is zero.
 func (s *RecordSet) Reserve(front, size int) {
-	if front == 0 && s.off+size <= len(s.recs) {
+	if front == 0 && s.off+size <= len(s.slots) {
 		s.size = size
 		return
 	}
 	old := s.size
-	if 2*size > len(s.recs) {
-		recs := make([]model.Record, max(4*size, 8))
-		present := make([]bool, len(recs))
-		copy(recs[front:], s.recs[s.off:s.off+old])
-		copy(present[front:], s.present[s.off:s.off+old])
-		s.recs, s.present = recs, present
+	if 2*size > len(s.slots) {
+		slots := make([]RecordSlot, max(4*size, 8))
+		copy(slots[front:], s.slots[s.off:s.off+old])
+		s.slots = slots
 	} else {
-		copy(s.recs[front:], s.recs[s.off:s.off+old]) // overlapping: a memmove
-		copy(s.present[front:], s.present[s.off:s.off+old])
+		copy(s.slots[front:], s.slots[s.off:s.off+old]) // overlapping: a memmove
 		// What the move left behind: the old window's slots outside the
 		// new one's moved part, and the new front slots.
-		clear(s.recs[:front])
-		clear(s.present[:front])
+		clear(s.slots[:front])
 		if lo := max(front+old, s.off); lo < s.off+old {
-			clear(s.recs[lo : s.off+old])
-			clear(s.present[lo : s.off+old])
+			clear(s.slots[lo : s.off+old])
 		}
 	}
 	s.off, s.size = 0, size
 }
 
-// delete removes member n, if present.
+// Delete removes member n, if present.
 func (s *RecordSet) Delete(n int64) {
 	i := s.slot(n)
-	if i < 0 || !s.present[i] {
+	if i < 0 || s.slots[i].Flags&SlotPresent == 0 {
 		return
 	}
-	s.recs[i], s.present[i] = model.Record{}, false
+	if s.slots[i].Flags&SlotOdd != 0 {
+		delete(s.odd, n)
+	}
+	s.slots[i] = RecordSlot{}
 	s.n--
 	if s.n == 0 {
-		s.base, s.off, s.size = 0, 0, 0
-		if len(s.recs) > maxKeptRecs {
+		s.base, s.off, s.size, s.app = 0, 0, 0, 0
+		if len(s.slots) > maxKeptSlots {
 			// A backlog drained: do not hold its buffer for the rest
 			// of the run.
-			s.recs, s.present = nil, nil
+			s.slots = nil
 		}
 		return
 	}
 	// Keep the window tight: drop absent slots at both ends.
-	for !s.present[s.off] {
+	for s.slots[s.off].Flags&SlotPresent == 0 {
 		s.off++
 		s.size--
 		s.base++
 	}
-	for !s.present[s.off+s.size-1] {
+	for s.slots[s.off+s.size-1].Flags&SlotPresent == 0 {
 		s.size--
 	}
 }
 
-// maxKeptRecs is the largest buffer, in slots, an emptied set keeps.
-const maxKeptRecs = 4096
+// maxKeptSlots is the largest buffer, in slots, an emptied set keeps.
+const maxKeptSlots = 4096
 
-// clear removes every member, keeping the storage.
+// Clear removes every member, keeping the storage.
 func (s *RecordSet) Clear() {
-	clear(s.recs[s.off : s.off+s.size])
-	clear(s.present[s.off : s.off+s.size])
-	s.base, s.off, s.size, s.n = 0, 0, 0, 0
+	clear(s.slots[s.off : s.off+s.size])
+	clear(s.odd)
+	s.base, s.off, s.size, s.n, s.app = 0, 0, 0, 0, 0
 }
 
-// each calls f for every member, in increasing message number.
+// Each calls f for every member, in increasing message number.
 func (s *RecordSet) Each(f func(rec model.Record)) {
 	for i := s.off; i < s.off+s.size; i++ {
-		if s.present[i] {
-			f(s.recs[i])
+		if sl := s.slots[i]; sl.Flags&SlotPresent != 0 {
+			f(Member(s.app, s.base+int64(i-s.off), sl, s.odd))
 		}
 	}
 }

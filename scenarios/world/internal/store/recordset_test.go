@@ -4,8 +4,10 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/sim"
 	"pgregory.net/rapid"
 )
 
@@ -21,7 +23,19 @@ func TestRecordSetAsMap(t *testing.T) {
 			n := rapid.Int64Range(0, 40).Draw(t, "n")
 			switch op := rapid.IntRange(0, 9).Draw(t, "op"); {
 			case op < 6:
-				rec := model.Record{ID: model.RecordID{App: 1, N: n}, Digest: uint64(i) + 1}
+				// Mostly records as the world makes them, kept in
+				// their slots; sometimes another application's, or
+				// another digest or create time, kept whole.
+				id := model.RecordID{App: 1, N: n}
+				rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: int32(i % 3), SentAt: sim.Time(i)}
+				switch rapid.IntRange(0, 5).Draw(t, "odd") {
+				case 0:
+					rec.ID.App, rec.Digest = 2, model.Digest(model.RecordID{App: 2, N: n}, 0)
+				case 1:
+					rec.Digest++
+				case 2:
+					rec.CreateTime = 7
+				}
 				s.Put(rec)
 				m[n] = rec
 			case op < 9:
@@ -59,11 +73,19 @@ func TestRecordSetAsMap(t *testing.T) {
 			} else if s.base != keys[0] || int64(s.size) != keys[len(keys)-1]-keys[0]+1 {
 				t.Fatalf("window [%d, +%d) for members %v", s.base, s.size, keys)
 			}
-			for j := range s.recs {
+			odd := 0
+			for j := range s.slots {
 				in := j >= s.off && j < s.off+s.size
-				if (!in || !s.present[j]) && (s.present[j] || !reflect.ValueOf(s.recs[j]).IsZero()) {
-					t.Fatalf("slot %d (window [%d, %d)) absent but holds %v", j, s.off, s.off+s.size, s.recs[j])
+				present := s.slots[j].Flags&SlotPresent != 0
+				if (!in || !present) && !reflect.ValueOf(s.slots[j]).IsZero() {
+					t.Fatalf("slot %d (window [%d, %d)) absent but holds %v", j, s.off, s.off+s.size, s.slots[j])
 				}
+				if in && s.slots[j].Flags&SlotOdd != 0 {
+					odd++
+				}
+			}
+			if odd != len(s.odd) {
+				t.Fatalf("%d slots say their member is kept whole, %d are", odd, len(s.odd))
 			}
 		}
 	})
@@ -88,7 +110,29 @@ func TestRecordSetSlides(t *testing.T) {
 	if a := testing.AllocsPerRun(5, slide); a != 0 {
 		t.Fatalf("%v allocations per 10,000 records", a)
 	}
-	if s.Len() != 5 || len(s.recs) > 64 {
-		t.Fatalf("%d members in a buffer of %d", s.Len(), len(s.recs))
+	if s.Len() != 5 || len(s.slots) > 64 {
+		t.Fatalf("%d members in a buffer of %d", s.Len(), len(s.slots))
+	}
+}
+
+// TestRecordSetBacklogSlots: the records the world makes (its
+// application's, with their original digests and no create time) are
+// kept in 16-byte slots, none whole, so a backlog of N records holds at
+// most 4N slots of 16 bytes.
+func TestRecordSetBacklogSlots(t *testing.T) {
+	if size := unsafe.Sizeof(RecordSlot{}); size > 16 {
+		t.Fatalf("a slot takes %d bytes", size)
+	}
+	var s RecordSet
+	const n = 100_000
+	for i := range int64(n) {
+		id := model.RecordID{App: 3, N: i}
+		s.Put(model.Record{ID: id, Digest: model.Digest(id, 0), Partition: int32(i % 64), SentAt: sim.Time(i)})
+	}
+	if len(s.odd) != 0 || len(s.slots) > 4*n {
+		t.Fatalf("%d records kept whole, %d slots for %d records", len(s.odd), len(s.slots), n)
+	}
+	if r, ok := s.Get(77); !ok || r.ID.App != 3 || r.Partition != 77%64 || r.SentAt != 77 || r.Digest != model.Digest(r.ID, 0) {
+		t.Fatalf("record 77: %+v %v", r, ok)
 	}
 }

@@ -1,0 +1,5 @@
+// Package tally holds counters the World keeps from the observation
+// stream that need nothing of the World: the coordinators' epoch bumps.
+// Each reads observations in order and keeps one run's count; a new run
+// reuses a finished run's memory.
+package tally

@@ -25,6 +25,8 @@ var galleryCharts = []struct {
 }{
 	{"replication-lost-acked", "lost_acked_rate", "docs/replication.md",
 		[]string{"-scenario", "unclean", "-runs", "200", "-idempotence=false", "-vary", "acks=0,1,all", "-vary", "min.insync.replicas=1,2", "-out", "unclean-sweep"}},
+	{"acks1-timing", "lost_acked_rate", "docs/replication.md",
+		[]string{"-scenario", "acks1", "-idempotence=false", "-runs", "100", "-set", "records=40", "-vary", "fault.at.ms=140:240:5", "-vary", "send.interval.ms=5,10,20,40", "-out", "acks1-timing"}},
 }
 
 // TestGallery: every chart in docs/img is what its command draws today,

@@ -104,10 +104,10 @@ func layoutLabels(tl *Timeline, p *plot.Plot, dc draw.Canvas) *TimelineLayout {
 
 	// Violations first, at the top: one label per cluster of nearby
 	// marks, each name once with its count.
+marks:
 	for _, c := range markClusters(tl, p) {
 		x := trX(c.x)
 		rightFirst := c.x <= p.X.Min+0.7*(p.X.Max-p.X.Min)
-		placed := false
 		for _, s := range variants(c.label, c.short) {
 			h := box(s, vg.Point{}).Size().Y
 			for k := range markRows {
@@ -121,21 +121,12 @@ func layoutLabels(tl *Timeline, p *plot.Plot, dc draw.Canvas) *TimelineLayout {
 				for _, b := range cands {
 					if l.fits(b) {
 						place(c.label, s, b, true)
-						placed = true
-						break
+						continue marks
 					}
 				}
-				if placed {
-					break
-				}
-			}
-			if placed {
-				break
 			}
 		}
-		if !placed {
-			l.Left = append(l.Left, c.label)
-		}
+		l.Left = append(l.Left, c.label) // no room anywhere
 	}
 
 	// Then the faults, in time order: on their lane, above its line or
@@ -144,6 +135,7 @@ func layoutLabels(tl *Timeline, p *plot.Plot, dc draw.Canvas) *TimelineLayout {
 	slices.SortStableFunc(ivs, func(a, b Interval) int {
 		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.Lane, b.Lane))
 	})
+faults:
 	for _, iv := range ivs {
 		if iv.Label == "" || iv.Lane < 0 || iv.Lane >= len(tl.Lanes) {
 			continue
@@ -151,7 +143,6 @@ func layoutLabels(tl *Timeline, p *plot.Plot, dc draw.Canvas) *TimelineLayout {
 		x0 := trX(max(float64(iv.From)/1e9, p.X.Min)) + labelPad
 		xEnd := trX(min(float64(iv.To)/1e9, p.X.Max))
 		laneY := trY(tl.y(iv.Lane))
-		placed := false
 		vs := variants(iv.Label, firstWord(iv.Label))
 		for vi, s := range vs {
 			sz := box(s, vg.Point{}).Size()
@@ -171,8 +162,7 @@ func layoutLabels(tl *Timeline, p *plot.Plot, dc draw.Canvas) *TimelineLayout {
 						}
 						if l.fits(b) {
 							place(iv.Label, s, b, false)
-							placed = true
-							break
+							continue faults
 						}
 						if !shift {
 							break
@@ -188,21 +178,10 @@ func layoutLabels(tl *Timeline, p *plot.Plot, dc draw.Canvas) *TimelineLayout {
 						}
 						x = next
 					}
-					if placed {
-						break
-					}
-				}
-				if placed {
-					break
 				}
 			}
-			if placed {
-				break
-			}
 		}
-		if !placed {
-			l.Left = append(l.Left, iv.Label)
-		}
+		l.Left = append(l.Left, iv.Label) // no room anywhere
 	}
 	return l
 }

@@ -62,10 +62,15 @@ func flagParts(cmd string) []string {
 // wrap breaks a command line before " -" flags so no line is longer than
 // width (a single long flag stays whole); each broken line ends in " \\",
 // so the lines paste into a shell as one command.
-func wrap(cmd string, width int) string {
+func wrap(cmd string, width int) string { return joinWrapped(flagParts(cmd), width, " \\\n") }
+
+// joinWrapped joins parts with spaces into lines of at most width
+// characters (a longer part stays whole), each line after the first
+// indented by four spaces, the lines joined by sep.
+func joinWrapped(parts []string, width int, sep string) string {
 	var lines []string
 	line := ""
-	for _, part := range flagParts(cmd) {
+	for _, part := range parts {
 		switch {
 		case line == "":
 			line = part
@@ -76,7 +81,7 @@ func wrap(cmd string, width int) string {
 			line += " " + part
 		}
 	}
-	return strings.Join(append(lines, line), " \\\n")
+	return strings.Join(append(lines, line), sep)
 }
 
 func modeLabel(m string) string { return "idempotence " + m }
@@ -326,22 +331,7 @@ func chartName(metric string) string { return strings.ToLower(strings.ReplaceAll
 
 // wrapWords breaks text into lines of at most width characters at spaces
 // (a longer word stays whole).
-func wrapWords(text string, width int) string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(text) {
-		switch {
-		case line == "":
-			line = w
-		case len(line)+1+len(w) > width:
-			lines = append(lines, line)
-			line = "    " + w
-		default:
-			line += " " + w
-		}
-	}
-	return strings.Join(append(lines, line), "\n")
-}
+func wrapWords(text string, width int) string { return joinWrapped(strings.Fields(text), width, "\n") }
 
 // brokenInvariants returns the invariants some run of the sweep broke,
 // in report order.

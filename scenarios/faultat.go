@@ -16,8 +16,11 @@ import (
 // the scenario draws from the seed (acks1, failover, restart, epochx,
 // statelost). A scenario that draws its time still draws it when the
 // parameter is set, and then ignores it, so that every later draw (the
-// jitter, fault.count's noise) stays the same. docs/parameters.md lists
-// the scenarios' timing parameters.
+// jitter, fault.count's noise) stays aligned: the noise has the same
+// faults at the same times, though one may hit another process, since
+// the generator keeps clear of the processes the scripted plan has down
+// (faults.GenOptions.Around). docs/parameters.md lists the scenarios'
+// timing parameters.
 
 // faultAtMax is fault.at.ms's upper bound: an hour, as the scenarios' other
 // times (leader.down.ms, pause.ms).

@@ -11,8 +11,9 @@ import (
 
 // planColumns is how many of a run's fault plan actions runs.csv spells
 // out, each as fault<i>_at_ms and fault<i>: the scripted faults of every
-// catalogue scenario at its defaults fit (unclean's four actions are the
-// most); the column faults counts them all.
+// catalogue scenario at its defaults fit (unclean's and restart's four
+// actions are the most) but epochx's (nine restarts, 18 actions); the
+// column faults counts them all.
 const planColumns = 4
 
 // flatColumns are runs.csv's last columns, after the -json report's: a

@@ -54,7 +54,8 @@ fault.count=4).`,
 		build:   oneApp,
 		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {
 			c := v.Config()
-			// A random point of the third to seventh transaction.
+			// At fault.at.ms's default, a random point of the third to
+			// seventh transaction.
 			crash := c.Extra.FaultAt + jitter(rng, 0, 2*time.Second)
 			p := faults.Plan{Actions: []faults.Timed{
 				{At: crash, Action: faults.Crash{Node: nodes.Brokers[0]}},

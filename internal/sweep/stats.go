@@ -54,11 +54,11 @@ func wilson(k, n int64) Prop {
 // Where the delta method has no spread to go on, its interval would have
 // zero width and claim certainty: every run with x = 0 (a rate of 0),
 // every run with x = y (a rate of 1), or every run giving the same ratio.
-// The interval is then the Wilson score interval of the ratio with the
-// number of runs as the sample size (Method "wilson-runs"): runs, not
-// records, are the independent observations, so at 0 it says "none in n
-// runs, at most about 3.8/n" (the rule of three's 3/n, with Wilson's
-// continuity), never [0, 0].
+// The interval is then a bound made over runs, the independent
+// observations (Method "wilson-runs", [wilsonRuns]): at most z²/(n+z²) of
+// the runs could differ (Wilson's bound for none of n), each by at most
+// the whole range. At 0 it says "none in n runs, at most about 3.8/n",
+// never [0, 0].
 type Rate struct {
 	Value *float64 `json:"value"`
 	Lo    *float64 `json:"lo"`
@@ -70,21 +70,14 @@ type Rate struct {
 	Method string `json:"method,omitempty"`
 }
 
-// wilsonRuns is the Wilson score interval of a proportion p observed
-// over n runs (n >= 1).
+// wilsonRuns bounds a rate p that every one of n runs gave: by the
+// Wilson score interval of "0 runs of n differ", at most b = z²/(n+z²)
+// of the runs differ (95%), and each of those at most by the whole range,
+// so the rate lies in [p - b·p, p + b·(1-p)]. At 0 that is [0, b], about
+// the rule of three's 3/n; at 1, [1-b, 1].
 func wilsonRuns(p float64, n int64) (lo, hi float64) {
-	z, nf := z95, float64(n)
-	den := 1 + z*z/nf
-	center := (p + z*z/(2*nf)) / den
-	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
-	lo, hi = math.Max(0, center-half), math.Min(1, center+half)
-	if p == 0 {
-		lo = 0
-	}
-	if p == 1 {
-		hi = 1
-	}
-	return lo, hi
+	b := z95 * z95 / (float64(n) + z95*z95)
+	return p - b*p, p + b*(1-p)
 }
 
 func fp(x float64) *float64 { return &x }

@@ -13,8 +13,8 @@ var meanings = map[string]string{
 	InvState:   "producer state differing from its log after a restart",
 	InvEpoch:   "an epoch out of range or going back",
 	InvEOS:     "input not exactly once in the output",
-	InvTxn:     "a read_committed reader seeing an aborted, lost or torn transaction",
-	LiveProd:   "records unresolved, a spurious fatal error or a run that did not settle",
+	InvTxn:     "an aborted, lost or torn transaction as read_committed sees it",
+	LiveProd:   "records unresolved, a spurious fatal or an unsettled run",
 	LiveLSO:    "a hanging transaction pinning the last stable offset",
 	SimOutcome: "the simulator's own accounting broken",
 }

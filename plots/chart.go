@@ -175,7 +175,7 @@ func (c *Chart) layout() (*layout, error) {
 	leg.TextStyle.Font.Size = vg.Points(9)
 	leg.Top, leg.Left = true, true
 	p.Title.TextStyle.Font.Size = vg.Points(11)
-	p.Title.Text = c.Title
+	p.Title.Text = wrapTitle(c.Title, MaxTitleLine)
 	p.X.Label.Text = c.XLabel
 	p.Y.Label.Text = c.YLabel
 	p.Add(plotter.NewGrid())
@@ -469,4 +469,27 @@ func (m *markPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
 			c.FillText(st, at, mk.Label)
 		}
 	}
+}
+
+// MaxTitleLine is the longest title line, in characters, that fits the
+// chart's width at the title's size; a longer title breaks at spaces.
+const MaxTitleLine = 84
+
+// wrapTitle breaks title at spaces into lines of at most width
+// characters (a longer word stays whole).
+func wrapTitle(title string, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(title) {
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) > width:
+			lines = append(lines, line)
+			line = w
+		default:
+			line += " " + w
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
 }

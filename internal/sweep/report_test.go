@@ -63,7 +63,7 @@ func TestReport(t *testing.T) {
 		"**What the scenario expects:** with idempotence off, nothing to show: transactions need idempotence; with idempotence on, the producer is fenced",
 		"transaction.timeout.ms=5000 (Kafka: 60000)",
 		"With idempotence on, the fraction of runs with any violation rises through 50% at **pause.ms ≈ ",
-		"![txntimeout: runs with LIVE-PROD (records unresolved, a spurious fatal error or a run that did not settle) against pause.ms](live_prod.png)",
+		"![txntimeout: runs with LIVE-PROD (records unresolved, a spurious fatal or an unsettled run) against pause.ms](live_prod.png)",
 		"![txntimeout: runs with any violation (secondary: all anomaly classes together) against pause.ms](violations.png)",
 		"*Fraction of runs with any violation against pause.ms, 6 runs per point and mode, 95% intervals. idempotence off: 0 at every point (pause.ms=1000 none (≤ ",
 		"; idempotence on: rises from 0 at pause.ms=1000 to 1 at 20000, most of it between",

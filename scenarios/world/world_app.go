@@ -96,7 +96,7 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 	id := model.RecordID{App: a.id, N: a.next}
 	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: part, SentAt: now}
 	a.next++
-	in.unresolved.Put(rec)
+	in.unresolved.PutStandard(rec)
 	if id.N < a.high {
 		// An exactly-once application that resumed at its committed
 		// position processes this input record again: the same record,

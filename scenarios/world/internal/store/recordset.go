@@ -90,6 +90,17 @@ func (s *RecordSet) Has(n int64) bool {
 
 // Put adds rec (or replaces the member with its message number).
 func (s *RecordSet) Put(rec model.Record) {
+	s.put(rec, rec.CreateTime == 0 && rec.Digest == model.Digest(rec.ID, 0))
+}
+
+// PutStandard is Put for a record its caller just made with the standard
+// payload (digest model.Digest(id, 0), no create time): it skips
+// recomputing the digest, on the path every new record takes.
+func (s *RecordSet) PutStandard(rec model.Record) { s.put(rec, true) }
+
+// put adds rec; std reports that its digest is the standard one and it
+// has no create time, so a slot holds it.
+func (s *RecordSet) put(rec model.Record, std bool) {
 	n := rec.ID.N
 	if s.n == 0 {
 		s.base, s.off, s.size, s.app = n, 0, 0, rec.ID.App
@@ -110,7 +121,7 @@ func (s *RecordSet) Put(rec model.Record) {
 	} else if sl.Flags&SlotOdd != 0 {
 		delete(s.odd, n)
 	}
-	if rec.ID.App == s.app && rec.CreateTime == 0 && rec.Digest == model.Digest(rec.ID, 0) {
+	if rec.ID.App == s.app && std {
 		*sl = RecordSlot{Sent: rec.SentAt, Part: rec.Partition, Flags: SlotPresent}
 		return
 	}

@@ -199,7 +199,7 @@ func (a *Axis) categories() (labels []string, note string) {
 		for i, v := range a.Values {
 			parts[i] = labels[i] + " = " + v
 		}
-		note = a.Key + ": " + strings.Join(parts, "; ")
+		note = a.Key + ": " + strings.Join(parts, " | ")
 	}
 	return labels, note
 }

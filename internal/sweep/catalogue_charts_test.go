@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/idemsim/idemsim/scenarios"
@@ -47,6 +48,34 @@ func TestCatalogueCharts(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestLongCategoriesAbbreviated: a text axis whose values do not fit
+// under a tick is labelled v1, v2, ..., and the footnote spells each
+// value out whole, on lines that fit the chart.
+func TestLongCategoriesAbbreviated(t *testing.T) {
+	sc, err := scenarios.Lookup("ackloss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := axisOf(t, sc, "net.link.latency=p1>b1 constant base=20ms; b1>p1 constant base=5ms,p1>b1 constant base=1ms")
+	cfg := Config{Scenario: sc, Base: 1, Runs: 2, Modes: []bool{false}, Axes: []Axis{a}}
+	st, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := st.Summarize().Charts()[0].Chart
+	if strings.Join(c.Categories, ",") != "v1,v2" {
+		t.Errorf("categories %q, want v1, v2", c.Categories)
+	}
+	if !strings.Contains(c.Footnote, "net.link.latency: v1 = p1>b1 constant base=20ms; b1>p1 constant base=5ms | v2 = p1>b1 constant base=1ms") {
+		t.Errorf("footnote does not spell the values out:\n%s", c.Footnote)
+	}
+	for _, l := range strings.Split(c.Footnote, "\n") {
+		if len(l) > 120 {
+			t.Errorf("footnote line of %d characters: %q", len(l), l)
 		}
 	}
 }

@@ -182,7 +182,7 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 		ticks := xs // on the data's grid
 		cats, catNote := s.Axes[0].categories()
 		if catNote != "" {
-			foot = wrapWords(catNote, 150) + "\n" + foot
+			foot = wrapWords(catNote, 110) + "\n" + foot
 		}
 		add := func(name string, c *plots.Chart) {
 			c.XTicks, c.Categories, c.Footnote = ticks, cats, foot

@@ -22,7 +22,7 @@ type Batch struct {
 	// batch, the ordinal (1, 2, ...) of the sending producer instance's
 	// transaction the batch was built for; 0 otherwise. Checkers use it to
 	// tell which transaction a log entry belongs to, which Kafka's log
-	// cannot tell apart under transaction version 1 (transactions.md X39).
+	// cannot tell apart under transaction version 1 (KAFKA-17754).
 	Txn   int32
 	Epoch int16
 	// Transactional is the batch header's transactional bit.

@@ -348,7 +348,7 @@ func expectErrNames(got []model.ErrCode, want []string) error {
 }
 
 // checkTxnLog checks that every id's records on __transaction_state
-// follow Kafka's transition table (transactions.md X1,
+// follow Kafka's transition table (TransactionState.validPreviousStates,
 // TransactionMetadata.prepareTransitionTo): an id's first record, and the
 // first after its tombstone, is Empty (InitProducerId creates ids) unless
 // coord_seed installed it, in which case the seeded state precedes it;

@@ -220,7 +220,7 @@ func (r *replRunner) step(op string, raw json.RawMessage) error {
 		}
 		return expectLog(o, dst)
 	case "fetch":
-		// One fetch round with truncation on fetch (R14.6, R38, R39, R16):
+		// One fetch round with truncation on fetch (KAFKA-10554):
 		// the follower asks from its log end with its latest epoch; on a
 		// diverging epoch it truncates, else it appends all the leader has.
 		o, err := parseObj(raw, keys("follower", "leader", "partition", "expect")...)

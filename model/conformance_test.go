@@ -223,7 +223,7 @@ func runVector(data []byte) error {
 		}
 	}
 	// Runner-level check, whatever the vector says: every transition on
-	// __transaction_state is legal (transactions.md X1).
+	// __transaction_state is legal (TransactionMetadata.prepareTransitionTo).
 	if err := checkTxnLog(r.coord.TxnLog(), r.seeded); err != nil {
 		return fmt.Errorf("__transaction_state: %v", err)
 	}

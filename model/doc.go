@@ -55,8 +55,8 @@
 //
 // # Fidelity
 //
-// Each type's doc comment cites the Kafka class or rule it follows
-// (semantics B*, C*, T*). Where idemsim simplifies, the comment says so:
+// Each type's doc comment cites the Kafka class or method it follows.
+// Where idemsim simplifies, the comment says so:
 // replication (model/broker) has no broker epochs, ELR or reassignment,
 // and the coordinator's state stands for __transaction_state and survives
 // its crash. Messages between servers travel the world's network; a broken

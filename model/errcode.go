@@ -108,7 +108,8 @@ func (e ErrCode) Retriable() bool {
 		ErrNotEnoughReplicas, ErrConcurrentTransactions,
 		// RetriableException subclasses of the replication path
 		// (NotEnoughReplicasAfterAppendException; LeaderNotAvailable and
-		// UnknownTopicOrPartition are InvalidMetadataExceptions; R24).
+		// UnknownTopicOrPartition are InvalidMetadataExceptions;
+		// Sender.canRetry).
 		ErrNotEnoughReplicasAfterAppend, ErrLeaderNotAvailable, ErrUnknownTopicOrPartition:
 		return true
 	}

@@ -12,7 +12,8 @@ type LogEntry struct {
 	// AppendedAt is the simulated time of the append.
 	AppendedAt sim.Time
 	// CoordinatorEpoch is the coordinator epoch a marker carried; -1 for
-	// data. Kept so that a rebuild (B11.2) can replay markers.
+	// data. Kept so that a rebuild (UnifiedLog.rebuildProducerState) can
+	// replay markers.
 	CoordinatorEpoch int32
 	// Marker is MarkerNone for data, else the control record type.
 	Marker MarkerType

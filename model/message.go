@@ -48,8 +48,8 @@ type PartitionResponse struct {
 	BaseOffset int64
 	// LogStartOffset is the partition's log start offset, which the client
 	// compares with its last acknowledged offset on UNKNOWN_PRODUCER_ID
-	// (spec C5.5); -1 means unknown. The zero value suits a log that was
-	// never truncated.
+	// (TransactionManager.canRetry); -1 means unknown. The zero value suits a
+	// log that was never truncated.
 	LogStartOffset int64
 }
 
@@ -198,7 +198,7 @@ type TxnResponse struct {
 	Op  string
 	Err ErrCode
 	// PID and Epoch are EndTxn v5's producer id and epoch (transaction
-	// version 2: the pair the producer adopts; transactions.md X23), or
+	// version 2: the pair the producer adopts; KIP-890 part 2), or
 	// NoProducerID and NoEpoch (an error, or an older version).
 	PID   ProducerID
 	Epoch int16

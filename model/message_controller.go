@@ -2,21 +2,20 @@ package model
 
 import "strconv"
 
-// Messages between brokers and the KRaft controller (replication spec
-// R7, R9, R26-R34). The controller is one node, reached at
-// [DestController].
+// Messages between brokers and the KRaft controller. The controller is
+// one node, reached at [DestController].
 
 // DestController is the destination of requests to the controller.
 const DestController int32 = -3
 
 // BrokerHeartbeatRequest is a broker's heartbeat (every
-// broker.heartbeat.interval.ms, 2000; R26).
+// broker.heartbeat.interval.ms, 2000).
 type BrokerHeartbeatRequest struct {
 	BrokerID int32
 	// MetadataOffset is the offset of the last metadata the broker
 	// applied (currentMetadataOffset); the controller sends a broker
 	// behind it everything it missed, standing in for the broker's fetch
-	// of the metadata log (R34).
+	// of the metadata log.
 	MetadataOffset int64
 	// UncleanShutdown: the broker restarted after an unclean shutdown and
 	// the controller has not answered a heartbeat since (Kafka's broker
@@ -46,8 +45,9 @@ func (r *BrokerHeartbeatResponse) AppendDescription(b []byte) []byte {
 	return strconv.AppendBool(b, r.Fenced)
 }
 
-// AlterPartitionRequest is a leader's ISR change proposal (R7, R8;
-// P#prepareIsrShrink:1806, P#prepareIsrExpand).
+// AlterPartitionRequest is a leader's ISR change proposal
+// (P#maybeShrinkIsr:1253, P#maybeExpandIsr:1030; P#prepareIsrShrink:1806,
+// P#prepareIsrExpand).
 type AlterPartitionRequest struct {
 	// BrokerID is the leader proposing the change.
 	BrokerID       int32
@@ -95,8 +95,8 @@ func (r *AlterPartitionResponse) AppendDescription(b []byte) []byte {
 }
 
 // PartitionState is the controller's registration of a partition (PREG,
-// metadata/src/main/java/org/apache/kafka/metadata/PartitionRegistration.java;
-// R1), as published in metadata.
+// metadata/src/main/java/org/apache/kafka/metadata/PartitionRegistration.java),
+// as published in metadata.
 type PartitionState struct {
 	Partition int32
 	// Replicas is the assignment; Replicas[0] is the preferred leader.
@@ -107,7 +107,7 @@ type PartitionState struct {
 	LeaderEpoch    int32
 	PartitionEpoch int32
 	// Recovering is leaderRecoveryState RECOVERING, set by an unclean
-	// election (R31).
+	// election (PartitionChangeBuilder#tryElection).
 	Recovering bool
 	// ELR are the eligible leader replicas (KIP-966): replicas removed
 	// from the ISR while it was below min.insync.replicas, which hold
@@ -144,7 +144,7 @@ func (s PartitionState) Clone() PartitionState {
 }
 
 // MetadataUpdate is the controller's publication of partition changes
-// (PartitionChangeRecords replayed by brokers, R34) and of the fenced
+// (PartitionChangeRecords replayed by brokers) and of the fenced
 // brokers. Brokers serve clients' Metadata from what they applied;
 // the world decides when (and whether) each broker receives it.
 type MetadataUpdate struct {

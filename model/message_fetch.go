@@ -2,7 +2,7 @@ package model
 
 import "strconv"
 
-// Follower Fetch (replication spec R13-R17). Citations are to
+// Follower Fetch. Citations are to
 // apache/kafka@1eb7644349cb: core/src/main/scala/kafka/server/
 // RemoteLeaderEndPoint.scala (RLE), ReplicaManager.scala (RM),
 // AbstractFetcherThread.scala (AFT) and core/src/main/scala/kafka/cluster/
@@ -22,10 +22,11 @@ type FetchRequest struct {
 	// CurrentLeaderEpoch is the leader epoch the follower believes in.
 	CurrentLeaderEpoch int32
 	// LastFetchedEpoch is the epoch of the follower's last batch, or
-	// UndefinedEpoch when it has none (then no divergence check, R14.6).
+	// UndefinedEpoch when it has none (then no divergence check,
+	// P#readRecords:1517).
 	LastFetchedEpoch int32
 	// MaxWaitMs is replica.fetch.wait.max.ms: how long the leader may park
-	// a fetch with nothing to return (R15).
+	// a fetch with nothing to return (RM#fetchMessages:1690).
 	MaxWaitMs int32
 }
 
@@ -52,17 +53,18 @@ type FetchResponse struct {
 	CorrelationID int64
 	Partition     int32
 	// Err is NONE, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
-	// UNKNOWN_LEADER_EPOCH or OFFSET_OUT_OF_RANGE (R14).
+	// UNKNOWN_LEADER_EPOCH or OFFSET_OUT_OF_RANGE (RM#readFromLog:1781,
+	// P#readRecords:1517).
 	Err ErrCode
-	// HighWatermark is the leader's high watermark captured before this
-	// fetch was served (R14.5): it excludes the fetch's own effect.
+	// HighWatermark is the leader's high watermark captured before this fetch
+	// was served (P#readRecords:1517): it excludes the fetch's own effect.
 	HighWatermark int64
 	// LeaderEpoch is the leader's current epoch (the response's
 	// CurrentLeader hint on an epoch error).
 	LeaderEpoch int32
 	// DivergingEpoch and DivergingEndOffset are set (not
 	// UndefinedEpoch/UndefinedEpochOffset) when the follower's log
-	// diverges from the leader's (R38): the leader's
+	// diverges from the leader's (P#readRecords:1517): the leader's
 	// endOffsetFor(LastFetchedEpoch). Batches is then empty.
 	DivergingEpoch     int32
 	DivergingEndOffset int64
@@ -109,7 +111,7 @@ func (r *FetchResponse) AppendDescription(b []byte) []byte {
 
 // ReplicaBatch is one log entry as a leader serves it to a follower: the
 // entry and the leader epoch it was written in (the batch header's
-// partitionLeaderEpoch, R2).
+// partitionLeaderEpoch, P#appendRecordsToLeader:1375).
 type ReplicaBatch struct {
 	Entry       LogEntry
 	LeaderEpoch int32

@@ -24,8 +24,8 @@ type VerifyPartitionsRequest struct {
 	Partitions      []int32
 	// Add: the leader adds the partitions to the transaction on the
 	// producer's behalf (transaction version 2, KIP-890 part 2: Produce
-	// v12, AddPartitionsToTxn sent by the broker and not verify-only;
-	// transactions.md X23) instead of only verifying them.
+	// v12, AddPartitionsToTxn sent by the broker and not verify-only)
+	// instead of only verifying them.
 	Add bool
 }
 

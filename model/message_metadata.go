@@ -2,8 +2,8 @@ package model
 
 import "strconv"
 
-// MetadataRequest is a client's Metadata request for the topic (R42;
-// clients/src/main/java/org/apache/kafka/clients/producer/internals/ProducerMetadata.java,
+// MetadataRequest is a client's Metadata request for the topic
+// (clients/src/main/java/org/apache/kafka/clients/producer/internals/ProducerMetadata.java,
 // NetworkClient.DefaultMetadataUpdater#maybeUpdate): the producer sends it
 // to a broker when its metadata is stale (NOT_LEADER_OR_FOLLOWER, a broken
 // connection to a leader) or older than metadata.max.age.ms.

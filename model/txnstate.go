@@ -42,7 +42,8 @@ const (
 
 var txnStateNames = [...]string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence"}
 
-// legalPrev[s] lists the states s may follow (X1).
+// legalPrev[s] lists the states s may follow (TransactionState.validPreviousStates,
+// core/src/main/scala/kafka/coordinator/transaction/TransactionMetadata.scala).
 var legalPrev = [...][]TxnState{
 	TxnEmpty:             {TxnEmpty, TxnCompleteCommit, TxnCompleteAbort},
 	TxnOngoing:           {TxnOngoing, TxnEmpty, TxnCompleteCommit, TxnCompleteAbort},

@@ -31,8 +31,8 @@ type BrokerConfig struct {
 	// NotReadyBatches is partition.not_ready.batches: per partition, the
 	// first that many batches are answered NOT_LEADER_OR_FOLLOWER, >= 0.
 	NotReadyBatches int64
-	// RebuildNone is broker.restart.rebuild=none (bug-zoo Z08, a what-if):
-	// a restarted broker keeps its logs but no producer state.
+	// RebuildNone is broker.restart.rebuild=none (the README's -bug Z08, a
+	// what-if): a restarted broker keeps its logs but no producer state.
 	RebuildNone bool
 	// MuteRandom is fault.realized: the transient-error draw is still made
 	// (so the stream stays aligned) but counts for nothing; the planned
@@ -311,9 +311,9 @@ func (b *Broker) Step(now sim.Time, from model.Peer, m model.Message) []model.Ou
 
 // produce handles a produce request. Transactional batches that open a
 // transaction on their partition are first verified with the coordinator
-// (KIP-890 part 1, semantics B4.0), or, for a transaction version 2
-// producer (Produce v12), added to its transaction by the leader (KIP-890
-// part 2, transactions.md X23): the request waits for the answer.
+// (KIP-890 part 1, ReplicaManager.handleProduceAppend), or, for a
+// transaction version 2 producer (Produce v12), added to its transaction
+// by the leader (KIP-890 part 2): the request waits for the answer.
 func (b *Broker) produce(now sim.Time, from model.Peer, req *model.ProduceRequest) {
 	var ask *model.VerifyPartitionsRequest
 	// The answers, in scratch memory unless the request waits for them.
@@ -452,8 +452,9 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 				break
 			}
 			if b.Replicated() {
-				// R20.5: below min.insync.replicas an acks=all batch is
-				// refused before any other check.
+				// Partition.appendRecordsToLeader's pre-check: below
+				// min.insync.replicas an acks=all batch is refused before
+				// any other check.
 				if e := b.reps[bt.Partition].ls.CheckAppend(req.Acks); e != model.ErrNone {
 					r = model.AppendResult{Err: e, FirstOffset: -1, LastOffset: -1, Reason: "in-sync replicas below min.insync.replicas"}
 					break

@@ -187,7 +187,7 @@ func (b *Broker) rep(part int32) *replica {
 	return b.reps[part]
 }
 
-// applyMetadata applies the controller's publication (R34; docs/
+// applyMetadata applies the controller's publication (RM#applyDelta; docs/
 // replication.md wiring step 2): the fenced set, then each partition's
 // registration to the leader side (always) and the fetcher.
 func (b *Broker) applyMetadata(now sim.Time, m *model.MetadataUpdate) {
@@ -353,9 +353,10 @@ func (b *Broker) replDisconnected(now sim.Time, dest int32) {
 	}
 }
 
-// metadataRequest answers a client's Metadata from the applied metadata
-// (RM's metadata cache, R42): the leader of each partition, -1 while
-// unknown or leaderless. Without replication the leaders are fixed.
+// metadataRequest answers a client's Metadata from the applied metadata (RM's
+// metadata cache, KRaftMetadataCache#getPartitionMetadata): the leader of each
+// partition, -1 while unknown or leaderless. Without replication the leaders
+// are fixed.
 func (b *Broker) metadataRequest(from model.Peer, m *model.MetadataRequest) {
 	resp := &model.MetadataResponse{CorrelationID: m.CorrelationID, Leaders: make([]int32, len(b.cfg.Leaders)), Epochs: make([]int32, len(b.cfg.Leaders))}
 	for i := range resp.Leaders {

@@ -14,7 +14,7 @@ import (
 
 // A miniature world for one partition replicated on brokers 0..n-1 with a
 // controller: it shows how the broker and the world wire the replication
-// building blocks (docs/replication.md), and drives the spec's scenarios.
+// building blocks (docs/replication.md), and drives five failover scenarios.
 // Every message takes 1 ms; a crashed broker loses what is sent to it.
 
 type tEvent struct {
@@ -290,7 +290,7 @@ func (c *tCluster) dump() {
 	}
 }
 
-// TestClusterS1AcksOneLoss is scenario S1: an acks=1 write acknowledged
+// TestClusterS1AcksOneLoss: an acks=1 write acknowledged
 // by the leader is lost when it crashes before any follower fetched it;
 // the old leader truncates it when it rejoins.
 func TestClusterS1AcksOneLoss(t *testing.T) {
@@ -337,7 +337,7 @@ func TestClusterS1AcksOneLoss(t *testing.T) {
 	}
 }
 
-// TestClusterS9FollowerCrashStallsAcksAll is scenario S9: a follower crash
+// TestClusterS9FollowerCrashStallsAcksAll: a follower crash
 // holds acks=all writes until the controller fences it (~9 s) and the
 // leader applies the smaller ISR (leader epoch unchanged).
 func TestClusterS9FollowerCrashStallsAcksAll(t *testing.T) {
@@ -364,7 +364,7 @@ func TestClusterS9FollowerCrashStallsAcksAll(t *testing.T) {
 	}
 }
 
-// TestClusterS6DedupIffReplicated is scenario S6: the new leader has the
+// TestClusterS6DedupIffReplicated: the new leader has the
 // producer state of every batch it replicated, so a retry of b0 is a
 // duplicate and b1 (never replicated) is appended once, in order.
 func TestClusterS6DedupIffReplicated(t *testing.T) {
@@ -397,12 +397,13 @@ func TestClusterS6DedupIffReplicated(t *testing.T) {
 	}
 }
 
-// TestClusterS5IsolatedOldLeader is scenario S5: broker 0 is cut off from
-// the controller and the other brokers; it is fenced and replaced, yet
-// keeps accepting produces (R35). Its acks=1 write is acknowledged and
-// later truncated; its acks=all write is appended but never acknowledged
-// and ends REQUEST_TIMED_OUT; on healing it applies the new metadata and
-// truncates to the new leader's end of epoch 0.
+// TestClusterS5IsolatedOldLeader: broker 0 is cut off from the controller and
+// the other brokers; it is fenced and replaced, yet keeps accepting produces
+// (nothing in Kafka's BrokerLifecycleManager stops a broker that lost its
+// session from serving). Its acks=1 write is acknowledged and later truncated;
+// its acks=all write is appended but never acknowledged and ends
+// REQUEST_TIMED_OUT; on healing it applies the new metadata and truncates to
+// the new leader's end of epoch 0.
 func TestClusterS5IsolatedOldLeader(t *testing.T) {
 	c := newCluster(t, 3, LeaderConfig{}, controller.ControllerConfig{})
 	c.runUntil(ms(100))
@@ -449,7 +450,7 @@ func TestClusterS5IsolatedOldLeader(t *testing.T) {
 	}
 }
 
-// TestClusterS3UncleanLoss is scenario S3: followers stop fetching, the
+// TestClusterS3UncleanLoss: followers stop fetching, the
 // leader shrinks the ISR to itself (min.insync.replicas 1) and
 // acknowledges acks=all writes with one copy; it crashes; with unclean
 // election (3.9+) an out-of-sync follower leads and the acknowledged

@@ -9,8 +9,8 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// The follower's fetch loop for one partition (replication spec R13-R18,
-// R39). Citations are to apache/kafka@1eb7644349cb:
+// The follower's fetch loop for one partition. Citations are to
+// apache/kafka@1eb7644349cb:
 // core/src/main/scala/kafka/server/AbstractFetcherThread.scala (AFT),
 // ReplicaFetcherThread.scala (RFT), ReplicaManager.scala (RM).
 
@@ -77,12 +77,13 @@ const (
 
 // ReplicaFetcher is a follower's fetch loop for one partition (AFT with
 // truncation on fetch, KAFKA-10554): one fetch in flight at a time; each
-// response is appended, or the log truncated on a diverging epoch (R39),
-// and the next fetch goes out at once; errors back off. It is pure: the
-// broker feeds it metadata, fetch responses and its timers, and carries
-// out the returned effects (OutSend of a [model.FetchRequest] to the leader's
-// broker index, OutWake for its timers, OutNote for truncations). The
-// returned slice is the fetcher's and valid until its next call.
+// response is appended, or the log truncated on a diverging epoch
+// (AFT#getOffsetTruncationState:583), and the next fetch goes out at once;
+// errors back off. It is pure: the broker feeds it metadata, fetch responses
+// and its timers, and carries out the returned effects (OutSend of a
+// [model.FetchRequest] to the leader's broker index, OutWake for its timers,
+// OutNote for truncations). The returned slice is the fetcher's and valid
+// until its next call.
 type ReplicaFetcher struct {
 	cfg       FetcherConfig
 	self      int32
@@ -117,7 +118,7 @@ func (f *ReplicaFetcher) State() FetcherState { return f.state }
 func (f *ReplicaFetcher) Leader() (int32, int32) { return f.leader, f.leaderEpoch }
 
 // BecomeFollower applies the partition's registration (P#makeFollower:839,
-// RM#applyLocalFollowersDelta:2986, R18). It restarts the loop only when
+// RM#applyLocalFollowersDelta:2986). It restarts the loop only when
 // the leader epoch increased: with an empty epoch cache the log is first
 // truncated to the high watermark (RM#initialFetchOffset:2581, AFT
 // truncateToHighWatermark); the first fetch starts at the log end with the
@@ -177,8 +178,9 @@ func (f *ReplicaFetcher) Step(now sim.Time, _ model.Peer, m model.Message) []mod
 		return f.out
 	}
 	if resp.Diverging() {
-		// R39: truncate; the next fetch carries the new latest epoch, so a
-		// truncation that is not complete is checked again.
+		// Truncate (AFT#getOffsetTruncationState:583); the next fetch
+		// carries the new latest epoch, so a truncation that is not
+		// complete is checked again.
 		off, _ := f.log.TruncationOffset(resp.DivergingEpoch, resp.DivergingEndOffset)
 		f.truncate(now, off)
 		f.send(now)

@@ -117,8 +117,9 @@ func TestFetcherLoopAndErrors(t *testing.T) {
 	}
 }
 
-// TestFetcherEmptyCacheTruncatesToHW is R18: without epochs a new follower
-// truncates to its high watermark and fetches from there.
+// TestFetcherEmptyCacheTruncatesToHW: without epochs a new follower
+// truncates to its high watermark and fetches from there
+// (ReplicaManager#initialFetchOffset).
 func TestFetcherEmptyCacheTruncatesToHW(t *testing.T) {
 	p := storage.NewPartition(0, storage.PartitionConfig{})
 	for i := 0; i < 4; i++ {
@@ -135,7 +136,8 @@ func TestFetcherEmptyCacheTruncatesToHW(t *testing.T) {
 
 // TestFetcherTruncatesInTwoRounds: the leader names an epoch the follower
 // does not have; the follower truncates to the end of its largest epoch
-// below it, asks again with its next fetch, and then agrees (R39).
+// below it, asks again with its next fetch, and then agrees
+// (AbstractFetcherThread#getOffsetTruncationState).
 func TestFetcherTruncatesInTwoRounds(t *testing.T) {
 	leaderLog := replicaLogWith(t, [2]int{10, 0}, [2]int{5, 1}, [2]int{3, 3})
 	ls := NewLeaderState(LeaderConfig{}, 0, leaderLog)

@@ -11,7 +11,7 @@ import (
 
 // The leader's side of replication for one partition: follower
 // bookkeeping, ISR changes, the high watermark, acks=all waits and parked
-// follower fetches (replication spec R3-R8, R11, R14, R15, R20-R23).
+// follower fetches.
 // Citations are to apache/kafka@1eb7644349cb:
 // core/src/main/scala/kafka/cluster/Partition.scala (P),
 // core/src/main/scala/kafka/cluster/Replica.scala (RS),
@@ -31,7 +31,7 @@ const never = sim.Time(-1 << 62)
 // value is Kafka 4.0's defaults.
 type LeaderConfig struct {
 	// ReplicaLagTimeMax is replica.lag.time.max.ms; 0 means 30000 ms. The
-	// ISR shrink check runs every half of it (R7).
+	// ISR shrink check runs every half of it (P#maybeShrinkIsr:1253).
 	ReplicaLagTimeMax time.Duration
 	// MinInsyncReplicas is the topic's min.insync.replicas; 0 means 1.
 	MinInsyncReplicas int
@@ -41,9 +41,10 @@ type LeaderConfig struct {
 	// Version is the broker's Kafka version as major*100+minor (307 for
 	// 3.7); 0 means 4.0. Before 3.7 (KAFKA-15583) the high watermark
 	// advances while the committed ISR is below min.insync.replicas
-	// (no R6.1 guard), so an ISR shrink after an acks=all append completes
-	// the wait with NOT_ENOUGH_REPLICAS_AFTER_APPEND; from 3.7 it ends in
-	// REQUEST_TIMED_OUT with the data left in the log (R22).
+	// (P#maybeIncrementLeaderHW had no such guard), so an ISR shrink after
+	// an acks=all append completes the wait with
+	// NOT_ENOUGH_REPLICAS_AFTER_APPEND; from 3.7 it ends in
+	// REQUEST_TIMED_OUT with the data left in the log.
 	Version int
 }
 
@@ -56,15 +57,16 @@ func (c LeaderConfig) lag() time.Duration {
 
 func (c LeaderConfig) minISR() int { return max(c.MinInsyncReplicas, 1) }
 
-// hwGuard reports whether R6.1 (no HW advance under min ISR) applies.
+// hwGuard reports whether KAFKA-15583's guard (no HW advance under min
+// ISR, P#maybeIncrementLeaderHW) applies.
 func (c LeaderConfig) hwGuard() bool { return c.Version == 0 || c.Version >= 307 }
 
-// ShrinkInterval is the period of the ISR shrink check (R7): half of
-// replica.lag.time.max.ms.
+// ShrinkInterval is the period of the ISR shrink check
+// (P#maybeShrinkIsr:1253): half of replica.lag.time.max.ms.
 func (c LeaderConfig) ShrinkInterval() time.Duration { return c.lag() / 2 }
 
 // ReplicaState is the leader's view of one remote replica
-// (RS#updateFetchStateOrThrow:108, R4).
+// (RS#updateFetchStateOrThrow:108).
 type ReplicaState struct {
 	ID int32
 	// LogEndOffset is the replica's last fetch offset; -1 while unknown
@@ -81,7 +83,7 @@ type ReplicaState struct {
 type WaitID uint64
 
 // ProduceCompletion is a finished acks=all wait and its partition error
-// (DP#onComplete:132, R21.3): NONE, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+// (DP#onComplete:132): NONE, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
 // REQUEST_TIMED_OUT or NOT_LEADER_OR_FOLLOWER. The data stays in the log
 // whatever the error.
 type ProduceCompletion struct {
@@ -150,8 +152,8 @@ type LeaderState struct {
 	// st is the committed registration: its ISR is the committed ISR.
 	st      model.PartitionState
 	pending isrPending
-	// maximal is the ISR that HW and acks=all use (R3); proposed the ISR
-	// in flight.
+	// maximal is the ISR that HW and acks=all use (P's maximalIsr); proposed
+	// the ISR in flight.
 	maximal, proposed []int32
 	remotes           []ReplicaState
 	fenced            []int32
@@ -178,8 +180,8 @@ func (l *LeaderState) IsLeader() bool { return l.leader }
 // caller must not modify it.
 func (l *LeaderState) State() model.PartitionState { return l.st }
 
-// MaximalISR returns the ISR the high watermark waits for (R3). The
-// caller must not modify it.
+// MaximalISR returns the ISR the high watermark waits for (P's maximalIsr).
+// The caller must not modify it.
 func (l *LeaderState) MaximalISR() []int32 { return l.maximal }
 
 // Replica returns the leader's view of remote replica id, and false if id
@@ -195,7 +197,7 @@ func (l *LeaderState) Replica(id int32) (ReplicaState, bool) {
 func (l *LeaderState) ISRChangePending() bool { return l.pending != isrCommitted }
 
 // EffectiveMinISR is min(min.insync.replicas, number of replicas)
-// (P#effectiveMinIsr:389, R10).
+// (P#effectiveMinIsr:389).
 func (l *LeaderState) EffectiveMinISR() int {
 	return min(l.cfg.minISR(), len(l.remotes)+1)
 }
@@ -225,19 +227,18 @@ func (l *LeaderState) SetFenced(ids []int32) { l.fenced = append(l.fenced[:0], i
 func (l *LeaderState) eligible(id int32) bool { return !slices.Contains(l.fenced, id) }
 
 // ApplyMetadata applies the controller's registration of the partition
-// (R34). A registration whose partition epoch is not newer than the
-// applied one is ignored (R11, R30). If it names another leader (or none)
-// while this broker leads, the broker resigns: every acks=all wait ends
-// NOT_LEADER_OR_FOLLOWER and parked fetches are answered with that error
-// (RM#completeDelayedOperationsWhenNotPartitionLeader:473, R18). If it
-// names this broker with a new leader epoch, the broker becomes leader
-// (P#makeLeader:722, R11): the epoch begins at the log end in the epoch
-// cache, each remote replica is reset (last caught up now if in the ISR,
-// else never; offsets unknown if this broker did not lead before) and the
-// high watermark rule runs. With the same leader epoch it is an ISR
-// change: the committed ISR and partition epoch are taken and any change
-// in flight is forgotten. The returned effects are valid until the next
-// call.
+// (RM#applyDelta:2895). A registration whose partition epoch is not newer than
+// the applied one is ignored (P#makeLeader:722). If it names another leader
+// (or none) while this broker leads, the broker resigns: every acks=all wait
+// ends NOT_LEADER_OR_FOLLOWER and parked fetches are answered with that error
+// (RM#completeDelayedOperationsWhenNotPartitionLeader:473). If it names this
+// broker with a new leader epoch, the broker becomes leader
+// (P#makeLeader:722): the epoch begins at the log end in the epoch cache, each
+// remote replica is reset (last caught up now if in the ISR, else never;
+// offsets unknown if this broker did not lead before) and the high watermark
+// rule runs. With the same leader epoch it is an ISR change: the committed ISR
+// and partition epoch are taken and any change in flight is forgotten. The
+// returned effects are valid until the next call.
 func (l *LeaderState) ApplyMetadata(now sim.Time, st model.PartitionState) LeaderEffects {
 	eff := l.reset()
 	if l.st.Replicas != nil && st.PartitionEpoch <= l.st.PartitionEpoch {
@@ -309,8 +310,8 @@ func (l *LeaderState) Resign() LeaderEffects {
 	return *eff
 }
 
-// CheckAppend runs the leader's checks before a produce append (R20.3-5,
-// P#appendRecordsToLeader:1384): not leader is NOT_LEADER_OR_FOLLOWER;
+// CheckAppend runs the leader's checks before a produce append
+// (P#appendRecordsToLeader:1384): not leader is NOT_LEADER_OR_FOLLOWER;
 // acks=-1 with the committed ISR below the effective min ISR is
 // NOT_ENOUGH_REPLICAS and nothing may be appended (also for an idempotent
 // retry of a written batch: the check precedes duplicate detection). ErrNone
@@ -327,8 +328,8 @@ func (l *LeaderState) CheckAppend(acks int8) model.ErrCode {
 
 // OnLeaderAppend runs after the broker appended to the leader's log (and
 // stamped it with [storage.ReplicaLog.OnLeaderAppend]): the high watermark rule
-// (R6), completing acks=all waits if it rose, and answering parked
-// fetches, which now have data (DF#tryComplete:75).
+// (P#maybeIncrementLeaderHW:1174), completing acks=all waits if it rose,
+// and answering parked fetches, which now have data (DF#tryComplete:75).
 func (l *LeaderState) OnLeaderAppend(now sim.Time) LeaderEffects {
 	eff := l.reset()
 	if !l.leader {
@@ -343,7 +344,7 @@ func (l *LeaderState) OnLeaderAppend(now sim.Time) LeaderEffects {
 }
 
 // AwaitCommit starts an acks=all wait for one appended partition of a
-// produce (DP, R21.3): requiredOffset is lastOffset+1 of the batch (of the
+// produce (DP): requiredOffset is lastOffset+1 of the batch (of the
 // original batch for a duplicate), timeout the request's TimeoutMs. It
 // checks at once (P#checkEnoughReplicasReachOffset:1111): if the high
 // watermark has reached requiredOffset it returns done with NONE, or
@@ -375,8 +376,9 @@ func (l *LeaderState) checkEnough(required int64) (bool, model.ErrCode) {
 	return false, model.ErrNone
 }
 
-// maybeIncrementHW is the high watermark rule (P#maybeIncrementLeaderHW:1174,
-// R6); when the HW rises it completes the waits it satisfies.
+// maybeIncrementHW is the high watermark rule
+// (P#maybeIncrementLeaderHW:1174); when the HW rises it completes the
+// waits it satisfies.
 func (l *LeaderState) maybeIncrementHW(now sim.Time) {
 	if l.cfg.hwGuard() && len(l.st.ISR) < l.EffectiveMinISR() {
 		return
@@ -405,19 +407,23 @@ func (l *LeaderState) maybeIncrementHW(now sim.Time) {
 	l.waits = l.waits[:n]
 }
 
-// caughtUp is RS#isCaughtUp:67 (R5).
+// caughtUp is RS#isCaughtUp:67.
 func (l *LeaderState) caughtUp(r *ReplicaState, now sim.Time, leo int64) bool {
 	return r.LogEndOffset == leo || now.Sub(r.LastCaughtUpTime) <= l.cfg.lag()
 }
 
-// OnFetch handles a follower's fetch (R14): the checks in Kafka's order,
+// OnFetch handles a follower's fetch (RM#readFromLog:1781,
+// P#fetchRecords:1428, P#readRecords:1517): the checks in Kafka's order,
 // the divergence check, the read up to the log end, then the follower
-// bookkeeping (R4), ISR expansion (R8) and the high watermark rule (R6).
-// It returns the response, or nil when the fetch is parked (no data, no
-// error, MaxWaitMs > 0; R15): a parked fetch is answered in a later
+// bookkeeping (RS#updateFetchStateOrThrow:108), ISR expansion
+// (P#maybeExpandIsr:1030) and the high watermark rule
+// (P#maybeIncrementLeaderHW:1174). It returns the response, or nil when
+// the fetch is parked (no data, no error, MaxWaitMs > 0;
+// RM#fetchMessages:1690): a parked fetch is answered in a later
 // [LeaderEffects.Fetches] when data is appended, at its deadline
 // ([LeaderState.Tick]) or on resignation. The response's high watermark
-// is the value before this fetch took effect (R14.5).
+// is the value before this fetch took effect (P#readRecords:1517 captures
+// it first).
 func (l *LeaderState) OnFetch(now sim.Time, from model.Peer, req *model.FetchRequest) (*model.FetchResponse, LeaderEffects) {
 	eff := l.reset()
 	switch {
@@ -455,7 +461,7 @@ func (l *LeaderState) OnFetch(now sim.Time, from model.Peer, req *model.FetchReq
 	} else {
 		l.parked = append(l.parked, parkedFetch{peer: from, req: *req, deadline: now.Add(time.Duration(req.MaxWaitMs) * time.Millisecond)})
 	}
-	// R4.
+	// RS#updateFetchStateOrThrow:108.
 	r := &l.remotes[ri]
 	prev := r.LogEndOffset
 	switch {
@@ -467,7 +473,7 @@ func (l *LeaderState) OnFetch(now sim.Time, from model.Peer, req *model.FetchReq
 	r.LogEndOffset = req.FetchOffset
 	r.LastFetchLeaderLogEndOffset = max(leo, r.LastFetchLeaderLogEndOffset)
 	r.LastFetchTime = now
-	// R8.
+	// P#maybeExpandIsr:1030.
 	if l.pending == isrCommitted && !slices.Contains(l.st.ISR, r.ID) &&
 		r.LogEndOffset >= hw && r.LogEndOffset >= l.epochStart && l.eligible(r.ID) {
 		l.proposed = append(append(l.proposed[:0], l.st.ISR...), r.ID)
@@ -475,7 +481,7 @@ func (l *LeaderState) OnFetch(now sim.Time, from model.Peer, req *model.FetchReq
 		l.pending = isrPendingExpand
 		eff.Alter = l.alter()
 	}
-	// R6, if this follower's LEO changed.
+	// P#maybeIncrementLeaderHW:1174, if this follower's LEO changed.
 	if r.LogEndOffset != prev {
 		l.maybeIncrementHW(now)
 	}
@@ -512,8 +518,8 @@ func (l *LeaderState) errFetch(req *model.FetchRequest, e model.ErrCode) *model.
 }
 
 // read answers a parked fetch now, without follower bookkeeping
-// (DelayedFetch reads again with the current high watermark; R4 ran on
-// arrival, R15).
+// (DelayedFetch reads again with the current high watermark; the
+// bookkeeping ran on arrival, RM#readFromLog:1781).
 func (l *LeaderState) read(req *model.FetchRequest) *model.FetchResponse {
 	resp := l.respHeader(req, l.log.HighWatermark())
 	resp.Batches = l.readBatches(req.FetchOffset)
@@ -525,10 +531,10 @@ func (l *LeaderState) alter() *model.AlterPartitionRequest {
 		PartitionEpoch: l.st.PartitionEpoch, NewISR: slices.Clone(l.proposed)}
 }
 
-// MaybeShrinkISR is the periodic ISR shrink check (P#maybeShrinkIsr:1253,
-// R7); the broker runs it for every led partition every
+// MaybeShrinkISR is the periodic ISR shrink check (P#maybeShrinkIsr:1253);
+// the broker runs it for every led partition every
 // [LeaderConfig.ShrinkInterval] from its start. Unless a change is in
-// flight, every committed-ISR follower that is not caught up (R5) is
+// flight, every committed-ISR follower that is not caught up (RS#isCaughtUp:67) is
 // proposed for removal in one AlterPartition; the maximal ISR keeps them
 // until the controller commits.
 func (l *LeaderState) MaybeShrinkISR(now sim.Time) LeaderEffects {
@@ -616,7 +622,7 @@ func (l *LeaderState) NextDeadline() (sim.Time, bool) {
 
 // Tick expires what is due at now: acks=all waits past their timeout end
 // REQUEST_TIMED_OUT (DP#onExpiration; the records stay in the log and may
-// still commit, R21.3), parked fetches past MaxWaitMs are answered with
+// still commit), parked fetches past MaxWaitMs are answered with
 // what there is (nothing new).
 func (l *LeaderState) Tick(now sim.Time) LeaderEffects {
 	eff := l.reset()

@@ -78,13 +78,14 @@ func TestLeaderMinISRPrecheck(t *testing.T) {
 	if e := f.ls.CheckAppend(1); e != model.ErrNone {
 		t.Fatalf("acks=1: %v", e)
 	}
-	// acks=1 data is appended but the HW stays (R6.1, 3.7+).
+	// acks=1 data is appended but the HW stays (KAFKA-15583, 3.7+).
 	res := mustOK(t, f.log.Part.Append(ms(1), testBatch(0, model.NoProducerID, model.NoEpoch, 0, 0, false, ms(1))))
 	f.log.OnLeaderAppend(0, res)
 	if eff := f.ls.OnLeaderAppend(ms(1)); eff.HWAdvanced || f.log.HighWatermark() != 0 {
 		t.Fatal("HW advanced under min ISR")
 	}
-	// Effective min ISR is capped by the replica count (R10).
+	// Effective min ISR is capped by the replica count
+	// (Partition.effectiveMinIsr).
 	g := newLeaderFixture(t, LeaderConfig{MinInsyncReplicas: 5}, 0, 1, 2)
 	if g.ls.EffectiveMinISR() != 3 {
 		t.Fatalf("effective min ISR %d", g.ls.EffectiveMinISR())
@@ -93,8 +94,9 @@ func TestLeaderMinISRPrecheck(t *testing.T) {
 
 // TestLeaderShrinkISR: follower 2 stops fetching at 0 while data arrives;
 // it is dropped at the first check more than lag after its last caught-up
-// time (R7), the shrink is pending until the controller commits it (R3),
-// and the waiting produce completes once it does.
+// time (Partition.maybeShrinkIsr), the shrink is pending until the
+// controller commits it (Partition's PendingShrink state), and the
+// waiting produce completes once it does.
 func TestLeaderShrinkISR(t *testing.T) {
 	f := newLeaderFixture(t, LeaderConfig{}, 0, 1, 2)
 	res, _ := f.appendN(ms(1000), 3)
@@ -124,7 +126,7 @@ func TestLeaderShrinkISR(t *testing.T) {
 	}
 }
 
-// TestLeaderShrinkBelowMinISRByVersion is R22: an ISR shrink below
+// TestLeaderShrinkBelowMinISRByVersion (KAFKA-15583): an ISR shrink below
 // min.insync.replicas after an acks=all append times out with the data in
 // the log from 3.7, and completed NOT_ENOUGH_REPLICAS_AFTER_APPEND
 // before.
@@ -268,7 +270,8 @@ func TestLeaderParkedFetchAndResign(t *testing.T) {
 	}
 }
 
-// TestNewLeaderHWWaitsForFollowers is R11: a new leader's HW stays until
+// TestNewLeaderHWWaitsForFollowers (Partition.makeLeader): a new leader's
+// HW stays until
 // every maximal-ISR follower has fetched from it.
 func TestNewLeaderHWWaitsForFollowers(t *testing.T) {
 	log := storage.NewReplicaLog(storage.NewPartition(0, storage.PartitionConfig{}))

@@ -9,8 +9,8 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// The KRaft controller as one node (replication spec R1, R9, R26-R31,
-// R34). Citations are to apache/kafka@1eb7644349cb,
+// The KRaft controller as one node. Citations are to
+// apache/kafka@1eb7644349cb,
 // metadata/src/main/java/org/apache/kafka/controller/:
 // ReplicationControlManager.java (RCM), PartitionChangeBuilder.java (PCB),
 // BrokerHeartbeatManager.java (BHM), QuorumController.java (QC),
@@ -81,14 +81,16 @@ type brokerReg struct {
 
 // Controller is the KRaft controller for a cluster of brokers with indexes
 // 0..n-1: it tracks broker liveness by heartbeats, fences a broker whose
-// session expired and moves its partitions' leadership and ISR (R27, R28),
-// answers AlterPartition (R9), and publishes every partition change as a
-// [model.MetadataUpdate] to every broker (R34). It is pure: requests and timers
-// in, effects out (OutReply to a heartbeat or AlterPartition; OutSend of
-// MetadataUpdate to broker indexes; OutWake for its timers; OutNote for
-// fencing and elections). The returned slice is the controller's and
-// valid until its next call. The controller itself never fails (a KRaft
-// quorum); Crash and Restart exist for the [model.Server] interface.
+// session expired and moves its partitions' leadership and ISR
+// (RCM#handleBrokerFenced:1287, PCB#electAnyLeader:261), answers
+// AlterPartition (RCM#validateAlterPartitionData:1150), and publishes every
+// partition change as a [model.MetadataUpdate] to every broker. It is pure:
+// requests and timers in, effects out (OutReply to a heartbeat or
+// AlterPartition; OutSend of MetadataUpdate to broker indexes; OutWake for its
+// timers; OutNote for fencing and elections). The returned slice is the
+// controller's and valid until its next call. The controller itself never
+// fails (a KRaft quorum); Crash and Restart exist for the [model.Server]
+// interface.
 //
 // Simplifications: a fenced broker is unfenced by its next heartbeat
 // (Kafka waits until it has replayed the metadata up to its registration,
@@ -97,8 +99,9 @@ type brokerReg struct {
 // event rather than one per event (RCM#maybeFenceOneStaleBroker:1600);
 // no controlled shutdown, last-known-leader recovery (KIP-966 part 2),
 // reassignment or preferred-leader
-// rebalancing (R33); metadata version >= 3.6, so ISR-only changes keep
-// the leader epoch (R30).
+// rebalancing (QC#maybeScheduleNextBalancePartitionLeaders:1225); metadata
+// version >= 3.6, so ISR-only changes keep the leader epoch
+// (PCB#triggerLeaderEpochBumpForIsrShrinkIfNeeded:387).
 type Controller struct {
 	cfg     ControllerConfig
 	brokers []brokerReg
@@ -219,7 +222,7 @@ func (c *Controller) Step(now sim.Time, from model.Peer, m model.Message) []mode
 	return c.out
 }
 
-// alterPartition validates and applies an ISR change (RCM#validateAlterPartitionData:1150, R9).
+// alterPartition validates and applies an ISR change (RCM#validateAlterPartitionData:1150).
 func (c *Controller) alterPartition(m *model.AlterPartitionRequest) *model.AlterPartitionResponse {
 	resp := &model.AlterPartitionResponse{Partition: m.Partition}
 	i := c.part(m.Partition)
@@ -321,9 +324,9 @@ func (c *Controller) fence(b int32) {
 	}
 }
 
-// change runs the leader choice (PCB#electAnyLeader:261, R28) for
+// change runs the leader choice (PCB#electAnyLeader:261) for
 // partition i with the target ISR, excluding broker gone (or -1), and
-// records the change if anything differs (R29, R30, R31).
+// records the change if anything differs (PCB#build:431).
 func (c *Controller) change(i int, target []int32, gone int32) {
 	p := &c.parts[i]
 	ok := func(id int32) bool { return id != gone && c.active(id) }
@@ -362,7 +365,7 @@ func (c *Controller) change(i int, target []int32, gone int32) {
 		}
 	}
 	if len(isr) == 0 {
-		// R29 (PCB#build:431): an empty ISR is never written.
+		// PCB#build:431: an empty ISR is never written.
 		isr = p.ISR
 	}
 	elr := p.ELR

@@ -89,8 +89,9 @@ func TestControllerFencesAfterSessionTimeout(t *testing.T) {
 	if !h.c.Fenced(0) || h.c.Fenced(1) {
 		t.Fatal("broker 0 not fenced after 9000 ms without heartbeat")
 	}
-	// R28: first replica in assignment order in the target ISR, not ISR
-	// order; R30: leader epoch and partition epoch bump.
+	// PartitionChangeBuilder#electAnyLeader: first replica in assignment
+	// order in the target ISR, not ISR order; leader epoch and partition
+	// epoch bump (PartitionRegistration#merge).
 	st := h.part(0)
 	if st.Leader != 1 || st.LeaderEpoch != 1 || st.PartitionEpoch != 1 || !slices.Equal(st.ISR, []int32{2, 1}) {
 		t.Fatalf("after fencing: %+v", st)
@@ -99,14 +100,15 @@ func TestControllerFencesAfterSessionTimeout(t *testing.T) {
 	if len(last.Partitions) != 1 || !slices.Equal(last.Fenced, []int32{0}) {
 		t.Fatalf("publication %+v", last)
 	}
-	// A follower fenced: ISR-only change, same leader epoch (S9).
+	// A follower fenced: ISR-only change, same leader epoch.
 	h.beat(ms(9500), 1)
 	h.advance(ms(11002))
 	st = h.part(0)
 	if st.Leader != 1 || st.LeaderEpoch != 1 || st.PartitionEpoch != 2 || !slices.Equal(st.ISR, []int32{1}) {
 		t.Fatalf("after fencing 2: %+v", st)
 	}
-	// R29: the last ISR member is kept; the partition goes offline.
+	// PartitionChangeBuilder#build: the last ISR member is kept; the
+	// partition goes offline.
 	h.advance(ms(30000))
 	st = h.part(0)
 	if st.Leader != -1 || st.LeaderEpoch != 2 || !slices.Equal(st.ISR, []int32{1}) {
@@ -124,9 +126,9 @@ func TestControllerFencesAfterSessionTimeout(t *testing.T) {
 	}
 }
 
-// TestControllerUncleanElectionByVersion is R31: unclean election elects
-// an out-of-sync live replica with isr = [it], RECOVERING, from 3.9; KRaft
-// before 3.9 ignores the setting.
+// TestControllerUncleanElectionByVersion (KAFKA-12670): unclean election
+// elects an out-of-sync live replica with isr = [it], RECOVERING, from 3.9;
+// KRaft before 3.9 ignores the setting.
 func TestControllerUncleanElectionByVersion(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  ControllerConfig
@@ -174,7 +176,8 @@ func TestControllerUncleanRecheck(t *testing.T) {
 	}
 }
 
-// TestControllerAlterPartition is R9's checks in order.
+// TestControllerAlterPartition is
+// ReplicationControlManager#validateAlterPartitionData's checks in order.
 func TestControllerAlterPartition(t *testing.T) {
 	h := newCtl(t, ControllerConfig{}, 3, model.PartitionState{Partition: 0, Replicas: []int32{0, 1, 2}, ISR: []int32{0, 1, 2}, Leader: 0, LeaderEpoch: 4, PartitionEpoch: 7})
 	alter := func(r model.AlterPartitionRequest) *model.AlterPartitionResponse {

@@ -2,7 +2,7 @@ package storage
 
 import "github.com/idemsim/idemsim/model"
 
-// Leader epochs (KIP-101, KIP-279; replication spec R36-R39). Citations
+// Leader epochs (KIP-101, KIP-279). Citations
 // are to apache/kafka@1eb7644349cb:
 // storage/src/main/java/org/apache/kafka/storage/internals/epoch/LeaderEpochFileCache.java
 // (LEC) and core/src/main/scala/kafka/server/AbstractFetcherThread.scala
@@ -15,12 +15,13 @@ type EpochEntry struct {
 	StartOffset int64
 }
 
-// LeaderEpochCache is a replica's leader-epoch cache (LEC, R37): epochs and
-// their start offsets, both strictly increasing. The zero value is empty.
-// Entries are written by a new leader for its epoch at its log end (R11)
-// and by every appended batch, on leader and follower alike (R16); the
-// epoch of the batch at offset o is therefore the epoch of the last entry
-// starting at or before o ([LeaderEpochCache.EpochFor]).
+// LeaderEpochCache is a replica's leader-epoch cache (LEC): epochs and their
+// start offsets, both strictly increasing. The zero value is empty. Entries
+// are written by a new leader for its epoch at its log end
+// (Partition.makeLeader) and by every appended batch, on leader and follower
+// alike (UnifiedLog.append); the epoch of the batch at offset o is therefore
+// the epoch of the last entry starting at or before o
+// ([LeaderEpochCache.EpochFor]).
 type LeaderEpochCache struct {
 	entries []EpochEntry
 }
@@ -72,14 +73,13 @@ func (c *LeaderEpochCache) TruncateFromEnd(end int64) {
 	c.entries = c.entries[:n]
 }
 
-// EndOffsetFor answers "where does epoch end" for a log whose end offset
-// is leo (LEC#endOffsetFor:286, R37): the largest epoch <= epoch this
-// cache knows and the start offset of the first epoch above it, or leo
-// when epoch is the latest. Both results are undefined (UndefinedEpoch,
-// UndefinedEpochOffset) for epoch -1 or when no epoch above epoch is
-// known; when none at or below is known the answer is (epoch, start of the
-// first epoch above it). A leader serves this in Fetch (R14.6) and in
-// OffsetsForLeaderEpoch.
+// EndOffsetFor answers "where does epoch end" for a log whose end offset is
+// leo (LEC#endOffsetFor:286): the largest epoch <= epoch this cache knows and
+// the start offset of the first epoch above it, or leo when epoch is the
+// latest. Both results are undefined (UndefinedEpoch, UndefinedEpochOffset)
+// for epoch -1 or when no epoch above epoch is known; when none at or below is
+// known the answer is (epoch, start of the first epoch above it). A leader
+// serves this in Fetch (Partition.readRecords) and in OffsetsForLeaderEpoch.
 func (c *LeaderEpochCache) EndOffsetFor(epoch int32, leo int64) (int32, int64) {
 	if epoch == model.UndefinedEpoch {
 		return model.UndefinedEpoch, model.UndefinedEpochOffset
@@ -115,7 +115,7 @@ func (c *LeaderEpochCache) EpochFor(o int64) int32 {
 }
 
 // TruncationOffset is the follower's truncation decision
-// (AFT#getOffsetTruncationState:583, R39) for a leader's answer
+// (AFT#getOffsetTruncationState:583) for a leader's answer
 // (leaderEpoch, leaderEnd) to "where does my last epoch end", given this
 // follower's cache, its log end leo and its current fetch offset. It
 // returns the offset to truncate to and whether truncation is complete;

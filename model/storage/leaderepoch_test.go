@@ -82,9 +82,10 @@ func TestEpochCacheEndOffsetFor(t *testing.T) {
 	}
 }
 
-// TestTruncationOffsetR39 checks the follower's decision, including the
-// spec's worked example (R39): A led epoch 5 to 120, B leads epoch 6 from
-// 100; B answers (5, 100); A truncates to 100.
+// TestTruncationOffsetR39 checks the follower's decision
+// (AbstractFetcherThread#getOffsetTruncationState), including a worked
+// example: A led epoch 5 to 120, B leads epoch 6 from 100; B answers (5, 100);
+// A truncates to 100.
 func TestTruncationOffsetR39(t *testing.T) {
 	a := cacheOf(EpochEntry{4, 0}, EpochEntry{5, 90})
 	if off, done := a.TruncationOffset(5, 100, 120, 120); off != 100 || !done {

@@ -22,13 +22,13 @@ type PartitionConfig struct {
 	Window int
 	// NoDedup turns duplicate detection off entirely: a retry of an
 	// appended batch is judged by the sequence check alone. Redpanda up to
-	// 21.10 behaved this way (bug-zoo Z16). What-if knob.
+	// 21.10 behaved this way (the README's -bug Z16). What-if knob.
 	NoDedup bool
 	// EmptyPartitionCheck models KAFKA-15591's fix, after 4.1 (apache/kafka
 	// pull request 23234; no covered release has it): a
 	// partition whose log never held a record rejects an unknown
 	// producer's first batch unless it starts at sequence 0. Off by
-	// default, as in the 4.0 code the reference spec was read from.
+	// default, as in the 4.0 code (apache/kafka@1eb7644349cb).
 	EmptyPartitionCheck bool
 	// NoEpochCheck skips the "lower epoch" rejection (what-if knob).
 	NoEpochCheck bool
@@ -38,16 +38,17 @@ type PartitionConfig struct {
 	// idle this long is removed (never while a transaction is open).
 	// Zero means Kafka's default, 86400000 ms (1 day).
 	ProducerIDExpiration time.Duration
-	// BugNoVerificationGuard (defect KAFKA-14904, bug-zoo Z21, what-if
-	// of a 3.6 pre-release): the verification sequence guard (B4.5) is
-	// missing, so a later in-flight batch of a producer can be appended
+	// BugNoVerificationGuard (defect KAFKA-14904, what-if of a 3.6
+	// pre-release): the verification sequence guard (VerificationStateEntry)
+	// is missing, so a later in-flight batch of a producer can be appended
 	// ahead of an earlier one whose verification failed retriably.
 	BugNoVerificationGuard bool
 	// NoPartitionVerification turns KIP-890 part 1 verification off
 	// (transaction.partition.verification.enable=false; Kafka's default is
 	// true, 3.6+). With verification on, the first transactional batch of a
 	// transaction on this partition is appended only if the caller's
-	// [AppendOptions.Verification] is ErrNone (semantics B4.0, B9.3).
+	// [AppendOptions.Verification] is ErrNone
+	// (ReplicaManager.handleProduceAppend).
 	NoPartitionVerification bool
 	// SnapshotEvery is the number of log entries (data batches and
 	// markers) between two producer-state snapshots, a stand-in for Kafka's
@@ -307,7 +308,7 @@ type AppendOptions struct {
 }
 
 // Append validates and appends a client's data batch, running Kafka's
-// checks in order (semantics B4; UnifiedLog.analyzeAndValidateProducerState,
+// checks in order (UnifiedLog.analyzeAndValidateProducerState,
 // ProducerAppendInfo.appendDataBatch). The first failing check decides;
 // a failed batch changes nothing. Append is [Partition.AppendWith] with
 // zero options, i.e. a transactional batch counts as verified.
@@ -320,8 +321,7 @@ func errResult(e model.ErrCode, reason string) model.AppendResult {
 	return model.AppendResult{Err: e, FirstOffset: -1, LastOffset: -1, Reason: reason}
 }
 
-// AppendWith is [Partition.Append] with options. The check order
-// (semantics B4) is:
+// AppendWith is [Partition.Append] with options. The check order is:
 //
 //  0. KIP-890 part 1 verification (only with verification on, for a
 //     transactional batch of a producer without an open transaction here);
@@ -329,18 +329,18 @@ func errResult(e model.ErrCode, reason string) model.AppendResult {
 //     match the record count, is INVALID_RECORD;
 //  2. duplicate: same epoch and exactly the same [FirstSeq, LastSeq] as a
 //     cached batch is success with the ORIGINAL offsets, nothing appended;
-//  4. a lower epoch is INVALID_PRODUCER_EPOCH;
-//  6. a higher epoch not at sequence 0 (for a known producer), or the same
+//  3. a lower epoch is INVALID_PRODUCER_EPOCH;
+//  4. the verification sequence guard (verification.go);
+//  5. a higher epoch not at sequence 0 (for a known producer), or the same
 //     epoch not at last+1 (wrapping), is OUT_OF_ORDER_SEQUENCE_NUMBER; an
 //     unknown producer is accepted at any sequence and epoch;
-//  7. a non-transactional batch while a transaction is open is
+//  6. a non-transactional batch while a transaction is open is
 //     INVALID_TXN_STATE;
-//  8. accept.
+//  7. accept.
 //
 // DUPLICATE_SEQUENCE_NUMBER and UNKNOWN_PRODUCER_ID are never returned.
 // A verified batch is re-checked against its verification entry at the
-// append (AppendOptions.Verified; KAFKA-14884), and the verification
-// sequence guard applies (verification.go).
+// append (AppendOptions.Verified; KAFKA-14884).
 func (p *Partition) AppendWith(now sim.Time, b model.Batch, o AppendOptions) model.AppendResult {
 	n := int64(len(b.Records))
 	if !b.Idempotent() {
@@ -350,7 +350,7 @@ func (p *Partition) AppendWith(now sim.Time, b model.Batch, o AppendOptions) mod
 		return r
 	}
 	e := p.producers[b.PID]
-	// B4.0: verification round-trip, before the log append.
+	// Step 0: verification round-trip, before the log append.
 	if b.Transactional && (!p.cfg.NoPartitionVerification || o.ImplicitAdd) && (e == nil || e.TxnFirstOffset < 0 || o.ImplicitAdd && e.Epoch != b.Epoch) && o.Verification != model.ErrNone {
 		if r, ok := verificationError(o.Verification); ok {
 			return r
@@ -361,14 +361,14 @@ func (p *Partition) AppendWith(now sim.Time, b model.Batch, o AppendOptions) mod
 		// coordinator verified the batch.
 		return errResult(model.ErrInvalidTxnState, "verification: a marker ended the transaction after the batch was verified")
 	}
-	// B4.1: record validation.
+	// Step 1: record validation.
 	if b.FirstSeq < 0 || b.LastSeq < 0 {
 		return errResult(model.ErrInvalidRecord, "negative sequence")
 	}
 	if b.LastSeq > p.cfg.Seq.Max() || b.FirstSeq > p.cfg.Seq.Max() || p.cfg.Seq.Count(b.FirstSeq, b.LastSeq) != n {
 		return errResult(model.ErrInvalidRecord, "sequence range does not match record count")
 	}
-	// B4.2: duplicate check, before the epoch and sequence checks.
+	// Step 2: duplicate check, before the epoch and sequence checks.
 	if e != nil && !p.cfg.NoDedup && e.Epoch == b.Epoch {
 		for i := range e.Batches {
 			m := &e.Batches[i]
@@ -381,15 +381,15 @@ func (p *Partition) AppendWith(now sim.Time, b model.Batch, o AppendOptions) mod
 	if e != nil {
 		epoch, last = e.Epoch, e.lastSeq()
 	}
-	// B4.4: epoch check.
+	// Step 3: epoch check.
 	if e != nil && b.Epoch < epoch && !p.cfg.NoEpochCheck {
 		return errResult(model.ErrInvalidProducerEpoch, "epoch below current "+strconv.FormatInt(int64(epoch), 10))
 	}
-	// B4.5: verification sequence guard.
+	// Step 4: verification sequence guard.
 	if r, ok := p.verificationGuard(&b); ok {
 		return r
 	}
-	// B4.6: sequence check.
+	// Step 5: sequence check.
 	if e == nil && p.cfg.EmptyPartitionCheck && p.nextOffset == 0 && b.FirstSeq != 0 {
 		// KAFKA-15591's fix (after 4.1): a partition whose log never held a
 		// record accepts an unknown producer only at sequence 0.
@@ -405,11 +405,11 @@ func (p *Partition) AppendWith(now sim.Time, b model.Batch, o AppendOptions) mod
 			return errResult(model.ErrOutOfOrderSequenceNumber, "seq "+strconv.FormatInt(int64(b.FirstSeq), 10)+" after last "+strconv.FormatInt(int64(last), 10))
 		}
 	}
-	// B4.7: transaction-state check.
+	// Step 6: transaction-state check.
 	if e != nil && e.TxnFirstOffset >= 0 && !b.Transactional {
 		return errResult(model.ErrInvalidTxnState, "non-transactional write during open transaction")
 	}
-	// B4.8: accept.
+	// Step 7: accept.
 	r := p.appendData(now, b, n)
 	if b.Transactional {
 		p.endVerification(b.PID)
@@ -441,8 +441,8 @@ func verificationError(answer model.ErrCode) (model.AppendResult, bool) {
 
 // applyData updates producer state for an appended data batch without any
 // validation: the accept step of the client path and the whole of the
-// replication path (ProducerAppendInfo with AppendOrigin.REPLICATION,
-// semantics B12). ts is the entry's timestamp, the batch's max timestamp
+// replication path (ProducerAppendInfo with AppendOrigin.REPLICATION).
+// ts is the entry's timestamp, the batch's max timestamp
 // ([model.Batch.MaxTimestamp]; b's records are not read).
 func (p *Partition) applyData(b *model.Batch, ts sim.Time, first, last int64) {
 	e := p.producers[b.PID]
@@ -464,7 +464,7 @@ func (p *Partition) applyData(b *model.Batch, ts sim.Time, first, last int64) {
 
 // AppendMarker appends a transaction marker (a control batch written by the
 // coordinator's WriteTxnMarkers, AppendOrigin.COORDINATOR) for pid, with
-// the checks of ProducerAppendInfo.appendEndTxnMarker (semantics B8):
+// the checks of ProducerAppendInfo.appendEndTxnMarker:
 //
 //  1. epoch below the entry's epoch: INVALID_PRODUCER_EPOCH;
 //  2. coordinatorEpoch below the entry's coordinator epoch:
@@ -522,7 +522,7 @@ func (p *Partition) applyMarker(pid model.ProducerID, epoch int16, coordinatorEp
 }
 
 // ExpireProducers runs the periodic producer-state expiry
-// (ProducerStateManager.removeExpiredProducers, semantics B10): it removes
+// (ProducerStateManager.removeExpiredProducers): it removes
 // every entry with no open transaction whose last batch or marker is at
 // least producer.id.expiration.ms old (now - LastTimestamp >= expiration).
 // It returns the removed ids in increasing order. Scheduling it (Kafka:
@@ -592,8 +592,9 @@ func (p *Partition) refreshExpiry(e *ProducerStateEntry) {
 }
 
 // ExpireProducer removes pid's entry as if producer.id.expiration.ms had
-// passed, unless a transaction is open for it here (B10.1, B19). It
-// reports whether an entry was removed.
+// passed, unless a transaction is open for it here
+// (ProducerStateManager.isProducerExpired). It reports whether an entry
+// was removed.
 func (p *Partition) ExpireProducer(pid model.ProducerID) bool {
 	e := p.producers[pid]
 	if e == nil || e.TxnFirstOffset >= 0 {

@@ -120,17 +120,17 @@ func (rp *refPartition) marker(pid model.ProducerID, epoch int16) model.ErrCode 
 // epoch.
 //
 // They must agree exactly (error, duplicate flag, offsets, and the entry's
-// epoch and last sequence afterwards) except when the batch has the same
-// epoch and range as a remembered batch that is no longer among the last
-// Window accepted batches of its epoch: there the reference's infinite
-// memory says "duplicate" while Kafka's window has forgotten it. Those
-// excluded cases are still checked against the window rule: if some match
-// is inside the window the partition must answer a duplicate with the
-// oldest in-window match's offsets, otherwise it must give the
-// reference's answer with the duplicate check skipped (B7.4: usually
-// OUT_OF_ORDER_SEQUENCE_NUMBER, but after a full wrap the old range can be
-// in sequence again and is appended). When several remembered batches
-// match inside the window, the oldest wins, as in
+// epoch and last sequence afterwards) except when the batch has the same epoch
+// and range as a remembered batch that is no longer among the last Window
+// accepted batches of its epoch: there the reference's infinite memory says
+// "duplicate" while Kafka's window has forgotten it. Those excluded cases are
+// still checked against the window rule: if some match is inside the window
+// the partition must answer a duplicate with the oldest in-window match's
+// offsets, otherwise it must give the reference's answer with the duplicate
+// check skipped (UnifiedLogTest#testDuplicateAppends: usually
+// OUT_OF_ORDER_SEQUENCE_NUMBER, but after a full wrap the old range can be in
+// sequence again and is appended). When several remembered batches match
+// inside the window, the oldest wins, as in
 // ProducerStateEntry.findDuplicateBatch.
 func TestAppendDifferential(t *testing.T) {
 	seeds := 300

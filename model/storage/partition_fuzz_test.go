@@ -11,7 +11,7 @@ import (
 // 5 bytes each: kind, pid, epoch, first sequence, count/flags. Kinds are
 // client appends (most), markers, clean and unclean restarts and explicit
 // snapshots. Producer expiry is left out on purpose: it legitimately lets
-// a retry be written twice (B10.4).
+// a retry be written twice (KIP-360's documented hole).
 //
 // Oracle, after every operation: nothing panics; the log's offsets are
 // dense from 0 and increasing, and the log end offset follows the last

@@ -7,9 +7,8 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// Replication-origin appends and truncation on a [Partition] (replication
-// spec R16, R39; semantics B11.2, B11.4, B11.5, B12). Citations are to
-// apache/kafka@1eb7644349cb: core/src/main/scala/kafka/log/UnifiedLog.scala
+// Replication-origin appends and truncation on a [Partition]. Citations
+// are to apache/kafka@1eb7644349cb: core/src/main/scala/kafka/log/UnifiedLog.scala
 // (ULOG) and storage/src/main/java/org/apache/kafka/storage/internals/log/
 // ProducerStateManager.java (PSM).
 
@@ -19,14 +18,14 @@ var (
 	ErrReplicaEntry  = errors.New("model: malformed replicated entry")
 )
 
-// AppendReplica appends a log entry written by the partition's leader, as
-// a follower does (ULOG#appendAsFollower:732, AppendOrigin.REPLICATION):
-// the entry keeps its offsets, timestamps and coordinator epoch, and no
-// epoch, sequence or transaction check runs (semantics B12: a follower
-// adopts whatever the leader wrote, gaps and duplicates included). The
-// producer state is updated by the same replication path a rebuild
-// replays (B11.5), so a follower that replicated a batch holds the
-// leader's state for it.
+// AppendReplica appends a log entry written by the partition's leader, as a
+// follower does (ULOG#appendAsFollower:732, AppendOrigin.REPLICATION): the
+// entry keeps its offsets, timestamps and coordinator epoch, and no epoch,
+// sequence or transaction check runs (a follower adopts whatever the leader
+// wrote, gaps and duplicates included;
+// UnifiedLogTest#testDuplicateAppendToFollower). The producer state is updated
+// by the same replication path a rebuild replays, so a follower that
+// replicated a batch holds the leader's state for it.
 //
 // e.FirstOffset must equal the log end offset ([ErrReplicaOffset]); a
 // data entry must carry LastOffset-FirstOffset+1 records and a marker
@@ -54,7 +53,7 @@ func (p *Partition) AppendReplica(e model.LogEntry) error {
 
 // TruncateTo removes every log entry at or above offset and rebuilds the
 // producer state from what remains (ULOG#truncateTo:1827 and
-// rebuildProducerState; semantics B11.2, B11.4), and returns the new log
+// rebuildProducerState), and returns the new log
 // end offset. An offset at or above the log end changes nothing. The
 // rebuild is Kafka's: snapshots above the new end are dropped, the newest
 // remaining one is loaded (skipping entries expired at now, PSM

@@ -46,7 +46,8 @@ func run(t *testing.T, p *Partition, steps []step) {
 	}
 }
 
-// TestAppendOutcomes covers every B4 outcome of Append.
+// TestAppendOutcomes covers every outcome of Append's checks
+// (UnifiedLog.analyzeAndValidateProducerState).
 func TestAppendOutcomes(t *testing.T) {
 	const max = int32(2147483647)
 	tests := []struct {

@@ -6,10 +6,10 @@ import (
 	"slices"
 )
 
-// The partition side of transactions (transactions.md X14-X17): the open
-// transactions, the aborted-transaction index, the last stable offset
-// (LSO) and what a read_committed consumer reads. File and line citations
-// are to apache/kafka@1eb7644349cb; LOG/ is
+// The partition side of transactions: the open transactions, the
+// aborted-transaction index, the last stable offset (LSO) and what a
+// read_committed consumer reads. File and line citations are to
+// apache/kafka@1eb7644349cb; LOG/ is
 // storage/src/main/java/org/apache/kafka/storage/internals/log/.
 
 // OngoingTxn is one open transaction on a partition: a producer id whose
@@ -79,12 +79,12 @@ func (p *Partition) FirstUnstableOffset() (int64, bool) {
 // watermark is the log end offset.
 func (p *Partition) HighWatermark() int64 { return p.nextOffset }
 
-// LastStableOffset returns the LSO: the first unstable offset when there
-// is one below the high watermark, else the high watermark
+// LastStableOffset returns the LSO: the first unstable offset when there is
+// one below the high watermark, else the high watermark
 // (UnifiedLog.lastStableOffset, core/src/main/scala/kafka/log/
-// UnifiedLog.scala l.425). Hence LSO <= HW <= LEO. A read_committed
-// consumer reads only below it (X16), so one open transaction hides
-// everything after its first offset, other producers' data included.
+// UnifiedLog.scala l.425). Hence LSO <= HW <= LEO. A read_committed consumer
+// reads only below it (FetchIsolation TXN_COMMITTED), so one open transaction
+// hides everything after its first offset, other producers' data included.
 func (p *Partition) LastStableOffset() int64 {
 	hw := p.HighWatermark()
 	if first, ok := p.FirstUnstableOffset(); ok && first < hw {
@@ -176,12 +176,12 @@ func (p *Partition) rebuildAbortedTxns(from int64, snap *ProducerSnapshot) {
 // transactions. A batch that holds from is returned whole; a consumer
 // skips its records below from.
 //
-// The broker side (FetchIsolation TXN_COMMITTED, X16): the log up to the
+// The broker side (FetchIsolation TXN_COMMITTED): the log up to the
 // LSO (UnifiedLog.read, UnifiedLog.scala l.1235) and the aborted
 // transactions with LastOffset >= from and FirstOffset below the end of
 // the returned data (TransactionIndex.collectAbortedTxns, LOG/
 // TransactionIndex.java l.169; LocalLog.addAbortedTransactions,
-// LocalLog.scala l.412). The consumer side (X17; clients/src/main/java/
+// LocalLog.scala l.412). The consumer side (clients/src/main/java/
 // org/apache/kafka/clients/consumer/internals/CompletedFetch.java
 // l.207-222, l.355-390): a min-heap of aborted (pid, firstOffset) and a
 // set of aborted producer ids; before each batch with a producer id, the

@@ -39,8 +39,9 @@ func wantOffsets(t *testing.T, what string, got []model.LogEntry, want ...int64)
 
 // TestLSOInterleaved: one open transaction pins the LSO at its first
 // offset and hides everything after it, other producers' committed data
-// included (X15, transactions.md S11); its ABORT releases the LSO and
-// hides only its own producer's batches, interleaved as they are (X17).
+// included (UnifiedLog.lastStableOffset); its ABORT releases the LSO and
+// hides only its own producer's batches, interleaved as they are (the
+// consumer's CompletedFetch filter).
 func TestLSOInterleaved(t *testing.T) {
 	p := NewPartition(0, PartitionConfig{})
 	run(t, p, []step{
@@ -77,7 +78,8 @@ func TestLSOInterleaved(t *testing.T) {
 
 // TestAbortedTxnIndex: an ABORT adds an index entry only when it closes
 // an open transaction, with the LSO it leaves (the oldest transaction of
-// another producer id still open, X14); a COMMIT adds none.
+// another producer id still open, ProducerStateManager.lastStableOffset);
+// a COMMIT adds none.
 func TestAbortedTxnIndex(t *testing.T) {
 	p := NewPartition(0, PartitionConfig{})
 	run(t, p, []step{

@@ -36,7 +36,7 @@ func (r *ReplicaLog) HighWatermark() int64 { return r.hw }
 func (r *ReplicaLog) LatestEpoch() int32 { return r.Epochs.LatestEpoch() }
 
 // BeginEpoch records that leader epoch starts at the log end, as a new
-// leader does (P#makeLeader:793, R11).
+// leader does (P#makeLeader:793).
 func (r *ReplicaLog) BeginEpoch(epoch int32) { r.Epochs.Assign(epoch, r.LogEndOffset()) }
 
 // OnLeaderAppend stamps a leader's append with its leader epoch
@@ -52,8 +52,8 @@ func (r *ReplicaLog) OnLeaderAppend(epoch int32, res model.AppendResult) {
 
 // AppendAsFollower appends batches a leader served, in order
 // (RFT#processPartitionData:103, ULOG#appendAsFollower:732): each entry
-// through [Partition.AppendReplica], each epoch into the cache at the
-// entry's first offset (R16). It stops at the first entry that does not
+// through [Partition.AppendReplica], each epoch into the cache at the entry's
+// first offset (ULOG#append:762). It stops at the first entry that does not
 // continue the log and returns its error; the entries before it stay.
 func (r *ReplicaLog) AppendAsFollower(batches []model.ReplicaBatch) error {
 	for i := range batches {
@@ -70,11 +70,11 @@ func (r *ReplicaLog) AppendAsFollower(batches []model.ReplicaBatch) error {
 }
 
 // Read appends to dst the entries from offset from to the log end (a
-// follower's read is bounded by the LEO, R14.7), at most max entries
-// when max > 0, each with its epoch, and returns dst. from must be an
-// entry boundary; an offset inside an entry starts at that entry. The
-// entries share nothing with the log: their records are made again from
-// it, in slots of the partition's slab that are never written again.
+// follower's read is bounded by the LEO: LOG_END isolation), at most max
+// entries when max > 0, each with its epoch, and returns dst. from must be an
+// entry boundary; an offset inside an entry starts at that entry. The entries
+// share nothing with the log: their records are made again from it, in slots
+// of the partition's slab that are never written again.
 func (r *ReplicaLog) Read(from int64, max int, dst []model.ReplicaBatch) []model.ReplicaBatch {
 	lo, hi := r.Span(from, max)
 	return r.ReadRange(lo, hi, dst)
@@ -113,13 +113,15 @@ func (r *ReplicaLog) Span(from int64, limit int) (lo, hi int) {
 }
 
 // EndOffsetForEpoch is [LeaderEpochCache.EndOffsetFor] at this log's end
-// (ULOG#endOffsetForEpoch; the leader's side of R14.6 and of
-// OffsetsForLeaderEpoch, RM#lastOffsetForLeaderEpoch:2754).
+// (ULOG#endOffsetForEpoch; the leader's side of Fetch's divergence check,
+// P#readRecords:1517, and of OffsetsForLeaderEpoch,
+// RM#lastOffsetForLeaderEpoch:2754).
 func (r *ReplicaLog) EndOffsetForEpoch(epoch int32) (int32, int64) {
 	return r.Epochs.EndOffsetFor(epoch, r.LogEndOffset())
 }
 
-// TruncationOffset is the follower's decision (R39) for the leader's
+// TruncationOffset is the follower's decision
+// (AbstractFetcherThread#getOffsetTruncationState) for the leader's
 // answer (leaderEpoch, leaderEnd), with this log's end as both own LEO
 // and fetch offset; see [LeaderEpochCache.TruncationOffset].
 func (r *ReplicaLog) TruncationOffset(leaderEpoch int32, leaderEnd int64) (int64, bool) {
@@ -133,7 +135,7 @@ func (r *ReplicaLog) TruncationOffset(leaderEpoch int32, leaderEnd int64) (int64
 // above the new end (also when nothing was truncated: then at the log
 // end, which removes an epoch a former leader began without writing),
 // and the high watermark is clamped to the new end. Truncating below the
-// high watermark happens only after an unclean election (R39) and is
+// high watermark happens only after an unclean election and is
 // done all the same. It returns the new log end offset.
 func (r *ReplicaLog) TruncateTo(now sim.Time, offset int64) int64 {
 	end := r.Part.TruncateTo(now, offset)
@@ -146,7 +148,7 @@ func (r *ReplicaLog) TruncateTo(now sim.Time, offset int64) int64 {
 
 // UpdateFollowerHighWatermark sets a follower's high watermark from a
 // fetch response, clamped to [0, LEO]; it may move down
-// (ULOG#maybeUpdateHighWatermark:340, R2). It returns the new value.
+// (ULOG#maybeUpdateHighWatermark:340). It returns the new value.
 func (r *ReplicaLog) UpdateFollowerHighWatermark(hw int64) int64 {
 	r.hw = max(0, min(hw, r.LogEndOffset()))
 	return r.hw

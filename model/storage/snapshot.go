@@ -8,7 +8,7 @@ import (
 )
 
 // ProducerSnapshot is a producer-state snapshot as Kafka writes it
-// (ProducerStateManager.takeSnapshot / writeSnapshot, semantics B11.1): per
+// (ProducerStateManager.takeSnapshot / writeSnapshot): per
 // producer only the newest batch survives, with the epoch, coordinator
 // epoch, open-transaction offset and last timestamp.
 type ProducerSnapshot struct {
@@ -79,18 +79,19 @@ func (p *Partition) maybeSnapshot() {
 
 // Restart models a broker restart of this partition's leader: the log and
 // its offsets survive, the in-memory producer state is rebuilt
-// (UnifiedLog.rebuildProducerState, semantics B11.2):
+// (UnifiedLog.rebuildProducerState):
 //
 //   - clean (clean shutdown): a snapshot is taken at the log end first, so
 //     nothing is replayed and every producer's window is its newest batch
-//     only (B11.3; vector b14);
+//     only (ProducerStateManagerTest#testRecoverFromSnapshotUnfinishedTransaction);
 //   - unclean (crash): the newest snapshot taken earlier (periodic,
 //     [PartitionConfig.SnapshotEvery], or from an earlier restart or
 //     [Partition.Snapshot]) is loaded, or nothing if there is none, and the
 //     log after its offset is replayed.
 //
 // Loading drops snapshot entries that have expired by now (no open
-// transaction and now - LastTimestamp >= producer.id.expiration.ms, B10.5).
+// transaction and now - LastTimestamp >= producer.id.expiration.ms,
+// ProducerStateManager.isProducerExpired).
 // Replay uses the replication path: no epoch or sequence validation,
 // batches enter the windows (capped at the window size), epochs change,
 // and markers set the epoch, record the coordinator epoch and close

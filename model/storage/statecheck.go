@@ -10,19 +10,19 @@ import (
 
 // DropState forgets every producer's state while keeping the log, as a
 // broker that restarts without snapshots and without rebuilding from its
-// log would (bug-zoo Z08; not Kafka's behaviour, a what-if).
+// log would (the README's -bug Z08; not Kafka's behaviour, a what-if).
 func (p *Partition) DropState() {
 	p.producers = make(map[model.ProducerID]*ProducerStateEntry)
 	p.dirtyExpiry()
 }
 
 // StateDiff compares the partition's producer state with what replaying its
-// whole log through the replication path yields (bug-zoo INV-STATE). It
+// whole log through the replication path yields (the README's INV-STATE). It
 // compares, per producer id, the epoch, the newest batch's sequence and
-// offsets, and the open transaction; the older batches of the window are
-// not compared, since Kafka's own snapshots keep only the newest
-// (semantics B11). It returns "" when they agree, else a description of
-// the first differences.
+// offsets, and the open transaction; the older batches of the window are not
+// compared, since Kafka's own snapshots keep only the newest
+// (ProducerStateManager.writeSnapshot). It returns "" when they agree, else a
+// description of the first differences.
 //
 // An entry that has expired by its timestamps (no open transaction and
 // idle for producer.id.expiration.ms) may be present or absent: a rebuild

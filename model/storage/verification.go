@@ -41,7 +41,8 @@ func (p *Partition) StartVerification(pid model.ProducerID, epoch int16, firstSe
 
 // verificationGuard returns the OUT_OF_ORDER_SEQUENCE_NUMBER result for a
 // transactional batch above its producer's lowest verified sequence, and
-// false when the batch passes (B4.5). BugNoVerificationGuard skips it.
+// false when the batch passes (Kafka's VerificationStateEntry).
+// BugNoVerificationGuard skips it.
 func (p *Partition) verificationGuard(b *model.Batch) (model.AppendResult, bool) {
 	if p.cfg.BugNoVerificationGuard || !b.Transactional || len(p.verifying) == 0 {
 		return model.AppendResult{}, false

@@ -211,5 +211,8 @@ func (s *Suite) Finish() (Counts, []Violation) {
 		vs = append(vs, v...)
 	}
 	s.lv.views = truncatedViews(s.lv.views)
+	// The records the last observation committed: one element per
+	// record a marker committed, so up to a whole transaction's.
+	s.lv.commits = trimmed(s.lv.commits)
 	return s.tally.finish(), vs
 }

@@ -20,6 +20,26 @@ func truncated[S ~[]E, E any](s S) S {
 	return s[:0]
 }
 
+// scratchKeep is the most elements a scratch list keeps once a run's
+// verdicts are in ([Suite.Finish]). A list that grew past it (one
+// element per record or per transaction of a big run: the records one
+// marker committed, INV-TXN's lists at the end) is released then, so
+// that a suite reused by a sweep holds what its runs hold, not the
+// largest scratch any of them needed. Below it the memory is kept and a
+// run of the usual size allocates nothing for its scratch.
+const scratchKeep = 4096
+
+// trimmed returns s emptied: keeping its memory when its capacity is at
+// most scratchKeep, else nil (the next reset makes it empty and non-nil,
+// as truncated does).
+func trimmed[S ~[]E, E any](s S) S {
+	if cap(s) > scratchKeep {
+		return nil
+	}
+	clear(s)
+	return s[:0]
+}
+
 // cleared returns m emptied, keeping its memory, and never nil.
 func cleared[M ~map[K]V, K comparable, V any](m M) M {
 	if m == nil {

@@ -78,9 +78,10 @@ func (sc *txnScratch) reset() {
 }
 
 // done empties the scratch after a Finish that reported vs (its memory,
-// which the suite copies out before anything else runs).
+// which the suite copies out before anything else runs). A list a big
+// run grew past scratchKeep is released (trimmed).
 func (sc *txnScratch) done(vs []Violation) {
-	sc.ents, sc.parts, sc.keys, sc.wanted, sc.mixed = sc.ents[:0], sc.parts[:0], sc.keys[:0], sc.wanted[:0], sc.mixed[:0]
-	sc.pend, sc.mixedAt = sc.pend[:0], sc.mixedAt[:0]
+	sc.ents, sc.parts, sc.keys, sc.wanted, sc.mixed = trimmed(sc.ents), trimmed(sc.parts), trimmed(sc.keys), trimmed(sc.wanted), trimmed(sc.mixed)
+	sc.pend, sc.mixedAt = trimmed(sc.pend), trimmed(sc.mixedAt)
 	sc.vs = vs[:0]
 }

@@ -449,10 +449,10 @@ func (v *rcView) compute(log *logStore, sc *rcScratch) {
 }
 
 // truncatedViews empties views, keeping each view's memory behind its
-// length.
+// length, or releasing it when it outgrew scratchKeep (trimmed).
 func truncatedViews(views []rcView) []rcView {
 	for i := range views {
-		views[i].fate, views[i].decider = views[i].fate[:0], views[i].decider[:0]
+		views[i].fate, views[i].decider = trimmed(views[i].fate), trimmed(views[i].decider)
 	}
 	if views == nil {
 		return []rcView{}

@@ -171,6 +171,17 @@ func (l *Loop[E]) Run(lim Limits, h Handler[E]) StopReason {
 	}
 }
 
+// Trim releases the storage the queue grew past keep events (a run's
+// backlog at its peak), once it holds at most keep: a loop reused by
+// another run then holds its pending events, not the largest queue it
+// ever had. The events and their order are unchanged.
+func (l *Loop[E]) Trim(keep int) {
+	l.q.trim(keep)
+	if cap(l.pending) > keep {
+		l.pending = nil
+	}
+}
+
 // Reset returns the loop to its zero state (time 0, no events, none
 // handled, sequence numbers from 0) and keeps the storage of its queue, so
 // that a run after Reset allocates nothing for events the previous run's

@@ -136,6 +136,24 @@ func (q *Queue[E]) pop() (at Time, seq uint64, ev E, bg bool) {
 	return top.at, top.seq >> 1, ev, top.seq&1 == 1
 }
 
+// trim releases the storage of a queue that grew past keep events and
+// now holds at most keep: the pending events move to new slices just
+// large enough, in their heap places (the order by time and scheduling
+// sequence is unchanged; only the slots, which order nothing, change).
+func (q *Queue[E]) trim(keep int) {
+	if cap(q.evs) <= keep || len(q.h) > keep {
+		return
+	}
+	h := make([]key, len(q.h))
+	evs := make([]E, len(q.h))
+	for i, k := range q.h {
+		evs[i] = q.evs[k.slot]
+		k.slot = int32(i)
+		h[i] = k
+	}
+	q.h, q.evs, q.free = h, evs, nil
+}
+
 // reset empties the queue and keeps its storage; its events are dropped
 // (no stale event kept alive) and sequence numbers start from 0.
 func (q *Queue[E]) reset() {

@@ -154,6 +154,7 @@ func (w *World) run(s *Setup) (*Result, error) {
 	}
 	pending, abandoned := w.pending()
 	w.repl.finalLogs(w, end) // world_repl.go
+	w.loop.Trim(finalKeep)   // a backlog's queue is not kept past the run
 	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stopText, N: pending, Abandoned: abandoned, Until: w.planEnd})
 
 	counts, vs := w.chk.Finish()

@@ -392,7 +392,20 @@ func (r *replState) finalLogs(w *World, at sim.Time) {
 		}
 		w.emit(o)
 	}
+	// A big run's final logs are released once read (the readers copied
+	// what they keep): a World a sweep reuses holds its runs' state, not
+	// the largest final log it ever handed over.
+	if cap(w.finalLog) > finalKeep {
+		w.finalLog = nil
+	}
+	if cap(w.finalRecs) > finalKeep {
+		w.finalRecs = nil
+	}
 }
+
+// finalKeep is the most entries, and records, whose memory the World
+// keeps for the next run's final logs (finalLogs).
+const finalKeep = 4096
 
 // coordMetadata hands a coordinator that (re)starts on a broker the
 // metadata its host holds: the controller's latest publication, so that

@@ -63,6 +63,8 @@ type Result struct {
 	Invariants      []Verdict        `json:"invariants"`
 	Counterexamples []Counterexample `json:"counterexamples"`
 	Statement       string           `json:"statement"`
+	// Timing is where the wall-clock time went; not in summary.json.
+	Timing Timing `json:"-"`
 }
 
 // resultShard is the shard an exploration's summary.json records: a
@@ -124,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r := &Result{Format: Format, Kind: "explore", Scenario: c.Scenario.Name, ScenarioFile: c.ScenarioFile, Version: scenarios.Version,
 		Seed: c.Seed, Idempotence: s.idempotence, File: nonNil(c.File), Bugs: nonNilS(c.Bugs), Sets: nonNil(c.Sets), Fixed: nonNil(s.fixed),
 		MaxFaults: c.MaxFaults, Prune: c.Prune, All: c.All, Budget: c.Budget, Menu: s.menu.String(),
-		Stop: e.stop, Levels: e.levels, Remaining: e.remain}
+		Stop: e.stop, Levels: e.levels, Remaining: e.remain, Timing: e.timing}
 	if c.Shard.Count > 1 {
 		sh := resultShard(c.Shard)
 		r.Shard = &sh

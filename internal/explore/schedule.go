@@ -203,6 +203,8 @@ type recorder struct {
 	points  []point
 	opts    []fault
 	bad     string
+	// hashing is the wall-clock time the state hashes took.
+	hashTime time.Duration
 }
 
 func (r *recorder) Choice(cp *world.ChoicePoint) {
@@ -236,7 +238,9 @@ func (r *recorder) Choice(cp *world.ChoicePoint) {
 	} else {
 		p.up = slices.Clone(cp.Up)
 		if r.hashing {
+			t := time.Now()
 			p.hash = cp.StateHash()
+			r.hashTime += time.Since(t)
 		} else if len(r.s.options(&p, r.opts[:0])) == 0 {
 			return
 		}
@@ -253,6 +257,9 @@ type outcome struct {
 	// points are the choice points after the last fault (internal
 	// schedules only).
 	points []point
+	// runTime is the run's wall-clock time, hashTime the part of it its
+	// state hashes took (for the speed line; never in a result).
+	runTime, hashTime time.Duration
 }
 
 type violation struct {
@@ -269,14 +276,16 @@ func (s *setup) run(x *sched, list, hashing bool, res *scenarios.Resolved, hc *w
 	spec.PlanText = s.plan(x)
 	rec := &recorder{s: s, fs: x.faults(), after: x.last(), list: list, hashing: hashing}
 	spec.Probe = rec
+	start := time.Now()
 	out, err := scenarios.Run(spec)
 	if err != nil {
 		return nil, err
 	}
+	took := time.Since(start)
 	if rec.bad != "" || rec.next != len(rec.fs) {
 		return nil, &inconsistency{plan: spec.PlanText, why: rec.bad}
 	}
-	o := &outcome{events: out.Events, points: rec.points}
+	o := &outcome{events: out.Events, points: rec.points, runTime: took, hashTime: rec.hashTime}
 	for _, v := range out.Violations {
 		if !slices.ContainsFunc(o.violated, func(w violation) bool { return w.Invariant == v.Invariant }) {
 			o.violated = append(o.violated, violation{Invariant: v.Invariant, Detail: v.Detail, AtNs: v.AtNs})

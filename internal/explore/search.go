@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"sync"
+	"time"
 
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/world"
@@ -63,6 +64,16 @@ type engine struct {
 	err      error
 	remain   int64 // schedules generated but not run (budget)
 	progress func(Progress)
+	// timing adds up the runs' wall-clock times (Result.Timing).
+	timing Timing
+}
+
+// Timing is where an exploration's wall-clock time went, added up over
+// its workers: running the schedules, and of that, hashing the states
+// at their choice points. It is never part of a result's file (the same
+// exploration gives the same bytes); the command prints it on stderr.
+type Timing struct {
+	Runs, Hashing time.Duration
 }
 
 // Level is what the search did with the schedules of one number of
@@ -155,6 +166,8 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 					continue
 				}
 				e.record(d, j.x, o)
+				e.timing.Runs += o.runTime
+				e.timing.Hashing += o.hashTime
 				if internal {
 					for len(out) <= j.i {
 						out = append(out, node{})

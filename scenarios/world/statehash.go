@@ -74,10 +74,71 @@ type hashCache struct {
 }
 
 // typeInfo is what the walk needs to know of a type: whether it is one
-// of the types it treats specially, and a struct's fields to walk.
+// of the types it treats specially, and a struct's fields to walk. It
+// links to the infos of its fields' types (kids, parallel to fields) and
+// of its element type (elem: a slice's, an array's, a pointer's), found
+// on first use, so that a walk looks a type up once per type, not once
+// per value. paths are a special type's fields, by index, in the order
+// its walk reads them (specialFields).
 type typeInfo struct {
+	t       reflect.Type
 	special uint8
 	fields  []int
+	kids    []*typeInfo
+	elem    *typeInfo
+	paths   [][]int
+}
+
+// specialFields names the fields each special type's walk reads, in
+// order ("a.b" is field b of field a; "[]x" is field x of the elements
+// of the slice the name before it, or the type itself, is).
+var specialFields = map[uint8][]string{
+	spRules:       {"[]used"},
+	spEvent:       {"kind", "node", "app", "msg", "n", "gen", "bg", "tok.Conn.Client", "tok.Conn.Server", "tok.Conn.Gen", "tok.Dir", "tok.Cut"},
+	spPendingReq:  {"wr", "tok"},
+	spInternalMsg: {"from", "m", "handle"},
+	spPeer:        {"Node", "ReqNo", "Handle"},
+	spRecordSet:   {"n", "slots", "odd", "app", "off", "base", "size", "slots[]Flags", "slots[]Sent", "slots[]Part"},
+}
+
+// fieldPath returns the index path of the field a dotted name names in
+// struct type t.
+func fieldPath(t reflect.Type, name string) []int {
+	if before, after, ok := strings.Cut(name, "[]"); ok {
+		if before != "" {
+			f, _ := t.FieldByName(before)
+			t = f.Type
+		}
+		return fieldPath(t.Elem(), after)
+	}
+	var path []int
+	for part := range strings.SplitSeq(name, ".") {
+		f, ok := t.FieldByName(part)
+		if !ok {
+			panic("scenarios: " + t.String() + " has no field " + part)
+		}
+		path = append(path, f.Index...)
+		t = f.Type
+	}
+	return path
+}
+
+// kid returns the info of the type of ti's j-th walked field.
+func (h *stateHasher) kid(ti *typeInfo, j int) *typeInfo {
+	k := ti.kids[j]
+	if k == nil {
+		k = h.infoOf(ti.t.Field(ti.fields[j]).Type)
+		ti.kids[j] = k
+	}
+	return k
+}
+
+// elemOf returns the info of ti's element type.
+func (h *stateHasher) elemOf(ti *typeInfo) *typeInfo {
+	if ti.elem == nil {
+		ti.elem = h.infoOf(ti.t.Elem())
+	}
+	return ti.elem
 }
 
 // Special types.
@@ -324,14 +385,12 @@ func (h *stateHasher) handle(x uint64) {
 }
 
 // eventValue hashes an Event reached through reflection (a held event).
-func (h *stateHasher) eventValue(v reflect.Value) {
-	f := func(name string) reflect.Value { return v.FieldByName(name) }
-	ev := Event{kind: evKind(f("kind").Uint()), node: int32(f("node").Int()), app: int32(f("app").Int()),
-		msg: f("msg").Uint(), n: f("n").Uint(), gen: uint32(f("gen").Uint()), bg: f("bg").Bool()}
-	t := f("tok")
-	c := t.FieldByName("Conn")
-	ev.tok = simnet.Token{Conn: simnet.Conn{Client: simnet.NodeID(c.FieldByName("Client").Int()), Server: simnet.NodeID(c.FieldByName("Server").Int()),
-		Gen: uint32(c.FieldByName("Gen").Uint())}, Dir: simnet.Direction(t.FieldByName("Dir").Uint()), Cut: uint32(t.FieldByName("Cut").Uint())}
+func (h *stateHasher) eventValue(v reflect.Value, ti *typeInfo) {
+	f := func(k int) reflect.Value { return v.FieldByIndex(ti.paths[k]) } // specialFields[spEvent]
+	ev := Event{kind: evKind(f(0).Uint()), node: int32(f(1).Int()), app: int32(f(2).Int()),
+		msg: f(3).Uint(), n: f(4).Uint(), gen: uint32(f(5).Uint()), bg: f(6).Bool()}
+	ev.tok = simnet.Token{Conn: simnet.Conn{Client: simnet.NodeID(f(7).Int()), Server: simnet.NodeID(f(8).Int()),
+		Gen: uint32(f(9).Uint())}, Dir: simnet.Direction(f(10).Uint()), Cut: uint32(f(11).Uint())}
 	h.event(0, ev, ev.bg)
 }
 
@@ -352,7 +411,7 @@ func (h *stateHasher) infoOf(t reflect.Type) *typeInfo {
 	if ok {
 		return ti
 	}
-	ti = &typeInfo{}
+	ti = &typeInfo{t: t}
 	switch t {
 	case tEvent:
 		ti.special = spEvent
@@ -369,6 +428,10 @@ func (h *stateHasher) infoOf(t reflect.Type) *typeInfo {
 	}
 	if t.Kind() == reflect.Struct {
 		ti.fields = fieldsOf(t)
+		ti.kids = make([]*typeInfo, len(ti.fields))
+	}
+	for _, name := range specialFields[ti.special] {
+		ti.paths = append(ti.paths, fieldPath(t, name))
 	}
 	h.cache.info[t] = ti
 	return ti
@@ -397,7 +460,11 @@ func fieldsOf(t reflect.Type) []int {
 }
 
 // value walks v into the hash.
-func (h *stateHasher) value(v reflect.Value) {
+func (h *stateHasher) value(v reflect.Value) { h.walk(v, nil) }
+
+// walk walks v into the hash; ti is the info of v's type, or nil when
+// the caller does not know it.
+func (h *stateHasher) walk(v reflect.Value, ti *typeInfo) {
 	switch v.Kind() {
 	case reflect.Bool:
 		h.u64(boolBits(v.Bool()))
@@ -413,36 +480,38 @@ func (h *stateHasher) value(v reflect.Value) {
 		return
 	case reflect.Struct, reflect.Slice:
 	default:
-		h.other(v)
+		h.other(v, ti)
 		return
 	}
-	t := v.Type()
-	ti := h.infoOf(t)
+	if ti == nil {
+		ti = h.infoOf(v.Type())
+	}
+	t := ti.t
 	switch ti.special {
 	case spNone:
 	case spEvent:
-		h.eventValue(v)
+		h.eventValue(v, ti)
 		return
 	case spPendingReq:
 		// The request's wire and token; its message id only names it.
-		h.value(v.FieldByName("wr"))
-		h.value(v.FieldByName("tok"))
+		h.value(v.FieldByIndex(ti.paths[0]))
+		h.value(v.FieldByIndex(ti.paths[1]))
 		return
 	case spInternalMsg:
-		h.value(v.FieldByName("from"))
-		h.value(v.FieldByName("m"))
-		h.handle(v.FieldByName("handle").Uint())
+		h.value(v.FieldByIndex(ti.paths[0]))
+		h.value(v.FieldByIndex(ti.paths[1]))
+		h.handle(v.FieldByIndex(ti.paths[2]).Uint())
 		return
 	case spPeer:
-		h.i64(v.FieldByName("Node").Int())
-		h.i64(v.FieldByName("ReqNo").Int())
-		h.handle(v.FieldByName("Handle").Uint())
+		h.i64(v.FieldByIndex(ti.paths[0]).Int())
+		h.i64(v.FieldByIndex(ti.paths[1]).Int())
+		h.handle(v.FieldByIndex(ti.paths[2]).Uint())
 		return
 	case spRules:
 		// Used rules never fire again.
 		n := 0
 		for i := range v.Len() {
-			if r := v.Index(i); !r.FieldByName("used").Bool() {
+			if r := v.Index(i); !r.FieldByIndex(ti.paths[0]).Bool() {
 				h.value(r)
 				n++
 			}
@@ -451,23 +520,24 @@ func (h *stateHasher) value(v reflect.Value) {
 		return
 	case spRecordSet:
 		// The members, in order, made whole: not the window's storage.
-		h.u64(uint64(v.FieldByName("n").Int()))
-		slots, odd, app := v.FieldByName("slots"), v.FieldByName("odd"), int32(v.FieldByName("app").Int())
-		off, base := int(v.FieldByName("off").Int()), v.FieldByName("base").Int()
-		for i := off; i < off+int(v.FieldByName("size").Int()); i++ {
+		f := func(k int) reflect.Value { return v.FieldByIndex(ti.paths[k]) } // specialFields[spRecordSet]
+		h.u64(uint64(f(0).Int()))
+		slots, odd, app := f(1), f(2), int32(f(3).Int())
+		off, base := int(f(4).Int()), f(5).Int()
+		for i := off; i < off+int(f(6).Int()); i++ {
 			switch sl, n := slots.Index(i), base+int64(i-off); {
-			case sl.FieldByName("Flags").Uint()&uint64(store.SlotOdd) != 0:
+			case sl.FieldByIndex(ti.paths[7]).Uint()&uint64(store.SlotOdd) != 0:
 				h.value(odd.MapIndex(reflect.ValueOf(n)))
-			case sl.FieldByName("Flags").Uint()&uint64(store.SlotPresent) != 0:
-				sent, part := sim.Time(sl.FieldByName("Sent").Int()), int32(sl.FieldByName("Part").Int())
+			case sl.FieldByIndex(ti.paths[7]).Uint()&uint64(store.SlotPresent) != 0:
+				sent, part := sim.Time(sl.FieldByIndex(ti.paths[8]).Int()), int32(sl.FieldByIndex(ti.paths[9]).Int())
 				h.value(reflect.ValueOf(store.Member(app, n, store.RecordSlot{Sent: sent, Part: part}, nil)))
 			}
 		}
 		return
 	}
 	if v.Kind() == reflect.Struct {
-		for _, i := range ti.fields {
-			h.value(v.Field(i))
+		for j, i := range ti.fields {
+			h.walk(v.Field(i), h.kid(ti, j))
 		}
 		return
 	}
@@ -487,21 +557,39 @@ func (h *stateHasher) value(v reflect.Value) {
 			h.u64(v.Index(i).Uint())
 		}
 	default:
+		et := h.elemOf(ti)
 		for i := range n {
-			h.value(v.Index(i))
+			h.walk(v.Index(i), et)
 		}
 	}
 }
 
-// other walks the kinds value does not handle at once.
-func (h *stateHasher) other(v reflect.Value) {
-	t := v.Type()
+// other walks the kinds walk does not handle at once; ti is the info of
+// v's type, or nil.
+func (h *stateHasher) other(v reflect.Value, ti *typeInfo) {
 	switch v.Kind() {
 	case reflect.Float32, reflect.Float64:
 		h.u64(math.Float64bits(v.Float()))
+		return
+	case reflect.Interface:
+		if v.IsNil() {
+			h.u64(0)
+			return
+		}
+		e := v.Elem()
+		h.u64(h.typeID(e.Type()))
+		h.value(e)
+		return
+	}
+	if ti == nil {
+		ti = h.infoOf(v.Type())
+	}
+	t := ti.t
+	switch v.Kind() {
 	case reflect.Array:
+		et := h.elemOf(ti)
 		for i := range v.Len() {
-			h.value(v.Index(i))
+			h.walk(v.Index(i), et)
 		}
 	case reflect.Pointer:
 		if v.IsNil() {
@@ -512,16 +600,8 @@ func (h *stateHasher) other(v reflect.Value) {
 			h.u64(n<<1 | 1)
 		} else {
 			h.u64(n << 1)
-			h.value(v.Elem())
+			h.walk(v.Elem(), h.elemOf(ti))
 		}
-	case reflect.Interface:
-		if v.IsNil() {
-			h.u64(0)
-			return
-		}
-		e := v.Elem()
-		h.u64(h.typeID(e.Type()))
-		h.value(e)
 	case reflect.Map:
 		h.mapValue(v)
 	case reflect.Func:
@@ -570,8 +650,11 @@ func (h *stateHasher) mapValue(v reflect.Value) {
 	}
 	es := make([]kv, 0, v.Len())
 	it := v.MapRange()
+	// One hasher for the keys, emptied for each (a key's pointers and
+	// handles are numbered within the key).
+	kh := &stateHasher{w: h.w, cache: &hashCache{info: h.cache.info, types: h.cache.types}}
 	for it.Next() {
-		kh := &stateHasher{w: h.w, cache: &hashCache{info: h.cache.info, types: h.cache.types}}
+		kh.a, kh.b, kh.ptrs, kh.handles, kh.cache.others = 0, 0, nil, nil, nil
 		kh.value(it.Key())
 		es = append(es, kv{kh.sum(), it.Value()})
 	}

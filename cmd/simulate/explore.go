@@ -26,10 +26,11 @@ type exploreFlags struct {
 	budget    *int64
 	prune     *bool
 	all       *bool
+	menu      *string
 }
 
 // exploreOnly are the flags only -explore takes.
-var exploreOnly = []string{"max-faults", "explore-budget", "explore-prune", "all"}
+var exploreOnly = []string{"max-faults", "explore-budget", "explore-prune", "all", "explore-menu"}
 
 func addExploreFlags(fs *flag.FlagSet) *exploreFlags {
 	return &exploreFlags{
@@ -38,6 +39,7 @@ func addExploreFlags(fs *flag.FlagSet) *exploreFlags {
 		budget:    fs.Int64("explore-budget", 0, "explore: stop after this many runs (0: no limit); the result is then incomplete"),
 		prune:     fs.Bool("explore-prune", true, "explore: skip schedules that reach a state already explored with as many faults left"),
 		all:       fs.Bool("all", false, "explore: search up to -max-faults for one counterexample per violated invariant"),
+		menu:      fs.String("explore-menu", "basic", "explore: the faults offered: basic (one pause length and one crash downtime, fault.max_duration), or full (lengths around the timeouts, clean restarts, stalls, drifts); see docs/explore.md"),
 	}
 }
 
@@ -66,6 +68,13 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 	}
 	cfg := explore.Config{Scenario: a.sc, ScenarioFile: a.scenFile, File: a.file, Bugs: a.bugs, Sets: a.sets, Seed: 1,
 		MaxFaults: *a.f.maxFaults, Budget: *a.f.budget, Prune: *a.f.prune, All: *a.f.all, Parallel: a.sw.parallel}
+	switch *a.f.menu {
+	case "basic":
+	case "full":
+		cfg.FullMenu = true
+	default:
+		return usageErr(stderr, fmt.Sprintf("-explore-menu %q is not allowed (allowed: basic, full)", *a.f.menu))
+	}
 	if a.seedText != "" {
 		s, err := strconv.ParseUint(a.seedText, 10, 64)
 		if err != nil {

@@ -3,6 +3,8 @@ package explore
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +50,10 @@ type Config struct {
 	Progress func(Progress)
 	// MaxEvents bounds each run (0: the simulator's default).
 	MaxEvents int64
+	// FullMenu widens the menu (-explore-menu full): pause, crash and
+	// stall lengths around the scenario's timeouts, clean restarts of
+	// brokers, stalls and drifts (Menu).
+	FullMenu bool
 }
 
 // Progress reports a search under way.
@@ -75,15 +81,58 @@ type Menu struct {
 	// (when the scenario draws transient errors).
 	Reject bool
 	// Crash: crash a node, restarted Down later; Pause: pause a node for
-	// Pause.
+	// PauseFor. With the full menu, Lengths replaces both: every crash
+	// downtime, pause and stall is each of them.
 	Crash, Pause   bool
 	Down, PauseFor time.Duration
+	// The full menu's (-explore-menu full): Lengths are the downtimes,
+	// pauses and stalls offered, shortest first; Clean offers a broker's
+	// clean restart beside the unclean one; Stall stalls a server's
+	// request handlers; Drift makes a process's timers run DriftPPM
+	// slow or fast.
+	Full     bool
+	Lengths  []time.Duration
+	Clean    bool
+	Stall    bool
+	Drift    bool
+	DriftPPM int32
 	// End is the plan's end: no fault after it.
 	End time.Duration
 }
 
+// lengths returns the downtimes and pauses the menu offers.
+func (m *Menu) lengths(pause bool) []time.Duration {
+	if m.Full {
+		return m.Lengths
+	}
+	if pause {
+		return []time.Duration{m.PauseFor}
+	}
+	return []time.Duration{m.Down}
+}
+
+// fullDriftPPM is the full menu's drift rate: 200 ppm, a poor crystal's
+// error (faults.MaxDriftPPM bounds what a plan may say).
+const fullDriftPPM = 200
+
+// fullLengths returns the full menu's lengths: fault.max_duration, and
+// just below and just above (a tenth) request.timeout.ms, and for a
+// transactional producer just above transaction.timeout.ms: a fault on
+// either side of a timeout is what makes it fire or not.
+func fullLengths(maxDur, request, txn time.Duration) []time.Duration {
+	ls := []time.Duration{maxDur, request - request/10, request + request/10}
+	if txn > 0 {
+		ls = append(ls, txn+txn/10)
+	}
+	slices.Sort(ls)
+	return slices.Compact(ls)
+}
+
 // String lists the menu, e.g. "drop, delay, crash (10s down), pause 10s".
 func (m Menu) String() string {
+	if m.Full {
+		return m.fullString()
+	}
 	var s []string
 	if m.Drop {
 		s = append(s, "drop")
@@ -107,6 +156,50 @@ func (m Menu) String() string {
 		return "nothing"
 	}
 	return strings.Join(s, ", ")
+}
+
+// fullString lists a full menu, e.g. "drop, delay, crash (10s, 27s, 33s
+// down; brokers clean or unclean), pause, stall (servers) 10s, 27s, 33s,
+// drift ±200ppm".
+func (m Menu) fullString() string {
+	var ls []string
+	for _, l := range m.Lengths {
+		ls = append(ls, l.String())
+	}
+	lens := strings.Join(ls, ", ")
+	var s []string
+	if m.Drop {
+		s = append(s, "drop")
+	}
+	if m.Delay {
+		s = append(s, "delay")
+	}
+	if m.Duplicate {
+		s = append(s, "duplicate")
+	}
+	if m.Reject {
+		s = append(s, "reject")
+	}
+	if m.Crash {
+		c := "crash (" + lens + " down"
+		if m.Clean {
+			c += "; brokers clean or unclean"
+		}
+		s = append(s, c+")")
+	}
+	if m.Pause {
+		s = append(s, "pause "+lens)
+	}
+	if m.Stall {
+		s = append(s, "stall (servers) "+lens)
+	}
+	if m.Drift {
+		s = append(s, "drift ±"+strconv.Itoa(int(m.DriftPPM))+"ppm")
+	}
+	if len(s) == 0 {
+		return "nothing"
+	}
+	return "full: " + strings.Join(s, ", ")
 }
 
 // randomOff are the parameters that switch the random fault sources off,
@@ -183,6 +276,21 @@ func prepare(cfg Config) (*setup, error) {
 		PauseFor:  c.Fault.MaxDuration,
 		Duplicate: kinds&faults.GenDrop != 0 && c.Net.Mode.String() == "datagram",
 		Reject:    kinds&faults.GenDrop != 0 && c.Broker.TransientError > 0,
+	}
+	if cfg.FullMenu {
+		var txn time.Duration
+		if res.Producer.TransactionalID != "" {
+			txn = res.Producer.TransactionTimeout
+		}
+		m.Full = true
+		m.Lengths = fullLengths(c.Fault.MaxDuration, res.Producer.RequestTimeout, txn)
+		m.Clean = m.Crash
+		// fault.kinds=all (the default) leaves stall out for the
+		// generator's sake (earlier seeds keep their plans); the full
+		// menu offers it unless fault.kinds names kinds without it.
+		m.Stall = kinds&faults.GenStall != 0 || res.Values.Get("fault.kinds") == "all"
+		m.Drift = kinds&faults.GenDrift != 0
+		m.DriftPPM = fullDriftPPM
 	}
 	for _, kv := range randomOff {
 		if res.Values.Get(kv.Key) != kv.Value {

@@ -18,10 +18,10 @@ func TestPlanInTimeOrder(t *testing.T) {
 	s := &setup{menu: Menu{Crash: true, Pause: true, Drop: true, Down: 10 * time.Second, PauseFor: 10 * time.Second}, endText: "end 2m0.3s\n"}
 	x := &sched{}
 	for _, f := range []fault{
-		{kind: fCrash, node: "c1", at: sim.Time(500 * time.Microsecond)},
-		{kind: fPause, node: "p1", at: sim.Time(1020500 * time.Microsecond)},
+		{kind: fCrash, node: "c1", at: sim.Time(500 * time.Microsecond), length: 10 * time.Second},
+		{kind: fPause, node: "p1", at: sim.Time(1020500 * time.Microsecond), length: 10 * time.Second},
 		{kind: fDrop, dir: simnet.Request, reqNo: 3, client: "p1", server: "b1"},
-		{kind: fCrash, node: "p1", at: sim.Time(10500500 * time.Microsecond)},
+		{kind: fCrash, node: "p1", at: sim.Time(10500500 * time.Microsecond), length: 10 * time.Second},
 	} {
 		x = &sched{parent: x, f: f, depth: x.depth + 1}
 	}

@@ -49,8 +49,8 @@ func (r *Result) SaveTo(dir, writeDir string, sc *scenarios.Scenario) error {
 		if err != nil {
 			return err
 		}
-		header := fmt.Sprintf("# counterexample: scenario %s breaks %s with %s (%d events)\n# found by simulate -explore -max-faults %d (docs/explore.md)\n# reproduce: %s\n",
-			r.Scenario, ce.Invariant, plural(ce.Faults, "fault"), ce.Events, r.MaxFaults, res.Reproduce)
+		header := fmt.Sprintf("# counterexample: scenario %s breaks %s with %s (%d events)\n# found by simulate -explore -max-faults %d%s (docs/explore.md)\n# reproduce: %s\n",
+			r.Scenario, ce.Invariant, plural(ce.Faults, "fault"), ce.Events, r.MaxFaults, menuFlag(r.Menu), res.Reproduce)
 		if err := os.WriteFile(filepath.Join(writeDir, name), []byte(faults.FileText(header+ce.Plan)), 0o644); err != nil {
 			return err
 		}
@@ -211,4 +211,13 @@ func (r *Result) WriteMarkdown(w io.Writer, dir string) {
 
 func fmtNs(ns int64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.9f", float64(ns)/1e9), "0"), ".") + "s"
+}
+
+// menuFlag returns the -explore-menu flag that gives menu, a
+// [Menu.String]: empty for the basic menu.
+func menuFlag(menu string) string {
+	if strings.HasPrefix(menu, "full:") {
+		return " -explore-menu full"
+	}
+	return ""
 }

@@ -23,6 +23,8 @@ const (
 	fReject
 	fCrash
 	fPause
+	fStall
+	fDrift
 )
 
 // fault is one injected fault: a menu item at a choice point.
@@ -34,9 +36,14 @@ type fault struct {
 	dir            simnet.Direction
 	reqNo          int64
 	client, server string
-	// Node faults: the node and the time.
-	node string
-	at   sim.Time
+	// Node faults: the node and the time; a crash's downtime, a pause's
+	// or a stall's length, whether a crash's restart is clean, a
+	// drift's rate.
+	node   string
+	at     sim.Time
+	length time.Duration
+	clean  bool
+	ppm    int32
 }
 
 // appendLines appends the fault's plan lines.
@@ -74,17 +81,34 @@ func (s *setup) appendLines(b []byte, f fault) []byte {
 		b = append(b, " crash "...)
 		b = append(b, f.node...)
 		b = append(b, '\n')
-		b = append(b, atTime(f.at.Add(s.menu.Down))...)
+		b = append(b, atTime(f.at.Add(f.length))...)
 		b = append(b, " restart "...)
 		b = append(b, f.node...)
+		if f.clean {
+			b = append(b, " clean"...)
+		}
 		return append(b, '\n')
-	case fPause:
+	case fPause, fStall:
 		b = append(b, atTime(f.at)...)
-		b = append(b, " pause "...)
+		if f.kind == fPause {
+			b = append(b, " pause "...)
+		} else {
+			b = append(b, " stall "...)
+		}
 		b = append(b, f.node...)
 		b = append(b, ' ')
-		b = append(b, s.menu.PauseFor.String()...)
+		b = append(b, f.length.String()...)
 		return append(b, '\n')
+	case fDrift:
+		b = append(b, atTime(f.at)...)
+		b = append(b, " drift "...)
+		b = append(b, f.node...)
+		b = append(b, ' ')
+		if f.ppm >= 0 {
+			b = append(b, '+')
+		}
+		b = strconv.AppendInt(b, int64(f.ppm), 10)
+		return append(b, "ppm\n"...)
 	}
 	panic("explore: unknown fault kind")
 }
@@ -152,8 +176,9 @@ type point struct {
 	reqNo          int64
 	client, server string
 	produce        bool
-	// ChoiceTime
-	up []string
+	// ChoiceTime: the nodes up, and their roles.
+	up    []string
+	roles []world.Role
 }
 
 // options appends the faults the menu offers at p.
@@ -176,15 +201,50 @@ func (s *setup) options(p *point, dst []fault) []fault {
 		}
 		return dst
 	}
-	for _, n := range p.up {
+	for i, n := range p.up {
+		role := p.roles[i]
 		f := fault{cp: p.index, node: n, at: p.at}
-		if m.Crash && p.at.Add(m.Down) <= sim.Time(m.End) {
-			f.kind = fCrash
-			dst = append(dst, f)
+		if !m.Full {
+			if m.Crash && p.at.Add(m.Down) <= sim.Time(m.End) {
+				f.kind, f.length = fCrash, m.Down
+				dst = append(dst, f)
+			}
+			if m.Pause {
+				f.kind, f.length = fPause, m.PauseFor
+				dst = append(dst, f)
+			}
+			continue
+		}
+		for _, l := range m.Lengths {
+			if m.Crash && p.at.Add(l) <= sim.Time(m.End) {
+				f.kind, f.length, f.clean = fCrash, l, false
+				dst = append(dst, f)
+				if m.Clean && role == world.RoleBroker {
+					f.clean = true
+					dst = append(dst, f)
+					f.clean = false
+				}
+			}
 		}
 		if m.Pause {
-			f.kind = fPause
-			dst = append(dst, f)
+			for _, l := range m.Lengths {
+				f.kind, f.length = fPause, l
+				dst = append(dst, f)
+			}
+		}
+		if m.Stall && (role == world.RoleBroker || role == world.RoleCoordinator) {
+			for _, l := range m.Lengths {
+				f.kind, f.length = fStall, l
+				dst = append(dst, f)
+			}
+		}
+		if m.Drift {
+			f.length = 0
+			for _, ppm := range [2]int32{m.DriftPPM, -m.DriftPPM} {
+				f.kind, f.ppm = fDrift, ppm
+				dst = append(dst, f)
+			}
+			f.ppm = 0
 		}
 	}
 	return dst
@@ -214,7 +274,7 @@ func (r *recorder) Choice(cp *world.ChoicePoint) {
 		r.next++
 		ok := false
 		switch f.kind {
-		case fCrash, fPause:
+		case fCrash, fPause, fStall, fDrift:
 			ok = cp.Kind == world.ChoiceTime && cp.At == f.at && slices.Contains(cp.Up, f.node)
 		default:
 			ok = cp.Kind == world.ChoiceSend && cp.Dir == f.dir && cp.ReqNo == f.reqNo && cp.Client == f.client && cp.Server == f.server && cp.Live
@@ -236,7 +296,7 @@ func (r *recorder) Choice(cp *world.ChoicePoint) {
 			return
 		}
 	} else {
-		p.up = slices.Clone(cp.Up)
+		p.up, p.roles = slices.Clone(cp.Up), slices.Clone(cp.UpRole)
 		if r.hashing {
 			t := time.Now()
 			p.hash = cp.StateHash()

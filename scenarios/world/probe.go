@@ -64,8 +64,9 @@ type ChoicePoint struct {
 
 	// ChoiceTime: the nodes that run now (started producer instances,
 	// brokers, coordinators; none paused or crashed), which a crash or a
-	// pause can hit, in node-table order.
-	Up []string
+	// pause can hit, in node-table order; UpRole holds each one's role.
+	Up     []string
+	UpRole []Role
 
 	w  *World
 	ev Event
@@ -78,6 +79,32 @@ func (cp *ChoicePoint) StateHash() StateHash {
 		panic("scenarios: StateHash at a send: the world is between two effects of one event")
 	}
 	return cp.w.stateHash(cp.At, cp.ev)
+}
+
+// Role is what a node is, for the faults that only some roles take (a
+// stall hits a server, a clean restart differs from an unclean one for
+// a broker).
+type Role uint8
+
+// The roles.
+const (
+	RoleProducer    Role = iota // a producer instance
+	RoleBroker                  // a broker
+	RoleCoordinator             // the transaction coordinator
+	RoleController              // the KRaft controller of a replicated run
+)
+
+// roleOf returns kind's role.
+func roleOf(k nodeKind) Role {
+	switch k {
+	case kindBroker:
+		return RoleBroker
+	case kindCoordinator:
+		return RoleCoordinator
+	case kindController:
+		return RoleController
+	}
+	return RoleProducer
 }
 
 // probeState is the world's side of a Probe.
@@ -101,7 +128,7 @@ func (w *World) probeTime(now sim.Time, ev Event) {
 		return
 	}
 	cp := &ps.cp
-	*cp = ChoicePoint{Kind: ChoiceTime, Index: ps.n, At: now, Events: w.loop.Events() - 1, Up: cp.Up[:0], w: w, ev: ev}
+	*cp = ChoicePoint{Kind: ChoiceTime, Index: ps.n, At: now, Events: w.loop.Events() - 1, Up: cp.Up[:0], UpRole: cp.UpRole[:0], w: w, ev: ev}
 	ps.n++
 	for i := range w.nodes {
 		nd := &w.nodes[i]
@@ -109,6 +136,7 @@ func (w *World) probeTime(now sim.Time, ev Event) {
 			continue
 		}
 		cp.Up = append(cp.Up, nd.name)
+		cp.UpRole = append(cp.UpRole, roleOf(nd.kind))
 	}
 	ps.p.Choice(cp)
 }
@@ -128,7 +156,7 @@ func (w *World) probeSend(now sim.Time, m model.Message, c simnet.Conn, dir simn
 	cp := &ps.cp
 	*cp = ChoicePoint{Kind: ChoiceSend, Index: ps.n, At: now, Events: w.loop.Events(), Dir: dir, ReqNo: reqNo,
 		Client: w.names[c.Client], Server: w.names[c.Server], Produce: produce && dir == simnet.Request && w.nodes[c.Server].kind == kindBroker,
-		Live: live, Up: cp.Up[:0], w: w}
+		Live: live, Up: cp.Up[:0], UpRole: cp.UpRole[:0], w: w}
 	ps.n++
 	ps.p.Choice(cp)
 }

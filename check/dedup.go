@@ -11,7 +11,8 @@ import (
 //   - a batch the broker answered as a duplicate must match the log entry
 //     it was matched with, record by record (same ids, same payload
 //     digests); otherwise the broker acknowledged new data without writing
-//     it (bug-zoo Z11). These are reported as they happen, the first 24.
+//     it (what -bug Z11 shows). These are reported as they happen, the
+//     first 24.
 //   - at the end, a record acknowledged with an offset that is in the
 //     committed view must be at that offset, with its own id and payload
 //     digest. These follow, by application and message number, the first

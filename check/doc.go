@@ -34,8 +34,9 @@
 // partition's last stable offset (LSO: the first offset of the oldest
 // transaction no marker closed, else the log end; no replication, so the
 // high watermark is the log end) with the aborted transactions filtered
-// out (transactions.md X14-X17). Each transactional batch is attributed
-// to its transaction: the sending instance (the verdict's peer), its
+// out (Kafka's UnifiedLog.lastStableOffset and the consumer's
+// CompletedFetch filter; rcView in txnview.go). Each transactional batch
+// is attributed to its transaction: the sending instance (the verdict's peer), its
 // incarnation (restarts the stream showed before it sent the request) and
 // its transaction ordinal ([model.Batch.Txn]). INV-TXN (txn.go) finds
 // aborted reads, lost committed writes, torn transactions and COMMIT

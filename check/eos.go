@@ -10,8 +10,9 @@ import (
 // InvEOS is exactly-once processing: for an application that commits its
 // input position inside its transactions (app.mode=exactly-once), every
 // input record below the final committed position appears exactly once in
-// the committed output, and none at or above it (semantics T5: the output
-// and the offsets commit in one transaction).
+// the committed output, and none at or above it (KIP-98 and KIP-447,
+// KafkaProducer.sendOffsetsToTransaction: the output and the offsets
+// commit in one transaction).
 const InvEOS = "INV-EOS"
 
 // eos judges INV-EOS from the group coordinator's committed offsets and

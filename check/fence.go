@@ -13,7 +13,9 @@ import (
 // transaction ordinal N ([txnKey]) is not appended to a partition after
 // a marker for the same producer id there closed N, or a later
 // transaction of the same instance (a late Produce that crossed its
-// transaction's boundary, transactions.md X42).
+// transaction's boundary: under transaction version 1 consecutive
+// transactions share the producer id and epoch, so the partition cannot
+// tell them apart; KIP-890).
 type fence struct {
 	cfg Config
 	lv  *logView

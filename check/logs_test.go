@@ -142,7 +142,7 @@ func TestLoss(t *testing.T) {
 // promises that it is committed. An acknowledged record of a transaction
 // reported aborted or failed, or never reported ended, is not lost; one
 // of a transaction reported committed whose records the log aborted is
-// (bug-zoo Z05 b). The transactions' outcomes are counted.
+// (-bug Z05b, KAFKA-6119). The transactions' outcomes are counted.
 func TestLossTransactions(t *testing.T) {
 	r := newRun(Config{})
 	txnAck := func(at sim.Time, n, off int64) {

@@ -11,8 +11,8 @@ import (
 
 // LiveLSO is the last stable offset's liveness: once faults stop, no
 // partition's LSO stays pinned by a hanging transaction, one that no
-// transaction coordinator will ever mark (transactions.md X19, bug-zoo
-// Z19).
+// transaction coordinator will ever mark (KIP-890's "hanging
+// transactions"; -bug Z19).
 const LiveLSO = "LIVE-LSO"
 
 // liveLSO judges LIVE-LSO at Finish. For every partition whose LSO

@@ -13,7 +13,7 @@ import (
 // InvTxn is transactional atomicity as a read_committed consumer sees it
 // at the run's end: no aborted read, no lost committed write, no torn
 // transaction, and no COMMIT marker deciding batches of more than one
-// transaction (transactions.md X39-X42, X50; Jepsen's KAFKA-17754).
+// transaction (KAFKA-17754, found by Jepsen).
 const InvTxn = "INV-TXN"
 
 // txnInv judges INV-TXN at Finish, on the read_committed view of every
@@ -39,12 +39,12 @@ const InvTxn = "INV-TXN"
 //   - stale EndTxn: an EndTxn of an instance's transaction j moved the
 //     coordinator from Ongoing to Prepare* while the instance was in a
 //     later transaction k (it had added partitions or appended batches
-//     for k): the EndTxn decided a transaction other than its own (X50,
-//     the KAFKA-17754 schedules X40-X41), even when that transaction
-//     held no records yet;
+//     for k): the EndTxn decided a transaction other than its own
+//     (KAFKA-17754: a delayed COMMIT or ABORT ends the next
+//     transaction), even when that transaction held no records yet;
 //   - mixed commit: one COMMIT marker decided the batches of more than
 //     one transaction, so an EndTxn decided a transaction other than its
-//     own (X50; expected under transaction version 1, X40-X42, where
+//     own (expected under transaction version 1, KAFKA-17754, where
 //     TransactionCoordinator.endTransaction, core/src/main/scala/kafka/
 //     coordinator/transaction/TransactionCoordinator.scala l.506, accepts
 //     a stale EndTxn of the same (pid, epoch), and a marker closes

@@ -122,8 +122,8 @@ func TestTxnHolds(t *testing.T) {
 // wait above an LSO pinned by another producer's open transaction is no
 // INV-TXN violation; while the coordinator holds that transaction Ongoing
 // with the partition it is no LIVE-LSO violation either; once the
-// coordinator has completed it (Z19) LIVE-LSO reports the stuck LSO and
-// the committed records waiting above it.
+// coordinator has completed it (a hanging transaction, -bug Z19) LIVE-LSO
+// reports the stuck LSO and the committed records waiting above it.
 func TestTxnCommittedAboveLSO(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -206,7 +206,7 @@ func TestTxnLostNotInLog(t *testing.T) {
 }
 
 // TestTxnTornPartitions: one transaction's partitions decided differently
-// (a stale ABORT reaching one of them, X41).
+// (a stale ABORT reaching one of them, as in KAFKA-17754).
 func TestTxnTornPartitions(t *testing.T) {
 	r := newRun(txnNames)
 	r.appendFrom(2, instP1, 1, tb(0, 7, 1, 0, 1))
@@ -220,7 +220,8 @@ func TestTxnTornPartitions(t *testing.T) {
 	})
 }
 
-// TestTxnKafka17754: X40 on one partition under transaction version 1.
+// TestTxnKafka17754: KAFKA-17754's delayed COMMIT on one partition under
+// transaction version 1.
 // Transaction 1 commits; transaction 2's first batch is appended; the
 // delayed EndTxn of transaction 1 commits it; its second batch opens a
 // new transaction on the partition, which the application's abort
@@ -254,8 +255,9 @@ func TestTxnKafka17754(t *testing.T) {
 	}
 }
 
-// TestTxnMixedCommit: a late batch of transaction 1 (X42) joins
-// transaction 2 on a partition, and transaction 2's COMMIT decides both.
+// TestTxnMixedCommit: a late batch of transaction 1 (a delayed Produce)
+// joins transaction 2 on a partition, and transaction 2's COMMIT decides
+// both.
 // Transaction 1 was aborted: an aborted read, too.
 func TestTxnMixedCommit(t *testing.T) {
 	r := newRun(txnNames)
@@ -385,8 +387,8 @@ func TestReadCommittedMatchesPartition(t *testing.T) {
 
 // TestTxnStaleEndTxn: the EndTxn of p1's transaction 1, late, reaches the
 // coordinator after p1's transaction 2 added its partition: it moves the
-// coordinator to PrepareCommit, deciding transaction 2 (X40), although
-// transaction 2 holds no record yet. The same EndTxn while the
+// coordinator to PrepareCommit, deciding transaction 2 (KAFKA-17754),
+// although transaction 2 holds no record yet. The same EndTxn while the
 // coordinator is between transactions (a retry answered from
 // CompleteCommit, no Prepare*) and the current transaction's own EndTxn
 // are no violation.

@@ -308,14 +308,14 @@ const (
 )
 
 // rcView is one partition's read_committed view at the run's end
-// (transactions.md X14-X17): the LSO is the first offset of the oldest
-// transaction no marker closed yet, else the log end (the high watermark
+// (KIP-98): the LSO is the first offset of the oldest transaction no
+// marker closed yet, else the log end (the high watermark
 // is the log end: idemsim has no replication; Kafka's
 // UnifiedLog.lastStableOffset, core/src/main/scala/kafka/log/
 // UnifiedLog.scala l.425 at apache/kafka@1eb7644349cb); below it, a
 // transactional batch is read iff the marker that closed its
-// transaction is a COMMIT. This is the consumer's filter (X17,
-// clients/src/main/java/org/apache/kafka/clients/consumer/internals/
+// transaction is a COMMIT. This is the consumer's filter
+// (clients/src/main/java/org/apache/kafka/clients/consumer/internals/
 // CompletedFetch.java l.207-222, l.355-390: a heap of
 // aborted (pid, firstOffset), a set of aborted pids that an ABORT marker
 // leaves) read by transaction: a pid's transactions never overlap, so a

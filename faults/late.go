@@ -22,9 +22,12 @@ func init() {
 // congested path, arriving on a server socket that never saw the client's
 // close (the client's FIN travels behind it): Kafka's SocketServer reads
 // a request that arrived and handles it to the end, and only the response
-// is lost (replication.md R50-R51). It is how a delayed EndTxn or Produce
-// crosses a transaction boundary (KAFKA-17754, bug-zoo Z20), or a batch
-// lands after its transaction was aborted (Z19). The requests sent behind
+// is lost (Kafka 3.9 core/src/main/scala/kafka/network/SocketServer.scala:
+// Processor.sendResponse drops a response for a closed channel;
+// KafkaRequestHandler.run never checks the connection). It is how a
+// delayed EndTxn or Produce crosses a transaction boundary (KAFKA-17754,
+// -bug Z20), or a batch lands after its transaction was aborted (a hanging
+// transaction, -bug Z19). The requests sent behind
 // it on the same connection wait behind it (a connection never reorders).
 // Like a [Drop] it fires once.
 type Late struct {

@@ -16,7 +16,9 @@ func init() {
 // and handling of requests: producer-state expiry and transaction timeouts
 // still run, and what arrived meanwhile is read and handled in order when
 // the stall ends (a request already read is handled to the end even if
-// its connection broke; replication.md R49–R51). Only servers stall.
+// its connection broke: Kafka's SocketServer mutes a connection until its
+// response is sent, and Processor.sendResponse drops a response for a
+// closed channel). Only servers stall.
 type Stall struct {
 	Node string
 	// For is the stall's length, >= 0.

@@ -78,7 +78,9 @@ func TestPlanReplaySameHash(t *testing.T) {
 			t.Errorf("reproduce command lacks the plan file: %s", r3.Reproduce)
 		}
 		// In tcp mode, Kafka's assumptions hold and idempotence must
-		// keep every safety invariant; datagram mode may break them (S.2).
+		// keep every safety invariant; datagram mode may break them (it
+		// loses, duplicates and reorders messages independently, within a
+		// connection too, which Kafka does not protect against).
 		for _, v := range r1.Violations {
 			if seed%2 == 0 {
 				t.Errorf("seed %d: unexpected violation %+v (abandoned %d)\n%s", seed, v, r1.Abandoned, r1.Plan)

@@ -29,7 +29,8 @@ func lineAt(trace []string, parts ...string) (sim.Time, int) {
 // TestRequestOutlivesConnection: a request that reached a paused broker
 // is read when the broker resumes and executed to the end although its
 // client timed out and disconnected meanwhile; only the response is lost
-// (replication.md R49–R51). The requests buffered behind it on the same
+// (Kafka's SocketServer, Processor.sendResponse). The requests buffered
+// behind it on the same
 // connection are discarded once that response cannot be sent. Without
 // idempotence the client's retry lands a second copy (INV-DUP); with it,
 // the retry is answered as a duplicate.
@@ -70,7 +71,8 @@ func TestRequestOutlivesConnection(t *testing.T) {
 }
 
 // TestProcessingTimeOneAtATime: with a handling time, a broker handles
-// the requests of one connection one at a time (R49): five requests in
+// the requests of one connection one at a time (SocketServer mutes the
+// connection until the response is sent): five requests in
 // flight are appended at least the handling time apart, and the run's
 // verdicts do not change.
 func TestProcessingTimeOneAtATime(t *testing.T) {

@@ -197,7 +197,8 @@ func TestCoordFailover(t *testing.T) {
 // held in the network past the failover, reaches its partition after the
 // new coordinator's markers and is refused: TRANSACTION_COORDINATOR_FENCED
 // under the classic protocol (the partition has seen coordinator epoch 1
-// for the producer, B8), INVALID_PRODUCER_EPOCH under transaction version
+// for the producer, ProducerAppendInfo.appendEndTxnMarker),
+// INVALID_PRODUCER_EPOCH under transaction version
 // 2 (the producer's epoch moved on first). Nothing fails.
 func TestCoordFailoverOldMarkerRefused(t *testing.T) {
 	sc, err := Lookup("coordfailover")

@@ -60,7 +60,7 @@ func TestScriptBlackhole(t *testing.T) {
 	}
 	// The client learns of it at request.timeout.ms, retries, and all
 	// three land (newest first: Kafka re-enqueues failed batches at the
-	// front without idempotence, bug-zoo Z02).
+	// front without idempotence, RecordAccumulator.reenqueue).
 	s.Advance(31e9)
 	if !s.Stabilize(100) || s.Pending() != 0 {
 		t.Fatalf("pending %d\n%s", s.Pending(), out)

@@ -39,7 +39,8 @@ func TestFaultSweep(t *testing.T) {
 		for _, v := range r.Violations {
 			// A restarted producer that sends its records again gets a new
 			// producer id, so a record its dead incarnation wrote lands
-			// twice (bug-zoo Z04): expected, not a simulator bug.
+			// twice (idempotence is per producer session, KIP-98):
+			// expected, not a simulator bug.
 			if resend && v.Invariant == "INV-DUP" && strings.Contains(r.Plan, " crash p") {
 				continue
 			}

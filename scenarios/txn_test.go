@@ -40,7 +40,8 @@ func crossedBoundary(trace []string) (crossed, found bool) {
 // reaches the coordinator during a later transaction breaks INV-TXN in
 // every run (aborted read, torn transaction or lost write), and one that
 // arrives between transactions breaks nothing; under transaction version
-// 2 (4.1) nothing breaks, crossing or not (issue: KAFKA-17754, X40, X43).
+// 2 (4.1) nothing breaks, crossing or not (issue: KAFKA-17754; KIP-890
+// part 2 fences the stale EndTxn by the epoch).
 func TestTxnLate(t *testing.T) {
 	sc, err := Lookup("txnlate")
 	if err != nil {
@@ -128,7 +129,8 @@ func TestTxnRetryWakes(t *testing.T) {
 
 // TestMarkersFollowLeaders: with replicated partitions and broker
 // crashes, the coordinator sends each marker to the partition's current
-// leader (its metadata cache follows the controller's publications, X11),
+// leader (its metadata cache follows the controller's publications;
+// TransactionMarkerChannelManager.addTxnMarkersToBrokerQueue),
 // so a transaction whose partition moved still completes. Before, markers
 // went to the partition's first leader: seed 4 left records unresolved
 // (LIVE-PROD) and seeds 11, 15, 22, 39 and 40 lost committed records

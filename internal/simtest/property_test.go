@@ -15,17 +15,20 @@ import (
 // TestIdempotenceProperty: with idempotence on and a valid configuration,
 // over random loss, delay and disconnect schedules, no record is
 // duplicated or reordered in the log, and every acknowledged record is
-// there (spec S.3 I1-I3, bug-zoo INV-DUP/INV-ORDER/INV-LOSS); the World's
-// checker judges every invariant.
+// there (INV-DUP, INV-ORDER, INV-LOSS: README.md, "Invariants"); the
+// World's checker judges every invariant.
 //
 // The network keeps each connection FIFO and loses data the way TCP does
-// (S.2: Kafka's assumptions): a lost message breaks its connection, which
-// the client notices at request.timeout.ms, and connections break. The
+// (Kafka's assumptions: the broker handles one request per connection at
+// a time, and a lost response shows as a disconnect or timeout): a lost
+// message breaks its connection, which the client notices at
+// request.timeout.ms, and connections break. The
 // broker also turns requests away with NOT_LEADER_OR_FOLLOWER now and then
 // (a leadership flap), which opens sequence gaps and so exercises
 // OUT_OF_ORDER_SEQUENCE handling. Time advances by random steps, so
 // requests time out and batches back off; delivery.timeout.ms is long
-// enough that no batch expires (S.3 assumes no expiry during a retry).
+// enough that no batch expires (the property assumes no expiry during a
+// retry: an expired batch's outcome is unknown).
 func TestIdempotenceProperty(t *testing.T) {
 	seeds := 1000
 	if testing.Short() {

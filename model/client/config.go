@@ -30,7 +30,8 @@ type ProducerConfig struct {
 	DeliveryTimeout time.Duration
 	// DeliveryTimeoutExplicit records that the user set
 	// delivery.timeout.ms; a value below linger.ms + request.timeout.ms is
-	// then an error instead of being raised quietly (C1.4).
+	// then an error instead of being raised quietly
+	// (KafkaProducer.configureDeliveryTimeout).
 	DeliveryTimeoutExplicit bool
 	// RequestTimeout is request.timeout.ms (default 30000 ms).
 	RequestTimeout time.Duration
@@ -67,7 +68,7 @@ type ProducerConfig struct {
 	// added by the leader on the produce path (Produce v12), EndTxn v5
 	// returns a bumped epoch that the client adopts, resetting every
 	// sequence to 0, and an abortable error needs no InitProducerId bump;
-	// transactions.md X23, X38). 0 means 1.
+	// KIP-890 part 2, KAFKA-17898). 0 means 1.
 	TransactionVersion int
 	// ClientVersion is the Java client's release as major*100+minor (4.0
 	// is 400); 0 means the newest modelled. It gates what the client's
@@ -87,16 +88,16 @@ type ProducerConfig struct {
 	Policy ClientPolicy
 
 	// Historical client defects, off by default; scenarios turn them on
-	// with -bug (bug-zoo IDs).
+	// with -bug ID (README.md, "Defects and what-ifs").
 
 	// BugResetSeqOnMetadataFlap: when the topic's metadata briefly says
 	// the topic is gone, the client drops its partition state and restarts
 	// sequences at 0 under the same producer id and epoch (librdkafka
-	// 1.9.0, bug-zoo Z11).
+	// before 1.9.0, -bug Z11).
 	BugResetSeqOnMetadataFlap bool
 	// BugReuseExpiredSeq: a written batch that expires frees its sequence
 	// numbers for the next records instead of leaving the partition
-	// unresolved (franz-go #1217, bug-zoo Z11).
+	// unresolved (franz-go #1217, -bug Z11f).
 	BugReuseExpiredSeq bool
 	// WhatIfNoSkipBump: with the librdkafka policy, an
 	// OUT_OF_ORDER_SEQUENCE_NUMBER for a batch after the head ("skipped
@@ -104,7 +105,7 @@ type ProducerConfig struct {
 	// every librdkafka release makes there: the fix librdkafka pull request
 	// #4972 proposes, unmerged (a what-if).
 	WhatIfNoSkipBump bool
-	// BugTxnBumpInTxn (defect Z17, librdkafka before 1.8.2, #3575): with
+	// BugTxnBumpInTxn (-bug Z17, librdkafka before 1.8.2, #3575): with
 	// the librdkafka policy, a transactional producer that gets
 	// OUT_OF_ORDER_SEQUENCE_NUMBER bumps its epoch through InitProducerId
 	// inside the transaction instead of failing it (abortable): the

@@ -8,7 +8,7 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// The producer's metadata (R42-R46; the Java client's ProducerMetadata and
+// The producer's metadata (the Java client's ProducerMetadata and
 // NetworkClient.DefaultMetadataUpdater, clients/src/main/java/org/apache/
 // kafka/clients/NetworkClient.java): with [ProducerConfig.RefreshMetadata]
 // a NOT_LEADER_OR_FOLLOWER answer or a broken connection to a broker marks

@@ -10,7 +10,7 @@ const PolicyJava ClientPolicy = 0
 
 func init() { registerPolicy(PolicyJava, &javaPolicy{}) }
 
-// javaPolicy is Apache Kafka's Java producer (the reference, spec C;
+// javaPolicy is Apache Kafka's Java producer (the reference; Kafka 3.9
 // clients/src/main/java/org/apache/kafka/clients/producer/internals:
 // Sender, RecordAccumulator, TransactionManager, TxnPartitionEntry),
 // including its sequence arithmetic in plain int ([model.SeqSpace.JavaInt]):
@@ -41,7 +41,8 @@ func (*javaPolicy) failed(p *Producer, now sim.Time, b *pbatch, err model.ErrCod
 		return
 	}
 	if err == model.ErrDuplicateSequenceNumber {
-		// C5.2: an old broker's duplicate is a success of unknown offset.
+		// An old broker's duplicate is a success of unknown offset
+		// (Sender.completeBatch, DUPLICATE_SEQUENCE_NUMBER).
 		p.completeOK(now, b, -1)
 		return
 	}
@@ -108,12 +109,12 @@ func (*javaPolicy) maxInFlight(p *Producer, _ *dconn) int { return p.cfg.MaxInFl
 
 // pipelines: with max.in.flight.requests.per.connection=1,
 // guaranteeMessageOrder mutes a partition while it has a batch on the
-// wire (C1.6).
+// wire (Sender's guaranteeMessageOrder).
 func (*javaPolicy) pipelines(p *Producer, _ *partState) bool { return p.cfg.MaxInFlight != 1 }
 
 // drainsNext is retry mode: while a sequenced batch is queued for a
 // retry, only the partition's lowest unacknowledged sequence may go
-// (RecordAccumulator.shouldStopDrainBatchesForPartition, C4.4), which
+// (RecordAccumulator.shouldStopDrainBatchesForPartition), which
 // drops the partition to one request in flight.
 func (*javaPolicy) drainsNext(_ *Producer, ps *partState, b *pbatch) bool {
 	return !b.hasSeq || len(ps.unacked) == 0 || ps.unacked[0] == b

@@ -132,8 +132,9 @@ func (l *librdkafkaPolicy) failed(p *Producer, now sim.Time, b *pbatch, err mode
 
 // expiredGap: librdkafka has no unresolved sequences: a
 // message.timeout.ms expiry of an idempotent producer's batch drains and
-// bumps the epoch instead (bumpAfterGap; C7.2-C7.4 are the Java
-// client's).
+// bumps the epoch instead (bumpAfterGap; unresolved sequences are the
+// Java client's, TransactionManager.markSequenceUnresolved and
+// maybeResolveSequences).
 func (l *librdkafkaPolicy) expiredGap(p *Producer, b *pbatch) bool {
 	if !p.cfg.EnableIdempotence {
 		return false

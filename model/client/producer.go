@@ -24,7 +24,8 @@ type pbatch struct {
 	// be in more than one, or in one it is no longer on the wire in).
 	refs int32
 	// hasSeq: the batch got its pid, epoch and sequence when it was first
-	// drained (C3.2). A plain retry never changes them (C3.3, bug-zoo Z22).
+	// drained (RecordAccumulator.drainBatchesForOneNode). A plain retry
+	// never changes them (librdkafka #4736 shows a client that did).
 	hasSeq   bool
 	inRetry  bool // re-enqueued at least once (ProducerBatch.inRetry)
 	resetSeq bool // sequence rewritten by an epoch bump (sequenceHasBeenReset)
@@ -50,13 +51,15 @@ type partState struct {
 	unacked []*pbatch
 	// pid and epoch are the ones this partition's sequences belong to;
 	// they lag the producer's after a bump until the partition has
-	// nothing in flight (C6.2).
+	// nothing in flight (TransactionManager.maybeUpdateProducerIdAndEpoch,
+	// KAFKA-12152).
 	pid             model.ProducerID
 	epoch           int16
 	nextSeq         int32
 	lastAckedSeq    int32 // -1 when nothing was acked under pid/epoch
 	lastAckedOffset int64 // -1 when unknown
-	// unresolved is set when a sent batch expired (C7.2); unresolvedNext
+	// unresolved is set when a sent batch expired
+	// (TransactionManager.markSequenceUnresolved); unresolvedNext
 	// is then the sequence after the expired batch.
 	unresolved     bool
 	unresolvedNext int32
@@ -114,40 +117,52 @@ type dconn struct {
 // disconnects and wake-ups, and every call returns the effects to carry out.
 // The returned slice is valid until the next call.
 //
-// The behaviour follows the Java client (semantics Part C) except where
+// The behaviour follows the Java client (Kafka 3.9
+// clients/src/main/java/org/apache/kafka/clients/producer/internals/) except where
 // Config().Policy names another client: at the points where the clients
 // differ the producer asks its policy value (policy.go), chosen once from
 // Config().Policy when it is made or reset. The Java client's:
-//   - Configuration: [ProducerConfig.Resolve] (C1).
+//   - Configuration: [ProducerConfig.Resolve] (ProducerConfig
+//     postProcessAndValidateIdempotenceConfigs,
+//     KafkaProducer.configureDeliveryTimeout).
 //   - InitProducerId at start when idempotent; nothing is drained until a
-//     producer id is known (C2).
+//     producer id is known (RecordAccumulator.shouldStopDrainBatchesForPartition).
 //   - Sequences are assigned when a batch is first drained and kept on
-//     every plain retry (C3); batch membership is frozen at first send
-//     (Z22).
+//     every plain retry (RecordAccumulator.drainBatchesForOneNode); batch
+//     membership is frozen at first send (librdkafka #4736 shows what
+//     breaks otherwise).
 //   - At most max.in.flight requests per connection; a partition whose
 //     queue head is a retry drains only its lowest unacknowledged batch,
-//     which drops it to one request in flight (C4.4).
+//     which drops it to one request in flight
+//     (RecordAccumulator.shouldStopDrainBatchesForPartition).
 //   - Responses are handled as Sender.completeBatch, Sender.canRetry and
-//     TransactionManager.canRetry/handleFailedBatch do (C5), including the
+//     TransactionManager.canRetry/handleFailedBatch do, including the
 //     KIP-360 local epoch bump that renumbers a partition's unacknowledged
-//     batches from 0 (C6).
-//   - delivery.timeout.ms expiry and unresolved sequences (C7).
+//     batches from 0 (TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded).
+//   - delivery.timeout.ms expiry and unresolved sequences
+//     (Sender.sendProducerData, TransactionManager.markSequenceUnresolved
+//     and maybeResolveSequences).
 //
-// Where issue 4's text and Kafka's code differ, the code (spec) wins:
+// Where issue 4's text and Kafka's code differ, the code wins:
 //   - OUT_OF_ORDER_SEQUENCE_NUMBER bumps the epoch only for the head batch
 //     (lastAckedSequence+1) of an idempotent producer; a later batch is
 //     retried unchanged, and a transactional producer fails the head batch
-//     with an abortable error (C5.3).
+//     with an abortable error (TransactionManager.canRetry,
+//     handleFailedBatch).
 //   - UNKNOWN_PRODUCER_ID is retried without a bump when the response has
-//     no log start offset or the batch was already renumbered (C5.5).
+//     no log start offset or the batch was already renumbered
+//     (TransactionManager.canRetry).
 //   - INVALID_PRODUCER_EPOCH is abortable for a transactional producer and
 //     becomes fatal only when its abort is fenced; an idempotent one fails
-//     the batch and bumps locally (C5.4). PRODUCER_FENCED is always fatal
-//     (C5.6).
+//     the batch and bumps locally (TransactionManager.handleFailedBatch).
+//     PRODUCER_FENCED is always fatal
+//     (TransactionManager.maybeTransitionToErrorState).
 //
 // With a transactional.id but no transactions (TransactionRecords 0) the
-// producer id and epoch are all there is: an abortable error (C5.3, C5.4,
-// C7.4) makes the instance fail its queued batches, wait for its in-flight
+// producer id and epoch are all there is: an abortable error (an
+// OUT_OF_ORDER_SEQUENCE_NUMBER of the head batch, INVALID_PRODUCER_EPOCH,
+// or an unresolved sequence that maybeResolveSequences cannot settle)
+// makes the instance fail its queued batches, wait for its in-flight
 // requests, and then send InitProducerId with its current pid/epoch
 // (KIP-360), which stands for the application's abortTransaction() (with
 // no partition added, Kafka sends no EndTxn); a coordinator answer of
@@ -386,8 +401,8 @@ func (p *Producer) handleInit(now sim.Time, r *model.InitProducerIDResponse) {
 	switch {
 	case r.Err == model.ErrNone:
 		if p.txnBump {
-			// C6.3.4: after the coordinator's bump every partition starts
-			// again at sequence 0 under the new epoch.
+			// After the coordinator's bump every partition starts again
+			// at sequence 0 under the new epoch (InitProducerIdHandler).
 			p.txnBump = false
 			p.abortErr = model.ErrNone
 			p.bumps++
@@ -406,7 +421,8 @@ func (p *Producer) handleInit(now sim.Time, r *model.InitProducerIDResponse) {
 		// transaction starts.
 		p.txnResume(now)
 	case r.Err == model.ErrProducerFenced || r.Err == model.ErrInvalidProducerEpoch:
-		// C5.6: fenced on a transactional API is fatal.
+		// Fenced on a transactional API is fatal (InitProducerIdHandler:
+		// ProducerFencedException).
 		p.enterFatal(now, model.ErrProducerFenced)
 	default:
 		// Retriable (CONCURRENT_TRANSACTIONS, coordinator errors): ask
@@ -446,7 +462,8 @@ func (p *Producer) conn(dest int32) *dconn {
 // failed batch goes back to the front of its deque (RecordAccumulator
 // reenqueue: addFirst), so several failed requests of one partition are
 // retried newest first: Kafka reverses them, which is one source of the
-// reordering that bug-zoo Z02 describes. With idempotence they are put
+// reordering that ProducerConfig's max.in.flight.requests.per.connection
+// documentation warns of. With idempotence they are put
 // back in sequence order instead (insertInSequenceOrder).
 func (p *Producer) dropConn(now sim.Time, c *dconn, err model.ErrCode) {
 	reqs := c.inflight
@@ -481,7 +498,7 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err model.ErrCode) {
 }
 
 // complete handles one partition's outcome for batch b
-// (Sender.completeBatch, spec C5); an error is the client policy's to
+// (Sender.completeBatch); an error is the client policy's to
 // handle (clientPolicy.failed). logStart is the response's log start
 // offset, -1 when unknown.
 func (p *Producer) complete(now sim.Time, b *pbatch, err model.ErrCode, offset, logStart int64) {
@@ -497,8 +514,8 @@ func (p *Producer) complete(now sim.Time, b *pbatch, err model.ErrCode, offset, 
 		p.requestMetadata()
 	}
 	if b.done {
-		// Expired earlier (C7.1): canRetry is false for a completed batch
-		// and completeExceptionally does nothing.
+		// Expired earlier (Sender.sendProducerData): canRetry is false for
+		// a completed batch and completeExceptionally does nothing.
 		return
 	}
 	if p.fatal != model.ErrNone {
@@ -508,9 +525,10 @@ func (p *Producer) complete(now sim.Time, b *pbatch, err model.ErrCode, offset, 
 	p.policy.failed(p, now, b, err, logStart)
 }
 
-// completeOK is a success (TransactionManager.handleCompletedBatch, C5.1).
+// completeOK is a success (TransactionManager.handleCompletedBatch).
 // It runs for a batch that already expired, too: a late acknowledgement
-// still moves lastAckedSequence, which is how C7.4 learns that an expired
+// still moves lastAckedSequence, which is how maybeResolveSequences
+// learns that an expired
 // batch was written.
 func (p *Producer) completeOK(now sim.Time, b *pbatch, offset int64) {
 	ps := p.parts[b.b.Partition]
@@ -529,8 +547,8 @@ func (p *Producer) completeOK(now sim.Time, b *pbatch, offset int64) {
 	p.finish(now, b, model.ErrNone, offset)
 }
 
-// canRetry is Sender.canRetry with TransactionManager.canRetry (C4.6,
-// C5.3, C5.5). Like Kafka's, it requests epoch bumps as a side effect, and
+// canRetry is Sender.canRetry with TransactionManager.canRetry. Like
+// Kafka's, it requests epoch bumps as a side effect, and
 // only when the batch is still within its delivery timeout and retries.
 // An OUT_OF_ORDER_SEQUENCE_NUMBER requests a bump only for the head batch
 // (lastAckedSequence+1) of a partition without unresolved sequences, or
@@ -569,7 +587,8 @@ func (p *Producer) canRetry(now sim.Time, b *pbatch, err model.ErrCode, logStart
 		return false
 	case model.ErrOutOfOrderSequenceNumber:
 		if !ps.unresolved && (b.resetSeq || !p.policy.isNextSeq(p, ps, b.b.FirstSeq)) {
-			// An earlier batch failed; this one goes after it (C5.3).
+			// An earlier batch failed; this one goes after it
+			// (TransactionManager.canRetry).
 			return true
 		}
 		if !txn {
@@ -584,7 +603,7 @@ func (p *Producer) canRetry(now sim.Time, b *pbatch, err model.ErrCode, logStart
 }
 
 // failBatch fails b to the application (Sender.failBatch with
-// TransactionManager.handleFailedBatch, C5.4, C5.6, C5.9). adjust is false
+// TransactionManager.handleFailedBatch). adjust is false
 // when the retries were exhausted or the batch expired: its fate is then
 // unknown and sequences must not be adjusted.
 func (p *Producer) failBatch(now sim.Time, b *pbatch, err model.ErrCode, adjust bool) {
@@ -613,8 +632,8 @@ func (p *Producer) failBatch(now sim.Time, b *pbatch, err model.ErrCode, adjust 
 		// a ProducerFencedException). After INVALID_PRODUCER_EPOCH the
 		// application's abort sends EndTxn at the stale epoch, which the
 		// coordinator answers PRODUCER_FENCED, and the instance goes fatal
-		// then (EndTxnHandler l.1578-1581, C5.4, T2.4, transactions.md
-		// X35); without transactions the abort is the bump itself, which
+		// then (EndTxnHandler l.1578-1581); without transactions the
+		// abort is the bump itself, which
 		// the coordinator fences the same way.
 		p.abortable(now, err)
 		return
@@ -628,7 +647,8 @@ func (p *Producer) failBatch(now sim.Time, b *pbatch, err model.ErrCode, adjust 
 }
 
 // abortable puts a transactional instance in its abortable-error state
-// (C5.3, C6.3): the epoch must be bumped through the coordinator.
+// (TransactionManager.maybeTransitionToErrorState): the epoch must be
+// bumped through the coordinator.
 func (p *Producer) abortable(now sim.Time, err model.ErrCode) {
 	if p.abortErr != model.ErrNone {
 		return
@@ -636,7 +656,7 @@ func (p *Producer) abortable(now sim.Time, err model.ErrCode) {
 	p.abortErr = err
 	if p.txnV2() && err != model.ErrInvalidProducerIDMapping && err != model.ErrUnknownProducerID {
 		// Transaction version 2: EndTxn(ABORT) bumps the epoch; no
-		// InitProducerId (KAFKA-17898, transactions.md X38).
+		// InitProducerId (KAFKA-17898).
 		p.note(model.NoteRetry, "abortable error "+err.String()+": abort (EndTxn bumps the epoch)")
 		return
 	}
@@ -653,7 +673,7 @@ func (p *Producer) requestBump(ps *partState, err model.ErrCode, b *pbatch) {
 }
 
 // reenqueueRetry puts b back for a retry after the backoff (Sender
-// reenqueueBatch, C4.3).
+// reenqueueBatch; RecordAccumulator.insertInSequenceOrder).
 func (p *Producer) reenqueueRetry(now sim.Time, b *pbatch) {
 	ps := p.parts[b.b.Partition]
 	b.inRetry = true
@@ -694,7 +714,7 @@ func (p *Producer) seqAfter(a, b int32) bool {
 }
 
 // backoff is retry.backoff.ms * 2^(attempts-1), capped at
-// retry.backoff.max.ms, with ±20% jitter (KIP-580, C1.2). Kafka draws the
+// retry.backoff.max.ms, with ±20% jitter (KIP-580). Kafka draws the
 // jitter on every readiness check; idemsim draws it once per retry.
 func (p *Producer) backoff(attempts int32) time.Duration {
 	d := int64(p.cfg.RetryBackoff)

@@ -114,9 +114,11 @@ func results(outs []model.Out) string {
 	return strings.Join(s, ",")
 }
 
-// TestProducerResponses drives each produce-response path of spec C5: the
-// target batch (one record) gets err while the batches before it are
-// still in flight, after acked records were acknowledged.
+// TestProducerResponses drives each produce-response path of the Java
+// client (Sender.completeBatch, TransactionManager.canRetry and
+// handleFailedBatch): the target batch (one record) gets err while the
+// batches before it are still in flight, after acked records were
+// acknowledged.
 func TestProducerResponses(t *testing.T) {
 	txn := func(c *ProducerConfig) { c.TransactionalID = "t1" }
 	rdk := func(c *ProducerConfig) { c.Policy = PolicyLibrdkafka }
@@ -225,8 +227,9 @@ func TestProducerResponses(t *testing.T) {
 	}
 }
 
-// TestProducerRetryKeepsSequence checks C3.3 and Z22: a plain retry
-// carries the same pid, epoch, sequence range and records.
+// TestProducerRetryKeepsSequence: a plain retry carries the same pid,
+// epoch, sequence range and records (the broker's duplicate check needs
+// the identical range; librdkafka #4736 broke it).
 func TestProducerRetryKeepsSequence(t *testing.T) {
 	pt := newPTest(t, func(c *ProducerConfig) { c.Linger = 5 * time.Millisecond })
 	for range 3 {
@@ -250,8 +253,8 @@ func TestProducerRetryKeepsSequence(t *testing.T) {
 	}
 }
 
-// TestProducerInFlightLimit checks max.in.flight per connection (C4.1) and
-// the one-in-flight retry mode (C4.4).
+// TestProducerInFlightLimit checks max.in.flight per connection and the
+// one-in-flight retry mode (RecordAccumulator.shouldStopDrainBatchesForPartition).
 func TestProducerInFlightLimit(t *testing.T) {
 	pt := newPTest(t, nil)
 	for range 7 {
@@ -291,7 +294,8 @@ func TestProducerBackoff(t *testing.T) {
 }
 
 // TestProducerConfigResolve checks Kafka's defaults and conflict rules
-// (spec C1).
+// (ProducerConfig.postProcessAndValidateIdempotenceConfigs,
+// KafkaProducer.configureDeliveryTimeout).
 func TestProducerConfigResolve(t *testing.T) {
 	d := DefaultProducerConfig()
 	if !d.EnableIdempotence || d.Acks != -1 || d.Retries != 2147483647 || d.MaxInFlight != 5 ||
@@ -391,7 +395,8 @@ func BenchmarkProducerSendAck(b *testing.B) {
 }
 
 // TestTxnErrorAction pins the Java client's classes of AddPartitionsToTxn
-// and EndTxn errors (TransactionManager.java, transactions.md X34).
+// and EndTxn errors (TransactionManager.java's AddPartitionsToTxnHandler
+// and EndTxnHandler).
 func TestTxnErrorAction(t *testing.T) {
 	for _, c := range []struct {
 		err      model.ErrCode

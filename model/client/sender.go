@@ -41,7 +41,8 @@ func (p *Producer) poll(now sim.Time) {
 	}
 	if p.expireBatches(now) && idem && p.fatal == model.ErrNone {
 		// Kafka's sender loop runs again at once: an expiry can leave a
-		// partition unresolved with nothing in flight (C7.4).
+		// partition unresolved with nothing in flight
+		// (TransactionManager.maybeResolveSequences).
 		p.maybeResolve(now)
 		p.maybeBump(now)
 		if p.abortErr != model.ErrNone {
@@ -74,7 +75,7 @@ func (p *Producer) nothingOnWire() bool {
 
 // checkRequestTimeouts disconnects a connection with a request older than
 // request.timeout.ms; all its requests then fail with REQUEST_TIMED_OUT
-// (NetworkClient.handleTimedOutRequests, C4.7).
+// (NetworkClient.handleTimedOutRequests).
 func (p *Producer) checkRequestTimeouts(now sim.Time) {
 	for _, c := range p.conns {
 		for _, q := range c.inflight {
@@ -88,9 +89,9 @@ func (p *Producer) checkRequestTimeouts(now sim.Time) {
 }
 
 // expireBatches fails batches that reached delivery.timeout.ms, counted
-// from creation, on the wire or queued (Sender.sendProducerData, C7.1).
+// from creation, on the wire or queued (Sender.sendProducerData).
 // A batch that had been re-enqueued makes its partition unresolved
-// (markSequenceUnresolved, C7.2).
+// (markSequenceUnresolved).
 func (p *Producer) expireBatches(now sim.Time) bool {
 	any := false
 	for _, ps := range p.parts {
@@ -183,7 +184,7 @@ func (p *Producer) markUnresolved(ps *partState, b *pbatch) {
 }
 
 // maybeResolve settles unresolved partitions once none of their sequenced
-// batches is unfinished (TransactionManager.maybeResolveSequences, C7.4).
+// batches is unfinished (TransactionManager.maybeResolveSequences).
 // Like Kafka, it does not wait for expired batches whose requests are
 // still on the wire.
 func (p *Producer) maybeResolve(now sim.Time) {
@@ -205,10 +206,12 @@ func (p *Producer) maybeResolve(now sim.Time) {
 }
 
 // maybeBump carries out a requested idempotent epoch bump locally, before
-// anything is sent (TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded,
-// C6.1). A transactional producer's bump goes through the coordinator
-// instead (C6.3): its requests are dropped here and txnBump is set by the
-// abortable error. The client policy's producer-wide bump comes first
+// anything is sent (TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded;
+// KIP-360). A transactional producer's bump goes through the coordinator
+// instead (abort, then InitProducerId with the current pair;
+// TransactionManager.beginCompletingTransaction): its requests are
+// dropped here and txnBump is set by the abortable error. The client
+// policy's producer-wide bump comes first
 // (clientPolicy.bumpAll).
 func (p *Producer) maybeBump(now sim.Time) {
 	if p.policy.bumpAll(p) {
@@ -228,7 +231,8 @@ func (p *Producer) maybeBump(now sim.Time) {
 		return
 	}
 	if p.epoch == math.MaxInt16 {
-		// C6.4: an exhausted epoch gets a new producer id.
+		// An exhausted epoch gets a new producer id
+		// (TransactionManager.bumpIdempotentProducerEpoch).
 		p.note(model.NoteEpochBump, "epoch exhausted: requesting a new producer id")
 		p.pid, p.epoch = model.NoProducerID, model.NoEpoch
 	} else {
@@ -306,7 +310,8 @@ func (p *Producer) sendInit(now sim.Time) {
 		// KIP-360: the bump carries the current pair. Defect Z17's bump
 		// re-initialises the producer id as at startup, without it (with
 		// the pair the coordinator's fence would answer its retry
-		// PRODUCER_FENCED, T1.8, and the loss would not be silent).
+		// PRODUCER_FENCED, TransactionCoordinator.handleInitProducerId,
+		// and the loss would not be silent).
 		req.ExpectedPID, req.ExpectedEpoch = p.pid, p.epoch
 	}
 	c.inflight = append(grab(c.inflight, &c.spare), q)
@@ -366,7 +371,7 @@ func (p *Producer) drain(now sim.Time) {
 }
 
 // sendProduce puts batches on the wire in one request, assigning sequences
-// to first sends (RecordAccumulator.drainBatchesForOneNode, C3.2). The
+// to first sends (RecordAccumulator.drainBatchesForOneNode). The
 // request keeps its own list of the batches.
 func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 	q := p.newRequest(c.dest, now)
@@ -378,9 +383,9 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 		ps.unqueue(b)
 		if p.cfg.EnableIdempotence && !b.hasSeq {
 			if ps.pid != p.pid || ps.epoch != p.epoch {
-				// C6.2: the partition adopts the producer's pid/epoch
-				// now that nothing of the old one is in flight
-				// (maybeUpdateProducerIdAndEpoch).
+				// The partition adopts the producer's pid/epoch now
+				// that nothing of the old one is in flight
+				// (maybeUpdateProducerIdAndEpoch, KAFKA-12152).
 				ps.pid, ps.epoch = p.pid, p.epoch
 				ps.nextSeq, ps.lastAckedSeq = 0, -1
 			}
@@ -423,8 +428,7 @@ func (p *Producer) addUnacked(ps *partState, b *pbatch) {
 }
 
 // drainable returns the partition's batch to send now, or nil
-// (RecordAccumulator.ready/drain and shouldStopDrainBatchesForPartition,
-// C4.4, C4.5).
+// (RecordAccumulator.ready/drain and shouldStopDrainBatchesForPartition).
 func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
 	if len(ps.queue) == 0 {
 		return nil

@@ -10,7 +10,8 @@ import (
 
 // Transactions (ProducerConfig.TransactionRecords > 0), after the Java
 // client's TransactionManager with classic transactions (transaction
-// version 1; semantics T4, transactions.md X32-X37):
+// version 1, KIP-98; Kafka 3.9
+// clients/src/main/java/org/apache/kafka/clients/producer/internals/TransactionManager.java):
 //   - the first record of a transaction begins it; before a partition's
 //     first batch of the transaction is sent, the producer adds the
 //     partition with AddPartitionsToTxn and waits for the answer;
@@ -26,9 +27,11 @@ import (
 //     ([model.TxnResult]): committed, aborted, or failed with the instance. An
 //     acknowledged record of a transaction that did not commit is not a
 //     delivery, and the report keeps the two apart;
-//   - an abortable error (C5.3, C5.4, C5.7) aborts the transaction with
+//   - an abortable error (TransactionManager.maybeTransitionToErrorState:
+//     a head batch's OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH,
+//     INVALID_TXN_STATE on produce) aborts the transaction with
 //     EndTxn(ABORT) and then bumps the epoch through InitProducerId
-//     (C6.3), and the records the application sent meanwhile wait for
+//     (KIP-360), and the records the application sent meanwhile wait for
 //     the bump, as abortTransaction returns only after it
 //     (TransactionManager.beginCompletingTransaction, l.338-361 at
 //     apache/kafka@1eb7644349cb); after INVALID_PRODUCER_ID_MAPPING the
@@ -37,7 +40,8 @@ import (
 //   - AddPartitionsToTxn and EndTxn errors are classified as the client's
 //     handlers do ([txnErrorAction]); PRODUCER_FENCED,
 //     INVALID_PRODUCER_EPOCH and INVALID_TXN_STATE from the coordinator
-//     are fatal (C5.6, T4.2).
+//     are fatal (InitProducerIdHandler, AddPartitionsToTxnHandler and
+//     EndTxnHandler turn them into fatalError).
 //
 // Simplification: one transaction at a time and no consumer offsets
 // (AddOffsetsToTxn, TxnOffsetCommit are not modelled).
@@ -317,7 +321,8 @@ func (p *Producer) txnLost(q *prequest) {
 }
 
 // txnAction is what the Java client does with an AddPartitionsToTxn or
-// EndTxn error (transactions.md X34).
+// EndTxn error (TransactionManager's AddPartitionsToTxnHandler and
+// EndTxnHandler.handleResponse).
 type txnAction uint8
 
 const (
@@ -400,12 +405,11 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *model.TxnResp
 		case model.ErrConcurrentTransactions, model.ErrNotEnoughReplicas, model.ErrRequestTimedOut, model.ErrNetworkException, model.ErrUnstableOffsetCommit:
 			t.retryAt = now.Add(p.cfg.RetryBackoff)
 		case model.ErrProducerFenced, model.ErrInvalidProducerEpoch, model.ErrInvalidTxnState:
-			// Fatal (transactions.md X34: AddOffsetsToTxnHandler,
-			// TxnOffsetCommitHandler).
+			// Fatal (AddOffsetsToTxnHandler, TxnOffsetCommitHandler).
 			p.note(model.NoteInfo, r.Op+" "+r.Err.String())
 			p.enterFatal(now, fatalOf(r.Err))
 		default:
-			// Abortable: the transaction aborts (X34:
+			// Abortable: the transaction aborts (the same handlers:
 			// UNKNOWN_PRODUCER_ID, INVALID_PRODUCER_ID_MAPPING with a
 			// bump; GROUP_AUTHORIZATION_FAILED, TRANSACTION_ABORTABLE).
 			p.note(model.NoteInfo, r.Op+" "+r.Err.String())
@@ -546,8 +550,8 @@ func (p *Producer) txnFail(now sim.Time, err model.ErrCode) {
 }
 
 // txnEnding reports whether an open transaction must still be aborted or
-// is being ended, which comes before an epoch bump (C6.3: abort, then
-// InitProducerId).
+// is being ended, which comes before an epoch bump (abort, then
+// InitProducerId: TransactionManager.beginCompletingTransaction).
 func (p *Producer) txnEnding() bool {
 	return p.txnMode() && p.txn.open && (p.txn.abort || p.txn.ending)
 }
@@ -584,7 +588,7 @@ func (p *Producer) txnV2() bool { return p.txnMode() && p.cfg.TransactionVersion
 // adoptEndTxnEpoch takes the producer id and epoch an EndTxn v5 returned
 // (transaction version 2: the coordinator bumped the epoch, or rotated the
 // producer id at exhaustion) and starts every partition again at sequence
-// 0 under them (transactions.md X23, apache/kafka PR #17402).
+// 0 under them (KIP-890 part 2, apache/kafka PR #17402).
 func (p *Producer) adoptEndTxnEpoch(pid model.ProducerID, epoch int16) {
 	if pid == p.pid && epoch == p.epoch {
 		return

@@ -41,11 +41,12 @@ type CoordinatorConfig struct {
 	// CoordinatorEpoch is the coordinator epoch stamped on every marker
 	// (the epoch of the __transaction_state partition leader), >= 0. Each
 	// restart reloads the log as a new leader and bumps it by one
-	// (TransactionCoordinator.onElection, l.451; X10).
+	// (TransactionCoordinator.onElection, l.451).
 	CoordinatorEpoch int32
 	// TransactionalIDExpiration is transactional.id.expiration.ms (Kafka
 	// default 604800000 ms, 7 days): an id idle this long in Empty or
-	// Complete* is removed (X9). 0 means the default.
+	// Complete* is removed (TransactionStateManager.shouldExpire). 0 means
+	// the default.
 	TransactionalIDExpiration time.Duration
 	// ExpirationCheckInterval is
 	// transaction.remove.expired.transaction.cleanup.interval.ms (Kafka
@@ -53,19 +54,20 @@ type CoordinatorConfig struct {
 	ExpirationCheckInterval time.Duration
 	// MarkerRequestTimeout is the broker's request.timeout.ms for
 	// WriteTxnMarkers (Kafka default 30000 ms): a request unanswered this
-	// long is sent again (TransactionMarkerChannelManager, l.83-100; X11).
+	// long is sent again (TransactionMarkerChannelManager, l.83-100).
 	// 0 means the default.
 	MarkerRequestTimeout time.Duration
 	// LogAppendTime is how long a write to __transaction_state takes to
-	// be replicated (acks=-1; TransactionStateManager.appendTransactionToLog,
-	// X3): meanwhile the transition is pending, the request waits for its
-	// answer, and other requests of the transactional id get
-	// CONCURRENT_TRANSACTIONS (X6). A crash before the write completes
-	// loses it. 0 makes every write one step (X48).
+	// be replicated (acks=-1; TransactionStateManager.appendTransactionToLog):
+	// meanwhile the transition is pending (TransactionMetadata.pendingState),
+	// the request waits for its answer, and other requests of the
+	// transactional id get CONCURRENT_TRANSACTIONS. A crash before the write
+	// completes loses it. 0 makes every write one step, a simplification.
 	LogAppendTime time.Duration
 	// MarkerRetryBackoff is the wait before markers refused with a
 	// retriable error are sent again, to the partition's current leader
-	// (X12; Kafka's marker channel re-queues them for its next send loop,
+	// (TransactionMarkerRequestCompletionHandler.onComplete; Kafka's marker
+	// channel re-queues them for its next send loop,
 	// with a 50 ms reconnect backoff). 0 means 50 ms.
 	MarkerRetryBackoff time.Duration
 	// TransactionMaxTimeout is transaction.max.timeout.ms; a longer
@@ -82,11 +84,11 @@ type CoordinatorConfig struct {
 	// every multiple of it. 0 turns the check off.
 	TimeoutCheckInterval time.Duration
 
-	// BugNoRotate (what-if Z10): at an exhausted epoch the
+	// BugNoRotate (what-if, -bug Z10): at an exhausted epoch the
 	// coordinator keeps the producer id and bumps the epoch anyway, which
 	// runs past MaxEpoch and wraps negative.
 	BugNoRotate bool
-	// BugNoBumpOnTimeout (defect KAFKA-6119, bug-zoo Z05b): a transaction
+	// BugNoBumpOnTimeout (defect KAFKA-6119, -bug Z05b): a transaction
 	// timeout aborts without bumping the epoch, so the producer is not
 	// fenced and carries on.
 	BugNoBumpOnTimeout bool
@@ -148,7 +150,7 @@ type TxnMetadata struct {
 	ProducerID      model.ProducerID
 	// PrevProducerID is the pid before the last rotation (epoch
 	// exhaustion), or NoProducerID; it lets a retry across the rotation be
-	// recognised (T1.7).
+	// recognised (TransactionCoordinator.handleInitProducerId).
 	PrevProducerID model.ProducerID
 	// ProducerEpoch is the current epoch; NoEpoch right after creation.
 	ProducerEpoch int16
@@ -168,8 +170,9 @@ type TxnMetadata struct {
 	// NextProducerID, when Rotating, is the producer id a transaction
 	// version 2 EndTxn at an exhausted epoch allocated: the transaction
 	// completes under it at epoch 0 (TransactionMetadata.nextProducerId,
-	// prepareComplete, X24). Kept in memory only, as in Kafka (X4): a
-	// reload between Prepare* and Complete* loses the rotation.
+	// prepareComplete). Kept in memory only, as in Kafka
+	// (TransactionLog.valueToBytes writes no next producer id): a reload
+	// between Prepare* and Complete* loses the rotation.
 	NextProducerID model.ProducerID
 	Rotating       bool
 }
@@ -203,7 +206,8 @@ type InitProducerIDResult struct {
 	ProducerID model.ProducerID
 	Epoch      int16
 	// Markers are the ABORT markers (with the bumped epoch) of an ongoing
-	// transaction that this request fenced (T1.8); the caller delivers
+	// transaction that this request fenced
+	// (TransactionMetadata.prepareFenceProducerEpoch); the caller delivers
 	// them and then calls [Coordinator.MarkersWritten]. In partition order.
 	Markers []model.TxnMarker
 	Reason  string
@@ -219,7 +223,7 @@ type EndTxnCall struct {
 	Commit bool
 	// Version is the EndTxn request version: 5 and above ask for
 	// transaction version 2 rules (KafkaApis.handleEndTxnRequest, l.2325;
-	// transactions.md X20), which apply only when the coordinator's
+	// KIP-890 part 2), which apply only when the coordinator's
 	// TransactionVersion is 2. 0 means the newest version the coordinator
 	// supports.
 	Version int16
@@ -338,7 +342,7 @@ func (c *Coordinator) newPID() model.ProducerID {
 	return p
 }
 
-// InitProducerID handles InitProducerId (semantics T1;
+// InitProducerID handles InitProducerId (KIP-360;
 // TransactionCoordinator.handleInitProducerId, TransactionMetadata
 // prepareIncrementProducerEpoch / prepareProducerIdRotation /
 // prepareFenceProducerEpoch):
@@ -440,8 +444,10 @@ func (c *Coordinator) InitProducerID(now sim.Time, req InitProducerIDCall) InitP
 
 // fenceAndAbort bumps the epoch of an ongoing transaction by one (never
 // past MaxEpoch) and moves it to PrepareAbort; it returns the ABORT
-// markers carrying the bumped epoch (T1.8, T2, T4.3). A transaction with
-// no partitions completes at once.
+// markers carrying the bumped epoch
+// (TransactionMetadata.prepareFenceProducerEpoch, then
+// TransactionCoordinator.endTransaction with isFromClient false). A
+// transaction with no partitions completes at once.
 func (c *Coordinator) fenceAndAbort(now sim.Time, m *TxnMetadata) []model.TxnMarker {
 	if m.ProducerEpoch < c.cfg.MaxEpoch() {
 		m.ProducerEpoch++
@@ -473,7 +479,7 @@ func (c *Coordinator) markers(m *TxnMetadata, pid model.ProducerID, epoch int16,
 func (c *Coordinator) cloneParts(ps []int32) []int32 { return cloneInto(&c.node.msgs.parts, ps) }
 
 // AddPartitionsToTxn handles the classic AddPartitionsToTxn request
-// (T4.1; TransactionCoordinator.handleAddPartitionsToTransaction): unknown
+// (TransactionCoordinator.handleAddPartitionsToTransaction): unknown
 // id or pid mismatch is INVALID_PRODUCER_ID_MAPPING, another epoch is
 // PRODUCER_FENCED, Prepare* is CONCURRENT_TRANSACTIONS; otherwise the
 // partitions join the transaction, which becomes Ongoing (starting its
@@ -522,7 +528,7 @@ func (c *Coordinator) VerifyPartition(transactionalID string, pid model.Producer
 // AddPartitionImplicitly handles the AddPartitionsToTxn a partition leader
 // sends on a transaction version 2 producer's behalf for its first
 // transactional batch on partition (KIP-890 part 2, Produce v12;
-// transactions.md X23, X25): the checks and effect of AddPartitionsToTxn.
+// AddPartitionsToTxnManager): the checks and effect of AddPartitionsToTxn.
 // A late batch of a finished transaction carries an old epoch and gets
 // PRODUCER_FENCED, which the leader reports as INVALID_PRODUCER_EPOCH; a
 // batch of the next transaction racing ahead of the markers gets
@@ -756,7 +762,8 @@ func (c *Coordinator) MarkersWritten(now sim.Time, transactionalID string) bool 
 		return false
 	}
 	if m.Rotating {
-		// X24: Complete* under the new producer id at epoch 0.
+		// Complete* under the new producer id at epoch 0
+		// (TransactionMetadata.prepareComplete).
 		m.PrevProducerID, m.ProducerID, m.ProducerEpoch = m.ProducerID, m.NextProducerID, 0
 		m.NextProducerID, m.Rotating = 0, false
 	}
@@ -768,7 +775,7 @@ func (c *Coordinator) MarkersWritten(now sim.Time, transactionalID string) bool 
 // AbortTimedOutTransactions fences and aborts every Ongoing transaction
 // whose transaction.timeout.ms has run out (now - TxnStartTime >=
 // TxnTimeout), in transactional-id order, as
-// TransactionCoordinator.abortTimedOutTransactions does (T4.3): the epoch
+// TransactionCoordinator.abortTimedOutTransactions does (KIP-588): the epoch
 // goes up by 1 and the returned ABORT markers carry it. Scheduling it
 // (Kafka: every 10 s) is the caller's business; call
 // [Coordinator.MarkersWritten] per id once its markers are delivered.
@@ -793,7 +800,9 @@ func (c *Coordinator) AbortTimedOutTransactions(now sim.Time) []model.TxnMarker 
 
 // current returns the metadata of transactionalID when (pid, epoch) is its
 // current producer and no transaction is completing: the checks
-// AddPartitionsToTxn and verification share (T4.1). Otherwise it returns
+// AddPartitionsToTxn and verification share
+// (TransactionCoordinator.handleAddPartitionsToTransaction and
+// handleVerifyPartitionsInTransaction). Otherwise it returns
 // INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED or CONCURRENT_TRANSACTIONS.
 func (c *Coordinator) current(transactionalID string, pid model.ProducerID, epoch int16) (*TxnMetadata, model.ErrCode) {
 	m := c.txns[transactionalID]
@@ -825,7 +834,7 @@ func (c CoordinatorConfig) idExpiration() time.Duration {
 }
 
 // expirable reports whether m can expire: Empty or Complete*
-// (TransactionMetadata's expirable states, X1).
+// (TransactionState.isExpirationAllowed in TransactionMetadata.scala).
 func expirable(m *TxnMetadata) bool {
 	return m.State == model.TxnEmpty || m.State == model.TxnCompleteCommit || m.State == model.TxnCompleteAbort
 }
@@ -833,8 +842,8 @@ func expirable(m *TxnMetadata) bool {
 // ExpireTransactionalIDs removes every transactional id idle for
 // transactional.id.expiration.ms in Empty or Complete* (LastUpdate <= now
 // - expiration), in id order, logging a tombstone for each
-// (TransactionStateManager.removeExpiredTransactionalIds, l.143;
-// transactions.md X9). It returns the removed ids. Afterwards
+// (TransactionStateManager.removeExpiredTransactionalIds, l.143). It
+// returns the removed ids. Afterwards
 // AddPartitionsToTxn, EndTxn and verification get
 // INVALID_PRODUCER_ID_MAPPING and InitProducerId starts afresh.
 func (c *Coordinator) ExpireTransactionalIDs(now sim.Time) []string {

@@ -12,13 +12,16 @@ import (
 // writes and timers out. The transaction logic itself is in coordinator.go,
 // the __transaction_state log in txnlog.go.
 //
-// Every completed transition is logged before its answer goes out (X3,
-// X5.6: the EndTxn response follows the Prepare* write, and the markers
-// follow the response). Writes are one step (transactions.md X48: a
-// replicated write as one step), so what a crash loses is what was never
-// on the log: the marker queue, lastProducerEpoch and the previous
-// producer id (X4), and the timers. A restart reloads the log as a new
-// coordinator epoch and sends the markers of every Prepare* again (X10).
+// Every completed transition is logged before its answer goes out
+// (TransactionStateManager.appendTransactionToLog; in
+// TransactionCoordinator.endTransaction the EndTxn response follows the
+// Prepare* write, and addTxnMarkersToSend follows the response). Writes
+// are one step (a simplification of a replicated write), so what a crash
+// loses is what was never on the log: the marker queue, lastProducerEpoch
+// and the previous producer id (TransactionLog.valueToBytes does not
+// write them), and the timers. A restart reloads the log as a new
+// coordinator epoch and sends the markers of every Prepare* again
+// (TransactionStateManager.loadTransactionsForTxnTopicPartition).
 
 // Timer token spaces: the low tokens are the timeout check's; marker
 // requests and the expiration check set the high bits.
@@ -50,7 +53,8 @@ type coordinatorNode struct {
 	// (reconnectBackoff).
 	fails map[int32]int
 	// gaveUp are the transactions whose markers were refused for good:
-	// they stay in Prepare* until a reload (X12).
+	// they stay in Prepare* until a reload
+	// (TransactionMarkerRequestCompletionHandler.onComplete).
 	gaveUp map[string]bool
 	// writes are the transitions being written to __transaction_state
 	// (CoordinatorConfig.LogAppendTime), by number.
@@ -77,7 +81,8 @@ func (n *coordinatorNode) reset() {
 }
 
 // markerJob is one transaction's marker writing
-// (TransactionMarkerChannelManager's pending completion, X11-X12).
+// (TransactionMarkerChannelManager's pending completion,
+// TransactionMarkerRequestCompletionHandler).
 type markerJob struct {
 	// inflight counts its unanswered requests; retry holds markers to send
 	// again at retryAt.
@@ -86,13 +91,14 @@ type markerJob struct {
 	retryAt  sim.Time
 	// gaveUp: a marker was refused for good (INVALID_PRODUCER_EPOCH,
 	// TRANSACTION_COORDINATOR_FENCED); the transaction stays in Prepare*
-	// until a reload (X12).
+	// until a reload (TransactionMarkerRequestCompletionHandler.onComplete).
 	gaveUp bool
 }
 
 // pendingWrite is a transition being written to __transaction_state: at
 // its completion the coordinator installs it (or, for a Complete*, applies
-// it), answers the request and sends the markers (X3, X5.6).
+// it), answers the request and sends the markers
+// (TransactionCoordinator.endTransaction's append callback).
 type pendingWrite struct {
 	id      string
 	to      model.Peer
@@ -166,7 +172,7 @@ func (c *Coordinator) Step(now sim.Time, from model.Peer, m model.Message) []mod
 		// out.
 		o.PID, o.Epoch = res.ProducerID, res.Epoch
 		// The response goes out once Prepare* is written, then the
-		// markers (X5.6).
+		// markers (TransactionCoordinator.endTransaction).
 		c.finish(now, m.TransactionalID, from, model.Carve(&n.msgs.txnResps, model.TxnResponse{CorrelationID: m.CorrelationID, Op: "EndTxn", Err: res.Err, PID: res.ProducerID, Epoch: res.Epoch}), res.Markers)
 	case *model.VerifyPartitionsRequest:
 		resp := model.Carve(&n.msgs.verifyResps, model.VerifyPartitionsResponse{CorrelationID: m.CorrelationID, Partitions: m.Partitions, Errs: n.msgs.errs.Slice(len(m.Partitions))})
@@ -174,7 +180,8 @@ func (c *Coordinator) Step(now sim.Time, from model.Peer, m model.Message) []mod
 		for i, p := range m.Partitions {
 			switch {
 			case busy:
-				// A pending transition (X6; the source of KAFKA-14904).
+				// A pending transition (TransactionMetadata.pendingState;
+				// the source of KAFKA-14904).
 				resp.Errs[i] = model.ErrConcurrentTransactions
 			case m.Add:
 				resp.Errs[i] = c.AddPartitionImplicitly(now, m.TransactionalID, m.PID, m.Epoch, p)
@@ -188,7 +195,8 @@ func (c *Coordinator) Step(now sim.Time, from model.Peer, m model.Message) []mod
 	case *model.MetadataUpdate:
 		// The controller's publication: markers go to each partition's
 		// current leader (TransactionMarkerChannelManager looks the
-		// leader up in the broker's metadata cache on every send, X11).
+		// leader up in the broker's metadata cache on every send,
+		// addTxnMarkersToBrokerQueue).
 		for _, ps := range m.Partitions {
 			if ps.Leader >= 0 && int(ps.Partition) < len(c.cfg.Leaders) {
 				c.cfg.Leaders[ps.Partition] = ps.Leader
@@ -214,7 +222,8 @@ func (c *Coordinator) logged(now sim.Time, id string, reloaded bool) {
 		return
 	}
 	if i, ok := c.log.last[id]; ok && !reloaded {
-		// After a tombstone the id starts afresh (X9).
+		// After a tombstone the id starts afresh
+		// (TransactionStateManager.removeExpiredTransactionalIds).
 		if prev := c.log.records[i].State; prev != model.TxnDead && prev != m.State && !m.State.CanFollow(prev) {
 			// Kafka throws IllegalStateException (prepareTransitionTo,
 			// l.389): a coordinator bug, never a client error.
@@ -234,7 +243,8 @@ func (c *Coordinator) observeState(m *TxnMetadata, reloaded bool) {
 
 // sendMarkers starts writing a transaction's markers: one WriteTxnMarkers
 // request per partition leader, in the order of the leaders' first
-// markers (X11). The transaction completes once every marker is written.
+// markers (TransactionMarkerChannelManager.addTxnMarkersToSend). The
+// transaction completes once every marker is written.
 func (c *Coordinator) sendMarkers(now sim.Time, txnID string, mk []model.TxnMarker) {
 	if len(mk) == 0 {
 		c.completeEmpty(now, txnID)
@@ -312,7 +322,7 @@ func (c *Coordinator) markerBackoff() time.Duration {
 }
 
 // markersAnswered handles a leader's WriteTxnMarkers answer per partition
-// (TransactionMarkerRequestCompletionHandler.onComplete, l.36; X12):
+// (TransactionMarkerRequestCompletionHandler.onComplete, l.36):
 // NONE writes the partition off; NOT_LEADER_OR_FOLLOWER,
 // UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS(_AFTER_APPEND),
 // REQUEST_TIMED_OUT and KAFKA_STORAGE_ERROR send it again to the current
@@ -423,7 +433,8 @@ func (c *Coordinator) maybeComplete(now sim.Time, txnID string, j *markerJob) {
 
 // completeEmpty completes a transaction in Prepare* that has no marker to
 // write (no partitions): Complete* follows the Prepare* write at once.
-// A transaction whose markers were given up stays in Prepare* (X12).
+// A transaction whose markers were given up stays in Prepare*
+// (TransactionMarkerRequestCompletionHandler.onComplete).
 func (c *Coordinator) completeEmpty(now sim.Time, txnID string) {
 	m := c.txns[txnID]
 	if m == nil || m.State != model.TxnPrepareCommit && m.State != model.TxnPrepareAbort ||
@@ -595,7 +606,8 @@ func (c *Coordinator) markerTimer(now sim.Time, corr int64) {
 	}
 	// A timeout: NetworkClient closes the connection to the leader, which
 	// fails every request in flight on it; each is queued again with the
-	// leader looked up again (X12).
+	// leader looked up again (TransactionMarkerRequestCompletionHandler's
+	// wasDisconnected branch of onComplete).
 	c.observe(model.Obs{Kind: model.ObsNote, Text: "WriteTxnMarkers for " + r.txnID + " timed out: sent again"})
 	n.Outs = append(n.Outs, model.Out{Kind: model.OutClose, Dest: r.dest})
 	c.markersDisconnected(now, r.dest)
@@ -678,7 +690,8 @@ func (c *Coordinator) Crash() {
 // Restart loads __transaction_state as a new coordinator epoch
 // (TransactionCoordinator.onElection, l.451;
 // loadTransactionsForTxnTopicPartition, l.520): each id's last record
-// wins; lastProducerEpoch and the previous producer id are lost (X4); every
+// wins; lastProducerEpoch and the previous producer id are lost
+// (TransactionLog.valueToBytes does not write them); every
 // Prepare* sends its markers again under the new coordinator epoch and
 // completes once they are written; Ongoing transactions go on (and may
 // time out).

@@ -112,7 +112,8 @@ func TestCoordinatorLogsEveryTransition(t *testing.T) {
 // again after the backoff; an unanswered request times out after the
 // request timeout, which closes the connection to its leader and sends it
 // again after the reconnect backoff; INVALID_PRODUCER_EPOCH gives the
-// transaction up in PrepareCommit (transactions.md X12).
+// transaction up in PrepareCommit
+// (TransactionMarkerRequestCompletionHandler.onComplete).
 func TestCoordinatorMarkerRetries(t *testing.T) {
 	r := newCoordRun(t)
 	r.step(2, &model.EndTxnRequest{TransactionalID: "t1", PID: DefaultNextPID, Epoch: 0, Commit: true})
@@ -225,7 +226,8 @@ func TestCoordinatorReloadsOnRestart(t *testing.T) {
 }
 
 // TestCoordinatorReloadForgetsLastEpoch: lastProducerEpoch is not on the
-// log (X4), so a retried bump after a reload is PRODUCER_FENCED, while
+// log (TransactionLog.readTxnRecordValue reads it back as -1), so a
+// retried bump after a reload is PRODUCER_FENCED, while
 // before the crash it is answered with the current epoch.
 func TestCoordinatorReloadForgetsLastEpoch(t *testing.T) {
 	for _, crash := range []bool{false, true} {
@@ -277,7 +279,8 @@ func TestCoordinatorExpiresIDs(t *testing.T) {
 	}
 }
 
-// TestTxnStateTransitions checks the legal-transition table against X1.
+// TestTxnStateTransitions checks the legal-transition table against
+// Kafka's (TransactionState.validPreviousStates in TransactionMetadata.scala).
 func TestTxnStateTransitions(t *testing.T) {
 	for _, c := range []struct {
 		prev, next model.TxnState

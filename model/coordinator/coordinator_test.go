@@ -78,7 +78,8 @@ func TestCoordinatorTimeouts(t *testing.T) {
 			t.Fatal(e)
 		}
 	}
-	// Strictly after the deadline (X8): not at 11s itself.
+	// Strictly after the deadline (TransactionStateManager.timedOutTransactions:
+	// start + timeout < now): not at 11s itself.
 	if mk := c.AbortTimedOutTransactions(at(11 * time.Second)); len(mk) != 0 {
 		t.Fatalf("aborted early: %+v", mk)
 	}
@@ -86,14 +87,16 @@ func TestCoordinatorTimeouts(t *testing.T) {
 	if len(mk) != 2 || mk[0].TransactionalID != "a" || mk[1].TransactionalID != "b" || mk[0].Epoch != 1 || mk[0].Marker != model.MarkerAbort {
 		t.Fatalf("timed-out aborts: %+v", mk)
 	}
-	// The producer's own EndTxn at the old epoch is fenced (T4.3).
+	// The producer's own EndTxn at the old epoch is fenced
+	// (TransactionCoordinator.endTransaction's epoch check).
 	m, _ := c.Txn("a")
 	if r := c.EndTxn(0, EndTxnCall{TransactionalID: "a", ProducerID: m.ProducerID, ProducerEpoch: 0}); r.Err != model.ErrProducerFenced {
 		t.Fatalf("end at old epoch: %v", r.Err)
 	}
 	// KIP-360 with the producer's own (pre-fence) pair: CONCURRENT_TRANSACTIONS
 	// until the markers are written, then PRODUCER_FENCED, because the fence
-	// reset lastProducerEpoch (semantics T4.3 leaves real recovery uncertain).
+	// reset lastProducerEpoch (so KIP-588's recovery through InitProducerId
+	// does not work under the classic protocol).
 	if r := c.InitProducerID(0, InitProducerIDCall{TransactionalID: strp("a"), ProducerID: m.ProducerID, ProducerEpoch: 0}); r.Err != model.ErrConcurrentTransactions {
 		t.Fatalf("init before markers written: %v", r.Err)
 	}

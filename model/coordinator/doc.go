@@ -16,4 +16,18 @@
 // reduced to one input partition per group).
 //
 // Both are pure state machines ([model.Server]).
+//
+// # Sources
+//
+// Kafka class and method names in this package's comments are in
+// core/src/main/scala/kafka/coordinator/transaction/
+// (TransactionCoordinator.scala, TransactionMetadata.scala,
+// TransactionStateManager.scala, TransactionLog.scala,
+// TransactionMarkerChannelManager.scala,
+// TransactionMarkerRequestCompletionHandler.scala) or
+// core/src/main/scala/kafka/server/ (KafkaApis.scala,
+// AddPartitionsToTxnManager.scala). A line number "l.N" without a named
+// release is at apache/kafka commit 1eb7644349cb (trunk, October 2024,
+// before 4.0), the code this package was checked against; transaction
+// version 2 (KIP-890 part 2) is as at that commit.
 package coordinator

@@ -11,11 +11,12 @@ import (
 // TxnLogRecord is one record of the __transaction_state partition: the
 // value a transition writes for a transactional id
 // (core/src/main/scala/kafka/coordinator/transaction/TransactionLog.scala,
-// valueToBytes, at apache/kafka@1eb7644349cb; transactions.md X4). A Dead
+// valueToBytes, at apache/kafka@1eb7644349cb). A Dead
 // record stands for the tombstone of an expired id.
 //
 // As in Kafka, the record does not carry lastProducerEpoch or the previous
-// producer id (X4: read back as -1), so a coordinator that reloads the log
+// producer id (valueToBytes does not write them; readTxnRecordValue sets
+// -1), so a coordinator that reloads the log
 // answers a retried epoch bump PRODUCER_FENCED and forgets a rotation.
 type TxnLogRecord struct {
 	TransactionalID string
@@ -47,8 +48,8 @@ func (r *TxnLogRecord) sameAs(m *TxnMetadata) bool {
 // txnLog is the coordinator's __transaction_state partition: every
 // completed transition appends a record; a restarted coordinator replays
 // it, last record wins, a tombstone deletes
-// (TransactionStateManager.loadTransactionMetadata, X10). It survives a
-// crash, as a replicated log does (writes are acks=-1, X3).
+// (TransactionStateManager.loadTransactionMetadata). It survives a crash,
+// as a replicated log does (appendTransactionToLog writes with acks=-1).
 //
 // The topic is compacted (cleanup.policy=compact in
 // TransactionStateManager.transactionTopicConfigs,
@@ -152,7 +153,8 @@ func (l *txnLog) changes(m *TxnMetadata) bool {
 
 // load replays the log into fresh metadata, in log order. Dead ids are
 // left out. lastProducerEpoch and the previous producer id are not on the
-// log and come back as NoEpoch and NoProducerID (X4).
+// log and come back as NoEpoch and NoProducerID, as from
+// TransactionLog.readTxnRecordValue.
 func (l *txnLog) load() map[string]*TxnMetadata {
 	out := make(map[string]*TxnMetadata, len(l.last))
 	for i := range l.records {

@@ -8,21 +8,22 @@ import (
 
 // A server reads and handles the requests of each client connection (a
 // producer's, or another server's: world_server.go) as Kafka's
-// SocketServer does (replication.md R48–R51, from
+// SocketServer does (Kafka 3.9
 // core/src/main/scala/kafka/network/SocketServer.scala):
 //
 //   - a request that arrived sits in the connection's receive buffer; it
 //     arrives even while the server process is paused (the kernel buffers
 //     it) and is read once the process runs;
 //   - one request per connection is read at a time: the connection is
-//     muted until the response is sent or skipped (R49,
-//     processCompletedReceives / processNewResponses);
+//     muted until the response is sent or skipped
+//     (processCompletedReceives / processNewResponses);
 //   - a request that has been read is handled to the end, even if its
-//     connection breaks meanwhile; only its response is lost (R50, R51,
+//     connection breaks meanwhile; only its response is lost
+//     (KafkaRequestHandler.run never checks the connection;
 //     sendResponse drops a response for a closed channel);
 //   - after a close, buffered requests are still read and handled one by
 //     one until the first response that has to be sent fails, which closes
-//     the channel and discards the rest (R51, SocketServerTest
+//     the channel and discards the rest (SocketServerTest
 //     remoteCloseWithBufferedReceives / ...FailedSend).
 //
 // Handling takes broker.processing.time plus a uniform draw below
@@ -152,8 +153,9 @@ func (w *World) handled(now sim.Time, ev Event) {
 
 // handle hands the request being handled to the server node and carries
 // out its effects. The connection stays muted until the response is sent
-// (R49): a request that waits for another server's answer (a produce
-// waiting for its verification) keeps it muted across events.
+// (SocketServer's processNewResponses unmutes it): a request that waits
+// for another server's answer (a produce waiting for its verification)
+// keeps it muted across events.
 func (w *World) handle(now sim.Time, sc *srvConn) {
 	req := &sc.cur
 	wr := &req.wr
@@ -172,7 +174,8 @@ func (w *World) handle(now sim.Time, sc *srvConn) {
 
 // doneHandling unmutes sc after its request's response was sent or
 // skipped. A response that could not be sent (the connection is gone)
-// closes the channel: the requests still buffered are discarded (R51).
+// closes the channel: the requests still buffered are discarded
+// (SocketServerTest remoteCloseWithBufferedReceivesFailedSend).
 func (w *World) doneHandling(now sim.Time, sc *srvConn, failed bool) {
 	sc.busy, sc.cur = false, pendingReq{}
 	if !failed {

@@ -44,7 +44,8 @@ type route struct {
 	// once (stepServer).
 	instant bool
 	// sc is the connection the request was read from; it reads its next
-	// request once this reply is sent (R49).
+	// request once this reply is sent (Kafka's SocketServer mutes a
+	// connection until its response is sent).
 	sc *srvConn
 	// app is the exactly-once instance whose application asked (an
 	// OffsetFetch, answered at once), or nil.

@@ -7,7 +7,8 @@ import (
 )
 
 // In a replicated run the transaction coordinator lives on the broker that
-// leads the __transaction_state partition (replication.md R52-R58;
+// leads the __transaction_state partition
+// (TransactionStateManager.partitionFor;
 // TransactionCoordinator.onElection / onResignation): it is the node c1
 // hosted by broker txnHost. When its host crashes it crashes too; after
 // broker.session.timeout.ms the controller has fenced the host and elected

@@ -60,7 +60,7 @@ func TestLeaderHighWatermarkAndAcksAll(t *testing.T) {
 	}
 	resp, eff := f.fetch(ms(4), 2, 5)
 	if resp.HighWatermark != 0 {
-		t.Fatalf("response HW %d: must exclude this fetch's effect (R14.5)", resp.HighWatermark)
+		t.Fatalf("response HW %d: must exclude this fetch's effect", resp.HighWatermark)
 	}
 	if !eff.HWAdvanced || f.log.HighWatermark() != 5 {
 		t.Fatalf("HW %d, want 5", f.log.HighWatermark())

@@ -449,10 +449,10 @@ func (p *Producer) drainable(now sim.Time, ps *partState) *pbatch {
 		}
 		if !b.hasSeq {
 			if len(ps.unacked) > 0 && (ps.pid != p.pid || ps.epoch != p.epoch) {
-				return nil // in flight under an older pid/epoch (C6.2)
+				return nil // in flight under an older pid/epoch (RecordAccumulator.shouldStopDrainBatchesForPartition: hasStaleProducerIdAndEpoch)
 			}
 			if ps.unresolved {
-				return nil // C7.3
+				return nil // an unresolved sequence (shouldStopDrainBatchesForPartition: hasUnresolvedSequence)
 			}
 		}
 	}

@@ -462,7 +462,7 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *model.TxnResp
 // fatalOf maps a coordinator error to the producer's fatal error.
 func fatalOf(e model.ErrCode) model.ErrCode {
 	if e == model.ErrInvalidProducerEpoch {
-		return model.ErrProducerFenced // C5.6: 47 from a coordinator API is fenced
+		return model.ErrProducerFenced // INVALID_PRODUCER_EPOCH from a coordinator API is PRODUCER_FENCED (TransactionManager's coordinator response handlers)
 	}
 	return e
 }

@@ -3,6 +3,7 @@ package world
 import (
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/world/internal/hashwalk"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -113,7 +114,7 @@ type probeState struct {
 	lastAt sim.Time
 	n      int
 	cp     ChoicePoint
-	cache  *hashCache
+	cache  *hashwalk.Cache
 }
 
 // faultPhase reports whether a fault injected at now could still act:

@@ -417,6 +417,6 @@ func (r *replState) coordMetadata(w *World, now sim.Time) {
 
 // hash adds the messages on the wire, by id, and the coordinator's host.
 func (r *replState) hash(w *World, h *stateHasher) {
-	h.value(reflect.ValueOf(r.wire))
-	h.value(reflect.ValueOf(w.txnHost))
+	h.Value(reflect.ValueOf(r.wire))
+	h.Value(reflect.ValueOf(w.txnHost))
 }

@@ -1,0 +1,176 @@
+package hashwalk
+
+import (
+	"cmp"
+	"math"
+	"reflect"
+	"slices"
+)
+
+// Value walks v into the hash.
+func (h *Hasher) Value(v reflect.Value) { h.walk(v, nil) }
+
+// walk walks v into the hash; ti is the info of v's type, or nil when
+// the caller does not know it.
+func (h *Hasher) walk(v reflect.Value, ti *typeInfo) {
+	switch v.Kind() {
+	case reflect.Bool:
+		h.U64(BoolBits(v.Bool()))
+		return
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		h.I64(v.Int())
+		return
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		h.U64(v.Uint())
+		return
+	case reflect.String:
+		h.Str(v.String())
+		return
+	case reflect.Struct, reflect.Slice:
+	default:
+		h.other(v, ti)
+		return
+	}
+	if ti == nil {
+		ti = h.c.infoOf(v.Type())
+	}
+	if ti.special != nil {
+		ti.special.Walk(h, Fields{V: v, paths: ti.paths})
+		return
+	}
+	if v.Kind() == reflect.Struct {
+		for j, i := range ti.fields {
+			h.walk(v.Field(i), h.c.kid(ti, j))
+		}
+		return
+	}
+	if v.IsNil() {
+		h.U64(math.MaxUint64)
+		return
+	}
+	n := v.Len()
+	h.U64(uint64(n))
+	switch ti.t.Elem().Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		for i := range n {
+			h.I64(v.Index(i).Int())
+		}
+	case reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		for i := range n {
+			h.U64(v.Index(i).Uint())
+		}
+	default:
+		et := h.c.elemOf(ti)
+		for i := range n {
+			h.walk(v.Index(i), et)
+		}
+	}
+}
+
+// other walks the kinds walk does not handle at once; ti is the info of
+// v's type, or nil.
+func (h *Hasher) other(v reflect.Value, ti *typeInfo) {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		h.U64(math.Float64bits(v.Float()))
+		return
+	case reflect.Interface:
+		if v.IsNil() {
+			h.U64(0)
+			return
+		}
+		e := v.Elem()
+		h.U64(h.typeID(e.Type()))
+		h.Value(e)
+		return
+	}
+	if ti == nil {
+		ti = h.c.infoOf(v.Type())
+	}
+	t := ti.t
+	switch v.Kind() {
+	case reflect.Array:
+		et := h.c.elemOf(ti)
+		for i := range v.Len() {
+			h.walk(v.Index(i), et)
+		}
+	case reflect.Pointer:
+		if v.IsNil() {
+			h.U64(0)
+			return
+		}
+		if n, seen := h.pointer(v.Pointer(), t); seen {
+			h.U64(n<<1 | 1)
+		} else {
+			h.U64(n << 1)
+			h.walk(v.Elem(), h.c.elemOf(ti))
+		}
+	case reflect.Map:
+		h.mapValue(v)
+	case reflect.Func:
+		// Functions are configuration (never state); their presence is.
+		h.U64(BoolBits(!v.IsNil()))
+	default:
+		panic("hashwalk: cannot hash a " + t.String())
+	}
+}
+
+// pointer returns the number of pointer p of type t and whether it was
+// met before.
+func (h *Hasher) pointer(p uintptr, t reflect.Type) (uint64, bool) {
+	if h.ptrs == nil {
+		h.ptrs = map[uintptr]ptrSeen{}
+	}
+	if s, ok := h.ptrs[p]; ok {
+		if s.t == t {
+			return s.n, true
+		}
+		if h.c.others == nil {
+			h.c.others = map[ptrOther]uint64{}
+		}
+		k := ptrOther{p, t}
+		if n, ok := h.c.others[k]; ok {
+			return n, true
+		}
+		n := uint64(len(h.ptrs)+len(h.c.others)) + 1
+		h.c.others[k] = n
+		return n, false
+	}
+	n := uint64(len(h.ptrs)+len(h.c.others)) + 1
+	h.ptrs[p] = ptrSeen{t, n}
+	return n, false
+}
+
+// mapValue walks a map in the order of its keys' hashes.
+func (h *Hasher) mapValue(v reflect.Value) {
+	if v.IsNil() {
+		h.U64(math.MaxUint64)
+		return
+	}
+	type kv struct {
+		k [2]uint64
+		v reflect.Value
+	}
+	es := make([]kv, 0, v.Len())
+	it := v.MapRange()
+	// One hasher for the keys, emptied for each (a key's pointers and
+	// handles are numbered within the key).
+	kh := &Hasher{Ctx: h.Ctx, c: &Cache{opts: h.c.opts, specials: h.c.specials, info: h.c.info, types: h.c.types}}
+	for it.Next() {
+		kh.a, kh.b, kh.ptrs, kh.handles, kh.c.others = 0, 0, nil, nil, nil
+		kh.Value(it.Key())
+		es = append(es, kv{kh.Sum(), it.Value()})
+	}
+	slices.SortFunc(es, func(x, y kv) int {
+		if c := cmp.Compare(x.k[0], y.k[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.k[1], y.k[1])
+	})
+	h.U64(uint64(len(es)))
+	for _, e := range es {
+		h.U64(e.k[0])
+		h.U64(e.k[1])
+		h.Value(e.v)
+	}
+}

@@ -133,19 +133,7 @@ func (m Menu) String() string {
 	if m.Full {
 		return m.fullString()
 	}
-	var s []string
-	if m.Drop {
-		s = append(s, "drop")
-	}
-	if m.Delay {
-		s = append(s, "delay")
-	}
-	if m.Duplicate {
-		s = append(s, "duplicate")
-	}
-	if m.Reject {
-		s = append(s, "reject")
-	}
+	s := m.messageFaults()
 	if m.Crash {
 		s = append(s, "crash ("+m.Down.String()+" down)")
 	}
@@ -158,6 +146,21 @@ func (m Menu) String() string {
 	return strings.Join(s, ", ")
 }
 
+// messageFaults lists the message faults on the menu, in the menu's
+// order.
+func (m Menu) messageFaults() []string {
+	var s []string
+	for _, k := range []struct {
+		on   bool
+		name string
+	}{{m.Drop, "drop"}, {m.Delay, "delay"}, {m.Duplicate, "duplicate"}, {m.Reject, "reject"}} {
+		if k.on {
+			s = append(s, k.name)
+		}
+	}
+	return s
+}
+
 // fullString lists a full menu, e.g. "drop, delay, crash (10s, 27s, 33s
 // down; brokers clean or unclean), pause, stall (servers) 10s, 27s, 33s,
 // drift ±200ppm".
@@ -167,19 +170,7 @@ func (m Menu) fullString() string {
 		ls = append(ls, l.String())
 	}
 	lens := strings.Join(ls, ", ")
-	var s []string
-	if m.Drop {
-		s = append(s, "drop")
-	}
-	if m.Delay {
-		s = append(s, "delay")
-	}
-	if m.Duplicate {
-		s = append(s, "duplicate")
-	}
-	if m.Reject {
-		s = append(s, "reject")
-	}
+	s := m.messageFaults()
 	if m.Crash {
 		c := "crash (" + lens + " down"
 		if m.Clean {

@@ -59,7 +59,7 @@ type exploreArgs struct {
 // when it found a counterexample, 3 when it stopped early without one, 2
 // for bad usage.
 func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
-	for _, name := range []string{"runs", "vary", "keep-failing", "failing", "trace", "plan", "plan-out", "plan-file", "shrink", "diagram", "timeline"} {
+	for _, name := range []string{"runs", "vary", "keep-failing", "failing", "trace", "plan", "plan-out", "plan-file", "shrink", "diagram", "timeline", "html"} {
 		if a.explicit[name] {
 			return usageErr(stderr, "-"+name+" is not allowed with -explore")
 		}

@@ -42,7 +42,16 @@
 
   var canvas = document.getElementById("canvas"), ctx = canvas.getContext("2d");
   var diagram = document.getElementById("diagram"), tip = document.getElementById("tip");
-  var GUTTER = 64, AXIS = 34, PAD = 16;
+  var GUTTER = 84, AXIS = 34, PAD = 16;
+  // The fitted view ends shortly after the last thing that happens (the
+  // run may end long after, when its last timer fires): the run's end is
+  // a dashed line when in view.
+  var lastT = 0;
+  D.msgs.forEach(function (m) { lastT = Math.max(lastT, m[1]); });
+  D.marks.forEach(function (m) { lastT = Math.max(lastT, m[0]); });
+  D.bands.forEach(function (b) { lastT = Math.max(lastT, b[1]); });
+  D.calls.forEach(function (c) { lastT = Math.max(lastT, c[0]); });
+  var fitEnd = Math.min(D.end, lastT * 1.03) || D.end || 1;
   var laneY = [], laneH = 30;
 
   function layout() {
@@ -64,8 +73,7 @@
     layout();
   }
   function fit() {
-    var end = Math.max(D.end, 1);
-    st.t0 = 0; st.scale = (st.w - GUTTER - PAD) / end;
+    st.t0 = 0; st.scale = (st.w - GUTTER - PAD) / Math.max(fitEnd, 1);
     draw();
   }
   function zoomAt(x, f) {
@@ -115,11 +123,13 @@
       ctx.strokeStyle = D.lanes[i][1] === "app" ? "#e4e7ee" : "#cfd4de";
       ctx.beginPath(); ctx.moveTo(GUTTER, y + 0.5); ctx.lineTo(w, y + 0.5); ctx.stroke();
     }
-    // plan end
-    if (D.planEnd > 0 && D.planEnd >= tA && D.planEnd <= tB) {
+    // the fault plan's end and the run's end
+    [[D.planEnd, "plan end"], [D.end, "run end"]].forEach(function (e) {
+      if (e[0] <= 0 || e[0] < tA || e[0] > tB) return;
       ctx.strokeStyle = "#aab"; ctx.setLineDash([3, 4]);
-      ctx.beginPath(); ctx.moveTo(X(D.planEnd), AXIS); ctx.lineTo(X(D.planEnd), h); ctx.stroke(); ctx.setLineDash([]);
-    }
+      ctx.beginPath(); ctx.moveTo(X(e[0]), AXIS); ctx.lineTo(X(e[0]), h); ctx.stroke(); ctx.setLineDash([]);
+      ctx.fillStyle = "#778"; ctx.fillText(e[1], X(e[0]) + 3, h - 4);
+    });
     var dimAll = st.dim && st.path !== null;
     // bands
     var nb = 0;
@@ -220,7 +230,7 @@
       if (laneY[i] < 0) continue;
       ctx.fillStyle = D.lanes[i][1] === "app" ? "#889" : "#1d2330";
       ctx.fillText(D.lanes[i][0], 6, laneY[i] + 4);
-      ctx.fillStyle = "#99a"; ctx.fillText(D.lanes[i][1].slice(0, 5), 6, laneY[i] + 15);
+      ctx.fillStyle = "#99a"; ctx.font = "10px system-ui, sans-serif"; ctx.fillText(D.lanes[i][1], 6, laneY[i] + 14, GUTTER - 10); ctx.font = "11px system-ui, sans-serif";
     }
     stats.arrows = na; stats.lost = nl; stats.late = nlate; stats.highlighted = nh; stats.marks = nk; stats.bands = nb; stats.calls = nc;
     stats.frames++; stats.drawMs = performance.now() - start;
@@ -461,7 +471,7 @@
   });
 
   resize();
-  st.t0 = 0; st.scale = (st.w - GUTTER - PAD) / Math.max(D.end, 1);
+  st.t0 = 0; st.scale = (st.w - GUTTER - PAD) / Math.max(fitEnd, 1);
   var first = D.violations.length ? D.violations[0][3] : "";
   if (first && records[first]) { recIn.value = first; setRecord(first); }
   renderTrace();

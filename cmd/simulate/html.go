@@ -7,10 +7,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/idemsim/idemsim/internal/explore"
+	"github.com/idemsim/idemsim/internal/sweep"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/htmlpage"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // htmlFlag is -html FILE (docs/html.md): one self-contained page of a
@@ -105,4 +110,105 @@ func storyLines(res *scenarios.Result) []string {
 		}
 	}
 	return out
+}
+
+// IndexFile is the index page a sweep's or an exploration's -out
+// directory holds.
+const IndexFile = "index.html"
+
+// PageName is the page a sweep writes for one kept failing run:
+// "point0-off-seed4.html" (as its history, HistoryName).
+func PageName(k sweep.Kept) string {
+	return fmt.Sprintf("point%d-%s-seed%d.html", k.Point, sweep.ModeName(k.On), k.Seed)
+}
+
+// writeSweepPages runs every failing seed the sweep's summary keeps
+// again, with the page's reader, writes one page each into dir (the -out
+// directory being written) and index.html: the report and a link to
+// each page.
+func writeSweepPages(cfg *sweep.Config, st *sweep.State, sum *sweep.Summary, dir string) error {
+	report, err := os.ReadFile(filepath.Join(dir, sweep.ReportFile))
+	if err != nil {
+		return err
+	}
+	ix := htmlpage.Index{Title: "idemsim sweep: scenario " + sum.Scenario, Report: string(report), RunsTitle: "Failing seeds"}
+	kept := st.Kept()
+	if len(kept) == 0 {
+		ix.Note = "No run broke an invariant, so there is no run page."
+	} else {
+		ix.Note = fmt.Sprintf("A page for each failing seed the report lists (the first %d of each point, mode and invariant: -failing), made by running it again.", cfg.FailingK)
+	}
+	for _, k := range kept {
+		spec := cfg.Spec(k.Seed, k.Point, k.On)
+		rec := htmlpage.Record(&spec)
+		res, err := scenarios.Run(spec)
+		if err != nil {
+			return fmt.Errorf("seed %d: %v", k.Seed, err)
+		}
+		name := PageName(k)
+		if err := writePage(filepath.Join(dir, name), res, rec.Run()); err != nil {
+			return err
+		}
+		var label []string
+		if k.Point < len(sum.Points) {
+			for _, kv := range sum.Points[k.Point].Values {
+				label = append(label, kv.Key+"="+kv.Value)
+			}
+		}
+		label = append(label, "idempotence "+sweep.ModeName(k.On), "seed "+strconv.FormatUint(k.Seed, 10))
+		ix.Runs = append(ix.Runs, htmlpage.IndexRun{Label: strings.Join(label, ", "), Href: name, Verdict: brokenInvariants(res)})
+	}
+	return writeIndex(filepath.Join(dir, IndexFile), ix)
+}
+
+// writeExplorePages writes the page of each counterexample of an
+// exploration into dir (the -out directory being written), beside its
+// plan, and index.html: the report and a link to each page. out is the
+// final -out directory, which the pages' reproduce lines name.
+func writeExplorePages(r *explore.Result, sc *scenarios.Scenario, out, dir string) error {
+	report, err := os.ReadFile(filepath.Join(dir, explore.ReportFile))
+	if err != nil {
+		return err
+	}
+	ix := htmlpage.Index{Title: "idemsim exploration: scenario " + r.Scenario, Report: string(report), RunsTitle: "Counterexamples"}
+	if len(r.Counterexamples) == 0 {
+		ix.Note = "No schedule broke an invariant, so there is no run page."
+	}
+	for _, ce := range r.Counterexamples {
+		spec, err := r.Spec(sc, ce.Plan)
+		if err != nil {
+			return err
+		}
+		spec.PlanSource = world.PlanSource{File: filepath.Join(out, ce.File)}
+		rec := htmlpage.Record(&spec)
+		res, err := scenarios.Run(spec)
+		if err != nil {
+			return err
+		}
+		name := strings.TrimSuffix(ce.File, ".plan") + ".html"
+		if err := writePage(filepath.Join(dir, name), res, rec.Run()); err != nil {
+			return err
+		}
+		ix.Runs = append(ix.Runs, htmlpage.IndexRun{Label: fmt.Sprintf("%s with %d fault(s), plan %s", ce.Invariant, ce.Faults, ce.File), Href: name, Verdict: brokenInvariants(res)})
+	}
+	return writeIndex(filepath.Join(dir, IndexFile), ix)
+}
+
+func writeIndex(path string, ix htmlpage.Index) error {
+	var b bytes.Buffer
+	if err := htmlpage.WriteIndex(&b, ix); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// brokenInvariants lists the invariants a run violated, in report order.
+func brokenInvariants(res *scenarios.Result) string {
+	var out []string
+	for _, v := range res.Violations {
+		if !slices.Contains(out, v.Invariant) {
+			out = append(out, v.Invariant)
+		}
+	}
+	return strings.Join(out, ", ")
 }

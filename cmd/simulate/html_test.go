@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,5 +77,98 @@ func TestHTMLRefused(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("a refused command wrote %d entries into %s", len(ents), dir)
+	}
+}
+
+// hrefs returns the pages an index links to.
+func hrefs(t *testing.T, index []byte) []string {
+	t.Helper()
+	var out []string
+	for _, m := range regexp.MustCompile(`<a href="([^"]+\.html)">`).FindAllSubmatch(index, -1) {
+		out = append(out, string(m[1]))
+	}
+	return out
+}
+
+// TestSweepIndex: a sweep's -out holds index.html, which links to a page
+// of each failing seed it kept, every page there is linked, and the same
+// sweep writes the same bytes.
+func TestSweepIndex(t *testing.T) {
+	dir := t.TempDir()
+	var indexes [][]byte
+	for _, name := range []string{"a", "b"} {
+		// The report names its directory: the same name in two places.
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name, "out")
+		t.Chdir(filepath.Join(dir, name))
+		if code, _, errOut := runCLI("-scenario", "ackloss", "-runs", "6", "-idempotence=false", "-failing", "2", "-parallel", "2", "-out", "out"); code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		index, err := os.ReadFile(filepath.Join(out, IndexFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexes = append(indexes, index)
+		links := hrefs(t, index)
+		if len(links) == 0 {
+			t.Fatal("the index links to no run page, and ackloss without idempotence fails")
+		}
+		ents, _ := os.ReadDir(out)
+		pages := 0
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".html") && e.Name() != IndexFile {
+				pages++
+				if !slices.Contains(links, e.Name()) {
+					t.Errorf("%s is not linked from the index", e.Name())
+				}
+			}
+		}
+		if pages != len(links) {
+			t.Errorf("%d pages, %d links", pages, len(links))
+		}
+		for _, l := range links {
+			p, err := os.ReadFile(filepath.Join(out, l))
+			if err != nil {
+				t.Fatalf("the index links to %s: %v", l, err)
+			}
+			if !bytes.Contains(p, []byte("VIOLATED")) {
+				t.Errorf("%s, a failing seed's page, names no violation", l)
+			}
+		}
+		for _, want := range []string{"<table class=\"report\">", "<img src=\"latency_cdf.png\""} {
+			if !bytes.Contains(index, []byte(want)) {
+				t.Errorf("the index does not hold the report's %q", want)
+			}
+		}
+	}
+	if !bytes.Equal(indexes[0], indexes[1]) {
+		t.Error("two equal sweeps wrote different index pages")
+	}
+}
+
+// TestExplorePages: -explore -out writes the counterexample's page, with
+// the reproduce line of its plan in the directory, and an index linking
+// it.
+func TestExplorePages(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x")
+	if code, _, errOut := runCLI("-explore", "-scenario", "ackloss", "-set", "records=3", "-idempotence=false", "-max-faults", "1", "-out", out); code != exitViolation {
+		t.Fatalf("exit %d, want 1 (a counterexample): %s", code, errOut)
+	}
+	index, err := os.ReadFile(filepath.Join(out, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := hrefs(t, index)
+	if !slices.Contains(links, "explore-ackloss-INV-DUP.html") {
+		t.Fatalf("the index links to %v, not the INV-DUP counterexample's page", links)
+	}
+	p, err := os.ReadFile(filepath.Join(out, "explore-ackloss-INV-DUP.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan := filepath.Join(out, "explore-ackloss-INV-DUP.plan"); !bytes.Contains(p, []byte("-plan-file "+plan)) {
+		t.Errorf("the counterexample's page does not reproduce with -plan-file %s", plan)
 	}
 }

@@ -224,3 +224,30 @@ func TestAggregate(t *testing.T) {
 		}
 	}
 }
+
+// TestIndex: the index renders a report's Markdown (headings, tables,
+// code, images, inline marks) escaped, and links each run page.
+func TestIndex(t *testing.T) {
+	md := "# sweep <x>\n\nA *plain* paragraph with `a<b` and **bold**\nwrapped.\n\n| a | b |\n| --- | --- |\n| 1 | `2` |\n\n![chart](inv_dup.png)\n\n```sh\nsimulate -seed 1 <in\n```\n\n- one\n- two\n"
+	var b bytes.Buffer
+	if err := htmlpage.WriteIndex(&b, htmlpage.Index{Title: "t", Report: md, RunsTitle: "Failing seeds",
+		Runs: []htmlpage.IndexRun{{Label: "seed 4", Href: "point0-off-seed4.html", Verdict: "INV-DUP"}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		"<h2>sweep &lt;x&gt;</h2>",
+		"<p>A <em>plain</em> paragraph with <code>a&lt;b</code> and <strong>bold</strong> wrapped.</p>",
+		"<tr><th>a</th><th>b</th></tr>", "<tr><td>1</td><td><code>2</code></td></tr>",
+		`<img src="inv_dup.png" alt="chart">`,
+		"<pre><code>simulate -seed 1 &lt;in\n</code></pre>",
+		"<li>one</li>", `<a href="point0-off-seed4.html">`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the index does not hold %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "---") {
+		t.Error("the table's separator row was rendered")
+	}
+}

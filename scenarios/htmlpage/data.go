@@ -3,6 +3,7 @@ package htmlpage
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // appendData appends the run's data as the page's script reads it: one
@@ -36,7 +37,7 @@ func appendData(b []byte, r *Run, m *Meta) []byte {
 		b = comma(b, i)
 		b = appendInts(b, int64(x.Sent), int64(x.Arrive), int64(x.From), int64(x.To), int64(x.Kind), int64(x.Line), int64(x.ArriveLine), int64(x.Flags))
 		b = append(b, ',')
-		b = appendStr(b, x.Text)
+		b = appendStr(b, msgText(r, x))
 		b = append(b, ',')
 		b = appendStr(b, x.Fate)
 		b = append(b, ']')
@@ -48,7 +49,11 @@ func appendData(b []byte, r *Run, m *Meta) []byte {
 		b = comma(b, i)
 		b = appendInts(b, int64(x.At), int64(x.Lane), int64(x.Class), int64(x.Line))
 		b = append(b, ',')
-		b = appendStr(b, x.Text)
+		text := x.Text
+		if x.Line >= 0 && int(x.Line) < len(r.Lines) && strings.HasSuffix(lineText(r.Lines[x.Line]), text) {
+			text = "" // the script shows the line's text, which holds it
+		}
+		b = appendStr(b, text)
 		b = append(b, ']')
 	}
 	// bands: [from, until, lane, line, text]
@@ -106,6 +111,27 @@ func appendData(b []byte, r *Run, m *Meta) []byte {
 	b = append(b, `],"reproduce":`...)
 	b = appendStr(b, m.Reproduce)
 	return append(b, '}')
+}
+
+// msgText is a message's text as the data holds it: "" when the script
+// can read it from the message's send line (sentText), which is most of
+// a large page's bytes saved.
+func msgText(r *Run, m *Msg) string {
+	if m.Line >= 0 && int(m.Line) < len(r.Lines) && sentText(r.Lines[m.Line]) == m.Text {
+		return ""
+	}
+	return m.Text
+}
+
+// sentText reads a message's description from its send line, as the
+// page's script does: between " send " and the last " -> ".
+func sentText(line string) string {
+	a := strings.Index(line, " send ")
+	z := strings.LastIndex(line, " -> ")
+	if a < 0 || z < a+6 {
+		return ""
+	}
+	return line[a+6 : z]
 }
 
 func comma(b []byte, i int) []byte {

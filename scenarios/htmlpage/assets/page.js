@@ -27,7 +27,15 @@
   D.marks.forEach(function (m, i) { setLine(m[3], offK + i); });
   D.bands.forEach(function (b, i) { setLine(b[3], offB + i); });
   D.calls.forEach(function (c, i) { setLine(c[4], offC + i); });
-  var lineAt = D.lines.map(function (l) { var m = /^t=([0-9.]+)s /.exec(l); return m ? Math.round(parseFloat(m[1]) * 1e9) : 0; });
+  function lineAt(l) { var m = /^t=([0-9.]+)s /.exec(D.lines[l]); return m ? Math.round(parseFloat(m[1]) * 1e9) : 0; }
+
+  // Texts the data leaves out, read from the trace line they came from
+  // (data.go: msgText, and a mark whose text is its line's).
+  function lineText(l) { var i = l.indexOf(" "); return l.slice(0, 2) === "t=" && i >= 0 ? l.slice(i + 1) : l; }
+  D.msgs.forEach(function (m) {
+    if (m[8] === "" && m[5] >= 0) { var l = D.lines[m[5]], a = l.indexOf(" send "), z = l.lastIndexOf(" -> "); if (a >= 0 && z >= a + 6) m[8] = l.slice(a + 6, z); }
+  });
+  D.marks.forEach(function (k) { if (k[4] === "" && k[3] >= 0) k[4] = lineText(D.lines[k[3]]); });
 
   var records = {};
   D.records.forEach(function (r) { records[r[0]] = r[1]; });
@@ -154,10 +162,10 @@
         var cid = offC + i, pp = inPath(cid) ? pcp : (dimAll ? pcd : pc);
         var cx = X(c[0]);
         pp.moveTo(cx, laneY[c[1]]); pp.lineTo(cx, laneY[c[2]]);
-        arrowHead(pp, cx, laneY[c[1]], cx, laneY[c[2]], 4);
+        if (Math.abs(laneY[c[2]] - laneY[c[1]]) > 12) arrowHead(pp, cx, laneY[c[1]], cx, laneY[c[2]], 4);
         nc++;
       }
-      ctx.setLineDash([2, 2]);
+      if (nc < 1500) ctx.setLineDash([2, 2]); // dashing thousands of lines costs a frame
       ctx.strokeStyle = COL.dim; ctx.stroke(pcd);
       ctx.strokeStyle = COL.call; ctx.stroke(pc);
       ctx.setLineDash([]);
@@ -175,7 +183,7 @@
       var key = inPath(i) ? "path" : dimAll ? "dim" : lost ? "lost" : late ? "late" : (m[7] & MSG_RESP) ? "resp" : "req";
       var p = P[key];
       p.moveTo(x1, y1); p.lineTo(x2, y3);
-      if (lost) { cross(p, x2, y3, 4); nl++; } else arrowHead(p, x1, y1, x2, y3, 6);
+      if (lost) { cross(p, x2, y3, 4); nl++; } else if (Math.abs(x2 - x1) + Math.abs(y3 - y1) > 12) arrowHead(p, x1, y1, x2, y3, 6);
       if (late) { nlate++; if (x2 - x1 > 30 || Math.abs(y3 - y1) > 30) lateLabels.push([(x1 + x2) / 2, (y1 + y3) / 2]); }
       if (key === "path") nh++;
       na++;
@@ -191,28 +199,34 @@
     ctx.lineWidth = 1;
     ctx.fillStyle = COL.late;
     lateLabels.forEach(function (q) { ctx.fillText("late", q[0] + 3, q[1] - 3); });
-    // marks
-    var nk = 0;
+    // marks, batched by colour: one path per class (and one for the
+    // dimmed), filled once
+    var nk = 0, MP = [], dimP = new Path2D(), ringP = new Path2D(), violLines = new Path2D();
+    for (i = 0; i < MARK_COLORS.length; i++) MP.push(new Path2D());
     for (i = 0; i < nK; i++) {
       var k = D.marks[i], ky = laneY[k[1]];
       if (ky < 0 || k[0] < tA || k[0] > tB) continue;
-      var kid = offK + i, kx = X(k[0]), cls = k[2];
-      ctx.fillStyle = dimAll && !inPath(kid) && cls !== 9 ? COL.dim : MARK_COLORS[cls];
+      var kid = offK + i, kx = X(k[0]), cls = k[2], on = inPath(kid);
+      var mp = dimAll && !on && cls !== 9 ? dimP : MP[cls];
       if (cls === 9) { // violation: a red triangle and a line through every lane
-        ctx.strokeStyle = "rgba(224,0,42,.35)"; ctx.beginPath(); ctx.moveTo(kx, AXIS); ctx.lineTo(kx, h); ctx.stroke();
-        ctx.beginPath(); ctx.moveTo(kx, ky - 9); ctx.lineTo(kx + 7, ky + 5); ctx.lineTo(kx - 7, ky + 5); ctx.closePath(); ctx.fill();
+        violLines.moveTo(kx, AXIS); violLines.lineTo(kx, h);
+        mp.moveTo(kx, ky - 9); mp.lineTo(kx + 7, ky + 5); mp.lineTo(kx - 7, ky + 5); mp.closePath();
       } else if (cls === 2) { // epoch bump: a diamond
-        ctx.beginPath(); ctx.moveTo(kx, ky - 6); ctx.lineTo(kx + 5, ky); ctx.lineTo(kx, ky + 6); ctx.lineTo(kx - 5, ky); ctx.closePath(); ctx.fill();
+        mp.moveTo(kx, ky - 6); mp.lineTo(kx + 5, ky); mp.lineTo(kx, ky + 6); mp.lineTo(kx - 5, ky); mp.closePath();
       } else if (cls === 1) { // transaction state: a square
-        ctx.fillRect(kx - 3.5, ky - 3.5, 7, 7);
+        mp.rect(kx - 3.5, ky - 3.5, 7, 7);
       } else if (cls >= 3 && cls <= 6) { // broker verdicts and markers: a bar
-        ctx.fillRect(kx - 1.5, ky - 7, 3, 14);
+        mp.rect(kx - 1.5, ky - 7, 3, 14);
       } else {
-        ctx.beginPath(); ctx.arc(kx, ky, cls === 0 ? 2 : 3, 0, 6.2832); ctx.fill();
+        var rr = cls === 0 ? 2 : 3; mp.moveTo(kx + rr, ky); mp.arc(kx, ky, rr, 0, 6.2832);
       }
-      if (inPath(kid)) { ctx.strokeStyle = COL.path; ctx.lineWidth = 2; ctx.beginPath(); ctx.arc(kx, ky, 8, 0, 6.2832); ctx.stroke(); ctx.lineWidth = 1; nh++; }
+      if (on) { ringP.moveTo(kx + 8, ky); ringP.arc(kx, ky, 8, 0, 6.2832); nh++; }
       nk++;
     }
+    ctx.strokeStyle = "rgba(224,0,42,.35)"; ctx.stroke(violLines);
+    ctx.fillStyle = COL.dim; ctx.fill(dimP);
+    for (i = 0; i < MP.length; i++) { ctx.fillStyle = MARK_COLORS[i]; ctx.fill(MP[i]); }
+    ctx.strokeStyle = COL.path; ctx.lineWidth = 2; ctx.stroke(ringP); ctx.lineWidth = 1;
     drawSelection();
     // axis and lane labels, over the drawing
     ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, w, AXIS); ctx.fillRect(0, AXIS, GUTTER - 2, h);
@@ -374,7 +388,7 @@
   function selectLine(l) {
     selLine = l;
     var id = lineItem[l];
-    centerOn(id >= 0 ? itemTime(id) : lineAt[l]);
+    centerOn(id >= 0 ? itemTime(id) : lineAt(l));
     if (id >= 0 && !visible(id)) id = -1;
     select(id, true);
   }
@@ -485,6 +499,7 @@
     msgOfLine: function (l) { var id = lineItem[l]; return id >= 0 && id < offK ? id : -1; },
     scrollTraceTo: function (l) { traceEl.scrollTop = Math.max(0, l * LH - traceEl.clientHeight / 3); renderTrace(); },
     renderNow: function () { render(); return stats.drawMs; },
-    pan: function (px) { var s = performance.now(); st.t0 -= px / st.scale; render(); return performance.now() - s; }
+    pan: function (px) { var s = performance.now(); st.t0 -= px / st.scale; render(); return performance.now() - s; },
+    zoom: function (f) { zoomAt((GUTTER + st.w) / 2, f); render(); }
   };
 })();

@@ -18,6 +18,7 @@ import (
 
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/htmlpage"
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // update makes TestBrowser replace the README's screenshot of the zombie
@@ -183,6 +184,25 @@ func TestBrowser(t *testing.T) {
 		checkViolation(t, b)
 		checkTraceClick(t, b, res)
 		checkDiagramClick(t, b)
+	})
+
+	t.Run("replicated", func(t *testing.T) {
+		res, run := record(t, "acks1", 1, params.KV{Key: "enable.idempotence", Value: "false"})
+		b.open(t, writePage(t, dir, "acks1.html", res, run))
+		checkArrows(t, b, res)
+		if got := eval[int](t, b, `idemsimPage.data.lanes.filter(function (l) { return l[1] === "controller"; }).length`); got != 1 {
+			t.Errorf("the replicated run's page has %d controller lanes, want 1", got)
+		}
+	})
+
+	t.Run("aggregated", func(t *testing.T) {
+		res, run := record(t, "zombie", 42)
+		htmlpage.Aggregate(run, run.Items()-1)
+		b.open(t, writePage(t, dir, "aggregated.html", res, run))
+		checkArrows(t, b, res)
+		if got := eval[string](t, b, `(document.getElementById("aggregated") || {}).textContent || ""`); got != run.Aggregated || got == "" {
+			t.Errorf("the aggregated page's note is %q, want %q", got, run.Aggregated)
+		}
 	})
 
 	if errs := b.consoleErrors(); len(errs) > 0 {

@@ -184,6 +184,7 @@ func TestBrowser(t *testing.T) {
 		checkViolation(t, b)
 		checkTraceClick(t, b, res)
 		checkDiagramClick(t, b)
+		checkFitPath(t, b)
 	})
 
 	t.Run("replicated", func(t *testing.T) {
@@ -309,5 +310,28 @@ func checkDiagramClick(t *testing.T, b *browser) {
 	line := eval[int](t, b, fmt.Sprintf(`idemsimPage.data.msgs[%d][5]`, id))
 	if got := eval[string](t, b, `(function () { var s = document.querySelector("#trace .ln.sel"); return s ? s.dataset.line : "none"; })()`); got != fmt.Sprint(line) {
 		t.Errorf("after a click on the late arrow the trace marks line %s, want its send line %d", got, line)
+	}
+}
+
+// checkFitPath: "fit path" zooms in on the chosen record's path, every
+// item of it in view, and "fit" comes back to the whole run.
+func checkFitPath(t *testing.T, b *browser) {
+	t.Helper()
+	fitted := eval[float64](t, b, `idemsimPage.state.scale`)
+	eval[chromedp.Void](t, b, `document.getElementById("fitpath").click(), idemsimPage.renderNow()`)
+	if got := eval[float64](t, b, `idemsimPage.state.scale`); got <= fitted {
+		t.Errorf("fit path left the scale at %g px/ns (fitted: %g): it did not zoom in on a0:20's path", got, fitted)
+	}
+	inView := eval[bool](t, b, `(function () {
+		var P = idemsimPage, D = P.data, w = document.getElementById("canvas").clientWidth;
+		var path = D.records.find(function (r) { return r[0] === "a0:20"; })[1];
+		return path.every(function (r) { if ((r & 3) !== 0) return true; var m = D.msgs[r >> 2], p = P.itemPoint(r >> 2); return p[0] >= 0 && p[0] <= w; });
+	})()`)
+	if !inView {
+		t.Error("after fit path, an arrow of a0:20's path is out of view")
+	}
+	eval[chromedp.Void](t, b, `document.getElementById("fit").click(), idemsimPage.renderNow()`)
+	if got := eval[float64](t, b, `idemsimPage.state.scale`); got != fitted {
+		t.Errorf("fit after fit path gives scale %g, want the fitted %g", got, fitted)
 	}
 }

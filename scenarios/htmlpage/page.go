@@ -147,6 +147,7 @@ const pageBody = `</header>
 <button type="button" id="fit" title="fit the whole run to the window">fit</button>
 <button type="button" id="zoomin" title="zoom in (wheel)">+</button>
 <button type="button" id="zoomout" title="zoom out (wheel)">−</button>
+<button type="button" id="fitpath" title="fit the chosen record's path to the window">fit path</button>
 <label>record <input id="record" list="recordlist" size="9" placeholder="a0:20"></label><datalist id="recordlist"></datalist>
 <label><input type="checkbox" id="dim"> dim others</label>
 <label><input type="checkbox" id="calls" checked> app calls</label>

@@ -424,6 +424,18 @@
   document.getElementById("dim").addEventListener("change", function (e) { st.dim = e.target.checked; draw(); });
   document.getElementById("calls").addEventListener("change", function (e) { st.calls = e.target.checked; draw(); });
   document.getElementById("fit").addEventListener("click", fit);
+  document.getElementById("fitpath").addEventListener("click", function () {
+    if (!st.path || st.path.size === 0) return;
+    var a = Infinity, z = -Infinity;
+    st.path.forEach(function (id) {
+      var t1 = itemTime(id), t2 = t1;
+      if (id < offK) t2 = D.msgs[id][1]; else if (id >= offB && id < offC) t2 = D.bands[id - offB][1];
+      a = Math.min(a, t1); z = Math.max(z, t2);
+    });
+    var pad = Math.max((z - a) * 0.05, 1e6);
+    st.scale = (st.w - GUTTER - PAD) / (z - a + 2 * pad); st.t0 = a - pad;
+    draw();
+  });
   document.getElementById("zoomin").addEventListener("click", function () { zoomAt((GUTTER + st.w) / 2, 2); });
   document.getElementById("zoomout").addEventListener("click", function () { zoomAt((GUTTER + st.w) / 2, 0.5); });
   var copyBtn = document.getElementById("copy");

@@ -48,6 +48,9 @@ func Aggregate(r *Run, max int) {
 		if j, ok := at[k]; ok && c.Class != CallTxn {
 			count[j]++
 			last[j] = callRecord(c.Text)
+			if c.Line >= 0 {
+				out[j].More = append(out[j].More, c.Line)
+			}
 			newIndex[i] = j
 			continue
 		}

@@ -66,7 +66,7 @@ func appendData(b []byte, r *Run, m *Meta) []byte {
 		b = appendStr(b, x.Text)
 		b = append(b, ']')
 	}
-	// calls: [at, from, to, class, line, text]
+	// calls: [at, from, to, class, line, text(, [more lines])]
 	b = append(b, `],"calls":[`...)
 	for i := range r.Calls {
 		x := &r.Calls[i]
@@ -74,6 +74,14 @@ func appendData(b []byte, r *Run, m *Meta) []byte {
 		b = appendInts(b, int64(x.At), int64(x.From), int64(x.To), int64(x.Class), int64(x.Line))
 		b = append(b, ',')
 		b = appendStr(b, x.Text)
+		if len(x.More) > 0 {
+			b = append(b, ",["...)
+			for j, l := range x.More {
+				b = comma(b, j)
+				b = strconv.AppendInt(b, int64(l), 10)
+			}
+			b = append(b, ']')
+		}
 		b = append(b, ']')
 	}
 	// records: [id, [ref...]]

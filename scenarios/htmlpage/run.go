@@ -126,6 +126,9 @@ type Call struct {
 	Class    uint8
 	Line     int32
 	Text     string
+	// More are the trace lines of the calls [Aggregate] collapsed into
+	// this one, after Line.
+	More []int32
 }
 
 // Item kinds of a [Ref].

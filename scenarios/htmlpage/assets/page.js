@@ -26,7 +26,7 @@
   D.msgs.forEach(function (m, i) { setLine(m[5], i); setLine(m[6], i); });
   D.marks.forEach(function (m, i) { setLine(m[3], offK + i); });
   D.bands.forEach(function (b, i) { setLine(b[3], offB + i); });
-  D.calls.forEach(function (c, i) { setLine(c[4], offC + i); });
+  D.calls.forEach(function (c, i) { setLine(c[4], offC + i); (c[6] || []).forEach(function (l) { setLine(l, offC + i); }); });
   function lineAt(l) { var m = /^t=([0-9.]+)s /.exec(D.lines[l]); return m ? Math.round(parseFloat(m[1]) * 1e9) : 0; }
 
   // Texts the data leaves out, read from the trace line they came from
@@ -303,7 +303,7 @@
     if (id < offK) return [D.msgs[id][5], D.msgs[id][6]];
     if (id < offB) return [D.marks[id - offK][3]];
     if (id < offC) return [D.bands[id - offB][3]];
-    return [D.calls[id - offC][4]];
+    var c = D.calls[id - offC]; return [c[4]].concat(c[6] || []);
   }
   function itemTime(id) {
     if (id < offK) return D.msgs[id][0];
@@ -332,7 +332,9 @@
     } else {
       var c = D.calls[id - offC]; f.push(["item", CALL_NAMES[c[3]] + " (a local call, not a message)"], ["from → to", D.lanes[c[1]][0] + " → " + D.lanes[c[2]][0]], ["at", fmtT(c[0])], ["text", c[5]]);
     }
-    itemLines(id).forEach(function (l, j) { if (l >= 0) f.push([j ? "arrival line" : "trace line", (l + 1) + ": " + D.lines[l]]); });
+    var ls = itemLines(id);
+    ls.slice(0, 20).forEach(function (l, j) { if (l >= 0) f.push([id < offK && j ? "arrival line" : "trace line", (l + 1) + ": " + D.lines[l]]); });
+    if (ls.length > 20) f.push(["", "… and " + (ls.length - 20) + " more lines"]);
     return f;
   }
   function showDetails(id) {
@@ -350,9 +352,14 @@
   var traceEl = document.getElementById("trace"), LH = 16;
   var spacer = document.createElement("div"); spacer.className = "spacer"; spacer.style.height = (D.lines.length * LH) + "px";
   traceEl.appendChild(spacer);
-  var selLine = -1;
+  var selLine = -1, traceKey = "";
   function renderTrace() {
     var top = traceEl.scrollTop, a = Math.max(0, Math.floor(top / LH) - 10), b = Math.min(D.lines.length, Math.ceil((top + traceEl.clientHeight) / LH) + 10);
+    // The same lines with the same marks: keep the elements (a click
+    // under way keeps its target).
+    var key = a + ":" + b + ":" + selLine + ":" + st.record;
+    if (key === traceKey) return;
+    traceKey = key;
     var frag = document.createDocumentFragment();
     for (var l = a; l < b; l++) {
       var d = document.createElement("div");

@@ -62,7 +62,7 @@ func conflicts(fs *flag.FlagSet, explicit map[string]bool, idempotence bool, bug
 	if explicit["shrink"] && explicit["json"] {
 		return "-shrink is not allowed with -json (-shrink prints the minimal plan and its reproduce command; run that with -json)"
 	}
-	for _, name := range []string{"out", "keep-failing", "plan-out", "plan-file", "diagram", "timeline", "scenario-file"} {
+	for _, name := range []string{"out", "keep-failing", "plan-out", "plan-file", "diagram", "timeline", "html", "scenario-file"} {
 		if f := fs.Lookup(name); explicit[name] && f != nil && f.Value.String() == "" {
 			return "-" + name + " '' is not allowed (allowed: a path)"
 		}

@@ -670,7 +670,7 @@ var docErrorLines = map[string]struct {
 		args: []string{"-seed", "1", "-scenario", "ackloss", "-plan-file", "p.txt"}, file: "3s crash b1\n2s restart b1\n", code: exitUsage},
 	`simulate: -plan-file p.txt: line 1: time 1000000h0m0s is after the run's time limit 5m4s (allowed: up to 5m4s: the last send 2s plus delivery.timeout.ms 2m0s, then delivery.timeout.ms 2m0s, two request.timeout.ms 1s and 1m0s to converge)`: {
 		args: []string{"-seed", "1", "-scenario", "ackloss", "-plan-file", "p.txt"}, file: "1000000h pause p1 1s\n", code: exitUsage},
-	`simulate: -force: out holds an earlier output; its 6 files (failing.tsv, latency_cdf.png, latency_cdf.svg, report.md, runs.csv, summary.json) are replaced when this command completes`: {
+	`simulate: -force: out holds an earlier output; its 7 files (failing.tsv, index.html, latency_cdf.png, latency_cdf.svg, report.md, runs.csv, summary.json) are replaced when this command completes`: {
 		before: [][]string{{"-scenario", "ackloss", "-runs", "2", "-out", "out"}},
 		args:   []string{"-scenario", "ackloss", "-runs", "2", "-out", "out", "-force"}, code: exitOK},
 }

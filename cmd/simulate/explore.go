@@ -61,8 +61,11 @@ type exploreArgs struct {
 // when it found a counterexample, 3 when it stopped early without one, 2
 // for bad usage.
 func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
-	for _, name := range []string{"runs", "vary", "keep-failing", "failing", "trace", "plan", "plan-out", "plan-file", "shrink", "diagram", "timeline"} {
+	for _, name := range []string{"runs", "vary", "keep-failing", "failing", "trace", "plan", "plan-out", "plan-file", "shrink", "diagram", "timeline", "html"} {
 		if a.explicit[name] {
+			if name == "html" {
+				return usageErr(stderr, "-html is not allowed with -explore (with -out DIR it writes index.html and each counterexample's page into DIR)")
+			}
 			return usageErr(stderr, "-"+name+" is not allowed with -explore")
 		}
 	}
@@ -132,6 +135,10 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		if err := r.WriteDir(od.tmp); err != nil {
+			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
+			return exitUsage
+		}
+		if err := writeExplorePages(r, a.sc, out, od.tmp); err != nil { // html.go
 			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
 			return exitUsage
 		}

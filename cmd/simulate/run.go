@@ -14,6 +14,7 @@ import (
 	"github.com/idemsim/idemsim/internal/history"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/explain"
+	"github.com/idemsim/idemsim/scenarios/htmlpage"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/world"
 )
@@ -83,6 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sw.register(fs)
 	ex := addExplainFlags(fs) // explain.go
 	hist := addHistoryFlag(fs)
+	page := addHTMLFlag(fs)   // html.go
 	xf := addExploreFlags(fs) // explore.go
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simulate -seed N -scenario NAME [flags]")
@@ -177,6 +179,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, "-"+name+" is only allowed with -explore")
 		}
 	}
+	if explicit["runs"] && explicit["html"] {
+		return usageErr(stderr, "-html is not allowed with -runs (a sweep with -out DIR writes index.html and a page per kept failing seed into DIR)")
+	}
 	if explicit["runs"] {
 		if *trace {
 			return usageErr(stderr, "-trace is not allowed with -runs (trace one run: drop -runs)")
@@ -211,6 +216,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, fmt.Sprintf("-max-events %d is not allowed (allowed: 1..9223372036854775807)", *maxEvents))
 	}
 	if msg := hist.checkFile(*ex.shrink); msg != "" {
+		return usageErr(stderr, msg)
+	}
+	if msg := page.check(*ex.shrink); msg != "" {
 		return usageErr(stderr, msg)
 	}
 	var seed uint64
@@ -260,6 +268,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if hist.on() {
 		hrec = history.Record(&spec)
 	}
+	var prec *htmlpage.Recorder
+	if page.on() {
+		prec = htmlpage.Record(&spec)
+	}
 	res, err := scenarios.Run(spec)
 	if err != nil {
 		return usageErr(stderr, err.Error())
@@ -276,6 +288,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if code := hist.writeRun(hrec.History(), stderr); code != exitOK { // history.go
+		return code
+	}
+	if code := page.write(res, prec.Run(), stderr); code != exitOK { // html.go
 		return code
 	}
 	if res.HasViolations() {

@@ -229,6 +229,10 @@ func runSweep(a sweepArgs, stdout, stderr io.Writer) int {
 		return code
 	}
 	if od != nil {
+		if err := writeSweepPages(&cfg, st, sum, od.tmp); err != nil { // html.go
+			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
+			return exitUsage
+		}
 		if err := od.commit(); err != nil {
 			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
 			return exitUsage

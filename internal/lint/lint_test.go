@@ -54,7 +54,11 @@ var allowed = map[string][]string{
 	// sequence diagram, a shrunk plan. It reads runs through scenarios'
 	// exported API (a Reader made from the run's Layout, Run).
 	"scenarios/explain": {"scenarios", "scenarios/world", "scenarios/params", "scenarios/trace", "check", "faults", "model", "sim"},
-	"plots":             {"sim", "ext:gonum.org/"},
+	// A run as one self-contained HTML page, and a sweep's index page: a
+	// reader of the observation stream (made from the run's Layout) with
+	// its own trace writer, and the page's embedded script and styles.
+	"scenarios/htmlpage": {"scenarios", "scenarios/world", "scenarios/params", "scenarios/trace", "check", "faults", "model", "sim"},
+	"plots":              {"sim", "ext:gonum.org/"},
 	// Splitting a sweep or an exploration into shards and checking the
 	// shards' directories at a merge: the standard library only.
 	"internal/shard": {},
@@ -95,7 +99,7 @@ var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "model/client", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios", "scenarios/explain"}
+var world = []string{"sim", "model", "model/client", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios", "scenarios/explain", "scenarios/htmlpage"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()

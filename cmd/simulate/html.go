@@ -161,6 +161,59 @@ func writeSweepPages(cfg *sweep.Config, st *sweep.State, sum *sweep.Summary, dir
 	return writeIndex(filepath.Join(dir, IndexFile), ix)
 }
 
+// writeMergePages copies into dir (the merged -out directory being
+// written) the page of each failing seed the merged summary keeps, from
+// the shard directory that made it (a shard's pages are the runs a whole
+// sweep would run again, byte for byte), and writes index.html: the
+// merged report and a link to each page. A page no shard has (a shard
+// written by an earlier version) is left out, and the index says so.
+func writeMergePages(sum *sweep.Summary, shards []string, dir string) error {
+	report, err := os.ReadFile(filepath.Join(dir, sweep.ReportFile))
+	if err != nil {
+		return err
+	}
+	kept, err := sum.KeptRuns()
+	if err != nil {
+		return err
+	}
+	ix := htmlpage.Index{Title: "idemsim sweep: scenario " + sum.Scenario, Report: string(report), RunsTitle: "Failing seeds"}
+	var missing []string
+	for _, k := range kept {
+		name := PageName(k.Kept)
+		var page []byte
+		for _, d := range shards {
+			if b, err := os.ReadFile(filepath.Join(d, name)); err == nil {
+				page = b
+				break
+			}
+		}
+		if page == nil {
+			missing = append(missing, name)
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), page, 0o644); err != nil {
+			return err
+		}
+		var label []string
+		if k.Point < len(sum.Points) {
+			for _, kv := range sum.Points[k.Point].Values {
+				label = append(label, kv.Key+"="+kv.Value)
+			}
+		}
+		label = append(label, "idempotence "+sweep.ModeName(k.On), "seed "+strconv.FormatUint(k.Seed, 10))
+		ix.Runs = append(ix.Runs, htmlpage.IndexRun{Label: strings.Join(label, ", "), Href: name, Verdict: strings.Join(k.Invariants, ", ")})
+	}
+	switch {
+	case len(kept) == 0:
+		ix.Note = "No run broke an invariant, so there is no run page."
+	case len(missing) > 0:
+		ix.Note = fmt.Sprintf("A page for each failing seed the merged report lists, from the shard that ran it; %d are in no shard directory (%s): run that shard again to make them.", len(missing), strings.Join(missing, ", "))
+	default:
+		ix.Note = fmt.Sprintf("A page for each failing seed the merged report lists (the first %d of each point, mode and invariant: -failing), from the shard that ran it.", sum.FailingK)
+	}
+	return writeIndex(filepath.Join(dir, IndexFile), ix)
+}
+
 // writeExplorePages writes the page of each counterexample of an
 // exploration into dir (the -out directory being written), beside its
 // plan, and index.html: the report and a link to each page. out is the

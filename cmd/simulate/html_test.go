@@ -148,6 +148,51 @@ func TestSweepIndex(t *testing.T) {
 	}
 }
 
+// TestMergeIndex: simulate merge of a sweep's shards writes index.html
+// linking the pages of the failing seeds the merged report keeps, the
+// same pages, byte for byte, as the whole sweep wrote, and no other.
+func TestMergeIndex(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	args := []string{"-scenario", "ackloss", "-runs", "8", "-idempotence=false", "-failing", "2", "-parallel", "2"}
+	for _, c := range [][]string{{"-out", "whole"}, {"-shard", "0/2", "-out", "s1"}, {"-shard", "1/2", "-out", "s2"}} {
+		if code, _, errOut := runCLI(append(append([]string{}, args...), c...)...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", c, code, errOut)
+		}
+	}
+	if code, _, errOut := runCLI("merge", "-out", "merged", "s1", "s2"); code != exitOK {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	pages := func(d string) []string {
+		ents, _ := os.ReadDir(d)
+		var out []string
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".html") && e.Name() != IndexFile {
+				out = append(out, e.Name())
+			}
+		}
+		return out
+	}
+	whole, merged := pages("whole"), pages("merged")
+	if len(whole) == 0 || !slices.Equal(whole, merged) {
+		t.Fatalf("pages: whole sweep %v, merged %v", whole, merged)
+	}
+	index, err := os.ReadFile(filepath.Join("merged", IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if links := hrefs(t, index); !slices.Equal(links, merged) {
+		t.Errorf("the merged index links %v, the directory has %v", links, merged)
+	}
+	for _, p := range merged {
+		a, _ := os.ReadFile(filepath.Join("whole", p))
+		b, _ := os.ReadFile(filepath.Join("merged", p))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the whole sweep and the merge", p)
+		}
+	}
+}
+
 // TestExplorePages: -explore -out writes the counterexample's page, with
 // the reproduce line of its plan in the directory, and an index linking
 // it.

@@ -306,6 +306,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "merge: "+err.Error())
 	}
+	if err := writeMergePages(sum, fs.Args(), od.tmp); err != nil {
+		return usageErr(stderr, "merge: "+err.Error())
+	}
 	if err := od.commit(); err != nil {
 		return usageErr(stderr, "merge: -out: "+err.Error())
 	}

@@ -42,3 +42,32 @@ func (c *Config) Spec(seed uint64, point int, on bool) scenarios.Spec {
 
 // ModeName returns "on" or "off".
 func ModeName(on bool) string { return modeName(on) }
+
+// KeptRun is a failing run a summary keeps, with the invariants the
+// summary lists it under, in name order.
+type KeptRun struct {
+	Kept
+	Invariants []string
+}
+
+// KeptRuns returns every failing run the summary lists (as [State.Kept])
+// with its invariants: a merged summary's, for the pages its shards made.
+func (s *Summary) KeptRuns() ([]KeptRun, error) {
+	st, err := s.state()
+	if err != nil {
+		return nil, err
+	}
+	var out []KeptRun
+	for _, k := range st.Kept() {
+		a := st.Acc[k.Point][slices.Index(st.Modes, k.On)]
+		var invs []string
+		for inv, seeds := range a.Failing {
+			if slices.Contains(seeds, k.Seed) {
+				invs = append(invs, inv)
+			}
+		}
+		slices.Sort(invs)
+		out = append(out, KeptRun{Kept: k, Invariants: invs})
+	}
+	return out, nil
+}

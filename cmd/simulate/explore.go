@@ -197,6 +197,11 @@ func runExploreMerge(out string, force bool, dirs []string, asJSON bool, stdout,
 	if err != nil {
 		return usageErr(stderr, "merge: "+err.Error())
 	}
+	// The merged counterexamples' pages and the index, as -explore -out
+	// writes them (html.go).
+	if err := writeExplorePages(r, nil, out, od.tmp); err != nil {
+		return usageErr(stderr, "merge: "+err.Error())
+	}
 	if err := od.commit(); err != nil {
 		return usageErr(stderr, "merge: -out "+err.Error())
 	}

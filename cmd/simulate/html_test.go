@@ -217,3 +217,30 @@ func TestExplorePages(t *testing.T) {
 		t.Errorf("the counterexample's page does not reproduce with -plan-file %s", plan)
 	}
 }
+
+// TestExploreMergePages: merging an exploration's shards writes the
+// merged counterexamples' pages and an index linking them, as the whole
+// exploration's -out has.
+func TestExploreMergePages(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	args := []string{"-explore", "-scenario", "ackloss", "-set", "records=3", "-idempotence=false", "-max-faults", "1"}
+	for _, c := range [][]string{{"-out", "whole"}, {"-shard", "0/2", "-out", "s1"}, {"-shard", "1/2", "-out", "s2"}} {
+		runCLI(append(append([]string{}, args...), c...)...)
+	}
+	if code, _, errOut := runCLI("merge", "-out", "merged", "s1", "s2"); code != exitViolation {
+		t.Fatalf("merge: exit %d, want 1: %s", code, errOut)
+	}
+	for _, d := range []string{"whole", "merged"} {
+		index, err := os.ReadFile(filepath.Join(d, IndexFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if links := hrefs(t, index); !slices.Contains(links, "explore-ackloss-INV-DUP.html") {
+			t.Errorf("%s: the index links to %v, not the INV-DUP counterexample's page", d, links)
+		}
+		if _, err := os.Stat(filepath.Join(d, "explore-ackloss-INV-DUP.html")); err != nil {
+			t.Errorf("%s: %v", d, err)
+		}
+	}
+}

@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	// A run's parameters, their levels of precedence and the typed
 	// Config they decode into: the settings of the model, the network and
 	// the fault generator, nothing that runs.
-	"scenarios/params": {"model", "model/client", "net", "faults"},
+	"scenarios/params": {"model", "model/client", "model/consumer", "net", "faults"},
 	// The trace writer reads observations and nothing else.
 	"scenarios/trace": {"sim", "model"},
 	// The World: node table, routing, faults, readers, state hashes, the

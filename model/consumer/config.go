@@ -61,4 +61,11 @@ type Config struct {
 	// RetryBackoff retry.backoff.ms (default 100 ms).
 	RequestTimeout time.Duration
 	RetryBackoff   time.Duration
+	// Patience is how long the application keeps polling after the last
+	// change it saw (a record returned, a position moved, a high
+	// watermark or last stable offset that changed) before its poll loop
+	// stops keeping the run alive: twice this, so that a wait behind a
+	// last stable offset that does not move lasts longer than the bound
+	// LIVE-READ judges it by (consumer.stuck.ms), which it is set to.
+	Patience time.Duration
 }

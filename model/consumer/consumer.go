@@ -35,6 +35,8 @@ type Consumer struct {
 	// (before a crash) is ignored.
 	pollToken uint64
 	running   bool
+	// lastChange is when the consumer last saw a change (Config.Patience).
+	lastChange sim.Time
 	// rr is the partition the next poll starts collecting from.
 	rr  int
 	out []model.Out
@@ -153,6 +155,7 @@ func (c *Consumer) start(now sim.Time) {
 	c.needMeta = true
 	c.committing, c.syncWait = false, false
 	c.nextAutoCommit = now.Add(c.cfg.AutoCommitInterval)
+	c.lastChange = now
 	c.needOffsets = c.cfg.Commits
 	c.poll(now)
 }
@@ -387,14 +390,18 @@ func (c *Consumer) poll(now sim.Time) {
 		}
 	}
 	c.pollToken++
-	c.out = append(c.out, model.Out{Kind: model.OutWake, At: now.Add(c.cfg.PollInterval), Timer: c.pollToken, Owed: c.owed()})
+	c.out = append(c.out, model.Out{Kind: model.OutWake, At: now.Add(c.cfg.PollInterval), Timer: c.pollToken, Owed: c.owed(now)})
 }
 
-// owed reports whether the consumer still has records to read that it
-// knows of (a position below the bound its last fetch showed, or
-// buffered records), so that its poll loop keeps the run alive; a
-// consumer that caught up, or cannot fetch, polls in the background.
-func (c *Consumer) owed() bool {
+// owed reports whether the consumer's poll loop keeps the run alive: it
+// has records to read that it knows of (a position below the bound its
+// last fetch showed, or buffered records), or it saw a change less than
+// twice Config.Patience ago; a consumer that has long caught up, or
+// waits, polls in the background.
+func (c *Consumer) owed(now sim.Time) bool {
+	if now.Sub(c.lastChange) < 2*c.cfg.Patience {
+		return true
+	}
 	for i := range c.parts {
 		ps := &c.parts[i]
 		if ps.state != stFetching {
@@ -548,6 +555,9 @@ func (c *Consumer) fetched(now sim.Time, i int, m *model.ConsumerFetchResponse) 
 		c.leaderError(now, i, m.Err)
 		return
 	}
+	if ps.hw != m.HighWatermark || ps.lso != m.LastStableOffset {
+		c.lastChange = now
+	}
 	ps.hw, ps.lso = m.HighWatermark, m.LastStableOffset
 	c.observe(model.Obs{Kind: model.ObsConsumerFetch, At: now, Partition: ps.part, N: m.FetchOffset, Flag: c.cfg.ReadCommitted,
 		Result: model.AppendResult{FirstOffset: m.LastStableOffset, LastOffset: m.HighWatermark}})
@@ -577,6 +587,7 @@ func (c *Consumer) collect(now sim.Time) int {
 		ps.position, got, c.ids, c.log = ps.buf.take(ps.position, left, c.ids, c.log)
 		left -= got
 		if got > 0 || ps.position != from {
+			c.lastChange = now
 			c.observe(model.Obs{Kind: model.ObsPoll, At: now, Partition: ps.part, N: int64(got), Flag: c.cfg.ReadCommitted,
 				IDs: c.ids[ids0:len(c.ids):len(c.ids)], Log: c.log[log0:len(c.log):len(c.log)],
 				Result: model.AppendResult{FirstOffset: from, LastOffset: ps.position}})

@@ -3,6 +3,7 @@ package broker
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/model/controller"
@@ -93,5 +94,38 @@ func wantOffsets(t *testing.T, what string, got []model.LogEntry, want ...int64)
 	}
 	if !slices.Equal(g, want) {
 		t.Errorf("%s: read_committed batches at %v, want %v", what, g, want)
+	}
+}
+
+// TestConsumerFetchReplicated: a replicated leader answers a consumer's
+// fetch up to its high watermark (read_uncommitted), with the leader
+// epoch checks of Partition.checkCurrentLeaderEpoch; a follower answers
+// NOT_LEADER_OR_FOLLOWER. (A high watermark below the log end is
+// TestClusterLSOIsBoundedByTheHighWatermark's.)
+func TestConsumerFetchReplicated(t *testing.T) {
+	w := newBWorld(t, 3, LeaderConfig{})
+	w.runUntil(ms(100))
+	w.produce(0, 1, 0) // offset 0, acks=1
+	w.runUntil(ms(102))
+	client := int32(len(w.brokers)) + 1
+	fetch := func(to int32, epoch int32) *model.ConsumerFetchResponse {
+		t.Helper()
+		n := len(w.replies)
+		w.step(client, to, &model.ConsumerFetchRequest{CorrelationID: 9, Partition: 0, FetchOffset: 0, CurrentLeaderEpoch: epoch})
+		w.runUntil(w.now.Add(2 * time.Millisecond))
+		if len(w.replies) != n+1 {
+			t.Fatalf("no answer from b%d", to)
+		}
+		return w.replies[n].(*model.ConsumerFetchResponse)
+	}
+	w.runUntil(ms(300))
+	if r := fetch(0, 0); r.Err != model.ErrNone || r.HighWatermark != 1 || len(r.Entries) != 1 {
+		t.Fatalf("after replication: %+v", r)
+	}
+	if r := fetch(0, 1); r.Err != model.ErrUnknownLeaderEpoch {
+		t.Errorf("a newer epoch: %v, want UNKNOWN_LEADER_EPOCH", r.Err)
+	}
+	if r := fetch(1, 0); r.Err != model.ErrNotLeaderOrFollower {
+		t.Errorf("a follower: %v, want NOT_LEADER_OR_FOLLOWER", r.Err)
 	}
 }

@@ -28,6 +28,10 @@ type cWorld struct {
 	resets  []model.Obs
 	// down brokers lose what is sent to them.
 	down map[int32]bool
+	// answer, if set, answers a request in the broker's place (nil: the
+	// broker answers); sent counts the requests by type.
+	answer func(m model.Message) model.Message
+	sent   map[string]int
 }
 
 type ev struct {
@@ -57,7 +61,7 @@ func (q *evQueue) Pop() any {
 func ms(n int64) sim.Time { return sim.Time(n * int64(time.Millisecond)) }
 
 func newCWorld(t *testing.T, leaders []int32, brokers int, cfg Config) *cWorld {
-	w := &cWorld{t: t, group: coordinator.NewGroupCoordinator(), down: map[int32]bool{}}
+	w := &cWorld{t: t, group: coordinator.NewGroupCoordinator(), down: map[int32]bool{}, sent: map[string]int{}}
 	for i := 0; i < brokers; i++ {
 		w.brokers = append(w.brokers, broker.NewBroker(broker.BrokerConfig{ID: int32(i), Leaders: leaders}))
 	}
@@ -101,8 +105,15 @@ func (w *cWorld) consumerOuts(outs []model.Out) {
 		switch o.Kind {
 		case model.OutSend:
 			m, dest := o.Msg, o.Dest
+			w.sent[string(m.AppendDescription(nil)[:4])]++
 			w.at(w.now.Add(time.Millisecond), func() {
 				var outs []model.Out
+				if w.answer != nil {
+					if r := w.answer(m); r != nil {
+						w.at(w.now.Add(time.Millisecond), func() { w.consumerOuts(w.c.Step(w.now, model.Peer{}, r)) })
+						return
+					}
+				}
 				switch {
 				case dest == model.DestGroupCoordinator:
 					outs = w.group.Step(w.now, model.Peer{Node: 99}, m)
@@ -321,5 +332,32 @@ func TestCommits(t *testing.T) {
 	w.runUntil(ms(2000))
 	if got := w.returned(); !slices.Equal(got, []int64{0, 1, 2, 3, 4, 5}) {
 		t.Errorf("after the restart: returned %v", got)
+	}
+}
+
+// TestLeaderErrorsReReadMetadata: FENCED_LEADER_EPOCH and
+// NOT_LEADER_OR_FOLLOWER on a fetch ask for new metadata and retry after
+// retry.backoff.ms (FetchCollector.handleInitializeErrors); the position
+// does not move and nothing is returned twice.
+func TestLeaderErrorsReReadMetadata(t *testing.T) {
+	for _, e := range []model.ErrCode{model.ErrFencedLeaderEpoch, model.ErrNotLeaderOrFollower} {
+		w := newCWorld(t, []int32{0}, 1, Config{Partitions: []int32{0}, Reset: ResetEarliest})
+		mustAppend(t, w.part(0, 0).Append(0, batch(-1, false, 0, 0, 3)))
+		refused := 0
+		w.answer = func(m model.Message) model.Message {
+			if f, ok := m.(*model.ConsumerFetchRequest); ok && refused < 2 {
+				refused++
+				return &model.ConsumerFetchResponse{CorrelationID: f.CorrelationID, Partition: f.Partition, FetchOffset: f.FetchOffset, Err: e, HighWatermark: -1, LastStableOffset: -1}
+			}
+			return nil
+		}
+		w.start()
+		w.runUntil(ms(1000))
+		if got := w.returned(); !slices.Equal(got, []int64{0, 1, 2}) || refused != 2 {
+			t.Errorf("%v: returned %v after %d refusals, want [0 1 2] after 2", e, got, refused)
+		}
+		if w.sent["Meta"] != 3 {
+			t.Errorf("%v: %d Metadata requests, want 3 (the bootstrap and one per refusal)", e, w.sent["Meta"])
+		}
 	}
 }

@@ -4,7 +4,7 @@ import "strconv"
 
 // The consumer's requests (model/consumer): Fetch with replica id -1 and an
 // isolation level, ListOffsets, OffsetCommit, and OffsetFetch by partition.
-// Citations are to Kafka 3.9 (apache/kafka, tag 3.9.0): RM is
+// Citations name apache/kafka files and methods (no lines): RM is
 // core/src/main/scala/kafka/server/ReplicaManager.scala, ULOG
 // core/src/main/scala/kafka/log/UnifiedLog.scala.
 

@@ -3,7 +3,7 @@ package broker
 import "github.com/idemsim/idemsim/model"
 
 // A consumer's requests to a partition leader: Fetch with replica id -1
-// and ListOffsets. Kafka 3.9: core/src/main/scala/kafka/server/
+// and ListOffsets. apache/kafka: core/src/main/scala/kafka/server/
 // ReplicaManager.scala (readFromLog, fetchOffsetForTimestamp),
 // core/src/main/scala/kafka/cluster/Partition.scala (fetchRecords,
 // checkCurrentLeaderEpoch), core/src/main/scala/kafka/log/

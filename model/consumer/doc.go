@@ -5,7 +5,7 @@
 // network's responses and disconnects and its timers, and it answers
 // with effects ([model.Out]), as the producer (model/client) does.
 //
-// It follows the classic KafkaConsumer of Kafka 3.9 and 4.1
+// It follows the classic KafkaConsumer
 // (clients/src/main/java/org/apache/kafka/clients/consumer/internals/
 // ClassicKafkaConsumer.java), not the async one of KIP-848
 // (AsyncKafkaConsumer.java): the classic consumer runs its whole fetch
@@ -16,7 +16,7 @@
 // here, are the same code (AbstractFetch, FetchCollector, CompletedFetch,
 // SubscriptionState).
 //
-// What it does, and where each rule comes from (Kafka 3.9, under
+// What it does, and where each rule comes from (apache/kafka, under
 // clients/src/main/java/org/apache/kafka/clients/consumer/internals/):
 //
 //   - positions (SubscriptionState.java): one per assigned partition; a

@@ -8,7 +8,7 @@ import (
 )
 
 // completedFetch is one partition's fetch response being returned to
-// the application (Kafka 3.9 clients/src/main/java/org/apache/kafka/
+// the application (apache/kafka clients/src/main/java/org/apache/kafka/
 // clients/consumer/internals/CompletedFetch.java): its entries, the next
 // entry to read, and for read_committed the aborted transactions not yet
 // reached (a min-heap by first offset, here a slice sorted by it) and
@@ -39,8 +39,8 @@ func (f *completedFetch) init(m *model.ConsumerFetchResponse, readCommitted bool
 }
 
 // skip reports whether entry e is not returned (CompletedFetch
-// .nextFetchedRecord, l.207-222, and isBatchAborted/consumeAbortedTransactionsUpTo,
-// l.355-390): control batches never are; with read_committed, before a
+// .nextFetchedRecord, isBatchAborted, consumeAbortedTransactionsUpTo;
+// l.207-222 and l.355-390 at apache/kafka@1eb7644349cb): control batches never are; with read_committed, before a
 // batch with a producer id the aborted transactions starting at or below
 // its last offset join the aborted set, an ABORT marker takes its
 // producer id out, and a transactional batch of a producer id in the set

@@ -3,7 +3,7 @@ package coordinator
 import "github.com/idemsim/idemsim/model"
 
 // A consumer's offsets outside transactions: OffsetCommit stores them,
-// OffsetFetch (require_stable) reads them back. Kafka 3.9:
+// OffsetFetch (require_stable) reads them back. apache/kafka:
 // group-coordinator/src/main/java/org/apache/kafka/coordinator/group/
 // OffsetMetadataManager.java (commitOffset, fetchOffsets). Group
 // membership and generations are not modelled: a commit is accepted from

@@ -4,7 +4,7 @@ import "github.com/idemsim/idemsim/model"
 
 // A consumer's read of a partition (the broker's side of a Fetch with
 // replica id -1): the entries up to the isolation's bound and the
-// aborted transactions that overlap them. Kafka 3.9:
+// aborted transactions that overlap them. apache/kafka:
 // core/src/main/scala/kafka/log/UnifiedLog.scala (read, with
 // FetchIsolation HIGH_WATERMARK or TXN_COMMITTED),
 // storage/src/main/java/org/apache/kafka/storage/internals/log/

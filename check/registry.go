@@ -202,7 +202,7 @@ var unread = func() (t [256]bool) {
 // The violations returned are the caller's: a later Finish or Reset does
 // not touch them.
 func (s *Suite) Finish() (Counts, []Violation) {
-	var each [16][]Violation
+	var each [24][]Violation // room for the registry (16 invariants) and a few more
 	parts := each[:0]
 	if len(s.invs) > len(each) {
 		parts = make([][]Violation, 0, len(s.invs))

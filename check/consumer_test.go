@@ -31,11 +31,10 @@ func pollObs(at int64, part int32, pid model.ProducerID, txn bool, first, last, 
 
 func judge(inv invariant, cfg Config, obs []model.Obs) []Violation {
 	lv := &logView{}
+	lv.reset(false)
 	inv.reset(cfg, lv)
 	for i := range obs {
-		if obs[i].Kind == model.ObsRunEnd {
-			lv.end = obs[i].At
-		}
+		lv.observe(&obs[i]) // as the suite does, before the invariants
 		inv.Observe(&obs[i])
 	}
 	return inv.Finish()

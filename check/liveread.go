@@ -24,7 +24,6 @@ type liveRead struct {
 	bound time.Duration
 	names []string
 	lv    *logView
-	txns  openTxns
 	waits []stuckWait
 	out   []Violation
 }
@@ -46,7 +45,6 @@ func (l *liveRead) reset(cfg Config, lv *logView) {
 	if l.bound <= 0 {
 		l.bound = 10 * time.Second
 	}
-	l.txns.reset()
 	l.waits, l.out = truncated(l.waits), truncated(l.out)
 }
 
@@ -67,11 +65,7 @@ func (l *liveRead) wait(node, part int32) *stuckWait {
 }
 
 func (l *liveRead) Observe(o *model.Obs) {
-	if o.Kind != model.ObsConsumerFetch {
-		l.txns.observe(o)
-		return
-	}
-	if !o.Flag {
+	if o.Kind != model.ObsConsumerFetch || !o.Flag {
 		return
 	}
 	w := l.wait(o.Node, o.Partition)
@@ -83,7 +77,7 @@ func (l *liveRead) Observe(o *model.Obs) {
 	}
 	w.hw, w.at = hw, o.At
 	if stuck {
-		if off, pid, ok := l.txns.lso(o.Partition); ok && off == lso {
+		if off, pid, ok := l.lv.otx.lso(o.Partition); ok && off == lso {
 			w.pid, w.held = pid, true
 		}
 	}

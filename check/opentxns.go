@@ -5,7 +5,10 @@ import "github.com/idemsim/idemsim/model"
 // openTxns follows, per partition, the transactions the stream shows
 // open (a transactional batch appended, no marker yet for its producer
 // id) and the markers appended, for the consumer invariants (INV-READ,
-// LIVE-READ). Partitions and producer ids are few: plain slices.
+// LIVE-READ), which read it as the log view's otx. Its observe is in
+// logview.go, beside its caller, so that an append's path through the
+// checkers stays in that file. Partitions and producer ids are few:
+// plain slices.
 type openTxns struct {
 	parts []partTxns
 }
@@ -45,34 +48,11 @@ func (t *openTxns) part(p int32) *partTxns {
 	return &t.parts[p]
 }
 
-// observe reads an append (ObsVerdict) or a marker (ObsMarker).
-func (t *openTxns) observe(o *model.Obs) {
-	switch {
-	case appended(o) && o.Batch.Transactional && o.Batch.PID >= 0:
-		pt := t.part(o.Batch.Partition)
-		for _, x := range pt.open {
-			if x.PID == o.Batch.PID {
-				return
-			}
-		}
-		pt.open = append(pt.open, model.AbortedTransaction{PID: o.Batch.PID, FirstOffset: o.Result.FirstOffset})
-	case o.Kind == model.ObsMarker && o.Err == model.ErrNone:
-		pt := t.part(o.Partition)
-		for i, x := range pt.open {
-			if x.PID == o.PID {
-				pt.open = append(pt.open[:i], pt.open[i+1:]...)
-				break
-			}
-		}
-		pt.markers = append(pt.markers, txnMarker{pid: o.PID, off: o.Result.FirstOffset, commit: o.Marker == model.MarkerCommit})
-	}
-}
-
-// The observation kinds the consumer invariants read: observe's, and
-// each invariant's own.
+// The observation kinds the consumer invariants read (the appends and
+// markers reach them through the log view's otx).
 var (
-	readKinds     = []model.ObsKind{model.ObsPoll, model.ObsVerdict, model.ObsMarker}
-	liveReadKinds = []model.ObsKind{model.ObsConsumerFetch, model.ObsVerdict, model.ObsMarker}
+	readKinds     = []model.ObsKind{model.ObsPoll}
+	liveReadKinds = []model.ObsKind{model.ObsConsumerFetch}
 	posKinds      = []model.ObsKind{model.ObsPoll, model.ObsConsumerReset, model.ObsCrash}
 )
 

@@ -19,13 +19,13 @@ const InvRead = "INV-READ"
 // high watermark too, is never above it), and a transactional one must
 // belong to a transaction a COMMIT marker closed.
 type read struct {
-	txns openTxns
-	out  capped
+	lv  *logView
+	out capped
 }
 
 func newRead() invariant { return &read{} }
 
-func (r *read) reset(Config, *logView) { r.txns.reset(); r.out.reset() }
+func (r *read) reset(_ Config, lv *logView) { r.lv = lv; r.out.reset() }
 
 func (r *read) Name() string { return InvRead }
 
@@ -34,14 +34,10 @@ func (r *read) reads() []model.ObsKind {
 }
 
 func (r *read) Observe(o *model.Obs) {
-	if o.Kind != model.ObsPoll {
-		r.txns.observe(o)
+	if o.Kind != model.ObsPoll || !o.Flag {
 		return
 	}
-	if !o.Flag {
-		return
-	}
-	lso, pid, open := r.txns.lso(o.Partition)
+	lso, pid, open := r.lv.otx.lso(o.Partition)
 	for i := range o.Log {
 		e := &o.Log[i]
 		switch {
@@ -51,7 +47,7 @@ func (r *read) Observe(o *model.Obs) {
 					o.Partition, e.FirstOffset, e.LastOffset, lso, pid)))
 			}
 		case e.Batch.Transactional && e.Batch.PID >= 0:
-			m, ok := r.txns.closer(o.Partition, e.Batch.PID, e.LastOffset)
+			m, ok := r.lv.otx.closer(o.Partition, e.Batch.PID, e.LastOffset)
 			if ok && m.commit {
 				continue
 			}

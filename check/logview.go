@@ -50,6 +50,10 @@ type logView struct {
 	// tx is what the stream tells of transactions (txnview.go).
 	tx txnFacts
 
+	// otx are the transactions the leaders' appends show open, live, in
+	// replicated runs too, for the consumer invariants (opentxns.go).
+	otx openTxns
+
 	// replicated: appends commit nothing; the final logs do
 	// (Config.Replicated).
 	replicated bool
@@ -97,6 +101,7 @@ func (lv *logView) reset(replicated bool) {
 	lv.aborted = 0
 	lv.end = 0
 	lv.tx.reset()
+	lv.otx.reset()
 	lv.replicated = replicated
 	lv.lost = truncated(lv.lost)
 	lv.lostDone = false
@@ -126,10 +131,12 @@ func (lv *logView) observe(o *model.Obs) {
 		if appended(o) && !lv.replicated {
 			lv.appendData(o)
 		}
+		lv.otx.observe(o)
 	case model.ObsMarker:
 		if o.Err == model.ErrNone && !lv.replicated {
 			lv.appendMarker(o)
 		}
+		lv.otx.observe(o)
 	case model.ObsFinalLog:
 		lv.finalLog(o)
 	case model.ObsRunEnd:
@@ -288,4 +295,27 @@ func compareIDs(a, b model.RecordID) int {
 // committed view.
 func (t *recTable) inLog(id model.RecordID, s *recSlot) bool {
 	return s.copies != 0 && (s.copies != recCopiesMax || t.copiesOver[id] != 0)
+}
+
+// observe reads an append (ObsVerdict) or a marker (ObsMarker).
+func (t *openTxns) observe(o *model.Obs) {
+	switch {
+	case appended(o) && o.Batch.Transactional && o.Batch.PID >= 0:
+		pt := t.part(o.Batch.Partition)
+		for _, x := range pt.open {
+			if x.PID == o.Batch.PID {
+				return
+			}
+		}
+		pt.open = append(pt.open, model.AbortedTransaction{PID: o.Batch.PID, FirstOffset: o.Result.FirstOffset})
+	case o.Kind == model.ObsMarker && o.Err == model.ErrNone:
+		pt := t.part(o.Partition)
+		for i, x := range pt.open {
+			if x.PID == o.PID {
+				pt.open = append(pt.open[:i], pt.open[i+1:]...)
+				break
+			}
+		}
+		pt.markers = append(pt.markers, txnMarker{pid: o.PID, off: o.Result.FirstOffset, commit: o.Marker == model.MarkerCommit})
+	}
 }

@@ -16,6 +16,9 @@ var meanings = map[string]string{
 	InvTxn:     "an aborted, lost or torn transaction as read_committed sees it",
 	LiveProd:   "records unresolved, a spurious fatal or an unsettled run",
 	LiveLSO:    "a hanging transaction pinning the last stable offset",
+	InvRead:    "a read_committed consumer returning aborted or unstable data",
+	InvPos:     "a consumer position moving back without a logged reset",
+	LiveRead:   "a read_committed consumer stuck behind the last stable offset",
 	SimOutcome: "the simulator's own accounting broken",
 }
 

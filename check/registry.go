@@ -2,6 +2,7 @@ package check
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/idemsim/idemsim/model"
 )
@@ -42,6 +43,9 @@ var registry = []struct {
 	{InvTxn, newTxn},
 	{LiveProd, newLiveProd},
 	{LiveLSO, newLiveLSO},
+	{InvRead, newRead},
+	{InvPos, newPos},
+	{LiveRead, newLiveRead},
 	{SimOutcome, newOutcome},
 }
 
@@ -70,6 +74,10 @@ type Config struct {
 	// final leader, so the committed view is built from the run's final
 	// logs ([model.ObsFinalLog]) rather than from the appends.
 	Replicated bool
+	// ConsumerStuck is LIVE-READ's bound: how long a read_committed
+	// consumer may wait at a last stable offset that does not move (the
+	// consumer.stuck.ms parameter); 0 means 10 s.
+	ConsumerStuck time.Duration
 }
 
 // maxEpoch returns MaxEpoch, or Kafka's 32767 when it is unset.
@@ -194,7 +202,7 @@ var unread = func() (t [256]bool) {
 // The violations returned are the caller's: a later Finish or Reset does
 // not touch them.
 func (s *Suite) Finish() (Counts, []Violation) {
-	var each [16][]Violation
+	var each [24][]Violation // room for the registry (16 invariants) and a few more
 	parts := each[:0]
 	if len(s.invs) > len(each) {
 		parts = make([][]Violation, 0, len(s.invs))

@@ -31,6 +31,12 @@ type Server interface {
 	Restart(now sim.Time, clean bool) []Out
 }
 
+// Starter is a node that starts by itself, at the start of the run (a
+// broker, the consumer); the world calls Start once before any Step.
+type Starter interface {
+	Start(now sim.Time) []Out
+}
+
 // Peer identifies the sender of a message a server handles.
 type Peer struct {
 	// Node is the sender's node id in the world, for observations.

@@ -123,6 +123,20 @@ const (
 	// partition has no leader), below that replica's high watermark
 	// Result.LastOffset. INV-LOSS judges acknowledged records against it.
 	ObsFinalLog
+	// ObsConsumerFetch: consumer Node's fetch of Partition from offset N
+	// was answered: the leader's last stable offset Result.FirstOffset
+	// and high watermark Result.LastOffset; Flag: read_committed.
+	ObsConsumerFetch
+	// ObsPoll: consumer Node's poll returned N records of Partition
+	// (IDs, and Log the entries they came from, trimmed to them) and
+	// moved its position from Result.FirstOffset to Result.LastOffset;
+	// Flag: read_committed.
+	ObsPoll
+	// ObsConsumerReset: consumer Node set Partition's position to N (-1:
+	// it has none now, until a reset gives one) from Result.FirstOffset
+	// (-1: none); Text says why ("committed", "earliest", "latest", "out
+	// of range", ...).
+	ObsConsumerReset
 )
 
 // Obs is one typed observation: something a node or the network did. The

@@ -300,3 +300,24 @@ func BenchmarkReplication(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkConsumerPerEvent measures what the consumer costs: whole
+// txnlate runs (both transaction protocols' defaults, 4.1) without and
+// with a read_committed consumer, per event against the queue's hold
+// step as BenchmarkPerEvent does. The target is at most 1.5 times the
+// per-event cost without one (docs/consumers.md).
+func BenchmarkConsumerPerEvent(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("txnlate/consumer=%v", on), func(b *testing.B) {
+			q := queueStep()
+			sets := []params.KV{{Key: "consumer", Value: strconv.FormatBool(on)}, {Key: "isolation.level", Value: "read_committed"}}
+			events, allocs := sweepRuns(b, "txnlate", sets)
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(events)
+			b.ReportMetric(ns, "ns/event")
+			b.ReportMetric(ns/q, "x-queue")
+			b.ReportMetric(float64(allocs)/float64(events), "allocs/event")
+			b.ReportMetric(float64(events)/float64(b.N), "events/run")
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "us/run")
+		})
+	}
+}

@@ -50,10 +50,10 @@ or librdkafka INV-TXN fails in 71% of seeds 1-500, and LIVE-PROD in 40%
 		ExpectOn:  "at 4.1 (transaction version 2) the late EndTxn is fenced and every invariant holds; at kafka.version=3.9 it commits the running transaction early: INV-TXN (aborted read, torn transaction) and the producer's fatal INVALID_TXN_STATE (LIVE-PROD)",
 		Defaults: []params.KV{{Key: "records", Value: "40"}, {Key: "partitions", Value: "2"}, {Key: "batch.size", Value: "1"}, {Key: "transactional.id", Value: "t1"},
 			{Key: "transaction.records", Value: "4"}, {Key: "request.timeout.ms", Value: "1000"}},
-		Extra: []params.Param{
+		Extra: append([]params.Param{
 			{Key: "late.txn", Kind: params.Int, Default: "2", Unit: "transactions", Doc: "whose EndTxn is held: the late.txn-th EndTxn request the producer sends", Min: 1, Max: 1000},
 			{Key: "late.ms", Kind: params.Int, Default: "2000", Unit: "ms", Doc: "how long it is held (plus up to 1000ms of jitter); longer than request.timeout.ms, so that the client sends it again", Min: 0, Max: 3_600_000},
-		},
+		}, params.ConsumerParamList(false)...),
 		OffNote: "transactions need idempotence",
 		Bugs:    []string{"Z20"},
 		build:   oneApp,

@@ -27,6 +27,8 @@ var galleryCharts = []struct {
 		[]string{"-scenario", "unclean", "-runs", "200", "-idempotence=false", "-vary", "acks=0,1,all", "-vary", "min.insync.replicas=1,2", "-out", "unclean-sweep"}},
 	{"acks1-timing", "lost_acked_rate", "docs/replication.md",
 		[]string{"-scenario", "acks1", "-idempotence=false", "-runs", "100", "-set", "records=40", "-vary", "fault.at.ms=140:240:5", "-vary", "send.interval.ms=5,10,20,40", "-out", "acks1-timing"}},
+	{"lsolag-live-read", "live_read", "docs/consumers.md",
+		[]string{"-scenario", "lsolag", "-idempotence=true", "-runs", "20", "-set", "pause.ms=30000", "-vary", "transaction.timeout.ms=2000:20000:1000", "-out", "lsolag-sweep"}},
 }
 
 // TestGallery: every chart in docs/img is what its command draws today,

@@ -188,7 +188,7 @@ type opKey struct {
 // hop is one logical operation: its invocation and, once closed, its
 // completion.
 type hop struct {
-	node     int32 // the producer instance; -1 for a final poll
+	node     int32 // the producer instance or consumer node; -1 for a final poll
 	f        OpF
 	invokeAt sim.Time
 	invokeT  int64
@@ -361,9 +361,31 @@ func (h *historian) Observe(o *model.Obs) {
 			}
 			h.appendLog(o.Partition, e)
 		}
+	case model.ObsPoll:
+		h.polled(o)
 	case model.ObsRunEnd:
 		h.end(o.At)
 	}
+}
+
+// polled adds a consumer's poll that returned records of one partition
+// (a consumer node, model/consumer) as a poll operation of its own,
+// invoked and completed when the poll returned: [:poll {key [[offset
+// value] ...]}], each value the write's ([WriteValue]).
+func (h *historian) polled(o *model.Obs) {
+	if o.N == 0 {
+		return
+	}
+	kr := KeyReads{Key: o.Partition, Records: make([]Read, 0, o.N)}
+	for i := range o.Log {
+		e := &o.Log[i]
+		for j := range e.Batch.Records {
+			kr.Records = append(kr.Records, Read{Offset: e.FirstOffset + int64(j), Value: WriteValue(&e.Batch.Records[j])})
+		}
+	}
+	op := &hop{node: o.Node, f: OpPoll, invokeAt: o.At, invokeT: h.next(), reads: []KeyReads{kr}}
+	h.ops = append(h.ops, op)
+	h.finish(op, OpOK, "", o.At)
 }
 
 // isInstance reports whether node n is a producer instance (they take

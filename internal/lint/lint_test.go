@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	// The node packages: each imports the protocol (model) and none of
 	// the others, but the broker, which drives its partitions' logs.
 	"model/client":      {"sim", "model"},
+	"model/consumer":    {"sim", "model"},
 	"model/storage":     {"sim", "model"},
 	"model/broker":      {"sim", "model", "model/storage"},
 	"model/coordinator": {"sim", "model"},
@@ -32,13 +33,13 @@ var allowed = map[string][]string{
 	// A run's parameters, their levels of precedence and the typed
 	// Config they decode into: the settings of the model, the network and
 	// the fault generator, nothing that runs.
-	"scenarios/params": {"model", "model/client", "net", "faults"},
+	"scenarios/params": {"model", "model/client", "model/consumer", "net", "faults"},
 	// The trace writer reads observations and nothing else.
 	"scenarios/trace": {"sim", "model"},
 	// The World: node table, routing, faults, readers, state hashes, the
 	// scripted mode. It knows no catalogue scenario: a Setup says what
 	// to build.
-	"scenarios/world": {"sim", "model", "model/client", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk"},
+	"scenarios/world": {"sim", "model", "model/client", "model/consumer", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk"},
 	// The World's compact containers (id table, bitset, record window).
 	"scenarios/world/internal/store": {"sim", "model"},
 	// The World's replication helpers that need no World: the replica
@@ -99,7 +100,7 @@ var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "model/client", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios", "scenarios/explain", "scenarios/htmlpage"}
+var world = []string{"sim", "model", "model/client", "model/consumer", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios", "scenarios/explain", "scenarios/htmlpage"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()

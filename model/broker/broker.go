@@ -20,6 +20,10 @@ type BrokerConfig struct {
 	Leaders []int32
 	// Partition holds the settings of every partition the broker leads.
 	Partition storage.PartitionConfig
+	// ConsumerFetchMaxEntries bounds the log entries one consumer fetch
+	// returns, standing for fetch.max.bytes and max.partition.fetch.bytes
+	// (byte sizes are not modelled); 0: no bound.
+	ConsumerFetchMaxEntries int
 	// ExpirationCheckInterval is producer.id.expiration.check.interval.ms
 	// (Kafka default 600000 ms): the broker removes expired producer state
 	// at every multiple of it. 0 turns expiry off.
@@ -290,6 +294,10 @@ func (b *Broker) Step(now sim.Time, from model.Peer, m model.Message) []model.Ou
 		}
 	case *model.MetadataRequest:
 		b.metadataRequest(from, m)
+	case *model.ConsumerFetchRequest:
+		b.consumerFetch(from, m)
+	case *model.ListOffsetsRequest:
+		b.listOffsets(from, m)
 	case *model.FetchRequest:
 		b.fetchRequest(now, from, m)
 	case *model.FetchResponse:

@@ -35,7 +35,10 @@ import (
 // Its state stands for __consumer_offsets and survives a crash.
 type GroupCoordinator struct {
 	committed map[string]int64
-	pending   map[model.ProducerID]pendingOffset
+	// consumed are the consumers' offsets committed with OffsetCommit,
+	// by group and partition (consumer_offsets.go).
+	consumed map[groupPartition]int64
+	pending  map[model.ProducerID]pendingOffset
 	// epochs is, per producer id, the highest epoch seen in a commit or a
 	// marker.
 	epochs map[model.ProducerID]int16
@@ -76,7 +79,7 @@ func (g *GroupCoordinator) Reset() {
 	bufs, msgs := g.ServerBufs, g.msgs
 	bufs.Clear()
 	resetPool(&msgs)
-	*g = GroupCoordinator{committed: model.ClearedMap(g.committed), pending: model.ClearedMap(g.pending), epochs: model.ClearedMap(g.epochs),
+	*g = GroupCoordinator{committed: model.ClearedMap(g.committed), consumed: model.ClearedMap(g.consumed), pending: model.ClearedMap(g.pending), epochs: model.ClearedMap(g.epochs),
 		adding: g.adding[:0], ServerBufs: bufs, msgs: msgs}
 }
 
@@ -130,6 +133,10 @@ func (g *GroupCoordinator) Step(now sim.Time, from model.Peer, m model.Message) 
 			resp.Errs[i] = model.ErrNone
 		}
 		g.Outs = append(g.Outs, model.Out{Kind: model.OutReply, Peer: from, Msg: resp})
+	case *model.OffsetCommitRequest:
+		g.offsetCommit(from, m)
+	case *model.ConsumerOffsetFetchRequest:
+		g.consumerOffsetFetch(from, m)
 	case *model.OffsetFetchRequest:
 		r := model.Carve(&g.msgs.fetchResps, model.OffsetFetchResponse{GroupID: m.GroupID, Offset: g.Committed(m.GroupID)})
 		for _, p := range g.pending {

@@ -152,6 +152,14 @@ type Partition struct {
 	// aborted is the aborted-transaction index, in marker order
 	// (partition_txn.go). Like the log, it survives a restart.
 	aborted []AbortedTxn
+	// replica is set when a [ReplicaLog] wraps the partition: then hw is
+	// its high watermark, which the ReplicaLog keeps in step, and
+	// unreplicated the completed transactions whose marker is at or above
+	// it (partition_txn.go). Without replication the high watermark is
+	// the log end offset.
+	replica      bool
+	hw           int64
+	unreplicated []completedTxn
 	// verifying are the producers' verification entries (verification.go);
 	// volatile: a restart loses them.
 	verifying map[model.ProducerID]verificationEntry
@@ -498,6 +506,7 @@ func (p *Partition) AppendMarker(now sim.Time, pid model.ProducerID, epoch int16
 		CoordinatorEpoch: coordinatorEpoch,
 	})
 	p.indexMarker(pid, m, off)
+	p.completeTxn(pid, off)
 	p.endVerification(pid)
 	p.applyMarker(pid, epoch, coordinatorEpoch, now)
 	p.maybeSnapshot()

@@ -46,6 +46,13 @@ func (p *Partition) AppendReplica(e model.LogEntry) error {
 	}
 	p.appendEntry(&e)
 	p.nextOffset = e.LastOffset + 1
+	if e.Marker != model.MarkerNone && e.Batch.Idempotent() {
+		// A follower's transaction index and unreplicated transactions
+		// follow its log as the leader's do (ULOG#append runs
+		// completeTxn for a follower's appends too).
+		p.indexMarker(e.Batch.PID, e.Marker, e.FirstOffset)
+		p.completeTxn(e.Batch.PID, e.FirstOffset)
+	}
 	p.replayEntry(&e, e.Batch.MaxTimestamp())
 	p.maybeSnapshot()
 	return nil
@@ -86,6 +93,7 @@ func (p *Partition) TruncateTo(now sim.Time, offset int64) int64 {
 	if i > 0 {
 		p.nextOffset = p.log.lastOffset(i-1) + 1
 	}
+	p.dropTxnsFrom(p.nextOffset)
 	p.rebuildTo(now)
 	return p.nextOffset
 }

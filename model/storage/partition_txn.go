@@ -58,12 +58,21 @@ func (p *Partition) OngoingTxns() []OngoingTxn {
 	return out
 }
 
-// FirstUnstableOffset returns the first offset of the oldest open
-// transaction, and false when none is open (ProducerStateManager
-// .firstUnstableOffset, LOG/ProducerStateManager.java l.247). Kafka also
-// counts completed transactions whose marker is not yet below the high
-// watermark (unreplicatedTxns); without replication the high watermark
-// is the log end offset, so there are none.
+// completedTxn is a transaction a marker at LastOffset closed whose
+// marker is not yet below the high watermark (Kafka's TxnMetadata in
+// ProducerStateManager.unreplicatedTxns, moved there by completeTxn, LOG/
+// ProducerStateManager.java l.546).
+type completedTxn struct {
+	FirstOffset, LastOffset int64
+}
+
+// FirstUnstableOffset returns the first offset of the oldest transaction
+// that is open or whose marker is not yet below the high watermark, and
+// false when there is none (ProducerStateManager.firstUnstableOffset,
+// LOG/ProducerStateManager.java l.247: the smaller of the first
+// unreplicated and the first ongoing transaction's first offset). Without
+// replication the high watermark is the log end offset, so no completed
+// transaction waits.
 func (p *Partition) FirstUnstableOffset() (int64, bool) {
 	first, ok := int64(0), false
 	for _, e := range p.producers {
@@ -71,13 +80,76 @@ func (p *Partition) FirstUnstableOffset() (int64, bool) {
 			first, ok = e.TxnFirstOffset, true
 		}
 	}
+	for _, t := range p.unreplicated {
+		if !ok || t.FirstOffset < first {
+			first, ok = t.FirstOffset, true
+		}
+	}
 	return first, ok
 }
 
-// HighWatermark returns the partition's high watermark. idemsim has no
-// replication yet: every append is at once on every replica, so the high
-// watermark is the log end offset.
-func (p *Partition) HighWatermark() int64 { return p.nextOffset }
+// HighWatermark returns the partition's high watermark, 0..LogEndOffset.
+// A replicated partition's is its [ReplicaLog]'s: on the leader the
+// smallest log end offset of the ISR's replicas as the leader tracks them
+// (core/src/main/scala/kafka/cluster/Partition.scala
+// maybeIncrementLeaderHW), on a follower the value its last fetch
+// response carried. Without replication every append is on every
+// replica at once, so the high watermark is the log end offset.
+func (p *Partition) HighWatermark() int64 {
+	if p.replica {
+		return p.hw
+	}
+	return p.nextOffset
+}
+
+// setHighWatermark is the [ReplicaLog]'s update of the high watermark
+// (ProducerStateManager.onHighWatermarkUpdated, LOG/
+// ProducerStateManager.java l.265): the completed transactions whose
+// marker is now below it are no longer unstable.
+func (p *Partition) setHighWatermark(hw int64) {
+	p.replica, p.hw = true, hw
+	n := 0
+	for _, t := range p.unreplicated {
+		if t.LastOffset >= hw {
+			p.unreplicated[n] = t
+			n++
+		}
+	}
+	p.unreplicated = p.unreplicated[:n]
+}
+
+// completeTxn runs before a marker of pid at off updates the producer
+// state of a replicated partition: a transaction it closes waits as
+// unreplicated until the high watermark passes the marker
+// (ProducerStateManager.completeTxn).
+func (p *Partition) completeTxn(pid model.ProducerID, off int64) {
+	e := p.producers[pid]
+	if !p.replica || e == nil || e.TxnFirstOffset < 0 || off < p.hw {
+		return
+	}
+	p.unreplicated = append(p.unreplicated, completedTxn{FirstOffset: e.TxnFirstOffset, LastOffset: off})
+}
+
+// dropTxnsFrom forgets the aborted-transaction index entries and the
+// unreplicated transactions whose marker is at or above end, as a
+// truncation to end removes their markers (LogSegment.truncateTo
+// truncates the transaction index; UnifiedLog.truncateTo reloads the
+// producer state, whose replay reopens those transactions).
+func (p *Partition) dropTxnsFrom(end int64) {
+	keep := 0
+	for keep < len(p.aborted) && p.aborted[keep].LastOffset < end {
+		keep++
+	}
+	p.aborted = p.aborted[:keep]
+	n := 0
+	for _, t := range p.unreplicated {
+		if t.LastOffset < end {
+			p.unreplicated[n] = t
+			n++
+		}
+	}
+	p.unreplicated = p.unreplicated[:n]
+}
 
 // LastStableOffset returns the LSO: the first unstable offset when there is
 // one below the high watermark, else the high watermark
@@ -128,13 +200,11 @@ func (p *Partition) stableAfter(pid model.ProducerID, off int64) int64 {
 // or above from are dropped and found again by walking the log from
 // there, starting from the open transactions of the snapshot the restart
 // loaded (nil: none). The index below from is kept, as Kafka keeps the
-// transaction index files of flushed segments.
+// transaction index files of flushed segments. The unreplicated
+// transactions are rebuilt the same way: those whose marker the walk
+// finds at or above the high watermark.
 func (p *Partition) rebuildAbortedTxns(from int64, snap *ProducerSnapshot) {
-	keep := 0
-	for keep < len(p.aborted) && p.aborted[keep].LastOffset < from {
-		keep++
-	}
-	p.aborted = p.aborted[:keep]
+	p.dropTxnsFrom(from)
 	open := map[model.ProducerID]int64{}
 	if snap != nil {
 		for _, se := range snap.Entries {
@@ -155,6 +225,9 @@ func (p *Partition) rebuildAbortedTxns(from int64, snap *ProducerSnapshot) {
 				open[pid] = le.FirstOffset
 			}
 		default:
+			if isOpen && p.replica && le.FirstOffset >= p.hw {
+				p.unreplicated = append(p.unreplicated, completedTxn{FirstOffset: first, LastOffset: le.FirstOffset})
+			}
 			if isOpen && le.Marker == model.MarkerAbort {
 				lso := le.FirstOffset + 1
 				for id, f := range open {

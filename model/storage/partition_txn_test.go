@@ -265,3 +265,46 @@ func TestReadCommittedReference(t *testing.T) {
 		}
 	}
 }
+
+// TestLSOReplicated: a replicated partition's high watermark is its
+// ReplicaLog's, and a transaction whose marker is not yet below it stays
+// unstable (ProducerStateManager.unreplicatedTxns), so the LSO is
+// min(HW, first unstable offset). A truncation that removes a marker
+// removes its aborted-index entry and reopens the transaction.
+func TestLSOReplicated(t *testing.T) {
+	p := NewPartition(0, PartitionConfig{})
+	r := NewReplicaLog(p)
+	run(t, p, []step{
+		txnData(1, 0, 0, 1),              // 0..1 pid 1 opens
+		marker(1, 0, model.MarkerCommit), // 2
+		plainData(1),                     // 3
+	})
+	if p.HighWatermark() != 0 || p.LastStableOffset() != 0 {
+		t.Fatalf("HW %d LSO %d before any replica fetched, want 0 and 0", p.HighWatermark(), p.LastStableOffset())
+	}
+	r.MaybeIncrementHighWatermark(2)
+	if first, ok := p.FirstUnstableOffset(); !ok || first != 0 || p.LastStableOffset() != 0 {
+		t.Fatalf("HW 2, commit at 2: first unstable %d %v, LSO %d, want 0", first, ok, p.LastStableOffset())
+	}
+	wantOffsets(t, "commit not below the HW", p.ReadCommitted(0))
+	r.MaybeIncrementHighWatermark(3)
+	if _, ok := p.FirstUnstableOffset(); ok || p.LastStableOffset() != 3 {
+		t.Fatalf("HW 3: LSO %d, want 3 with nothing unstable", p.LastStableOffset())
+	}
+	wantOffsets(t, "commit below the HW", p.ReadCommitted(0), 0)
+	run(t, p, []step{
+		txnData(2, 0, 0, 0),             // 4 pid 2 opens
+		marker(2, 0, model.MarkerAbort), // 5
+	})
+	r.MaybeIncrementHighWatermark(6)
+	if got := p.AbortedTxns(); len(got) != 1 || p.LastStableOffset() != 6 {
+		t.Fatalf("after the abort: index %v LSO %d", got, p.LastStableOffset())
+	}
+	r.TruncateTo(0, 5)
+	if got := p.AbortedTxns(); len(got) != 0 {
+		t.Errorf("index %v after truncating the ABORT marker away", got)
+	}
+	if first, ok := p.FirstUnstableOffset(); !ok || first != 4 || p.HighWatermark() != 5 || p.LastStableOffset() != 4 {
+		t.Errorf("after truncation to 5: first unstable %d %v, HW %d, LSO %d; want 4, 5, 4", first, ok, p.HighWatermark(), p.LastStableOffset())
+	}
+}

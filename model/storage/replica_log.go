@@ -22,8 +22,21 @@ type ReplicaLog struct {
 	hw     int64
 }
 
-// NewReplicaLog wraps p with an empty epoch cache and high watermark 0.
-func NewReplicaLog(p *Partition) *ReplicaLog { return &ReplicaLog{Part: p} }
+// NewReplicaLog wraps p with an empty epoch cache and high watermark 0;
+// from then on p's high watermark ([Partition.HighWatermark]) is this
+// log's.
+func NewReplicaLog(p *Partition) *ReplicaLog {
+	p.setHighWatermark(0)
+	return &ReplicaLog{Part: p}
+}
+
+// setHW sets the high watermark, here and in the partition's producer
+// state (ULOG#updateHighWatermarkMetadata calls
+// producerStateManager.onHighWatermarkUpdated).
+func (r *ReplicaLog) setHW(hw int64) {
+	r.hw = hw
+	r.Part.setHighWatermark(hw)
+}
 
 // LogEndOffset returns the log end offset (LEO).
 func (r *ReplicaLog) LogEndOffset() int64 { return r.Part.LogEndOffset() }
@@ -141,7 +154,7 @@ func (r *ReplicaLog) TruncateTo(now sim.Time, offset int64) int64 {
 	end := r.Part.TruncateTo(now, offset)
 	r.Epochs.TruncateFromEnd(end)
 	if r.hw > end {
-		r.hw = end
+		r.setHW(end)
 	}
 	return end
 }
@@ -150,7 +163,7 @@ func (r *ReplicaLog) TruncateTo(now sim.Time, offset int64) int64 {
 // fetch response, clamped to [0, LEO]; it may move down
 // (ULOG#maybeUpdateHighWatermark:340). It returns the new value.
 func (r *ReplicaLog) UpdateFollowerHighWatermark(hw int64) int64 {
-	r.hw = max(0, min(hw, r.LogEndOffset()))
+	r.setHW(max(0, min(hw, r.LogEndOffset())))
 	return r.hw
 }
 
@@ -162,6 +175,6 @@ func (r *ReplicaLog) MaybeIncrementHighWatermark(hw int64) bool {
 	if hw <= r.hw {
 		return false
 	}
-	r.hw = hw
+	r.setHW(hw)
 	return true
 }

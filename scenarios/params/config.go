@@ -321,6 +321,9 @@ type FaultParams struct {
 // ExtraParams are the catalogue scenarios' own parameters. A field is set
 // only in the scenarios that have its key and is zero elsewhere.
 type ExtraParams struct {
+	// Consumer is the consumer r1's configuration (scenarios with a
+	// consumer: consumer.go).
+	Consumer ConsumerParams
 	// RestartCount is restart.count (restart, epochx): producer restarts,
 	// 1..20 (restart) or 1..100 (epochx).
 	RestartCount int64

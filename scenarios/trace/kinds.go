@@ -586,6 +586,71 @@ var kinds = [...]entry{
 			}
 		},
 	},
+	model.ObsConsumerFetch: {
+		line: func(w *Writer, b []byte, o *model.Obs) []byte {
+			b = append(b, w.name(o.Node)...)
+			b = append(b, " fetched p"...)
+			b = strconv.AppendInt(b, int64(o.Partition), 10)
+			b = append(b, " at "...)
+			b = strconv.AppendInt(b, o.N, 10)
+			b = append(b, ": lso "...)
+			b = strconv.AppendInt(b, o.Result.FirstOffset, 10)
+			b = append(b, ", hw "...)
+			return strconv.AppendInt(b, o.Result.LastOffset, 10)
+		},
+		hash: func(w *Writer, tr *sim.Trace, o *model.Obs) {
+			tr.I64(int64(o.Node))
+			tr.I64(int64(o.Partition))
+			tr.I64(o.N)
+			tr.I64(o.Result.FirstOffset)
+			tr.I64(o.Result.LastOffset)
+		},
+	},
+	model.ObsPoll: {
+		line: func(w *Writer, b []byte, o *model.Obs) []byte {
+			b = append(b, w.name(o.Node)...)
+			b = append(b, " polls p"...)
+			b = strconv.AppendInt(b, int64(o.Partition), 10)
+			b = append(b, ": "...)
+			b = strconv.AppendInt(b, o.N, 10)
+			b = append(b, " records, position "...)
+			b = strconv.AppendInt(b, o.Result.FirstOffset, 10)
+			b = append(b, " -> "...)
+			return strconv.AppendInt(b, o.Result.LastOffset, 10)
+		},
+		hash: func(w *Writer, tr *sim.Trace, o *model.Obs) {
+			tr.I64(int64(o.Node))
+			tr.I64(int64(o.Partition))
+			tr.I64(o.N)
+			tr.I64(o.Result.FirstOffset)
+			tr.I64(o.Result.LastOffset)
+			for _, id := range o.IDs {
+				tr.I64(int64(id.App))
+				tr.I64(id.N)
+			}
+		},
+	},
+	model.ObsConsumerReset: {
+		line: func(w *Writer, b []byte, o *model.Obs) []byte {
+			b = append(b, w.name(o.Node)...)
+			b = append(b, " resets p"...)
+			b = strconv.AppendInt(b, int64(o.Partition), 10)
+			b = append(b, " position "...)
+			b = strconv.AppendInt(b, o.Result.FirstOffset, 10)
+			b = append(b, " -> "...)
+			b = strconv.AppendInt(b, o.N, 10)
+			b = append(b, " ("...)
+			b = append(b, o.Text...)
+			return append(b, ')')
+		},
+		hash: func(w *Writer, tr *sim.Trace, o *model.Obs) {
+			tr.I64(int64(o.Node))
+			tr.I64(int64(o.Partition))
+			tr.I64(o.N)
+			tr.I64(o.Result.FirstOffset)
+			tr.Str(o.Text)
+		},
+	},
 	// A new kind's entry goes last, as its kind does in model/obs.go.
 }
 

@@ -138,8 +138,10 @@ func (w *World) faultNodes(buf []string) faults.Nodes {
 		case kindController:
 			nodes.Servers = append(nodes.Servers, nd.name)
 			nodes.Controllers = append(nodes.Controllers, nd.name)
-		default:
-			nodes.Servers = append(nodes.Servers, nd.name)
+		default: // a registered kind; the consumer (a model.Starter) is no server
+			if _, client := nd.srv.(model.Starter); !client {
+				nodes.Servers = append(nodes.Servers, nd.name)
+			}
 		}
 	}
 	return nodes

@@ -60,7 +60,7 @@ func Resolve(v *params.Values) (*Resolved, error) {
 	}
 	notes = append(preNotes, notes...)
 	notes = append(notes, v.DesignNotes()...)
-	if _, err := netConfig(v); err != nil {
+	if err := v.Config().Net.Validate(); err != nil {
 		return nil, err
 	}
 	return &Resolved{Values: v, Config: cfg, Producer: eff, Notes: notes, Params: params.EffectiveList(v.List(), set, eff, setMode, cfg.App.Mode), Versions: cfg.VersionLabel()}, nil

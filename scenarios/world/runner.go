@@ -123,6 +123,7 @@ func (w *World) recycle() *World {
 	apps, instances := w.apps[:cap(w.apps)], w.instances[:cap(w.instances)]
 	clear(apps)
 	clear(instances)
+	clear(w.finalLog[:cap(w.finalLog)]) // its entries point to records of the run
 	*w = World{
 		loop: loop, msgs: msgs, routes: routes, rands: rands,
 		srvFree: free, srvConns: w.srvConns[:0],
@@ -133,7 +134,7 @@ func (w *World) recycle() *World {
 		obs: w.obs[:0], brokerNode: w.brokerNode[:0], spare: spare, resultMem: resultMem,
 		apps: apps[:0], instances: instances[:0], starts: w.starts[:0],
 		spareMem: w.spareMem, spareNext: w.spareNext, textBuf: w.textBuf[:0], nodesBuf: w.nodesBuf,
-		finalLog: emptiedEntries(w.finalLog), finalRecs: w.finalRecs[:0],
+		finalLog: w.finalLog[:0], finalRecs: w.finalRecs[:0],
 	}
 	clear(w.srvConns[:cap(w.srvConns)])
 	return w
@@ -284,11 +285,4 @@ func zeroed[T any](s []T, n int) []T {
 	s = s[:n]
 	clear(s)
 	return s
-}
-
-// emptiedEntries returns es emptied, its storage kept and cleared (the
-// entries point to records of the run).
-func emptiedEntries(es []model.LogEntry) []model.LogEntry {
-	clear(es[:cap(es)])
-	return es[:0]
 }

@@ -79,6 +79,9 @@ func (w *World) addServerKinds() {
 		holder, _ := srv.(model.EffectHolder)
 		w.kindNode[i] = simnet.NodeID(len(w.nodes))
 		w.nodes = append(w.nodes, node{kind: kindRegistered, name: k.name, srv: srv, holder: holder})
+		if _, ok := srv.(model.Starter); ok { // a client (node_reader.go): it starts with the instances
+			w.starts = append(w.starts, timedEvent{at: 0, ev: Event{kind: evStart, node: int32(w.kindNode[i])}})
+		}
 	}
 }
 

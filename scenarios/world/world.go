@@ -360,10 +360,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		w.names[i] = w.nodes[i].name
 	}
 
-	ncfg, err := netConfig(vals)
-	if err != nil {
-		return nil, err
-	}
+	ncfg := cfg.Net // decoded and validated by Resolve
 	if err := ncfg.CheckNodes(w.names); err != nil {
 		return nil, err
 	}
@@ -413,7 +410,8 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	// The readers of the observation stream.
 	w.trace = trace.New(w.names, w.trace)
 	w.stats = newStats(w, w.stats)
-	ccfg := check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names, Replicated: w.repl.replicated()}
+	ccfg := check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names, Replicated: w.repl.replicated(),
+		ConsumerStuck: w.cfg.Extra.Consumer.LagBound}
 	if w.chk == nil {
 		w.chk = check.NewSuite(ccfg)
 	} else {
@@ -422,12 +420,6 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	w.bumps = tally.NewCoordBumps(w.bumps)
 	w.obs = w.obs[:0] // after the trace, stats, chk and bumps (fire)
 	return w, nil
-}
-
-// netConfig returns the network configuration Resolve decoded, validated.
-func netConfig(v *params.Values) (simnet.Config, error) {
-	c := v.Config().Net
-	return c, c.Validate()
 }
 
 // emit hands an observation to every reader, in order. The observation is
@@ -501,7 +493,11 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 	}
 	switch ev.kind {
 	case evStart:
-		w.start(now, w.nodes[ev.node].inst)
+		if nd := &w.nodes[ev.node]; nd.kind == kindProducer {
+			w.start(now, nd.inst)
+		} else {
+			w.serverOuts(now, simnet.NodeID(ev.node), nd.srv.(model.Starter).Start(now)) // node_reader.go
+		}
 	case evAppSend:
 		if a := w.apps[ev.app]; ev.n == a.chain {
 			w.appSend(now, a)

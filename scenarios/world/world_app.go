@@ -1,7 +1,9 @@
 package world
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
@@ -153,7 +155,7 @@ func (w *World) takeover(now sim.Time, in *instance) {
 		for _, old := range a.instances[:in.index] {
 			old.unresolved.Each(func(r model.Record) { recs = append(recs, r) })
 		}
-		sortRecords(recs)
+		slices.SortFunc(recs, func(a, b model.Record) int { return cmp.Compare(a.ID.N, b.ID.N) }) // numbers are unique
 		for _, rec := range recs {
 			if in.unresolved.Has(rec.ID.N) {
 				continue
@@ -200,14 +202,6 @@ func (w *World) offsetFetched(now sim.Time, in *instance, r *model.OffsetFetchRe
 	w.emit(model.Obs{Kind: model.ObsAppResume, At: now, Node: int32(in.node), Peer: -1, App: a.id, N: a.next})
 	if a.next < a.records {
 		w.schedule(now, Event{kind: evAppSend, app: a.id, n: a.chain})
-	}
-}
-
-func sortRecords(recs []model.Record) {
-	for i := 1; i < len(recs); i++ {
-		for j := i; j > 0 && recs[j].ID.N < recs[j-1].ID.N; j-- {
-			recs[j], recs[j-1] = recs[j-1], recs[j]
-		}
 	}
 }
 

@@ -1,0 +1,71 @@
+package consumer
+
+import "time"
+
+// ResetPolicy is auto.offset.reset.
+type ResetPolicy uint8
+
+const (
+	// ResetLatest starts a partition without a position at its latest
+	// offset (the high watermark, or the LSO for read_committed), Kafka's
+	// default.
+	ResetLatest ResetPolicy = iota
+	// ResetEarliest starts it at the log start.
+	ResetEarliest
+	// ResetNone fails the partition (NoOffsetForPartitionException,
+	// OffsetOutOfRangeException to the application).
+	ResetNone
+)
+
+// String returns the policy's Kafka name.
+func (r ResetPolicy) String() string {
+	switch r {
+	case ResetEarliest:
+		return "earliest"
+	case ResetNone:
+		return "none"
+	}
+	return "latest"
+}
+
+// Config is a consumer's configuration.
+type Config struct {
+	// GroupID is group.id: the group its offsets are committed under.
+	GroupID string
+	// Partitions are the assigned partitions, increasing.
+	Partitions []int32
+	// Leaders is the leader broker index of every partition of the topic
+	// as the bootstrap metadata gives it (-1: unknown); Brokers the
+	// number of brokers.
+	Leaders []int32
+	Brokers int
+	// ReadCommitted is isolation.level=read_committed (Kafka's default is
+	// read_uncommitted).
+	ReadCommitted bool
+	// MaxPollRecords is max.poll.records (default 500), >= 1.
+	MaxPollRecords int
+	// AutoCommit is enable.auto.commit (default true);
+	// AutoCommitInterval auto.commit.interval.ms (default 5000 ms).
+	AutoCommit         bool
+	AutoCommitInterval time.Duration
+	// Commits: the world has a group coordinator to commit to.
+	Commits bool
+	// Reset is auto.offset.reset.
+	Reset ResetPolicy
+	// PollInterval is the application's time between two polls, > 0.
+	PollInterval time.Duration
+	// FetchMaxWait is fetch.max.wait.ms (default 500 ms): the wait after
+	// an empty fetch before the partition is fetched again.
+	FetchMaxWait time.Duration
+	// RequestTimeout is request.timeout.ms (default 30000 ms);
+	// RetryBackoff retry.backoff.ms (default 100 ms).
+	RequestTimeout time.Duration
+	RetryBackoff   time.Duration
+	// Patience is how long the application keeps polling after the last
+	// change it saw (a record returned, a position moved, a high
+	// watermark or last stable offset that changed) before its poll loop
+	// stops keeping the run alive: twice this, so that a wait behind a
+	// last stable offset that does not move lasts longer than the bound
+	// LIVE-READ judges it by (consumer.stuck.ms), which it is set to.
+	Patience time.Duration
+}

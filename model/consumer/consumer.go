@@ -1,0 +1,632 @@
+package consumer
+
+import (
+	"time"
+
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// Consumer is one consumer process (a [model.Server] to the World: it is
+// only ever the client end of its connections, so the World wires it as
+// a node that talks to servers). It starts with [Consumer.Start]; a crash
+// loses everything, positions included, and a restart starts it again
+// from the group's committed offsets.
+type Consumer struct {
+	cfg   Config
+	parts []partState
+	// leaders and epochs are the metadata: each partition's leader broker
+	// index (-1: unknown) and leader epoch (-1: unknown).
+	leaders, epochs []int32
+	// needMeta: a metadata update is wanted (requestMetadataUpdate);
+	// metaBroker is the broker the next Metadata request goes to.
+	needMeta   bool
+	metaBroker int32
+	inflight   []request
+	nextCorr   int64
+	// nextAutoCommit is when the next auto-commit is due.
+	nextAutoCommit sim.Time
+	// needOffsets: the committed offsets are still to be fetched (again).
+	needOffsets bool
+	// committing: a commit is in flight; syncWait: the application is
+	// blocked in commitSync until it is answered.
+	committing, syncWait bool
+	// pollToken numbers the poll loop's timers; a timer of an older loop
+	// (before a crash) is ignored.
+	pollToken uint64
+	running   bool
+	// lastChange is when the consumer last saw a change (Config.Patience).
+	lastChange sim.Time
+	// rr is the partition the next poll starts collecting from.
+	rr  int
+	out []model.Out
+	obs []model.Obs
+	ids []model.RecordID
+	log []model.LogEntry
+}
+
+// partition states.
+const (
+	// stInit: waiting for the group's committed offset.
+	stInit uint8 = iota
+	// stReset: no position: a ListOffsets by auto.offset.reset is due.
+	stReset
+	// stFetching: the partition has a position.
+	stFetching
+	// stFailed: no position and auto.offset.reset=none.
+	stFailed
+)
+
+type partState struct {
+	part     int32
+	state    uint8
+	position int64
+	// busy: a fetch or ListOffsets of the partition is in flight.
+	busy bool
+	// nextFetch: no fetch before (after an empty answer or an error).
+	nextFetch sim.Time
+	// hw and lso are the last values a fetch response gave (-1: none).
+	hw, lso int64
+	buf     completedFetch
+}
+
+type reqKind uint8
+
+const (
+	reqFetch reqKind = iota
+	reqList
+	reqMeta
+	reqCommit
+	reqOffsets
+)
+
+// request is a request in flight.
+type request struct {
+	corr     int64
+	kind     reqKind
+	dest     int32
+	part     int // index into parts, for fetches and ListOffsets
+	deadline sim.Time
+}
+
+// New returns a consumer with configuration cfg, not started.
+func New(cfg Config) *Consumer {
+	c := &Consumer{}
+	c.Reset(cfg)
+	return c
+}
+
+// Reset makes c a new consumer with configuration cfg, keeping memory.
+func (c *Consumer) Reset(cfg Config) {
+	if cfg.MaxPollRecords <= 0 {
+		cfg.MaxPollRecords = 500
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 100 * time.Millisecond
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	if cfg.RetryBackoff <= 0 {
+		cfg.RetryBackoff = 100 * time.Millisecond
+	}
+	*c = Consumer{cfg: cfg, parts: c.parts[:0], leaders: c.leaders[:0], epochs: c.epochs[:0], inflight: c.inflight[:0],
+		out: c.out[:0], obs: c.obs[:0], ids: c.ids[:0], log: c.log[:0], pollToken: c.pollToken}
+}
+
+// Config returns the consumer's configuration.
+func (c *Consumer) Config() Config { return c.cfg }
+
+// Position returns partition part's position, -1 without one.
+func (c *Consumer) Position(part int32) int64 {
+	for i := range c.parts {
+		if c.parts[i].part == part && c.parts[i].state == stFetching {
+			return c.parts[i].position
+		}
+	}
+	return -1
+}
+
+// Start starts the consumer: bootstrap metadata, then the committed
+// offsets or auto.offset.reset, then the poll loop.
+func (c *Consumer) Start(now sim.Time) []model.Out {
+	c.begin()
+	c.start(now)
+	c.flushObs()
+	return c.out
+}
+
+func (c *Consumer) start(now sim.Time) {
+	c.running = true
+	c.leaders = append(c.leaders[:0], c.cfg.Leaders...)
+	c.epochs = c.epochs[:0]
+	for range c.leaders {
+		c.epochs = append(c.epochs, -1)
+	}
+	c.parts = c.parts[:0]
+	for _, p := range c.cfg.Partitions {
+		st := stReset
+		if c.cfg.Commits {
+			st = stInit
+		}
+		c.parts = append(c.parts, partState{part: p, state: st, position: -1, hw: -1, lso: -1})
+	}
+	c.inflight = c.inflight[:0]
+	c.needMeta = true
+	c.committing, c.syncWait = false, false
+	c.nextAutoCommit = now.Add(c.cfg.AutoCommitInterval)
+	c.lastChange = now
+	c.needOffsets = c.cfg.Commits
+	c.poll(now)
+}
+
+func (c *Consumer) begin() {
+	c.out = c.out[:0]
+	c.obs = c.obs[:0]
+	c.ids = c.ids[:0]
+	c.log = c.log[:0]
+}
+
+func (c *Consumer) corr() int64 {
+	c.nextCorr++
+	return c.nextCorr
+}
+
+// send sends m to dest and tracks it.
+func (c *Consumer) send(now sim.Time, k reqKind, dest int32, part int, m model.Message) {
+	corr := requestCorr(m)
+	c.inflight = append(c.inflight, request{corr: corr, kind: k, dest: dest, part: part, deadline: now.Add(c.cfg.RequestTimeout)})
+	if part >= 0 {
+		c.parts[part].busy = true
+	}
+	c.out = append(c.out, model.Out{Kind: model.OutSend, Dest: dest, Msg: m})
+}
+
+func requestCorr(m model.Message) int64 {
+	switch m := m.(type) {
+	case *model.ConsumerFetchRequest:
+		return m.CorrelationID
+	case *model.ListOffsetsRequest:
+		return m.CorrelationID
+	case *model.MetadataRequest:
+		return m.CorrelationID
+	case *model.OffsetCommitRequest:
+		return m.CorrelationID
+	case *model.ConsumerOffsetFetchRequest:
+		return m.CorrelationID
+	}
+	panic("consumer: no correlation id in " + string(m.AppendDescription(nil)))
+}
+
+// take removes and returns the in-flight request corr.
+func (c *Consumer) take(corr int64) (request, bool) {
+	for i, r := range c.inflight {
+		if r.corr == corr {
+			c.inflight = append(c.inflight[:i], c.inflight[i+1:]...)
+			if r.part >= 0 {
+				c.parts[r.part].busy = false
+			}
+			return r, true
+		}
+	}
+	return request{}, false
+}
+
+// observe queues an observation.
+func (c *Consumer) observe(o model.Obs) {
+	c.obs = append(c.obs, o)
+}
+
+// flushObs turns the queued observations into effects; the slice they
+// point into is not written again during this call.
+func (c *Consumer) flushObs() {
+	for i := range c.obs {
+		c.out = append(c.out, model.Out{Kind: model.OutObserve, Obs: &c.obs[i]})
+	}
+}
+
+// Wake runs the poll loop's timer.
+func (c *Consumer) Wake(now sim.Time, token uint64) []model.Out {
+	c.begin()
+	if c.running && token == c.pollToken {
+		c.poll(now)
+	}
+	c.flushObs()
+	return c.out
+}
+
+// Crash loses the process: positions, buffers, requests and timers.
+func (c *Consumer) Crash() {
+	c.running = false
+	c.pollToken++
+	c.inflight = c.inflight[:0]
+	for i := range c.parts {
+		c.parts[i] = partState{part: c.parts[i].part}
+	}
+}
+
+// Restart starts the consumer again.
+func (c *Consumer) Restart(now sim.Time, clean bool) []model.Out {
+	c.begin()
+	c.pollToken++
+	c.start(now)
+	c.flushObs()
+	return c.out
+}
+
+// Step handles a response or a broken connection.
+func (c *Consumer) Step(now sim.Time, from model.Peer, m model.Message) []model.Out {
+	c.begin()
+	if c.running {
+		switch m := m.(type) {
+		case *model.ConsumerFetchResponse:
+			if r, ok := c.take(m.CorrelationID); ok {
+				c.fetched(now, r.part, m)
+			}
+		case *model.ListOffsetsResponse:
+			if r, ok := c.take(m.CorrelationID); ok {
+				c.listed(now, r.part, m)
+			}
+		case *model.MetadataResponse:
+			if _, ok := c.take(m.CorrelationID); ok {
+				c.metadata(m)
+			}
+		case *model.OffsetCommitResponse:
+			if _, ok := c.take(m.CorrelationID); ok {
+				c.committed(now, m.Err)
+			}
+		case *model.ConsumerOffsetFetchResponse:
+			if _, ok := c.take(m.CorrelationID); ok {
+				c.offsetsFetched(now, m)
+			}
+		case *model.Disconnected:
+			c.failDest(now, m.Dest)
+		}
+	}
+	c.flushObs()
+	return c.out
+}
+
+// failDest fails every request in flight to dest, as NetworkClient does
+// when the connection breaks (a disconnect or a request timeout).
+func (c *Consumer) failDest(now sim.Time, dest int32) {
+	for i := 0; i < len(c.inflight); {
+		r := c.inflight[i]
+		if r.dest != dest {
+			i++
+			continue
+		}
+		c.take(r.corr)
+		switch r.kind {
+		case reqFetch, reqList:
+			c.parts[r.part].nextFetch = now.Add(c.cfg.RetryBackoff)
+			c.needMeta = true
+		case reqMeta:
+			c.needMeta = true
+			c.metaBroker = (c.metaBroker + 1) % int32(max(c.cfg.Brokers, 1))
+		case reqCommit:
+			c.committing = false
+		case reqOffsets:
+			c.needOffsets = true
+		}
+	}
+}
+
+// metadata applies a Metadata response.
+func (c *Consumer) metadata(m *model.MetadataResponse) {
+	c.needMeta = false
+	for i := range c.leaders {
+		if i < len(m.Leaders) {
+			c.leaders[i], c.epochs[i] = m.Leaders[i], m.Epochs[i]
+			if m.Leaders[i] < 0 {
+				c.needMeta = true
+			}
+		}
+	}
+}
+
+// offsetsFetched sets the positions of the partitions the group has
+// committed offsets for; the others are reset by auto.offset.reset.
+func (c *Consumer) offsetsFetched(now sim.Time, m *model.ConsumerOffsetFetchResponse) {
+	if m.Err != model.ErrNone {
+		c.needOffsets = true
+		return
+	}
+	for i := range c.parts {
+		ps := &c.parts[i]
+		if ps.state != stInit {
+			continue
+		}
+		if i < len(m.Offsets) && m.Offsets[i] >= 0 {
+			c.setPosition(now, i, m.Offsets[i], "committed")
+			continue
+		}
+		ps.state = stReset
+	}
+}
+
+// setPosition sets partition i's position to off, logging the reset.
+func (c *Consumer) setPosition(now sim.Time, i int, off int64, why string) {
+	ps := &c.parts[i]
+	old := ps.position
+	if ps.state != stFetching {
+		old = -1
+	}
+	ps.state, ps.position = stFetching, off
+	ps.buf.reset()
+	c.observe(model.Obs{Kind: model.ObsConsumerReset, At: now, Partition: ps.part, N: off, Text: why,
+		Result: model.AppendResult{FirstOffset: old, LastOffset: off}})
+}
+
+// poll is one turn of the application's poll loop
+// (ClassicKafkaConsumer.poll): metadata if wanted, positions to reset,
+// records to return, fetches to send, the auto-commit, the next turn.
+func (c *Consumer) poll(now sim.Time) {
+	c.expire(now)
+	if c.needMeta && !c.pending(reqMeta) && c.cfg.Brokers > 0 {
+		c.send(now, reqMeta, c.metaBroker, -1, &model.MetadataRequest{CorrelationID: c.corr()})
+	}
+	if c.needOffsets && !c.pending(reqOffsets) {
+		c.needOffsets = false
+		c.send(now, reqOffsets, model.DestGroupCoordinator, -1, &model.ConsumerOffsetFetchRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, Partitions: c.cfg.Partitions})
+	}
+	if c.syncWait && !c.committing {
+		c.commit(now) // commitSync retries a commit that failed
+	}
+	if !c.syncWait {
+		c.resetPositions(now)
+		if n := c.collect(now); n > 0 && !c.cfg.AutoCommit && c.cfg.Commits {
+			// commitSync after the records are processed: the
+			// application waits for the answer.
+			c.commit(now)
+			c.syncWait = true
+		}
+		c.sendFetches(now)
+		if c.cfg.AutoCommit && c.cfg.Commits && now >= c.nextAutoCommit {
+			c.nextAutoCommit = now.Add(c.cfg.AutoCommitInterval)
+			if !c.committing {
+				c.commit(now)
+			}
+		}
+	}
+	c.pollToken++
+	c.out = append(c.out, model.Out{Kind: model.OutWake, At: now.Add(c.cfg.PollInterval), Timer: c.pollToken, Owed: c.owed(now)})
+}
+
+// owed reports whether the consumer's poll loop keeps the run alive: it
+// has records to read that it knows of (a position below the bound its
+// last fetch showed, or buffered records), or it saw a change less than
+// twice Config.Patience ago; a consumer that has long caught up, or
+// waits, polls in the background.
+func (c *Consumer) owed(now sim.Time) bool {
+	if now.Sub(c.lastChange) < 2*c.cfg.Patience {
+		return true
+	}
+	for i := range c.parts {
+		ps := &c.parts[i]
+		if ps.state != stFetching {
+			continue
+		}
+		bound := ps.hw
+		if c.cfg.ReadCommitted {
+			bound = ps.lso
+		}
+		if ps.buf.pending() || ps.position < bound {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Consumer) pending(k reqKind) bool {
+	for _, r := range c.inflight {
+		if r.kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// expire closes the connections whose oldest request is older than
+// request.timeout.ms (NetworkClient.handleTimedOutRequests) and fails
+// what was in flight on them.
+func (c *Consumer) expire(now sim.Time) {
+	for i := 0; i < len(c.inflight); i++ {
+		r := c.inflight[i]
+		if now < r.deadline {
+			continue
+		}
+		c.out = append(c.out, model.Out{Kind: model.OutClose, Dest: r.dest})
+		c.failDest(now, r.dest)
+		i = -1
+	}
+}
+
+// resetPositions sends ListOffsets for the partitions without a position
+// (OffsetFetcher.resetPositionsIfNeeded); with auto.offset.reset=none
+// they fail instead.
+func (c *Consumer) resetPositions(now sim.Time) {
+	for i := range c.parts {
+		ps := &c.parts[i]
+		if ps.state != stReset || ps.busy || now < ps.nextFetch {
+			continue
+		}
+		if c.cfg.Reset == ResetNone {
+			ps.state = stFailed
+			c.observe(model.Obs{Kind: model.ObsConsumerReset, At: now, Partition: ps.part, N: -1, Text: "no position, auto.offset.reset=none",
+				Result: model.AppendResult{FirstOffset: ps.position, LastOffset: -1}})
+			continue
+		}
+		leader := c.leader(ps.part)
+		if leader < 0 {
+			c.needMeta = true
+			continue
+		}
+		ts := model.LatestTimestamp
+		if c.cfg.Reset == ResetEarliest {
+			ts = model.EarliestTimestamp
+		}
+		c.send(now, reqList, leader, i, &model.ListOffsetsRequest{CorrelationID: c.corr(), Partition: ps.part, Timestamp: ts,
+			CurrentLeaderEpoch: c.epoch(ps.part), ReadCommitted: c.cfg.ReadCommitted})
+	}
+}
+
+func (c *Consumer) leader(part int32) int32 {
+	if int(part) < len(c.leaders) {
+		return c.leaders[part]
+	}
+	return -1
+}
+
+func (c *Consumer) epoch(part int32) int32 {
+	if int(part) < len(c.epochs) {
+		return c.epochs[part]
+	}
+	return -1
+}
+
+// listed applies a ListOffsets answer.
+func (c *Consumer) listed(now sim.Time, i int, m *model.ListOffsetsResponse) {
+	ps := &c.parts[i]
+	if ps.state != stReset {
+		return
+	}
+	if m.Err != model.ErrNone {
+		c.leaderError(now, i, m.Err)
+		return
+	}
+	c.setPosition(now, i, m.Offset, c.cfg.Reset.String())
+}
+
+// leaderError handles a partition error of a fetch or ListOffsets
+// (FetchCollector.handleInitializeErrors): NOT_LEADER_OR_FOLLOWER and
+// FENCED_LEADER_EPOCH ask for new metadata; the partition is retried
+// after retry.backoff.ms.
+func (c *Consumer) leaderError(now sim.Time, i int, e model.ErrCode) {
+	if e == model.ErrNotLeaderOrFollower || e == model.ErrFencedLeaderEpoch {
+		c.needMeta = true
+	}
+	c.parts[i].nextFetch = now.Add(c.cfg.RetryBackoff)
+}
+
+// sendFetches fetches every partition with a position, a leader, no
+// request in flight and nothing buffered (AbstractFetch
+// .fetchablePartitions).
+func (c *Consumer) sendFetches(now sim.Time) {
+	for i := range c.parts {
+		ps := &c.parts[i]
+		if ps.state != stFetching || ps.busy || ps.buf.pending() || now < ps.nextFetch {
+			continue
+		}
+		leader := c.leader(ps.part)
+		if leader < 0 {
+			c.needMeta = true
+			continue
+		}
+		c.send(now, reqFetch, leader, i, &model.ConsumerFetchRequest{CorrelationID: c.corr(), Partition: ps.part, FetchOffset: ps.position,
+			CurrentLeaderEpoch: c.epoch(ps.part), ReadCommitted: c.cfg.ReadCommitted})
+	}
+}
+
+// fetched handles a fetch response (FetchCollector.initialize).
+func (c *Consumer) fetched(now sim.Time, i int, m *model.ConsumerFetchResponse) {
+	ps := &c.parts[i]
+	if ps.state != stFetching || m.FetchOffset != ps.position {
+		return // stale: the position moved meanwhile
+	}
+	switch m.Err {
+	case model.ErrNone:
+	case model.ErrOffsetOutOfRange:
+		old := ps.position
+		if c.cfg.Reset == ResetNone {
+			ps.state = stFailed
+			c.observe(model.Obs{Kind: model.ObsConsumerReset, At: now, Partition: ps.part, N: -1, Text: "out of range, auto.offset.reset=none",
+				Result: model.AppendResult{FirstOffset: old, LastOffset: -1}})
+			return
+		}
+		// requestOffsetResetIfPartitionAssigned: the position goes
+		// until ListOffsets gives the new one.
+		ps.state = stReset
+		ps.buf.reset()
+		c.observe(model.Obs{Kind: model.ObsConsumerReset, At: now, Partition: ps.part, N: -1, Text: "out of range",
+			Result: model.AppendResult{FirstOffset: old, LastOffset: -1}})
+		return
+	default:
+		c.leaderError(now, i, m.Err)
+		return
+	}
+	if ps.hw != m.HighWatermark || ps.lso != m.LastStableOffset {
+		c.lastChange = now
+	}
+	ps.hw, ps.lso = m.HighWatermark, m.LastStableOffset
+	c.observe(model.Obs{Kind: model.ObsConsumerFetch, At: now, Partition: ps.part, N: m.FetchOffset, Flag: c.cfg.ReadCommitted,
+		Result: model.AppendResult{FirstOffset: m.LastStableOffset, LastOffset: m.HighWatermark}})
+	if len(m.Entries) == 0 {
+		ps.nextFetch = now.Add(c.cfg.FetchMaxWait)
+		return
+	}
+	ps.buf.init(m, c.cfg.ReadCommitted)
+}
+
+// collect returns up to max.poll.records records from the buffered
+// fetches, partition by partition from where the last poll stopped
+// (FetchCollector.collectFetch), and moves the positions past them. It
+// returns how many it returned.
+func (c *Consumer) collect(now sim.Time) int {
+	left := c.cfg.MaxPollRecords
+	n := len(c.parts)
+	for k := 0; k < n && left > 0; k++ {
+		i := (c.rr + k) % n
+		ps := &c.parts[i]
+		if ps.state != stFetching || !ps.buf.pending() {
+			continue
+		}
+		from := ps.position
+		ids0, log0 := len(c.ids), len(c.log)
+		var got int
+		ps.position, got, c.ids, c.log = ps.buf.take(ps.position, left, c.ids, c.log)
+		left -= got
+		if got > 0 || ps.position != from {
+			c.lastChange = now
+			c.observe(model.Obs{Kind: model.ObsPoll, At: now, Partition: ps.part, N: int64(got), Flag: c.cfg.ReadCommitted,
+				IDs: c.ids[ids0:len(c.ids):len(c.ids)], Log: c.log[log0:len(c.log):len(c.log)],
+				Result: model.AppendResult{FirstOffset: from, LastOffset: ps.position}})
+		}
+		if left == 0 {
+			c.rr = i
+			if !ps.buf.pending() {
+				c.rr = (i + 1) % n
+			}
+		}
+	}
+	return c.cfg.MaxPollRecords - left
+}
+
+// commit sends the positions to the group coordinator (OffsetCommit of
+// SubscriptionState.allConsumed).
+func (c *Consumer) commit(now sim.Time) {
+	req := &model.OffsetCommitRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID}
+	for i := range c.parts {
+		if c.parts[i].state == stFetching {
+			req.Partitions = append(req.Partitions, c.parts[i].part)
+			req.Offsets = append(req.Offsets, c.parts[i].position)
+		}
+	}
+	if len(req.Partitions) == 0 {
+		c.syncWait = false
+		return
+	}
+	c.committing = true
+	c.send(now, reqCommit, model.DestGroupCoordinator, -1, req)
+}
+
+// committed handles the commit's answer: commitSync returns, or retries
+// a failed commit after retry.backoff.ms (at the next poll turn).
+func (c *Consumer) committed(now sim.Time, e model.ErrCode) {
+	c.committing = false
+	if e == model.ErrNone {
+		c.syncWait = false
+		return
+	}
+	// commitSync retries at the next poll turn (poll).
+}

@@ -93,6 +93,7 @@ const (
 	RoleBroker                  // a broker
 	RoleCoordinator             // the transaction coordinator
 	RoleController              // the KRaft controller of a replicated run
+	RoleOther                   // a node of a registered kind (the consumer)
 )
 
 // roleOf returns kind's role.
@@ -104,6 +105,8 @@ func roleOf(k nodeKind) Role {
 		return RoleCoordinator
 	case kindController:
 		return RoleController
+	case kindRegistered:
+		return RoleOther
 	}
 	return RoleProducer
 }

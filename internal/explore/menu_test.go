@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -123,6 +124,23 @@ func TestFullMenuExplores(t *testing.T) {
 		i := slices.IndexFunc(full.Invariants, func(w Verdict) bool { return w.Name == v.Name })
 		if i < 0 || !v.Holds && full.Invariants[i].Holds {
 			t.Errorf("%s: basic menu %+v, full %+v", v.Name, v, full.Invariants)
+		}
+	}
+}
+
+// TestConsumerNotOnMenu: a scenario with a consumer (lsolag's r1)
+// explores without an error: the consumer, which a fault plan cannot
+// name, is not offered, on either menu.
+func TestConsumerNotOnMenu(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		c := cfgFor(t, "lsolag", 1)
+		c.Budget, c.FullMenu = 60, full
+		r, err := Run(context.Background(), c)
+		if err != nil {
+			t.Fatalf("full menu %v: %v", full, err)
+		}
+		if r.Schedules == 0 {
+			t.Fatalf("full menu %v: no schedule ran", full)
 		}
 	}
 }

@@ -66,6 +66,7 @@ type ChoicePoint struct {
 	// ChoiceTime: the nodes that run now (started producer instances,
 	// brokers, coordinators; none paused or crashed), which a crash or a
 	// pause can hit, in node-table order; UpRole holds each one's role.
+	// A consumer is not among them: a fault plan cannot name it.
 	Up     []string
 	UpRole []Role
 
@@ -91,9 +92,8 @@ type Role uint8
 const (
 	RoleProducer    Role = iota // a producer instance
 	RoleBroker                  // a broker
-	RoleCoordinator             // the transaction coordinator
+	RoleCoordinator             // the transaction coordinator, or a registered server kind's node (the group coordinator)
 	RoleController              // the KRaft controller of a replicated run
-	RoleOther                   // a node of a registered kind (the consumer)
 )
 
 // roleOf returns kind's role.
@@ -106,7 +106,7 @@ func roleOf(k nodeKind) Role {
 	case kindController:
 		return RoleController
 	case kindRegistered:
-		return RoleOther
+		return RoleCoordinator
 	}
 	return RoleProducer
 }
@@ -138,6 +138,9 @@ func (w *World) probeTime(now sim.Time, ev Event) {
 		nd := &w.nodes[i]
 		if nd.fault.crashed || nd.fault.paused || nd.kind == kindProducer && (nd.inst == nil || !nd.inst.started) {
 			continue
+		}
+		if _, client := nd.srv.(model.Starter); nd.kind == kindRegistered && client {
+			continue // the consumer: a fault plan cannot name it (faultNodes)
 		}
 		cp.Up = append(cp.Up, nd.name)
 		cp.UpRole = append(cp.UpRole, roleOf(nd.kind))

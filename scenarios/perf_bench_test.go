@@ -321,3 +321,17 @@ func BenchmarkConsumerPerEvent(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkConsumerRuns is BenchmarkConsumerPerEvent's runs without the
+// queue yardstick beside them, to count instructions with (as
+// BenchmarkRuns; docs/performance.md "Counting instructions").
+func BenchmarkConsumerRuns(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("txnlate/consumer=%v", on), func(b *testing.B) {
+			sets := []params.KV{{Key: "consumer", Value: strconv.FormatBool(on)}, {Key: "isolation.level", Value: "read_committed"}}
+			events, allocs := sweepRuns(b, "txnlate", sets)
+			b.ReportMetric(float64(events)/float64(b.N), "events/run")
+			b.ReportMetric(float64(allocs)/float64(b.N), "allocs/run")
+		})
+	}
+}

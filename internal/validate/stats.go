@@ -12,7 +12,8 @@ import (
 // from the delta method clustered by run. The two sides are compared with
 // an equivalence test: two one-sided tests (TOST) of |real − sim| ≥
 // margin at α = 0.05 each, that is, the difference's 90% interval must
-// lie inside (−margin, margin).
+// lie inside (−margin, margin); the tests use Student's t with Welch's
+// degrees of freedom.
 
 var (
 	z95 = distuv.UnitNormal.Quantile(0.975) // two-sided 95%
@@ -125,6 +126,11 @@ type Comparison struct {
 	Margin     float64 `json:"margin"`
 	MarginRule string  `json:"margin_rule"`
 	MarginText string  `json:"margin_text"`
+	// DF is the degrees of freedom of the Student t the tests use
+	// (Welch–Satterthwaite from both sides' runs and standard errors):
+	// with few runs, a per-run rate with a long tail makes the normal
+	// approximation too quick to call a difference.
+	DF float64 `json:"df"`
 	// Alpha is the level the tests were run at: 0.05, or less at a later
 	// look of -runs auto (alpha spending).
 	Alpha float64 `json:"alpha"`
@@ -211,8 +217,11 @@ func compare(counter, per string, sim, real *pair, m Margin, alpha float64, simG
 	}
 	d := *c.Real.Value - *c.Sim.Value
 	se := math.Hypot(c.Sim.SE, c.Real.SE)
+	c.DF = welch(c.Real.SE, c.Sim.SE, c.Real.Runs, c.Sim.Runs)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}
 	c.Diff = fp(d)
-	c.DiffLo, c.DiffHi = fp(d-z90*se), fp(d+z90*se)
+	t90 := t.Quantile(0.95)
+	c.DiffLo, c.DiffHi = fp(d-t90*se), fp(d+t90*se)
 	if se == 0 {
 		// Both sides exactly equal in every run with events: nothing to
 		// estimate, the difference is what it is.
@@ -225,10 +234,10 @@ func compare(counter, per string, sim, real *pair, m Margin, alpha float64, simG
 		}
 		c.PEquiv, c.PDiff = fp(pe), fp(pd)
 	} else {
-		lower := 1 - distuv.UnitNormal.CDF((d+c.Margin)/se) // H0: d ≤ −margin
-		upper := distuv.UnitNormal.CDF((d - c.Margin) / se) // H0: d ≥ margin
+		lower := 1 - t.CDF((d+c.Margin)/se) // H0: d ≤ −margin
+		upper := t.CDF((d - c.Margin) / se) // H0: d ≥ margin
 		c.PEquiv = fp(math.Max(lower, upper))
-		c.PDiff = fp(2 * (1 - distuv.UnitNormal.CDF(math.Abs(d)/se)))
+		c.PDiff = fp(2 * (1 - t.CDF(math.Abs(d)/se)))
 	}
 	c.RunsNeeded, c.NeedWhy = Need(d, c.Margin, c.Real.Runs, c.Real.SE, c.Sim.SE, c.Real.Num == 0, c.Sim.Num == 0, simGrows)
 	if c.Verdict != "" {
@@ -243,6 +252,20 @@ func compare(counter, per string, sim, real *pair, m Margin, alpha float64, simG
 		c.Verdict, c.Why = Inconclusive, "neither equivalence within the margin nor a difference is shown: more runs"
 	}
 	return c
+}
+
+// welch is the Welch–Satterthwaite degrees of freedom of a difference of
+// two means with standard errors a (n runs) and b (m runs); at least 1.
+func welch(a, b float64, n, m int64) float64 {
+	if n < 2 || m < 2 {
+		return 1
+	}
+	va, vb := a*a, b*b
+	den := va*va/float64(n-1) + vb*vb/float64(m-1)
+	if den == 0 {
+		return float64(n + m - 2)
+	}
+	return math.Max(1, (va+vb)*(va+vb)/den)
 }
 
 // Need estimates the real runs that decide a counter at margin m, from

@@ -46,7 +46,11 @@ var supported = map[string]Support{
 	"ackloss": {Off: true, On: true, Scale: 0.05, Instances: 1},
 	"reorder": {Off: true, On: true, Scale: 1, Instances: 1,
 		Note: "broker.transient_error is the proxy answering NOT_ENOUGH_REPLICAS in the broker's place"},
-	"inflight6": {Off: true, Scale: 0.05, Instances: 1,
+	// inflight6 at 0.5, not 0.05: on a loaded machine (load average 12
+	// on 2 cores) its real side at 0.05 reordered 2.4% of records and
+	// duplicated 0.33 against 0.45 simulated, at 0.5 neither
+	// (docs/validate.md).
+	"inflight6": {Off: true, Scale: 0.5, Instances: 1,
 		Note: "idempotence off only: franz-go refuses MaxProduceRequestsInflightPerBroker with idempotence and keeps 5 in flight"},
 	"restart": {Off: true, On: true, Scale: 1, Instances: 1,
 		Note: "real time scale 1: the crash races the acknowledgement, so latencies must be comparable"},

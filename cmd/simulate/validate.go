@@ -48,7 +48,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		scenFile    = fs.String("scenario-file", "", "a scenario file (its base must support validate)")
 		idempotence = fs.Bool("idempotence", true, "validate one mode only (default: every mode the scenario supports, off and on)")
 		runsText    = fs.String("runs", "100", "real runs per mode: a number, or auto (until the verdict is decided or -budget runs out)")
-		simRuns     = fs.Int("sim-runs", 0, "simulated runs per mode (default: 10 × -runs; 1000 with -runs auto or -all)")
+		simRuns     = fs.Int("sim-runs", 0, "simulated runs per mode (default: 10 × -runs; 5000 with -runs auto or -all)")
 		budgetText  = fs.String("budget", "", "wall-time budget of the whole command, a Go duration such as 5m (default: none; 5m with -runs auto or -all); when it runs out the report holds what was decided so far")
 		all         = fs.Bool("all", false, "the scoreboard: every catalogue scenario × mode × client, each with -runs auto, within -budget")
 		outFile     = fs.String("o", "", "with -all: write the scoreboard as markdown to `FILE` (its directory must exist), e.g. docs/validation.md")
@@ -217,7 +217,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 // Defaults of -runs auto and -all.
 const (
 	defaultBudget = 5 * time.Minute
-	autoSimRuns   = 1000   // simulated runs per mode
+	autoSimRuns   = 5000   // simulated runs per mode: a few seconds, and an interval that rarely limits the comparison
 	autoMaxRuns   = 100000 // real runs per mode at most
 )
 

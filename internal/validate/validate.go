@@ -110,7 +110,7 @@ type Config struct {
 	// SimRuns the simulated ones.
 	Runs, SimRuns int
 	// Auto (-runs auto) runs real runs until every counter in the
-	// verdict is decided, looking at 10, 20, 40, ... runs, or until the
+	// verdict is decided, looking at 10, 40, 160, ... runs, or until the
 	// Budget runs out (docs/validate.md).
 	Auto bool
 	// Budget bounds the whole invocation's wall time (both sides, every
@@ -442,7 +442,7 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support, end tim
 	}
 	var real []Run
 	start := time.Now()
-	look, nextLook := 0, MinRuns
+	look, nextLook, lastLook := 0, MinRuns, 0
 	var decided []Comparison
 	for i := 0; i < c.Runs; i++ {
 		if err := ctx.Err(); err != nil {
@@ -490,11 +490,12 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support, end tim
 		if c.Auto && len(real) == nextLook {
 			look++
 			cs := compareRuns(sim, real, c.Margin, sup, lookAlpha(look), false)
+			lastLook = len(real)
 			if overall(cs) != Inconclusive {
 				decided = cs
 				break
 			}
-			nextLook *= 2
+			nextLook *= lookGrowth
 		}
 	}
 	mr.RealWallMs = time.Since(start).Milliseconds()
@@ -504,7 +505,7 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support, end tim
 		mr.Comparisons, mr.Looks = decided, look
 		mr.Stopped, mr.StopText = StopDecided, fmt.Sprintf("decided after %d real runs (-runs auto, look %d at α = %s)", len(real), look, trimFloat(lookAlpha(look)))
 	case c.Auto:
-		if len(real) != nextLook/2 || look == 0 {
+		if len(real) != lastLook || look == 0 {
 			look++ // a last look at the runs since the previous one
 		}
 		mr.Comparisons, mr.Looks = compareRuns(sim, real, c.Margin, sup, lookAlpha(look), false), look
@@ -537,6 +538,11 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support, end tim
 	}
 	return mr, append(sim, real...), nil
 }
+
+// lookGrowth is the factor between -runs auto's looks: 10, 40, 160,
+// 640, ... real runs. Few looks keep the levels of the later ones
+// (lookAlpha) usable: doubling spent α = 0.0004 by 640 runs.
+const lookGrowth = 4
 
 // lookAlpha is the level of -runs auto's look j (1, 2, ...): Alpha/2^j,
 // so that over every look the chance of a wrong verdict stays below

@@ -91,7 +91,7 @@ func TestAutoCap(t *testing.T) {
 	if err := res.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"floor 0.002", "real runs would decide it", "reached -runs auto's most"} {
+	for _, want := range []string{"floor 0.002", "real runs would decide it", "reached -runs auto's most, 15 real runs, undecided"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, text.String())
 		}
@@ -169,5 +169,25 @@ func TestRealRunCutLeaksNothing(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<20)
 		t.Errorf("%d goroutines after the cut run, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestAutoLastLookDecides: the last look, at the cap or when the budget
+// runs out, is one of the schedule's and may decide: the report then
+// says so, not "undecided". At the default margin the counters that are
+// 0 on both sides need about 80 runs of 30 records: the looks at 10 and
+// 40 cannot decide, the last one at the cap of 100 (look 3) does.
+func TestAutoLastLookDecides(t *testing.T) {
+	cfg, same := autoConfig(t)
+	var calls atomic.Int64
+	cfg.realRunner = returning(same, &calls)
+	cfg.Runs, cfg.SimRuns, cfg.Margin = 100, 400, DefaultMargin
+	res, err := Validate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Modes[0]
+	if m.Stopped != StopCap || m.Verdict != Agree || m.Looks != 3 || m.RealRuns != 100 || !strings.Contains(m.StopText, "decided at this last look") {
+		t.Errorf("stopped %s (%s), verdict %s, %d looks, %d runs; want agree at the cap's last look (3), saying so", m.Stopped, m.StopText, m.Verdict, m.Looks, m.RealRuns)
 	}
 }

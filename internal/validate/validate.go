@@ -509,10 +509,15 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support, end tim
 			look++ // a last look at the runs since the previous one
 		}
 		mr.Comparisons, mr.Looks = compareRuns(sim, real, c.Margin, sup, lookAlpha(look), false), look
+		// The last look is one of the schedule's: it may decide.
+		outcome := "undecided"
+		if overall(mr.Comparisons) != Inconclusive {
+			outcome = "decided at this last look"
+		}
 		if budgetOut() {
-			mr.Stopped, mr.StopText = StopBudget, fmt.Sprintf("the budget ran out after %d real runs, undecided (-runs auto, look %d at α = %s)", len(real), look, trimFloat(lookAlpha(look)))
+			mr.Stopped, mr.StopText = StopBudget, fmt.Sprintf("the budget ran out after %d real runs, %s (-runs auto, look %d at α = %s)", len(real), outcome, look, trimFloat(lookAlpha(look)))
 		} else {
-			mr.Stopped, mr.StopText = StopCap, fmt.Sprintf("reached -runs auto's most, %d real runs, undecided (look %d at α = %s)", len(real), look, trimFloat(lookAlpha(look)))
+			mr.Stopped, mr.StopText = StopCap, fmt.Sprintf("reached -runs auto's most, %d real runs, %s (look %d at α = %s)", len(real), outcome, look, trimFloat(lookAlpha(look)))
 		}
 	default:
 		mr.Comparisons, mr.Looks = compareRuns(sim, real, c.Margin, sup, Alpha, true), 1

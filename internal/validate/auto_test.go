@@ -41,7 +41,7 @@ func returning(c Counts, calls *atomic.Int64) func(context.Context, RealSpec) (C
 	}
 }
 
-// TestAutoDecides: -runs auto stops at the first look (10 runs) that
+// TestAutoDecides: -runs auto stops at the first look (30 runs) that
 // decides, agree for a real side equal to the simulated one, disagree
 // for one with three times the duplicates.
 func TestAutoDecides(t *testing.T) {
@@ -62,20 +62,20 @@ func TestAutoDecides(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := res.Modes[0]
-		if m.Verdict != tc.want || m.Stopped != StopDecided || m.RealRuns != MinRuns || calls.Load() != MinRuns || m.Looks != 1 || m.Alpha != Alpha/2 {
+		if m.Verdict != tc.want || m.Stopped != StopDecided || m.RealRuns != AutoMinRuns || calls.Load() != AutoMinRuns || m.Looks != 1 || m.Alpha != Alpha/2 {
 			t.Errorf("real %+v: verdict %s, stopped %s (%s), %d runs (%d calls), %d looks at α %v; want %s, decided at the first look of %d runs at α %v",
-				tc.real, m.Verdict, m.Stopped, m.StopText, m.RealRuns, calls.Load(), m.Looks, m.Alpha, tc.want, MinRuns, Alpha/2)
+				tc.real, m.Verdict, m.Stopped, m.StopText, m.RealRuns, calls.Load(), m.Looks, m.Alpha, tc.want, AutoMinRuns, Alpha/2)
 		}
 	}
 }
 
 // TestAutoCap: a counter that 0 against 0 cannot decide at the default
-// margin's floor in 15 runs of 30 records: auto looks at 10, again at
-// its cap of 15, and says it stopped undecided at the cap, with an
+// margin's floor in 40 runs of 30 records: auto looks at 30, again at
+// its cap of 40, and says it stopped undecided at the cap, with an
 // estimate of the runs that would decide it.
 func TestAutoCap(t *testing.T) {
 	cfg, same := autoConfig(t)
-	cfg.Runs, cfg.Margin, cfg.SimRuns = 15, DefaultMargin, 400
+	cfg.Runs, cfg.Margin, cfg.SimRuns = 40, DefaultMargin, 400
 	var calls atomic.Int64
 	cfg.realRunner = returning(same, &calls)
 	res, err := Validate(context.Background(), cfg)
@@ -83,15 +83,15 @@ func TestAutoCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Modes[0]
-	if m.Verdict != Inconclusive || m.Stopped != StopCap || m.RealRuns != 15 || m.Looks != 2 || m.Alpha != Alpha/4 || m.RunsNeeded == nil || *m.RunsNeeded <= 15 {
-		t.Errorf("verdict %s, stopped %s (%s), %d runs, %d looks at α %v, runs needed %v; want inconclusive at the cap of 15 after 2 looks at α %v, needing more than 15",
+	if m.Verdict != Inconclusive || m.Stopped != StopCap || m.RealRuns != 40 || m.Looks != 2 || m.Alpha != Alpha/4 || m.RunsNeeded == nil || *m.RunsNeeded <= 40 {
+		t.Errorf("verdict %s, stopped %s (%s), %d runs, %d looks at α %v, runs needed %v; want inconclusive at the cap of 40 after 2 looks at α %v, needing more than 40",
 			m.Verdict, m.Stopped, m.StopText, m.RealRuns, m.Looks, m.Alpha, m.RunsNeeded, Alpha/4)
 	}
 	var text strings.Builder
 	if err := res.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"floor 0.002", "real runs would decide it", "reached -runs auto's most, 15 real runs, undecided"} {
+	for _, want := range []string{"floor 0.002", "real runs would decide it", "reached -runs auto's most, 40 real runs, undecided"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, text.String())
 		}
@@ -175,8 +175,8 @@ func TestRealRunCutLeaksNothing(t *testing.T) {
 // TestAutoLastLookDecides: the last look, at the cap or when the budget
 // runs out, is one of the schedule's and may decide: the report then
 // says so, not "undecided". At the default margin the counters that are
-// 0 on both sides need about 80 runs of 30 records: the looks at 10 and
-// 40 cannot decide, the last one at the cap of 100 (look 3) does.
+// 0 on both sides need about 80 runs of 30 records: the look at 30
+// cannot decide, the last one at the cap of 100 (look 2) does.
 func TestAutoLastLookDecides(t *testing.T) {
 	cfg, same := autoConfig(t)
 	var calls atomic.Int64
@@ -187,7 +187,32 @@ func TestAutoLastLookDecides(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Modes[0]
-	if m.Stopped != StopCap || m.Verdict != Agree || m.Looks != 3 || m.RealRuns != 100 || !strings.Contains(m.StopText, "decided at this last look") {
-		t.Errorf("stopped %s (%s), verdict %s, %d looks, %d runs; want agree at the cap's last look (3), saying so", m.Stopped, m.StopText, m.Verdict, m.Looks, m.RealRuns)
+	if m.Stopped != StopCap || m.Verdict != Agree || m.Looks != 2 || m.RealRuns != 100 || !strings.Contains(m.StopText, "decided at this last look") {
+		t.Errorf("stopped %s (%s), verdict %s, %d looks, %d runs; want agree at the cap's last look (2), saying so", m.Stopped, m.StopText, m.Verdict, m.Looks, m.RealRuns)
+	}
+}
+
+// TestAutoFewRuns: below AutoMinRuns -runs auto gives no verdict, even
+// where a fixed -runs of the same count would (equal counts at an
+// absolute margin).
+func TestAutoFewRuns(t *testing.T) {
+	cfg, same := autoConfig(t)
+	var calls atomic.Int64
+	cfg.realRunner = returning(same, &calls)
+	cfg.Runs = 20
+	res, err := Validate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.Modes[0]; m.Verdict != Inconclusive || m.Stopped != StopCap || m.RealRuns != 20 {
+		t.Errorf("auto capped at 20: verdict %s, stopped %s (%s), %d runs; want inconclusive", m.Verdict, m.Stopped, m.StopText, m.RealRuns)
+	}
+	cfg.Auto, cfg.Budget = false, 0
+	res, err = Validate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.Modes[0]; m.Verdict != Agree {
+		t.Errorf("fixed -runs 20: verdict %s, want agree", m.Verdict)
 	}
 }

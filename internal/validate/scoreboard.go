@@ -229,7 +229,7 @@ func (sb *Scoreboard) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "- simulated: idemsim with the client's policy (`client.policy=franz-go` or `librdkafka`)\n")
 	fmt.Fprintf(&b, "- real: %s against %s, every connection through validate's fault-injecting proxy on loopback\n", sb.Client, sb.Broker)
 	fmt.Fprintf(&b, "- margin: %s\n", sb.Margin)
-	b.WriteString("- every runnable cell runs `-runs auto` (looks at 10, 40, 160, ... real runs, look j at α = 0.05/2^j) within an even share of the budget left when it starts\n")
+	b.WriteString("- every runnable cell runs `-runs auto` (looks at 30, 120, 480, ... real runs, look j at α = 0.05/2^j) within an even share of the budget left when it starts\n")
 	b.WriteString("- rates: simulated · real, each with its 95% interval; per record sent (lost_acked: per record acknowledged); counters 0 on both sides are counted, not listed\n\n")
 	counts := map[string]int{}
 	for _, c := range sb.Cells {

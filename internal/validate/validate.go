@@ -110,7 +110,7 @@ type Config struct {
 	// SimRuns the simulated ones.
 	Runs, SimRuns int
 	// Auto (-runs auto) runs real runs until every counter in the
-	// verdict is decided, looking at 10, 40, 160, ... runs, or until the
+	// verdict is decided, looking at 30, 120, 480, ... runs, or until the
 	// Budget runs out (docs/validate.md).
 	Auto bool
 	// Budget bounds the whole invocation's wall time (both sides, every
@@ -442,7 +442,7 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support, end tim
 	}
 	var real []Run
 	start := time.Now()
-	look, nextLook, lastLook := 0, MinRuns, 0
+	look, nextLook, lastLook := 0, AutoMinRuns, 0
 	var decided []Comparison
 	for i := 0; i < c.Runs; i++ {
 		if err := ctx.Err(); err != nil {
@@ -509,6 +509,12 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support, end tim
 			look++ // a last look at the runs since the previous one
 		}
 		mr.Comparisons, mr.Looks = compareRuns(sim, real, c.Margin, sup, lookAlpha(look), false), look
+		if len(real) < AutoMinRuns {
+			for i := range mr.Comparisons {
+				mr.Comparisons[i].Verdict = Inconclusive
+				mr.Comparisons[i].Why = "fewer than " + itoa(AutoMinRuns) + " real runs: -runs auto gives no verdict below them"
+			}
+		}
 		// The last look is one of the schedule's: it may decide.
 		outcome := "undecided"
 		if overall(mr.Comparisons) != Inconclusive {
@@ -544,8 +550,14 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support, end tim
 	return mr, append(sim, real...), nil
 }
 
-// lookGrowth is the factor between -runs auto's looks: 10, 40, 160,
-// 640, ... real runs. Few looks keep the levels of the later ones
+// AutoMinRuns is -runs auto's first look and the fewest real runs it
+// gives a verdict on: ten runs of a per-run count with a long right tail
+// (franz-go's rewind duplicates several batches at once) were often
+// below its mean with too narrow an interval (docs/validate.md).
+const AutoMinRuns = 30
+
+// lookGrowth is the factor between -runs auto's looks: 30, 120, 480,
+// ... real runs. Few looks keep the levels of the later ones
 // (lookAlpha) usable: doubling spent α = 0.0004 by 640 runs.
 const lookGrowth = 4
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // long runs the documents' commands as printed, without quickArgs.
@@ -362,10 +363,25 @@ func quickArgs(c docCommand) ([]string, string) {
 				changed = append(changed, fmt.Sprintf("-runs %d", q))
 				args[i+1] = strconv.Itoa(q)
 			}
+		case sub == "validate" && args[i] == "-budget":
+			// -runs auto and -all run until their budget ends.
+			if d, err := time.ParseDuration(args[i+1]); err == nil && d > 2*time.Second {
+				changed = append(changed, "-budget 2s")
+				args[i+1] = "2s"
+			}
+		case sub == "validate" && args[i] == "-o" && strings.Contains(args[i+1], "/"):
+			// The scoreboard's file, in the test's directory.
+			args[i+1] = filepath.Base(args[i+1])
+			changed = append(changed, "-o "+args[i+1])
 		case args[i] == "-set" && args[i+1] == "records=1000000":
 			args[i+1] = "records=2000"
 			changed = append(changed, args[i+1])
 		}
+	}
+	if sub == "validate" && !slices.Contains(args, "-budget") && (slices.Contains(args, "-all") || slices.Contains(args, "auto")) {
+		// Their default budget is minutes.
+		args = append(args, "-budget", "2s")
+		changed = append(changed, "-budget 2s")
 	}
 	if sub == "validate" && len(changed) > 0 {
 		args = append(args, "-sim-runs", "4")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,7 +17,8 @@ import (
 )
 
 // validateUsage is the head of "simulate validate -h".
-const validateUsage = `usage: simulate validate -scenario NAME [-idempotence=BOOL] [-set key=value ...] -runs N [flags]
+const validateUsage = `usage: simulate validate -scenario NAME [-idempotence=BOOL] [-set key=value ...] [-runs N|auto] [-budget D] [flags]
+       simulate validate -all [-budget D] [-o FILE] [flags]
 
 Runs the scenario twice and prints the two results side by side: in the
 simulator (client.policy=franz-go), and against a real client and broker,
@@ -24,7 +26,13 @@ franz-go's kgo producer and an in-process kfake cluster (or -bootstrap),
 over loopback TCP through a fault-injecting proxy that follows the same
 loss, error and plan parameters. For each counter it reports both rates
 with 95% intervals and an equivalence verdict (agree, disagree,
-inconclusive) at the -margin it states.
+inconclusive) at the -margin it states (default 20% of the simulated
+rate, at least 0.002), and the real runs that would decide it.
+
+-runs auto runs real runs until the verdict is decided or -budget runs
+out. -all runs every catalogue scenario, mode and client that can run
+(a scoreboard; refused cells give their reason) within -budget, and
+with -o FILE writes it as markdown (docs/validation.md).
 
 The real side runs in real time: its results are statistical, not
 byte-identical, and its runs have no trace hash or reproduce command.
@@ -39,10 +47,14 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		scenario    = fs.String("scenario", "", "scenario name (simulate -list marks those that support validate)")
 		scenFile    = fs.String("scenario-file", "", "a scenario file (its base must support validate)")
 		idempotence = fs.Bool("idempotence", true, "validate one mode only (default: every mode the scenario supports, off and on)")
-		runs        = fs.Int("runs", 100, "real runs per mode")
-		simRuns     = fs.Int("sim-runs", 0, "simulated runs per mode (default: 10 × -runs)")
+		runsText    = fs.String("runs", "100", "real runs per mode: a number, or auto (until the verdict is decided or -budget runs out)")
+		simRuns     = fs.Int("sim-runs", 0, "simulated runs per mode (default: 10 × -runs; 5000 with -runs auto or -all)")
+		budgetText  = fs.String("budget", "", "wall-time budget of the whole command, a Go duration such as 5m (default: none; 5m with -runs auto or -all); when it runs out the report holds what was decided so far")
+		all         = fs.Bool("all", false, "the scoreboard: every catalogue scenario × mode × client, each with -runs auto, within -budget")
+		outFile     = fs.String("o", "", "with -all: write the scoreboard as markdown to `FILE` (its directory must exist), e.g. docs/validation.md")
+		floorText   = fs.String("margin-floor", "0.002", "the least margin of a relative -margin, absolute on the rate (0 for none)")
 		seedText    = fs.String("seed", "1", "first seed of both sides (the real side seeds only its proxy's draws)")
-		marginText  = fs.String("margin", "0.05", "equivalence margin on each rate: absolute (0.05) or relative to the simulated rate (25%)")
+		marginText  = fs.String("margin", "20%", "equivalence margin on each rate: relative to the simulated rate (20%, at least -margin-floor) or absolute (0.05)")
 		scale       = fs.Float64("time-scale", 0, "multiply the scenario's durations by this on the real side (default: the scenario's, see docs/validate.md)")
 		bootstrap   = fs.String("bootstrap", "", "run the real side against your own Kafka cluster at host:port (a fresh topic per run) instead of kfake")
 		out         = fs.String("out", "", "write runs.csv, summary.json, report.md and charts (SVG, PNG) to this directory")
@@ -68,7 +80,48 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	explicit := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
-	cfg := validate.Config{Runs: *runs, SimRuns: *simRuns, Scale: *scale, Bootstrap: *bootstrap, Parallel: *parallel, Sets: sets, Client: *client}
+	m, err := parseMargin(*marginText, *floorText)
+	if err != nil {
+		return usageErr(stderr, "validate: "+err.Error())
+	}
+	budget, err := parseBudget(*budgetText, explicit["budget"])
+	if err != nil {
+		return usageErr(stderr, "validate: "+err.Error())
+	}
+	b, err := strconv.ParseUint(*seedText, 10, 64)
+	if err != nil {
+		return usageErr(stderr, fmt.Sprintf("validate: -seed %q is not allowed (allowed: an integer 0..18446744073709551615)", *seedText))
+	}
+	if *simRuns < 0 || *simRuns > 10000000 {
+		return usageErr(stderr, fmt.Sprintf("validate: -sim-runs %d is not allowed (allowed: 1..10000000)", *simRuns))
+	}
+	if *all {
+		for _, name := range []string{"scenario", "scenario-file", "idempotence", "runs", "time-scale", "bootstrap", "out", "json", "client", "plan-file", "set"} {
+			if explicit[name] {
+				return usageErr(stderr, "validate: -"+name+" is not allowed with -all (it runs every scenario, mode and client with -runs auto; allowed with it: -budget, -o, -margin, -margin-floor, -seed, -sim-runs, -parallel)")
+			}
+		}
+		return runValidateAll(args, validate.AllConfig{Budget: budget, Margin: m, Base: b, SimRuns: *simRuns, MaxRuns: autoMaxRuns, Parallel: *parallel}, *outFile, stdout, stderr)
+	}
+	if *outFile != "" {
+		return usageErr(stderr, "validate: -o is the scoreboard's file and needs -all (a single validate writes its files with -out DIR)")
+	}
+	cfg := validate.Config{SimRuns: *simRuns, Scale: *scale, Bootstrap: *bootstrap, Parallel: *parallel, Sets: sets, Client: *client, Margin: m, Base: b, Budget: budget}
+	if *runsText == "auto" {
+		cfg.Auto, cfg.Runs = true, autoMaxRuns
+		if cfg.Budget == 0 {
+			cfg.Budget = defaultBudget
+		}
+		if cfg.SimRuns == 0 {
+			cfg.SimRuns = autoSimRuns
+		}
+	} else {
+		n, err := strconv.Atoi(*runsText)
+		if err != nil || n < 1 || n > 100000 {
+			return usageErr(stderr, fmt.Sprintf("validate: -runs %q is not allowed (allowed: 1..100000, or auto)", *runsText))
+		}
+		cfg.Runs = n
+	}
 	if cfg.SimRuns == 0 {
 		cfg.SimRuns = 10 * cfg.Runs
 	}
@@ -106,16 +159,6 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.PlanText = string(text)
 	}
-	b, err := strconv.ParseUint(*seedText, 10, 64)
-	if err != nil {
-		return usageErr(stderr, fmt.Sprintf("validate: -seed %q is not allowed (allowed: an integer 0..18446744073709551615)", *seedText))
-	}
-	cfg.Base = b
-	m, err := parseMargin(*marginText)
-	if err != nil {
-		return usageErr(stderr, "validate: "+err.Error())
-	}
-	cfg.Margin = m
 	if explicit["idempotence"] {
 		cfg.Modes = []bool{*idempotence}
 	}
@@ -131,6 +174,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	bar := newProgress(stderr)
 	total := int64(len(cfg.Modes) * cfg.Runs)
+	if cfg.Auto {
+		total = -1 // unknown: a spinner
+	}
 	var done int64
 	cfg.Progress = func(bool, int, int) { done++; bar.update(done, total) }
 	start := time.Now()
@@ -168,17 +214,132 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// parseMargin reads "0.05" (absolute) or "25%" (relative).
-func parseMargin(s string) (validate.Margin, error) {
+// Defaults of -runs auto and -all.
+const (
+	defaultBudget = 5 * time.Minute
+	autoSimRuns   = 5000   // simulated runs per mode: a few seconds, and an interval that rarely limits the comparison
+	autoMaxRuns   = 100000 // real runs per mode at most
+)
+
+// parseMargin reads "20%" (relative, at least floor) or "0.05"
+// (absolute; the floor does not apply).
+func parseMargin(s, floorText string) (validate.Margin, error) {
 	rel := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || !(v > 0) {
-		return validate.Margin{}, fmt.Errorf("-margin %q is not allowed (allowed: a number > 0, or a percentage such as 25%%)", s)
+	if err != nil || !(v > 0) || v > 1e6 {
+		return validate.Margin{}, fmt.Errorf("-margin %q is not allowed (allowed: a percentage of the simulated rate such as 20%%, or an absolute number > 0 such as 0.05)", s)
+	}
+	floor, err := strconv.ParseFloat(floorText, 64)
+	if err != nil || !(floor >= 0) || floor > 1 {
+		return validate.Margin{}, fmt.Errorf("-margin-floor %q is not allowed (allowed: a number 0..1, absolute on the rate)", floorText)
 	}
 	if rel {
-		v /= 100
+		return validate.Margin{Value: v / 100, Relative: true, Floor: floor}, nil
 	}
-	return validate.Margin{Value: v, Relative: rel}, nil
+	return validate.Margin{Value: v}, nil
+}
+
+// parseBudget reads -budget: a positive Go duration; "" (not given) is
+// 0, no budget.
+func parseBudget(s string, given bool) (time.Duration, error) {
+	if !given {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 || d > 1000*time.Hour {
+		return 0, fmt.Errorf("-budget %q is not allowed (allowed: a positive Go duration up to 1000h, such as 90s or 5m)", s)
+	}
+	return d, nil
+}
+
+// runValidateAll is "simulate validate -all": the scoreboard.
+func runValidateAll(args []string, a validate.AllConfig, outFile string, stdout, stderr io.Writer) int {
+	if a.Budget == 0 {
+		a.Budget = defaultBudget
+	}
+	if a.SimRuns == 0 {
+		a.SimRuns = autoSimRuns
+	}
+	if outFile != "" {
+		// Check the file can be written before spending the budget.
+		if st, err := os.Stat(filepath.Dir(outFile)); err != nil || !st.IsDir() {
+			return usageErr(stderr, fmt.Sprintf("validate: -o %s: its directory %s does not exist (allowed: a file in an existing directory)", outFile, filepath.Dir(outFile)))
+		}
+		if st, err := os.Stat(outFile); err == nil && st.IsDir() {
+			return usageErr(stderr, fmt.Sprintf("validate: -o %s is a directory (allowed: a file)", outFile))
+		}
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	fmt.Fprintf(stderr, "simulate: validate -all: every scenario, mode and client within a budget of %v\n", a.Budget)
+	a.Start = func(c validate.Cell, k, n int) {
+		fmt.Fprintf(stderr, "simulate: validate -all: %d/%d %s\n", k, n, c.Key())
+	}
+	sb, err := validate.RunAll(ctx, a)
+	if err != nil && sb == nil {
+		return usageErr(stderr, "validate: "+err.Error())
+	}
+	words := make([]string, 0, len(args)+2)
+	words = append(words, "simulate", "validate")
+	for _, w := range args {
+		words = append(words, shellQuote(w))
+	}
+	sb.Command = strings.Join(words, " ")
+	if err != nil {
+		// Interrupted: show what was done, write nothing.
+		sb.WriteText(stdout)
+		fmt.Fprintln(stderr, "simulate: validate -all: "+err.Error()+"; "+outFileNote(outFile))
+		return exitInterrupted
+	}
+	if outFile != "" {
+		var md strings.Builder
+		if err := sb.WriteMarkdown(&md); err != nil {
+			return usageErr(stderr, "validate: "+err.Error())
+		}
+		if err := writeFileAtomic(outFile, []byte(md.String())); err != nil {
+			return usageErr(stderr, "validate: -o: "+err.Error())
+		}
+	}
+	if err := sb.WriteText(stdout); err != nil {
+		fmt.Fprintln(stderr, "simulate:", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// outFileNote says what happened to -o after an interruption.
+func outFileNote(f string) string {
+	if f == "" {
+		return "nothing written"
+	}
+	return f + " not written"
+}
+
+// writeFileAtomic writes data to name through a temporary file in the
+// same directory, so that name is never half-written.
+func writeFileAtomic(name string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), name); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
 }
 
 // validateNames lists the scenarios that support validate.

@@ -45,6 +45,26 @@ func diffText(c Comparison) string {
 	return fmt.Sprintf("%+.4f [%+.4f, %+.4f]", *c.Diff, *c.DiffLo, *c.DiffHi)
 }
 
+// needText is a counter's runs-needed estimate.
+func needText(c Comparison) string {
+	if c.RunsNeeded == nil {
+		if c.NeedWhy == "" {
+			return "n/a"
+		}
+		return "n/a: " + c.NeedWhy
+	}
+	return fmt.Sprintf("%d (%s)", *c.RunsNeeded, c.NeedWhy)
+}
+
+// modeHead is a mode's summary line: runs, why they stopped, the level.
+func modeHead(m ModeResult) string {
+	s := fmt.Sprintf("%d simulated runs, %d real runs (%.1fs of real runs); %s", m.SimRuns, m.RealRuns, float64(m.RealWallMs)/1000, m.StopText)
+	if m.Verdict == Inconclusive && m.RunsNeeded != nil {
+		s += fmt.Sprintf("; about %d real runs would decide it at this margin", *m.RunsNeeded)
+	}
+	return s
+}
+
 func verdictText(c Comparison) string {
 	v := c.Verdict
 	if c.Excluded != "" {
@@ -65,11 +85,14 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  validate sets %s=%s on both sides\n", kv.Key, kv.Value)
 	}
 	fmt.Fprintf(&b, "  real time scale %g; margin %s\n", r.TimeScale, r.Margin)
+	if r.Budget != "" {
+		fmt.Fprintf(&b, "  budget %s (wall time, both sides, every mode)\n", r.Budget)
+	}
 	for _, m := range r.Modes {
-		fmt.Fprintf(&b, "\nidempotence %s: %d simulated runs, %d real runs (%.1fs of real runs)\n", m.Mode, m.SimRuns, m.RealRuns, float64(m.RealWallMs)/1000)
-		fmt.Fprintf(&b, "  %-34s %-30s %-30s %-30s %s\n", "counter (per)", "simulated, 95%", "real, 95%", "real - sim, 90%", "verdict")
+		fmt.Fprintf(&b, "\nidempotence %s: %s\n", m.Mode, modeHead(m))
+		fmt.Fprintf(&b, "  %-34s %-30s %-30s %-30s %-34s %-14s %s\n", "counter (per)", "simulated, 95%", "real, 95%", "real - sim, 90%", "margin", "verdict", "real runs to decide")
 		for _, c := range m.Comparisons {
-			fmt.Fprintf(&b, "  %-34s %-30s %-30s %-30s %s\n", c.Counter+" ("+c.Per+")", interval(c.Sim), interval(c.Real), diffText(c), verdictText(c))
+			fmt.Fprintf(&b, "  %-34s %-30s %-30s %-30s %-34s %-14s %s\n", c.Counter+" ("+c.Per+")", interval(c.Sim), interval(c.Real), diffText(c), c.MarginText, verdictText(c), needText(c))
 		}
 		fmt.Fprintf(&b, "  verdict: %s\n", m.Verdict)
 		for _, n := range m.Notes {
@@ -92,12 +115,16 @@ func (r *Result) WriteMarkdown(w io.Writer, charts bool) error {
 	for _, kv := range r.Overrides {
 		fmt.Fprintf(&b, "- validate sets `%s=%s` on both sides\n", kv.Key, kv.Value)
 	}
-	fmt.Fprintf(&b, "- real time scale %g\n- equivalence margin: %s\n\n", r.TimeScale, r.Margin)
+	fmt.Fprintf(&b, "- real time scale %g\n- equivalence margin: %s\n", r.TimeScale, r.Margin)
+	if r.Budget != "" {
+		fmt.Fprintf(&b, "- budget: %s (wall time, both sides, every mode)\n", r.Budget)
+	}
+	b.WriteString("\n")
 	for _, m := range r.Modes {
-		fmt.Fprintf(&b, "## Idempotence %s: %s\n\n%d simulated runs, %d real runs.\n\n", m.Mode, m.Verdict, m.SimRuns, m.RealRuns)
-		b.WriteString("| counter | per | simulated (95%) | real (95%) | real − sim (90%) | p (equivalence) | p (difference) | verdict |\n|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "## Idempotence %s: %s\n\n%s.\n\n", m.Mode, m.Verdict, modeHead(m))
+		b.WriteString("| counter | per | simulated (95%) | real (95%) | real − sim (90%) | margin | p (equivalence) | p (difference) | verdict | real runs to decide |\n|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, c := range m.Comparisons {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Counter, c.Per, interval(c.Sim), interval(c.Real), diffText(c), num(c.PEquiv), num(c.PDiff), verdictText(c))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Counter, c.Per, interval(c.Sim), interval(c.Real), diffText(c), c.MarginText, num(c.PEquiv), num(c.PDiff), verdictText(c), needText(c))
 		}
 		b.WriteString("\n")
 		for _, n := range m.Notes {

@@ -72,30 +72,6 @@ func writePage(path string, res *scenarios.Result, run *htmlpage.Run) error {
 	return writeFileAtomic(path, b.Bytes())
 }
 
-// writeFileAtomic writes data to path through a temporary file in the
-// same directory.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
-}
-
 // storyLines returns the report's "what happened", one item a line.
 func storyLines(res *scenarios.Result) []string {
 	var b bytes.Buffer

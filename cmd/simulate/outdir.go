@@ -155,3 +155,28 @@ func (o *outDir) abort() {
 		os.RemoveAll(o.tmp)
 	}
 }
+
+// writeFileAtomic writes data to path through a temporary file in the
+// same directory, so that path is never half-written (-html, validate's
+// -o).
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}

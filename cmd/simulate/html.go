@@ -125,16 +125,22 @@ func writeSweepPages(cfg *sweep.Config, st *sweep.State, sum *sweep.Summary, dir
 		if err := writePage(filepath.Join(dir, name), res, rec.Run()); err != nil {
 			return err
 		}
-		var label []string
-		if k.Point < len(sum.Points) {
-			for _, kv := range sum.Points[k.Point].Values {
-				label = append(label, kv.Key+"="+kv.Value)
-			}
-		}
-		label = append(label, "idempotence "+sweep.ModeName(k.On), "seed "+strconv.FormatUint(k.Seed, 10))
-		ix.Runs = append(ix.Runs, htmlpage.IndexRun{Label: strings.Join(label, ", "), Href: name, Verdict: brokenInvariants(res)})
+		ix.Runs = append(ix.Runs, htmlpage.IndexRun{Label: keptLabel(sum, k), Href: name, Verdict: brokenInvariants(res)})
 	}
 	return writeIndex(filepath.Join(dir, IndexFile), ix)
+}
+
+// keptLabel names a kept failing run in an index: its point's values,
+// its mode and its seed.
+func keptLabel(sum *sweep.Summary, k sweep.Kept) string {
+	var label []string
+	if k.Point < len(sum.Points) {
+		for _, kv := range sum.Points[k.Point].Values {
+			label = append(label, kv.Key+"="+kv.Value)
+		}
+	}
+	label = append(label, "idempotence "+sweep.ModeName(k.On), "seed "+strconv.FormatUint(k.Seed, 10))
+	return strings.Join(label, ", ")
 }
 
 // writeMergePages copies into dir (the merged -out directory being
@@ -170,14 +176,7 @@ func writeMergePages(sum *sweep.Summary, shards []string, dir string) error {
 		if err := os.WriteFile(filepath.Join(dir, name), page, 0o644); err != nil {
 			return err
 		}
-		var label []string
-		if k.Point < len(sum.Points) {
-			for _, kv := range sum.Points[k.Point].Values {
-				label = append(label, kv.Key+"="+kv.Value)
-			}
-		}
-		label = append(label, "idempotence "+sweep.ModeName(k.On), "seed "+strconv.FormatUint(k.Seed, 10))
-		ix.Runs = append(ix.Runs, htmlpage.IndexRun{Label: strings.Join(label, ", "), Href: name, Verdict: strings.Join(k.Invariants, ", ")})
+		ix.Runs = append(ix.Runs, htmlpage.IndexRun{Label: keptLabel(sum, k.Kept), Href: name, Verdict: strings.Join(k.Invariants, ", ")})
 	}
 	switch {
 	case len(kept) == 0:

@@ -84,6 +84,7 @@ var Unsupported = map[string]string{
 	"crossbump":  "its epoch bump for one partition while the other writes reaches kfake's one epoch per producer and its epoch raised by a rejected batch (docs/validate.md)",
 	"txnlate":    "needs the plan action late (one EndTxn held and released late); the proxy does not hold single requests yet",
 	"hanging":    "needs the plan action late (one produce request held past its transaction's abort); the proxy does not hold single requests yet",
+	"lsolag":     "needs a read_committed consumer and a producer paused past transaction.timeout.ms; the real side runs producers only, and a proxy hold is not a process pause",
 	// The replicated scenarios (three brokers, three copies).
 	"acks1":         replicated,
 	"coordfailover": replicated,

@@ -204,18 +204,7 @@ func (s *setup) options(p *point, dst []fault) []fault {
 	for i, n := range p.up {
 		role := p.roles[i]
 		f := fault{cp: p.index, node: n, at: p.at}
-		if !m.Full {
-			if m.Crash && p.at.Add(m.Down) <= sim.Time(m.End) {
-				f.kind, f.length = fCrash, m.Down
-				dst = append(dst, f)
-			}
-			if m.Pause {
-				f.kind, f.length = fPause, m.PauseFor
-				dst = append(dst, f)
-			}
-			continue
-		}
-		for _, l := range m.Lengths {
+		for _, l := range m.lengths(false) {
 			if m.Crash && p.at.Add(l) <= sim.Time(m.End) {
 				f.kind, f.length, f.clean = fCrash, l, false
 				dst = append(dst, f)
@@ -227,7 +216,7 @@ func (s *setup) options(p *point, dst []fault) []fault {
 			}
 		}
 		if m.Pause {
-			for _, l := range m.Lengths {
+			for _, l := range m.lengths(true) {
 				f.kind, f.length = fPause, l
 				dst = append(dst, f)
 			}

@@ -42,10 +42,11 @@ transactions it is a harmless retry.
 Under transaction version 2 (Kafka 4.0+, the default 4.1) every
 EndTxn bumps the epoch, so the late EndTxn carries an old epoch and is
 answered PRODUCER_FENCED without effect; nothing breaks. That holds for
-the Java client only: the franz-go and librdkafka policies stay on the
-classic protocol against a 4.1 cluster, so with client.policy=franz-go
-or librdkafka INV-TXN fails in 71% of seeds 1-500, and LIVE-PROD in 40%
-(franz-go) or 61% (librdkafka).`,
+the Java client from 4.0 and for franz-go (which opts into transaction
+version 2 whenever the cluster finalizes it, since v1.19.2); librdkafka
+2.2.0 stays on the classic protocol against a 4.1 cluster, so with
+client.policy=librdkafka INV-TXN fails in 71% of seeds 1-500, and
+LIVE-PROD in 61%.`,
 		ExpectOff: "nothing to show: transactions need idempotence",
 		ExpectOn:  "at 4.1 (transaction version 2) the late EndTxn is fenced and every invariant holds; at kafka.version=3.9 it commits the running transaction early: INV-TXN (aborted read, torn transaction) and the producer's fatal INVALID_TXN_STATE (LIVE-PROD)",
 		Defaults: []params.KV{{Key: "records", Value: "40"}, {Key: "partitions", Value: "2"}, {Key: "batch.size", Value: "1"}, {Key: "transactional.id", Value: "t1"},

@@ -68,9 +68,13 @@ func (c ClientPolicy) behaviour() clientPolicy {
 func (c ClientPolicy) String() string { return c.behaviour().name() }
 
 // TransactionVersion returns the transaction protocol the client runs
-// where the brokers and the client's release offer version v (1: the
-// classic protocol; 2: KIP-890 part 2).
-func (c ClientPolicy) TransactionVersion(v int) int { return c.behaviour().transactionVersion(v) }
+// (1: the classic protocol; 2: KIP-890 part 2) against a cluster whose
+// finalized transaction.version is cluster (0, 1 or 2), where a Java
+// client of the run's client.version would run java (2 only from the 4.0
+// client, against a cluster at 2).
+func (c ClientPolicy) TransactionVersion(cluster, java int) int {
+	return c.behaviour().transactionVersion(cluster, java)
+}
 
 // Release names the client release the policy models, as reports print
 // it ("librdkafka=2.2.0"); "" for the Java client, whose release is
@@ -94,8 +98,10 @@ type clientPolicy interface {
 	// Java client (client.version names it).
 	release() string
 	// transactionVersion is the transaction protocol the client runs
-	// where version v is offered.
-	transactionVersion(v int) int
+	// against a cluster at transaction.version cluster, where the Java
+	// client of the run's client.version runs java
+	// ([ClientPolicy.TransactionVersion]).
+	transactionVersion(cluster, java int) int
 
 	// responded records that a request carrying batch b of partition ps
 	// came back with err: a produce response's partition error (ErrNone

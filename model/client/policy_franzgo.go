@@ -54,9 +54,21 @@ func (*franzGoPolicy) name() string { return "franz-go" }
 // for the real-client validation (docs/validate.md).
 func (*franzGoPolicy) release() string { return "franz-go=1.22.3" }
 
-// transactionVersion: franz-go runs the classic transaction protocol
-// (KIP-890 part 2 is in the Java client from 4.0).
-func (*franzGoPolicy) transactionVersion(int) int { return 1 }
+// transactionVersion: franz-go runs the transaction protocol the cluster
+// offers, whatever client.version (the Java client's release) says. Since v1.19.2 kgo opts into
+// KIP-890 part 2 at BeginTransaction when the cluster finalizes
+// transaction.version 2 or more and the negotiated versions allow it
+// (Produce v12, EndTxn v5, TxnOffsetCommit v5): v1.22.3 pkg/kgo/txn.go
+// l.603-605 (BeginTransaction) and pkg/kgo/client.go l.1030-1053
+// (supportsKIP890p2); its CHANGELOG's v1.19.2 entry. Without it (a 3.x
+// cluster, or transaction.version below 2) it pins EndTxn to v4 and
+// Produce to v11 (txn.go l.927-929, sink.go l.91-94): the classic protocol.
+func (*franzGoPolicy) transactionVersion(cluster, _ int) int {
+	if cluster >= 2 {
+		return 2
+	}
+	return 1
+}
 
 // responded: franz-go pipelines a partition's requests only while its
 // last response was a success (recBuf.okOnSink, sink.go createReq); a

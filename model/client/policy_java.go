@@ -26,7 +26,7 @@ func (*javaPolicy) release() string { return "" }
 
 // transactionVersion: the Java client runs what is offered (KIP-890 part
 // 2 from its 4.0 release, which the version profiles decide).
-func (*javaPolicy) transactionVersion(v int) int { return v }
+func (*javaPolicy) transactionVersion(_, java int) int { return java }
 
 // responded: the Java client pipelines a partition whatever its last
 // response was.

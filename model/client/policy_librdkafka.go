@@ -39,7 +39,7 @@ func (*librdkafkaPolicy) release() string { return "librdkafka=2.2.0" }
 
 // transactionVersion: librdkafka runs the classic transaction protocol
 // (KIP-890 part 2 is in the Java client from 4.0).
-func (*librdkafkaPolicy) transactionVersion(int) int { return 1 }
+func (*librdkafkaPolicy) transactionVersion(int, int) int { return 1 }
 
 // responded: librdkafka's pipelining does not depend on the last
 // response (it waits for the wire to drain instead, drainsNext).

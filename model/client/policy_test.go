@@ -252,20 +252,21 @@ func TestPolicyRegistry(t *testing.T) {
 }
 
 // TestPolicyTransactionVersion: the Java client runs the transaction
-// protocol its release and the brokers offer; librdkafka and franz-go run
-// the classic one whatever is offered.
+// protocol its release and the cluster offer; franz-go (v1.19.2 and
+// later) the one the cluster finalizes, whatever client.version says;
+// librdkafka the classic one whatever is offered.
 func TestPolicyTransactionVersion(t *testing.T) {
 	for _, c := range []struct {
-		p    ClientPolicy
-		v    int
-		want int
+		p             ClientPolicy
+		cluster, java int
+		want          int
 	}{
-		{PolicyJava, 1, 1}, {PolicyJava, 2, 2},
-		{PolicyLibrdkafka, 1, 1}, {PolicyLibrdkafka, 2, 1},
-		{PolicyFranzGo, 1, 1}, {PolicyFranzGo, 2, 1},
+		{PolicyJava, 1, 1, 1}, {PolicyJava, 2, 2, 2}, {PolicyJava, 2, 1, 1},
+		{PolicyLibrdkafka, 1, 1, 1}, {PolicyLibrdkafka, 2, 2, 1},
+		{PolicyFranzGo, 0, 1, 1}, {PolicyFranzGo, 1, 1, 1}, {PolicyFranzGo, 2, 2, 2}, {PolicyFranzGo, 2, 1, 2},
 	} {
-		if got := c.p.TransactionVersion(c.v); got != c.want {
-			t.Errorf("%s offered transaction version %d runs %d, want %d", c.p, c.v, got, c.want)
+		if got := c.p.TransactionVersion(c.cluster, c.java); got != c.want {
+			t.Errorf("%s against transaction.version %d (a Java client would run %d) runs %d, want %d", c.p, c.cluster, c.java, got, c.want)
 		}
 	}
 }

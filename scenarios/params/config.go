@@ -671,7 +671,7 @@ func (c *Config) ProducerConfig() client.ProducerConfig {
 	pc.TransactionalID = p.TransactionalID
 	pc.TransactionRecords = p.TransactionRecords
 	pc.TransactionTimeout = p.TransactionTimeout
-	pc.TransactionVersion = p.Policy.TransactionVersion(c.Versions.ClientTransactionVersion())
+	pc.TransactionVersion = p.Policy.TransactionVersion(c.Versions.TransactionVersion, c.Versions.ClientTransactionVersion())
 	pc.ClientVersion = int(parseKafkaVersion(c.Versions.ClientVersion()))
 	pc.Seq = model.SeqSpace{Bits: uint8(c.SequenceBits)}
 	pc.Policy = p.Policy

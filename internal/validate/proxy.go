@@ -25,7 +25,8 @@ import (
 // reads the framing (a 4-byte length, then the request or response), so
 // it can count requests like the simulated network counts them on a link,
 // lose a request or a response, answer a produce request with an error in
-// the broker's place, delay or hold a direction, and refuse connections
+// the broker's place, delay or hold a direction, hold one request of a
+// given type late (the plan action late, late.go), and refuse connections
 // during a partition.
 //
 // TCP semantics follow the simulated network's tcp mode (docs/plans.md):
@@ -85,8 +86,13 @@ type ProxyStats struct {
 	Rejected int64
 	// Refused counts connections refused during a partition.
 	Refused int64
-	// Fenced counts produce batches answered INVALID_PRODUCER_EPOCH or
-	// PRODUCER_FENCED.
+	// Late counts requests held late (ArmLate).
+	Late int64
+	// Fenced counts produce batches, and InitProducerId,
+	// AddPartitionsToTxn and EndTxn requests, answered
+	// INVALID_PRODUCER_EPOCH or PRODUCER_FENCED: what the broker or the
+	// coordinator refused for a stale epoch, whether or not the client
+	// got the answer (idemsim's fenced counter, scenarios/world/stats.go).
 	Fenced int64
 	// Rewritten counts Metadata and FindCoordinator responses whose
 	// advertised brokers were rewritten (-bootstrap).
@@ -126,6 +132,11 @@ type Proxy struct {
 	drops map[dropKey]bool
 	// rejects are armed plan rejects by produce request number.
 	rejects map[int64]rejectRule
+	// nKey numbers every request by API key (reconnects included), and
+	// lates are armed late rules: a key (-1: any modelled request, by
+	// its link's number) and a number to the extra delay.
+	nKey  map[int16]int64
+	lates map[lateKey]time.Duration
 	// cut[dir] drops every message in that direction; refuse refuses
 	// new connections (a partition both ways).
 	cut    [2]bool
@@ -142,6 +153,11 @@ type dropKey struct {
 	n     int64
 }
 
+type lateKey struct {
+	key int16
+	n   int64
+}
+
 type rejectRule struct {
 	code int16
 	part int32
@@ -155,6 +171,7 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 	}
 	p := &Proxy{cfg: cfg, ln: ln, rng: rand.New(rand.NewPCG(cfg.Seed, 0x70726f7879)),
 		conns: make(map[*pconn]struct{}), drops: make(map[dropKey]bool), rejects: make(map[int64]rejectRule),
+		nKey: make(map[int16]int64), lates: make(map[lateKey]time.Duration),
 		stats: ProxyStats{Errors: make(map[string]int64)}}
 	p.wg.Add(1)
 	go p.accept()
@@ -296,6 +313,25 @@ func (p *Proxy) ArmReject(n int64, code int16, part int32) {
 	p.mu.Unlock()
 }
 
+// ArmLate arms a plan late: the n-th request with API key key (key -1:
+// the n-th modelled request on the broker link, or on the coordinator
+// link with coord) reaches the broker d later than the network would
+// deliver it. The requests behind it on its connection wait behind it
+// (a connection never reorders). The broker reads and handles it even if
+// the client closed the connection meanwhile, or a cut came since: the
+// proxy keeps the broker side open until it is delivered, and drops what
+// the broker answers to a client that is gone (faults.Late: a TCP
+// segment retransmitted after a blip, read by a broker socket that never
+// saw the client's close).
+func (p *Proxy) ArmLate(key int16, coord bool, n int64, d time.Duration) {
+	p.mu.Lock()
+	if key < 0 && coord {
+		key = -2
+	}
+	p.lates[lateKey{key, n}] = d
+	p.mu.Unlock()
+}
+
 // Cut drops every message in direction dir (Request: client to broker)
 // until Heal; a cut both ways also refuses new connections.
 func (p *Proxy) Cut(dir simnet.Direction) {
@@ -376,6 +412,8 @@ func (p *Proxy) accept() {
 type frame struct {
 	b  []byte
 	at time.Time
+	// late: a held request (ArmLate), delivered through cuts and breaks.
+	late bool
 }
 
 // slot is a request whose response the client waits for, in order.
@@ -406,8 +444,13 @@ type pconn struct {
 	// are lost with the connection.
 	doomed bool
 	last   [2]time.Time
-	once   sync.Once
-	done   chan struct{}
+	// lateUntil is when the last held request goes to the broker
+	// (ArmLate); gone: the client closed its side, and only held requests
+	// still go on, while the broker's answers are dropped.
+	lateUntil time.Time
+	gone      bool
+	once      sync.Once
+	done      chan struct{}
 }
 
 // kill closes both sides at once.
@@ -476,7 +519,11 @@ func (pc *pconn) send(dir simnet.Direction, b []byte) { pc.sendFrom(dir, b, time
 
 // sendFrom queues a frame that is ready at from (or now, if later).
 func (pc *pconn) sendFrom(dir simnet.Direction, b []byte, from time.Time) {
-	f := frame{b: b, at: pc.deliverAt(dir, from)}
+	pc.queue(dir, frame{b: b, at: pc.deliverAt(dir, from)})
+}
+
+// queue queues frame f for its writer; p.mu is held.
+func (pc *pconn) queue(dir simnet.Direction, f frame) {
 	select {
 	case pc.out[dir] <- f:
 	default:
@@ -521,11 +568,11 @@ func (pc *pconn) write(dir simnet.Direction, w io.Writer) {
 			}
 		}
 		pc.p.mu.Lock()
-		cut := pc.p.cut[dir]
+		cut := pc.p.cut[dir] && !f.late
 		if cut {
 			pc.breakLocked()
 		}
-		broken := pc.broken
+		broken := pc.broken && !f.late || pc.gone && dir == simnet.Response
 		pc.p.mu.Unlock()
 		if broken {
 			continue // swallowed
@@ -603,19 +650,46 @@ func responseBody(b []byte, key, ver int16) (int, error) {
 
 func (pc *pconn) readRequests() {
 	defer pc.p.wg.Done()
-	defer pc.kill()
 	r := bufio.NewReader(pc.c)
 	for {
 		b, err := readFrame(r)
 		if err != nil {
+			pc.clientGone()
 			return
 		}
 		key, ver, corr, body, err := requestHeader(b)
 		if err != nil {
+			pc.kill()
 			return
 		}
 		pc.request(b, key, ver, corr, body)
 	}
+}
+
+// lateGrace is how long the broker side of a connection whose client is
+// gone stays open after its last held request went on: time for the
+// broker to read and handle it.
+const lateGrace = 2 * time.Second
+
+// clientGone ends the connection when its client closed it, unless a
+// held request is still to reach the broker: then only the client side
+// closes now, and the broker side once the request went on (lateGrace
+// after it).
+func (pc *pconn) clientGone() {
+	p := pc.p
+	p.mu.Lock()
+	until := pc.lateUntil
+	pending := until.After(time.Now())
+	if pending {
+		pc.gone = true
+	}
+	p.mu.Unlock()
+	if !pending {
+		pc.kill()
+		return
+	}
+	pc.c.Close()
+	time.AfterFunc(time.Until(until)+lateGrace, pc.kill)
 }
 
 // request handles one request frame from the client.
@@ -629,6 +703,11 @@ func (pc *pconn) request(b []byte, key, ver int16, corr int32, body int) {
 	}
 	modelled, coord := apiModelled(key)
 	s := &slot{corr: corr, key: key, ver: ver, coord: coord, pending: true}
+	p.nKey[key]++
+	late, isLate := p.lates[lateKey{key, p.nKey[key]}]
+	if isLate {
+		delete(p.lates, lateKey{key, p.nKey[key]})
+	}
 	expectResponse := true
 	var preq *kmsg.ProduceRequest
 	if key == 0 {
@@ -649,6 +728,14 @@ func (pc *pconn) request(b []byte, key, ver int16, corr int32, body int) {
 			s.n = p.nProduce
 		}
 		p.stats.Requests++
+		anyKey := lateKey{-1, s.n}
+		if coord {
+			anyKey.key = -2
+		}
+		if d, ok := p.lates[anyKey]; ok && !isLate {
+			delete(p.lates, anyKey)
+			late, isLate = d, true
+		}
 		lost := p.drops[dropKey{coord, simnet.Request, s.n}] || p.cfg.RequestLoss > 0 && p.rng.Float64() < p.cfg.RequestLoss
 		if lost {
 			delete(p.drops, dropKey{coord, simnet.Request, s.n})
@@ -691,6 +778,15 @@ func (pc *pconn) request(b []byte, key, ver int16, corr int32, body int) {
 	}
 	if expectResponse {
 		pc.order = append(pc.order, s)
+	}
+	if isLate {
+		p.stats.Late++
+		f := frame{b: b, at: pc.deliverAt(simnet.Request, time.Time{}).Add(late), late: true}
+		// The requests behind it wait behind it.
+		pc.last[simnet.Request] = f.at
+		pc.lateUntil = f.at
+		pc.queue(simnet.Request, f)
+		return
 	}
 	pc.send(simnet.Request, b)
 }
@@ -750,20 +846,24 @@ func (pc *pconn) deliverLocked(s *slot, b []byte, from time.Time) {
 			pc.breakLocked()
 			return
 		}
-		p.countErrors(s, b)
+		p.countErrors(s, b, !pc.gone)
 	}
 	pc.sendFrom(simnet.Response, b, from)
 }
 
-// countErrors counts the error codes of a modelled response; p.mu is
-// held.
-func (p *Proxy) countErrors(s *slot, b []byte) {
+// countErrors counts the error codes of a modelled response, in Errors
+// only if the client receives it (received), and its fencing in Fenced
+// either way; p.mu is held.
+func (p *Proxy) countErrors(s *slot, b []byte, received bool) {
 	i, err := responseBody(b, s.key, s.ver)
 	if err != nil {
 		return
 	}
 	add := func(code int16) {
-		if code != 0 {
+		if code == kerr.InvalidProducerEpoch.Code || code == kerr.ProducerFenced.Code {
+			p.stats.Fenced++
+		}
+		if code != 0 && received {
 			p.stats.Errors[errName(code)]++
 		}
 	}
@@ -775,9 +875,6 @@ func (p *Proxy) countErrors(s *slot, b []byte) {
 			for _, t := range r.Topics {
 				for _, tp := range t.Partitions {
 					add(tp.ErrorCode)
-					if tp.ErrorCode == kerr.InvalidProducerEpoch.Code || tp.ErrorCode == kerr.ProducerFenced.Code {
-						p.stats.Fenced++
-					}
 				}
 			}
 		}
@@ -797,12 +894,16 @@ func (p *Proxy) countErrors(s *slot, b []byte) {
 		r := kmsg.NewPtrAddPartitionsToTxnResponse()
 		r.Version = s.ver
 		if r.ReadFrom(b[i:]) == nil {
+			// One refused request fences once, however many partitions
+			// it names (idemsim counts the coordinator's answer).
+			fenced := p.stats.Fenced
 			add(r.ErrorCode)
 			for _, t := range r.Topics {
 				for _, tp := range t.Partitions {
 					add(tp.ErrorCode)
 				}
 			}
+			p.stats.Fenced = min(p.stats.Fenced, fenced+1)
 		}
 	}
 }

@@ -818,9 +818,40 @@ func (t *target) ArmDuplicate(dir simnet.Direction, n int64, client, server stri
 	t.unsupported("duplicate " + client + ">" + server)
 }
 
-// ArmLate: see ArmDelay.
+// lateKeys are the Kafka API keys of the request types a late rule may
+// name (faults.LateTypes) that a client sends; the server-to-server ones
+// have no real counterpart here.
+var lateKeys = map[string]int16{"Produce": 0, "OffsetFetch": 9, "InitProducerId": 22, "AddPartitionsToTxn": 24,
+	"AddOffsetsToTxn": 25, "EndTxn": 26, "TxnOffsetCommit": 28}
+
+// ArmLate holds one request late in the proxy (Proxy.ArmLate): by type,
+// the n-th request of that API key on the link (on the coordinator link,
+// every proxy of the client counts its own, and the first, which the
+// coordinator's requests take, is armed, as for a drop); without a type,
+// the n-th modelled request.
 func (t *target) ArmLate(typ string, n int64, client, server string, d time.Duration) {
-	t.unsupported("late " + client + ">" + server)
+	ci, cc, ok1 := t.node(client)
+	si, sc, ok2 := t.node(server)
+	if !ok1 || !ok2 || !cc || sc {
+		t.unsupported("late " + typ + " " + client + ">" + server + " (only from a producer to a server)")
+		return
+	}
+	key := int16(-1)
+	if typ != "" {
+		k, ok := lateKeys[typ]
+		if !ok {
+			t.unsupported("late " + typ + " (a request between servers)")
+			return
+		}
+		key = k
+	}
+	ps := t.links(ci, si)
+	if si < 0 {
+		ps = ps[:1]
+	}
+	for _, p := range ps {
+		p.ArmLate(key, si < 0, n, t.r.d(d))
+	}
 }
 
 func (t *target) Pause(node string, d time.Duration) {

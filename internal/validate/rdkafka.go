@@ -56,6 +56,9 @@ func newRdkafka(r *realRun, i int) (producer, error) {
 	case 1:
 		acks = "1"
 	}
+	// librdkafka 2.2.0 has no retry.backoff.max.ms: its retries wait
+	// retry.backoff.ms each (the exponential backoff of KIP-580 came in
+	// 2.3.0, CHANGELOG.md).
 	cm := &kafka.ConfigMap{
 		"bootstrap.servers":                     strings.Join(boot, ","),
 		"client.id":                             "idemsim-" + world.InstanceName(i),
@@ -68,7 +71,6 @@ func newRdkafka(r *realRun, i int) (producer, error) {
 		"request.timeout.ms":                    ms(r.d(pc.RequestTimeout), 10),
 		"socket.timeout.ms":                     ms(r.d(pc.RequestTimeout), 10),
 		"retry.backoff.ms":                      ms(r.d(pc.RetryBackoff), 1),
-		"retry.backoff.max.ms":                  ms(r.d(max(pc.RetryBackoffMax, pc.RetryBackoff)), 1),
 		"reconnect.backoff.ms":                  ms(r.d(pc.ReconnectBackoff), 0),
 		"reconnect.backoff.max.ms":              ms(r.d(max(pc.ReconnectBackoff, 10*time.Millisecond)), 10),
 		"message.timeout.ms":                    ms(r.d(pc.DeliveryTimeout), 1000),

@@ -554,7 +554,7 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support, end tim
 	}
 	switch {
 	case c.client() == ClientLibrdkafka:
-		mr.Notes = append(mr.Notes, "client.policy=librdkafka models librdkafka 1.x-2.2; the real client is newer (docs/validate.md)")
+		mr.Notes = append(mr.Notes, "client.policy=librdkafka models librdkafka 2.2.0, the release confluent-kafka-go v2.2.0 bundles (docs/validate.md)")
 	case !on:
 		mr.Notes = append(mr.Notes, "franz-go without idempotence resends every batch after a failed first batch in order (docs/validate.md); client.policy=franz-go models it")
 	default:

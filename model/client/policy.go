@@ -102,6 +102,11 @@ type clientPolicy interface {
 	// client of the run's client.version runs java
 	// ([ClientPolicy.TransactionVersion]).
 	transactionVersion(cluster, java int) int
+	// exponentialBackoff reports whether a retry waits retry.backoff.ms
+	// doubled per attempt up to retry.backoff.max.ms, with jitter
+	// (KIP-580), or retry.backoff.ms every time; client is the Java
+	// client's release (ProducerConfig.ClientVersion).
+	exponentialBackoff(client int) bool
 
 	// responded records that a request carrying batch b of partition ps
 	// came back with err: a produce response's partition error (ErrNone

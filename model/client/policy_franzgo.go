@@ -70,6 +70,12 @@ func (*franzGoPolicy) transactionVersion(cluster, _ int) int {
 	return 1
 }
 
+// exponentialBackoff: kgo's retry backoff doubles per failure, with
+// ±20% jitter, up to a cap (v1.22.3 pkg/kgo/config.go l.638-665, the
+// default RetryBackoffFn); idemsim draws it from retry.backoff.ms and
+// retry.backoff.max.ms.
+func (*franzGoPolicy) exponentialBackoff(int) bool { return true }
+
 // responded: franz-go pipelines a partition's requests only while its
 // last response was a success (recBuf.okOnSink, sink.go createReq); a
 // broken or timed-out connection does not count as a response.

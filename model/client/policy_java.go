@@ -28,6 +28,12 @@ func (*javaPolicy) release() string { return "" }
 // 2 from its 4.0 release, which the version profiles decide).
 func (*javaPolicy) transactionVersion(_, java int) int { return java }
 
+// exponentialBackoff: the Java client backs off exponentially, with
+// jitter, from 3.7.0 (KIP-580, KAFKA-14076 and the 3.7.0 upgrade notes:
+// retry.backoff.max.ms); before, RecordAccumulator waited retry.backoff.ms
+// before every retry.
+func (*javaPolicy) exponentialBackoff(client int) bool { return client == 0 || client >= 307 }
+
 // responded: the Java client pipelines a partition whatever its last
 // response was.
 func (*javaPolicy) responded(*partState, model.ErrCode) {}

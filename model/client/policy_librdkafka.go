@@ -41,6 +41,12 @@ func (*librdkafkaPolicy) release() string { return "librdkafka=2.2.0" }
 // (KIP-890 part 2 is in the Java client from 4.0).
 func (*librdkafkaPolicy) transactionVersion(int, int) int { return 1 }
 
+// exponentialBackoff: librdkafka 2.2.0 waits retry.backoff.ms before
+// every retry; KIP-580's exponential backoff and retry.backoff.max.ms came
+// in 2.3.0 (its CHANGELOG; 2.2.0's rd_kafka_conf_set refuses
+// retry.backoff.max.ms: "No such configuration property").
+func (*librdkafkaPolicy) exponentialBackoff(int) bool { return false }
+
 // responded: librdkafka's pipelining does not depend on the last
 // response (it waits for the wire to drain instead, drainsNext).
 func (*librdkafkaPolicy) responded(*partState, model.ErrCode) {}

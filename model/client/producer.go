@@ -715,8 +715,13 @@ func (p *Producer) seqAfter(a, b int32) bool {
 
 // backoff is retry.backoff.ms * 2^(attempts-1), capped at
 // retry.backoff.max.ms, with ±20% jitter (KIP-580). Kafka draws the
-// jitter on every readiness check; idemsim draws it once per retry.
+// jitter on every readiness check; idemsim draws it once per retry. A
+// client before KIP-580 (the policy's exponentialBackoff) waits
+// retry.backoff.ms, with no jitter.
 func (p *Producer) backoff(attempts int32) time.Duration {
+	if !p.policy.exponentialBackoff(p.cfg.ClientVersion) {
+		return p.cfg.RetryBackoff
+	}
 	d := int64(p.cfg.RetryBackoff)
 	for i := int32(1); i < attempts && d < int64(p.cfg.RetryBackoffMax); i++ {
 		d *= 2

@@ -291,6 +291,23 @@ func TestProducerBackoff(t *testing.T) {
 			}
 		}
 	}
+	// Before KIP-580 (the Java client before 3.7, librdkafka 2.2.0) every
+	// retry waits retry.backoff.ms, with no jitter.
+	for _, mut := range []func(*ProducerConfig){
+		func(c *ProducerConfig) { c.ClientVersion = 306 },
+		func(c *ProducerConfig) { c.Policy = PolicyLibrdkafka },
+	} {
+		old := newPTest(t, mut)
+		for _, a := range []int32{1, 2, 4, 10} {
+			if d := old.p.backoff(a); d != 100*time.Millisecond {
+				t.Errorf("%s client %d: backoff(%d) = %v, want retry.backoff.ms, 100ms", old.p.cfg.Policy, old.p.cfg.ClientVersion, a, d)
+			}
+		}
+	}
+	at37 := newPTest(t, func(c *ProducerConfig) { c.ClientVersion = 307 })
+	if d := at37.p.backoff(4); d < 640*time.Millisecond {
+		t.Errorf("client 3.7: backoff(4) = %v, want KIP-580's 800ms ±20%%", d)
+	}
 }
 
 // TestProducerConfigResolve checks Kafka's defaults and conflict rules

@@ -3,7 +3,7 @@
 // the same scenario (docs/validate.md): franz-go's kgo (and, built with
 // the librdkafka tag, confluent-kafka-go) producing to franz-go's kfake
 // on loopback, through a proxy that loses, delays and holds messages as
-// the scenario's faults do (proxy.go).
+// the scenario's faults do (package proxy).
 //
 // The two sides' rates are compared with an equivalence test at a margin
 // relative to the simulated rate, with an absolute floor (stats.go); a

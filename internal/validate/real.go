@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/idemsim/idemsim/internal/validate/proxy"
 	stdnet "net"
 	"slices"
 	"sort"
@@ -137,7 +138,7 @@ type realRun struct {
 	brokers []string // broker addresses, b1 first
 	cluster *kfake.Cluster
 	// proxies[i][j]: instance i to broker j.
-	proxies [][]*Proxy
+	proxies [][]*proxy.Proxy
 	start   time.Time
 
 	mu sync.Mutex
@@ -226,13 +227,13 @@ func (r *realRun) setup(ctx context.Context) error {
 	}
 	net := r.cfg.Net
 	for i := 0; i < n; i++ {
-		var row []*Proxy
+		var row []*proxy.Proxy
 		for j, addr := range r.brokers {
-			pc := ProxyConfig{Client: world.InstanceName(i), Server: r.topo.BrokerName(j), Coordinator: r.topo.CoordinatorName(),
+			pc := proxy.Config{Client: world.InstanceName(i), Server: r.topo.BrokerName(j), Coordinator: r.topo.CoordinatorName(),
 				Upstream: addr, RequestLoss: net.RequestLoss, ResponseLoss: net.ResponseLoss, Notice: net.DisconnectNotice,
 				TransientError: r.cfg.Broker.TransientError, Seed: r.spec.Seed*1000003 + uint64(i*64+j),
 				Latency: net.Latency, LatencyScale: r.spec.Scale}
-			p, err := NewProxy(pc)
+			p, err := proxy.New(pc)
 			if err != nil {
 				return err
 			}
@@ -393,7 +394,7 @@ func (r *realRun) clientOpts(i int) []kgo.Opt {
 	return opts
 }
 
-func isProxy(host string, row []*Proxy) bool {
+func isProxy(host string, row []*proxy.Proxy) bool {
 	for _, p := range row {
 		if p.Addr() == host {
 			return true
@@ -796,11 +797,11 @@ func (t *target) node(name string) (idx int, client bool, ok bool) {
 
 // links returns the proxies between a client and a server (every broker
 // for the coordinator).
-func (t *target) links(client, server int) []*Proxy {
+func (t *target) links(client, server int) []*proxy.Proxy {
 	if server < 0 {
 		return t.r.proxies[client]
 	}
-	return []*Proxy{t.r.proxies[client][server]}
+	return []*proxy.Proxy{t.r.proxies[client][server]}
 }
 
 // Stall has no real counterpart here: the proxy cannot stop a broker's

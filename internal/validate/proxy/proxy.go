@@ -1,4 +1,4 @@
-package validate
+package proxy
 
 import (
 	"bufio"
@@ -42,8 +42,8 @@ import (
 // and the rest pass untouched, because the simulator has no such
 // messages; they still see pauses, cuts and refused connections.
 
-// ProxyConfig configures a Proxy.
-type ProxyConfig struct {
+// Config configures a Proxy.
+type Config struct {
 	// Client and Server are the plan's node names of the two ends, e.g.
 	// "p1" and "b1". Coordinator is the plan's name for the coordinator
 	// link ("c1"): coordinator requests are numbered on it.
@@ -75,8 +75,8 @@ type ProxyConfig struct {
 	Seed uint64
 }
 
-// ProxyStats are what a proxy saw and did.
-type ProxyStats struct {
+// Stats are what a proxy saw and did.
+type Stats struct {
 	// Requests and Responses count modelled messages forwarded or lost.
 	Requests, Responses int64
 	// RequestsLost and ResponsesLost count modelled messages lost (drawn
@@ -118,7 +118,7 @@ func apiModelled(key int16) (modelled, coordinator bool) {
 // Proxy is a fault-injecting TCP proxy in front of one broker for one
 // client instance. Its methods are safe for concurrent use.
 type Proxy struct {
-	cfg ProxyConfig
+	cfg Config
 	ln  stdnet.Listener
 
 	mu     sync.Mutex
@@ -143,7 +143,7 @@ type Proxy struct {
 	refuse bool
 	// holdUntil[dir] holds messages in that direction (a pause).
 	holdUntil [2]time.Time
-	stats     ProxyStats
+	stats     Stats
 	wg        sync.WaitGroup
 }
 
@@ -163,8 +163,8 @@ type rejectRule struct {
 	part int32
 }
 
-// NewProxy listens on a loopback port and forwards to cfg.Upstream.
-func NewProxy(cfg ProxyConfig) (*Proxy, error) {
+// New listens on a loopback port and forwards to cfg.Upstream.
+func New(cfg Config) (*Proxy, error) {
 	ln, err := stdnet.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 	p := &Proxy{cfg: cfg, ln: ln, rng: rand.New(rand.NewPCG(cfg.Seed, 0x70726f7879)),
 		conns: make(map[*pconn]struct{}), drops: make(map[dropKey]bool), rejects: make(map[int64]rejectRule),
 		nKey: make(map[int16]int64), lates: make(map[lateKey]time.Duration),
-		stats: ProxyStats{Errors: make(map[string]int64)}}
+		stats: Stats{Errors: make(map[string]int64)}}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
@@ -182,7 +182,7 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
 // Stats returns a copy of the proxy's counters.
-func (p *Proxy) Stats() ProxyStats {
+func (p *Proxy) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.stats
@@ -224,7 +224,7 @@ func (p *Proxy) DropAll() {
 	}
 }
 
-// SetRewrite sets the advertised-address rewrite ([ProxyConfig.Rewrite]).
+// SetRewrite sets the advertised-address rewrite ([Config.Rewrite]).
 func (p *Proxy) SetRewrite(m map[string]string) {
 	p.mu.Lock()
 	p.cfg.Rewrite = m

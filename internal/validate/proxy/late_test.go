@@ -1,4 +1,4 @@
-package validate
+package proxy
 
 import (
 	"bufio"
@@ -106,7 +106,7 @@ func requestFrame(key, ver int16, corr int32) []byte {
 // client closed the connection meanwhile (faults.Late).
 func TestProxyLate(t *testing.T) {
 	f := newFakeBroker(t)
-	p, err := NewProxy(ProxyConfig{Client: "p1", Server: "b1", Coordinator: "c1", Upstream: f.ln.Addr().String()})
+	p, err := New(Config{Client: "p1", Server: "b1", Coordinator: "c1", Upstream: f.ln.Addr().String()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,13 @@ func (p *Partition) Restart(now sim.Time, clean bool) {
 		p.Snapshot()
 	}
 	p.verifying = nil // the verification entries are the broker's memory
-	from := p.loadSnapshot(now)
+	if p.snap != nil && p.snap.Offset <= p.logStart {
+		// ProducerStateManager.truncateAndReload removes the snapshots
+		// at or below the log start: the deleted entries are not
+		// replayed, so a producer whose batches all went is forgotten.
+		p.snap = nil
+	}
+	from := max(p.loadSnapshot(now), p.logStart)
 	// Replay from the first log entry at or after from.
 	p.replay(&p.log, p.log.search(from))
 	p.rebuildAbortedTxns(from, p.snap)

@@ -67,3 +67,37 @@ func violationNames(vs []check.Violation) []string {
 	}
 	return out
 }
+
+// TestConsumerResetsPastLogStart: in lsolag the read_committed consumer
+// waits at offset 11 behind the open transaction when a DeleteRecords
+// moves the log start to 12: its next fetch is OFFSET_OUT_OF_RANGE, and
+// auto.offset.reset=earliest resets it to the log start (ListOffsets
+// EARLIEST), from where it reads on; no invariant fails.
+func TestConsumerResetsPastLogStart(t *testing.T) {
+	sc, err := Lookup("lsolag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := "1.05s pause p1 8s\n2s delete-records b1 partition 0 before 12\n"
+	for _, c := range []struct {
+		reset string
+		want  []string
+	}{
+		{"earliest", []string{" b1 log start p0 0 -> 12 (delete-records)", " r1 recv CFetchResp#8 p0 OFFSET_OUT_OF_RANGE",
+			" r1 resets p0 position 11 -> -1 (out of range)", " r1 resets p0 position -1 -> 12 (earliest)"}},
+	} {
+		r := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: kv("enable.idempotence", "true", "auto.offset.reset", c.reset), PlanText: plan, KeepTrace: true})
+		i := 0
+		for _, l := range r.Trace {
+			if i < len(c.want) && strings.Contains(l, c.want[i]) {
+				i++
+			}
+		}
+		if i < len(c.want) {
+			t.Errorf("auto.offset.reset=%s: no trace line %q in order\nreproduce: %s", c.reset, c.want[i], r.Reproduce)
+		}
+		if c.reset == "earliest" && (len(r.Violations) > 0 || r.Deleted != 11) {
+			t.Errorf("auto.offset.reset=earliest: violations %v, deleted %d (want none, 11)", r.Violations, r.Deleted)
+		}
+	}
+}

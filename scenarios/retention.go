@@ -40,8 +40,9 @@ retry as new data, so the record lands twice (INV-DUP; INV-SEQ too: its
 sequence repeats) and the producer sees no error. The outcome is the same at kafka.version=3.0 and 4.1 (and
 for the 3.x and 4.x Java clients): no covered broker answers
 UNKNOWN_PRODUCER_ID, so the client's KIP-360 handling of that error (its
-log start comparison, an epoch bump) never runs. Brokers before 2.5,
-which the model does not cover, answered UNKNOWN_PRODUCER_ID here.
+log start comparison, an epoch bump) never runs. Brokers before KIP-360,
+older than any release the model covers, answered UNKNOWN_PRODUCER_ID
+here.
 
 INV-LOSS does not count the deleted records as lost: they were
 committed, then deleted by retention, which the trace reports.`,

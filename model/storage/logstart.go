@@ -18,9 +18,11 @@ import (
 // its own, so retention deletes entry by entry where Kafka deletes whole
 // segments of segment.bytes; the size counts offsets (one per record, one
 // per marker), not bytes. Deleted entries stay in the partition's store,
-// below the log start: nothing reads them (a fetch, a replay at restart),
-// but [Partition.Log] still returns them, so that the checkers can tell a
-// record deleted by retention from one lost (docs/operations.md).
+// below the log start: no fetch reads them; a restart's replay does,
+// standing for the snapshot Kafka takes at every segment roll
+// (snapshot.go); and [Partition.Log] still returns them, so that the
+// checkers can tell a record deleted by retention from one lost
+// (docs/operations.md).
 
 // Retention is a partition's retention.ms and retention.bytes. A nil
 // *Retention (PartitionConfig's zero value) keeps everything: idemsim's

@@ -73,9 +73,8 @@ func TestRetentionWaitsForHighWatermark(t *testing.T) {
 // TestLogStartKeepsProducerState: KIP-360 (Kafka 2.4): a producer whose
 // batches are all deleted keeps its state, so the retry of its last
 // batch is still answered as a duplicate and its next batch is in
-// sequence; producer.id.expiration.ms still removes it. An unclean
-// restart replays from the log start only (snapshots at or below it are
-// removed), and forgets it.
+// sequence. An unclean restart keeps it too (the deleted entries stand
+// for the snapshot Kafka takes at every segment roll).
 func TestLogStartKeepsProducerState(t *testing.T) {
 	p := NewPartition(0, PartitionConfig{})
 	for i := range int32(3) {
@@ -93,8 +92,11 @@ func TestLogStartKeepsProducerState(t *testing.T) {
 		t.Fatalf("a gap after deletion: %v, want OUT_OF_ORDER_SEQUENCE_NUMBER (the state is kept)", r.Err)
 	}
 	p.Restart(0, false)
-	if p.Producer(7) != nil || p.Producer(8) == nil {
-		t.Fatalf("after an unclean restart: pid 7 %v (want forgotten), pid 8 %v (want kept)", p.Producer(7), p.Producer(8))
+	if p.Producer(7) == nil || p.Producer(8) == nil || p.StateDiff(0) != "" {
+		t.Fatalf("after an unclean restart: pid 7 %v, pid 8 %v (want both kept), diff %q", p.Producer(7), p.Producer(8), p.StateDiff(0))
+	}
+	if r := p.Append(0, timed(7, 2, 0)); !r.Duplicate {
+		t.Fatalf("retry after the restart: %v dup=%v, want a duplicate", r.Err, r.Duplicate)
 	}
 	if p.LastStableOffset() < p.LogStartOffset() {
 		t.Fatalf("LSO %d below the log start %d", p.LastStableOffset(), p.LogStartOffset())

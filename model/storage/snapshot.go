@@ -109,13 +109,12 @@ func (p *Partition) Restart(now sim.Time, clean bool) {
 		p.Snapshot()
 	}
 	p.verifying = nil // the verification entries are the broker's memory
-	if p.snap != nil && p.snap.Offset <= p.logStart {
-		// ProducerStateManager.truncateAndReload removes the snapshots
-		// at or below the log start: the deleted entries are not
-		// replayed, so a producer whose batches all went is forgotten.
-		p.snap = nil
-	}
-	from := max(p.loadSnapshot(now), p.logStart)
+	// Entries below the log start are replayed too: they stand for the
+	// snapshot Kafka takes at every segment roll (UnifiedLog.roll), which
+	// holds the producers whose batches retention deleted since, while
+	// here every entry is a segment of its own (logstart.go) and
+	// snapshots are rarer.
+	from := p.loadSnapshot(now)
 	// Replay from the first log entry at or after from.
 	p.replay(&p.log, p.log.search(from))
 	p.rebuildAbortedTxns(from, p.snap)

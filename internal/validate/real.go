@@ -854,8 +854,8 @@ func (t *target) ArmLate(typ string, n int64, client, server string, d time.Dura
 	}
 }
 
-func (t *target) DeleteRecords(server string, part int32, _ int64) {
-	t.unsupported("delete-records " + server + " partition " + strconv.Itoa(int(part)))
+func (t *target) DeleteRecords(server string, _ int32, _ int64) {
+	t.unsupported("delete-records " + server)
 }
 
 func (t *target) Pause(node string, d time.Duration) {

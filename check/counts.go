@@ -31,6 +31,11 @@ type Counts struct {
 	// produce acknowledgements whatever its end.
 	TxnCommitted int64 `json:"txn_committed"`
 	TxnAborted   int64 `json:"txn_aborted"`
+	// Deleted counts the data records that retention or DeleteRecords
+	// deleted: below their partition's final log start (deleted.go). They
+	// count in Appended, and are not lost. The run report prints it when
+	// it is not 0; -json and runs.csv leave it out (their columns stay).
+	Deleted int64 `json:"-"`
 }
 
 // tally counts a run from the observation stream and the log view:
@@ -75,5 +80,6 @@ func (t *tally) finish() Counts {
 	c := t.c
 	c.Acked, c.Failed = t.lv.recs.acked, t.lv.recs.failed
 	c.LostAcked = int64(len(t.lv.lostAcked()))
+	c.Deleted = t.lv.deleted()
 	return c
 }

@@ -113,11 +113,17 @@ func TestJSONShape(t *testing.T) {
 	if got := string(b); got != `{"invariant":"INV-DUP","detail":"d","at_ns":5}` {
 		t.Errorf("violation JSON %s", got)
 	}
-	b, err = json.Marshal(Counts{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})
+	b, err = json.Marshal(Counts{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"sent":1,"acked":2,"failed":3,"pending":4,"appended":5,"duplicates":6,"reordered":7,"lost_acked":8,"aborted":9,"txn_committed":10,"txn_aborted":11}`
+	if got := string(b); got != want {
+		t.Errorf("counts JSON %s, want %s", got, want)
+	}
+	// deleted is the run report's alone: -json and runs.csv keep their
+	// columns.
+	b, _ = json.Marshal(Counts{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
 	if got := string(b); got != want {
 		t.Errorf("counts JSON %s, want %s", got, want)
 	}

@@ -47,6 +47,11 @@ type logView struct {
 	// end is the run's end time (ObsRunEnd).
 	end sim.Time
 
+	// starts holds, per partition, the highest log start offset a broker
+	// reported ([model.ObsLogStart]): retention or DeleteRecords deleted
+	// the records below it (deleted.go).
+	starts []int64
+
 	// tx is what the stream tells of transactions (txnview.go).
 	tx txnFacts
 
@@ -100,6 +105,7 @@ func (lv *logView) reset(replicated bool) {
 	lv.commits = truncated(lv.commits)
 	lv.aborted = 0
 	lv.end = 0
+	lv.starts = truncated(lv.starts)
 	lv.tx.reset()
 	lv.otx.reset()
 	lv.replicated = replicated
@@ -139,6 +145,8 @@ func (lv *logView) observe(o *model.Obs) {
 		lv.otx.observe(o)
 	case model.ObsFinalLog:
 		lv.finalLog(o)
+	case model.ObsLogStart:
+		lv.logStart(o)
 	case model.ObsRunEnd:
 		// A scripted run may be judged at several points, each with
 		// its own run end: the lost records are worked out afresh.

@@ -120,6 +120,9 @@ type Target interface {
 	// server (the n-th of type typ, when typ is not "") d late, and has
 	// the server handle it whatever happened to its connection ([Late]).
 	ArmLate(typ string, n int64, client, server string, d time.Duration)
+	// DeleteRecords hands an operator's DeleteRecords for partition part
+	// before offset before to broker server ([DeleteRecords]).
+	DeleteRecords(server string, part int32, before int64)
 }
 
 // Span is how long an action's effect lasts, as a timeline draws it.
@@ -165,6 +168,9 @@ type Nodes struct {
 	// Controllers are the KRaft controller of a replicated world (n1), a
 	// subset of Servers; empty without replication.
 	Controllers []string
+	// Partitions is the topic's partition count (delete-records names
+	// one of them).
+	Partitions int32
 }
 
 // all returns every node name.

@@ -37,6 +37,10 @@ const (
 	// GenStall ("stall") stalls a server's request handlers for up to
 	// MaxDuration. It is not in GenAll: name it ("all,stall").
 	GenStall
+	// GenDeleteRecords ("delete-records") sends an operator's
+	// DeleteRecords to a broker, for a partition, before an offset up to
+	// MaxRequest. It is not in GenAll: name it.
+	GenDeleteRecords
 
 	// GenAll ("all") is the kinds the generator had before stall was
 	// added: pause, crash, partition, oneway, drop and drift. It stays
@@ -45,10 +49,11 @@ const (
 	GenAll = GenPause | GenCrash | GenCut | GenCutOneWay | GenDrop | GenDrift
 )
 
-var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall"}
+var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall", "delete-records"}
 
 // ParseKinds parses a comma-separated list of kind names (pause, crash,
-// partition, oneway, drop, drift, stall, and "all" for the first six).
+// partition, oneway, drop, drift, stall, delete-records, and "all" for
+// the first six).
 func ParseKinds(s string) (Kinds, error) {
 	if s == "all" {
 		return GenAll, nil
@@ -151,7 +156,8 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 		if kinds&k == 0 {
 			continue
 		}
-		if (k == GenCut || k == GenCutOneWay || k == GenDrop) && !haveLinks || k == GenStall && len(servers) == 0 || len(all) == 0 {
+		if (k == GenCut || k == GenCutOneWay || k == GenDrop) && !haveLinks || k == GenStall && len(servers) == 0 || len(all) == 0 ||
+			k == GenDeleteRecords && (len(opts.Nodes.Brokers) == 0 || opts.Nodes.Partitions <= 0) {
 			continue
 		}
 		enabled = append(enabled, k)
@@ -309,6 +315,8 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 			// A later crash must not cover the stall's start.
 			down[n] = append(down[n], span{at, at, false, false})
 			add(at, Stall{Node: n, For: d})
+		case GenDeleteRecords:
+			add(at, DeleteRecords{Broker: pick(opts.Nodes.Brokers), Part: rng.Int32N(opts.Nodes.Partitions), Before: 1 + rng.Int64N(maxReq)})
 		}
 	}
 	p.SortByTime()

@@ -70,6 +70,9 @@ type FetchResponse struct {
 	DivergingEndOffset int64
 	// Batches are the entries from FetchOffset to the leader's log end.
 	Batches []ReplicaBatch
+	// LogStartOffset is the leader's log start offset, which the
+	// follower's own follows (ReplicaFetcherThread.processPartitionData).
+	LogStartOffset int64
 }
 
 // Diverging reports whether the response carries a diverging epoch.
@@ -91,6 +94,10 @@ func (r *FetchResponse) AppendDescription(b []byte) []byte {
 	b = strconv.AppendInt(b, r.HighWatermark, 10)
 	b = append(b, " e="...)
 	b = strconv.AppendInt(b, int64(r.LeaderEpoch), 10)
+	if r.LogStartOffset > 0 {
+		b = append(b, " start="...)
+		b = strconv.AppendInt(b, r.LogStartOffset, 10)
+	}
 	if r.Diverging() {
 		b = append(b, " diverging="...)
 		b = strconv.AppendInt(b, int64(r.DivergingEpoch), 10)

@@ -137,6 +137,11 @@ const (
 	// (-1: none); Text says why ("committed", "earliest", "latest", "out
 	// of range", ...).
 	ObsConsumerReset
+	// ObsLogStart: broker Node moved Partition's log start offset from
+	// Result.FirstOffset to N; Text is the cause ("retention.ms",
+	// "retention.bytes", "delete-records", "leader's log start"), or,
+	// with Err set, why a DeleteRecords was refused (nothing moved).
+	ObsLogStart
 )
 
 // Obs is one typed observation: something a node or the network did. The

@@ -101,6 +101,10 @@ func writeReport(w io.Writer, r *scenarios.Result, withTrace, allParams bool) {
 	row("duplicates", r.Duplicates)
 	row("reordered", r.Reordered)
 	row("lost_acked", r.LostAcked)
+	if r.Deleted > 0 {
+		// Committed, then deleted by retention or DeleteRecords: not lost.
+		row("deleted", r.Deleted)
+	}
 	row("abandoned", r.Abandoned)
 	row("fenced", r.Fenced)
 	row("zombie_writes", r.ZombieWrite)

@@ -855,6 +855,10 @@ func (t *target) ArmLate(typ string, n int64, client, server string, d time.Dura
 	}
 }
 
+func (t *target) DeleteRecords(server string, _ int32, _ int64) {
+	t.unsupported("delete-records " + server)
+}
+
 func (t *target) Pause(node string, d time.Duration) {
 	i, client, ok := t.node(node)
 	if !ok {

@@ -89,6 +89,7 @@ func Supports(name string) (Support, bool) {
 var Unsupported = map[string]string{
 	"txntimeout": "needs a producer process paused past transaction.timeout.ms; a proxy hold is not a process pause",
 	"expiry":     "producer-state expiry needs broker configuration kfake does not expose per run",
+	"retention":  "retention.ms and producer-state expiry need broker configuration kfake does not expose per run",
 	"statelost":  "needs a broker crash and restart; kfake restarts only with persistence, and keeps the whole 5-batch cache across a restart (docs/validate.md)",
 	"wrap":       "sequence.bits narrower than 31 has no real counterpart; kfake wraps sequences modulo 2^31-1",
 	"epochx":     "epoch.bits narrower than 16 has no real counterpart",

@@ -24,6 +24,10 @@ type BrokerConfig struct {
 	// returns, standing for fetch.max.bytes and max.partition.fetch.bytes
 	// (byte sizes are not modelled); 0: no bound.
 	ConsumerFetchMaxEntries int
+	// RetentionCheckInterval is log.retention.check.interval.ms (Kafka
+	// default 300000 ms): the broker applies [storage.Retention] at every
+	// multiple of it (logstart.go). Unused while Partition.Retention is nil.
+	RetentionCheckInterval time.Duration
 	// ExpirationCheckInterval is producer.id.expiration.check.interval.ms
 	// (Kafka default 600000 ms): the broker removes expired producer state
 	// at every multiple of it. 0 turns expiry off.
@@ -93,8 +97,9 @@ type Broker struct {
 	// NOT_LEADER_OR_FOLLOWER.
 	notReady []int64
 	rejects  []RejectRule
-	// expiry drives the periodic producer-state expiry check.
-	expiry model.CheckTimer
+	// expiry drives the periodic producer-state expiry check, retention
+	// the retention check (logstart.go).
+	expiry, retention model.CheckTimer
 	// parked are the produce requests waiting for their verification
 	// answers, in the order the verifications were asked; nextCorr
 	// numbers the verifications.
@@ -210,6 +215,7 @@ func (b *Broker) Reset(cfg BrokerConfig) {
 		parts:      model.Sized(b.parts, len(cfg.Leaders)),
 		notReady:   model.Sized(b.notReady, len(cfg.Leaders)),
 		expiry:     model.NewCheckTimer(),
+		retention:  model.NewCheckTimer(),
 		ServerBufs: bufs,
 		msgs:       msgs,
 		// The slabs are let go (their responses left the broker),
@@ -478,6 +484,9 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 		}
 		if resp != nil {
 			resp.Partitions[i] = model.PartitionResponse{Partition: bt.Partition, Err: r.Err, BaseOffset: r.FirstOffset}
+			if p != nil {
+				resp.Partitions[i].LogStartOffset = p.LogStartOffset()
+			}
 		}
 		if b.Replicated() && p != nil && r.Err == model.ErrNone {
 			id, err := b.leaderAppend(now, bt.Partition, r, !r.Duplicate, req.Acks, b.produceTimeout(req))
@@ -576,6 +585,11 @@ func (b *Broker) Wake(now sim.Time, token uint64) []model.Out {
 		b.armExpiry(now)
 		return b.Outs
 	}
+	if token&tokRetention != 0 {
+		b.retentionWake(now, token)
+		b.armExpiry(now)
+		return b.Outs
+	}
 	if token&tokRepl != 0 && b.Replicated() {
 		b.replWake(now, token)
 		b.armExpiry(now)
@@ -604,6 +618,7 @@ func (b *Broker) Wake(now sim.Time, token uint64) []model.Out {
 // can be long past (a batch retried late, a client clock behind), and such
 // an entry expires at the next check.
 func (b *Broker) armExpiry(now sim.Time) {
+	b.armRetention(now)
 	every := sim.Time(b.cfg.ExpirationCheckInterval)
 	if every <= 0 {
 		return
@@ -630,6 +645,7 @@ func (b *Broker) armExpiry(now sim.Time) {
 func (b *Broker) Crash() {
 	b.parked = nil
 	b.expiry.Stop()
+	b.retention.Stop()
 	if b.Replicated() {
 		b.replCrash()
 	}

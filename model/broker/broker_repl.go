@@ -248,7 +248,11 @@ func (b *Broker) fetcherOuts(now sim.Time, r *replica, outs []model.Out) {
 // fetchResponse hands a fetch answer to the partition's fetcher.
 func (b *Broker) fetchResponse(now sim.Time, from model.Peer, m *model.FetchResponse) {
 	if r := b.rep(m.Partition); r != nil {
+		old := r.log.Part.LogStartOffset()
 		b.fetcherOuts(now, r, r.fet.Step(now, from, m))
+		if start := r.log.Part.LogStartOffset(); start != old {
+			b.observeLogStart(m.Partition, old, start, storage.CauseLeader, model.ErrNone)
+		}
 	}
 }
 

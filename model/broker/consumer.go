@@ -36,19 +36,21 @@ func (b *Broker) leaderEpochCheck(part, epoch int32) (model.ErrCode, int32) {
 // consumerFetch answers a consumer's Fetch: the entries from the one
 // holding the fetch offset up to the high watermark (read_uncommitted)
 // or the last stable offset (read_committed), with, for read_committed,
-// the aborted transactions that overlap them. An offset beyond the log
-// end is OFFSET_OUT_OF_RANGE (the log start is always 0); one between
-// the bound and the log end reads nothing.
+// the aborted transactions that overlap them. An offset below the log
+// start or beyond the log end is OFFSET_OUT_OF_RANGE
+// (UnifiedLog.read: "Received request for offset ... but we only have
+// log segments starting from ..."); one between the bound and the log
+// end reads nothing.
 func (b *Broker) consumerFetch(from model.Peer, m *model.ConsumerFetchRequest) {
 	resp := &model.ConsumerFetchResponse{CorrelationID: m.CorrelationID, Partition: m.Partition, FetchOffset: m.FetchOffset,
 		HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1}
 	resp.Err, resp.LeaderEpoch = b.leaderEpochCheck(m.Partition, m.CurrentLeaderEpoch)
 	if resp.Err == model.ErrNone {
 		p := b.Partition(m.Partition)
-		if m.FetchOffset < 0 || m.FetchOffset > p.LogEndOffset() {
+		if m.FetchOffset < p.LogStartOffset() || m.FetchOffset > p.LogEndOffset() {
 			resp.Err = model.ErrOffsetOutOfRange
 		} else {
-			resp.HighWatermark, resp.LastStableOffset, resp.LogStartOffset = p.HighWatermark(), p.LastStableOffset(), 0
+			resp.HighWatermark, resp.LastStableOffset, resp.LogStartOffset = p.HighWatermark(), p.LastStableOffset(), p.LogStartOffset()
 			upper := resp.HighWatermark
 			if m.ReadCommitted {
 				upper = resp.LastStableOffset
@@ -63,7 +65,7 @@ func (b *Broker) consumerFetch(from model.Peer, m *model.ConsumerFetchRequest) {
 }
 
 // listOffsets answers a consumer's ListOffsets: the earliest offset (the
-// log start, 0) or the latest, which is the high watermark for
+// log start: UnifiedLog.fetchOffsetByTimestamp's EARLIEST_TIMESTAMP) or the latest, which is the high watermark for
 // read_uncommitted and the last stable offset for read_committed.
 func (b *Broker) listOffsets(from model.Peer, m *model.ListOffsetsRequest) {
 	resp := &model.ListOffsetsResponse{CorrelationID: m.CorrelationID, Partition: m.Partition, Offset: -1}
@@ -72,7 +74,7 @@ func (b *Broker) listOffsets(from model.Peer, m *model.ListOffsetsRequest) {
 		p := b.Partition(m.Partition)
 		switch {
 		case m.Timestamp == model.EarliestTimestamp:
-			resp.Offset = 0
+			resp.Offset = p.LogStartOffset()
 		case m.ReadCommitted:
 			resp.Offset = p.LastStableOffset()
 		default:

@@ -1,7 +1,8 @@
 // Package broker is the Kafka broker as one node ([Broker]): request
 // handling for produce, transaction markers, verification, metadata and
 // fetches (KafkaApis and ReplicaManager), planned and random transient
-// errors, the periodic producer-state expiry, and replication.
+// errors, the periodic producer-state expiry, the retention check and
+// DeleteRecords, which move a log's start (logstart.go), and replication.
 //
 // The broker keeps its partitions' logs in package storage (UnifiedLog and
 // ProducerStateManager). Replication follows kafka.cluster.Partition on

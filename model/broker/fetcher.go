@@ -199,6 +199,11 @@ func (f *ReplicaFetcher) Step(now sim.Time, _ model.Peer, m model.Message) []mod
 		}
 	}
 	f.log.UpdateFollowerHighWatermark(resp.HighWatermark)
+	// The leader's log start, as far as this replica's high watermark
+	// (ReplicaFetcherThread.processPartitionData,
+	// maybeIncrementLogStartOffset with LeaderOffsetIncremented); the
+	// broker reports the move.
+	f.log.Part.IncrementLogStart(min(resp.LogStartOffset, f.log.HighWatermark()))
 	f.send(now)
 	return f.out
 }

@@ -496,7 +496,8 @@ func (l *LeaderState) respHeader(req *model.FetchRequest, hw int64) *model.Fetch
 		r = new(model.FetchResponse)
 	}
 	*r = model.FetchResponse{CorrelationID: req.CorrelationID, Partition: req.Partition, HighWatermark: hw,
-		LeaderEpoch: l.st.LeaderEpoch, DivergingEpoch: model.UndefinedEpoch, DivergingEndOffset: model.UndefinedEpochOffset}
+		LeaderEpoch: l.st.LeaderEpoch, DivergingEpoch: model.UndefinedEpoch, DivergingEndOffset: model.UndefinedEpochOffset,
+		LogStartOffset: l.log.Part.LogStartOffset()}
 	return r
 }
 

@@ -10,6 +10,9 @@
 // producers follow ProducerStateManager; statecheck.go compares the state
 // with a replay of the log. Transactions leave the aborted-transaction
 // index and the last stable offset (partition_txn.go).
+// The log start offset, which retention (retention.ms, retention.bytes)
+// and DeleteRecords move forward without touching the producer state
+// (KIP-360), is logstart.go's.
 //
 // For replication, a [ReplicaLog] is one broker's replica of a partition:
 // the [Partition] plus the high watermark and the leader-epoch cache

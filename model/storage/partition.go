@@ -32,6 +32,9 @@ type PartitionConfig struct {
 	EmptyPartitionCheck bool
 	// NoEpochCheck skips the "lower epoch" rejection (what-if knob).
 	NoEpochCheck bool
+	// Retention is retention.ms and retention.bytes (logstart.go); nil
+	// keeps everything.
+	Retention *Retention
 	// Seq is the sequence-number space (Kafka: 31 bits).
 	Seq model.SeqSpace
 	// ProducerIDExpiration is producer.id.expiration.ms: producer state
@@ -130,6 +133,9 @@ type Partition struct {
 	log logStore
 	// nextOffset is the log end offset.
 	nextOffset int64
+	// logStart is the log start offset (logstart.go): entries wholly
+	// below it are deleted.
+	logStart int64
 	// producers maps producer id to its state on this partition. Never
 	// iterated in map order where the order could reach a trace.
 	producers map[model.ProducerID]*ProducerStateEntry

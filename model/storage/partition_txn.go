@@ -160,7 +160,9 @@ func (p *Partition) dropTxnsFrom(end int64) {
 func (p *Partition) LastStableOffset() int64 {
 	hw := p.HighWatermark()
 	if first, ok := p.FirstUnstableOffset(); ok && first < hw {
-		return first
+		// Never below the log start (UnifiedLog.
+		// maybeIncrementFirstUnstableOffset).
+		return max(first, p.logStart)
 	}
 	return hw
 }

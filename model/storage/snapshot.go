@@ -109,6 +109,11 @@ func (p *Partition) Restart(now sim.Time, clean bool) {
 		p.Snapshot()
 	}
 	p.verifying = nil // the verification entries are the broker's memory
+	// Entries below the log start are replayed too: they stand for the
+	// snapshot Kafka takes at every segment roll (UnifiedLog.roll), which
+	// holds the producers whose batches retention deleted since, while
+	// here every entry is a segment of its own (logstart.go) and
+	// snapshots are rarer.
 	from := p.loadSnapshot(now)
 	// Replay from the first log entry at or after from.
 	p.replay(&p.log, p.log.search(from))

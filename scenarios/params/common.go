@@ -74,6 +74,9 @@ func Common() []Param {
 		{Key: "coordinator.log.append.time", Kind: Duration, Default: "0s", Doc: "time a write to __transaction_state takes to replicate (acks=-1): the transition is pending meanwhile, its request waits, and the transactional id's other requests and verifications get CONCURRENT_TRANSACTIONS; a coordinator crash loses a write in flight; 0 writes in one step", Min: 0, Max: 3600e9},
 		{Key: "coordinator.next.pid", Kind: Int, Default: "1000", Doc: "first producer id the coordinator hands out (then +1 each)", Min: 0, Max: 1 << 62},
 		{Key: "producer.id.expiration.ms", Kind: Int, Default: "86400000", Unit: "ms", Doc: "producer.id.expiration.ms", Min: 1, Max: math.MaxInt64 / int64(time.Millisecond)},
+		{Key: "retention.ms", Kind: Int, Default: "-1", Unit: "ms", Doc: "retention.ms: the retention check deletes a log entry whose newest timestamp (the records' CreateTime) is more than this old, once it is below the high watermark, and moves the log start past it; -1 keeps everything (idemsim's default: Kafka's is 604800000, 7 days, which runs of minutes never reach)", Min: -1, Max: math.MaxInt64 / int64(time.Millisecond)},
+		{Key: "retention.bytes", Kind: Int, Default: "-1", Unit: "offsets", Doc: "retention.bytes counted in offsets (a record or a marker each; byte sizes are not modelled): the retention check deletes the oldest log entries while the log keeps at least this many offsets without them; -1: no size limit (Kafka's default)", Min: -1, Max: math.MaxInt64},
+		{Key: "log.retention.check.interval.ms", Kind: Int, Default: "300000", Unit: "ms", Doc: "log.retention.check.interval.ms: how often the brokers apply retention.ms and retention.bytes", Min: 1, Max: math.MaxInt32},
 
 		// Network.
 		{Key: "net.mode", Kind: Enum, Default: "tcp", Values: []string{"tcp", "datagram"}, Doc: "tcp: per-connection FIFO, a loss breaks the connection; datagram: independent loss, duplication, reordering"},
@@ -95,7 +98,7 @@ func Common() []Param {
 		// Faults (see docs/plans.md).
 		{Key: "fault.realized", Kind: Bool, Default: "false", Doc: "replaying a realized plan (docs/explain.md): the random loss sources still draw but lose nothing; the plan's drops and rejects stand for their losses"},
 		{Key: "fault.count", Kind: Int, Default: "0", Unit: "faults", Doc: "faults the seed's generated fault plan draws (a pause, a crash+restart, a partition+heal count one each)", Min: 0, Max: 10_000},
-		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: a comma list of pause, crash, partition, oneway, drop, drift, stall; all is the first six (stall is named explicitly, e.g. all,stall, so that earlier seeds keep their plans)"},
+		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: a comma list of pause, crash, partition, oneway, drop, drift, stall, delete-records; all is the first six (stall and delete-records are named explicitly, e.g. all,stall, so that earlier seeds keep their plans)"},
 		{Key: "fault.window", Kind: Duration, Default: "0s", Doc: "generated faults start in [0, window); 0 = the workload's length plus request.timeout.ms", Min: 0, Max: 1e15},
 		{Key: "fault.end", Kind: Duration, Default: "0s", Doc: "end of the fault phase (plan 'end'); then faults stop, the network heals, processes resume; 0 = last send plus delivery.timeout.ms", Min: 0, Max: 1e15},
 		{Key: "fault.max_duration", Kind: Duration, Default: "10s", Doc: "longest generated pause, partition or crash downtime", Min: 1e6, Max: 1e15},

@@ -257,6 +257,12 @@ type BrokerParams struct {
 	// ExpirationCheckInterval is
 	// producer.id.expiration.check.interval.ms, 1..2147483647 ms.
 	ExpirationCheckInterval time.Duration
+	// RetentionMs is retention.ms (negative: no time limit) and
+	// RetentionRecords retention.bytes in offsets (negative: no size
+	// limit); RetentionCheckInterval is log.retention.check.interval.ms,
+	// 1..2147483647 ms.
+	RetentionMs, RetentionCheckInterval time.Duration
+	RetentionRecords                    int64
 	// RestartRebuild is broker.restart.rebuild: log or none.
 	RestartRebuild Rebuild
 	// BugNoVerificationGuard is broker.bug.no_verification_guard (-bug
@@ -426,6 +432,9 @@ var fields = map[string]func(c *Config) any{
 	"producer.id.expiration.ms":                 func(c *Config) any { return &c.Broker.ProducerIDExpiration },
 	"producer.id.expiration.check.interval.ms":  func(c *Config) any { return &c.Broker.ExpirationCheckInterval },
 	"broker.restart.rebuild":                    func(c *Config) any { return &c.Broker.RestartRebuild },
+	"retention.ms":                              func(c *Config) any { return &c.Broker.RetentionMs },
+	"retention.bytes":                           func(c *Config) any { return &c.Broker.RetentionRecords },
+	"log.retention.check.interval.ms":           func(c *Config) any { return &c.Broker.RetentionCheckInterval },
 	"broker.bug.no_verification_guard":          func(c *Config) any { return &c.Broker.BugNoVerificationGuard },
 
 	// Coordinator.

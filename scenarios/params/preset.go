@@ -30,6 +30,7 @@ var kafkaDefaultKeys = []string{
 	"transaction.timeout.ms", "transaction.abort.timed.out.transaction.cleanup.interval.ms",
 	"producer.id.expiration.ms", "producer.id.expiration.check.interval.ms",
 	"transactional.id.expiration.ms", "transaction.remove.expired.transaction.cleanup.interval.ms",
+	"log.retention.check.interval.ms",
 }
 
 var presets = []Preset{{

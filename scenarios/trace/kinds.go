@@ -651,6 +651,32 @@ var kinds = [...]entry{
 			tr.Str(o.Text)
 		},
 	},
+	model.ObsLogStart: {
+		line: func(w *Writer, b []byte, o *model.Obs) []byte {
+			b = append(b, w.name(o.Node)...)
+			b = append(b, " log start p"...)
+			b = strconv.AppendInt(b, int64(o.Partition), 10)
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, o.Result.FirstOffset, 10)
+			b = append(b, " -> "...)
+			b = strconv.AppendInt(b, o.N, 10)
+			if o.Err != model.ErrNone {
+				b = append(b, " refused "...)
+				b = append(b, o.Err.String()...)
+			}
+			b = append(b, " ("...)
+			b = append(b, o.Text...)
+			return append(b, ')')
+		},
+		hash: func(w *Writer, tr *sim.Trace, o *model.Obs) {
+			tr.I64(int64(o.Node))
+			tr.I64(int64(o.Partition))
+			tr.I64(o.N)
+			tr.I64(o.Result.FirstOffset)
+			tr.I64(int64(o.Err))
+			tr.Str(o.Text)
+		},
+	},
 	// A new kind's entry goes last, as its kind does in model/obs.go.
 }
 

@@ -124,7 +124,8 @@ func (w *World) faultNodes(buf []string) faults.Nodes {
 	}
 	buf = buf[:4*n]
 	clear(buf)
-	nodes := faults.Nodes{Clients: buf[:0:n], Servers: buf[n : n : 2*n], Brokers: buf[2*n : 2*n : 3*n], Controllers: buf[3*n : 3*n : 4*n]}
+	nodes := faults.Nodes{Clients: buf[:0:n], Servers: buf[n : n : 2*n], Brokers: buf[2*n : 2*n : 3*n], Controllers: buf[3*n : 3*n : 4*n],
+		Partitions: int32(len(w.topo.Leaders))}
 	for i := range w.nodes {
 		nd := &w.nodes[i]
 		switch nd.kind {
@@ -346,6 +347,13 @@ func (t actuator) ArmReject(n int64, client, server, code string, part int32) {
 	}
 	c, _ := model.ParseErrCode(code)
 	t.w.nodes[t.w.nodeOf(server)].broker.ArmReject(broker.RejectRule{N: n, Client: int32(t.w.nodeOf(client)), Err: c, Part: part})
+}
+
+// DeleteRecords hands the request to the broker (model/broker/logstart.go).
+func (t actuator) DeleteRecords(server string, part int32, before int64) {
+	if n := t.w.nodeOf(server); !t.w.nodes[n].fault.crashed {
+		t.w.serverOuts(t.now, n, t.w.nodes[n].broker.DeleteRecords(t.now, part, before))
+	}
 }
 
 var _ faults.Target = actuator{}

@@ -328,11 +328,15 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		Seq:                     model.SeqSpace{Bits: uint8(cfg.SequenceBits)},
 		ProducerIDExpiration:    bc.ProducerIDExpiration,
 	}
+	if bc.RetentionMs >= 0 || bc.RetentionRecords >= 0 {
+		pc.Retention = &storage.Retention{Ms: bc.RetentionMs, Records: bc.RetentionRecords}
+	}
 	for i := 0; i < topo.Brokers; i++ {
 		name := topo.BrokerName(i)
 		bcfg := broker.BrokerConfig{
 			ID: int32(i), Leaders: topo.Leaders, Partition: pc,
 			ExpirationCheckInterval: bc.ExpirationCheckInterval,
+			RetentionCheckInterval:  bc.RetentionCheckInterval,
 			TransientPPM:            uint32(float64(bc.TransientError*1_000_000) + 0.5), // no fused multiply-add (net's ppm)
 			NotReadyBatches:         bc.NotReadyBatches,
 			RebuildNone:             bc.RestartRebuild == params.RebuildNone,

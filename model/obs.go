@@ -137,6 +137,13 @@ const (
 	// (-1: none); Text says why ("committed", "earliest", "latest", "out
 	// of range", ...).
 	ObsConsumerReset
+	// ObsAdmin: admin node Node reports an answer or a step of an
+	// operator command (model/admin): Text is the line ("describe-producers
+	// p0: NONE, 1 active: pid 1 epoch 0 coordinator-epoch 0 last-seq 8
+	// txn-start 8", "abort p0 pid 1 epoch 0: NONE"), built for this rare
+	// event; Partition the partition it is about (-1: none), Err the
+	// answer's error.
+	ObsAdmin
 )
 
 // Obs is one typed observation: something a node or the network did. The

@@ -818,6 +818,11 @@ func (t *target) ArmDuplicate(dir simnet.Direction, n int64, client, server stri
 	t.unsupported("duplicate " + client + ">" + server)
 }
 
+// AbortTransaction: the real run has no admin client.
+func (t *target) AbortTransaction(a faults.AbortTxn) {
+	t.unsupported("abort-transaction " + a.Admin)
+}
+
 // ArmLate: see ArmDelay.
 func (t *target) ArmLate(typ string, n int64, client, server string, d time.Duration) {
 	t.unsupported("late " + client + ">" + server)

@@ -61,6 +61,8 @@ too.`,
 			{Key: "abort.at.ms", Kind: params.Int, Default: "10000", Unit: "ms", Doc: "when the operator runs the admin's find-hanging and abort on partition 0 (0: never)", Min: 0, Max: 3_600_000},
 		}, h.Extra[1:]...),
 		OffNote:    h.OffNote,
+		OnShows:    []string{"INV-FENCE"},
+		OnNote:     "Kafka 3.5 appends the late batch after its transaction's ABORT marker (KAFKA-14053, fixed by KIP-890's verification in 3.6); the operator's abort ends the transaction it opened but does not undo the append",
 		SingleCopy: h.SingleCopy,
 		build:      oneApp,
 		plan: func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan {

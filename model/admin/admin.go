@@ -238,7 +238,8 @@ func (a *Admin) failDest(now sim.Time, dest int32) {
 		a.needMeta = true
 		if r.kind == reqMeta {
 			a.metaBroker = (a.metaBroker + 1) % int32(max(a.cfg.Brokers, 1))
-		} else if len(a.cmds) > 0 {
+		}
+		if len(a.cmds) > 0 {
 			a.cmds[0].retryAt = now.Add(a.cfg.RetryBackoff)
 		}
 	}

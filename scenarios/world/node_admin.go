@@ -8,7 +8,7 @@ import (
 
 // The admin node a1 (model/admin, docs/operations.md), with admin=true; faultNodes lists it apart.
 func init() {
-	registerServerKind(serverKind{name: "a1", dest: model.DestAdmin, present: func(w *World) bool { return w.cfg.Extra.Admin },
+	registerServerKind(serverKind{name: "a1", dest: model.DestAdmin, present: func(w *World) bool { return w.cfg.Extra.Admin }, scratch: []string{"admin.Admin.out", "admin.Admin.fin", "admin.Admin.obs"},
 		build: func(w *World, spare model.Server) model.Server {
 			return admin.Recycle(spare, w.topo.Leaders, w.topo.Brokers)
 		}})

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/scenarios/params"
@@ -54,12 +55,13 @@ abort.at.ms=0) the run is hanging's at 3.5: LIVE-LSO and LIVE-READ fail
 too.`,
 		ExpectOff: "nothing to show: transactions need idempotence",
 		ExpectOn:  "the late batch opens a hanging transaction on p0 (INV-FENCE: a batch after its transaction's end marker) and the last stable offset stops there; after the admin's find-hanging and abort it moves to the log end and the consumer reads past it: LIVE-LSO and LIVE-READ hold",
-		Defaults:  append([]params.KV{{Key: "kafka.version", Value: "3.5"}}, h.Defaults[:len(h.Defaults)-1]...),
-		Extra: append([]params.Param{
-			h.Extra[0],
-			params.AdminParam(true),
-			{Key: "abort.at.ms", Kind: params.Int, Default: "10000", Unit: "ms", Doc: "when the operator runs the admin's find-hanging and abort on partition 0 (0: never)", Min: 0, Max: 3_600_000},
-		}, h.Extra[1:]...),
+		// hanging's settings at 3.5, but for its consumer.stuck.ms (3 s):
+		// the consumer waits about 3 s for the operator, within the
+		// default bound (10 s).
+		Defaults: append([]params.KV{{Key: "kafka.version", Value: "3.5"}},
+			slices.DeleteFunc(slices.Clone(h.Defaults), func(kv params.KV) bool { return kv.Key == "consumer.stuck.ms" })...),
+		Extra: append(slices.Clone(h.Extra), params.AdminParam(true),
+			params.Param{Key: "abort.at.ms", Kind: params.Int, Default: "10000", Unit: "ms", Doc: "when the operator runs the admin's find-hanging and abort on partition 0 (0: never)", Min: 0, Max: 3_600_000}),
 		OffNote:    h.OffNote,
 		OnShows:    []string{"INV-FENCE"},
 		OnNote:     "Kafka 3.5 appends the late batch after its transaction's ABORT marker (KAFKA-14053, fixed by KIP-890's verification in 3.6); the operator's abort ends the transaction it opened but does not undo the append",

@@ -116,6 +116,9 @@ type Target interface {
 	// sends to server in the run, or its response (dir), twice
 	// ([Duplicate]; datagram mode).
 	ArmDuplicate(dir simnet.Direction, n int64, client, server string)
+	// AbortTransaction has the admin node run an operator's abort
+	// command ([AbortTxn]).
+	AbortTransaction(a AbortTxn)
 	// ArmLate arms a rule that delivers the n-th request client sends to
 	// server (the n-th of type typ, when typ is not "") d late, and has
 	// the server handle it whatever happened to its connection ([Late]).
@@ -168,8 +171,12 @@ type Nodes struct {
 	// Controllers are the KRaft controller of a replicated world (n1), a
 	// subset of Servers; empty without replication.
 	Controllers []string
-	// Partitions is the topic's partition count (delete-records names
-	// one of them).
+	// Admins are the admin nodes (a1) of a world that has one, apart
+	// from Clients and Servers: only operator actions name them
+	// ([AbortTxn]), and the generator never does.
+	Admins []string
+	// Partitions is the topic's partition count (delete-records and
+	// abort-transaction name one of them).
 	Partitions int32
 }
 

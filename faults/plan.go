@@ -73,8 +73,8 @@ func (p *Plan) CheckNodes(n Nodes) error {
 	for i := range p.Actions {
 		a := &p.Actions[i]
 		for _, node := range a.Nodes() {
-			if !slices.Contains(n.Clients, node) && !slices.Contains(n.Servers, node) {
-				names := n.all()
+			if !slices.Contains(n.Clients, node) && !slices.Contains(n.Servers, node) && !slices.Contains(n.Admins, node) {
+				names := slices.Concat(n.all(), n.Admins)
 				return a.errorf(i, "unknown node %q (known: %s)", node, strings.Join(slices.Sorted(slices.Values(names)), ", "))
 			}
 		}

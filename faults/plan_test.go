@@ -192,6 +192,9 @@ func (r *recorder) ArmDelay(d simnet.Direction, n int64, c, s string) {
 func (r *recorder) ArmDuplicate(d simnet.Direction, n int64, c, s string) {
 	r.add("duplicate " + d.String() + " " + c + ">" + s)
 }
+func (r *recorder) AbortTransaction(a faults.AbortTxn) {
+	r.add("abort-transaction " + a.Admin)
+}
 func (r *recorder) ArmLate(typ string, n int64, c, s string, d time.Duration) {
 	r.add("late " + typ + " " + c + ">" + s)
 }

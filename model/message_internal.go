@@ -80,6 +80,10 @@ type WriteTxnMarkersRequest struct {
 
 // AppendDescription appends "WriteTxnMarkers txn=t1 n=2".
 func (r *WriteTxnMarkersRequest) AppendDescription(b []byte) []byte {
+	if r.TransactionalID == "" { // the admin's abort (message_admin.go)
+		b = append(b, "WriteTxnMarkers admin n="...)
+		return strconv.AppendInt(b, int64(len(r.Markers)), 10)
+	}
 	b = append(b, "WriteTxnMarkers txn="...)
 	b = append(b, r.TransactionalID...)
 	b = append(b, " n="...)
@@ -96,6 +100,16 @@ type WriteTxnMarkersResponse struct {
 
 // AppendDescription appends "WriteTxnMarkersResp txn=t1".
 func (r *WriteTxnMarkersResponse) AppendDescription(b []byte) []byte {
+	if r.TransactionalID == "" {
+		b = append(b, "WriteTxnMarkersResp admin ["...)
+		for i, e := range r.Errs {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, e.String()...)
+		}
+		return append(b, ']')
+	}
 	b = append(b, "WriteTxnMarkersResp txn="...)
 	return append(b, r.TransactionalID...)
 }

@@ -142,6 +142,13 @@ const (
 	// "retention.bytes", "delete-records", "leader's log start"), or,
 	// with Err set, why a DeleteRecords was refused (nothing moved).
 	ObsLogStart
+	// ObsAdmin: admin node Node reports an answer or a step of an
+	// operator command (model/admin): Text is the line ("describe-producers
+	// p0: NONE, 1 active: pid 1 epoch 0 coordinator-epoch 0 last-seq 8
+	// txn-start 8", "abort p0 pid 1 epoch 0: NONE"), built for this rare
+	// event; Partition the partition it is about (-1: none), Err the
+	// answer's error.
+	ObsAdmin
 )
 
 // Obs is one typed observation: something a node or the network did. The

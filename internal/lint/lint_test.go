@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	// the others, but the broker, which drives its partitions' logs.
 	"model/client":      {"sim", "model"},
 	"model/consumer":    {"sim", "model"},
+	"model/admin":       {"sim", "model"},
 	"model/storage":     {"sim", "model"},
 	"model/broker":      {"sim", "model", "model/storage"},
 	"model/coordinator": {"sim", "model"},
@@ -39,7 +40,7 @@ var allowed = map[string][]string{
 	// The World: node table, routing, faults, readers, state hashes, the
 	// scripted mode. It knows no catalogue scenario: a Setup says what
 	// to build.
-	"scenarios/world": {"sim", "model", "model/client", "model/consumer", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk"},
+	"scenarios/world": {"sim", "model", "model/client", "model/consumer", "model/admin", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk"},
 	// The World's compact containers (id table, bitset, record window).
 	"scenarios/world/internal/store": {"sim", "model"},
 	// The World's replication helpers that need no World: the replica
@@ -103,7 +104,7 @@ var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "model/client", "model/consumer", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios", "scenarios/explain", "scenarios/htmlpage"}
+var world = []string{"sim", "model", "model/client", "model/consumer", "model/admin", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios", "scenarios/explain", "scenarios/htmlpage"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()

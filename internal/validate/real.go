@@ -819,6 +819,11 @@ func (t *target) ArmDuplicate(dir simnet.Direction, n int64, client, server stri
 	t.unsupported("duplicate " + client + ">" + server)
 }
 
+// AbortTransaction: the real run has no admin client.
+func (t *target) AbortTransaction(a faults.AbortTxn) {
+	t.unsupported("abort-transaction " + a.Admin)
+}
+
 // lateKeys are the Kafka API keys of the request types a late rule may
 // name (faults.LateTypes) that a client sends; the server-to-server ones
 // have no real counterpart here.

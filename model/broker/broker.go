@@ -304,6 +304,8 @@ func (b *Broker) Step(now sim.Time, from model.Peer, m model.Message) []model.Ou
 		b.consumerFetch(from, m)
 	case *model.ListOffsetsRequest:
 		b.listOffsets(from, m)
+	case *model.DescribeProducersRequest:
+		b.describeProducers(from, m) // admin.go
 	case *model.FetchRequest:
 		b.fetchRequest(now, from, m)
 	case *model.FetchResponse:

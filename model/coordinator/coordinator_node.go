@@ -192,6 +192,10 @@ func (c *Coordinator) Step(now sim.Time, from model.Peer, m model.Message) []mod
 		c.finish(now, m.TransactionalID, from, resp, nil)
 	case *model.WriteTxnMarkersResponse:
 		c.markersAnswered(now, m)
+	case *model.ListTransactionsRequest:
+		c.listTransactions(from, m) // admin.go
+	case *model.DescribeTransactionsRequest:
+		c.describeTransactions(from, m)
 	case *model.MetadataUpdate:
 		// The controller's publication: markers go to each partition's
 		// current leader (TransactionMarkerChannelManager looks the

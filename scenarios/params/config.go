@@ -330,6 +330,12 @@ type ExtraParams struct {
 	// Consumer is the consumer r1's configuration (scenarios with a
 	// consumer: consumer.go).
 	Consumer ConsumerParams
+	// Admin is admin (hanging-abort): the run has the admin node a1
+	// (admin.go).
+	Admin bool
+	// AbortAt is abort.at.ms (hanging-abort): when the operator aborts
+	// the hanging transaction, 0..1h (0: never).
+	AbortAt time.Duration
 	// RestartCount is restart.count (restart, epochx): producer restarts,
 	// 1..20 (restart) or 1..100 (epochx).
 	RestartCount int64
@@ -475,6 +481,7 @@ var fields = map[string]func(c *Config) any{
 
 	// The catalogue scenarios' own parameters.
 	"restart.count":     func(c *Config) any { return &c.Extra.RestartCount },
+	"abort.at.ms":       func(c *Config) any { return &c.Extra.AbortAt },
 	"restart.down.ms":   func(c *Config) any { return &c.Extra.RestartDown },
 	"leader.down.ms":    func(c *Config) any { return &c.Extra.LeaderDown },
 	"fault.at.ms":       func(c *Config) any { return &c.Extra.FaultAt },

@@ -677,6 +677,17 @@ var kinds = [...]entry{
 			tr.Str(o.Text)
 		},
 	},
+	model.ObsAdmin: {
+		line: func(w *Writer, b []byte, o *model.Obs) []byte {
+			b = append(b, w.name(o.Node)...)
+			b = append(b, ' ')
+			return append(b, o.Text...)
+		},
+		hash: func(w *Writer, tr *sim.Trace, o *model.Obs) {
+			tr.I64(int64(o.Node))
+			tr.Str(o.Text)
+		},
+	},
 	// A new kind's entry goes last, as its kind does in model/obs.go.
 }
 

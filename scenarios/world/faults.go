@@ -139,12 +139,15 @@ func (w *World) faultNodes(buf []string) faults.Nodes {
 		case kindController:
 			nodes.Servers = append(nodes.Servers, nd.name)
 			nodes.Controllers = append(nodes.Controllers, nd.name)
-		default: // a registered kind; the consumer (a model.Starter) is no server
+		default: // a registered kind; the consumer and the admin (model.Starters) are no servers
 			if _, client := nd.srv.(model.Starter); !client {
 				nodes.Servers = append(nodes.Servers, nd.name)
+			} else if d, _ := w.kindDest(simnet.NodeID(i)); d == model.DestAdmin {
+				nodes.Admins = append(nodes.Admins, nd.name)
 			}
 		}
 	}
+	nodes.Partitions = int32(len(w.topo.Leaders))
 	return nodes
 }
 

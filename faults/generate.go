@@ -11,6 +11,11 @@ import (
 	simnet "github.com/idemsim/idemsim/net"
 )
 
+// shutdownSlack is the generator's bound on a controlled shutdown's
+// length (the broker waits for the other brokers' next heartbeats, 2 s
+// apart by default): no other fault of the broker is drawn in it.
+const shutdownSlack = 10 * time.Second
+
 // Kinds selects the kinds of fault [Generate] may draw.
 type Kinds uint16
 
@@ -37,6 +42,10 @@ const (
 	// GenStall ("stall") stalls a server's request handlers for up to
 	// MaxDuration. It is not in GenAll: name it ("all,stall").
 	GenStall
+	// GenShutdown ("shutdown") shuts a broker down cleanly (a controlled
+	// shutdown) and keeps it down up to MaxDuration; only in a replicated
+	// world. It is not in GenAll: name it ("all,shutdown").
+	GenShutdown
 
 	// GenAll ("all") is the kinds the generator had before stall was
 	// added: pause, crash, partition, oneway, drop and drift. It stays
@@ -45,7 +54,7 @@ const (
 	GenAll = GenPause | GenCrash | GenCut | GenCutOneWay | GenDrop | GenDrift
 )
 
-var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall"}
+var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall", "shutdown"}
 
 // ParseKinds parses a comma-separated list of kind names (pause, crash,
 // partition, oneway, drop, drift, stall, and "all" for the first six).
@@ -151,7 +160,8 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 		if kinds&k == 0 {
 			continue
 		}
-		if (k == GenCut || k == GenCutOneWay || k == GenDrop) && !haveLinks || k == GenStall && len(servers) == 0 || len(all) == 0 {
+		if (k == GenCut || k == GenCutOneWay || k == GenDrop) && !haveLinks || k == GenStall && len(servers) == 0 || len(all) == 0 ||
+			k == GenShutdown && (len(opts.Nodes.Controllers) == 0 || len(opts.Nodes.Brokers) == 0) {
 			continue
 		}
 		enabled = append(enabled, k)
@@ -309,6 +319,18 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 			// A later crash must not cover the stall's start.
 			down[n] = append(down[n], span{at, at, false, false})
 			add(at, Stall{Node: n, For: d})
+		case GenShutdown:
+			// Down from the request to the restart: the controlled
+			// shutdown's few seconds (shutdownSlack) and the downtime.
+			d := dur()
+			up := clip(at + shutdownSlack + d)
+			ns := free(opts.Nodes.Brokers, at, up, false, false)
+			if len(ns) == 0 {
+				continue
+			}
+			n := pick(ns)
+			down[n] = append(down[n], span{at, up, true, false})
+			add(at, Shutdown{Node: n, Down: d})
 		}
 	}
 	p.SortByTime()

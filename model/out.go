@@ -33,7 +33,7 @@ const (
 	OutTxnResult
 	// OutStop: a broker in controlled shutdown may stop now (the
 	// controller answered shouldShutDown, or its shutdown timed out); the
-	// world stops it cleanly.
+	// world stops it cleanly and restarts it clean at At.
 	OutStop
 )
 

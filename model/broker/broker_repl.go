@@ -168,7 +168,7 @@ func (b *Broker) replWake(now sim.Time, token uint64) {
 	case tokHeartbeat:
 		b.heartbeat(now)
 	case tokShutdown:
-		b.shutdownWake(token & 0xffffffff)
+		b.shutdownWake(now, token&0xffffffff)
 	case tokShrink:
 		for _, r := range b.reps {
 			if r != nil {

@@ -45,6 +45,8 @@ type shutdownState struct {
 	on bool
 	// answered: the controller answered a WantShutDown heartbeat once.
 	answered bool
+	// down is how long the broker stays stopped before its clean restart.
+	down time.Duration
 }
 
 // Low bits of the tokShutdown timers.
@@ -57,18 +59,19 @@ const (
 // controller, with a heartbeat now and every one after, to move its
 // leaderships away. When the controller answers shouldShutDown, or after
 // [DefaultShutdownTimeout], the effects end with an [model.OutStop]: the
-// world stops the broker then (a clean shutdown). A broker already in
-// controlled shutdown ignores it.
-func (b *Broker) BeginShutdown(now sim.Time) []model.Out {
+// world stops the broker then (a clean shutdown) and restarts it clean
+// down later (the OutStop's At). A broker already in controlled shutdown
+// ignores it.
+func (b *Broker) BeginShutdown(now sim.Time, down time.Duration) []model.Out {
 	b.begin()
 	if b.shut.on {
 		return b.Outs
 	}
+	b.shut = shutdownState{on: true, down: down}
 	if !b.Replicated() {
-		b.Outs = append(b.Outs, model.Out{Kind: model.OutStop})
+		b.stop(now, "no controller to ask")
 		return b.Outs
 	}
-	b.shut = shutdownState{on: true}
 	b.observe(model.Obs{Kind: model.ObsNote, Text: "controlled shutdown: asks the controller to move its leaderships"})
 	b.Outs = append(b.Outs, b.heartbeatRequest(),
 		model.Out{Kind: model.OutWake, At: now.Add(DefaultShutdownTimeout), Timer: replTok(tokShutdown, 0, shutdownDeadline)})
@@ -83,7 +86,7 @@ func (b *Broker) shutdownAnswer(now sim.Time, m *model.BrokerHeartbeatResponse) 
 	switch {
 	case !b.shut.on:
 	case m.ShouldShutDown:
-		b.stop("the controller lets it stop")
+		b.stop(now, "the controller lets it stop")
 	case !b.shut.answered:
 		b.shut.answered = true
 		b.Outs = append(b.Outs, model.Out{Kind: model.OutWake, At: now.Add(shutdownFirstRetry), Timer: replTok(tokShutdown, 0, shutdownHeartbeat)})
@@ -91,19 +94,20 @@ func (b *Broker) shutdownAnswer(now sim.Time, m *model.BrokerHeartbeatResponse) 
 }
 
 // shutdownWake handles the quick heartbeat and the deadline.
-func (b *Broker) shutdownWake(low uint64) {
+func (b *Broker) shutdownWake(now sim.Time, low uint64) {
 	switch {
 	case !b.shut.on:
 	case low == shutdownDeadline:
-		b.stop("timed out waiting for the controller")
+		b.stop(now, "timed out waiting for the controller")
 	default:
 		b.Outs = append(b.Outs, b.heartbeatRequest())
 	}
 }
 
 // stop ends the controlled shutdown: the world stops the broker.
-func (b *Broker) stop(why string) {
+func (b *Broker) stop(now sim.Time, why string) {
+	down := b.shut.down
 	b.shut = shutdownState{}
 	b.observe(model.Obs{Kind: model.ObsNote, Text: "controlled shutdown: " + why})
-	b.Outs = append(b.Outs, model.Out{Kind: model.OutStop})
+	b.Outs = append(b.Outs, model.Out{Kind: model.OutStop, At: now.Add(down)})
 }

@@ -16,7 +16,7 @@ import (
 func TestControlledShutdown(t *testing.T) {
 	w := newBWorld(t, 3, LeaderConfig{})
 	w.runUntil(ms(100))
-	w.outs(0, w.brokers[0].BeginShutdown(w.now))
+	w.outs(0, w.brokers[0].BeginShutdown(w.now, 0))
 	if !w.brokers[0].ShuttingDown() {
 		t.Fatal("broker 0 is not shutting down")
 	}
@@ -51,7 +51,7 @@ func TestControlledShutdown(t *testing.T) {
 func TestControlledShutdownFollower(t *testing.T) {
 	w := newBWorld(t, 3, LeaderConfig{})
 	w.runUntil(ms(100))
-	w.outs(2, w.brokers[2].BeginShutdown(w.now))
+	w.outs(2, w.brokers[2].BeginShutdown(w.now, 0))
 	w.runUntil(ms(110))
 	if w.stops[2] != ms(102) {
 		t.Fatalf("broker 2 stopped at %v, want 102ms (one round trip)", w.stops[2])

@@ -57,7 +57,8 @@ const (
 var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall", "shutdown"}
 
 // ParseKinds parses a comma-separated list of kind names (pause, crash,
-// partition, oneway, drop, drift, stall, and "all" for the first six).
+// partition, oneway, drop, drift, stall, shutdown, and "all" for the
+// first six).
 func ParseKinds(s string) (Kinds, error) {
 	if s == "all" {
 		return GenAll, nil

@@ -206,6 +206,9 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 			down[x.Node] = append(down[x.Node], span{a.At, a.At, false, true})
 		case Stall:
 			down[x.Node] = append(down[x.Node], span{a.At, a.At, false, true})
+		case Shutdown:
+			// Down from the request to the restart, as a crash.
+			down[x.Node] = append(down[x.Node], span{a.At, a.At + shutdownSlack + x.Down, true, false})
 		case Crash:
 			up := time.Duration(math.MaxInt64)
 			for _, b := range opts.Around[i+1:] {

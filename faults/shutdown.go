@@ -81,9 +81,9 @@ func parseShutdown(args []string) (Action, error) {
 
 // Rolling returns a rolling restart of brokers, in order: broker i is
 // asked to shut down at start + i·gap and stays down for down after it
-// stopped, then restarts clean. A gap longer than down plus the
-// controlled shutdown (a few heartbeat intervals at most) restarts one
-// broker at a time.
+// stopped, then restarts clean. A gap longer than the controlled
+// shutdown (up to two broker heartbeat intervals, 4 s by default), down
+// and the catch-up restarts one broker at a time.
 func Rolling(brokers []string, start, gap, down time.Duration) []Timed {
 	out := make([]Timed, len(brokers))
 	for i, b := range brokers {

@@ -161,6 +161,10 @@ type MetadataUpdate struct {
 	Partitions []PartitionState
 	// Fenced lists the fenced brokers, in increasing order.
 	Fenced []int32
+	// ShuttingDown lists the brokers in controlled shutdown, in
+	// increasing order (BrokerRegistration.inControlledShutdown): like
+	// fenced ones, they may not join an ISR (P#isReplicaIsrEligible).
+	ShuttingDown []int32
 	// Offset numbers the controller's publications (the metadata log's
 	// offset); a full update to a broker that missed some carries the
 	// latest.

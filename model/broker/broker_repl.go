@@ -204,7 +204,7 @@ func (b *Broker) applyMetadata(now sim.Time, m *model.MetadataUpdate) {
 	}
 	for _, r := range b.reps {
 		if r != nil {
-			r.ls.SetFenced(m.Fenced)
+			r.ls.SetFenced(m.Fenced, m.ShuttingDown)
 		}
 	}
 	for _, st := range m.Partitions {

@@ -274,6 +274,8 @@ func (c *Controller) shutdown(b int32) *model.BrokerHeartbeatResponse {
 		now = true
 	case r.shutdownOffset < 0:
 		c.note("b" + strconv.FormatInt(int64(b)+1, 10) + " enters controlled shutdown")
+		r.shutdownOffset = c.offset // not active from now on
+		c.fencing = true            // a registration change
 		c.remove(b)
 		c.publish()
 		r.shutdownOffset = c.offset
@@ -527,11 +529,21 @@ func (c *Controller) publish() {
 	for _, i := range c.changed {
 		m.Partitions = append(m.Partitions, c.parts[i].Clone())
 	}
-	m.Fenced = c.fencedList()
+	m.Fenced, m.ShuttingDown = c.fencedList(), c.shuttingList()
 	for b := range c.brokers {
 		c.out = append(c.out, model.Out{Kind: model.OutSend, Dest: int32(b), Msg: m})
 	}
 	c.changed = c.changed[:0]
+}
+
+func (c *Controller) shuttingList() []int32 {
+	var s []int32
+	for b := range c.brokers {
+		if c.brokers[b].shutdownOffset >= 0 {
+			s = append(s, int32(b))
+		}
+	}
+	return s
 }
 
 func (c *Controller) fencedList() []int32 {
@@ -552,7 +564,7 @@ func (c *Controller) Metadata() *model.MetadataUpdate { return c.full() }
 // full returns every partition's registration and the fenced brokers at
 // the latest offset.
 func (c *Controller) full() *model.MetadataUpdate {
-	m := &model.MetadataUpdate{Partitions: make([]model.PartitionState, 0, len(c.parts)), Offset: c.offset, Fenced: c.fencedList()}
+	m := &model.MetadataUpdate{Partitions: make([]model.PartitionState, 0, len(c.parts)), Offset: c.offset, Fenced: c.fencedList(), ShuttingDown: c.shuttingList()}
 	for i := range c.parts {
 		m.Partitions = append(m.Partitions, c.parts[i].Clone())
 	}

@@ -93,6 +93,9 @@ type Target interface {
 	// Restart starts a crashed node again from what it persists; clean
 	// after a clean shutdown.
 	Restart(node string, clean bool)
+	// Shutdown asks broker node to stop after a controlled shutdown and
+	// to restart clean down after it stopped.
+	Shutdown(node string, down time.Duration)
 	// Cut drops every message from one node to another, those on the
 	// wire included, until Heal.
 	Cut(from, to string)

@@ -11,6 +11,11 @@ import (
 	simnet "github.com/idemsim/idemsim/net"
 )
 
+// shutdownSlack is the generator's bound on a controlled shutdown's
+// length (the broker waits for the other brokers' next heartbeats, 2 s
+// apart by default): no other fault of the broker is drawn in it.
+const shutdownSlack = 10 * time.Second
+
 // Kinds selects the kinds of fault [Generate] may draw.
 type Kinds uint16
 
@@ -41,6 +46,10 @@ const (
 	// DeleteRecords to a broker, for a partition, before an offset up to
 	// MaxRequest. It is not in GenAll: name it.
 	GenDeleteRecords
+	// GenShutdown ("shutdown") shuts a broker down cleanly (a controlled
+	// shutdown) and keeps it down up to MaxDuration; only in a replicated
+	// world. It is not in GenAll: name it ("all,shutdown").
+	GenShutdown
 
 	// GenAll ("all") is the kinds the generator had before stall was
 	// added: pause, crash, partition, oneway, drop and drift. It stays
@@ -49,11 +58,11 @@ const (
 	GenAll = GenPause | GenCrash | GenCut | GenCutOneWay | GenDrop | GenDrift
 )
 
-var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall", "delete-records"}
+var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall", "delete-records", "shutdown"}
 
 // ParseKinds parses a comma-separated list of kind names (pause, crash,
-// partition, oneway, drop, drift, stall, delete-records, and "all" for
-// the first six).
+// partition, oneway, drop, drift, stall, delete-records, shutdown, and
+// "all" for the first six).
 func ParseKinds(s string) (Kinds, error) {
 	if s == "all" {
 		return GenAll, nil
@@ -157,7 +166,8 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 			continue
 		}
 		if (k == GenCut || k == GenCutOneWay || k == GenDrop) && !haveLinks || k == GenStall && len(servers) == 0 || len(all) == 0 ||
-			k == GenDeleteRecords && (len(opts.Nodes.Brokers) == 0 || opts.Nodes.Partitions <= 0) {
+			k == GenDeleteRecords && (len(opts.Nodes.Brokers) == 0 || opts.Nodes.Partitions <= 0) ||
+			k == GenShutdown && (len(opts.Nodes.Controllers) == 0 || len(opts.Nodes.Brokers) == 0) {
 			continue
 		}
 		enabled = append(enabled, k)
@@ -201,6 +211,9 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 			down[x.Node] = append(down[x.Node], span{a.At, a.At, false, true})
 		case Stall:
 			down[x.Node] = append(down[x.Node], span{a.At, a.At, false, true})
+		case Shutdown:
+			// Down from the request to the restart, as a crash.
+			down[x.Node] = append(down[x.Node], span{a.At, a.At + shutdownSlack + x.Down, true, false})
 		case Crash:
 			up := time.Duration(math.MaxInt64)
 			for _, b := range opts.Around[i+1:] {
@@ -317,6 +330,18 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 			add(at, Stall{Node: n, For: d})
 		case GenDeleteRecords:
 			add(at, DeleteRecords{Broker: pick(opts.Nodes.Brokers), Part: rng.Int32N(opts.Nodes.Partitions), Before: 1 + rng.Int64N(maxReq)})
+		case GenShutdown:
+			// Down from the request to the restart: the controlled
+			// shutdown's few seconds (shutdownSlack) and the downtime.
+			d := dur()
+			up := clip(at + shutdownSlack + d)
+			ns := free(opts.Nodes.Brokers, at, up, false, false)
+			if len(ns) == 0 {
+				continue
+			}
+			n := pick(ns)
+			down[n] = append(down[n], span{at, up, true, false})
+			add(at, Shutdown{Node: n, Down: d})
 		}
 	}
 	p.SortByTime()

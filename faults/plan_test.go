@@ -170,10 +170,11 @@ func TestWeaken(t *testing.T) {
 // recorder is a Target that records the calls.
 type recorder struct{ calls []string }
 
-func (r *recorder) add(s string)                    { r.calls = append(r.calls, s) }
-func (r *recorder) Pause(n string, d time.Duration) { r.add("pause " + n + " " + d.String()) }
-func (r *recorder) Stall(n string, d time.Duration) { r.add("stall " + n + " " + d.String()) }
-func (r *recorder) Crash(n string)                  { r.add("crash " + n) }
+func (r *recorder) add(s string)                       { r.calls = append(r.calls, s) }
+func (r *recorder) Pause(n string, d time.Duration)    { r.add("pause " + n + " " + d.String()) }
+func (r *recorder) Stall(n string, d time.Duration)    { r.add("stall " + n + " " + d.String()) }
+func (r *recorder) Crash(n string)                     { r.add("crash " + n) }
+func (r *recorder) Shutdown(n string, d time.Duration) { r.add("shutdown " + n + " " + d.String()) }
 func (r *recorder) Restart(n string, clean bool) {
 	r.add("restart " + n + map[bool]string{true: " clean"}[clean])
 }

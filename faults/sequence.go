@@ -12,8 +12,8 @@ import (
 //   - a line earlier than the line before it (a plan is in time order);
 //   - a restart of a process that is running: never crashed, or
 //     restarted since its last crash;
-//   - a pause, stall or crash of a process that is crashed (an earlier
-//     crash no restart has ended yet): the world would ignore it;
+//   - a pause, stall, crash or shutdown of a process that is crashed (an
+//     earlier crash no restart has ended yet): the world would ignore it;
 //   - a heal (heal-oneway) that ends no partition (partition-oneway) of
 //     the same sides still in force.
 //
@@ -49,7 +49,7 @@ func (p *Plan) CheckSequence() error {
 			}
 			delete(crashed, x.Node)
 			restarted[x.Node] = i
-		case Pause, Stall, Crash:
+		case Pause, Stall, Crash, Shutdown:
 			node := a.Nodes()[0]
 			if j, ok := crashed[node]; ok {
 				return a.errorf(i, "%s %s: %s is crashed at %v, since %s (allowed: a %s of a running process; restart %s first)", a.Verb(), node, node, a.At, where(&p.Actions[j], j), a.Verb(), node)

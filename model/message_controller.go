@@ -22,6 +22,10 @@ type BrokerHeartbeatRequest struct {
 	// registration after an unclean shutdown); the controller removes it
 	// from every ELR (KIP-966), since its log may have lost records.
 	UncleanShutdown bool
+	// WantShutDown: the broker is in controlled shutdown and asks the
+	// controller to move its leaderships away (BrokerHeartbeat's
+	// WantShutDown, BrokerLifecycleManager's PENDING_CONTROLLED_SHUTDOWN).
+	WantShutDown bool
 }
 
 // AppendDescription appends "Heartbeat b1".
@@ -35,6 +39,10 @@ type BrokerHeartbeatResponse struct {
 	BrokerID int32
 	// Fenced is true while the controller counts the broker fenced.
 	Fenced bool
+	// ShouldShutDown answers a WantShutDown heartbeat: the broker leads
+	// nothing any more and the other active brokers have applied the
+	// change, so it may stop (BrokerHeartbeatManager's SHUTDOWN_NOW).
+	ShouldShutDown bool
 }
 
 // AppendDescription appends "HeartbeatResp b1 fenced=false".
@@ -153,6 +161,10 @@ type MetadataUpdate struct {
 	Partitions []PartitionState
 	// Fenced lists the fenced brokers, in increasing order.
 	Fenced []int32
+	// ShuttingDown lists the brokers in controlled shutdown, in
+	// increasing order (BrokerRegistration.inControlledShutdown): like
+	// fenced ones, they may not join an ISR (P#isReplicaIsrEligible).
+	ShuttingDown []int32
 	// Offset numbers the controller's publications (the metadata log's
 	// offset); a full update to a broker that missed some carries the
 	// latest.

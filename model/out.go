@@ -31,6 +31,10 @@ const (
 	OutObserve
 	// OutTxnResult: report a transaction's end to the application (Txn).
 	OutTxnResult
+	// OutStop: a broker in controlled shutdown may stop now (the
+	// controller answered shouldShutDown, or its shutdown timed out); the
+	// world stops it cleanly and restarts it clean at At.
+	OutStop
 )
 
 // Out is one effect: what a node's call returns, one value per thing the

@@ -15,7 +15,7 @@ import (
 // singleRunFlags are the flags that act on one run: a sweep (-runs)
 // refuses them rather than ignore them. (-plan-file applies to every seed
 // of a sweep.)
-var singleRunFlags = []string{"plan", "plan-out", "shrink", "shrink-budget", "diagram", "timeline", "v"}
+var singleRunFlags = []string{"plan", "plan-out", "shrink", "shrink-budget", "diagram", "timeline", "latency-chart", "v"}
 
 // singleRunOnly returns the usage message for a single-run flag given
 // with -runs, or "".
@@ -62,7 +62,7 @@ func conflicts(fs *flag.FlagSet, explicit map[string]bool, idempotence bool, bug
 	if explicit["shrink"] && explicit["json"] {
 		return "-shrink is not allowed with -json (-shrink prints the minimal plan and its reproduce command; run that with -json)"
 	}
-	for _, name := range []string{"out", "keep-failing", "plan-out", "plan-file", "diagram", "timeline", "html", "scenario-file"} {
+	for _, name := range []string{"out", "keep-failing", "plan-out", "plan-file", "diagram", "timeline", "latency-chart", "html", "scenario-file"} {
 		if f := fs.Lookup(name); explicit[name] && f != nil && f.Value.String() == "" {
 			return "-" + name + " '' is not allowed (allowed: a path)"
 		}

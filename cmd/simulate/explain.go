@@ -25,6 +25,7 @@ type explainFlags struct {
 	budget   *int
 	diagram  *string
 	timeline *string
+	latency  *string
 }
 
 func addExplainFlags(fs *flag.FlagSet) *explainFlags {
@@ -33,20 +34,24 @@ func addExplainFlags(fs *flag.FlagSet) *explainFlags {
 		budget:   fs.Int("shrink-budget", explain.DefaultShrinkBudget, "most runs -shrink may use, >= 1"),
 		diagram:  fs.String("diagram", "", "write a Mermaid sequence diagram of the run (of the shrunk run with -shrink) to `FILE`"),
 		timeline: fs.String("timeline", "", "draw the run (the shrunk run with -shrink) as swim lanes into `FILE`.svg or .png"),
+		latency:  fs.String("latency-chart", "", "chart each acknowledged record's latency against its send time, the faults marked, into `FILE`.svg or .png (docs/operations.md)"),
 	}
 }
 
 // record reports whether the run must keep its event log.
-func (x *explainFlags) record() bool { return *x.diagram != "" || *x.timeline != "" }
+func (x *explainFlags) record() bool {
+	return *x.diagram != "" || *x.timeline != "" || *x.latency != ""
+}
 
 // check validates the flags; it returns a usage message or "".
 func (x *explainFlags) check() string {
 	if *x.budget < 1 {
 		return fmt.Sprintf("-shrink-budget %d is not allowed (allowed: an integer >= 1)", *x.budget)
 	}
-	if t := *x.timeline; t != "" {
-		if ext := strings.ToLower(filepath.Ext(t)); !slices.Contains(plots.Formats, ext) {
-			return fmt.Sprintf("-timeline %s: extension %q is not allowed (allowed: %s)", t, ext, strings.Join(plots.Formats, ", "))
+	for _, f := range [2][2]string{{"timeline", *x.timeline}, {"latency-chart", *x.latency}} {
+		flag, t := f[0], f[1]
+		if ext := strings.ToLower(filepath.Ext(t)); t != "" && !slices.Contains(plots.Formats, ext) {
+			return fmt.Sprintf("-%s %s: extension %q is not allowed (allowed: %s)", flag, t, ext, strings.Join(plots.Formats, ", "))
 		}
 	}
 	return ""
@@ -148,6 +153,11 @@ func (x *explainFlags) draw(res *scenarios.Result, l *explain.Log, stderr io.Wri
 	if *x.timeline != "" {
 		if err := plots.SaveTimeline(timelineOf(res, l), *x.timeline); err != nil {
 			return usageErr(stderr, fmt.Sprintf("-timeline: cannot write %s: %v", *x.timeline, unwrapPath(err)))
+		}
+	}
+	if *x.latency != "" {
+		if err := latencyChart(res, l).Save(*x.latency); err != nil {
+			return usageErr(stderr, fmt.Sprintf("-latency-chart: cannot write %s: %v", *x.latency, unwrapPath(err)))
 		}
 	}
 	return exitOK

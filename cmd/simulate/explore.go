@@ -61,7 +61,7 @@ type exploreArgs struct {
 // when it found a counterexample, 3 when it stopped early without one, 2
 // for bad usage.
 func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
-	for _, name := range []string{"runs", "vary", "keep-failing", "failing", "trace", "plan", "plan-out", "plan-file", "shrink", "diagram", "timeline", "html"} {
+	for _, name := range []string{"runs", "vary", "keep-failing", "failing", "trace", "plan", "plan-out", "plan-file", "shrink", "diagram", "timeline", "latency-chart", "html"} {
 		if a.explicit[name] {
 			if name == "html" {
 				return usageErr(stderr, "-html is not allowed with -explore (with -out DIR it writes index.html and each counterexample's page into DIR)")

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -17,7 +18,9 @@ var gallery = flag.Bool("gallery", false, "regenerate the charts in docs/img fro
 // -gallery regenerates them all (docs/img/README.md says so).
 var galleryCharts = []struct {
 	// file is the name in docs/img, without extension; chart the sweep's
-	// chart of that name.
+	// chart of that name, or "" for a single run's chart written to the
+	// file its last argument names (-latency-chart FILE.png; the .svg is
+	// drawn by the same command with FILE.svg).
 	file, chart string
 	// doc is the doc that shows the chart and prints the command.
 	doc  string
@@ -27,6 +30,8 @@ var galleryCharts = []struct {
 		[]string{"-scenario", "unclean", "-runs", "200", "-idempotence=false", "-vary", "acks=0,1,all", "-vary", "min.insync.replicas=1,2", "-out", "unclean-sweep"}},
 	{"acks1-timing", "lost_acked_rate", "docs/replication.md",
 		[]string{"-scenario", "acks1", "-idempotence=false", "-runs", "100", "-set", "records=40", "-vary", "fault.at.ms=140:240:5", "-vary", "send.interval.ms=5,10,20,40", "-out", "acks1-timing"}},
+	{"rolling-latency", "", "docs/operations.md",
+		[]string{"-scenario", "rolling", "-seed", "1", "-latency-chart", "rolling-latency.png"}},
 	{"lsolag-live-read", "live_read", "docs/consumers.md",
 		[]string{"-scenario", "lsolag", "-idempotence=true", "-runs", "20", "-set", "pause.ms=30000", "-vary", "transaction.timeout.ms=2000:20000:1000", "-out", "lsolag-sweep"}},
 }
@@ -58,7 +63,15 @@ func TestGallery(t *testing.T) {
 		}
 		out := g.args[len(g.args)-1]
 		for _, ext := range []string{".svg", ".png"} {
-			got, err := os.ReadFile(filepath.Join(out, g.chart+ext))
+			src := filepath.Join(out, g.chart+ext)
+			if g.chart == "" {
+				src = strings.TrimSuffix(out, filepath.Ext(out)) + ext
+				args := append(slices.Clone(g.args[:len(g.args)-1]), src)
+				if code, _, e := runCLI(args...); code != exitOK {
+					t.Fatalf("img/%s: exit %d: %s", g.file, code, e)
+				}
+			}
+			got, err := os.ReadFile(src)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -85,6 +85,10 @@ type Menu struct {
 	// downtime, pause and stall is each of them.
 	Crash, Pause   bool
 	Down, PauseFor time.Duration
+	// Shutdown: a broker's controlled shutdown, down for each downtime
+	// a crash is (a replicated world, and only when fault.kinds names
+	// shutdown: "all" leaves it out).
+	Shutdown bool
 	// The full menu's (-explore-menu full): Lengths are the downtimes,
 	// pauses and stalls offered, shortest first; Clean offers a broker's
 	// clean restart beside the unclean one; Stall stalls a server's
@@ -140,6 +144,9 @@ func (m Menu) String() string {
 	if m.Pause {
 		s = append(s, "pause "+m.PauseFor.String())
 	}
+	if m.Shutdown {
+		s = append(s, "shutdown ("+m.Down.String()+" down)")
+	}
 	if len(s) == 0 {
 		return "nothing"
 	}
@@ -180,6 +187,9 @@ func (m Menu) fullString() string {
 	}
 	if m.Pause {
 		s = append(s, "pause "+lens)
+	}
+	if m.Shutdown {
+		s = append(s, "shutdown (brokers) "+lens+" down")
 	}
 	if m.Stall {
 		s = append(s, "stall (servers) "+lens)
@@ -267,6 +277,7 @@ func prepare(cfg Config) (*setup, error) {
 		PauseFor:  c.Fault.MaxDuration,
 		Duplicate: kinds&faults.GenDrop != 0 && c.Net.Mode.String() == "datagram",
 		Reject:    kinds&faults.GenDrop != 0 && c.Broker.TransientError > 0,
+		Shutdown:  kinds&faults.GenShutdown != 0 && c.ReplicationFactor() > 1,
 	}
 	if cfg.FullMenu {
 		var txn time.Duration

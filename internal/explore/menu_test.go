@@ -144,3 +144,39 @@ func TestConsumerNotOnMenu(t *testing.T) {
 		}
 	}
 }
+
+// TestShutdownOnMenu: a broker's controlled shutdown is on the menu only
+// when fault.kinds names it and the world is replicated; it is offered
+// for brokers alone, and its plan line parses and passes the checks.
+func TestShutdownOnMenu(t *testing.T) {
+	menu := func(sets ...string) *setup {
+		s, err := prepare(cfgFor(t, "zombie", 1, sets...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if menu("brokers=3").menu.Shutdown || menu("fault.kinds=shutdown,crash").menu.Shutdown {
+		t.Fatal("shutdown on the menu with fault.kinds=all or without replication")
+	}
+	s := menu("brokers=3", "fault.kinds=shutdown,crash")
+	if !s.menu.Shutdown || !strings.Contains(s.menu.String(), "shutdown (") {
+		t.Fatalf("menu %q", s.menu)
+	}
+	p := point{kind: world.ChoiceTime, at: 2e9, up: []string{"p1", "b1", "c1"}, roles: []world.Role{world.RoleProducer, world.RoleBroker, world.RoleCoordinator}}
+	n := 0
+	for _, f := range s.options(&p, nil) {
+		if f.kind != fShutdown {
+			continue
+		}
+		n++
+		text := s.plan(&sched{parent: &sched{}, f: f, depth: 1})
+		plan, err := faults.Parse(text)
+		if err != nil || plan.CheckSequence() != nil || plan.String() != text || f.node != "b1" {
+			t.Fatalf("option %+v: %v\n%s", f, err, text)
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d shutdown options, want 1 (b1)", n)
+	}
+}

@@ -25,6 +25,7 @@ const (
 	fPause
 	fStall
 	fDrift
+	fShutdown
 )
 
 // fault is one injected fault: a menu item at a choice point.
@@ -95,6 +96,13 @@ func (s *setup) appendLines(b []byte, f fault) []byte {
 		} else {
 			b = append(b, " stall "...)
 		}
+		b = append(b, f.node...)
+		b = append(b, ' ')
+		b = append(b, f.length.String()...)
+		return append(b, '\n')
+	case fShutdown:
+		b = append(b, atTime(f.at)...)
+		b = append(b, " shutdown "...)
 		b = append(b, f.node...)
 		b = append(b, ' ')
 		b = append(b, f.length.String()...)
@@ -215,6 +223,12 @@ func (s *setup) options(p *point, dst []fault) []fault {
 				}
 			}
 		}
+		if m.Shutdown && role == world.RoleBroker {
+			for _, l := range m.lengths(false) {
+				f.kind, f.length = fShutdown, l
+				dst = append(dst, f)
+			}
+		}
 		if m.Pause {
 			for _, l := range m.lengths(true) {
 				f.kind, f.length = fPause, l
@@ -263,7 +277,7 @@ func (r *recorder) Choice(cp *world.ChoicePoint) {
 		r.next++
 		ok := false
 		switch f.kind {
-		case fCrash, fPause, fStall, fDrift:
+		case fCrash, fPause, fStall, fDrift, fShutdown:
 			ok = cp.Kind == world.ChoiceTime && cp.At == f.at && slices.Contains(cp.Up, f.node)
 		default:
 			ok = cp.Kind == world.ChoiceSend && cp.Dir == f.dir && cp.ReqNo == f.reqNo && cp.Client == f.client && cp.Server == f.server && cp.Live

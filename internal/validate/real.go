@@ -808,6 +808,9 @@ func (t *target) links(client, server int) []*proxy.Proxy {
 // request handlers while its network threads run.
 func (t *target) Stall(node string, d time.Duration) { t.unsupported("stall " + node) }
 
+// Shutdown: validate runs one broker without a controller.
+func (t *target) Shutdown(node string, d time.Duration) { t.unsupported("shutdown " + node) }
+
 // ArmDelay and ArmDuplicate (the explorer's actions) are not driven
 // through the proxy yet.
 func (t *target) ArmDelay(dir simnet.Direction, n int64, client, server string) {

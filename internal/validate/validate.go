@@ -105,7 +105,11 @@ var Unsupported = map[string]string{
 	"failover":      replicated,
 	"isolated":      replicated,
 	"unclean":       replicated,
+	"rolling":       rollingReason,
 }
+
+// rollingReason is why the rolling restart is refused.
+const rollingReason = "replicated (three brokers, three copies) with controlled shutdowns: the real side stops no broker (docs/validate.md)"
 
 // replicated is why the replicated scenarios are refused.
 const replicated = "replicated (three brokers, three copies): it needs a broker crash, a leader cut off from its followers and a leader election, and the real side can crash no broker (docs/validate.md)"

@@ -125,6 +125,8 @@ type Broker struct {
 	// uncleanRestart: the broker restarted unclean and no heartbeat was
 	// answered since (BrokerHeartbeatRequest.UncleanShutdown).
 	uncleanRestart bool
+	// shut is the controlled shutdown in progress (shutdown.go).
+	shut shutdownState
 }
 
 // brokerPool is a broker's allocator state: the chunks its produce
@@ -318,6 +320,7 @@ func (b *Broker) Step(now sim.Time, from model.Peer, m model.Message) []model.Ou
 		}
 	case *model.BrokerHeartbeatResponse:
 		b.uncleanRestart = false
+		b.shutdownAnswer(now, m)
 	default:
 		panic("model: a broker cannot handle " + string(m.AppendDescription(nil)))
 	}
@@ -646,6 +649,7 @@ func (b *Broker) armExpiry(now sim.Time) {
 // expiry timer. Logs, snapshots and armed plan rejects survive.
 func (b *Broker) Crash() {
 	b.parked = nil
+	b.shut = shutdownState{}
 	b.expiry.Stop()
 	b.retention.Stop()
 	if b.Replicated() {

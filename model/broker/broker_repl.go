@@ -57,6 +57,7 @@ const (
 	tokLeader    uint64 = 2 << 56
 	tokShrink    uint64 = 3 << 56
 	tokHeartbeat uint64 = 4 << 56
+	tokShutdown  uint64 = 5 << 56
 	tokKindMask  uint64 = 15 << 56
 )
 
@@ -151,8 +152,13 @@ func (b *Broker) start(now sim.Time) {
 
 func (b *Broker) heartbeat(now sim.Time) {
 	b.Outs = append(b.Outs,
-		model.Out{Kind: model.OutSend, Dest: model.DestController, Msg: &model.BrokerHeartbeatRequest{BrokerID: b.cfg.ID, MetadataOffset: b.metaOffset, UncleanShutdown: b.uncleanRestart}},
+		b.heartbeatRequest(),
 		model.Out{Kind: model.OutWake, At: now.Add(b.heartbeatInterval()), Timer: replTok(tokHeartbeat, 0, 0)})
+}
+
+func (b *Broker) heartbeatRequest() model.Out {
+	return model.Out{Kind: model.OutSend, Dest: model.DestController, Msg: &model.BrokerHeartbeatRequest{BrokerID: b.cfg.ID, MetadataOffset: b.metaOffset,
+		UncleanShutdown: b.uncleanRestart, WantShutDown: b.shut.on}}
 }
 
 // replWake handles a replication timer.
@@ -161,6 +167,8 @@ func (b *Broker) replWake(now sim.Time, token uint64) {
 	switch token & tokKindMask {
 	case tokHeartbeat:
 		b.heartbeat(now)
+	case tokShutdown:
+		b.shutdownWake(now, token&0xffffffff)
 	case tokShrink:
 		for _, r := range b.reps {
 			if r != nil {
@@ -196,7 +204,7 @@ func (b *Broker) applyMetadata(now sim.Time, m *model.MetadataUpdate) {
 	}
 	for _, r := range b.reps {
 		if r != nil {
-			r.ls.SetFenced(m.Fenced)
+			r.ls.SetFenced(m.Fenced, m.ShuttingDown)
 		}
 	}
 	for _, st := range m.Partitions {
@@ -221,6 +229,13 @@ func (b *Broker) applyMetadata(now sim.Time, m *model.MetadataUpdate) {
 		} else {
 			if was && !r.ls.IsLeader() {
 				b.observe(model.Obs{Kind: model.ObsNote, Text: "p" + strconv.FormatInt(int64(st.Partition), 10) + " resigns: leader b" + strconv.FormatInt(int64(st.Leader)+1, 10) + " epoch " + strconv.FormatInt(int64(st.LeaderEpoch), 10)})
+			}
+			if b.shut.on && (st.Leader < 0 || !slices.Contains(st.ISR, b.cfg.ID)) {
+				// RM#applyLocalFollowersDelta: in controlled shutdown a
+				// replica out of the ISR, or without a leader, stops
+				// fetching.
+				r.fet.Stop()
+				continue
 			}
 			b.fetcherOuts(now, r, r.fet.BecomeFollower(now, st))
 		}

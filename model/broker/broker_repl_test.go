@@ -22,6 +22,8 @@ type bWorld struct {
 	ctl     *controller.Controller
 	// replies collects what the brokers answered the client, in order.
 	replies []model.Message
+	// stops records when each broker asked to stop (OutStop), -1 if not.
+	stops []sim.Time
 }
 
 func newBWorld(t *testing.T, n int, lcfg LeaderConfig) *bWorld {
@@ -36,6 +38,9 @@ func newBWorld(t *testing.T, n int, lcfg LeaderConfig) *bWorld {
 	}
 	w.ctl = controller.NewController(controller.ControllerConfig{}, n, []model.PartitionState{{Partition: 0, Replicas: reps[0], ISR: reps[0], Leader: 0}})
 	w.outs(int32(n), w.ctl.Start(0))
+	for range w.brokers {
+		w.stops = append(w.stops, -1)
+	}
 	for i, b := range w.brokers {
 		w.outs(int32(i), b.Start(0))
 	}
@@ -83,6 +88,8 @@ func (w *bWorld) outs(from int32, outs []model.Out) {
 			w.step(from, to, o.Msg)
 		case model.OutReply:
 			w.step(from, o.Peer.Node, o.Msg)
+		case model.OutStop:
+			w.stops[from] = w.now
 		case model.OutWake:
 			tok := o.Timer
 			w.at(o.At, func() {

@@ -219,10 +219,17 @@ func (l *LeaderState) reset() *LeaderEffects {
 	return &l.eff
 }
 
-// SetFenced records the brokers the controller has fenced (from
-// [model.MetadataUpdate.Fenced]); a fenced replica is not ISR-eligible
-// (P#isReplicaIsrEligible:1068).
-func (l *LeaderState) SetFenced(ids []int32) { l.fenced = append(l.fenced[:0], ids...) }
+// SetFenced records the brokers the controller has fenced or that are in
+// controlled shutdown (from [model.MetadataUpdate.Fenced] and
+// ShuttingDown); such a replica is not ISR-eligible
+// (P#isReplicaIsrEligible:1068), so neither joins the ISR nor holds back
+// the high watermark.
+func (l *LeaderState) SetFenced(ids ...[]int32) {
+	l.fenced = l.fenced[:0]
+	for _, s := range ids {
+		l.fenced = append(l.fenced, s...)
+	}
+}
 
 func (l *LeaderState) eligible(id int32) bool { return !slices.Contains(l.fenced, id) }
 

@@ -77,6 +77,13 @@ func (c ControllerConfig) Unclean() bool {
 type brokerReg struct {
 	lastContact sim.Time
 	fenced      bool
+	// metaOffset is the metadata offset the broker's last heartbeat
+	// reported (BHM's BrokerHeartbeatState.metadataOffset).
+	metaOffset int64
+	// shutdownOffset is the publication that moved the broker's
+	// leaderships when it entered controlled shutdown, -1 when it is not
+	// in controlled shutdown (BHM's controlledShutdownOffset).
+	shutdownOffset int64
 }
 
 // Controller is the KRaft controller for a cluster of brokers with indexes
@@ -97,7 +104,7 @@ type brokerReg struct {
 // BHM#calculateNextBrokerState:535); brokers do not register (all are
 // registered at Start); stale brokers are fenced in index order in one
 // event rather than one per event (RCM#maybeFenceOneStaleBroker:1600);
-// no controlled shutdown, last-known-leader recovery (KIP-966 part 2),
+// last-known-leader recovery (KIP-966 part 2),
 // reassignment or preferred-leader
 // rebalancing (QC#maybeScheduleNextBalancePartitionLeaders:1225); metadata
 // version >= 3.6, so ISR-only changes keep the leader epoch
@@ -126,6 +133,9 @@ type Controller struct {
 // copies. Call Start before anything else.
 func NewController(cfg ControllerConfig, brokers int, parts []model.PartitionState) *Controller {
 	c := &Controller{cfg: cfg, brokers: make([]brokerReg, brokers), fenceAt: -1, uncleanAt: -1}
+	for i := range c.brokers {
+		c.brokers[i].shutdownOffset = -1
+	}
 	for _, p := range parts {
 		c.parts = append(c.parts, p.Clone())
 	}
@@ -156,8 +166,10 @@ func (c *Controller) part(id int32) int {
 	return -1
 }
 
+// active reports whether broker b may lead or join an ISR: unfenced and
+// not in controlled shutdown (ClusterControlManager#isActive).
 func (c *Controller) active(b int32) bool {
-	return b >= 0 && int(b) < len(c.brokers) && !c.brokers[b].fenced
+	return b >= 0 && int(b) < len(c.brokers) && !c.brokers[b].fenced && c.brokers[b].shutdownOffset < 0
 }
 
 // Start counts every broker as alive now, publishes every partition and
@@ -189,6 +201,7 @@ func (c *Controller) Step(now sim.Time, from model.Peer, m model.Message) []mode
 			break
 		}
 		c.brokers[b].lastContact = now
+		c.brokers[b].metaOffset = m.MetadataOffset
 		if m.UncleanShutdown && c.cfg.ELR {
 			c.dropFromELR(b)
 			c.publish()
@@ -198,10 +211,20 @@ func (c *Controller) Step(now sim.Time, from model.Peer, m model.Message) []mode
 			// restarted): it catches up on the whole registration.
 			c.out = append(c.out, model.Out{Kind: model.OutSend, Dest: b, Msg: c.full()})
 		}
-		if c.brokers[b].fenced {
-			c.brokers[b].fenced = false
+		if m.WantShutDown {
+			c.out = append(c.out, model.Out{Kind: model.OutReply, Peer: from, Msg: c.shutdown(b)})
+			c.armFence()
+			break
+		}
+		if r := &c.brokers[b]; r.fenced || r.shutdownOffset >= 0 {
+			// A broker in controlled shutdown that heartbeats without
+			// WantShutDown restarted (its new registration ends the
+			// controlled shutdown): it is active again, as when unfenced.
+			if r.fenced {
+				c.note("b" + strconv.FormatInt(int64(b)+1, 10) + " unfenced")
+			}
+			r.fenced, r.shutdownOffset = false, -1
 			c.fencing = true
-			c.note("b" + strconv.FormatInt(int64(b)+1, 10) + " unfenced")
 			// RCM#handleBrokerUnfenced:1338: leaderless partitions may
 			// now elect b.
 			for i := range c.parts {
@@ -220,6 +243,59 @@ func (c *Controller) Step(now sim.Time, from model.Peer, m model.Message) []mode
 		c.publish()
 	}
 	return c.out
+}
+
+// shutdown handles a heartbeat with WantShutDown from broker b, as
+// BrokerHeartbeatManager#calculateNextBrokerState:535 and
+// ReplicationControlManager#processBrokerHeartbeat:1533 do:
+//   - a fenced broker, or an unfenced one that leads nothing, may stop at
+//     once (SHUTDOWN_NOW: it is fenced, RCM#handleBrokerFenced);
+//   - an unfenced broker that leads something enters controlled shutdown
+//     (RCM#handleBrokerInControlledShutdown:1363): it leaves every ISR and
+//     its partitions elect new leaders (generateLeaderAndIsrUpdates with
+//     brokerToRemove = b; a partition whose ISR is b alone keeps it and
+//     has no leader), and it stops being active, so it is neither elected
+//     nor added back to an ISR; its controlled-shutdown offset is that
+//     publication's;
+//   - a broker in controlled shutdown may stop once it leads nothing and
+//     every active broker's heartbeat reported that offset or later
+//     (lowestActiveOffset).
+//
+// The answer says whether it may stop.
+func (c *Controller) shutdown(b int32) *model.BrokerHeartbeatResponse {
+	r := &c.brokers[b]
+	leads := false
+	for i := range c.parts {
+		leads = leads || c.parts[i].Leader == b
+	}
+	now := false
+	switch {
+	case r.fenced || (r.shutdownOffset < 0 && !leads):
+		now = true
+	case r.shutdownOffset < 0:
+		c.note("b" + strconv.FormatInt(int64(b)+1, 10) + " enters controlled shutdown")
+		r.shutdownOffset = c.offset // not active from now on
+		c.fencing = true            // a registration change
+		c.remove(b)
+		c.publish()
+		r.shutdownOffset = c.offset
+	case !leads:
+		now = true
+		for i := range c.brokers {
+			if c.active(int32(i)) && c.brokers[i].metaOffset < r.shutdownOffset {
+				now = false
+			}
+		}
+	}
+	if now {
+		r.shutdownOffset = -1
+		if !r.fenced {
+			c.fence(b)
+			c.publish()
+		}
+		c.note("b" + strconv.FormatInt(int64(b)+1, 10) + " may shut down")
+	}
+	return &model.BrokerHeartbeatResponse{BrokerID: b, Fenced: r.fenced, ShouldShutDown: now}
 }
 
 // alterPartition validates and applies an ISR change (RCM#validateAlterPartitionData:1150).
@@ -307,8 +383,15 @@ func (c *Controller) Wake(now sim.Time, token uint64) []model.Out {
 // whose ISR holds b loses it and, if b led, elects a new leader.
 func (c *Controller) fence(b int32) {
 	c.brokers[b].fenced = true
+	c.brokers[b].shutdownOffset = -1
 	c.fencing = true
 	c.note("b" + strconv.FormatInt(int64(b)+1, 10) + " fenced")
+	c.remove(b)
+}
+
+// remove takes broker b out of every ISR and leadership
+// (RCM#generateLeaderAndIsrUpdates:1888 with brokerToRemove = b).
+func (c *Controller) remove(b int32) {
 	for i := range c.parts {
 		p := &c.parts[i]
 		if !slices.Contains(p.ISR, b) && p.Leader != b {
@@ -446,11 +529,21 @@ func (c *Controller) publish() {
 	for _, i := range c.changed {
 		m.Partitions = append(m.Partitions, c.parts[i].Clone())
 	}
-	m.Fenced = c.fencedList()
+	m.Fenced, m.ShuttingDown = c.fencedList(), c.shuttingList()
 	for b := range c.brokers {
 		c.out = append(c.out, model.Out{Kind: model.OutSend, Dest: int32(b), Msg: m})
 	}
 	c.changed = c.changed[:0]
+}
+
+func (c *Controller) shuttingList() []int32 {
+	var s []int32
+	for b := range c.brokers {
+		if c.brokers[b].shutdownOffset >= 0 {
+			s = append(s, int32(b))
+		}
+	}
+	return s
 }
 
 func (c *Controller) fencedList() []int32 {
@@ -471,7 +564,7 @@ func (c *Controller) Metadata() *model.MetadataUpdate { return c.full() }
 // full returns every partition's registration and the fenced brokers at
 // the latest offset.
 func (c *Controller) full() *model.MetadataUpdate {
-	m := &model.MetadataUpdate{Partitions: make([]model.PartitionState, 0, len(c.parts)), Offset: c.offset, Fenced: c.fencedList()}
+	m := &model.MetadataUpdate{Partitions: make([]model.PartitionState, 0, len(c.parts)), Offset: c.offset, Fenced: c.fencedList(), ShuttingDown: c.shuttingList()}
 	for i := range c.parts {
 		m.Partitions = append(m.Partitions, c.parts[i].Clone())
 	}

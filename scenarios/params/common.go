@@ -98,7 +98,7 @@ func Common() []Param {
 		// Faults (see docs/plans.md).
 		{Key: "fault.realized", Kind: Bool, Default: "false", Doc: "replaying a realized plan (docs/explain.md): the random loss sources still draw but lose nothing; the plan's drops and rejects stand for their losses"},
 		{Key: "fault.count", Kind: Int, Default: "0", Unit: "faults", Doc: "faults the seed's generated fault plan draws (a pause, a crash+restart, a partition+heal count one each)", Min: 0, Max: 10_000},
-		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: a comma list of pause, crash, partition, oneway, drop, drift, stall, delete-records; all is the first six (stall and delete-records are named explicitly, e.g. all,stall, so that earlier seeds keep their plans)"},
+		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: a comma list of pause, crash, partition, oneway, drop, drift, stall, delete-records, shutdown; all is the first six (stall, delete-records and shutdown, a broker's controlled shutdown in a replicated world, are named explicitly, e.g. all,stall, so that earlier seeds keep their plans)"},
 		{Key: "fault.window", Kind: Duration, Default: "0s", Doc: "generated faults start in [0, window); 0 = the workload's length plus request.timeout.ms", Min: 0, Max: 1e15},
 		{Key: "fault.end", Kind: Duration, Default: "0s", Doc: "end of the fault phase (plan 'end'); then faults stop, the network heals, processes resume; 0 = last send plus delivery.timeout.ms", Min: 0, Max: 1e15},
 		{Key: "fault.max_duration", Kind: Duration, Default: "10s", Doc: "longest generated pause, partition or crash downtime", Min: 1e6, Max: 1e15},

@@ -370,6 +370,12 @@ type ExtraParams struct {
 	// LeaderDown is leader.down.ms (acks1, unclean, coordfailover): how long the crashed
 	// leader stays down, 0..1h.
 	LeaderDown time.Duration
+	// RollingGap is rolling.gap.ms (rolling): the time between two
+	// brokers' shutdown requests, 0..1h.
+	RollingGap time.Duration
+	// RollingDown is rolling.down.ms (rolling): how long each broker
+	// stays stopped after its controlled shutdown, 0..1h.
+	RollingDown time.Duration
 	// FaultAt is fault.at.ms (acks1, failover, unclean, isolated,
 	// coordfailover, restart, epochx, statelost): when the scenario's
 	// scripted fault happens, before its jitter, 0..1h; negative (-1 ms)
@@ -484,6 +490,8 @@ var fields = map[string]func(c *Config) any{
 	"abort.at.ms":       func(c *Config) any { return &c.Extra.AbortAt },
 	"restart.down.ms":   func(c *Config) any { return &c.Extra.RestartDown },
 	"leader.down.ms":    func(c *Config) any { return &c.Extra.LeaderDown },
+	"rolling.gap.ms":    func(c *Config) any { return &c.Extra.RollingGap },
+	"rolling.down.ms":   func(c *Config) any { return &c.Extra.RollingDown },
 	"fault.at.ms":       func(c *Config) any { return &c.Extra.FaultAt },
 	"restart.clean":     func(c *Config) any { return &c.Extra.RestartClean },
 	"pause.at":          func(c *Config) any { return &c.Extra.PauseAt },

@@ -45,9 +45,11 @@ const (
 	// __transaction_state leader (world_txnhost.go); n is the move's
 	// generation.
 	evCoordMove
+	// evShutdown: broker node stops, to restart at n-1, or restarts (n=0).
+	evShutdown
 )
 
-var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume", "repl-start", "repl-deliver", "coord-move"}
+var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume", "repl-start", "repl-deliver", "coord-move", "shutdown"}
 
 // Event is one pending world event: a small value, so the loop's queue holds
 // it without allocating.

@@ -401,13 +401,14 @@ func (w *World) prearm() {
 // other kind of action is ignored.
 type armer struct{ actuator }
 
-func (armer) Pause(string, time.Duration) {}
-func (armer) Stall(string, time.Duration) {}
-func (armer) Crash(string)                {}
-func (armer) Restart(string, bool)        {}
-func (armer) Cut(string, string)          {}
-func (armer) Heal(string, string)         {}
-func (armer) SetDrift(string, int32)      {}
+func (armer) Pause(string, time.Duration)    {}
+func (armer) Stall(string, time.Duration)    {}
+func (armer) Crash(string)                   {}
+func (armer) Shutdown(string, time.Duration) {}
+func (armer) Restart(string, bool)           {}
+func (armer) Cut(string, string)             {}
+func (armer) Heal(string, string)            {}
+func (armer) SetDrift(string, int32)         {}
 
 // The plan's "late" action (faults.Late): a request reaches its server a
 // given time after the network would deliver it, and the server handles

@@ -40,6 +40,7 @@ type nodeState struct {
 	// plan's end); requests keep arriving and its timers keep running.
 	stalled    bool
 	stallUntil sim.Time
+	stopped    bool // crashed by a controlled shutdown: restarts clean
 }
 
 // dropRule is an armed "drop request|response N client>server" action.
@@ -330,6 +331,13 @@ func (t actuator) Crash(node string)               { t.w.crash(t.now, t.w.nodeOf
 func (t actuator) Restart(node string, clean bool) { t.w.restart(t.now, t.w.nodeOf(node), clean) }
 func (t actuator) Cut(from, to string)             { t.w.nw.Cut(t.w.nodeOf(from), t.w.nodeOf(to)) }
 func (t actuator) Heal(from, to string)            { t.w.nw.Heal(t.w.nodeOf(from), t.w.nodeOf(to)) }
+func (t actuator) Shutdown(node string, d time.Duration) {
+	if w, n := t.w, t.w.nodeOf(node); w.nodes[n].fault.crashed || w.nodes[n].fault.paused {
+		w.note(t.now, n, "is crashed or paused: shutdown ignored")
+	} else {
+		w.serverOuts(t.now, n, w.nodes[n].broker.BeginShutdown(t.now, d))
+	}
+}
 
 func (t actuator) ArmDrop(dir simnet.Direction, n int64, client, server string) {
 	if t.w.prearmed(t.i) {
@@ -477,7 +485,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 		w.note(now, n, "is not crashed: restart ignored")
 		return
 	}
-	st.crashed = false
+	st.crashed, st.stopped = false, false
 	defer w.hostRestarted(now, n) // a coordinator that went down with n comes back
 	w.emit(model.Obs{Kind: model.ObsRestart, At: now, Node: int32(n), Peer: -1, Flag: clean})
 	if nd.kind != kindProducer {
@@ -515,6 +523,20 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 	w.replay(now, n)
 }
 
+// shutdownEvent stops broker ev.node at the end of its controlled
+// shutdown, as a crash, or restarts it clean.
+func (w *World) shutdownEvent(now sim.Time, ev Event) {
+	switch n, nd := simnet.NodeID(ev.node), &w.nodes[ev.node]; {
+	case nd.inc != ev.gen: // the incarnation that asked is gone
+	case ev.n > 0 && !nd.fault.crashed:
+		w.crash(now, n)
+		nd.fault.stopped = true
+		w.schedule(sim.Time(ev.n-1), Event{kind: evShutdown, node: ev.node, gen: nd.inc})
+	case ev.n == 0 && nd.fault.stopped:
+		w.restart(now, n, true)
+	}
+}
+
 // faulty reports whether any process is paused or crashed, or a message
 // is delayed (fate.go).
 func (w *World) faulty() bool {
@@ -543,7 +565,7 @@ func (w *World) endFaults(at sim.Time) {
 		st := &w.nodes[i].fault
 		w.setDrift(at, n, 0)
 		if st.crashed {
-			w.restart(at, n, false)
+			w.restart(at, n, st.stopped)
 		}
 		if st.paused {
 			w.resume(at, n)

@@ -544,6 +544,8 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		w.repl.deliver(w, now, ev)
 	case evCoordMove:
 		w.coordMove(now, ev)
+	case evShutdown:
+		w.shutdownEvent(now, ev)
 	default:
 		panic(fmt.Sprintf("scenarios: unknown event kind %d", ev.kind))
 	}

@@ -209,6 +209,9 @@ func (r *replState) out(w *World, now sim.Time, n simnet.NodeID, o *model.Out) b
 	case model.OutNote:
 		w.note(now, n, o.Note)
 		return true
+	case model.OutStop: // after the call's other effects
+		w.schedule(now, Event{kind: evShutdown, node: int32(n), gen: w.nodes[n].inc, n: uint64(o.At) + 1})
+		return true
 	case model.OutSend:
 		if !repl.IsMsg(o.Msg) {
 			return false

@@ -94,7 +94,7 @@ var allowed = map[string][]string{
 	// validate's proxy reads the Kafka framing with franz-go's kmsg and
 	// kerr, and the simulated network's latency draws.
 	"internal/validate/proxy": {"net", "ext:github.com/twmb/franz-go"},
-	"cmd/simulate":      {"*"},
+	"cmd/simulate":            {"*"},
 }
 
 // realClients are the module paths of real Kafka clients and brokers.

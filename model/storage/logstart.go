@@ -63,14 +63,7 @@ func (p *Partition) IncrementLogStart(off int64) bool {
 		return false
 	}
 	p.logStart = off
-	n := 0
-	for _, t := range p.unreplicated {
-		if t.LastOffset >= off {
-			p.unreplicated[n] = t
-			n++
-		}
-	}
-	p.unreplicated = p.unreplicated[:n]
+	p.dropUnreplicatedBelow(off)
 	return true
 }
 

@@ -108,9 +108,16 @@ func (p *Partition) HighWatermark() int64 {
 // marker is now below it are no longer unstable.
 func (p *Partition) setHighWatermark(hw int64) {
 	p.replica, p.hw = true, hw
+	p.dropUnreplicatedBelow(hw)
+}
+
+// dropUnreplicatedBelow forgets the completed transactions whose marker
+// is below off: a high watermark past them, or a log start that deleted
+// them.
+func (p *Partition) dropUnreplicatedBelow(off int64) {
 	n := 0
 	for _, t := range p.unreplicated {
-		if t.LastOffset >= hw {
+		if t.LastOffset >= off {
 			p.unreplicated[n] = t
 			n++
 		}

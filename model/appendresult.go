@@ -12,4 +12,9 @@ type AppendResult struct {
 	// Reason is a short deterministic explanation for the trace, e.g.
 	// "seq 7 after last 4".
 	Reason string
+	// LogStartOffset is the partition's log start offset after the
+	// append, which the produce response carries (LogAppendInfo's
+	// logStartOffset in Kafka): 0 until retention or DeleteRecords
+	// moves it.
+	LogStartOffset int64
 }

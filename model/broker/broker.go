@@ -488,10 +488,7 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 			o.Orig, o.OrigFound = p.FindEntry(r.FirstOffset)
 		}
 		if resp != nil {
-			resp.Partitions[i] = model.PartitionResponse{Partition: bt.Partition, Err: r.Err, BaseOffset: r.FirstOffset}
-			if p != nil {
-				resp.Partitions[i].LogStartOffset = p.LogStartOffset()
-			}
+			resp.Partitions[i] = model.PartitionResponse{Partition: bt.Partition, Err: r.Err, BaseOffset: r.FirstOffset, LogStartOffset: r.LogStartOffset}
 		}
 		if b.Replicated() && p != nil && r.Err == model.ErrNone {
 			id, err := b.leaderAppend(now, bt.Partition, r, !r.Duplicate, req.Acks, b.produceTimeout(req))
@@ -623,7 +620,9 @@ func (b *Broker) Wake(now sim.Time, token uint64) []model.Out {
 // can be long past (a batch retried late, a client clock behind), and such
 // an entry expires at the next check.
 func (b *Broker) armExpiry(now sim.Time) {
-	b.armRetention(now)
+	if b.cfg.Partition.Retention != nil {
+		b.armRetention(now)
+	}
 	every := sim.Time(b.cfg.ExpirationCheckInterval)
 	if every <= 0 {
 		return

@@ -356,6 +356,13 @@ func errResult(e model.ErrCode, reason string) model.AppendResult {
 // A verified batch is re-checked against its verification entry at the
 // append (AppendOptions.Verified; KAFKA-14884).
 func (p *Partition) AppendWith(now sim.Time, b model.Batch, o AppendOptions) model.AppendResult {
+	r := p.appendWith(now, b, o)
+	r.LogStartOffset = p.logStart
+	return r
+}
+
+// appendWith is AppendWith without the log start offset in its result.
+func (p *Partition) appendWith(now sim.Time, b model.Batch, o AppendOptions) model.AppendResult {
 	n := int64(len(b.Records))
 	if !b.Idempotent() {
 		// No producer id: appended blindly, no producer state.

@@ -16,6 +16,7 @@ import (
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/trace"
+	"github.com/idemsim/idemsim/scenarios/world/internal/outbuf"
 	"github.com/idemsim/idemsim/scenarios/world/internal/store"
 	"github.com/idemsim/idemsim/scenarios/world/internal/tally"
 	"github.com/idemsim/idemsim/sim"
@@ -217,19 +218,9 @@ type World struct {
 	// srvFree are dropped receive sides kept for reuse (storage only:
 	// nothing refers to them).
 	srvFree []*srvConn
-	// outBufs are per-depth copies of a node's effects, so that a node
-	// re-entered by an instant message can reuse its own buffer.
-	outBufs [][]model.Out
-	// obsBufs are per-depth copies of the observations among them,
-	// noteBufs of the expired batches their notes point to, and resBufs,
-	// txnBufs and idBufs of the outcomes and transaction results (with
-	// their records) their results point to.
-	obsBufs  [][]model.Obs
-	noteBufs [][]model.Batch
-	resBufs  [][]model.Outcome
-	txnBufs  [][]model.TxnResult
-	idBufs   [][]model.RecordID
-	depth    int
+	// effs holds per-depth copies of a node's effects and what they
+	// point to (internal/outbuf).
+	effs outbuf.Stack
 
 	// The observation stream and its readers: the trace, the counters,
 	// the checkers and the coordinator's bumps, called directly, then

@@ -239,9 +239,9 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 		in.prod.ReleaseEffects()
 		return
 	}
-	outs = w.pushOuts(outs)
+	outs = w.effs.Push(outs)
 	w.applyOuts(now, in, outs)
-	w.popOuts()
+	w.effs.Pop()
 }
 
 // applyOuts carries out a producer's effects from a slice the producer
@@ -311,75 +311,3 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 		}
 	}
 }
-
-// pushOuts copies a node's effects into the world's buffer for the current
-// depth: a node may be re-entered (an instant server-to-server message)
-// before the world has carried out all of its effects.
-func (w *World) pushOuts(outs []model.Out) []model.Out {
-	if w.depth == len(w.outBufs) {
-		w.outBufs = append(w.outBufs, nil)
-	}
-	b := append(w.outBufs[w.depth][:0], outs...)
-	w.outBufs[w.depth] = b
-	// A server's observations point into its own buffer, which its next
-	// call reuses: keep a copy at this depth.
-	if w.depth == len(w.obsBufs) {
-		w.obsBufs = append(w.obsBufs, nil)
-	}
-	for w.depth >= len(w.noteBufs) {
-		w.noteBufs, w.resBufs = append(w.noteBufs, nil), append(w.resBufs, nil)
-		w.txnBufs, w.idBufs = append(w.txnBufs, nil), append(w.idBufs, nil)
-	}
-	ob, nb := w.obsBufs[w.depth][:0], w.noteBufs[w.depth][:0]
-	rb, tb, ib := w.resBufs[w.depth][:0], w.txnBufs[w.depth][:0], w.idBufs[w.depth][:0]
-	for i := range b {
-		// What an effect points to is in the node's buffers, which
-		// its next call reuses.
-		switch {
-		case b[i].Kind == model.OutObserve:
-			ob = append(ob, *b[i].Obs)
-			b[i].Obs = &ob[len(ob)-1]
-		case b[i].Batch != nil: // an expired batch's note
-			nb = append(nb, *b[i].Batch)
-			b[i].Batch = &nb[len(nb)-1]
-		case b[i].Result != nil:
-			rb = append(rb, *b[i].Result)
-			b[i].Result = &rb[len(rb)-1]
-		case b[i].Txn != nil:
-			t := *b[i].Txn
-			from := len(ib)
-			ib = append(ib, t.Records...)
-			t.Records = ib[from:len(ib):len(ib)]
-			tb = append(tb, t)
-			b[i].Txn = &tb[len(tb)-1]
-		}
-	}
-	w.obsBufs[w.depth], w.noteBufs[w.depth] = ob, nb
-	w.resBufs[w.depth], w.txnBufs[w.depth], w.idBufs[w.depth] = rb, tb, ib
-	w.depth++
-	return b
-}
-
-// popOuts ends the use of the current depth's buffers. A buffer a burst
-// grew past maxKeptOuts (the producer expiring a whole backlog at once) is
-// dropped rather than kept, with the burst's notes and messages, for the
-// rest of the run; a small one keeps its last effects until the next call
-// overwrites them (clearing it after every call cost more than it saved).
-func (w *World) popOuts() {
-	w.depth--
-	if cap(w.outBufs[w.depth]) > maxKeptOuts {
-		w.outBufs[w.depth] = nil
-	}
-	if cap(w.obsBufs[w.depth]) > maxKeptOuts {
-		w.obsBufs[w.depth] = nil
-	}
-	if cap(w.noteBufs[w.depth]) > maxKeptOuts {
-		w.noteBufs[w.depth] = nil
-	}
-	if cap(w.resBufs[w.depth]) > maxKeptOuts || cap(w.txnBufs[w.depth]) > maxKeptOuts || cap(w.idBufs[w.depth]) > 64*maxKeptOuts {
-		w.resBufs[w.depth], w.txnBufs[w.depth], w.idBufs[w.depth] = nil, nil, nil
-	}
-}
-
-// maxKeptOuts is the largest effect buffer kept for reuse, in effects.
-const maxKeptOuts = 1024

@@ -80,9 +80,9 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 		h.ReleaseEffects()
 		return
 	}
-	outs = w.pushOuts(outs)
+	outs = w.effs.Push(outs)
 	w.serverEffects(now, n, outs)
-	w.popOuts()
+	w.effs.Pop()
 }
 
 // serverEffects carries out server node n's effects outs, held or copied.

@@ -50,6 +50,12 @@ type Config struct {
 	AutoCommitInterval time.Duration
 	// Commits: the world has a group coordinator to commit to.
 	Commits bool
+	// AppCommits: the application commits (at-least-once
+	// consume-transform-produce, app.input=topic): after a poll that
+	// returned records the consumer returns nothing more until the
+	// application calls [Consumer.CommitSync], once what it produced
+	// from them is acknowledged. Without AutoCommit only.
+	AppCommits bool
 	// Reset is auto.offset.reset.
 	Reset ResetPolicy
 	// PollInterval is the application's time between two polls, > 0.

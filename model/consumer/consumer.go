@@ -31,6 +31,9 @@ type Consumer struct {
 	// committing: a commit is in flight; syncWait: the application is
 	// blocked in commitSync until it is answered.
 	committing, syncWait bool
+	// held: with Config.AppCommits, the application is processing the
+	// last poll's records and has not called CommitSync yet.
+	held bool
 	// pollToken numbers the poll loop's timers; a timer of an older loop
 	// (before a crash) is ignored.
 	pollToken uint64
@@ -137,6 +140,22 @@ func (c *Consumer) Start(now sim.Time) []model.Out {
 }
 
 func (c *Consumer) start(now sim.Time) {
+	c.startAt(now, nil)
+}
+
+// StartAt starts the consumer with the given positions, one per assigned
+// partition in order (-1: none, the partition is reset as at Start), as
+// an application does with assign and seek before its first poll; it
+// fetches no committed offsets.
+func (c *Consumer) StartAt(now sim.Time, positions []int64) []model.Out {
+	c.begin()
+	c.pollToken++
+	c.startAt(now, positions)
+	c.flushObs()
+	return c.out
+}
+
+func (c *Consumer) startAt(now sim.Time, positions []int64) {
 	c.running = true
 	c.leaders = append(c.leaders[:0], c.cfg.Leaders...)
 	c.epochs = c.epochs[:0]
@@ -149,14 +168,22 @@ func (c *Consumer) start(now sim.Time) {
 		if c.cfg.Commits {
 			st = stInit
 		}
+		if positions != nil {
+			st = stReset
+		}
 		c.parts = append(c.parts, partState{part: p, state: st, position: -1, hw: -1, lso: -1})
 	}
 	c.inflight = c.inflight[:0]
 	c.needMeta = true
-	c.committing, c.syncWait = false, false
+	c.committing, c.syncWait, c.held = false, false, false
 	c.nextAutoCommit = now.Add(c.cfg.AutoCommitInterval)
 	c.lastChange = now
-	c.needOffsets = c.cfg.Commits
+	c.needOffsets = c.cfg.Commits && positions == nil
+	for i, off := range positions {
+		if i < len(c.parts) && off >= 0 {
+			c.setPosition(now, i, off, "seek")
+		}
+	}
 	c.poll(now)
 }
 
@@ -237,7 +264,7 @@ func (c *Consumer) Wake(now sim.Time, token uint64) []model.Out {
 
 // Crash loses the process: positions, buffers, requests and timers.
 func (c *Consumer) Crash() {
-	c.running = false
+	c.running, c.held = false, false
 	c.pollToken++
 	c.inflight = c.inflight[:0]
 	for i := range c.parts {
@@ -373,9 +400,11 @@ func (c *Consumer) poll(now sim.Time) {
 	if c.syncWait && !c.committing {
 		c.commit(now) // commitSync retries a commit that failed
 	}
-	if !c.syncWait {
+	if !c.syncWait && !c.held {
 		c.resetPositions(now)
-		if n := c.collect(now); n > 0 && !c.cfg.AutoCommit && c.cfg.Commits {
+		if n := c.collect(now); n > 0 && c.cfg.AppCommits {
+			c.held = true
+		} else if n > 0 && !c.cfg.AutoCommit && c.cfg.Commits {
 			// commitSync after the records are processed: the
 			// application waits for the answer.
 			c.commit(now)
@@ -601,6 +630,41 @@ func (c *Consumer) collect(now sim.Time) int {
 	}
 	return c.cfg.MaxPollRecords - left
 }
+
+// Seek sets partition part's position to off (KafkaConsumer.seek): the
+// buffered records go, a fetch in flight is answered stale, and the
+// reset is logged (a position that goes back is one the consumer
+// logged). A partition the consumer does not hold is ignored.
+func (c *Consumer) Seek(now sim.Time, part int32, off int64) []model.Out {
+	c.begin()
+	for i := range c.parts {
+		if c.parts[i].part == part && c.running {
+			c.setPosition(now, i, off, "seek")
+			c.lastChange = now
+		}
+	}
+	c.flushObs()
+	return c.out
+}
+
+// CommitSync ends the application's processing of the last poll (Config
+// .AppCommits): it commits the positions and waits for the answer
+// (KafkaConsumer.commitSync), retrying a failed commit at the next poll
+// turns; the poll loop returns records again once it is answered.
+func (c *Consumer) CommitSync(now sim.Time) []model.Out {
+	c.begin()
+	if c.running && c.held {
+		c.held = false
+		c.syncWait = true
+		c.commit(now)
+	}
+	c.flushObs()
+	return c.out
+}
+
+// Held reports whether the application holds the last poll's records
+// (Config.AppCommits) and has not committed them yet.
+func (c *Consumer) Held() bool { return c.held }
 
 // commit sends the positions to the group coordinator (OffsetCommit of
 // SubscriptionState.allConsumed).

@@ -45,9 +45,12 @@ const (
 	// __transaction_state leader (world_txnhost.go); n is the move's
 	// generation.
 	evCoordMove
+	// evAppPoll: the poll timer n of instance node's consumer
+	// (world_input.go).
+	evAppPoll
 )
 
-var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume", "repl-start", "repl-deliver", "coord-move"}
+var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume", "repl-start", "repl-deliver", "coord-move", "app-poll"}
 
 // Event is one pending world event: a small value, so the loop's queue holds
 // it without allocating.
@@ -78,7 +81,7 @@ func (e Event) AppendDescription(b []byte) []byte {
 		b = strconv.AppendUint(b, e.msg, 10)
 		b = append(b, " to="...)
 		b = strconv.AppendInt(b, int64(e.node), 10)
-	case evWake, evStart, evDisconnect, evHandled, evAppResume:
+	case evWake, evStart, evDisconnect, evHandled, evAppResume, evAppPoll:
 		b = append(b, " node="...)
 		b = strconv.AppendInt(b, int64(e.node), 10)
 	case evFault, evResume, evUnstall:

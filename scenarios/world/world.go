@@ -11,11 +11,13 @@ import (
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/model/broker"
 	"github.com/idemsim/idemsim/model/client"
+	"github.com/idemsim/idemsim/model/consumer"
 	"github.com/idemsim/idemsim/model/coordinator"
 	"github.com/idemsim/idemsim/model/storage"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/trace"
+	"github.com/idemsim/idemsim/scenarios/world/internal/input"
 	"github.com/idemsim/idemsim/scenarios/world/internal/outbuf"
 	"github.com/idemsim/idemsim/scenarios/world/internal/store"
 	"github.com/idemsim/idemsim/scenarios/world/internal/tally"
@@ -87,6 +89,16 @@ type instance struct {
 	// application resumes from the committed input position
 	// (world_restart.go).
 	restarted bool
+	// cons is the instance's consumer of its application's input topic
+	// (app.input=topic, world_input.go), nil for a synthetic input;
+	// cconns its connections per destination, as conns; resuming: the
+	// application waits for its committed position (exactly once) and
+	// drops what the consumer returns meanwhile; awaiting are the
+	// message numbers of the last poll without an outcome yet.
+	cons     *consumer.Consumer
+	cconns   []simnet.Conn
+	resuming bool
+	awaiting []int64
 }
 
 // app is one application: a stream of records with stable ids, sent
@@ -102,6 +114,9 @@ type app struct {
 	// exactly-once application that resumes at its committed position
 	// sends records below it again.
 	high int64
+	// handed holds the message numbers handed over so far, for an input
+	// topic read in no overall order (world_input.go).
+	handed store.Bitset
 	// resends counts the records the application handed over again: the
 	// last [model.Record.Resend] it gave.
 	resends   uint32
@@ -133,6 +148,8 @@ type wire struct {
 	// reqNo numbers the request on its link (1-based, per run); a
 	// response carries its request's number.
 	reqNo int64
+	// cons: a request of the instance's consumer, or its answer.
+	cons bool
 	// late: a late rule ([faults.Late]) holds the request; it reaches its
 	// server whatever happened to its connection or link meanwhile.
 	late bool
@@ -157,6 +174,9 @@ type World struct {
 	loop sim.Loop[Event]
 	nw   *simnet.Network
 	topo Topology
+	// input is the applications' input topic (world_input.go); Parts is
+	// 0 for a synthetic input.
+	input input.Layout
 	// nodes is the node table, indexed by node id: producer instances,
 	// then brokers b1.., then the coordinator.
 	nodes []node
@@ -302,6 +322,11 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	if err := s.Build(Builder{w}); err != nil {
 		return nil, err
 	}
+	leaders := topo.Leaders
+	if cfg.App.TopicInput() { // the input topic (world_input.go)
+		w.input = input.Layout{Base: int32(len(leaders)), Parts: int32(cfg.App.InputPartitions), Apps: int32(len(w.apps)), Records: cfg.App.Records, Aborted: cfg.App.InputAborted}
+		leaders = w.input.Leaders(leaders, topo.Brokers)
+	}
 	// The node table: producer instances, then brokers, then the
 	// coordinator.
 	for _, in := range w.instances {
@@ -322,7 +347,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	for i := 0; i < topo.Brokers; i++ {
 		name := topo.BrokerName(i)
 		bcfg := broker.BrokerConfig{
-			ID: int32(i), Leaders: topo.Leaders, Partition: pc,
+			ID: int32(i), Leaders: leaders, Partition: pc,
 			ExpirationCheckInterval: bc.ExpirationCheckInterval,
 			TransientPPM:            uint32(float64(bc.TransientError*1_000_000) + 0.5), // no fused multiply-add (net's ppm)
 			NotReadyBatches:         bc.NotReadyBatches,
@@ -335,6 +360,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		w.brokerNode = append(w.brokerNode, simnet.NodeID(len(w.nodes)))
 		w.nodes = append(w.nodes, node{kind: kindBroker, name: name, srv: b, broker: b, holder: b})
 	}
+	w.input.Fill(func(p int32) *storage.Partition { return w.nodes[w.brokerNode[leaders[p]]].broker.Partition(p) })
 	cc := &cfg.Coordinator
 	w.coord = w.spare.coordinator(coordinator.CoordinatorConfig{NextPID: model.ProducerID(cc.NextPID), EpochBits: uint8(cc.EpochBits),
 		Leaders: topo.Leaders, TimeoutCheckInterval: cc.AbortCleanupInterval,
@@ -397,6 +423,10 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		}
 		in.prod = w.spare.producer(in.pcfg, in.app.id, topo.Leaders, w.rands.New(seed, streamOf("producer/"+in.name)))
 		in.conns = zeroed(in.conns, w.connSlots())
+		if in.cons = nil; w.input.Parts > 0 {
+			in.cons = consumer.New(w.input.Consumer(in.app.id, leaders, cfg.App.Mode == params.AppExactlyOnce, cfg.App.SendInterval))
+			in.cconns = zeroed(in.cconns, w.connSlots())
+		}
 	}
 	// The readers of the observation stream.
 	w.trace = trace.New(w.names, w.trace)
@@ -523,6 +553,10 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		w.handled(now, ev)
 	case evAppResume:
 		w.resumeInput(now, w.nodes[ev.node].inst)
+	case evAppPoll:
+		if in := w.nodes[ev.node].inst; ev.gen == w.nodes[ev.node].inc {
+			w.consOuts(now, in, in.cons.Wake(now, ev.n)) // world_input.go
+		}
 	case evDisconnect:
 		w.disconnected(now, ev)
 	case evReplStart:

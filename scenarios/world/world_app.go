@@ -65,7 +65,9 @@ func (w *World) start(now sim.Time, in *instance) {
 			// (activate, resumeInput).
 			return
 		}
-		w.schedule(now, Event{kind: evAppSend, app: in.app.id})
+		if !w.readInput(now, in, nil) { // world_input.go
+			w.schedule(now, Event{kind: evAppSend, app: in.app.id})
+		}
 	} else {
 		w.takeover(now, in)
 	}
@@ -99,13 +101,18 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: part, SentAt: now}
 	a.next++
 	in.unresolved.PutStandard(rec)
-	if id.N < a.high {
+	again := id.N < a.high
+	if in.cons != nil { // an input topic (world_input.go)
+		again = a.handed.Has(id.N)
+		a.handed.Set(id.N)
+	}
+	if again {
 		// An exactly-once application that resumed at its committed
 		// position processes this input record again: the same record,
 		// not a new one.
 		return w.resendRecord(now, in, rec, true)
 	}
-	a.high = a.next
+	a.high = max(a.high, a.next)
 	o := w.slot(model.ObsAppSend, now, int32(in.node), -1)
 	o.App, o.Record = a.id, rec
 	w.fire(o)
@@ -151,6 +158,9 @@ func (w *World) takeover(now sim.Time, in *instance) {
 		}
 		return
 	default:
+		if w.readInput(now, in, nil) { // from the committed offsets
+			return
+		}
 		var recs []model.Record
 		for _, old := range a.instances[:in.index] {
 			old.unresolved.Each(func(r model.Record) { recs = append(recs, r) })
@@ -177,6 +187,7 @@ func (w *World) takeover(now sim.Time, in *instance) {
 // until the coordinator aborts it), the fetch is retried after
 // retry.backoff.ms.
 func (w *World) resumeInput(now sim.Time, in *instance) {
+	in.resuming = in.cons != nil
 	g := w.destNode(model.DestGroupCoordinator)
 	if w.nodes[g].fault.crashed || w.nodes[g].fault.paused {
 		w.schedule(now.Add(in.pcfg.RetryBackoff), Event{kind: evAppResume, node: int32(in.node)})
@@ -200,6 +211,12 @@ func (w *World) offsetFetched(now sim.Time, in *instance, r *model.OffsetFetchRe
 	// The input restarts here: sends scheduled by an earlier resume stop.
 	a.chain++
 	w.emit(model.Obs{Kind: model.ObsAppResume, At: now, Node: int32(in.node), Peer: -1, App: a.id, N: a.next})
+	if in.cons != nil {
+		// Its consumer seeks to the committed offsets (world_input.go).
+		in.resuming = false
+		w.readInput(now, in, w.input.Positions(a.next))
+		return
+	}
 	if a.next < a.records {
 		w.schedule(now, Event{kind: evAppSend, app: a.id, n: a.chain})
 	}
@@ -268,6 +285,7 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			// once, a takeover sends it again if it is still open.
 			if o.Result.Err != model.ErrNone || !in.prod.InTransaction(o.Result.ID) {
 				in.unresolved.Delete(o.Result.ID.N)
+				in.awaiting = slices.DeleteFunc(in.awaiting, func(n int64) bool { return n == o.Result.ID.N })
 			}
 			in.app.resolved.Set(o.Result.ID.N)
 			ob := w.slot(model.ObsOutcome, now, int32(in.node), -1)
@@ -310,4 +328,5 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			}
 		}
 	}
+	w.inputAcked(now, in) // world_input.go
 }

@@ -1,0 +1,100 @@
+package world
+
+import (
+	"github.com/idemsim/idemsim/model"
+	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// An application that reads an input topic (app.input=topic,
+// internal/input, docs/consumers.md) runs Kafka's consume-transform-
+// produce loop: each producer instance has a consumer (model/consumer) on
+// its own node and connections, whose polls the application turns into
+// output records, one for each input record, with the input record's id.
+// Only the application's newest instance reads: a takeover closes the
+// older instances' consumers (the group hands their partitions over).
+
+// readInput starts in's consumer at its group's committed offsets (or,
+// with positions, at those: exactly once) and closes the older
+// instances'; it reports whether the application reads an input topic.
+func (w *World) readInput(now sim.Time, in *instance, positions []int64) bool {
+	if in.cons == nil {
+		return false
+	}
+	for _, old := range in.app.instances[:in.index] {
+		old.cons.Crash()
+	}
+	if positions == nil {
+		w.consOuts(now, in, in.cons.Start(now))
+	} else {
+		w.consOuts(now, in, in.cons.StartAt(now, positions))
+	}
+	return true
+}
+
+// consOuts carries out the effects of instance in's consumer: its
+// requests on its own connections, its poll timer, and its polls, which
+// the application processes unless it is waiting for its committed
+// position (exactly once) or a newer instance took over.
+func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
+	outs = w.effs.Push(outs)
+	for i := range outs {
+		o := &outs[i]
+		switch k := w.connIdx(o.Dest); o.Kind {
+		case model.OutSend:
+			c := in.cconns[k]
+			if c.Gen == 0 {
+				c = w.nw.Connect(in.node, w.destNode(o.Dest))
+				in.cconns[k] = c
+			}
+			link := int(c.Client)*len(w.names) + int(c.Server)
+			w.reqCount[link]++
+			w.send(now, wire{m: o.Msg, client: in.node, server: c.Server, inst: in, cons: true, dest: o.Dest, inc: w.nodes[in.node].inc, reqNo: w.reqCount[link]}, c, simnet.Request)
+		case model.OutClose:
+			w.nw.Close(in.cconns[k])
+			in.cconns[k] = simnet.Conn{}
+			w.mode.connsDown(w, now)
+		case model.OutWake:
+			w.schedule(w.drifted(now, in.node, o.At), Event{kind: evAppPoll, node: int32(in.node), n: o.Timer, gen: w.nodes[in.node].inc, bg: !o.Owed})
+		case model.OutObserve:
+			if o.Obs.Kind != model.ObsPoll || in.resuming || in != in.app.current() {
+				continue
+			}
+			for _, id := range o.Obs.IDs {
+				in.app.next = id.N
+				w.sendNew(now, in, int32(id.N%int64(len(w.topo.Leaders))))
+				in.awaiting = append(in.awaiting, id.N)
+			}
+			if w.input.Done(in.cons, in.app.id) {
+				// The input is read: commit what is open.
+				w.apply(now, in, in.prod.Flush(now))
+			}
+		}
+	}
+	w.effs.Pop()
+}
+
+// inputAcked has an at-least-once application commit its consumer's
+// positions (commitSync) once the records of its last poll all have their
+// outcome (producer.flush() returned): acknowledged or failed. (It runs
+// without transactions: params.CheckInput.)
+func (w *World) inputAcked(now sim.Time, in *instance) {
+	if in.cons != nil && in.cons.Held() && len(in.awaiting) == 0 {
+		w.consOuts(now, in, in.cons.CommitSync(now))
+	}
+}
+
+// crashInput loses in's consumer with its process.
+func (w *World) crashInput(in *instance) {
+	if in.cons == nil {
+		return
+	}
+	in.cons.Crash()
+	in.awaiting = in.awaiting[:0]
+	for k, c := range in.cconns {
+		if c.Gen != 0 {
+			w.nw.Close(c)
+		}
+		in.cconns[k] = simnet.Conn{}
+	}
+}

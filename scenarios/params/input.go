@@ -8,15 +8,16 @@ import "fmt"
 // transactions (the loop commits its offsets after the acknowledgements,
 // which an abort can undo), and exactly once with
 // more than one input partition (the offset commit, TxnOffsetCommit,
-// carries one offset per group).
-func (c *Config) CheckInput() error {
+// carries one offset per group). txnRecords is the effective
+// transaction.records (0 once a transactional.id is dropped).
+func (c *Config) CheckInput(txnRecords int) error {
 	if !c.App.TopicInput() {
 		return nil
 	}
 	if c.ReplicationFactor() > 1 {
 		return fmt.Errorf("app.input=topic needs replication.factor=1 (the input topic is not replicated yet), got %d", c.ReplicationFactor())
 	}
-	if c.App.Mode == AppAtLeastOnce && c.Producer.TransactionRecords > 0 {
+	if c.App.Mode == AppAtLeastOnce && txnRecords > 0 {
 		return fmt.Errorf("app.input=topic with app.mode=at-least-once needs transaction.records=0: its loop commits its offsets once its sends are acknowledged, which a transaction does not make final (use app.mode=exactly-once)")
 	}
 	if c.App.Mode == AppExactlyOnce && c.App.InputPartitions > 1 {

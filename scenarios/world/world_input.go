@@ -62,8 +62,8 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 			}
 			for _, id := range o.Obs.IDs {
 				in.app.next = id.N
+				in.awaiting = append(in.awaiting, id.N) // before the send, whose effects may commit
 				w.sendNew(now, in, int32(id.N%int64(len(w.topo.Leaders))))
-				in.awaiting = append(in.awaiting, id.N)
 			}
 			if w.input.Done(in.cons, in.app.id) {
 				// The input is read: commit what is open.

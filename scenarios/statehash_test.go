@@ -150,3 +150,23 @@ func TestStateHashIgnoresIDs(t *testing.T) {
 		t.Errorf("the same losses give other hashes once both drops fired")
 	}
 }
+
+// TestStateHashTopicInput: with app.input=topic the hashes are
+// deterministic, and they cover the input topic (an aborted transaction
+// written first changes the state from the start) and the consumers.
+func TestStateHashTopicInput(t *testing.T) {
+	sets := []params.KV{{Key: "app.input", Value: "topic"}, {Key: "records", Value: "3"}}
+	_, p1 := probeRun(t, "ackloss", "end 2m", sets...)
+	_, p2 := probeRun(t, "ackloss", "end 2m", sets...)
+	if len(p1.hashes) < 5 || !slices.Equal(p1.hashes, p2.hashes) {
+		t.Fatalf("hashes: %d, equal on a rerun: %v", len(p1.hashes), slices.Equal(p1.hashes, p2.hashes))
+	}
+	_, p3 := probeRun(t, "ackloss", "end 2m", append(sets, params.KV{Key: "input.aborted", Value: "2"})...)
+	if p3.hashes[0] == p1.hashes[0] {
+		t.Errorf("the input topic's contents are not in the state hash")
+	}
+	_, syn := probeRun(t, "ackloss", "end 2m", sets[1])
+	if syn.hashes[0] == p1.hashes[0] {
+		t.Errorf("the consumers and the input topic are not in the state hash")
+	}
+}

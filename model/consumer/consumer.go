@@ -143,10 +143,10 @@ func (c *Consumer) start(now sim.Time) {
 	c.startAt(now, nil)
 }
 
-// StartAt starts the consumer with the given positions, one per assigned
-// partition in order (-1: none, the partition is reset as at Start), as
-// an application does with assign and seek before its first poll; it
-// fetches no committed offsets.
+// StartAt starts the consumer (again) with the given positions, one per
+// assigned partition in order (-1: none, the partition is reset as at
+// Start), as an application does with assign and seek before its first
+// poll; it fetches no committed offsets. Without positions it is Start.
 func (c *Consumer) StartAt(now sim.Time, positions []int64) []model.Out {
 	c.begin()
 	c.pollToken++

@@ -89,12 +89,9 @@ type instance struct {
 	// application resumes from the committed input position
 	// (world_restart.go).
 	restarted bool
-	// cons is the instance's consumer of its application's input topic
-	// (app.input=topic, world_input.go), nil for a synthetic input;
-	// cconns its connections per destination, as conns; resuming: the
-	// application waits for its committed position (exactly once) and
-	// drops what the consumer returns meanwhile; awaiting are the
-	// message numbers of the last poll without an outcome yet.
+	// cons reads the input topic (world_input.go; nil: synthetic), on
+	// cconns; resuming: waiting for the committed position, polls are
+	// dropped; awaiting: the last poll's records without an outcome.
 	cons     *consumer.Consumer
 	cconns   []simnet.Conn
 	resuming bool
@@ -114,9 +111,8 @@ type app struct {
 	// exactly-once application that resumes at its committed position
 	// sends records below it again.
 	high int64
-	// handed holds the message numbers handed over so far, for an input
-	// topic read in no overall order (world_input.go).
-	handed store.Bitset
+
+	handed store.Bitset // numbers handed over (an input topic)
 	// resends counts the records the application handed over again: the
 	// last [model.Record.Resend] it gave.
 	resends   uint32
@@ -174,9 +170,8 @@ type World struct {
 	loop sim.Loop[Event]
 	nw   *simnet.Network
 	topo Topology
-	// input is the applications' input topic (world_input.go); Parts is
-	// 0 for a synthetic input.
-	input input.Layout
+
+	input input.Layout // the input topic (world_input.go); Parts 0: none
 	// nodes is the node table, indexed by node id: producer instances,
 	// then brokers b1.., then the coordinator.
 	nodes []node

@@ -211,10 +211,7 @@ func (w *World) offsetFetched(now sim.Time, in *instance, r *model.OffsetFetchRe
 	// The input restarts here: sends scheduled by an earlier resume stop.
 	a.chain++
 	w.emit(model.Obs{Kind: model.ObsAppResume, At: now, Node: int32(in.node), Peer: -1, App: a.id, N: a.next})
-	if in.cons != nil {
-		// Its consumer seeks to the committed offsets (world_input.go).
-		in.resuming = false
-		w.readInput(now, in, w.input.Positions(a.next))
+	if in.cons != nil && w.readInput(now, in, w.input.Positions(a.next)) { // its consumer seeks there
 		return
 	}
 	if a.next < a.records {

@@ -6,17 +6,14 @@ import (
 	"github.com/idemsim/idemsim/sim"
 )
 
-// An application that reads an input topic (app.input=topic,
-// internal/input, docs/consumers.md) runs Kafka's consume-transform-
-// produce loop: each producer instance has a consumer (model/consumer) on
-// its own node and connections, whose polls the application turns into
-// output records, one for each input record, with the input record's id.
-// Only the application's newest instance reads: a takeover closes the
-// older instances' consumers (the group hands their partitions over).
+// An application reading an input topic (app.input=topic, docs/consumers.md)
+// runs Kafka's consume-transform-produce loop: each producer instance has a
+// consumer on its node and own connections; each polled input record
+// becomes the output record with its id. Only the newest instance reads.
 
-// readInput starts in's consumer at its group's committed offsets (or,
-// with positions, at those: exactly once) and closes the older
-// instances'; it reports whether the application reads an input topic.
+// readInput starts in's consumer at its group's committed offsets (or at
+// positions: exactly once), closing the older instances' (the group hands
+// their partitions over); it reports whether the application reads a topic.
 func (w *World) readInput(now sim.Time, in *instance, positions []int64) bool {
 	if in.cons == nil {
 		return false
@@ -24,18 +21,13 @@ func (w *World) readInput(now sim.Time, in *instance, positions []int64) bool {
 	for _, old := range in.app.instances[:in.index] {
 		old.cons.Crash()
 	}
-	if positions == nil {
-		w.consOuts(now, in, in.cons.Start(now))
-	} else {
-		w.consOuts(now, in, in.cons.StartAt(now, positions))
-	}
+	in.resuming = false
+	w.consOuts(now, in, in.cons.StartAt(now, positions))
 	return true
 }
 
-// consOuts carries out the effects of instance in's consumer: its
-// requests on its own connections, its poll timer, and its polls, which
-// the application processes unless it is waiting for its committed
-// position (exactly once) or a newer instance took over.
+// consOuts carries out in's consumer's effects; the application processes
+// its polls unless it waits for its committed position or was taken over.
 func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 	outs = w.effs.Push(outs)
 	for i := range outs {
@@ -74,10 +66,8 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 	w.effs.Pop()
 }
 
-// inputAcked has an at-least-once application commit its consumer's
-// positions (commitSync) once the records of its last poll all have their
-// outcome (producer.flush() returned): acknowledged or failed. (It runs
-// without transactions: params.CheckInput.)
+// inputAcked commits at least once (commitSync) when the last poll's
+// records all have their outcome, as after producer.flush().
 func (w *World) inputAcked(now sim.Time, in *instance) {
 	if in.cons != nil && in.cons.Held() && len(in.awaiting) == 0 {
 		w.consOuts(now, in, in.cons.CommitSync(now))
@@ -91,10 +81,10 @@ func (w *World) crashInput(in *instance) {
 	}
 	in.cons.Crash()
 	in.awaiting = in.awaiting[:0]
-	for k, c := range in.cconns {
+	for _, c := range in.cconns {
 		if c.Gen != 0 {
 			w.nw.Close(c)
 		}
-		in.cconns[k] = simnet.Conn{}
 	}
+	clear(in.cconns)
 }

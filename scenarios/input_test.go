@@ -111,7 +111,6 @@ func TestInputTopicRefused(t *testing.T) {
 		want string
 	}{
 		{topicSets("input.partitions", "2"), "input.partitions=2 needs app.mode=at-least-once"},
-		{topicSets("brokers", "3", "replication.factor", "3"), "app.input=topic needs replication.factor=1"},
 		{topicSets("app.mode", "at-least-once"), "needs transaction.records=0"},
 	} {
 		_, err := Run(Spec{Scenario: sc, Seed: 1, Sets: c.sets})
@@ -167,6 +166,44 @@ func TestInputTopicCommitsAfterAcks(t *testing.T) {
 		r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: append(topicSets(), idem(false)...)})
 		if f := fired(r); f["INV-ORDER"] || f["INV-LOSS"] || r.Appended < 60 {
 			t.Fatalf("violations %v, committed %d (want all 60, in order)\nreproduce: %s", r.Violations, r.Appended, r.Reproduce)
+		}
+	}
+}
+
+// TestInputTopicReplicatedFailover: in a replicated world (three brokers,
+// replication.factor=3) the input topic is on every replica, committed,
+// before the run. The leader of the input partition (p1, on b2) crashes
+// at 0 s, before any follower fetched from it or the consumers' first
+// fetch reached it; the controller fences b2 and elects another leader,
+// which holds the input as committed data (with the input on the leader
+// only, the new leader's log is empty and nothing is processed):
+// every input record is read from it and processed, exactly once with
+// exactly-once, at least once with at-least-once.
+func TestInputTopicReplicatedFailover(t *testing.T) {
+	sc := mustLookup(t, "zombie")
+	const plan = "format 1\n0s crash b2\n20s restart b2\nend 25s\n"
+	repl := []string{"brokers", "3", "replication.factor", "3"}
+	for _, c := range []struct {
+		name string
+		sets []params.KV
+	}{
+		{"exactly-once", topicSets(repl...)},
+		{"at-least-once", append(alo(), topicSets(repl...)[1:]...)},
+	} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: c.sets, PlanText: plan, KeepTrace: true})
+			elected, fetched := false, false
+			for _, l := range r.Trace {
+				elected = elected || strings.Contains(l, "n1 p1 leader b")
+				fetched = fetched || elected && strings.Contains(l, "CFetchResp") && strings.Contains(l, "hw=60 lso=60 n=1 [0..59]")
+			}
+			if !elected || !fetched {
+				t.Fatalf("%s seed %d: elected %v, read from the new leader %v: the run no longer fails the input partition over\nreproduce: %s", c.name, seed, elected, fetched, r.Reproduce)
+			}
+			f := fired(r)
+			if f["INV-LOSS"] || r.Sent != 60 || r.Appended < 60 || c.name == "exactly-once" && (len(r.Violations) > 0 || r.Appended != 60) {
+				t.Fatalf("%s seed %d: violations %v, sent %d, committed %d (want the 60 input records)\nreproduce: %s", c.name, seed, r.Violations, r.Sent, r.Appended, r.Reproduce)
+			}
 		}
 	}
 }

@@ -3,8 +3,7 @@ package params
 import "fmt"
 
 // CheckInput refuses an input topic (app.input=topic) the model cannot
-// run yet, in one line naming the key: in a replicated world (the input
-// partitions are written to their leader only), at least once with
+// run yet, in one line naming the key: at least once with
 // transactions (the loop commits its offsets after the acknowledgements,
 // which an abort can undo), and exactly once with
 // more than one input partition (the offset commit, TxnOffsetCommit,
@@ -13,9 +12,6 @@ import "fmt"
 func (c *Config) CheckInput(txnRecords int) error {
 	if !c.App.TopicInput() {
 		return nil
-	}
-	if c.ReplicationFactor() > 1 {
-		return fmt.Errorf("app.input=topic needs replication.factor=1 (the input topic is not replicated yet), got %d", c.ReplicationFactor())
 	}
 	if c.App.Mode == AppAtLeastOnce && txnRecords > 0 {
 		return fmt.Errorf("app.input=topic with app.mode=at-least-once needs transaction.records=0: its loop commits its offsets once its sends are acknowledged, which a transaction does not make final (use app.mode=exactly-once)")

@@ -355,7 +355,9 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		w.brokerNode = append(w.brokerNode, simnet.NodeID(len(w.nodes)))
 		w.nodes = append(w.nodes, node{kind: kindBroker, name: name, srv: b, broker: b, holder: b})
 	}
-	w.input.Fill(func(p int32) *storage.Partition { return w.nodes[w.brokerNode[leaders[p]]].broker.Partition(p) })
+	for _, n := range w.brokerNode { // every replica of the input topic (world_input.go)
+		w.input.Fill(w.nodes[n].broker.Preload)
+	}
 	cc := &cfg.Coordinator
 	w.coord = w.spare.coordinator(coordinator.CoordinatorConfig{NextPID: model.ProducerID(cc.NextPID), EpochBits: uint8(cc.EpochBits),
 		Leaders: topo.Leaders, TimeoutCheckInterval: cc.AbortCleanupInterval,
@@ -410,6 +412,10 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	}
 	w.nw.SetServers(servers, w.rands.New(seed, streamOf("net/servers")))
 	w.repl.producer(&pcfg, w.topo.Brokers)
+	metaBrokers := 0 // the input consumers' metadata (world_input.go)
+	if w.repl.replicated() {
+		metaBrokers = topo.Brokers
+	}
 	w.pcfg = pcfg
 	for _, in := range w.instances {
 		in.pcfg = pcfg
@@ -419,7 +425,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		in.prod = w.spare.producer(in.pcfg, in.app.id, topo.Leaders, w.rands.New(seed, streamOf("producer/"+in.name)))
 		in.conns = zeroed(in.conns, w.connSlots())
 		if in.cons = nil; w.input.Parts > 0 {
-			in.cons = consumer.New(w.input.Consumer(in.app.id, leaders, cfg.App.Mode == params.AppExactlyOnce, cfg.App.SendInterval))
+			in.cons = consumer.New(w.input.Consumer(in.app.id, leaders, metaBrokers, cfg.App.Mode == params.AppExactlyOnce, cfg.App.SendInterval))
 			in.cconns = zeroed(in.cconns, w.connSlots())
 		}
 	}

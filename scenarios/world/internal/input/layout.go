@@ -78,7 +78,8 @@ func (l Layout) End(i int32) int64 {
 // produced and committed before the run: the aborted transaction first
 // (partition 0, with input.aborted), then the records, in one batch
 // without a producer id. Without replication the high watermark is the
-// log end, so every record is committed.
+// log end, so every record is committed; a replica is committed by
+// Fill's preload.
 func (l Layout) fill(p *storage.Partition, app, i int32) {
 	part := l.Base + app*l.Parts + i
 	if i == 0 && l.Aborted > 0 {
@@ -113,10 +114,11 @@ func mustAppend(r model.AppendResult) {
 // least once it fetches the group's committed offsets at its start and
 // commits itself once the records of a poll are acknowledged
 // (AppCommits); exactly once the application positions it at the offsets
-// its transactions committed. Brokers is 0: without replication the
-// leaders never move, and the consumer asks for no metadata.
-func (l Layout) Consumer(app int32, leaders []int32, exactlyOnce bool, interval time.Duration) consumer.Config {
-	return consumer.Config{GroupID: model.GroupOf(app), Partitions: l.Partitions(app), Leaders: leaders,
+// its transactions committed. brokers is the brokers a replicated world's
+// consumer asks for metadata when a leader moves; 0 without replication,
+// where the leaders never move and the consumer asks for none.
+func (l Layout) Consumer(app int32, leaders []int32, brokers int, exactlyOnce bool, interval time.Duration) consumer.Config {
+	return consumer.Config{GroupID: model.GroupOf(app), Partitions: l.Partitions(app), Leaders: leaders, Brokers: brokers,
 		ReadCommitted: true, MaxPollRecords: 1, Commits: !exactlyOnce, AppCommits: !exactlyOnce, Reset: consumer.ResetEarliest,
 		PollInterval: max(interval, time.Millisecond), FetchMaxWait: 500 * time.Millisecond, RequestTimeout: 30 * time.Second,
 		RetryBackoff: 100 * time.Millisecond, Patience: time.Second}
@@ -133,12 +135,14 @@ func (l Layout) Done(c *consumer.Consumer, app int32) bool {
 	return true
 }
 
-// Fill writes every application's input partitions, each into the
-// partition part returns (its leader's).
-func (l Layout) Fill(part func(p int32) *storage.Partition) {
+// Fill writes every application's input partitions into every copy of
+// them: preload hands write one broker's copy of partition p, if it has
+// one (broker.Broker.Preload, which commits a replica's in leader epoch
+// 0); it is called for each broker in turn.
+func (l Layout) Fill(preload func(p int32, write func(*storage.Partition))) {
 	for a := range l.Apps {
 		for i := range l.Parts {
-			l.fill(part(l.Base+a*l.Parts+i), a, i)
+			preload(l.Base+a*l.Parts+i, func(p *storage.Partition) { l.fill(p, a, i) })
 		}
 	}
 }

@@ -17,9 +17,9 @@ func TestLayout(t *testing.T) {
 		t.Fatalf("leaders %v, want 4 outputs then 6 inputs round robin", got)
 	}
 	parts := map[int32]*storage.Partition{}
-	l.Fill(func(p int32) *storage.Partition {
+	l.Fill(func(p int32, write func(*storage.Partition)) {
 		parts[p] = storage.NewPartition(p, storage.PartitionConfig{Window: 5, Seq: model.SeqSpace{Bits: 31}})
-		return parts[p]
+		write(parts[p])
 	})
 	if len(parts) != 6 {
 		t.Fatalf("%d input partitions filled, want 6", len(parts))

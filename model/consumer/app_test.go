@@ -47,3 +47,29 @@ func TestAppCommits(t *testing.T) {
 		t.Fatalf("after CommitSync: returned %v, want [0 1]", got)
 	}
 }
+
+// TestAppOffsets: with AppOffsets the consumer polls on without holding
+// and commits nothing itself; CommitOffsets commits the application's
+// offset, not the position, and a lower one later does not move it back.
+func TestAppOffsets(t *testing.T) {
+	w := newCWorld(t, []int32{0}, 1, Config{Partitions: []int32{0}, MaxPollRecords: 1, Commits: true, AppOffsets: true, Reset: ResetEarliest})
+	mustAppend(t, w.part(0, 0).Append(0, batch(-1, false, 0, 0, 5)))
+	w.start()
+	w.runUntil(ms(400))
+	if got := w.returned(); len(got) < 3 || w.c.Held() {
+		t.Fatalf("returned %v, held %v; want 3 or more polls and no hold", got, w.c.Held())
+	}
+	if c := w.group.ConsumerCommitted("r1", 0); c != -1 {
+		t.Fatalf("committed %d before CommitOffsets, want none", c)
+	}
+	w.consumerOuts(w.c.CommitOffsets(w.now, []int64{2}))
+	w.runUntil(w.now.Add(5 * time.Millisecond))
+	if c := w.group.ConsumerCommitted("r1", 0); c != 2 {
+		t.Fatalf("committed %d after CommitOffsets(2), want 2 (not the position %d)", c, w.c.Position(0))
+	}
+	w.consumerOuts(w.c.CommitOffsets(w.now, []int64{1}))
+	w.runUntil(w.now.Add(5 * time.Millisecond))
+	if c := w.group.ConsumerCommitted("r1", 0); c != 2 {
+		t.Fatalf("committed %d after CommitOffsets(1), want still 2", c)
+	}
+}

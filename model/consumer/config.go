@@ -56,6 +56,13 @@ type Config struct {
 	// application calls [Consumer.CommitSync], once what it produced
 	// from them is acknowledged. Without AutoCommit only.
 	AppCommits bool
+	// AppOffsets: the application commits offsets of its choosing with
+	// [Consumer.CommitOffsets] (an at-least-once transactional
+	// consume-transform-produce loop, app.input=topic: after each
+	// commitTransaction, the offsets after the transaction's records);
+	// the consumer commits nothing itself and does not hold its polls.
+	// Without AutoCommit and AppCommits only.
+	AppOffsets bool
 	// Reset is auto.offset.reset.
 	Reset ResetPolicy
 	// PollInterval is the application's time between two polls, > 0.

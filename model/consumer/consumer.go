@@ -34,6 +34,9 @@ type Consumer struct {
 	// held: with Config.AppCommits, the application is processing the
 	// last poll's records and has not called CommitSync yet.
 	held bool
+	// offsets are the offsets the application asked to commit
+	// (Config.AppOffsets), one per assigned partition (-1: none yet).
+	offsets []int64
 	// pollToken numbers the poll loop's timers; a timer of an older loop
 	// (before a crash) is ignored.
 	pollToken uint64
@@ -176,6 +179,10 @@ func (c *Consumer) startAt(now sim.Time, positions []int64) {
 	c.inflight = c.inflight[:0]
 	c.needMeta = true
 	c.committing, c.syncWait, c.held = false, false, false
+	c.offsets = c.offsets[:0]
+	for range c.parts {
+		c.offsets = append(c.offsets, -1)
+	}
 	c.nextAutoCommit = now.Add(c.cfg.AutoCommitInterval)
 	c.lastChange = now
 	c.needOffsets = c.cfg.Commits && positions == nil
@@ -404,7 +411,7 @@ func (c *Consumer) poll(now sim.Time) {
 		c.resetPositions(now)
 		if n := c.collect(now); n > 0 && c.cfg.AppCommits {
 			c.held = true
-		} else if n > 0 && !c.cfg.AutoCommit && c.cfg.Commits {
+		} else if n > 0 && !c.cfg.AutoCommit && c.cfg.Commits && !c.cfg.AppOffsets {
 			// commitSync after the records are processed: the
 			// application waits for the answer.
 			c.commit(now)
@@ -662,6 +669,27 @@ func (c *Consumer) CommitSync(now sim.Time) []model.Out {
 	return c.out
 }
 
+// CommitOffsets commits the application's offsets (Config.AppOffsets),
+// one per assigned partition in order (-1: none for it), with commitSync
+// (KafkaConsumer.commitSync with an offset map): the poll loop returns
+// no records until the commit is answered, and a failed commit is
+// retried at the next poll turns. An offset never goes below one asked
+// for before; a StartAt forgets them.
+func (c *Consumer) CommitOffsets(now sim.Time, offsets []int64) []model.Out {
+	c.begin()
+	if c.running && c.cfg.AppOffsets {
+		for i, off := range offsets {
+			if i < len(c.offsets) {
+				c.offsets[i] = max(c.offsets[i], off)
+			}
+		}
+		c.syncWait = true
+		c.commit(now)
+	}
+	c.flushObs()
+	return c.out
+}
+
 // Held reports whether the application holds the last poll's records
 // (Config.AppCommits) and has not committed them yet.
 func (c *Consumer) Held() bool { return c.held }
@@ -671,9 +699,13 @@ func (c *Consumer) Held() bool { return c.held }
 func (c *Consumer) commit(now sim.Time) {
 	req := &model.OffsetCommitRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID}
 	for i := range c.parts {
-		if c.parts[i].state == stFetching {
+		off, ok := c.parts[i].position, c.parts[i].state == stFetching
+		if c.cfg.AppOffsets {
+			off, ok = c.offsets[i], c.offsets[i] >= 0
+		}
+		if ok {
 			req.Partitions = append(req.Partitions, c.parts[i].part)
-			req.Offsets = append(req.Offsets, c.parts[i].position)
+			req.Offsets = append(req.Offsets, off)
 		}
 	}
 	if len(req.Partitions) == 0 {

@@ -412,9 +412,14 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	}
 	w.nw.SetServers(servers, w.rands.New(seed, streamOf("net/servers")))
 	w.repl.producer(&pcfg, w.topo.Brokers)
-	metaBrokers := 0 // the input consumers' metadata (world_input.go)
+	metaBrokers, loop := 0, input.AtLeastOnce // the input consumers' (world_input.go)
 	if w.repl.replicated() {
 		metaBrokers = topo.Brokers
+	}
+	if cfg.App.Mode == params.AppExactlyOnce {
+		loop = input.ExactlyOnce
+	} else if pcfg.TransactionRecords > 0 {
+		loop = input.AtLeastOnceTxn
 	}
 	w.pcfg = pcfg
 	for _, in := range w.instances {
@@ -425,7 +430,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		in.prod = w.spare.producer(in.pcfg, in.app.id, topo.Leaders, w.rands.New(seed, streamOf("producer/"+in.name)))
 		in.conns = zeroed(in.conns, w.connSlots())
 		if in.cons = nil; w.input.Parts > 0 {
-			in.cons = consumer.New(w.input.Consumer(in.app.id, leaders, metaBrokers, cfg.App.Mode == params.AppExactlyOnce, cfg.App.SendInterval))
+			in.cons = consumer.New(w.input.Consumer(in.app.id, leaders, metaBrokers, loop, cfg.App.SendInterval))
 			in.cconns = zeroed(in.cconns, w.connSlots())
 		}
 	}

@@ -303,6 +303,7 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			}
 			w.emit(model.Obs{Kind: model.ObsTxnOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id,
 				Flag: o.Txn.Committed, Err: o.Txn.Err, Text: verb, N: int64(len(o.Txn.Records)), IDs: o.Txn.Records, Txn: o.Txn.Txn})
+			w.inputTxn(now, in, o.Txn) // world_input.go
 			if !o.Txn.Committed && !o.Txn.Failed && w.eosFetch(in) && in == in.app.current() {
 				// A consume-transform-produce loop seeks its consumer back
 				// to the committed offsets after abortTransaction: the input

@@ -74,6 +74,21 @@ func (w *World) inputAcked(now sim.Time, in *instance) {
 	}
 }
 
+// inputTxn ends a transaction of an at-least-once transactional loop
+// (input.AtLeastOnceTxn): once it commits, the loop commits the offsets
+// after its records (commitSync); once it aborts, the loop reads again
+// from the group's committed offsets (a seek to consumer.committed()).
+func (w *World) inputTxn(now sim.Time, in *instance, t *model.TxnResult) {
+	if in.cons == nil || w.eosFetch(in) || in != in.app.current() || t.Failed {
+		return
+	}
+	if t.Committed {
+		w.consOuts(now, in, in.cons.CommitOffsets(now, w.input.Committed(t.Records)))
+		return
+	}
+	w.readInput(now, in, nil)
+}
+
 // crashInput loses in's consumer with its process.
 func (w *World) crashInput(in *instance) {
 	if in.cons == nil {

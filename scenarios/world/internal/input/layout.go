@@ -107,21 +107,51 @@ func mustAppend(r model.AppendResult) {
 	}
 }
 
+// Loop is how an application commits its input's offsets.
+type Loop uint8
+
+const (
+	// ExactlyOnce: in its transactions (TxnOffsetCommit); the
+	// application positions its consumer at the offsets they committed.
+	ExactlyOnce Loop = iota
+	// AtLeastOnce: with commitSync once a poll's records are
+	// acknowledged (consumer.Config.AppCommits).
+	AtLeastOnce
+	// AtLeastOnceTxn: with transactions, commitSync after each
+	// commitTransaction, of the offsets after the transaction's records
+	// (consumer.Config.AppOffsets, Committed).
+	AtLeastOnceTxn
+)
+
 // Consumer returns application app's consumer configuration: its group
 // (the one its transactions commit to), its input partitions assigned,
 // read_committed, earliest, one record a poll every interval (the
-// application's send.interval.ms, at least 1 ms), no auto-commit. At
-// least once it fetches the group's committed offsets at its start and
-// commits itself once the records of a poll are acknowledged
-// (AppCommits); exactly once the application positions it at the offsets
-// its transactions committed. brokers is the brokers a replicated world's
+// application's send.interval.ms, at least 1 ms), no auto-commit; loop
+// says who commits what. At least once it fetches the group's committed
+// offsets at its start. brokers is the brokers a replicated world's
 // consumer asks for metadata when a leader moves; 0 without replication,
 // where the leaders never move and the consumer asks for none.
-func (l Layout) Consumer(app int32, leaders []int32, brokers int, exactlyOnce bool, interval time.Duration) consumer.Config {
+func (l Layout) Consumer(app int32, leaders []int32, brokers int, loop Loop, interval time.Duration) consumer.Config {
 	return consumer.Config{GroupID: model.GroupOf(app), Partitions: l.Partitions(app), Leaders: leaders, Brokers: brokers,
-		ReadCommitted: true, MaxPollRecords: 1, Commits: !exactlyOnce, AppCommits: !exactlyOnce, Reset: consumer.ResetEarliest,
-		PollInterval: max(interval, time.Millisecond), FetchMaxWait: 500 * time.Millisecond, RequestTimeout: 30 * time.Second,
-		RetryBackoff: 100 * time.Millisecond, Patience: time.Second}
+		ReadCommitted: true, MaxPollRecords: 1, Commits: loop != ExactlyOnce, AppCommits: loop == AtLeastOnce, AppOffsets: loop == AtLeastOnceTxn,
+		Reset: consumer.ResetEarliest, PollInterval: max(interval, time.Millisecond), FetchMaxWait: 500 * time.Millisecond,
+		RequestTimeout: 30 * time.Second, RetryBackoff: 100 * time.Millisecond, Patience: time.Second}
+}
+
+// Committed returns, per input partition of the application, the offset
+// after the last of records (its input record numbers, as a committed
+// transaction lists them) in that partition, -1 for a partition with
+// none: the offsets an at-least-once transactional loop commits.
+func (l Layout) Committed(records []model.RecordID) []int64 {
+	offs := make([]int64, l.Parts)
+	for i := range offs {
+		offs[i] = -1
+	}
+	for _, id := range records {
+		i := int32(id.N % int64(l.Parts))
+		offs[i] = max(offs[i], l.skip(i)+id.N/int64(l.Parts)+1)
+	}
+	return offs
 }
 
 // Done reports whether the consumer c has read application app's whole

@@ -53,3 +53,14 @@ func TestLayout(t *testing.T) {
 		t.Errorf("position past the input: %d, want its end %d", got, one.End(0))
 	}
 }
+
+// TestCommitted: the offsets after a transaction's last records, per
+// input partition: after the aborted records and their marker in
+// partition 0, none where the transaction has no record.
+func TestCommitted(t *testing.T) {
+	l := Layout{Base: 1, Parts: 3, Apps: 1, Records: 20, Aborted: 2}
+	got := l.Committed([]model.RecordID{{N: 3}, {N: 7}, {N: 4}, {N: 0}})
+	if want := []int64{3 + 2, 7/3 + 1, -1}; got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("committed %v, want %v", got, want)
+	}
+}

@@ -135,7 +135,7 @@ func TestResolveExposesConfig(t *testing.T) {
 		t.Fatal("Values.Config is not Resolved.Config")
 	}
 	c := res.Config
-	if c.Extra.Pause != 1500*time.Millisecond || c.Extra.PauseAt != 2900*time.Millisecond || c.Extra.TakeoverAfter != 500*time.Millisecond {
+	if c.Extra.Pause != 1500*time.Millisecond || c.Extra.PauseAt != 3200*time.Millisecond || c.Extra.TakeoverAfter != 500*time.Millisecond {
 		t.Errorf("extra %+v", c.Extra)
 	}
 	if len(c.Net.Links) != 1 || c.Net.Links[0].Latency.Spread != 2*time.Millisecond {

@@ -51,13 +51,14 @@ func TestZombieContrast(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The duplicates need v1's commit to land while its answer waits in
-	// the pause (about 1% of seeds: 6 of 600 since the markers travel the
-	// network); seed 82 is one.
-	if r := mustRun(t, Spec{Scenario: sc, Seed: 82, Sets: []params.KV{{Key: "app.mode", Value: "at-least-once"}}}); r.Duplicates == 0 || !fired(r)["INV-DUP"] {
-		t.Errorf("app.mode=at-least-once seed 82: duplicates %d, violations %v", r.Duplicates, r.Violations)
+	// the pause (about 1% of seeds: 5 of 600 with the input topic, which
+	// v2 reads from the offsets v1 committed after its transactions);
+	// seed 48 is one.
+	if r := mustRun(t, Spec{Scenario: sc, Seed: 48, Sets: []params.KV{{Key: "app.mode", Value: "at-least-once"}}}); r.Duplicates == 0 || !fired(r)["INV-DUP"] {
+		t.Errorf("app.mode=at-least-once seed 48: duplicates %d, violations %v", r.Duplicates, r.Violations)
 	}
-	if r := mustRun(t, Spec{Scenario: sc, Seed: 82}); r.Duplicates != 0 || len(r.Violations) > 0 {
-		t.Errorf("exactly-once seed 82: duplicates %d, violations %v", r.Duplicates, r.Violations)
+	if r := mustRun(t, Spec{Scenario: sc, Seed: 48}); r.Duplicates != 0 || len(r.Violations) > 0 {
+		t.Errorf("exactly-once seed 48: duplicates %d, violations %v", r.Duplicates, r.Violations)
 	}
 	zombieWrites := 0
 	for seed := uint64(1); seed <= 60; seed++ {

@@ -335,3 +335,24 @@ func BenchmarkConsumerRuns(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInputPerEvent measures what reading a real input topic costs:
+// whole zombie runs (exactly once) with the synthetic input and with
+// app.input=topic (a consumer per producer instance), per event against
+// the queue's hold step as BenchmarkPerEvent does, in the same run. The
+// target is at most 1.5 times the per-event cost of the synthetic input
+// (docs/consumers.md).
+func BenchmarkInputPerEvent(b *testing.B) {
+	for _, in := range []string{"synthetic", "topic"} {
+		b.Run("zombie/app.input="+in, func(b *testing.B) {
+			q := queueStep()
+			events, allocs := sweepRuns(b, "zombie", []params.KV{{Key: "app.input", Value: in}})
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(events)
+			b.ReportMetric(ns, "ns/event")
+			b.ReportMetric(ns/q, "x-queue")
+			b.ReportMetric(float64(allocs)/float64(events), "allocs/event")
+			b.ReportMetric(float64(events)/float64(b.N), "events/run")
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "us/run")
+		})
+	}
+}

@@ -19,9 +19,9 @@ var worldFields = map[string]string{
 	"textBuf": "scratch for the result's texts", "finalLog": "scratch (finalLogs)", "finalRecs": "scratch (finalLogs)", "nodesBuf": "storage of the plan's node lists, which the plan (hashed) holds",
 	"resultMem": "a recycled Result's memory for the run's result (Runner.Recycle): nothing of the run",
 	"setup":     "constant", "mode": "constant (chosen once: a run or a script)", "vals": "constant", "cfg": "constant", "seed": "constant",
-	"loop":  "hashed: the time, the pending events in order",
-	"nw":    "hashed",
-	"topo":  "constant",
+	"loop": "hashed: the time, the pending events in order",
+	"nw":   "hashed",
+	"topo": "constant", "input": "constant",
 	"nodes": "hashed", "names": "constant", "brokerNode": "constant", "coordNode": "constant", "dests": "constant",
 	"connRows": "storage of the nodes' out rows, hashed through the nodes",
 	"rands":    "the generators are hashed where the nodes hold them",
@@ -34,8 +34,8 @@ var worldFields = map[string]string{
 	"routes":    "hashed, by renumbered handle",
 	"nextRoute": "an id",
 	"srvConns":  "hashed", "srvFree": "spare storage for reuse: nothing refers to it",
-	"outBufs": "scratch", "obsBufs": "scratch", "noteBufs": "scratch", "resBufs": "scratch", "txnBufs": "scratch", "idBufs": "scratch", "depth": "scratch (0 between events)",
-	"obs": "readers", "cur": "scratch", "trace": "report only", "stats": "report only",
+	"effs": "scratch (depth 0 between events)",
+	"obs":  "readers", "cur": "scratch", "trace": "report only", "stats": "report only",
 	"chk":      "hashed",
 	"plan":     "hashed through the pending fault events",
 	"planEnd":  "hashed",
@@ -148,5 +148,25 @@ func TestStateHashIgnoresIDs(t *testing.T) {
 	}
 	if !slices.Equal(pa.hashes[2:], pb.hashes[2:]) {
 		t.Errorf("the same losses give other hashes once both drops fired")
+	}
+}
+
+// TestStateHashTopicInput: with app.input=topic the hashes are
+// deterministic, and they cover the input topic (an aborted transaction
+// written first changes the state from the start) and the consumers.
+func TestStateHashTopicInput(t *testing.T) {
+	sets := []params.KV{{Key: "app.input", Value: "topic"}, {Key: "records", Value: "3"}}
+	_, p1 := probeRun(t, "ackloss", "end 2m", sets...)
+	_, p2 := probeRun(t, "ackloss", "end 2m", sets...)
+	if len(p1.hashes) < 5 || !slices.Equal(p1.hashes, p2.hashes) {
+		t.Fatalf("hashes: %d, equal on a rerun: %v", len(p1.hashes), slices.Equal(p1.hashes, p2.hashes))
+	}
+	_, p3 := probeRun(t, "ackloss", "end 2m", append(sets, params.KV{Key: "input.aborted", Value: "2"})...)
+	if p3.hashes[0] == p1.hashes[0] {
+		t.Errorf("the input topic's contents are not in the state hash")
+	}
+	_, syn := probeRun(t, "ackloss", "end 2m", sets[1])
+	if syn.hashes[0] == p1.hashes[0] {
+		t.Errorf("the consumers and the input topic are not in the state hash")
 	}
 }

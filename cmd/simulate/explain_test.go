@@ -18,7 +18,7 @@ func TestShrinkFlags(t *testing.T) {
 	if code != 1 || errOut != "" {
 		t.Fatalf("exit %d, err %q\n%s", code, errOut, out)
 	}
-	for _, want := range []string{"breaks INV-DUP", "minimal plan (1 of 4 actions):\n  3.025s pause p1 1s\n", "runs: 28 of at most 500",
+	for _, want := range []string{"breaks INV-DUP", "minimal plan (1 of 4 actions):\n  3.325s pause p1 1s\n", "runs: 28 of at most 500",
 		"saved: " + plan, "reproduce: go run ./cmd/simulate -seed 539 -scenario zombie -set app.mode=at-least-once -set fault.count=2 -plan-file " + plan} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -39,7 +39,7 @@ func TestShrinkFlags(t *testing.T) {
 	// elsewhere: the plan is printed, and the output says how to save it.
 	t.Chdir(t.TempDir())
 	code, out, _ = runCLI("-seed", "539", "-scenario", "zombie", "-set", "app.mode=at-least-once", "-set", "fault.count=2", "-shrink")
-	if code != 1 || !strings.Contains(out, "  3.025s pause p1 1s\n") || !strings.Contains(out, "not saved: add -plan-out FILE") || strings.Contains(out, "saved: ") && !strings.Contains(out, "not saved: ") {
+	if code != 1 || !strings.Contains(out, "  3.325s pause p1 1s\n") || !strings.Contains(out, "not saved: add -plan-out FILE") || strings.Contains(out, "saved: ") && !strings.Contains(out, "not saved: ") {
 		t.Errorf("-shrink without -plan-out: exit %d\n%s", code, out)
 	}
 	if ents, _ := os.ReadDir("."); len(ents) != 0 {

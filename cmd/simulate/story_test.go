@@ -18,7 +18,7 @@ func TestZombieStoryFirst(t *testing.T) {
 	if !ok {
 		t.Fatalf("no filtered parameter list:\n%s", out)
 	}
-	for _, want := range []string{"\nwhat happened:\n", "faults: 3.168780887s pause p1 25s", "1 refused for its stale", "fatal errors: PRODUCER_FENCED (1)",
+	for _, want := range []string{"\nwhat happened:\n", "faults: 3.468780887s pause p1 25s", "1 refused for its stale", "fatal errors: PRODUCER_FENCED (1)",
 		"transactions: 6 committed, 1 aborted", "every input record is in the committed\n    output exactly once (INV-EOS)"} {
 		if !strings.Contains(story, want) {
 			t.Errorf("the story (before the parameters) lacks %q:\n%s", want, story)

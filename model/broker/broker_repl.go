@@ -77,6 +77,20 @@ func (b *Broker) ReplicaLog(id int32) *storage.ReplicaLog {
 	return b.reps[id].log
 }
 
+// Preload writes partition id's data from before the run into the
+// broker's copy of it, if it hosts one (without replication: leads it):
+// write appends the data, and a replica ([storage.ReplicaLog.Preloaded])
+// then holds it as committed in leader epoch 0. Called on every broker
+// before the run starts.
+func (b *Broker) Preload(id int32, write func(*storage.Partition)) {
+	if p := b.Partition(id); p != nil {
+		write(p)
+		if lg := b.ReplicaLog(id); lg != nil {
+			lg.Preloaded()
+		}
+	}
+}
+
 // Leads reports whether the broker leads partition id: always for its
 // partitions without replication, else as the applied metadata says.
 func (b *Broker) Leads(id int32) bool {

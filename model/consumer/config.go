@@ -50,6 +50,19 @@ type Config struct {
 	AutoCommitInterval time.Duration
 	// Commits: the world has a group coordinator to commit to.
 	Commits bool
+	// AppCommits: the application commits (at-least-once
+	// consume-transform-produce, app.input=topic): after a poll that
+	// returned records the consumer returns nothing more until the
+	// application calls [Consumer.CommitSync], once what it produced
+	// from them is acknowledged. Without AutoCommit only.
+	AppCommits bool
+	// AppOffsets: the application commits offsets of its choosing with
+	// [Consumer.CommitOffsets] (an at-least-once transactional
+	// consume-transform-produce loop, app.input=topic: after each
+	// commitTransaction, the offsets after the transaction's records);
+	// the consumer commits nothing itself and does not hold its polls.
+	// Without AutoCommit and AppCommits only.
+	AppOffsets bool
 	// Reset is auto.offset.reset.
 	Reset ResetPolicy
 	// PollInterval is the application's time between two polls, > 0.

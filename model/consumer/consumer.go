@@ -31,6 +31,12 @@ type Consumer struct {
 	// committing: a commit is in flight; syncWait: the application is
 	// blocked in commitSync until it is answered.
 	committing, syncWait bool
+	// held: with Config.AppCommits, the application is processing the
+	// last poll's records and has not called CommitSync yet.
+	held bool
+	// offsets are the offsets the application asked to commit
+	// (Config.AppOffsets), one per assigned partition (-1: none yet).
+	offsets []int64
 	// pollToken numbers the poll loop's timers; a timer of an older loop
 	// (before a crash) is ignored.
 	pollToken uint64
@@ -137,6 +143,22 @@ func (c *Consumer) Start(now sim.Time) []model.Out {
 }
 
 func (c *Consumer) start(now sim.Time) {
+	c.startAt(now, nil)
+}
+
+// StartAt starts the consumer (again) with the given positions, one per
+// assigned partition in order (-1: none, the partition is reset as at
+// Start), as an application does with assign and seek before its first
+// poll; it fetches no committed offsets. Without positions it is Start.
+func (c *Consumer) StartAt(now sim.Time, positions []int64) []model.Out {
+	c.begin()
+	c.pollToken++
+	c.startAt(now, positions)
+	c.flushObs()
+	return c.out
+}
+
+func (c *Consumer) startAt(now sim.Time, positions []int64) {
 	c.running = true
 	c.leaders = append(c.leaders[:0], c.cfg.Leaders...)
 	c.epochs = c.epochs[:0]
@@ -149,14 +171,26 @@ func (c *Consumer) start(now sim.Time) {
 		if c.cfg.Commits {
 			st = stInit
 		}
+		if positions != nil {
+			st = stReset
+		}
 		c.parts = append(c.parts, partState{part: p, state: st, position: -1, hw: -1, lso: -1})
 	}
 	c.inflight = c.inflight[:0]
 	c.needMeta = true
-	c.committing, c.syncWait = false, false
+	c.committing, c.syncWait, c.held = false, false, false
+	c.offsets = c.offsets[:0]
+	for range c.parts {
+		c.offsets = append(c.offsets, -1)
+	}
 	c.nextAutoCommit = now.Add(c.cfg.AutoCommitInterval)
 	c.lastChange = now
-	c.needOffsets = c.cfg.Commits
+	c.needOffsets = c.cfg.Commits && positions == nil
+	for i, off := range positions {
+		if i < len(c.parts) && off >= 0 {
+			c.setPosition(now, i, off, "seek")
+		}
+	}
 	c.poll(now)
 }
 
@@ -237,7 +271,7 @@ func (c *Consumer) Wake(now sim.Time, token uint64) []model.Out {
 
 // Crash loses the process: positions, buffers, requests and timers.
 func (c *Consumer) Crash() {
-	c.running = false
+	c.running, c.held = false, false
 	c.pollToken++
 	c.inflight = c.inflight[:0]
 	for i := range c.parts {
@@ -373,9 +407,11 @@ func (c *Consumer) poll(now sim.Time) {
 	if c.syncWait && !c.committing {
 		c.commit(now) // commitSync retries a commit that failed
 	}
-	if !c.syncWait {
+	if !c.syncWait && !c.held {
 		c.resetPositions(now)
-		if n := c.collect(now); n > 0 && !c.cfg.AutoCommit && c.cfg.Commits {
+		if n := c.collect(now); n > 0 && c.cfg.AppCommits {
+			c.held = true
+		} else if n > 0 && !c.cfg.AutoCommit && c.cfg.Commits && !c.cfg.AppOffsets {
 			// commitSync after the records are processed: the
 			// application waits for the answer.
 			c.commit(now)
@@ -602,14 +638,74 @@ func (c *Consumer) collect(now sim.Time) int {
 	return c.cfg.MaxPollRecords - left
 }
 
+// Seek sets partition part's position to off (KafkaConsumer.seek): the
+// buffered records go, a fetch in flight is answered stale, and the
+// reset is logged (a position that goes back is one the consumer
+// logged). A partition the consumer does not hold is ignored.
+func (c *Consumer) Seek(now sim.Time, part int32, off int64) []model.Out {
+	c.begin()
+	for i := range c.parts {
+		if c.parts[i].part == part && c.running {
+			c.setPosition(now, i, off, "seek")
+			c.lastChange = now
+		}
+	}
+	c.flushObs()
+	return c.out
+}
+
+// CommitSync ends the application's processing of the last poll (Config
+// .AppCommits): it commits the positions and waits for the answer
+// (KafkaConsumer.commitSync), retrying a failed commit at the next poll
+// turns; the poll loop returns records again once it is answered.
+func (c *Consumer) CommitSync(now sim.Time) []model.Out {
+	c.begin()
+	if c.running && c.held {
+		c.held = false
+		c.syncWait = true
+		c.commit(now)
+	}
+	c.flushObs()
+	return c.out
+}
+
+// CommitOffsets commits the application's offsets (Config.AppOffsets),
+// one per assigned partition in order (-1: none for it), with commitSync
+// (KafkaConsumer.commitSync with an offset map): the poll loop returns
+// no records until the commit is answered, and a failed commit is
+// retried at the next poll turns. An offset never goes below one asked
+// for before; a StartAt forgets them.
+func (c *Consumer) CommitOffsets(now sim.Time, offsets []int64) []model.Out {
+	c.begin()
+	if c.running && c.cfg.AppOffsets {
+		for i, off := range offsets {
+			if i < len(c.offsets) {
+				c.offsets[i] = max(c.offsets[i], off)
+			}
+		}
+		c.syncWait = true
+		c.commit(now)
+	}
+	c.flushObs()
+	return c.out
+}
+
+// Held reports whether the application holds the last poll's records
+// (Config.AppCommits) and has not committed them yet.
+func (c *Consumer) Held() bool { return c.held }
+
 // commit sends the positions to the group coordinator (OffsetCommit of
 // SubscriptionState.allConsumed).
 func (c *Consumer) commit(now sim.Time) {
 	req := &model.OffsetCommitRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID}
 	for i := range c.parts {
-		if c.parts[i].state == stFetching {
+		off, ok := c.parts[i].position, c.parts[i].state == stFetching
+		if c.cfg.AppOffsets {
+			off, ok = c.offsets[i], c.offsets[i] >= 0
+		}
+		if ok {
 			req.Partitions = append(req.Partitions, c.parts[i].part)
-			req.Offsets = append(req.Offsets, c.parts[i].position)
+			req.Offsets = append(req.Offsets, off)
 		}
 	}
 	if len(req.Partitions) == 0 {

@@ -308,3 +308,29 @@ func TestLSOReplicated(t *testing.T) {
 		t.Errorf("after truncation to 5: first unstable %d %v, HW %d, LSO %d; want 4, 5, 4", first, ok, p.HighWatermark(), p.LastStableOffset())
 	}
 }
+
+// TestPreloaded: a replica's log written before the run is committed in
+// leader epoch 0: the high watermark and the LSO at the log end (the
+// transaction's marker below it), epoch 0 from offset 0, and the first
+// leader's BeginEpoch(0) at the log end keeps that start.
+func TestPreloaded(t *testing.T) {
+	p := NewPartition(0, PartitionConfig{})
+	r := NewReplicaLog(p)
+	r.Preloaded() // an empty log: nothing to commit
+	if r.HighWatermark() != 0 || len(r.Epochs.Entries()) != 0 {
+		t.Fatalf("empty: HW %d, epochs %v, want 0 and none", r.HighWatermark(), r.Epochs.Entries())
+	}
+	run(t, p, []step{
+		txnData(1, 0, 0, 1),             // 0..1 pid 1 opens
+		marker(1, 0, model.MarkerAbort), // 2
+		plainData(1),                    // 3
+	})
+	r.Preloaded()
+	r.BeginEpoch(0)
+	if r.HighWatermark() != 4 || p.LastStableOffset() != 4 {
+		t.Fatalf("HW %d LSO %d, want 4 and 4", r.HighWatermark(), p.LastStableOffset())
+	}
+	if e := r.Epochs.Entries(); len(e) != 1 || e[0].Epoch != 0 || e[0].StartOffset != 0 {
+		t.Fatalf("epochs %v, want epoch 0 from offset 0", e)
+	}
+}

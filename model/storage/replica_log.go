@@ -38,6 +38,21 @@ func (r *ReplicaLog) setHW(hw int64) {
 	r.Part.setHighWatermark(hw)
 }
 
+// Preloaded marks what the log holds as written and committed before the
+// run, in leader epoch 0 (the topic's first, which its first leader
+// begins when it applies the first metadata): the epoch cache starts
+// epoch 0 at offset 0 and the high watermark is the log end. Every
+// replica of the partition gets the same appends and this call before
+// the run starts, so that replication and elections see the data as
+// ordinary committed data (the simulator writes an input topic this way,
+// as if produced with acks=all before the run).
+func (r *ReplicaLog) Preloaded() {
+	if end := r.LogEndOffset(); end > 0 {
+		r.Epochs.Assign(0, 0)
+		r.setHW(end)
+	}
+}
+
 // LogEndOffset returns the log end offset (LEO).
 func (r *ReplicaLog) LogEndOffset() int64 { return r.Part.LogEndOffset() }
 

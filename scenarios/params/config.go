@@ -111,7 +111,16 @@ type AppParams struct {
 	// Mode is app.mode: what a later instance of an application does
 	// when it takes over (AppAtLeastOnce, AppExactlyOnce).
 	Mode AppMode
+	// Input is app.input: "synthetic" or "topic"; InputPartitions is
+	// input.partitions (1..64), InputAborted input.aborted (records,
+	// 0..1000000).
+	Input           string
+	InputPartitions int
+	InputAborted    int64
 }
+
+// TopicInput reports whether applications read an input topic.
+func (a *AppParams) TopicInput() bool { return a.Input == "topic" }
 
 // AppMode is how an application processes its input across instances.
 type AppMode uint8
@@ -393,6 +402,9 @@ var fields = map[string]func(c *Config) any{
 	"app.idle.after":                   func(c *Config) any { return &c.App.IdleAfter },
 	"app.idle.ms":                      func(c *Config) any { return &c.App.Idle },
 	"app.mode":                         func(c *Config) any { return &c.App.Mode },
+	"app.input":                        func(c *Config) any { return &c.App.Input },
+	"input.partitions":                 func(c *Config) any { return &c.App.InputPartitions },
+	"input.aborted":                    func(c *Config) any { return &c.App.InputAborted },
 	"partitions":                       func(c *Config) any { return &c.Partitions },
 	"brokers":                          func(c *Config) any { return &c.Brokers },
 	"replication.factor":               func(c *Config) any { return &c.Replication.Factor },

@@ -47,9 +47,12 @@ const (
 	evCoordMove
 	// evShutdown: broker node stops, to restart at n-1, or restarts (n=0).
 	evShutdown
+	// evAppPoll: the poll timer n of instance node's consumer
+	// (world_input.go).
+	evAppPoll
 )
 
-var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume", "repl-start", "repl-deliver", "coord-move", "shutdown"}
+var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume", "repl-start", "repl-deliver", "coord-move", "shutdown", "app-poll"}
 
 // Event is one pending world event: a small value, so the loop's queue holds
 // it without allocating.
@@ -80,7 +83,7 @@ func (e Event) AppendDescription(b []byte) []byte {
 		b = strconv.AppendUint(b, e.msg, 10)
 		b = append(b, " to="...)
 		b = strconv.AppendInt(b, int64(e.node), 10)
-	case evWake, evStart, evDisconnect, evHandled, evAppResume:
+	case evWake, evStart, evDisconnect, evHandled, evAppResume, evAppPoll:
 		b = append(b, " node="...)
 		b = strconv.AppendInt(b, int64(e.node), 10)
 	case evFault, evResume, evUnstall:

@@ -186,6 +186,10 @@ func (w *World) deliver(now sim.Time, ev Event) {
 		w.serverOuts(now, to, w.nodes[to].srv.Step(now, model.Peer{Node: int32(peer), ReqNo: wr.reqNo}, wr.m))
 		return
 	}
+	if wr.cons {
+		w.consOuts(now, wr.inst, wr.inst.cons.Step(now, model.Peer{Node: int32(peer), ReqNo: wr.reqNo}, wr.m)) // world_input.go
+		return
+	}
 	switch wr.m.(type) {
 	case *model.TxnResponse, *model.ProduceResponse, *model.InitProducerIDResponse, *model.MetadataResponse:
 		w.apply(now, wr.inst, wr.inst.prod.Receive(now, wr.dest, wr.m))

@@ -198,7 +198,7 @@ func (w *World) target(ev Event) simnet.NodeID {
 			return -1
 		}
 		return simnet.NodeID(ev.node)
-	case evStart, evWake, evDisconnect, evHandled, evAppResume:
+	case evStart, evWake, evDisconnect, evHandled, evAppResume, evAppPoll:
 		return simnet.NodeID(ev.node)
 	case evAppSend:
 		if in := w.apps[ev.app].current(); in != nil {
@@ -450,6 +450,7 @@ func (w *World) crash(now sim.Time, n simnet.NodeID) {
 				w.nw.Close(c)
 			}
 		}
+		w.crashInput(in) // world_input.go
 		w.mode.connsDown(w, now)
 		var abandoned int64
 		if !w.resend && in.unresolved.Len() > 0 {
@@ -511,6 +512,9 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 			w.apply(now, in, in.prod.Start(now))
 		}
 		if resume {
+			if in.started && !w.eosFetch(in) && in == in.app.current() {
+				w.readInput(now, in, nil) // at least once: from the committed offsets
+			}
 			w.replay(now, n)
 			return
 		}

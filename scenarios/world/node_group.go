@@ -13,9 +13,11 @@ import (
 // (world_app.go, resumeInput); producers reach it for TxnOffsetCommit.
 func init() {
 	registerServerKind(serverKind{
-		name:    "g1",
-		dest:    model.DestGroupCoordinator,
-		present: func(w *World) bool { return w.cfg.App.Mode == params.AppExactlyOnce || w.cfg.Extra.Consumer.On },
+		name: "g1",
+		dest: model.DestGroupCoordinator,
+		present: func(w *World) bool {
+			return w.cfg.App.Mode == params.AppExactlyOnce || w.cfg.Extra.Consumer.On || w.cfg.App.TopicInput()
+		},
 		build: func(_ *World, spare model.Server) model.Server {
 			if g, ok := spare.(*coordinator.GroupCoordinator); ok {
 				g.Reclaim() // no Result holds a message

@@ -54,6 +54,9 @@ func Resolve(v *params.Values) (*Resolved, error) {
 			return nil, fmt.Errorf("app.mode=exactly-once needs transactions: set transactional.id and transaction.records > 0 (with idempotence on)")
 		}
 	}
+	if err := cfg.CheckInput(); err != nil {
+		return nil, err
+	}
 	eff, notes, err := pc.Resolve()
 	if err != nil {
 		return nil, err

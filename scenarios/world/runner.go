@@ -105,15 +105,7 @@ func (w *World) recycle() *World {
 		clear(sc.queue[:cap(sc.queue)])
 		*sc = srvConn{queue: sc.queue[:0]}
 	}
-	outBufs, obsBufs := w.outBufs, w.obsBufs
-	for i := range outBufs {
-		clear(outBufs[i][:cap(outBufs[i])])
-		outBufs[i] = outBufs[i][:0]
-	}
-	for i := range obsBufs {
-		clear(obsBufs[i][:cap(obsBufs[i])])
-		obsBufs[i] = obsBufs[i][:0]
-	}
+	effs := w.effs.Recycle()
 	spare := w.spareNodes()
 	nodes := w.nodes
 	clear(nodes[:cap(nodes)])
@@ -127,7 +119,7 @@ func (w *World) recycle() *World {
 	*w = World{
 		loop: loop, msgs: msgs, routes: routes, rands: rands,
 		srvFree: free, srvConns: w.srvConns[:0],
-		outBufs: outBufs, obsBufs: obsBufs,
+		effs:  effs,
 		nodes: nodes[:0],
 		dests: w.dests[:0], connRows: w.connRows[:0], reqCount: w.reqCount[:0],
 		trace: trace, stats: stats, nw: w.nw, chk: w.chk, bumps: w.bumps,

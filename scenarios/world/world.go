@@ -11,11 +11,14 @@ import (
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/model/broker"
 	"github.com/idemsim/idemsim/model/client"
+	"github.com/idemsim/idemsim/model/consumer"
 	"github.com/idemsim/idemsim/model/coordinator"
 	"github.com/idemsim/idemsim/model/storage"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/trace"
+	"github.com/idemsim/idemsim/scenarios/world/internal/input"
+	"github.com/idemsim/idemsim/scenarios/world/internal/outbuf"
 	"github.com/idemsim/idemsim/scenarios/world/internal/store"
 	"github.com/idemsim/idemsim/scenarios/world/internal/tally"
 	"github.com/idemsim/idemsim/sim"
@@ -86,6 +89,13 @@ type instance struct {
 	// application resumes from the committed input position
 	// (world_restart.go).
 	restarted bool
+	// cons reads the input topic (world_input.go; nil: synthetic), on
+	// cconns; resuming: waiting for the committed position, polls are
+	// dropped; awaiting: the last poll's records without an outcome.
+	cons     *consumer.Consumer
+	cconns   []simnet.Conn
+	resuming bool
+	awaiting []int64
 }
 
 // app is one application: a stream of records with stable ids, sent
@@ -101,6 +111,8 @@ type app struct {
 	// exactly-once application that resumes at its committed position
 	// sends records below it again.
 	high int64
+
+	handed store.Bitset // numbers handed over (an input topic)
 	// resends counts the records the application handed over again: the
 	// last [model.Record.Resend] it gave.
 	resends   uint32
@@ -132,6 +144,8 @@ type wire struct {
 	// reqNo numbers the request on its link (1-based, per run); a
 	// response carries its request's number.
 	reqNo int64
+	// cons: a request of the instance's consumer, or its answer.
+	cons bool
 	// late: a late rule ([faults.Late]) holds the request; it reaches its
 	// server whatever happened to its connection or link meanwhile.
 	late bool
@@ -156,6 +170,8 @@ type World struct {
 	loop sim.Loop[Event]
 	nw   *simnet.Network
 	topo Topology
+
+	input input.Layout // the input topic (world_input.go); Parts 0: none
 	// nodes is the node table, indexed by node id: producer instances,
 	// then brokers b1.., then the coordinator.
 	nodes []node
@@ -217,19 +233,9 @@ type World struct {
 	// srvFree are dropped receive sides kept for reuse (storage only:
 	// nothing refers to them).
 	srvFree []*srvConn
-	// outBufs are per-depth copies of a node's effects, so that a node
-	// re-entered by an instant message can reuse its own buffer.
-	outBufs [][]model.Out
-	// obsBufs are per-depth copies of the observations among them,
-	// noteBufs of the expired batches their notes point to, and resBufs,
-	// txnBufs and idBufs of the outcomes and transaction results (with
-	// their records) their results point to.
-	obsBufs  [][]model.Obs
-	noteBufs [][]model.Batch
-	resBufs  [][]model.Outcome
-	txnBufs  [][]model.TxnResult
-	idBufs   [][]model.RecordID
-	depth    int
+	// effs holds per-depth copies of a node's effects and what they
+	// point to (internal/outbuf).
+	effs outbuf.Stack
 
 	// The observation stream and its readers: the trace, the counters,
 	// the checkers and the coordinator's bumps, called directly, then
@@ -311,6 +317,11 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	if err := s.Build(Builder{w}); err != nil {
 		return nil, err
 	}
+	leaders := topo.Leaders
+	if cfg.App.TopicInput() { // the input topic (world_input.go)
+		w.input = input.Layout{Base: int32(len(leaders)), Parts: int32(cfg.App.InputPartitions), Apps: int32(len(w.apps)), Records: cfg.App.Records, Aborted: cfg.App.InputAborted}
+		leaders = w.input.Leaders(leaders, topo.Brokers)
+	}
 	// The node table: producer instances, then brokers, then the
 	// coordinator.
 	for _, in := range w.instances {
@@ -334,7 +345,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	for i := 0; i < topo.Brokers; i++ {
 		name := topo.BrokerName(i)
 		bcfg := broker.BrokerConfig{
-			ID: int32(i), Leaders: topo.Leaders, Partition: pc,
+			ID: int32(i), Leaders: leaders, Partition: pc,
 			ExpirationCheckInterval: bc.ExpirationCheckInterval,
 			RetentionCheckInterval:  bc.RetentionCheckInterval,
 			TransientPPM:            uint32(float64(bc.TransientError*1_000_000) + 0.5), // no fused multiply-add (net's ppm)
@@ -347,6 +358,9 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		b := w.spare.broker(bcfg) // a recycled broker, or a new one
 		w.brokerNode = append(w.brokerNode, simnet.NodeID(len(w.nodes)))
 		w.nodes = append(w.nodes, node{kind: kindBroker, name: name, srv: b, broker: b, holder: b})
+	}
+	for _, n := range w.brokerNode { // every replica of the input topic (world_input.go)
+		w.input.Fill(w.nodes[n].broker.Preload)
 	}
 	cc := &cfg.Coordinator
 	w.coord = w.spare.coordinator(coordinator.CoordinatorConfig{NextPID: model.ProducerID(cc.NextPID), EpochBits: uint8(cc.EpochBits),
@@ -402,6 +416,15 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	}
 	w.nw.SetServers(servers, w.rands.New(seed, streamOf("net/servers")))
 	w.repl.producer(&pcfg, w.topo.Brokers)
+	metaBrokers, loop := 0, input.AtLeastOnce // the input consumers' (world_input.go)
+	if w.repl.replicated() {
+		metaBrokers = topo.Brokers
+	}
+	if cfg.App.Mode == params.AppExactlyOnce {
+		loop = input.ExactlyOnce
+	} else if pcfg.TransactionRecords > 0 {
+		loop = input.AtLeastOnceTxn
+	}
 	w.pcfg = pcfg
 	for _, in := range w.instances {
 		in.pcfg = pcfg
@@ -410,6 +433,10 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		}
 		in.prod = w.spare.producer(in.pcfg, in.app.id, topo.Leaders, w.rands.New(seed, streamOf("producer/"+in.name)))
 		in.conns = zeroed(in.conns, w.connSlots())
+		if in.cons = nil; w.input.Parts > 0 {
+			in.cons = consumer.New(w.input.Consumer(in.app.id, leaders, metaBrokers, loop, cfg.App.SendInterval))
+			in.cconns = zeroed(in.cconns, w.connSlots())
+		}
 	}
 	// The readers of the observation stream.
 	w.trace = trace.New(w.names, w.trace)
@@ -536,6 +563,10 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		w.handled(now, ev)
 	case evAppResume:
 		w.resumeInput(now, w.nodes[ev.node].inst)
+	case evAppPoll:
+		if in := w.nodes[ev.node].inst; ev.gen == w.nodes[ev.node].inc {
+			w.consOuts(now, in, in.cons.Wake(now, ev.n)) // world_input.go
+		}
 	case evDisconnect:
 		w.disconnected(now, ev)
 	case evReplStart:

@@ -65,7 +65,9 @@ func (w *World) start(now sim.Time, in *instance) {
 			// (activate, resumeInput).
 			return
 		}
-		w.schedule(now, Event{kind: evAppSend, app: in.app.id})
+		if !w.readInput(now, in, nil) { // world_input.go
+			w.schedule(now, Event{kind: evAppSend, app: in.app.id})
+		}
 	} else {
 		w.takeover(now, in)
 	}
@@ -99,13 +101,18 @@ func (w *World) sendNew(now sim.Time, in *instance, part int32) model.Record {
 	rec := model.Record{ID: id, Digest: model.Digest(id, 0), Partition: part, SentAt: now}
 	a.next++
 	in.unresolved.PutStandard(rec)
-	if id.N < a.high {
+	again := id.N < a.high
+	if in.cons != nil { // an input topic (world_input.go)
+		again = a.handed.Has(id.N)
+		a.handed.Set(id.N)
+	}
+	if again {
 		// An exactly-once application that resumed at its committed
 		// position processes this input record again: the same record,
 		// not a new one.
 		return w.resendRecord(now, in, rec, true)
 	}
-	a.high = a.next
+	a.high = max(a.high, a.next)
 	o := w.slot(model.ObsAppSend, now, int32(in.node), -1)
 	o.App, o.Record = a.id, rec
 	w.fire(o)
@@ -151,6 +158,9 @@ func (w *World) takeover(now sim.Time, in *instance) {
 		}
 		return
 	default:
+		if w.readInput(now, in, nil) { // from the committed offsets
+			return
+		}
 		var recs []model.Record
 		for _, old := range a.instances[:in.index] {
 			old.unresolved.Each(func(r model.Record) { recs = append(recs, r) })
@@ -177,6 +187,7 @@ func (w *World) takeover(now sim.Time, in *instance) {
 // until the coordinator aborts it), the fetch is retried after
 // retry.backoff.ms.
 func (w *World) resumeInput(now sim.Time, in *instance) {
+	in.resuming = in.cons != nil
 	g := w.destNode(model.DestGroupCoordinator)
 	if w.nodes[g].fault.crashed || w.nodes[g].fault.paused {
 		w.schedule(now.Add(in.pcfg.RetryBackoff), Event{kind: evAppResume, node: int32(in.node)})
@@ -200,6 +211,9 @@ func (w *World) offsetFetched(now sim.Time, in *instance, r *model.OffsetFetchRe
 	// The input restarts here: sends scheduled by an earlier resume stop.
 	a.chain++
 	w.emit(model.Obs{Kind: model.ObsAppResume, At: now, Node: int32(in.node), Peer: -1, App: a.id, N: a.next})
+	if in.cons != nil && w.readInput(now, in, w.input.Positions(a.next)) { // its consumer seeks there
+		return
+	}
 	if a.next < a.records {
 		w.schedule(now, Event{kind: evAppSend, app: a.id, n: a.chain})
 	}
@@ -239,9 +253,9 @@ func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
 		in.prod.ReleaseEffects()
 		return
 	}
-	outs = w.pushOuts(outs)
+	outs = w.effs.Push(outs)
 	w.applyOuts(now, in, outs)
-	w.popOuts()
+	w.effs.Pop()
 }
 
 // applyOuts carries out a producer's effects from a slice the producer
@@ -268,6 +282,7 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			// once, a takeover sends it again if it is still open.
 			if o.Result.Err != model.ErrNone || !in.prod.InTransaction(o.Result.ID) {
 				in.unresolved.Delete(o.Result.ID.N)
+				in.awaiting = slices.DeleteFunc(in.awaiting, func(n int64) bool { return n == o.Result.ID.N })
 			}
 			in.app.resolved.Set(o.Result.ID.N)
 			ob := w.slot(model.ObsOutcome, now, int32(in.node), -1)
@@ -288,6 +303,7 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			}
 			w.emit(model.Obs{Kind: model.ObsTxnOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id,
 				Flag: o.Txn.Committed, Err: o.Txn.Err, Text: verb, N: int64(len(o.Txn.Records)), IDs: o.Txn.Records, Txn: o.Txn.Txn})
+			w.inputTxn(now, in, o.Txn) // world_input.go
 			if !o.Txn.Committed && !o.Txn.Failed && w.eosFetch(in) && in == in.app.current() {
 				// A consume-transform-produce loop seeks its consumer back
 				// to the committed offsets after abortTransaction: the input
@@ -310,76 +326,5 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			}
 		}
 	}
+	w.inputAcked(now, in) // world_input.go
 }
-
-// pushOuts copies a node's effects into the world's buffer for the current
-// depth: a node may be re-entered (an instant server-to-server message)
-// before the world has carried out all of its effects.
-func (w *World) pushOuts(outs []model.Out) []model.Out {
-	if w.depth == len(w.outBufs) {
-		w.outBufs = append(w.outBufs, nil)
-	}
-	b := append(w.outBufs[w.depth][:0], outs...)
-	w.outBufs[w.depth] = b
-	// A server's observations point into its own buffer, which its next
-	// call reuses: keep a copy at this depth.
-	if w.depth == len(w.obsBufs) {
-		w.obsBufs = append(w.obsBufs, nil)
-	}
-	for w.depth >= len(w.noteBufs) {
-		w.noteBufs, w.resBufs = append(w.noteBufs, nil), append(w.resBufs, nil)
-		w.txnBufs, w.idBufs = append(w.txnBufs, nil), append(w.idBufs, nil)
-	}
-	ob, nb := w.obsBufs[w.depth][:0], w.noteBufs[w.depth][:0]
-	rb, tb, ib := w.resBufs[w.depth][:0], w.txnBufs[w.depth][:0], w.idBufs[w.depth][:0]
-	for i := range b {
-		// What an effect points to is in the node's buffers, which
-		// its next call reuses.
-		switch {
-		case b[i].Kind == model.OutObserve:
-			ob = append(ob, *b[i].Obs)
-			b[i].Obs = &ob[len(ob)-1]
-		case b[i].Batch != nil: // an expired batch's note
-			nb = append(nb, *b[i].Batch)
-			b[i].Batch = &nb[len(nb)-1]
-		case b[i].Result != nil:
-			rb = append(rb, *b[i].Result)
-			b[i].Result = &rb[len(rb)-1]
-		case b[i].Txn != nil:
-			t := *b[i].Txn
-			from := len(ib)
-			ib = append(ib, t.Records...)
-			t.Records = ib[from:len(ib):len(ib)]
-			tb = append(tb, t)
-			b[i].Txn = &tb[len(tb)-1]
-		}
-	}
-	w.obsBufs[w.depth], w.noteBufs[w.depth] = ob, nb
-	w.resBufs[w.depth], w.txnBufs[w.depth], w.idBufs[w.depth] = rb, tb, ib
-	w.depth++
-	return b
-}
-
-// popOuts ends the use of the current depth's buffers. A buffer a burst
-// grew past maxKeptOuts (the producer expiring a whole backlog at once) is
-// dropped rather than kept, with the burst's notes and messages, for the
-// rest of the run; a small one keeps its last effects until the next call
-// overwrites them (clearing it after every call cost more than it saved).
-func (w *World) popOuts() {
-	w.depth--
-	if cap(w.outBufs[w.depth]) > maxKeptOuts {
-		w.outBufs[w.depth] = nil
-	}
-	if cap(w.obsBufs[w.depth]) > maxKeptOuts {
-		w.obsBufs[w.depth] = nil
-	}
-	if cap(w.noteBufs[w.depth]) > maxKeptOuts {
-		w.noteBufs[w.depth] = nil
-	}
-	if cap(w.resBufs[w.depth]) > maxKeptOuts || cap(w.txnBufs[w.depth]) > maxKeptOuts || cap(w.idBufs[w.depth]) > 64*maxKeptOuts {
-		w.resBufs[w.depth], w.txnBufs[w.depth], w.idBufs[w.depth] = nil, nil, nil
-	}
-}
-
-// maxKeptOuts is the largest effect buffer kept for reuse, in effects.
-const maxKeptOuts = 1024

@@ -160,7 +160,7 @@ func (w *World) handle(now sim.Time, sc *srvConn) {
 	req := &sc.cur
 	wr := &req.wr
 	sc.failed = false
-	h := w.pushRoute(route{client: wr.client, inst: wr.inst, dest: wr.dest, conn: req.tok.Conn, reqNo: wr.reqNo, inc: wr.inc, sc: sc})
+	h := w.pushRoute(route{client: wr.client, inst: wr.inst, dest: wr.dest, conn: req.tok.Conn, reqNo: wr.reqNo, inc: wr.inc, sc: sc, cons: wr.cons})
 	w.serverOuts(now, sc.node, w.nodes[sc.node].srv.Step(now, model.Peer{Node: int32(wr.client), ReqNo: wr.reqNo, Handle: h}, wr.m))
 	if pr, ok := wr.m.(*model.ProduceRequest); ok && pr.Acks == 0 {
 		w.dropRoute(h) // acks=0: no response

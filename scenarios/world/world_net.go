@@ -28,6 +28,12 @@ func (w *World) disconnected(now sim.Time, ev Event) {
 	}
 	in := nd.inst
 	dest := int32(ev.n) - 1
+	if in.cons != nil && ev.gen == nd.inc && in.cconns[w.connIdx(dest)] == ev.tok.Conn {
+		in.cconns[w.connIdx(dest)] = simnet.Conn{} // the consumer's (world_input.go)
+		w.emit(model.Obs{Kind: model.ObsDisconnected, At: now, Node: ev.node, Peer: int32(ev.tok.Conn.Server), ConnGen: ev.tok.Conn.Gen})
+		w.consOuts(now, in, in.cons.Step(now, model.Peer{Node: int32(ev.tok.Conn.Server)}, &model.Disconnected{Dest: dest}))
+		return
+	}
 	if ev.gen != w.nodes[ev.node].inc || in.conns[w.connIdx(dest)] != ev.tok.Conn {
 		return
 	}

@@ -152,7 +152,7 @@ func (w *World) replBrokerConfig(bc *broker.BrokerConfig) {
 	if w.replicationFactor() < 2 {
 		return
 	}
-	bc.Replicas = repl.Replicas(w.topo.Leaders, w.topo.Brokers, w.replicationFactor())
+	bc.Replicas = repl.Replicas(bc.Leaders, w.topo.Brokers, w.replicationFactor()) // the input topic's too
 	bc.Leader = broker.LeaderConfig{ReplicaLagTimeMax: w.cfg.Replication.LagTimeMax, MinInsyncReplicas: w.cfg.Replication.MinISR, Version: w.cfg.BrokerVersionNumber()}
 }
 
@@ -164,7 +164,7 @@ func (w *World) addController() {
 	if rf < 2 {
 		return
 	}
-	rs := repl.Replicas(w.topo.Leaders, w.topo.Brokers, rf)
+	rs := repl.Replicas(w.input.Leaders(w.topo.Leaders, w.topo.Brokers), w.topo.Brokers, rf) // the input topic's too
 	parts := make([]model.PartitionState, len(rs))
 	for p, r := range rs {
 		parts[p] = model.PartitionState{Partition: int32(p), Replicas: r, ISR: slices.Clone(r), Leader: r[0]}

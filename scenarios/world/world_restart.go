@@ -20,7 +20,7 @@ import (
 // at least once (or for an instance that is no longer the application's
 // live one) the restart keeps its sends and resends as before.
 func (w *World) restartInput(in *instance) bool {
-	if w.cfg.App.Mode != params.AppExactlyOnce || !w.mode.drivesApps() || in != in.app.current() {
+	if !w.mode.drivesApps() || in.cons == nil && (w.cfg.App.Mode != params.AppExactlyOnce || in != in.app.current()) {
 		return false
 	}
 	in.app.chain++

@@ -47,6 +47,8 @@ type route struct {
 	// request once this reply is sent (Kafka's SocketServer mutes a
 	// connection until its response is sent).
 	sc *srvConn
+	// cons: the request is the instance's consumer's.
+	cons bool
 	// app is the exactly-once instance whose application asked (an
 	// OffsetFetch, answered at once), or nil.
 	app *instance
@@ -80,9 +82,9 @@ func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
 		h.ReleaseEffects()
 		return
 	}
-	outs = w.pushOuts(outs)
+	outs = w.effs.Push(outs)
 	w.serverEffects(now, n, outs)
-	w.popOuts()
+	w.effs.Pop()
 }
 
 // serverEffects carries out server node n's effects outs, held or copied.
@@ -116,7 +118,7 @@ func (w *World) serverEffects(now sim.Time, n simnet.NodeID, outs []model.Out) {
 				w.stepServer(now, r.client, n, o.Msg, 0)
 				continue
 			}
-			wr := wire{m: o.Msg, client: r.client, server: n, inst: r.inst, dest: r.dest, inc: r.inc, reqNo: r.reqNo}
+			wr := wire{m: o.Msg, client: r.client, server: n, inst: r.inst, dest: r.dest, inc: r.inc, reqNo: r.reqNo, cons: r.cons}
 			if w.send(now, wr, r.conn, simnet.Response) == simnet.ConnBroken && r.sc != nil {
 				r.sc.failed = true
 			}

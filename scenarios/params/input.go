@@ -1,0 +1,17 @@
+package params
+
+import "fmt"
+
+// CheckInput refuses an input topic (app.input=topic) the model cannot
+// run yet, in one line naming the key: exactly once with more than one
+// input partition (the offset commit, TxnOffsetCommit, carries one
+// offset per group).
+func (c *Config) CheckInput() error {
+	if !c.App.TopicInput() {
+		return nil
+	}
+	if c.App.Mode == AppExactlyOnce && c.App.InputPartitions > 1 {
+		return fmt.Errorf("input.partitions=%d needs app.mode=at-least-once: with app.mode=exactly-once the offset commit carries one offset per group (allowed: 1)", c.App.InputPartitions)
+	}
+	return nil
+}

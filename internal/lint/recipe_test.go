@@ -66,7 +66,7 @@ func TestRecipeFaultKindIsOneFile(t *testing.T) {
 	}
 	writeFile(t, plan, "2s bonce b1\n")
 	_, errOut := simulate(t, sim, 2, "-scenario", "statelost", "-seed", "1", "-plan-file", plan)
-	if !strings.Contains(errOut, `unknown action "bonce" (allowed: pause, crash, `) || !strings.Contains(errOut, ", late, bounce)") {
+	if !strings.Contains(errOut, `unknown action "bonce" (allowed: pause, crash, `) || !strings.Contains(errOut, ", bounce)") {
 		t.Errorf("the unknown-verb error does not list bounce last: %s", errOut)
 	}
 }

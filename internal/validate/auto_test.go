@@ -174,14 +174,18 @@ func TestRealRunCutLeaksNothing(t *testing.T) {
 
 // TestAutoLastLookDecides: the last look, at the cap or when the budget
 // runs out, is one of the schedule's and may decide: the report then
-// says so, not "undecided". At the default margin the counters that are
+// says so, not "undecided". At the default floor the counters that are
 // 0 on both sides need about 80 runs of 30 records: the look at 30
-// cannot decide, the last one at the cap of 100 (look 2) does.
+// cannot decide, the last one at the cap of 100 (look 2) does. The
+// margin is 50% of the simulated rate rather than the default 20%: the
+// counters that are the same non-zero count in every run (the fixed
+// plan's) get the Poisson interval of their totals, and 100 real runs'
+// 100 NOT_ENOUGH_REPLICAS cannot show agreement within 20%.
 func TestAutoLastLookDecides(t *testing.T) {
 	cfg, same := autoConfig(t)
 	var calls atomic.Int64
 	cfg.realRunner = returning(same, &calls)
-	cfg.Runs, cfg.SimRuns, cfg.Margin = 100, 400, DefaultMargin
+	cfg.Runs, cfg.SimRuns, cfg.Margin = 100, 400, Margin{Value: 0.5, Relative: true, Floor: DefaultFloor}
 	res, err := Validate(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,11 @@ func interval(e Estimate) string {
 	if e.Lo == nil {
 		return num(e.Value)
 	}
-	return num(e.Value) + " [" + num(e.Lo) + ", " + num(e.Hi) + "]"
+	mark := ""
+	if e.Poisson {
+		mark = "*"
+	}
+	return num(e.Value) + " [" + num(e.Lo) + ", " + num(e.Hi) + "]" + mark
 }
 
 func diffText(c Comparison) string {

@@ -60,6 +60,11 @@ type Estimate struct {
 	// SE is the standard error used by the comparison (for a rate that
 	// is 0 in every run, the Poisson bound's equivalent; see zeroBound).
 	SE float64 `json:"se"`
+	// Poisson is set when the rate had no spread between runs (the same
+	// ratio in every run, not 0): Lo and Hi are then the exact Poisson
+	// 95% interval of the total count Num over Den, and SE is √Num/Den,
+	// not the delta method's zero.
+	Poisson bool `json:"poisson,omitempty"`
 }
 
 func fp(x float64) *float64 { return &x }
@@ -84,8 +89,18 @@ func (p *pair) estimate() Estimate {
 	}
 	// Σ(x − r·y)² = Σx² − 2rΣxy + r²Σy²; Var(r) ≈ n/(n−1) · Σ(x−ry)² / (Σy)².
 	ss := p.sxx - 2*r*p.sxy + r*r*p.syy
-	if ss < 0 {
-		ss = 0
+	if ss <= 1e-12*p.sxx {
+		// No spread between runs (every run's x is r times its y: a
+		// fault that fences exactly one send per run): the delta method
+		// gives a zero-width interval, which would claim a certainty
+		// the runs do not have. The exact Poisson interval of the total
+		// count over Σy, and its standard error √Σx/Σy, stand in.
+		k := float64(p.num)
+		e.Lo = fp(distuv.ChiSquared{K: 2 * k}.Quantile(0.025) / 2 / p.sy)
+		e.Hi = fp(distuv.ChiSquared{K: 2*k + 2}.Quantile(0.975) / 2 / p.sy)
+		e.SE = math.Sqrt(k) / p.sy
+		e.Poisson = true
+		return e
 	}
 	n := float64(p.n)
 	v := n / (n - 1) * ss / (p.sy * p.sy)

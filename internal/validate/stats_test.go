@@ -2,6 +2,7 @@ package validate
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -155,5 +156,33 @@ func TestLookAlpha(t *testing.T) {
 	}
 	if sum > Alpha || lookAlpha(1) != Alpha/2 {
 		t.Errorf("looks spend %v, first %v; want at most %v, first %v", sum, lookAlpha(1), Alpha, Alpha/2)
+	}
+}
+
+// TestNoSpreadIsNotZeroWidth: a rate that is the same, and not 0, in
+// every run gets the exact Poisson interval of its total count, marked,
+// not the delta method's zero-width interval.
+func TestNoSpreadIsNotZeroWidth(t *testing.T) {
+	var p pair
+	for range 30 {
+		p.add(1, 60)
+	}
+	e := p.estimate()
+	if !e.Poisson || e.Lo == nil || e.Hi == nil || !(*e.Lo < *e.Value && *e.Value < *e.Hi) || e.SE <= 0 {
+		t.Fatalf("30 runs of 1 in 60: %+v (lo %v hi %v); want a marked interval around 1/60 with SE > 0", e, e.Lo, e.Hi)
+	}
+	// 30 events over 1800: the exact Poisson 95% interval of 30 is
+	// [20.24, 42.83] (Garwood).
+	if lo, hi := *e.Lo*1800, *e.Hi*1800; math.Abs(lo-20.24) > 0.01 || math.Abs(hi-42.83) > 0.01 {
+		t.Errorf("interval of the count [%.2f, %.2f], want [20.24, 42.83]", lo, hi)
+	}
+	if got := interval(e); !strings.HasSuffix(got, "]*") {
+		t.Errorf("printed %q, want the * mark", got)
+	}
+	var q pair
+	q.add(1, 60)
+	q.add(3, 60)
+	if e := q.estimate(); e.Poisson {
+		t.Errorf("runs with spread got the Poisson interval: %+v", e)
 	}
 }

@@ -356,3 +356,17 @@ func BenchmarkInputPerEvent(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInputRuns is BenchmarkInputPerEvent's runs without the queue
+// yardstick beside them, to count instructions per event with
+// (docs/performance.md "Counting instructions"; docs/consumers.md has the
+// figures).
+func BenchmarkInputRuns(b *testing.B) {
+	for _, in := range []string{"synthetic", "topic"} {
+		b.Run("zombie/app.input="+in, func(b *testing.B) {
+			events, allocs := sweepRuns(b, "zombie", []params.KV{{Key: "app.input", Value: in}})
+			b.ReportMetric(float64(events)/float64(b.N), "events/run")
+			b.ReportMetric(float64(allocs)/float64(b.N), "allocs/run")
+		})
+	}
+}

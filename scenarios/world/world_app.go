@@ -326,5 +326,7 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			}
 		}
 	}
-	w.inputAcked(now, in) // world_input.go
+	if in.cons != nil {
+		w.inputAcked(now, in) // world_input.go
+	}
 }

@@ -319,7 +319,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	}
 	leaders := topo.Leaders
 	if cfg.App.TopicInput() { // the input topic (world_input.go)
-		w.input = input.Layout{Base: int32(len(leaders)), Parts: int32(cfg.App.InputPartitions), Apps: int32(len(w.apps)), Records: cfg.App.Records, Aborted: cfg.App.InputAborted}
+		w.input = input.Layout{Base: int32(len(leaders)), Parts: int32(cfg.App.InputPartitions), Apps: int32(len(w.apps)), Records: cfg.App.Records, Aborted: cfg.App.InputAborted, Seq: model.SeqSpace{Bits: uint8(cfg.SequenceBits)}}
 		leaders = w.input.Leaders(leaders, topo.Brokers)
 	}
 	// The node table: producer instances, then brokers, then the

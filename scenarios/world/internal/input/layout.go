@@ -24,9 +24,20 @@ type Layout struct {
 	Parts, Apps int32
 	// Records is each application's input records (records).
 	Records int64
-	// Aborted is input.aborted: records of one aborted transaction
+	// Aborted is input.aborted: records of aborted transactions
 	// written to each application's input partition 0 first.
 	Aborted int64
+	// Seq is the sequence space (sequence.bits): one aborted
+	// transaction holds at most its 2^bits numbers, so Aborted records
+	// are ceil(Aborted / 2^bits) transactions of their own producers.
+	Seq model.SeqSpace
+}
+
+// abortedTxns returns how many aborted transactions hold the Aborted
+// records: one unless the sequence space is narrower than Aborted.
+func (l Layout) abortedTxns() int64 {
+	per := int64(l.Seq.Max()) + 1
+	return (l.Aborted + per - 1) / per
 }
 
 // abortedPID is the producer id of the aborted transaction written before
@@ -55,7 +66,7 @@ func (l Layout) Partitions(app int32) []int32 {
 // skip is the offset of the first input record in input partition i.
 func (l Layout) skip(i int32) int64 {
 	if i == 0 && l.Aborted > 0 {
-		return l.Aborted + 1 // the records and the ABORT marker
+		return l.Aborted + l.abortedTxns() // the records and an ABORT marker each transaction
 	}
 	return 0
 }
@@ -83,13 +94,24 @@ func (l Layout) End(i int32) int64 {
 func (l Layout) fill(p *storage.Partition, app, i int32) {
 	part := l.Base + app*l.Parts + i
 	if i == 0 && l.Aborted > 0 {
-		b := model.Batch{PID: abortedPID, Partition: part, FirstSeq: 0, LastSeq: int32(l.Aborted - 1), Transactional: true, Records: make([]model.Record, l.Aborted)}
-		for k := range b.Records {
-			id := model.RecordID{App: app, N: l.Records + int64(k)}
-			b.Records[k] = model.Record{ID: id, Digest: model.Digest(id, 0), Partition: part}
+		// A batch numbers at most the sequence space's 2^bits records
+		// (sequence.bits may be 1), and a producer's batches in the
+		// broker's window must not share sequences: each 2^bits
+		// records are one producer's one-batch transaction, and the
+		// ABORT markers follow them all.
+		per := int64(l.Seq.Max()) + 1
+		for t := range l.abortedTxns() {
+			n := min(per, l.Aborted-t*per)
+			b := model.Batch{PID: abortedPID + model.ProducerID(t), Partition: part, FirstSeq: 0, LastSeq: int32(n - 1), Transactional: true, Records: make([]model.Record, n)}
+			for k := range b.Records {
+				id := model.RecordID{App: app, N: l.Records + t*per + int64(k)}
+				b.Records[k] = model.Record{ID: id, Digest: model.Digest(id, 0), Partition: part}
+			}
+			mustAppend(p.Append(0, b))
 		}
-		mustAppend(p.Append(0, b))
-		mustAppend(p.AppendMarker(0, abortedPID, 0, 0, model.MarkerAbort))
+		for t := range l.abortedTxns() {
+			mustAppend(p.AppendMarker(0, abortedPID+model.ProducerID(t), 0, 0, model.MarkerAbort))
+		}
 	}
 	b := model.Batch{PID: model.NoProducerID, Partition: part, FirstSeq: model.NoSequence, LastSeq: model.NoSequence, Epoch: model.NoEpoch}
 	for n := int64(i); n < l.Records; n += int64(l.Parts) {

@@ -64,3 +64,33 @@ func TestCommitted(t *testing.T) {
 		t.Fatalf("committed %v, want %v", got, want)
 	}
 }
+
+// TestAbortedPastSequenceSpace: an aborted transaction longer than the
+// sequence space (input.aborted=180 at sequence.bits=6 panicked writing
+// one 180-record batch) is written as transactions the space can number,
+// and
+// the first input record still sits after all of them and their three
+// markers.
+func TestAbortedPastSequenceSpace(t *testing.T) {
+	l := Layout{Base: 1, Parts: 1, Apps: 1, Records: 5, Aborted: 180, Seq: model.SeqSpace{Bits: 6}}
+	var p *storage.Partition
+	l.Fill(func(part int32, write func(*storage.Partition)) {
+		p = storage.NewPartition(part, storage.PartitionConfig{Window: 5, Seq: model.SeqSpace{Bits: 6}})
+		write(p)
+	})
+	if got, want := p.LogEndOffset(), l.End(0); got != want || want != 180+3+5 {
+		t.Fatalf("log end %d, End %d, want 188", got, want)
+	}
+	n := 0
+	for _, e := range p.ReadCommitted(0) {
+		for k, r := range e.Batch.Records {
+			if r.ID.N >= 5 || e.FirstOffset+int64(k) != 183+r.ID.N {
+				t.Errorf("committed record %v at offset %d", r.ID, e.FirstOffset+int64(k))
+			}
+			n++
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d committed records, want 5", n)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // Applications that read an input topic (app.input=topic): the
@@ -85,7 +87,9 @@ func TestInputTopicAtLeastOnceTakeover(t *testing.T) {
 // TestInputTopicSkipsAbortedInput: an input partition that starts with an
 // aborted transaction: the read_committed consumer never returns its
 // records, so none is processed (sent), at least and exactly once, with
-// one and three input partitions.
+// one and three input partitions. The application consumers' polls reach
+// the readers and the checks as r1's do: they returned the 60 input
+// records at least, and INV-READ and INV-POS judged them and held.
 func TestInputTopicSkipsAbortedInput(t *testing.T) {
 	sc := mustLookup(t, "zombie")
 	for _, c := range [][]string{
@@ -94,9 +98,14 @@ func TestInputTopicSkipsAbortedInput(t *testing.T) {
 		{"app.mode", "at-least-once", "transactional.id", "", "transaction.records", "0", "input.partitions", "3"},
 	} {
 		for seed := uint64(1); seed <= 10; seed++ {
-			r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: topicSets(append(c, "input.aborted", "7")...)})
-			if f := fired(r); f["INV-LOSS"] || f["INV-EOS"] || r.Sent != 60 || r.Appended < 60 {
+			pc := &pollCount{}
+			r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: topicSets(append(c, "input.aborted", "7")...),
+				Readers: []world.MakeReader{func(*world.Layout) world.Reader { return pc }}})
+			if f := fired(r); f["INV-LOSS"] || f["INV-EOS"] || f[check.InvRead] || f[check.InvPos] || r.Sent != 60 || r.Appended < 60 {
 				t.Fatalf("%v: violations %v, sent %d, committed %d (want the 60 input records, none of the 7 aborted)\nreproduce: %s", c, r.Violations, r.Sent, r.Appended, r.Reproduce)
+			}
+			if pc.records < 60 {
+				t.Fatalf("%v: the application consumers' polls returned %d records to the readers, want the 60 input records at least\nreproduce: %s", c, pc.records, r.Reproduce)
 			}
 		}
 	}

@@ -49,7 +49,13 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 		case model.OutWake:
 			w.schedule(w.drifted(now, in.node, o.At), Event{kind: evAppPoll, node: int32(in.node), n: o.Timer, gen: w.nodes[in.node].inc, bg: !o.Owed})
 		case model.OutObserve:
-			if o.Obs.Kind != model.ObsPoll || in.resuming || in != in.app.current() {
+			// The consumer's polls and resets go to the trace and the
+			// checks (INV-READ, INV-POS, LIVE-READ) as r1's do, from
+			// the instance's node.
+			ob := o.Obs
+			ob.At, ob.Node, ob.Peer = now, int32(in.node), -1
+			w.fire(ob)
+			if ob.Kind != model.ObsPoll || in.resuming || in != in.app.current() {
 				continue
 			}
 			for _, id := range o.Obs.IDs {

@@ -21,6 +21,15 @@ type ProduceRequest struct {
 	// TransactionV2 marks Produce v12: the leader adds a transactional
 	// batch's partition to the transaction itself (KIP-890 part 2).
 	TransactionV2 bool
+	// AbortableError marks Produce v11 or later (KIP-890, Kafka 3.8:
+	// "Version 11 adds support for new error code TRANSACTION_ABORTABLE",
+	// ProduceRequest.json at 3.8.1): a failed partition verification is
+	// answered TRANSACTION_ABORTABLE. A lower version gets
+	// INVALID_TXN_STATE (KafkaApis.handleProduceRequest at 3.9.2 picks
+	// genericError above version 10, defaultError below, and
+	// AddPartitionsToTxnManager maps the one for the other "for backward
+	// compatibility with clients"). TransactionV2 implies it.
+	AbortableError bool
 	// TimeoutMs is how long the leader may wait for acks=all
 	// (request.timeout.ms; ProduceRequest's timeoutMs); 0 means 30000.
 	TimeoutMs int32

@@ -479,7 +479,13 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 					break
 				}
 			}
-			r = p.AppendWith(now, *bt, storage.AppendOptions{Verification: verify[i], ImplicitAdd: req.TransactionV2,
+			v := verify[i]
+			if v == model.ErrTransactionAbortable && !req.AbortableError && !req.TransactionV2 {
+				// A client below Produce v11 does not know the code
+				// (model.ProduceRequest.AbortableError).
+				v = model.ErrInvalidTxnState
+			}
+			r = p.AppendWith(now, *bt, storage.AppendOptions{Verification: v, ImplicitAdd: req.TransactionV2,
 				Verified: verify[i] == model.ErrNone && slices.Contains(asked, bt.Partition)})
 		}
 		o := b.observeNext(model.ObsVerdict)

@@ -105,3 +105,32 @@ func TestBrokerVerificationDisconnect(t *testing.T) {
 		t.Fatalf("a stale timeout acted: replies %d, closes %v", len(r.replies), r.closes)
 	}
 }
+
+// TestBrokerVerificationAbortableByVersion: a verification the coordinator
+// answers TRANSACTION_ABORTABLE (the partition is not in the transaction)
+// reaches a Produce v11 client as that code, and a lower version as
+// INVALID_TXN_STATE (KafkaApis.handleProduceRequest at 3.9.2,
+// AddPartitionsToTxnManager's backward compatibility); nothing is
+// appended either way.
+func TestBrokerVerificationAbortableByVersion(t *testing.T) {
+	for _, c := range []struct {
+		v11  bool
+		want model.ErrCode
+	}{{true, model.ErrTransactionAbortable}, {false, model.ErrInvalidTxnState}} {
+		r := newVerifyRun()
+		req := &model.ProduceRequest{CorrelationID: 1, Acks: -1, TransactionalID: "t1", AbortableError: c.v11, Batches: []model.Batch{{
+			Partition: 0, PID: 1000, Epoch: 0, FirstSeq: 0, LastSeq: 0, Transactional: true,
+			Records: []model.Record{{ID: model.RecordID{N: 1}}}}}}
+		r.take(r.b.Step(0, model.Peer{Node: 1, ReqNo: 1, Handle: 1}, req))
+		if len(r.asks) != 1 {
+			t.Fatalf("v11 %v: %d verifications asked", c.v11, len(r.asks))
+		}
+		r.take(r.b.Step(1, model.Peer{Node: 2}, &model.VerifyPartitionsResponse{CorrelationID: r.asks[0].CorrelationID, Partitions: []int32{0}, Errs: []model.ErrCode{model.ErrTransactionAbortable}}))
+		if len(r.replies) != 1 || r.replies[0].Partitions[0].Err != c.want {
+			t.Fatalf("v11 %v: replies %+v, want %v", c.v11, r.replies, c.want)
+		}
+		if len(r.b.Partition(0).Log()) != 0 {
+			t.Fatalf("v11 %v: the refused batch was appended", c.v11)
+		}
+	}
+}

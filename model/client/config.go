@@ -74,6 +74,11 @@ type ProducerConfig struct {
 	// is 400); 0 means the newest modelled. It gates what the client's
 	// releases did differently (docs/versions.md).
 	ClientVersion int
+	// AbortableError: the client sends Produce v11 or later to these
+	// brokers, and is answered TRANSACTION_ABORTABLE where a lower version
+	// gets INVALID_TXN_STATE ([model.ProduceRequest.AbortableError];
+	// [ClientPolicy.ProduceV11] and a broker at 3.8 or later).
+	AbortableError bool
 	// GroupID, set for an exactly-once application, is the consumer group
 	// whose input position the producer commits inside every transaction
 	// (sendOffsetsToTransaction: AddOffsetsToTxn, then TxnOffsetCommit,
@@ -133,6 +138,7 @@ func DefaultProducerConfig() ProducerConfig {
 		Linger:             5 * time.Millisecond,
 		BatchSize:          16,
 		TransactionTimeout: 60 * time.Second,
+		AbortableError:     true,
 	}
 }
 

@@ -76,6 +76,11 @@ func (c ClientPolicy) TransactionVersion(cluster, java int) int {
 	return c.behaviour().transactionVersion(cluster, java)
 }
 
+// ProduceV11 reports whether the client sends Produce v11 or later to a
+// broker that takes it (3.8 or later), where the Java client would be
+// of release client (major*100+minor, 0: the newest modelled).
+func (c ClientPolicy) ProduceV11(client int) bool { return c.behaviour().produceV11(client) }
+
 // Release names the client release the policy models, as reports print
 // it ("librdkafka=2.2.0"); "" for the Java client, whose release is
 // client.version.
@@ -107,6 +112,9 @@ type clientPolicy interface {
 	// (KIP-580), or retry.backoff.ms every time; client is the Java
 	// client's release (ProducerConfig.ClientVersion).
 	exponentialBackoff(client int) bool
+	// produceV11 reports whether the client sends Produce v11 or later
+	// ([ClientPolicy.ProduceV11]).
+	produceV11(client int) bool
 
 	// responded records that a request carrying batch b of partition ps
 	// came back with err: a produce response's partition error (ErrNone

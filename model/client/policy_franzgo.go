@@ -70,6 +70,11 @@ func (*franzGoPolicy) transactionVersion(cluster, _ int) int {
 	return 1
 }
 
+// produceV11: kgo v1.22.3 sends Produce v11 even where it pins the
+// classic transaction protocol (sink.go l.91-94, above), and handles
+// TRANSACTION_ABORTABLE (sink.go, txn.go).
+func (*franzGoPolicy) produceV11(int) bool { return true }
+
 // exponentialBackoff: kgo's retry backoff doubles per failure, with
 // ±20% jitter, up to a cap (v1.22.3 pkg/kgo/config.go l.638-665, the
 // default RetryBackoffFn); idemsim draws it from retry.backoff.ms and

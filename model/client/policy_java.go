@@ -28,6 +28,10 @@ func (*javaPolicy) release() string { return "" }
 // 2 from its 4.0 release, which the version profiles decide).
 func (*javaPolicy) transactionVersion(_, java int) int { return java }
 
+// produceV11: the Java client sends the newest Produce version both sides
+// know, v11 from its 3.8 release (ProduceRequest.json at 3.8.1, KIP-890).
+func (*javaPolicy) produceV11(client int) bool { return client == 0 || client >= 308 }
+
 // exponentialBackoff: the Java client backs off exponentially, with
 // jitter, from 3.7.0 (KIP-580, KAFKA-14076 and the 3.7.0 upgrade notes:
 // retry.backoff.max.ms); before, RecordAccumulator waited retry.backoff.ms

@@ -41,6 +41,12 @@ func (*librdkafkaPolicy) release() string { return "librdkafka=2.2.0" }
 // (KIP-890 part 2 is in the Java client from 4.0).
 func (*librdkafkaPolicy) transactionVersion(int, int) int { return 1 }
 
+// produceV11: librdkafka never sends Produce v11: its
+// rd_kafka_ProduceRequest_max_version (src/rdkafka_msgset_writer.c) is 7
+// in 2.2.0 and 10 in later releases, so a failed partition verification
+// reaches it as INVALID_TXN_STATE.
+func (*librdkafkaPolicy) produceV11(int) bool { return false }
+
 // exponentialBackoff: librdkafka 2.2.0 waits retry.backoff.ms before
 // every retry; KIP-580's exponential backoff and retry.backoff.max.ms came
 // in 2.3.0 (its CHANGELOG; 2.2.0's rd_kafka_conf_set refuses

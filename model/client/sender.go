@@ -377,7 +377,7 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 	q := p.newRequest(c.dest, now)
 	q.batches = append(q.batches, batches...)
 	req := p.pool.reqSlab.New()
-	*req = model.ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), Batches: p.pool.batchSlab.Slice(len(batches))}
+	*req = model.ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), AbortableError: p.cfg.AbortableError, Batches: p.pool.batchSlab.Slice(len(batches))}
 	for i, b := range batches {
 		ps := p.parts[b.b.Partition]
 		ps.unqueue(b)

@@ -709,6 +709,7 @@ func (c *Config) ProducerConfig() client.ProducerConfig {
 	pc.TransactionTimeout = p.TransactionTimeout
 	pc.TransactionVersion = p.Policy.TransactionVersion(c.Versions.TransactionVersion, c.Versions.ClientTransactionVersion())
 	pc.ClientVersion = int(parseKafkaVersion(c.Versions.ClientVersion()))
+	pc.AbortableError = p.Policy.ProduceV11(pc.ClientVersion) && parseKafkaVersion(c.Versions.BrokerVersion()).atLeast("3.8")
 	pc.Seq = model.SeqSpace{Bits: uint8(c.SequenceBits)}
 	pc.Policy = p.Policy
 	pc.BugResetSeqOnMetadataFlap = p.BugMetaflapReset

@@ -67,3 +67,37 @@ func TestLaterVersionsRefused(t *testing.T) {
 		t.Errorf("LatestKafkaVersion %s: docs/versions.md and the README name 4.1", LatestKafkaVersion)
 	}
 }
+
+// TestProduceV11ByVersion: a client is answered TRANSACTION_ABORTABLE
+// (Produce v11, Kafka 3.8) only when both it and the brokers have it: the
+// Java client from 3.8 against brokers from 3.8, franz-go against brokers
+// from 3.8, librdkafka never.
+func TestProduceV11ByVersion(t *testing.T) {
+	for _, c := range []struct {
+		sets [][2]string
+		want bool
+	}{
+		{nil, true},
+		{[][2]string{{"kafka.version", "3.7"}}, false},
+		{[][2]string{{"kafka.version", "3.8"}}, true},
+		{[][2]string{{"client.version", "3.7"}}, false},
+		{[][2]string{{"broker.version", "3.7"}}, false},
+		{[][2]string{{"client.policy", "franz-go"}}, true},
+		{[][2]string{{"client.policy", "franz-go"}, {"kafka.version", "3.7"}}, false},
+		{[][2]string{{"client.policy", "librdkafka"}}, false},
+	} {
+		v := newValues(Common())
+		for _, kv := range c.sets {
+			if err := v.Set(kv[0], kv[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg, err := v.Settle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.ProducerConfig().AbortableError; got != c.want {
+			t.Errorf("%v: AbortableError %v, want %v", c.sets, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,8 @@
 package validate
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/idemsim/idemsim/scenarios/world"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // librdkafka through confluent-kafka-go, which ships a static librdkafka
@@ -79,9 +82,26 @@ func newRdkafka(r *realRun, i int) (producer, error) {
 		"log_level":                             0,
 		"go.delivery.reports":                   true,
 	}
+	txn := pc.TransactionalID != "" && pc.TransactionRecords > 0
+	if txn {
+		// librdkafka refuses a transactional producer whose
+		// message.timeout.ms exceeds transaction.timeout.ms, or whose
+		// socket.timeout.ms exceeds it by more than 100 ms
+		// (rdkafka_conf.c, rd_kafka_conf_finalize); its
+		// transaction.timeout.ms is at least 1000 ms.
+		tt := ms(max(r.d(pc.TransactionTimeout), time.Second), 1000)
+		(*cm)["transactional.id"] = pc.TransactionalID
+		(*cm)["transaction.timeout.ms"] = tt
+		(*cm)["message.timeout.ms"] = min(ms(r.d(pc.DeliveryTimeout), 1000), tt)
+		(*cm)["socket.timeout.ms"] = min(ms(r.d(pc.RequestTimeout), 10), tt+100)
+		(*cm)["request.timeout.ms"] = min(ms(r.d(pc.RequestTimeout), 10), tt+100)
+	}
 	p, err := kafka.NewProducer(cm)
 	if err != nil {
 		return nil, err
+	}
+	if txn {
+		return newRdTxn(p, r.topic, int(pc.TransactionRecords), int(r.cfg.App.Records), max(2*r.d(pc.RequestTimeout), 2*time.Second)), nil
 	}
 	rp := &rdProducer{p: p, topic: r.topic}
 	rp.wg.Add(1)
@@ -94,22 +114,7 @@ func newRdkafka(r *realRun, i int) (producer, error) {
 			}
 			done := m.Opaque.(func(error, string))
 			err := m.TopicPartition.Error
-			name := ""
-			if err != nil {
-				if ke, ok := err.(kafka.Error); ok {
-					switch ke.Code() {
-					case kafka.ErrMsgTimedOut:
-						name = "DELIVERY_TIMEOUT"
-					case kafka.ErrPurgeInflight, kafka.ErrPurgeQueue:
-						// a crash: the application never sees it
-					default:
-						name = strings.ToUpper(ke.Code().String()) + "(fatal)"
-					}
-				} else {
-					name = fmt.Sprintf("CLIENT(%v)", err)
-				}
-			}
-			done(err, name)
+			done(err, rdErrName(err))
 		}
 	}()
 	return rp, nil
@@ -132,4 +137,235 @@ func (rp *rdProducer) close() {
 		rp.p.Close()
 		rp.wg.Wait()
 	})
+}
+
+// rdErrName names a delivery report's error for the report ("" for none,
+// or for a purge at a crash, which the application never sees).
+func rdErrName(err error) string {
+	if err == nil {
+		return ""
+	}
+	ke, ok := err.(kafka.Error)
+	if !ok {
+		return fmt.Sprintf("CLIENT(%v)", err)
+	}
+	switch ke.Code() {
+	case kafka.ErrMsgTimedOut:
+		return "DELIVERY_TIMEOUT"
+	case kafka.ErrPurgeInflight, kafka.ErrPurgeQueue:
+		return ""
+	case kafka.ErrFenced, kafka.ErrProducerFenced, kafka.ErrInvalidProducerEpoch:
+		// A transactional producer's fencing, as the Java client and
+		// idemsim name it (txnErrName does the same for kgo).
+		return "PRODUCER_FENCED(fatal)"
+	}
+	if c := ke.Code(); c > 0 {
+		// A broker's error: librdkafka's positive codes are the
+		// protocol's, named as kgo and idemsim name them (kerr).
+		if e := kerr.ErrorForCode(int16(c)); e != nil {
+			return e.(*kerr.Error).Message + "(fatal)"
+		}
+	}
+	return strings.ToUpper(ke.Code().String()) + "(fatal)"
+}
+
+// rdTxn is a transactional librdkafka producer run as the application of
+// a scenario with transaction.records, as txnProducer runs kgo: the first
+// record begins a transaction (after InitTransactions, once), and after
+// transaction.records records, or at the end of the stream, it commits
+// (CommitTransaction flushes first). A record's outcome is its
+// transaction's: acknowledged when the commit succeeds, failed
+// otherwise. A commit error that requires an abort aborts
+// (rd_kafka_error_txn_requires_abort), a retriable one is retried within
+// the application's wait, a fatal one fails the records and the
+// instance (librdkafka's INTRODUCTION.md, "Transactional Producer").
+type rdTxn struct {
+	p      *kafka.Producer
+	topic  string
+	per    int
+	ch     chan txnRec
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+	close1 sync.Once
+	// mu guards named and the open transaction's members' errors,
+	// which the delivery reports set.
+	mu    sync.Mutex
+	named bool
+	wait  time.Duration
+}
+
+// rdMember is a record of the open transaction.
+type rdMember struct {
+	rec  txnRec
+	err  error
+	name string
+}
+
+func newRdTxn(p *kafka.Producer, topic string, per, records int, wait time.Duration) *rdTxn {
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &rdTxn{p: p, topic: topic, per: per, ch: make(chan txnRec, 2*records+16), ctx: ctx, cancel: cancel, wait: wait}
+	t.wg.Add(2)
+	go t.reports()
+	go t.run()
+	return t
+}
+
+// reports reads the delivery reports: a failed record is reported at
+// once (the transaction will abort, as model/client/txnmanager.go does).
+func (t *rdTxn) reports() {
+	defer t.wg.Done()
+	for e := range t.p.Events() {
+		m, ok := e.(*kafka.Message)
+		if !ok || m.Opaque == nil || m.TopicPartition.Error == nil {
+			continue
+		}
+		mb := m.Opaque.(*rdMember)
+		t.mu.Lock()
+		mb.err = m.TopicPartition.Error
+		name := t.once1(rdErrName(mb.err))
+		t.mu.Unlock()
+		mb.rec.done(mb.err, name)
+	}
+}
+
+func (t *rdTxn) produce(n int64, part int32, done func(error, string)) {
+	select {
+	case t.ch <- txnRec{n, part, done}:
+	default:
+		done(errors.New("transaction queue full"), "CLIENT(transaction queue full)")
+	}
+}
+
+func (t *rdTxn) finish() { t.once.Do(func() { close(t.ch) }) }
+
+func (t *rdTxn) close() {
+	t.close1.Do(func() {
+		t.cancel()
+		t.p.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
+		t.p.Close()
+		t.wg.Wait()
+	})
+}
+
+// once1 returns a fatal error's name the first time only (mu held):
+// idemsim counts a fatal state once per instance.
+func (t *rdTxn) once1(name string) string {
+	if name == "" || t.named {
+		return ""
+	}
+	t.named = true
+	return name
+}
+
+// fail fails records with err, named once.
+func (t *rdTxn) fail(ms []*rdMember, err error) {
+	for _, m := range t.unfailed(ms) {
+		t.mu.Lock()
+		name := t.once1(rdErrName(err))
+		t.mu.Unlock()
+		m.rec.done(err, name)
+	}
+}
+
+// unfailed returns the records of ms no delivery report has failed.
+func (t *rdTxn) unfailed(ms []*rdMember) []*rdMember {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var ok []*rdMember
+	for _, m := range ms {
+		if m.err == nil {
+			ok = append(ok, m)
+		}
+	}
+	return ok
+}
+
+// end commits the open transaction, or aborts it when a record failed
+// or the commit requires it, and reports its records.
+func (t *rdTxn) end(open []*rdMember) {
+	if len(open) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.ctx, t.wait)
+	defer cancel()
+	failed := len(t.unfailed(open)) < len(open)
+	var err error
+	if !failed {
+		for {
+			err = t.p.CommitTransaction(ctx)
+			ke, ok := err.(kafka.Error)
+			if err == nil || !ok || !ke.IsRetriable() || ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	if failed || err != nil {
+		if ke, ok := err.(kafka.Error); err != nil && (!ok || !ke.TxnRequiresAbort()) {
+			t.fail(open, err) // fatal, or the wait ran out
+			return
+		}
+		if aerr := t.p.AbortTransaction(ctx); aerr != nil {
+			t.fail(open, aerr)
+			return
+		}
+		for _, m := range t.unfailed(open) {
+			m.rec.done(errors.New("transaction aborted"), "")
+		}
+		return
+	}
+	for _, m := range open {
+		m.rec.done(nil, "")
+	}
+}
+
+// run is the application's transaction loop.
+func (t *rdTxn) run() {
+	defer t.wg.Done()
+	var open []*rdMember
+	inited := false
+	for {
+		var rec txnRec
+		var ok bool
+		select {
+		case <-t.ctx.Done():
+			return
+		case rec, ok = <-t.ch:
+		}
+		if !ok {
+			t.end(open)
+			return
+		}
+		if len(open) == 0 {
+			if !inited {
+				ctx, cancel := context.WithTimeout(t.ctx, t.wait)
+				err := t.p.InitTransactions(ctx)
+				cancel()
+				if err != nil {
+					t.fail([]*rdMember{{rec: rec}}, err)
+					continue
+				}
+				inited = true
+			}
+			if err := t.p.BeginTransaction(); err != nil {
+				t.fail([]*rdMember{{rec: rec}}, err)
+				continue
+			}
+		}
+		m := &rdMember{rec: rec}
+		open = append(open, m)
+		km := &kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &t.topic, Partition: rec.part}, Value: payload(0, rec.n), Opaque: m}
+		if err := t.p.Produce(km, nil); err != nil {
+			t.mu.Lock()
+			m.err = err
+			name := t.once1(rdErrName(err))
+			t.mu.Unlock()
+			rec.done(err, name)
+		}
+		if len(open) >= t.per {
+			t.end(open)
+			open = nil
+		}
+	}
 }

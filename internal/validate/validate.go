@@ -363,9 +363,6 @@ func (c *Config) Check() error {
 		if cfg.App.Mode == params.AppExactlyOnce {
 			return fmt.Errorf("app.mode=exactly-once: the real application commits no consumer offsets yet: %w", ErrUnsupported)
 		}
-		if cfg.Producer.TransactionalID != "" && c.client() == ClientLibrdkafka {
-			return fmt.Errorf("transactions with -client librdkafka are not validated yet: %w", ErrUnsupported)
-		}
 		if len(c.Bugs) > 0 {
 			return fmt.Errorf("-bug: historical defects have no real counterpart: %w", ErrUnsupported)
 		}

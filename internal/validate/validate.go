@@ -60,6 +60,7 @@ var supported = map[string]Support{
 		Note: "idempotence on only: transactions need idempotence; the held EndTxn is the proxy's ArmLate",
 		Deviations: map[string]string{
 			"errors[NOT_ENOUGH_REPLICAS]":          txnSync,
+			"errors[CONCURRENT_TRANSACTIONS]":      txnSync, // librdkafka's AddPartitionsToTxn (the classic protocol)
 			"errors[OUT_OF_ORDER_SEQUENCE_NUMBER]": txnSync,
 			"errors[INVALID_TXN_STATE]":            txnSync,
 			"failed":                               txnSync,

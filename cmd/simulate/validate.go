@@ -60,7 +60,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		out         = fs.String("out", "", "write runs.csv, summary.json, report.md and charts (SVG, PNG) to this directory")
 		asJSON      = fs.Bool("json", false, "print summary.json instead of the report")
 		parallel    = fs.Int("parallel", runtime.NumCPU(), "simulated runs at once (the real runs go one at a time)")
-		client      = fs.String("client", "franz-go", "the real client: franz-go, or librdkafka (only in a build with -tags librdkafka; compared with client.policy=librdkafka)")
+		client      = fs.String("client", "franz-go", "the real client: franz-go, librdkafka (only in a build with -tags librdkafka; compared with client.policy=librdkafka), or sarama (IBM/sarama, compared with the Java client 3.6, one request in flight)")
 		planFile    = fs.String("plan-file", "", "replay the fault plan in `FILE` on every run of both sides instead of the seeds' plans")
 		sets        setFlags
 	)

@@ -104,7 +104,7 @@ var allowed = map[string][]string{
 // realClients are the module paths of real Kafka clients and brokers.
 // Only internal/validate and the command may import them: the simulator
 // never does (TestNoRealClients).
-var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/confluent-kafka-go"}
+var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/confluent-kafka-go", "github.com/IBM/sarama"}
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/idemsim/idemsim/scenarios/world"
-	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // librdkafka through confluent-kafka-go, which ships a static librdkafka
@@ -161,10 +160,8 @@ func rdErrName(err error) string {
 	}
 	if c := ke.Code(); c > 0 {
 		// A broker's error: librdkafka's positive codes are the
-		// protocol's, named as kgo and idemsim name them (kerr).
-		if e := kerr.ErrorForCode(int16(c)); e != nil {
-			return e.(*kerr.Error).Message + "(fatal)"
-		}
+		// protocol's, named as kgo and idemsim name them.
+		return kafkaCodeName(int16(c)) + "(fatal)"
 	}
 	return strings.ToUpper(ke.Code().String()) + "(fatal)"
 }

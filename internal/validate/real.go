@@ -588,7 +588,13 @@ var librdkafkaVersion = func() string { return "unknown" }
 // startInstance starts (or restarts) instance i's client.
 func (r *realRun) startInstance(i int) error {
 	var cl producer
-	if r.spec.Client == ClientLibrdkafka {
+	if r.spec.Client == ClientSarama {
+		p, err := newSarama(r, i)
+		if err != nil {
+			return fmt.Errorf("sarama: %w", err)
+		}
+		cl = p
+	} else if r.spec.Client == ClientLibrdkafka {
 		if newLibrdkafka == nil {
 			return fmt.Errorf("librdkafka: this build has no librdkafka (build with -tags librdkafka): %w", ErrUnsupported)
 		}

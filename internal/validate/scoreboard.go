@@ -16,7 +16,7 @@ import (
 // (docs/validate.md; the committed one is docs/validation.md).
 
 // Clients are the real clients a scoreboard has a column for.
-var Clients = []string{ClientFranzGo, ClientLibrdkafka}
+var Clients = []string{ClientFranzGo, ClientLibrdkafka, ClientSarama}
 
 // NoLibrdkafka is a librdkafka cell's reason in a build without it.
 const NoLibrdkafka = "built without librdkafka tag (go build -tags librdkafka ./cmd/simulate; needs cgo)"

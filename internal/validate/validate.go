@@ -154,8 +154,9 @@ type Config struct {
 	Parallel int
 	// Progress, if set, is told of each finished real run.
 	Progress func(mode bool, done, total int)
-	// Client is the real client: ClientFranzGo (default) or
-	// ClientLibrdkafka (builds with -tags librdkafka only).
+	// Client is the real client: ClientFranzGo (default),
+	// ClientLibrdkafka (builds with -tags librdkafka only) or
+	// ClientSarama.
 	Client string
 }
 
@@ -170,7 +171,21 @@ type Config struct {
 // reads none.
 func (c *Config) overrides() []params.KV {
 	var out []params.KV
-	all := []params.KV{{Key: "client.policy", Value: c.client()}, {Key: "net.disconnect_notice", Value: "1"}, {Key: "app.input", Value: "synthetic"}}
+	policy := c.client()
+	if policy == ClientSarama {
+		// idemsim has no sarama policy: the Java client's is compared,
+		// at the one request in flight sarama's idempotent producer
+		// allows.
+		policy = "java"
+	}
+	all := []params.KV{{Key: "client.policy", Value: policy}, {Key: "net.disconnect_notice", Value: "1"}, {Key: "app.input", Value: "synthetic"}}
+	if c.client() == ClientSarama {
+		// sarama speaks the protocol of the Kafka version it is
+		// configured for (V3_6_0_0, sarama.go): the classic transaction
+		// protocol and Produce v9; the Java client of 3.6 does the same,
+		// and backs off retry.backoff.ms each time, as sarama does.
+		all = append(all, params.KV{Key: "max.in.flight.requests.per.connection", Value: "1"}, params.KV{Key: "client.version", Value: "3.6"})
+	}
 	if sup, ok := Supports(c.Scenario.Name); ok {
 		all = append(all, sup.Sets...)
 	}
@@ -296,13 +311,13 @@ func (c *Config) Check() error {
 		return fmt.Errorf("scenario %s does not support validate: %s (see simulate -list)", c.Scenario.Name, why)
 	}
 	switch c.client() {
-	case ClientFranzGo:
+	case ClientFranzGo, ClientSarama:
 	case ClientLibrdkafka:
 		if !HasLibrdkafka() {
 			return fmt.Errorf("-client librdkafka: this simulate was built without librdkafka (go build -tags librdkafka ./cmd/simulate; needs cgo): %w", ErrUnsupported)
 		}
 	default:
-		return fmt.Errorf("-client %q is not allowed (allowed: franz-go, librdkafka)", c.Client)
+		return fmt.Errorf("-client %q is not allowed (allowed: franz-go, librdkafka, sarama)", c.Client)
 	}
 	if c.Runs < 1 || c.Runs > 100000 {
 		return fmt.Errorf("-runs %d is not allowed (allowed: 1..100000, or auto)", c.Runs)
@@ -414,8 +429,11 @@ func Validate(ctx context.Context, c Config) (*Result, error) {
 		res.Broker = "Kafka at " + c.Bootstrap
 	}
 	res.Overrides = c.overrides()
-	if c.client() == ClientLibrdkafka {
+	switch c.client() {
+	case ClientLibrdkafka:
 		res.Client = "librdkafka " + librdkafkaVersion() + " (confluent-kafka-go " + moduleVersion("github.com/confluentinc/confluent-kafka-go/v2") + ")"
+	case ClientSarama:
+		res.Client = "IBM/sarama " + moduleVersion("github.com/IBM/sarama") + " AsyncProducer"
 	}
 	var end time.Time
 	if c.Budget > 0 {
@@ -565,6 +583,8 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support, end tim
 	switch {
 	case c.client() == ClientLibrdkafka:
 		mr.Notes = append(mr.Notes, "client.policy=librdkafka models librdkafka 2.2.0, the release confluent-kafka-go v2.2.0 bundles (docs/validate.md)")
+	case c.client() == ClientSarama:
+		mr.Notes = append(mr.Notes, "idemsim has no sarama policy: sarama is compared with the Java client's (client.policy=java), one request in flight; a disagreement may be sarama's own (docs/validate.md)")
 	case !on:
 		mr.Notes = append(mr.Notes, "franz-go without idempotence resends every batch after a failed first batch in order (docs/validate.md); client.policy=franz-go models it")
 	default:

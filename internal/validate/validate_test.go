@@ -171,3 +171,37 @@ func TestNoLeaks(t *testing.T) {
 		t.Errorf("%d goroutines after the runs, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// TestFixedPlanSarama is TestFixedPlanBothSides with sarama as the real
+// client (compared with the Java client's policy, one request in
+// flight): the same exact counts on both sides, two duplicates without
+// idempotence and none with it.
+func TestFixedPlanSarama(t *testing.T) {
+	sc, err := scenarios.Lookup("ackloss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Scenario: sc, Client: ClientSarama, Runs: 2, SimRuns: 2, Base: 1, Margin: Margin{Value: 0.05}, PlanText: fixedPlan,
+		Modes: []bool{false, true}, Parallel: 2,
+		Sets: []params.KV{{Key: "records", Value: "30"}, {Key: "net.response_loss", Value: "0"},
+			{Key: "request.timeout.ms", Value: "100000"}}}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := Validate(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Counts{
+		"off": {Sent: 30, Acked: 30, Appended: 32, Duplicates: 2},
+		"on":  {Sent: 30, Acked: 30, Appended: 30},
+	}
+	for _, r := range res.Runs {
+		w, got := want[r.Mode], r.Counts
+		if got.Sent != w.Sent || got.Acked != w.Acked || got.Failed != 0 || got.Appended != w.Appended || got.Duplicates != w.Duplicates || got.Reordered != 0 || got.LostAcked != 0 {
+			t.Errorf("%s side, idempotence %s, run %d: %+v, want %+v", r.Side, r.Mode, r.Run, got, w)
+		}
+	}
+	if len(res.Runs) != 8 || !strings.Contains(res.Client, "sarama") {
+		t.Errorf("%d runs, client %q; want 8 runs of sarama", len(res.Runs), res.Client)
+	}
+}

@@ -152,13 +152,18 @@ func TestBootstrapThroughProxy(t *testing.T) {
 func TestNoLeaks(t *testing.T) {
 	sc, _ := scenarios.Lookup("ackloss")
 	res, err := scenarios.Resolve(scenarios.Spec{Scenario: sc, Sets: []params.KV{{Key: "enable.idempotence", Value: "true"},
-		{Key: "net.response_loss", Value: "0.2"}, {Key: "net.disconnect_notice", Value: "1"}, {Key: "client.policy", Value: "franz-go"}}})
+		{Key: "net.response_loss", Value: "0.2"}, {Key: "net.disconnect_notice", Value: "1"}, {Key: "client.policy", Value: "franz-go"},
+		{Key: "max.in.flight.requests.per.connection", Value: "1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := runtime.NumGoroutine()
-	for seed := uint64(1); seed <= 3; seed++ {
-		if _, err := RunReal(context.Background(), RealSpec{Resolved: res, Seed: seed, Scale: 0.05, Instances: 1, Deadline: 30 * time.Second}); err != nil {
+	for seed := uint64(1); seed <= 4; seed++ {
+		client := ClientFranzGo
+		if seed > 2 {
+			client = ClientSarama
+		}
+		if _, err := RunReal(context.Background(), RealSpec{Resolved: res, Seed: seed, Scale: 0.05, Instances: 1, Deadline: 30 * time.Second, Client: client}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -88,7 +88,7 @@ func Supports(name string) (Support, bool) {
 
 // Unsupported explains, for the scenarios validate does not run, why.
 var Unsupported = map[string]string{
-	"txntimeout":    "needs a producer process paused past transaction.timeout.ms; a proxy hold is not a process pause",
+	"txntimeout":    "needs a producer process paused past transaction.timeout.ms right after its first acknowledgement; mapped as a proxy hold at the pause's simulated time (69 ms, scaled), it lands before the real client's first transaction is open, so nothing times out (10 real runs at kafka.version=4.1: fenced 0 against 1 a run simulated); the hold would need anchoring to the first acknowledgement, and a hold is not a pause (the client's timers run)",
 	"expiry":        "producer-state expiry needs broker configuration kfake does not expose per run",
 	"retention":     "retention.ms and producer-state expiry need broker configuration kfake does not expose per run",
 	"statelost":     "needs a broker crash and restart; kfake restarts only with persistence, and keeps the whole 5-batch cache across a restart (docs/validate.md)",

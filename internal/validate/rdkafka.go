@@ -4,7 +4,6 @@ package validate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -166,130 +165,79 @@ func rdErrName(err error) string {
 	return strings.ToUpper(ke.Code().String()) + "(fatal)"
 }
 
-// rdTxn is a transactional librdkafka producer run as the application of
-// a scenario with transaction.records, as txnProducer runs kgo: the first
-// record begins a transaction (after InitTransactions, once), and after
-// transaction.records records, or at the end of the stream, it commits
-// (CommitTransaction flushes first). A record's outcome is its
-// transaction's: acknowledged when the commit succeeds, failed
-// otherwise. A commit error that requires an abort aborts
-// (rd_kafka_error_txn_requires_abort), a retriable one is retried within
-// the application's wait, a fatal one fails the records and the
-// instance (librdkafka's INTRODUCTION.md, "Transactional Producer").
+// rdTxn is librdkafka's transactional API for the application
+// (txnapp.go): InitTransactions once, BeginTransaction, then
+// CommitTransaction (it flushes first), retried while the error is
+// retriable within the application's wait; AbortTransaction when a record
+// failed or the error requires it (rd_kafka_error_txn_requires_abort); a
+// fatal error fails the records (librdkafka's INTRODUCTION.md,
+// "Transactional Producer").
 type rdTxn struct {
 	p      *kafka.Producer
+	app    *txnApp
 	topic  string
-	per    int
-	ch     chan txnRec
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	once   sync.Once
-	close1 sync.Once
-	// mu guards named and the open transaction's members' errors,
-	// which the delivery reports set.
-	mu    sync.Mutex
-	named bool
-	wait  time.Duration
-}
-
-// rdMember is a record of the open transaction.
-type rdMember struct {
-	rec  txnRec
-	err  error
-	name string
+	shut   sync.Once
+	inited bool
+	wait   time.Duration
 }
 
 func newRdTxn(p *kafka.Producer, topic string, per, records int, wait time.Duration) *rdTxn {
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &rdTxn{p: p, topic: topic, per: per, ch: make(chan txnRec, 2*records+16), ctx: ctx, cancel: cancel, wait: wait}
-	t.wg.Add(2)
-	go t.reports()
-	go t.run()
+	t := &rdTxn{p: p, topic: topic, ctx: ctx, cancel: cancel, wait: wait}
+	t.app = newTxnApp(t, per, records)
+	t.wg.Add(1)
+	go func() {
+		// The delivery reports: a failed record is reported at once.
+		defer t.wg.Done()
+		for e := range p.Events() {
+			if m, ok := e.(*kafka.Message); ok && m.TopicPartition.Error != nil {
+				if mb, ok := m.Opaque.(*txnMember); ok {
+					t.app.failed(mb, m.TopicPartition.Error)
+				}
+			}
+		}
+	}()
 	return t
 }
 
-// reports reads the delivery reports: a failed record is reported at
-// once (the transaction will abort, as model/client/txnmanager.go does).
-func (t *rdTxn) reports() {
-	defer t.wg.Done()
-	for e := range t.p.Events() {
-		m, ok := e.(*kafka.Message)
-		if !ok || m.Opaque == nil || m.TopicPartition.Error == nil {
-			continue
-		}
-		mb := m.Opaque.(*rdMember)
-		t.mu.Lock()
-		mb.err = m.TopicPartition.Error
-		name := t.once1(rdErrName(mb.err))
-		t.mu.Unlock()
-		mb.rec.done(mb.err, name)
-	}
-}
-
-func (t *rdTxn) produce(n int64, part int32, done func(error, string)) {
-	select {
-	case t.ch <- txnRec{n, part, done}:
-	default:
-		done(errors.New("transaction queue full"), "CLIENT(transaction queue full)")
-	}
-}
-
-func (t *rdTxn) finish() { t.once.Do(func() { close(t.ch) }) }
+func (t *rdTxn) produce(n int64, part int32, done func(error, string)) { t.app.produce(n, part, done) }
+func (t *rdTxn) finish()                                               { t.app.finish() }
 
 func (t *rdTxn) close() {
-	t.close1.Do(func() {
+	t.shut.Do(func() {
 		t.cancel()
+		t.app.shutdown()
 		t.p.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
 		t.p.Close()
 		t.wg.Wait()
 	})
 }
 
-// once1 returns a fatal error's name the first time only (mu held):
-// idemsim counts a fatal state once per instance.
-func (t *rdTxn) once1(name string) string {
-	if name == "" || t.named {
-		return ""
-	}
-	t.named = true
-	return name
-}
-
-// fail fails records with err, named once.
-func (t *rdTxn) fail(ms []*rdMember, err error) {
-	for _, m := range t.unfailed(ms) {
-		t.mu.Lock()
-		name := t.once1(rdErrName(err))
-		t.mu.Unlock()
-		m.rec.done(err, name)
-	}
-}
-
-// unfailed returns the records of ms no delivery report has failed.
-func (t *rdTxn) unfailed(ms []*rdMember) []*rdMember {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var ok []*rdMember
-	for _, m := range ms {
-		if m.err == nil {
-			ok = append(ok, m)
+func (t *rdTxn) begin() error {
+	if !t.inited {
+		ctx, cancel := context.WithTimeout(t.ctx, t.wait)
+		err := t.p.InitTransactions(ctx)
+		cancel()
+		if err != nil {
+			return err
 		}
+		t.inited = true
 	}
-	return ok
+	return t.p.BeginTransaction()
 }
 
-// end commits the open transaction, or aborts it when a record failed
-// or the commit requires it, and reports its records.
-func (t *rdTxn) end(open []*rdMember) {
-	if len(open) == 0 {
-		return
-	}
+func (t *rdTxn) send(m *txnMember) error {
+	return t.p.Produce(&kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &t.topic, Partition: m.rec.part}, Value: payload(0, m.rec.n), Opaque: m}, nil)
+}
+
+func (t *rdTxn) end(open []*txnMember) {
 	ctx, cancel := context.WithTimeout(t.ctx, t.wait)
 	defer cancel()
-	failed := len(t.unfailed(open)) < len(open)
 	var err error
-	if !failed {
+	if len(t.app.ok(open)) == len(open) {
 		for {
 			err = t.p.CommitTransaction(ctx)
 			ke, ok := err.(kafka.Error)
@@ -297,72 +245,20 @@ func (t *rdTxn) end(open []*rdMember) {
 				break
 			}
 		}
+		if err == nil {
+			t.app.committed(open)
+			return
+		}
+		if ke, ok := err.(kafka.Error); !ok || !ke.TxnRequiresAbort() {
+			t.app.fail(open, err) // fatal, or the wait ran out
+			return
+		}
 	}
-	if failed || err != nil {
-		if ke, ok := err.(kafka.Error); err != nil && (!ok || !ke.TxnRequiresAbort()) {
-			t.fail(open, err) // fatal, or the wait ran out
-			return
-		}
-		if aerr := t.p.AbortTransaction(ctx); aerr != nil {
-			t.fail(open, aerr)
-			return
-		}
-		for _, m := range t.unfailed(open) {
-			m.rec.done(errors.New("transaction aborted"), "")
-		}
+	if err := t.p.AbortTransaction(ctx); err != nil {
+		t.app.fail(open, err)
 		return
 	}
-	for _, m := range open {
-		m.rec.done(nil, "")
-	}
+	t.app.aborted(open)
 }
 
-// run is the application's transaction loop.
-func (t *rdTxn) run() {
-	defer t.wg.Done()
-	var open []*rdMember
-	inited := false
-	for {
-		var rec txnRec
-		var ok bool
-		select {
-		case <-t.ctx.Done():
-			return
-		case rec, ok = <-t.ch:
-		}
-		if !ok {
-			t.end(open)
-			return
-		}
-		if len(open) == 0 {
-			if !inited {
-				ctx, cancel := context.WithTimeout(t.ctx, t.wait)
-				err := t.p.InitTransactions(ctx)
-				cancel()
-				if err != nil {
-					t.fail([]*rdMember{{rec: rec}}, err)
-					continue
-				}
-				inited = true
-			}
-			if err := t.p.BeginTransaction(); err != nil {
-				t.fail([]*rdMember{{rec: rec}}, err)
-				continue
-			}
-		}
-		m := &rdMember{rec: rec}
-		open = append(open, m)
-		km := &kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &t.topic, Partition: rec.part}, Value: payload(0, rec.n), Opaque: m}
-		if err := t.p.Produce(km, nil); err != nil {
-			t.mu.Lock()
-			m.err = err
-			name := t.once1(rdErrName(err))
-			t.mu.Unlock()
-			rec.done(err, name)
-		}
-		if len(open) >= t.per {
-			t.end(open)
-			open = nil
-		}
-	}
-}
+func (t *rdTxn) errName(err error) string { return rdErrName(err) }

@@ -610,7 +610,7 @@ func (r *realRun) startInstance(i int) error {
 		}
 		if pc := r.spec.Resolved.Producer; pc.TransactionRecords > 0 && pc.TransactionalID != "" {
 			n := pc.TransactionRecords
-			cl = newTxnProducer(k, n, int(r.cfg.App.Records), max(2*r.d(pc.RequestTimeout), 2*time.Second))
+			cl = newKgoTxn(k, n, int(r.cfg.App.Records), max(2*r.d(pc.RequestTimeout), 2*time.Second))
 		} else {
 			cl = kgoProducer{k}
 		}
@@ -1180,161 +1180,65 @@ func (r *realRun) readLog(ctx context.Context) ([][]model.RecordID, error) {
 	return logs, nil
 }
 
-// txnProducer is a transactional kgo client run as the application of a
-// scenario with transaction.records runs it: the first record begins a
-// transaction, and after transaction.records records (or at the end of
-// the application's stream) it flushes and commits. A record's outcome
-// is its transaction's: acknowledged when the commit succeeds, failed
-// otherwise (as idemsim's producer reports it, model/client/txnmanager.go).
-type txnProducer struct {
+// kgoTxn is kgo's transactional API for the application (txnapp.go):
+// BeginTransaction, then Flush and EndTransaction, committing unless a
+// record failed or the flush did.
+type kgoTxn struct {
 	cl     *kgo.Client
-	per    int
-	ch     chan txnRec
+	app    *txnApp
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	once   sync.Once
-	// named: the instance's fatal error was reported once (guarded by
-	// run's mu). idemsim counts a fatal state once per instance, not
-	// once per record it fails.
-	named bool
-	// wait bounds a transaction's flush and end.
+	// wait bounds a transaction's flush and end: a fenced kgo client
+	// can wait for ever on its abort; the application gives up after
+	// its own timeout.
 	wait time.Duration
 }
 
-type txnRec struct {
-	n    int64
-	part int32
-	done func(error, string)
-}
-
-func newTxnProducer(cl *kgo.Client, per, records int, wait time.Duration) *txnProducer {
+func newKgoTxn(cl *kgo.Client, per, records int, wait time.Duration) *kgoTxn {
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &txnProducer{cl: cl, per: per, ch: make(chan txnRec, 2*records+16), ctx: ctx, cancel: cancel, wait: wait}
-	t.wg.Add(1)
-	go t.run()
-	return t
+	k := &kgoTxn{cl: cl, ctx: ctx, cancel: cancel, wait: wait}
+	k.app = newTxnApp(k, per, records)
+	return k
 }
 
-func (t *txnProducer) produce(n int64, part int32, done func(error, string)) {
-	select {
-	case t.ch <- txnRec{n, part, done}:
+func (k *kgoTxn) produce(n int64, part int32, done func(error, string)) { k.app.produce(n, part, done) }
+func (k *kgoTxn) finish()                                               { k.app.finish() }
+
+func (k *kgoTxn) close() {
+	k.cancel()
+	k.cl.Close()
+	k.app.shutdown()
+}
+
+func (k *kgoTxn) begin() error { return k.cl.BeginTransaction() }
+
+func (k *kgoTxn) send(m *txnMember) error {
+	k.cl.Produce(k.ctx, &kgo.Record{Value: payload(0, m.rec.n), Partition: m.rec.part}, func(_ *kgo.Record, err error) {
+		if err != nil {
+			k.app.failed(m, err)
+		}
+	})
+	return nil
+}
+
+func (k *kgoTxn) end(open []*txnMember) {
+	ctx, cancel := context.WithTimeout(k.ctx, k.wait)
+	defer cancel()
+	commit := kgo.TryCommit
+	if err := k.cl.Flush(ctx); err != nil || len(k.app.ok(open)) < len(open) {
+		commit = kgo.TryAbort
+	}
+	switch err := k.cl.EndTransaction(ctx, commit); {
+	case err != nil:
+		k.app.fail(open, err)
+	case commit == kgo.TryAbort:
+		k.app.aborted(open)
 	default:
-		done(errors.New("transaction queue full"), "CLIENT(transaction queue full)")
+		k.app.committed(open)
 	}
 }
 
-func (t *txnProducer) finish() { t.once.Do(func() { close(t.ch) }) }
-
-func (t *txnProducer) close() {
-	t.cancel()
-	t.cl.Close()
-	t.wg.Wait()
-}
-
-// run is the application's transaction loop.
-func (t *txnProducer) run() {
-	defer t.wg.Done()
-	type member struct {
-		rec  txnRec
-		err  error
-		name string
-	}
-	var (
-		mu   sync.Mutex
-		open []*member
-	)
-	end := func() {
-		if len(open) == 0 {
-			return
-		}
-		// A fenced kgo client can wait for ever on its abort; the
-		// application gives up after its own timeout.
-		ectx, cancel := context.WithTimeout(t.ctx, t.wait)
-		defer cancel()
-		ferr := t.cl.Flush(ectx)
-		mu.Lock()
-		commit := kgo.TryCommit
-		for _, m := range open {
-			if m.err != nil {
-				commit = kgo.TryAbort
-			}
-		}
-		mu.Unlock()
-		if ferr != nil {
-			commit = kgo.TryAbort
-		}
-		eerr := t.cl.EndTransaction(ectx, commit)
-		mu.Lock()
-		ms := open
-		open = nil
-		mu.Unlock()
-		for _, m := range ms {
-			switch {
-			case m.err != nil:
-				// reported when it failed
-			case eerr != nil:
-				mu.Lock()
-				name := t.once1(txnErrName(eerr))
-				mu.Unlock()
-				m.rec.done(eerr, name)
-			case commit == kgo.TryAbort:
-				m.rec.done(errors.New("transaction aborted"), "")
-			default:
-				m.rec.done(nil, "")
-			}
-		}
-	}
-	for {
-		var rec txnRec
-		var ok bool
-		select {
-		case <-t.ctx.Done():
-			return
-		case rec, ok = <-t.ch:
-		}
-		if !ok {
-			end()
-			return
-		}
-		if len(open) == 0 {
-			if err := t.cl.BeginTransaction(); err != nil {
-				mu.Lock()
-				name := t.once1(txnErrName(err))
-				mu.Unlock()
-				rec.done(err, name)
-				continue
-			}
-		}
-		m := &member{rec: rec}
-		mu.Lock()
-		open = append(open, m)
-		mu.Unlock()
-		t.cl.Produce(t.ctx, &kgo.Record{Value: payload(0, rec.n), Partition: rec.part}, func(_ *kgo.Record, err error) {
-			if err != nil {
-				// A failed record is reported at once; the transaction
-				// will abort (model/client/txnmanager.go does the same).
-				mu.Lock()
-				m.err = err
-				name := t.once1(txnErrName(err))
-				mu.Unlock()
-				rec.done(err, name)
-			}
-		})
-		if len(open) >= t.per {
-			end()
-		}
-	}
-}
-
-// once1 returns a fatal error's name the first time only.
-func (t *txnProducer) once1(name string) string {
-	if name == "" || t.named {
-		return ""
-	}
-	t.named = true
-	return name
-}
+func (k *kgoTxn) errName(err error) string { return txnErrName(err) }
 
 // txnErrName names an error for the report ("" for the client closing).
 // A transactional producer's INVALID_PRODUCER_EPOCH is its fencing, as

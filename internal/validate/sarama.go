@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	stdnet "net"
-	"slices"
 	"sync"
 	"time"
 
@@ -183,39 +182,25 @@ func kafkaCodeName(c int16) string {
 	return fmt.Sprintf("ERROR_%d", c)
 }
 
-// saramaTxn is sarama's transactional AsyncProducer run as the
-// application of a scenario with transaction.records, as txnProducer
-// runs kgo: BeginTxn at a transaction's first record, CommitTxn after
-// transaction.records records or at the end of the stream (it flushes
-// first), AbortTxn when a record failed or the commit left the producer
-// in its abortable state (ProducerTxnFlagAbortableError); in its fatal
-// state (ProducerTxnFlagFatalError) the records fail and the instance is
-// done. A record's outcome is its transaction's.
+// saramaTxn is sarama's transactional AsyncProducer for the application
+// (txnapp.go): BeginTxn, then CommitTxn (it flushes first), AbortTxn when
+// a record failed or the commit left the producer in its abortable state
+// (ProducerTxnFlagAbortableError); in its fatal state
+// (ProducerTxnFlagFatalError) the records fail.
 type saramaTxn struct {
-	cl    sarama.Client
-	p     sarama.AsyncProducer
+	cl  sarama.Client
+	p   sarama.AsyncProducer
+	app *txnApp
+	// topic is the run's topic; wg counts the outcome readers.
 	topic string
-	per   int
-	ch    chan txnRec
-	stop  chan struct{}
 	wg    sync.WaitGroup
-	once  sync.Once
 	shut  sync.Once
-	// mu guards named and the members' errors, which the error reader
-	// sets.
-	mu    sync.Mutex
-	named bool
-}
-
-// saramaMember is a record of the open transaction.
-type saramaMember struct {
-	rec txnRec
-	err error
 }
 
 func newSaramaTxn(cl sarama.Client, p sarama.AsyncProducer, topic string, per, records int) *saramaTxn {
-	t := &saramaTxn{cl: cl, p: p, topic: topic, per: per, ch: make(chan txnRec, 2*records+16), stop: make(chan struct{})}
-	t.wg.Add(3)
+	t := &saramaTxn{cl: cl, p: p, topic: topic}
+	t.app = newTxnApp(t, per, records)
+	t.wg.Add(2)
 	go func() {
 		defer t.wg.Done()
 		for range p.Successes() {
@@ -224,79 +209,45 @@ func newSaramaTxn(cl sarama.Client, p sarama.AsyncProducer, topic string, per, r
 	go func() {
 		defer t.wg.Done()
 		for e := range p.Errors() {
-			m, ok := e.Msg.Metadata.(*saramaMember)
-			if !ok {
-				continue
+			if m, ok := e.Msg.Metadata.(*txnMember); ok {
+				t.app.failed(m, e.Err)
 			}
-			t.mu.Lock()
-			m.err = e.Err
-			name := t.once1(saramaErrName(e.Err))
-			t.mu.Unlock()
-			m.rec.done(e.Err, name)
 		}
 	}()
-	go t.run()
 	return t
 }
 
-// once1 returns a fatal error's name the first time only (mu held).
-func (t *saramaTxn) once1(name string) string {
-	if name == "" || t.named {
-		return ""
-	}
-	t.named = true
-	return name
-}
-
 func (t *saramaTxn) produce(n int64, part int32, done func(error, string)) {
-	select {
-	case t.ch <- txnRec{n, part, done}:
-	default:
-		done(errors.New("transaction queue full"), "CLIENT(transaction queue full)")
-	}
+	t.app.produce(n, part, done)
 }
+func (t *saramaTxn) finish() { t.app.finish() }
 
-func (t *saramaTxn) finish() { t.once.Do(func() { close(t.ch) }) }
-
+// close closes the client first, so that a commit or abort in progress
+// fails at once, then stops the application and the producer.
 func (t *saramaTxn) close() {
 	t.shut.Do(func() {
-		close(t.stop)
 		t.cl.Close()
+		t.app.shutdown()
 		t.p.AsyncClose()
 		t.wg.Wait()
 	})
 }
 
-// ok returns the members no error has failed.
-func (t *saramaTxn) ok(ms []*saramaMember) []*saramaMember {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return slices.DeleteFunc(slices.Clone(ms), func(m *saramaMember) bool { return m.err != nil })
+func (t *saramaTxn) begin() error { return t.p.BeginTxn() }
+
+func (t *saramaTxn) send(m *txnMember) error {
+	select {
+	case t.p.Input() <- &sarama.ProducerMessage{Topic: t.topic, Partition: m.rec.part, Value: sarama.ByteEncoder(payload(0, m.rec.n)), Metadata: m}:
+	case <-t.app.stopped():
+	}
+	return nil
 }
 
-// fail fails the members still standing with err.
-func (t *saramaTxn) fail(ms []*saramaMember, err error) {
-	for _, m := range t.ok(ms) {
-		t.mu.Lock()
-		name := t.once1(saramaErrName(err))
-		t.mu.Unlock()
-		m.rec.done(err, name)
-	}
-}
-
-// end commits the open transaction, or aborts it, and reports its
-// records.
-func (t *saramaTxn) end(open []*saramaMember) {
-	if len(open) == 0 {
-		return
-	}
+func (t *saramaTxn) end(open []*txnMember) {
 	var err error
-	if len(t.ok(open)) == len(open) {
-		err = t.p.CommitTxn()
-		if err == nil {
-			for _, m := range open {
-				m.rec.done(nil, "")
-			}
+	if len(t.app.ok(open)) == len(open) {
+		if err = t.p.CommitTxn(); err == nil {
+			t.app.committed(open)
 			return
 		}
 	}
@@ -304,50 +255,14 @@ func (t *saramaTxn) end(open []*saramaMember) {
 		if err == nil {
 			err = errors.New("transactional producer in its fatal state")
 		}
-		t.fail(open, err)
+		t.app.fail(open, err)
 		return
 	}
-	if aerr := t.p.AbortTxn(); aerr != nil {
-		t.fail(open, aerr)
+	if err := t.p.AbortTxn(); err != nil {
+		t.app.fail(open, err)
 		return
 	}
-	for _, m := range t.ok(open) {
-		m.rec.done(errors.New("transaction aborted"), "")
-	}
+	t.app.aborted(open)
 }
 
-// run is the application's transaction loop.
-func (t *saramaTxn) run() {
-	defer t.wg.Done()
-	var open []*saramaMember
-	for {
-		var rec txnRec
-		var ok bool
-		select {
-		case <-t.stop:
-			return
-		case rec, ok = <-t.ch:
-		}
-		if !ok {
-			t.end(open)
-			return
-		}
-		if len(open) == 0 {
-			if err := t.p.BeginTxn(); err != nil {
-				t.fail([]*saramaMember{{rec: rec}}, err)
-				continue
-			}
-		}
-		m := &saramaMember{rec: rec}
-		open = append(open, m)
-		select {
-		case t.p.Input() <- &sarama.ProducerMessage{Topic: t.topic, Partition: rec.part, Value: sarama.ByteEncoder(payload(0, rec.n)), Metadata: m}:
-		case <-t.stop:
-			return
-		}
-		if len(open) >= t.per {
-			t.end(open)
-			open = nil
-		}
-	}
-}
+func (t *saramaTxn) errName(err error) string { return saramaErrName(err) }

@@ -507,11 +507,15 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 			rr.hit, rr.used = false, true
 		}
 	}
+	hints := req.LeaderHints && b.sendsLeaderHints()
 	if resp != nil && len(waits) > 0 {
-		b.pending = append(b.pending, pendingReply{from: from, msg: resp, waits: waits})
+		b.pending = append(b.pending, pendingReply{from: from, msg: resp, waits: waits, hints: hints})
 		return
 	}
 	if resp != nil {
+		if hints {
+			b.fillLeaderHints(resp)
+		}
 		b.Outs = append(b.Outs, model.Out{Kind: model.OutReply, Peer: from, Msg: resp})
 	}
 }

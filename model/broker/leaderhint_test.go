@@ -13,7 +13,7 @@ import (
 // from an older client, gets no hint.
 func TestLeaderHintByVersion(t *testing.T) {
 	for _, c := range []struct {
-		version  int
+		version   int
 		v10, want bool
 	}{{0, true, true}, {401, true, true}, {307, true, true}, {306, true, false}, {401, false, false}} {
 		w := newBWorld(t, 3, LeaderConfig{Version: c.version})

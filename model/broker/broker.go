@@ -450,6 +450,9 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 		*resp = model.ProduceResponse{CorrelationID: req.CorrelationID, Partitions: b.pool.parts.Slice(len(req.Batches))}
 	}
 	var waits []partWait
+	// notLeader: some partition is answered NOT_LEADER_OR_FOLLOWER, which
+	// may carry a leader hint (leaderhint.go).
+	notLeader := false
 	for i := range req.Batches {
 		bt := &req.Batches[i]
 		p := b.Partition(bt.Partition)
@@ -482,6 +485,9 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 			r = p.AppendWith(now, *bt, storage.AppendOptions{Verification: verify[i], ImplicitAdd: req.TransactionV2,
 				Verified: verify[i] == model.ErrNone && slices.Contains(asked, bt.Partition)})
 		}
+		if r.Err == model.ErrNotLeaderOrFollower {
+			notLeader = true
+		}
 		o := b.observeNext(model.ObsVerdict)
 		o.Peer, o.N, o.Batch, o.Result, o.Random, o.Flag = from.Node, from.ReqNo, *bt, r, random, len(req.Batches) > 1
 		if r.Duplicate && p != nil {
@@ -507,13 +513,12 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 			rr.hit, rr.used = false, true
 		}
 	}
-	hints := req.LeaderHints && b.sendsLeaderHints()
 	if resp != nil && len(waits) > 0 {
-		b.pending = append(b.pending, pendingReply{from: from, msg: resp, waits: waits, hints: hints})
+		b.pending = append(b.pending, pendingReply{from: from, msg: resp, waits: waits, hints: req.LeaderHints})
 		return
 	}
 	if resp != nil {
-		if hints {
+		if notLeader && req.LeaderHints && b.sendsLeaderHints() {
 			b.fillLeaderHints(resp)
 		}
 		b.Outs = append(b.Outs, model.Out{Kind: model.OutReply, Peer: from, Msg: resp})

@@ -340,7 +340,14 @@ func (b *Broker) completeWait(part int32, c ProduceCompletion) {
 			pr.waits = slices.Delete(pr.waits, j, j+1)
 			if len(pr.waits) == 0 {
 				if m, ok := pr.msg.(*model.ProduceResponse); ok && pr.hints {
-					b.fillLeaderHints(m)
+					for k := range m.Partitions {
+						if m.Partitions[k].Err == model.ErrNotLeaderOrFollower {
+							if b.sendsLeaderHints() {
+								b.fillLeaderHints(m)
+							}
+							break
+						}
+					}
 				}
 				b.Outs = append(b.Outs, model.Out{Kind: model.OutReply, Peer: pr.from, Msg: pr.msg})
 				b.pending = slices.Delete(b.pending, i, i+1)

@@ -30,6 +30,11 @@ type ProduceRequest struct {
 	// AddPartitionsToTxnManager maps the one for the other "for backward
 	// compatibility with clients"). TransactionV2 implies it.
 	AbortableError bool
+	// LeaderHints marks Produce v10 or later, which a client sends from
+	// its 3.7 release on (KIP-951): a broker of 3.7 or later then fills
+	// [PartitionResponse.HasCurrentLeader] on NOT_LEADER_OR_FOLLOWER
+	// (KafkaApis.handleProduceRequest, "request.header.apiVersion >= 10").
+	LeaderHints bool
 	// TimeoutMs is how long the leader may wait for acks=all
 	// (request.timeout.ms; ProduceRequest's timeoutMs); 0 means 30000.
 	TimeoutMs int32
@@ -60,6 +65,16 @@ type PartitionResponse struct {
 	// (TransactionManager.canRetry); -1 means unknown. The zero value suits a
 	// log that was never truncated.
 	LogStartOffset int64
+	// HasCurrentLeader marks the KIP-951 leader hint (Produce v10+, a
+	// broker of 3.7 or later, on NOT_LEADER_OR_FOLLOWER): the partition's
+	// leader as the answering broker knows it (KafkaApis.getCurrentLeader,
+	// core/src/main/scala/kafka/server/KafkaApis.scala), CurrentLeader a
+	// broker index and CurrentLeaderEpoch its epoch, -1 each when unknown.
+	// The leader's NodeEndpoints entry is not carried: every client knows
+	// every broker's address in the model.
+	HasCurrentLeader   bool
+	CurrentLeader      int32
+	CurrentLeaderEpoch int32
 }
 
 // ProduceResponse answers a [ProduceRequest].
@@ -68,7 +83,9 @@ type ProduceResponse struct {
 	Partitions    []PartitionResponse
 }
 
-// AppendDescription appends "ProduceResp#3 {p0 NONE off=17}".
+// AppendDescription appends "ProduceResp#3 {p0 NONE off=17}", or, with a
+// leader hint, "ProduceResp#4 {p0 NOT_LEADER_OR_FOLLOWER leader=b2 e=3}"
+// ("leader=- e=-1" when the broker knows no leader).
 func (r *ProduceResponse) AppendDescription(b []byte) []byte {
 	b = append(b, "ProduceResp#"...)
 	b = strconv.AppendInt(b, r.CorrelationID, 10)
@@ -80,6 +97,17 @@ func (r *ProduceResponse) AppendDescription(b []byte) []byte {
 		if p.Err == ErrNone {
 			b = append(b, " off="...)
 			b = strconv.AppendInt(b, p.BaseOffset, 10)
+		}
+		if p.HasCurrentLeader {
+			b = append(b, " leader="...)
+			if p.CurrentLeader < 0 {
+				b = append(b, '-')
+			} else {
+				b = append(b, 'b')
+				b = strconv.AppendInt(b, int64(p.CurrentLeader)+1, 10)
+			}
+			b = append(b, " e="...)
+			b = strconv.AppendInt(b, int64(p.CurrentLeaderEpoch), 10)
 		}
 		b = append(b, '}')
 	}

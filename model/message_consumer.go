@@ -68,7 +68,12 @@ type ConsumerFetchResponse struct {
 	// HighWatermark, LastStableOffset and LogStartOffset are the
 	// leader's when it served the fetch (-1 on an error).
 	HighWatermark, LastStableOffset, LogStartOffset int64
-	// LeaderEpoch is the leader's epoch (the CurrentLeader hint).
+	// LeaderEpoch is the answering leader's own epoch, -1 from a broker
+	// that does not lead the partition. It is not KIP-951's CurrentLeader
+	// hint (Fetch v16, Kafka 3.7), which a broker that does not lead
+	// would fill with the leader it knows: the model's brokers send no
+	// hint to consumers and the consumer reads none, at every version, as
+	// before 3.7 (docs/versions.md).
 	LeaderEpoch int32
 	// Entries are the log entries from the one holding FetchOffset up to
 	// the isolation's bound, markers included, as the log holds them.

@@ -450,6 +450,9 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 		*resp = model.ProduceResponse{CorrelationID: req.CorrelationID, Partitions: b.pool.parts.Slice(len(req.Batches))}
 	}
 	var waits []partWait
+	// notLeader: some partition is answered NOT_LEADER_OR_FOLLOWER, which
+	// may carry a leader hint (leaderhint.go).
+	notLeader := false
 	for i := range req.Batches {
 		bt := &req.Batches[i]
 		p := b.Partition(bt.Partition)
@@ -488,6 +491,9 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 			r = p.AppendWith(now, *bt, storage.AppendOptions{Verification: v, ImplicitAdd: req.TransactionV2,
 				Verified: verify[i] == model.ErrNone && slices.Contains(asked, bt.Partition)})
 		}
+		if r.Err == model.ErrNotLeaderOrFollower {
+			notLeader = true
+		}
 		o := b.observeNext(model.ObsVerdict)
 		o.Peer, o.N, o.Batch, o.Result, o.Random, o.Flag = from.Node, from.ReqNo, *bt, r, random, len(req.Batches) > 1
 		if r.Duplicate && p != nil {
@@ -514,10 +520,13 @@ func (b *Broker) appendBatches(now sim.Time, from model.Peer, req *model.Produce
 		}
 	}
 	if resp != nil && len(waits) > 0 {
-		b.pending = append(b.pending, pendingReply{from: from, msg: resp, waits: waits})
+		b.pending = append(b.pending, pendingReply{from: from, msg: resp, waits: waits, hints: req.LeaderHints})
 		return
 	}
 	if resp != nil {
+		if notLeader && req.LeaderHints && b.sendsLeaderHints() {
+			b.fillLeaderHints(resp)
+		}
 		b.Outs = append(b.Outs, model.Out{Kind: model.OutReply, Peer: from, Msg: resp})
 	}
 }

@@ -37,6 +37,9 @@ type pendingReply struct {
 	from  model.Peer
 	msg   model.Message
 	waits []partWait
+	// hints: the produce response gets KIP-951 leader hints when it is
+	// sent (leaderhint.go).
+	hints bool
 }
 
 // partWait is one partition's acks=all wait of a pending reply: idx is
@@ -336,6 +339,16 @@ func (b *Broker) completeWait(part int32, c ProduceCompletion) {
 			}
 			pr.waits = slices.Delete(pr.waits, j, j+1)
 			if len(pr.waits) == 0 {
+				if m, ok := pr.msg.(*model.ProduceResponse); ok && pr.hints {
+					for k := range m.Partitions {
+						if m.Partitions[k].Err == model.ErrNotLeaderOrFollower {
+							if b.sendsLeaderHints() {
+								b.fillLeaderHints(m)
+							}
+							break
+						}
+					}
+				}
 				b.Outs = append(b.Outs, model.Out{Kind: model.OutReply, Peer: pr.from, Msg: pr.msg})
 				b.pending = slices.Delete(b.pending, i, i+1)
 			}

@@ -85,6 +85,18 @@ func (p *Producer) handleMetadata(now sim.Time, r *model.MetadataResponse) {
 			p.metaStale = true
 			continue
 		}
+		if p.hints && i < len(r.Epochs) {
+			// A leader older than the one a hint gave is not taken
+			// (Metadata.updateLatestMetadata keeps the cached
+			// partition when the answer's epoch is below
+			// lastSeenLeaderEpochs, which updatePartitionLeadership
+			// also moves).
+			ps := p.parts[i]
+			if r.Epochs[i] < ps.leaderEpoch {
+				continue
+			}
+			ps.leaderEpoch = r.Epochs[i]
+		}
 		if p.leaders[i] != l {
 			p.note(model.NoteInfo, "metadata: p"+strconv.FormatInt(int64(i), 10)+" leader b"+strconv.FormatInt(int64(l)+1, 10))
 			p.leaders[i] = l

@@ -115,6 +115,11 @@ type clientPolicy interface {
 	// produceV11 reports whether the client sends Produce v11 or later
 	// ([ClientPolicy.ProduceV11]).
 	produceV11(client int) bool
+	// leaderHints reports whether the client sends Produce v10 or later
+	// and moves a partition to the leader a NOT_LEADER_OR_FOLLOWER answer
+	// names (KIP-951, leaderhint.go); client is the Java client's
+	// release.
+	leaderHints(client int) bool
 
 	// responded records that a request carrying batch b of partition ps
 	// came back with err: a produce response's partition error (ErrNone

@@ -81,6 +81,12 @@ func (*franzGoPolicy) produceV11(int) bool { return true }
 // retry.backoff.max.ms.
 func (*franzGoPolicy) exponentialBackoff(int) bool { return true }
 
+// leaderHints: kgo moves a producing partition on a KIP-951 hint from
+// v1.17.0 (pkg/kgo/topics_and_partitions.go, "kip-951"), but how its sink
+// retries after the move is not modelled yet: the policy waits for a
+// Metadata answer, as before (docs/versions.md).
+func (*franzGoPolicy) leaderHints(int) bool { return false }
+
 // responded: franz-go pipelines a partition's requests only while its
 // last response was a success (recBuf.okOnSink, sink.go createReq); a
 // broken or timed-out connection does not count as a response.

@@ -38,6 +38,12 @@ func (*javaPolicy) produceV11(client int) bool { return client == 0 || client >=
 // before every retry.
 func (*javaPolicy) exponentialBackoff(client int) bool { return client == 0 || client >= 307 }
 
+// leaderHints: the Java client reads KIP-951's leader hints from 3.7.0
+// (KAFKA-15627: Sender.handleProduceResponse and completeBatch,
+// Metadata.updatePartitionLeadership; Produce v10 is in 3.7.0's
+// ProduceRequest.json, not in 3.6.0's).
+func (*javaPolicy) leaderHints(client int) bool { return client == 0 || client >= 307 }
+
 // responded: the Java client pipelines a partition whatever its last
 // response was.
 func (*javaPolicy) responded(*partState, model.ErrCode) {}

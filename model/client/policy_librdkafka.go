@@ -53,6 +53,12 @@ func (*librdkafkaPolicy) produceV11(int) bool { return false }
 // retry.backoff.max.ms: "No such configuration property").
 func (*librdkafkaPolicy) exponentialBackoff(int) bool { return false }
 
+// leaderHints: the policy reads no KIP-951 hint; a NOT_LEADER_OR_FOLLOWER
+// waits for a Metadata answer, as before. Whether librdkafka 2.2.0 sends
+// Produce v10 and reads the hint was not read in its source
+// (docs/versions.md).
+func (*librdkafkaPolicy) leaderHints(int) bool { return false }
+
 // responded: librdkafka's pipelining does not depend on the last
 // response (it waits for the wire to drain instead, drainsNext).
 func (*librdkafkaPolicy) responded(*partState, model.ErrCode) {}

@@ -40,6 +40,11 @@ type pbatch struct {
 // the accumulator's deque).
 type partState struct {
 	id int32
+	// leaderEpoch is the leader epoch of the partition's cached leader
+	// (Producer.leaders), from the Metadata answers and the KIP-951
+	// hints; 0, the epoch a partition is created with, until one is
+	// known.
+	leaderEpoch int32
 	// queue is the accumulator's deque: batches not on the wire.
 	// Sequenced retries come first, in sequence order
 	// (insertInSequenceOrder); then new batches in creation order.
@@ -212,6 +217,11 @@ type Producer struct {
 	metaAt, metaRetryAt     sim.Time
 	metaNext                int32
 	ownLeaders              bool
+	// hints: the client sends Produce v10 and reads the KIP-951 leader
+	// hints of its answers (clientPolicy.leaderHints, chosen by Reset);
+	// hintMoved: a hint moved a partition's leader since the last
+	// sender pass (leaderhint.go).
+	hints, hintMoved bool
 }
 
 // NewProducer returns a producer instance for application app, writing to
@@ -379,6 +389,14 @@ func (p *Producer) Receive(now sim.Time, dest int32, m model.Message) []model.Ou
 			for _, pr := range r.Partitions {
 				if pr.Partition == b.b.Partition {
 					p.complete(now, b, pr.Err, pr.BaseOffset, pr.LogStartOffset)
+					break
+				}
+			}
+		}
+		if p.hints {
+			for i := range r.Partitions {
+				if r.Partitions[i].HasCurrentLeader {
+					p.applyLeaderHints(now, r)
 					break
 				}
 			}

@@ -57,8 +57,22 @@ func (p *Producer) poll(now sim.Time) {
 		p.scheduleWake(now)
 		return
 	}
+	drains := !idem || p.pid != model.NoProducerID && !p.txnBump && !p.rdkBump
+	if p.hintMoved {
+		// A leader hint moved a partition: the Java client's next
+		// Sender.runOnce sends the retry (sendProducerData) before its
+		// NetworkClient.poll sends the Metadata request the error asked
+		// for (DefaultMetadataUpdater.maybeUpdate).
+		p.hintMoved = false
+		if drains {
+			p.drain(now)
+		}
+		p.maybeUpdateMetadata(now)
+		p.scheduleWake(now)
+		return
+	}
 	p.maybeUpdateMetadata(now)
-	if !idem || p.pid != model.NoProducerID && !p.txnBump && !p.rdkBump {
+	if drains {
 		p.drain(now)
 	}
 	p.scheduleWake(now)
@@ -377,7 +391,7 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 	q := p.newRequest(c.dest, now)
 	q.batches = append(q.batches, batches...)
 	req := p.pool.reqSlab.New()
-	*req = model.ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), AbortableError: p.cfg.AbortableError, Batches: p.pool.batchSlab.Slice(len(batches))}
+	*req = model.ProduceRequest{CorrelationID: q.corr, Acks: p.cfg.Acks, LeaderHints: p.hints, TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TransactionalID: p.cfg.TransactionalID, TransactionV2: p.txnV2(), AbortableError: p.cfg.AbortableError, Batches: p.pool.batchSlab.Slice(len(batches))}
 	for i, b := range batches {
 		ps := p.parts[b.b.Partition]
 		ps.unqueue(b)

@@ -107,7 +107,13 @@ func (p *Producer) txnMode() bool { return p.cfg.TransactionRecords > 0 && p.cfg
 // when the record must wait for the next transaction.
 func (p *Producer) txnSend(rec model.Record) bool {
 	t := &p.txn
-	if t.ending || t.commit || t.abort {
+	if t.ending || t.commit || t.abort || !t.open && p.txnBump && p.abortErr != model.ErrNone {
+		// While a transaction ends, and after an abort until its epoch
+		// bump is answered: the application's abortTransaction returns
+		// only then (TransactionManager.beginCompletingTransaction:
+		// with an epoch bump required the abort's result is the
+		// InitProducerId's), so a record sent meanwhile waits for the
+		// next transaction instead of failing in the abortable state.
 		t.waiting = append(t.waiting, rec)
 		return true
 	}

@@ -27,6 +27,8 @@ func Common() []Param {
 		{Key: "eligible.leader.replicas.version", Kind: Enum, Default: "1", Values: []string{"0", "1"}, Doc: "the cluster's finalized eligible.leader.replicas.version feature (KIP-966): 1 keeps replicas that left an ISR below min.insync.replicas eligible for a clean election; the profile sets 1 from broker 4.1 (clusters formatted by 4.1) and 0 before"},
 		{Key: "replica.lag.time.max.ms", Kind: Int, Default: "30000", Unit: "ms", Doc: "replica.lag.time.max.ms: a follower behind this long leaves the ISR (Kafka 2.5+, KIP-537; 10000 before)", Min: 1, Max: math.MaxInt32},
 		{Key: "unclean.leader.election.enable", Kind: Bool, Default: "false", Doc: "unclean.leader.election.enable: with no in-sync replica alive, elect an out-of-sync one (KRaft honours it from 3.9, KAFKA-12670)"},
+		{Key: "auto.leader.rebalance.enable", Kind: Bool, Default: "false", Doc: "auto.leader.rebalance.enable: while some partition is led by another replica than its first (its preferred leader), the controller runs a preferred-leader election every leader.imbalance.check.interval.seconds (docs/operations.md); idemsim's default is false so that a run whose broker comes back keeps the leaders it had, Kafka's is true (-preset kafka-defaults sets it)"},
+		{Key: "leader.imbalance.check.interval.seconds", Kind: Int, Default: "300", Unit: "s", Doc: "leader.imbalance.check.interval.seconds: with auto.leader.rebalance.enable, how long after a partition's leadership left its preferred replica the controller elects preferred leaders", Min: 1, Max: math.MaxInt32},
 
 		// Producer (Kafka names, Kafka 3.0+ defaults).
 		{Key: "enable.idempotence", Kind: Bool, Default: "true", Doc: "enable.idempotence; set from -idempotence"},

@@ -226,6 +226,11 @@ func (b *Broker) applyMetadata(now sim.Time, m *model.MetadataUpdate) {
 			continue
 		}
 		fresh := b.meta[st.Partition].Replicas == nil || st.PartitionEpoch > b.meta[st.Partition].PartitionEpoch
+		if !fresh && st.PartitionEpoch < b.meta[st.Partition].PartitionEpoch {
+			// An older publication overtaken by a newer one on the way
+			// (Kafka's brokers replay the metadata log in order).
+			continue
+		}
 		if fresh {
 			b.meta[st.Partition] = st.Clone()
 		}

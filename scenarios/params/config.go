@@ -390,6 +390,10 @@ type ExtraParams struct {
 	// RollingDown is rolling.down.ms (rolling): how long each broker
 	// stays stopped after its controlled shutdown, 0..1h.
 	RollingDown time.Duration
+	// ElectAfter is elect.after.ms (reassign): how long after the
+	// reassignment the operator reorders the replicas and elects the
+	// preferred leader, 0..1h.
+	ElectAfter time.Duration
 	// FaultAt is fault.at.ms (acks1, failover, unclean, isolated,
 	// coordfailover, restart, epochx, statelost): when the scenario's
 	// scripted fault happens, before its jitter, 0..1h; negative (-1 ms)
@@ -511,6 +515,7 @@ var fields = map[string]func(c *Config) any{
 	"leader.down.ms":    func(c *Config) any { return &c.Extra.LeaderDown },
 	"rolling.gap.ms":    func(c *Config) any { return &c.Extra.RollingGap },
 	"rolling.down.ms":   func(c *Config) any { return &c.Extra.RollingDown },
+	"elect.after.ms":    func(c *Config) any { return &c.Extra.ElectAfter },
 	"fault.at.ms":       func(c *Config) any { return &c.Extra.FaultAt },
 	"restart.clean":     func(c *Config) any { return &c.Extra.RestartClean },
 	"pause.at":          func(c *Config) any { return &c.Extra.PauseAt },

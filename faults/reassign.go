@@ -45,7 +45,13 @@ func (a Reassign) Check(n Nodes) error {
 	if a.Part >= n.Partitions {
 		return fmt.Errorf("reassign: partition p%d does not exist (partitions: p0..p%d)", a.Part, n.Partitions-1)
 	}
-	for _, r := range a.Replicas {
+	if len(a.Replicas) == 0 {
+		return fmt.Errorf("reassign p%d: no broker named (allowed: a comma list of brokers, e.g. b2,b3,b4)", a.Part)
+	}
+	for i, r := range a.Replicas {
+		if slices.Contains(a.Replicas[:i], r) {
+			return fmt.Errorf("reassign p%d: broker %s is listed twice", a.Part, r)
+		}
 		if !slices.Contains(n.Brokers, r) {
 			return fmt.Errorf("reassign p%d: %s is not a broker (brokers: %s)", a.Part, r, strings.Join(n.Brokers, ", "))
 		}

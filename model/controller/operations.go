@@ -13,12 +13,14 @@ import (
 // preferred-leader election (ElectLeaders with election type PREFERRED,
 // kafka-leader-election.sh), its periodic form (auto.leader.rebalance.enable)
 // and partition reassignment (AlterPartitionReassignments,
-// kafka-reassign-partitions.sh; KIP-455). Citations are to apache/kafka
-// trunk after 3.7 (commit 04097f0c52 for PartitionChangeBuilder.java, the
-// version of ReplicationControlManager.java with maybeFenceOneStaleBroker),
-// metadata/src/main/java/org/apache/kafka/controller/:
-// ReplicationControlManager.java (RCM), PartitionChangeBuilder.java (PCB),
-// PartitionReassignmentReplicas.java (PRR), QuorumController.java (QC).
+// kafka-reassign-partitions.sh; KIP-455). Citations are to Kafka trunk
+// of 2024-2025, metadata/src/main/java/org/apache/kafka/controller/:
+// PartitionChangeBuilder.java (PCB, apache/kafka@04097f0c52),
+// PartitionReassignmentReplicas.java (PRR, apache/kafka@11ad3ba54a),
+// ReplicationControlManager.java (RCM, read in confluentinc/kafka@01974fc9e0,
+// a mirror of apache/kafka trunk) and QuorumController.java (QC);
+// core/src/main/scala/kafka/server/ControllerServer.scala hands QC the
+// check interval only with auto.leader.rebalance.enable (docs/operations.md).
 
 // DefaultLeaderImbalanceCheckInterval is
 // leader.imbalance.check.interval.seconds' default, 300 s.
@@ -185,10 +187,11 @@ func minus(a, b []int32) []int32 {
 	return out
 }
 
-// imbalanced reports whether partition p has a leader other than its
-// preferred replica (RCM's imbalancedPartitions).
+// imbalanced reports whether partition p is not led by its preferred
+// replica, a leaderless partition included (RCM#replay keeps
+// imbalancedPartitions: every partition without hasPreferredLeader()).
 func imbalanced(p *model.PartitionState) bool {
-	return p.Leader >= 0 && p.Leader != p.Replicas[0]
+	return p.Leader != p.Replicas[0]
 }
 
 // balance runs the periodic preferred-leader election

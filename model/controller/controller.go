@@ -112,10 +112,10 @@ type brokerReg struct {
 // BHM#calculateNextBrokerState:535); brokers do not register (all are
 // registered at Start); stale brokers are fenced in index order in one
 // event rather than one per event (RCM#maybeFenceOneStaleBroker:1600);
-// last-known-leader recovery (KIP-966 part 2),
-// metadata
-// version >= 3.6, so ISR-only changes keep the leader epoch
-// (PCB#triggerLeaderEpochBumpForIsrShrinkIfNeeded:387).
+// no last-known-leader recovery (KIP-966 part 2); metadata version >=
+// 3.6, so ISR-only changes keep the leader epoch
+// (PCB#triggerLeaderEpochBumpForIsrShrinkIfNeeded:387). The operator's
+// preferred-leader election and reassignment are in operations.go.
 type Controller struct {
 	cfg     ControllerConfig
 	brokers []brokerReg

@@ -217,3 +217,14 @@ func TestOperatorActionsOnMenu(t *testing.T) {
 		t.Fatalf("options %v, want one election and one reassignment", seen)
 	}
 }
+
+// TestExploreReplicated: an exploration of a replicated world replays
+// each schedule's faults at the choice points they were chosen at (the
+// world carries no idle replication span under a probe), here with a
+// preferred-leader election on the menu.
+func TestExploreReplicated(t *testing.T) {
+	r := explore(t, cfgFor(t, "ackloss", 1, "brokers=4", "fault.kinds=elect-preferred"))
+	if r.Schedules < 2 {
+		t.Fatalf("%d schedules", r.Schedules)
+	}
+}

@@ -129,6 +129,13 @@ type Target interface {
 	// DeleteRecords hands an operator's DeleteRecords for partition part
 	// before offset before to broker server ([DeleteRecords]).
 	DeleteRecords(server string, part int32, before int64)
+	// ElectPreferred hands the controller an operator's preferred-leader
+	// election for partitions parts, all of them when empty
+	// ([ElectPreferred]).
+	ElectPreferred(parts []int32)
+	// Reassign hands the controller an operator's reassignment of
+	// partition part to the brokers replicas ([Reassign]).
+	Reassign(part int32, replicas []string)
 }
 
 // Span is how long an action's effect lasts, as a timeline draws it.

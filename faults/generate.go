@@ -50,6 +50,14 @@ const (
 	// shutdown) and keeps it down up to MaxDuration; only in a replicated
 	// world. It is not in GenAll: name it ("all,shutdown").
 	GenShutdown
+	// GenElectPreferred ("elect-preferred") has the controller elect
+	// every partition's preferred leader; only in a replicated world. It
+	// is not in GenAll: name it.
+	GenElectPreferred
+	// GenReassign ("reassign") reassigns a partition to min(3, brokers)
+	// brokers in a random order; only in a replicated world. It is not in
+	// GenAll: name it.
+	GenReassign
 
 	// GenAll ("all") is the kinds the generator had before stall was
 	// added: pause, crash, partition, oneway, drop and drift. It stays
@@ -58,11 +66,11 @@ const (
 	GenAll = GenPause | GenCrash | GenCut | GenCutOneWay | GenDrop | GenDrift
 )
 
-var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall", "delete-records", "shutdown"}
+var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall", "delete-records", "shutdown", "elect-preferred", "reassign"}
 
 // ParseKinds parses a comma-separated list of kind names (pause, crash,
-// partition, oneway, drop, drift, stall, delete-records, shutdown, and
-// "all" for the first six).
+// partition, oneway, drop, drift, stall, delete-records, shutdown,
+// elect-preferred, reassign, and "all" for the first six).
 func ParseKinds(s string) (Kinds, error) {
 	if s == "all" {
 		return GenAll, nil
@@ -167,7 +175,8 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 		}
 		if (k == GenCut || k == GenCutOneWay || k == GenDrop) && !haveLinks || k == GenStall && len(servers) == 0 || len(all) == 0 ||
 			k == GenDeleteRecords && (len(opts.Nodes.Brokers) == 0 || opts.Nodes.Partitions <= 0) ||
-			k == GenShutdown && (len(opts.Nodes.Controllers) == 0 || len(opts.Nodes.Brokers) == 0) {
+			(k == GenShutdown || k == GenElectPreferred) && (len(opts.Nodes.Controllers) == 0 || len(opts.Nodes.Brokers) == 0) ||
+			k == GenReassign && (len(opts.Nodes.Controllers) == 0 || len(opts.Nodes.Brokers) == 0 || opts.Nodes.Partitions <= 0) {
 			continue
 		}
 		enabled = append(enabled, k)
@@ -342,6 +351,16 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 			n := pick(ns)
 			down[n] = append(down[n], span{at, up, true, false})
 			add(at, Shutdown{Node: n, Down: d})
+		case GenElectPreferred:
+			add(at, ElectPreferred{})
+		case GenReassign:
+			part := rng.Int32N(opts.Nodes.Partitions)
+			perm := rng.Perm(len(opts.Nodes.Brokers))
+			var rs []string
+			for _, j := range perm[:min(3, len(perm))] {
+				rs = append(rs, opts.Nodes.Brokers[j])
+			}
+			add(at, Reassign{Part: part, Replicas: rs})
 		}
 	}
 	p.SortByTime()

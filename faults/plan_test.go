@@ -203,6 +203,8 @@ func (r *recorder) ArmLate(typ string, n int64, c, s string, d time.Duration) {
 func (r *recorder) DeleteRecords(s string, part int32, before int64) {
 	r.add("delete-records " + s)
 }
+func (r *recorder) ElectPreferred(parts []int32)           { r.add("elect-preferred") }
+func (r *recorder) Reassign(part int32, replicas []string) { r.add("reassign") }
 
 func TestApply(t *testing.T) {
 	p, err := faults.Parse("0s partition p1 p2 | b1\n0s heal-oneway b1 > p1 p2\n0s restart b1 clean\n0s drop response 3 p1>b1\n0s delay request 2 p2>b1\n0s duplicate response 4 p1>c1")

@@ -57,7 +57,8 @@
 //
 // Each type's doc comment cites the Kafka class or method it follows.
 // Where idemsim simplifies, the comment says so:
-// replication (model/broker) has no broker epochs, ELR or reassignment,
+// replication (model/broker) has no broker epochs or log dirs (its
+// reassignment and preferred-leader election: model/controller),
 // and the coordinator's state stands for __transaction_state and survives
 // its crash. Messages between servers travel the world's network; a broken
 // connection reaches the sender as a [Disconnected] message.

@@ -89,6 +89,13 @@ type Menu struct {
 	// a crash is (a replicated world, and only when fault.kinds names
 	// shutdown: "all" leaves it out).
 	Shutdown bool
+	// Elect: an operator's preferred-leader election of every partition;
+	// Reassign: an operator's reassignment of partition 0 to Reassign's
+	// brokers (its initial replicas shifted by one broker; a replicated
+	// world, only when fault.kinds names elect-preferred or reassign).
+	// Each is offered once at every time choice point.
+	Elect    bool
+	Reassign []string
 	// The full menu's (-explore-menu full): Lengths are the downtimes,
 	// pauses and stalls offered, shortest first; Clean offers a broker's
 	// clean restart beside the unclean one; Stall stalls a server's
@@ -147,10 +154,22 @@ func (m Menu) String() string {
 	if m.Shutdown {
 		s = append(s, "shutdown ("+m.Down.String()+" down)")
 	}
+	s = m.operatorFaults(s)
 	if len(s) == 0 {
 		return "nothing"
 	}
 	return strings.Join(s, ", ")
+}
+
+// operatorFaults appends the operator actions on the menu.
+func (m Menu) operatorFaults(s []string) []string {
+	if m.Elect {
+		s = append(s, "elect-preferred")
+	}
+	if len(m.Reassign) > 0 {
+		s = append(s, "reassign p0 "+strings.Join(m.Reassign, ","))
+	}
+	return s
 }
 
 // messageFaults lists the message faults on the menu, in the menu's
@@ -191,6 +210,7 @@ func (m Menu) fullString() string {
 	if m.Shutdown {
 		s = append(s, "shutdown (brokers) "+lens+" down")
 	}
+	s = m.operatorFaults(s)
 	if m.Stall {
 		s = append(s, "stall (servers) "+lens)
 	}
@@ -278,6 +298,14 @@ func prepare(cfg Config) (*setup, error) {
 		Duplicate: kinds&faults.GenDrop != 0 && c.Net.Mode.String() == "datagram",
 		Reject:    kinds&faults.GenDrop != 0 && c.Broker.TransientError > 0,
 		Shutdown:  kinds&faults.GenShutdown != 0 && c.ReplicationFactor() > 1,
+		Elect:     kinds&faults.GenElectPreferred != 0 && c.ReplicationFactor() > 1,
+	}
+	if kinds&faults.GenReassign != 0 && c.ReplicationFactor() > 1 {
+		// p0's replicas are b1 and the next ones; the target starts one
+		// broker later (a reorder when every broker holds a copy).
+		for i := range c.ReplicationFactor() {
+			m.Reassign = append(m.Reassign, "b"+strconv.Itoa((i+1)%c.Brokers+1))
+		}
 	}
 	if cfg.FullMenu {
 		var txn time.Duration

@@ -180,3 +180,51 @@ func TestShutdownOnMenu(t *testing.T) {
 		t.Fatalf("%d shutdown options, want 1 (b1)", n)
 	}
 }
+
+// TestOperatorActionsOnMenu: elect-preferred and reassign are on the menu
+// only when fault.kinds names them and the world is replicated; each is
+// offered once at a time choice point, and its plan line parses and
+// passes the checks.
+func TestOperatorActionsOnMenu(t *testing.T) {
+	menu := func(sets ...string) *setup {
+		s, err := prepare(cfgFor(t, "zombie", 1, sets...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if m := menu("brokers=3").menu; m.Elect || m.Reassign != nil {
+		t.Fatal("operator actions on the menu with fault.kinds=all")
+	}
+	if m := menu("fault.kinds=elect-preferred,reassign").menu; m.Elect || m.Reassign != nil {
+		t.Fatal("operator actions on the menu without replication")
+	}
+	s := menu("brokers=4", "replication.factor=3", "fault.kinds=elect-preferred,reassign")
+	if got := s.menu.String(); !strings.Contains(got, "elect-preferred, reassign p0 b2,b3,b4") {
+		t.Fatalf("menu %q", got)
+	}
+	p := point{kind: world.ChoiceTime, at: 2e9, up: []string{"p1", "b1", "c1"}, roles: []world.Role{world.RoleProducer, world.RoleBroker, world.RoleCoordinator}}
+	seen := map[faultKind]int{}
+	for _, f := range s.options(&p, nil) {
+		seen[f.kind]++
+		text := s.plan(&sched{parent: &sched{}, f: f, depth: 1})
+		plan, err := faults.Parse(text)
+		if err != nil || plan.CheckSequence() != nil || plan.String() != text {
+			t.Fatalf("option %+v: %v\n%s", f, err, text)
+		}
+	}
+	if seen[fElect] != 1 || seen[fReassign] != 1 || len(seen) != 2 {
+		t.Fatalf("options %v, want one election and one reassignment", seen)
+	}
+}
+
+// TestExploreReplicated: an exploration of a replicated world replays
+// each schedule's faults at the choice points they were chosen at (the
+// world carries no idle replication span under a probe), here with a
+// preferred-leader election on the menu.
+func TestExploreReplicated(t *testing.T) {
+	r := explore(t, cfgFor(t, "ackloss", 1, "brokers=4", "fault.kinds=elect-preferred"))
+	if r.Schedules < 2 {
+		t.Fatalf("%d schedules", r.Schedules)
+	}
+}

@@ -26,6 +26,8 @@ const (
 	fStall
 	fDrift
 	fShutdown
+	fElect
+	fReassign
 )
 
 // fault is one injected fault: a menu item at a choice point.
@@ -106,6 +108,14 @@ func (s *setup) appendLines(b []byte, f fault) []byte {
 		b = append(b, f.node...)
 		b = append(b, ' ')
 		b = append(b, f.length.String()...)
+		return append(b, '\n')
+	case fElect:
+		b = append(b, atTime(f.at)...)
+		return append(b, " elect-preferred\n"...)
+	case fReassign:
+		b = append(b, atTime(f.at)...)
+		b = append(b, " reassign p0 "...)
+		b = append(b, strings.Join(s.menu.Reassign, ",")...)
 		return append(b, '\n')
 	case fDrift:
 		b = append(b, atTime(f.at)...)
@@ -250,6 +260,12 @@ func (s *setup) options(p *point, dst []fault) []fault {
 			f.ppm = 0
 		}
 	}
+	if m.Elect {
+		dst = append(dst, fault{kind: fElect, cp: p.index, at: p.at})
+	}
+	if len(m.Reassign) > 0 {
+		dst = append(dst, fault{kind: fReassign, cp: p.index, at: p.at})
+	}
 	return dst
 }
 
@@ -279,6 +295,8 @@ func (r *recorder) Choice(cp *world.ChoicePoint) {
 		switch f.kind {
 		case fCrash, fPause, fStall, fDrift, fShutdown:
 			ok = cp.Kind == world.ChoiceTime && cp.At == f.at && slices.Contains(cp.Up, f.node)
+		case fElect, fReassign:
+			ok = cp.Kind == world.ChoiceTime && cp.At == f.at
 		default:
 			ok = cp.Kind == world.ChoiceSend && cp.Dir == f.dir && cp.ReqNo == f.reqNo && cp.Client == f.client && cp.Server == f.server && cp.Live
 		}

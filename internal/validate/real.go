@@ -873,6 +873,12 @@ func (t *target) DeleteRecords(server string, _ int32, _ int64) {
 	t.unsupported("delete-records " + server)
 }
 
+func (t *target) ElectPreferred([]int32) { t.unsupported("elect-preferred") }
+
+func (t *target) Reassign(part int32, _ []string) {
+	t.unsupported("reassign p" + strconv.Itoa(int(part)))
+}
+
 func (t *target) Pause(node string, d time.Duration) {
 	i, client, ok := t.node(node)
 	if !ok {

@@ -107,7 +107,11 @@ var Unsupported = map[string]string{
 	"isolated":      replicated,
 	"unclean":       replicated,
 	"rolling":       rollingReason,
+	"reassign":      reassignReason,
 }
+
+// reassignReason is why the reassignment is refused.
+const reassignReason = "replicated (four brokers, three copies) with a reassignment and a preferred-leader election: the real side runs no admin client (docs/validate.md)"
 
 // rollingReason is why the rolling restart is refused.
 const rollingReason = "replicated (three brokers, three copies) with controlled shutdowns: the real side stops no broker (docs/validate.md)"

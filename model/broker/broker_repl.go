@@ -228,10 +228,22 @@ func (b *Broker) applyMetadata(now sim.Time, m *model.MetadataUpdate) {
 		if st.Partition < 0 || int(st.Partition) >= len(b.meta) {
 			continue
 		}
-		if b.meta[st.Partition].Replicas == nil || st.PartitionEpoch > b.meta[st.Partition].PartitionEpoch {
+		fresh := b.meta[st.Partition].Replicas == nil || st.PartitionEpoch > b.meta[st.Partition].PartitionEpoch
+		if !fresh && st.PartitionEpoch < b.meta[st.Partition].PartitionEpoch {
+			// An older publication overtaken by a newer one on the way
+			// (Kafka's brokers replay the metadata log in order).
+			continue
+		}
+		if fresh {
 			b.meta[st.Partition] = st.Clone()
 		}
 		r := b.rep(st.Partition)
+		if fresh && (r == nil) == slices.Contains(st.Replicas, b.cfg.ID) {
+			// A reassignment added this broker, or removed it.
+			if r = b.reassigned(now, st.Partition, r); r != nil {
+				r.ls.SetFenced(m.Fenced, m.ShuttingDown)
+			}
+		}
 		if r == nil {
 			continue
 		}
@@ -257,6 +269,29 @@ func (b *Broker) applyMetadata(now sim.Time, m *model.MetadataUpdate) {
 			b.fetcherOuts(now, r, r.fet.BecomeFollower(now, st))
 		}
 	}
+}
+
+// reassigned adds partition id's replica to the broker when r is nil (a
+// reassignment named it: RM#applyDelta creates the partition, empty, and
+// makes it a follower, which fetches from offset 0) and returns it; it
+// deletes replica r otherwise (a completed reassignment removed the
+// broker: RM#applyDelta stops the partition and deletes its log, and an
+// acks=all produce it still held ends NOT_LEADER_OR_FOLLOWER) and
+// returns nil.
+func (b *Broker) reassigned(now sim.Time, id int32, r *replica) *replica {
+	tag := "p" + strconv.FormatInt(int64(id), 10)
+	if r == nil {
+		p := b.newPartition(id)
+		b.parts[id] = p
+		b.reps[id] = b.newReplica(storage.NewReplicaLog(p))
+		b.observe(model.Obs{Kind: model.ObsNote, Text: tag + " replica added by a reassignment: fetches from the leader from offset 0"})
+		return b.reps[id]
+	}
+	r.fet.Stop()
+	b.leaderEffects(now, r, r.ls.Resign())
+	b.reps[id], b.parts[id] = nil, nil
+	b.observe(model.Obs{Kind: model.ObsNote, Text: tag + " replica removed by a reassignment: its log is deleted"})
+	return nil
 }
 
 // fetcherOuts carries out a fetcher's effects: its fetches go to the

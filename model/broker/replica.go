@@ -260,6 +260,7 @@ func (l *LeaderState) ApplyMetadata(now sim.Time, st model.PartitionState) Leade
 	}
 	newEpoch := !l.leader || st.LeaderEpoch > l.st.LeaderEpoch
 	wasLeader := l.leader
+	prev := l.st.Replicas
 	l.st = st.Clone()
 	l.leader = true
 	l.pending = isrCommitted
@@ -287,9 +288,34 @@ func (l *LeaderState) ApplyMetadata(now sim.Time, st model.PartitionState) Leade
 			l.remotes = append(l.remotes, r)
 		}
 		l.epochStart = l.log.LogEndOffset()
+	} else if !slices.Equal(prev, st.Replicas) {
+		l.reassigned(st.Replicas)
 	}
 	l.maybeIncrementHW(now)
 	return *eff
+}
+
+// reassigned follows a change of the replica set within the leader epoch
+// (a reassignment adding replicas: PCB bumps the epoch only when
+// replicas leave): P#makeLeader's updateAssignmentAndIsr keeps the state
+// of the remote replicas that stay and starts an added one unknown (no
+// fetch yet, never caught up), so that it joins the ISR only once it
+// caught up (P#maybeExpandIsr).
+func (l *LeaderState) reassigned(replicas []int32) {
+	old := l.remotes
+	l.remotes = make([]ReplicaState, 0, len(replicas))
+	for _, id := range replicas {
+		if id == l.self {
+			continue
+		}
+		r := ReplicaState{ID: id, LogEndOffset: -1, LastFetchLeaderLogEndOffset: -1, LastFetchTime: never, LastCaughtUpTime: never}
+		for _, o := range old {
+			if o.ID == id {
+				r = o
+			}
+		}
+		l.remotes = append(l.remotes, r)
+	}
 }
 
 // resign ends leadership (the caller has reset l.eff).

@@ -52,6 +52,14 @@ type ControllerConfig struct {
 	ELR bool
 	// MinISR is the topic's min.insync.replicas (at least 1).
 	MinISR int
+	// AutoLeaderRebalance is auto.leader.rebalance.enable: while some
+	// partition's leader is not its preferred replica, the controller
+	// elects preferred leaders every LeaderImbalanceCheckInterval
+	// (operations.go).
+	AutoLeaderRebalance bool
+	// LeaderImbalanceCheckInterval is
+	// leader.imbalance.check.interval.seconds (300 s).
+	LeaderImbalanceCheckInterval time.Duration
 }
 
 func (c ControllerConfig) session() time.Duration {
@@ -104,11 +112,10 @@ type brokerReg struct {
 // BHM#calculateNextBrokerState:535); brokers do not register (all are
 // registered at Start); stale brokers are fenced in index order in one
 // event rather than one per event (RCM#maybeFenceOneStaleBroker:1600);
-// last-known-leader recovery (KIP-966 part 2),
-// reassignment or preferred-leader
-// rebalancing (QC#maybeScheduleNextBalancePartitionLeaders:1225); metadata
-// version >= 3.6, so ISR-only changes keep the leader epoch
-// (PCB#triggerLeaderEpochBumpForIsrShrinkIfNeeded:387).
+// no last-known-leader recovery (KIP-966 part 2); metadata version >=
+// 3.6, so ISR-only changes keep the leader epoch
+// (PCB#triggerLeaderEpochBumpForIsrShrinkIfNeeded:387). The operator's
+// preferred-leader election and reassignment are in operations.go.
 type Controller struct {
 	cfg     ControllerConfig
 	brokers []brokerReg
@@ -118,6 +125,13 @@ type Controller struct {
 	fenceAt    sim.Time
 	uncleanTok uint64
 	uncleanAt  sim.Time
+	// balanceAt is when the armed preferred-leader check runs, -1 for
+	// none (operations.go); balanceTok its timer.
+	balanceTok uint64
+	balanceAt  sim.Time
+	// moves holds each partition's reassignment in progress, by index in
+	// parts (operations.go).
+	moves []move
 
 	changed []int
 	// offset counts the publications.
@@ -132,7 +146,7 @@ type Controller struct {
 // given partitions (each with replicas, ISR, leader and epochs), which it
 // copies. Call Start before anything else.
 func NewController(cfg ControllerConfig, brokers int, parts []model.PartitionState) *Controller {
-	c := &Controller{cfg: cfg, brokers: make([]brokerReg, brokers), fenceAt: -1, uncleanAt: -1}
+	c := &Controller{cfg: cfg, brokers: make([]brokerReg, brokers), fenceAt: -1, uncleanAt: -1, balanceAt: -1}
 	for i := range c.brokers {
 		c.brokers[i].shutdownOffset = -1
 	}
@@ -140,6 +154,7 @@ func NewController(cfg ControllerConfig, brokers int, parts []model.PartitionSta
 		c.parts = append(c.parts, p.Clone())
 	}
 	slices.SortFunc(c.parts, func(a, b model.PartitionState) int { return int(a.Partition) - int(b.Partition) })
+	c.moves = make([]move, len(c.parts))
 	return c
 }
 
@@ -186,6 +201,7 @@ func (c *Controller) Start(now sim.Time) []model.Out {
 	c.publish()
 	c.armFence()
 	c.armUnclean(now)
+	c.armBalance(now)
 	return c.out
 }
 
@@ -242,6 +258,7 @@ func (c *Controller) Step(now sim.Time, from model.Peer, m model.Message) []mode
 		c.out = append(c.out, model.Out{Kind: model.OutReply, Peer: from, Msg: resp})
 		c.publish()
 	}
+	c.armBalance(now)
 	return c.out
 }
 
@@ -329,13 +346,20 @@ func (c *Controller) alterPartition(m *model.AlterPartitionRequest) *model.Alter
 	if resp.Err != model.ErrNone {
 		return resp
 	}
-	c.updateELR(p, m.NewISR)
-	p.ISR = append(p.ISR[:0:0], m.NewISR...)
-	p.PartitionEpoch++
+	if c.moves[i].on() {
+		// PCB#build completes a reassignment in progress when the new
+		// ISR allows it (completeReassignmentIfNeeded, operations.go):
+		// the same change may drop replicas and elect another leader.
+		c.change(i, m.NewISR, -1)
+	} else {
+		c.updateELR(p, m.NewISR)
+		p.ISR = append(p.ISR[:0:0], m.NewISR...)
+		p.PartitionEpoch++
+		c.changed = append(c.changed, i)
+	}
 	// The leader reports RECOVERED in its AlterPartition after an unclean
 	// election (LeaderRecoveryState); idemsim clears it at the first one.
 	p.Recovering = false
-	c.changed = append(c.changed, i)
 	resp.State = p.Clone()
 	c.note("p" + strconv.FormatInt(int64(p.Partition), 10) + " isr " + string(model.AppendBrokers(nil, p.ISR)) + " pe=" + strconv.FormatInt(int64(p.PartitionEpoch), 10))
 	return resp
@@ -375,7 +399,12 @@ func (c *Controller) Wake(now sim.Time, token uint64) []model.Out {
 		}
 		c.publish()
 		c.armUnclean(now)
+	case token == c.balanceTok && c.balanceAt >= 0:
+		c.balanceAt = -1
+		c.balance()
+		c.publish()
 	}
+	c.armBalance(now)
 	return c.out
 }
 
@@ -411,23 +440,37 @@ func (c *Controller) remove(b int32) {
 // partition i with the target ISR, excluding broker gone (or -1), and
 // records the change if anything differs (PCB#build:431).
 func (c *Controller) change(i int, target []int32, gone int32) {
+	c.build(i, target, gone, false)
+}
+
+// build is [Controller.change], and with preferred the preferred-leader
+// election (PCB#electPreferredLeader: the first replica if it is in the
+// target ISR and active, else as change). A reassignment in progress
+// completes first when the target ISR allows it (PCB#build's
+// completeReassignmentIfNeeded); a change that drops replicas bumps the
+// leader epoch (PCB#triggerLeaderEpochBumpForReplicaReassignmentIfNeeded).
+func (c *Controller) build(i int, target []int32, gone int32, preferred bool) {
 	p := &c.parts[i]
+	prev := p.Replicas
+	replicas, target, done := c.complete(i, target)
 	ok := func(id int32) bool { return id != gone && c.active(id) }
 	leader := int32(-1)
 	isr := target
 	recovering := p.Recovering
 	switch {
+	case preferred && ok(replicas[0]) && slices.Contains(target, replicas[0]):
+		leader = replicas[0]
 	case p.Leader >= 0 && slices.Contains(target, p.Leader) && ok(p.Leader):
 		leader = p.Leader
 	default:
-		for _, id := range p.Replicas {
+		for _, id := range replicas {
 			if ok(id) && slices.Contains(target, id) {
 				leader = id
 				break
 			}
 		}
 		if leader < 0 && c.cfg.ELR {
-			for _, id := range p.Replicas {
+			for _, id := range replicas {
 				if ok(id) && slices.Contains(p.ELR, id) {
 					// KIP-966: an eligible leader replica holds every
 					// committed record; its election is clean.
@@ -438,7 +481,7 @@ func (c *Controller) change(i int, target []int32, gone int32) {
 			}
 		}
 		if leader < 0 && c.cfg.Unclean() {
-			for _, id := range p.Replicas {
+			for _, id := range replicas {
 				if ok(id) {
 					leader, isr, recovering = id, []int32{id}, true
 					c.note("p" + strconv.FormatInt(int64(p.Partition), 10) + " unclean election of b" + strconv.FormatInt(int64(id)+1, 10))
@@ -458,10 +501,15 @@ func (c *Controller) change(i int, target []int32, gone int32) {
 		// committed record any more.
 		p.ELR = nil
 	}
-	if leader == p.Leader && slices.Equal(isr, p.ISR) && slices.Equal(elr, p.ELR) {
+	if leader == p.Leader && slices.Equal(isr, p.ISR) && slices.Equal(elr, p.ELR) && !done {
 		return
 	}
-	if leader != p.Leader {
+	if done {
+		c.moves[i] = move{}
+		p.Replicas = replicas
+		c.note("p" + strconv.FormatInt(int64(p.Partition), 10) + " reassignment completes: replicas " + string(model.AppendBrokers(nil, replicas)))
+	}
+	if leader != p.Leader || !subset(prev, p.Replicas) {
 		p.LeaderEpoch++
 		who := "none"
 		if leader >= 0 {
@@ -607,7 +655,7 @@ func (c *Controller) armUnclean(now sim.Time) {
 // Crash drops the controller's timers; its registrations survive (the
 // metadata log).
 func (c *Controller) Crash() {
-	c.fenceAt, c.uncleanAt = -1, -1
+	c.fenceAt, c.uncleanAt, c.balanceAt = -1, -1, -1
 }
 
 // Restart starts a new session count for every unfenced broker (a new

@@ -14,14 +14,15 @@ import (
 
 // Quiet reports whether the controller has nothing to do but take
 // heartbeats: no broker fenced, every partition led with all its
-// replicas in the ISR (so no ELR and no unclean-election check).
+// replicas in the ISR (so no ELR, no unclean-election check and no
+// reassignment in progress) and no preferred-leader check armed.
 func (c *Controller) Quiet() bool {
 	for _, r := range c.brokers {
 		if r.fenced {
 			return false
 		}
 	}
-	if c.uncleanAt >= 0 {
+	if c.uncleanAt >= 0 || c.balanceAt >= 0 {
 		return false
 	}
 	for i := range c.parts {
@@ -56,5 +57,8 @@ func (c *Controller) ShiftTimes(d time.Duration) {
 	}
 	if c.uncleanAt >= 0 {
 		c.uncleanAt = c.uncleanAt.Add(d)
+	}
+	if c.balanceAt >= 0 {
+		c.balanceAt = c.balanceAt.Add(d)
 	}
 }

@@ -27,6 +27,8 @@ func Common() []Param {
 		{Key: "eligible.leader.replicas.version", Kind: Enum, Default: "1", Values: []string{"0", "1"}, Doc: "the cluster's finalized eligible.leader.replicas.version feature (KIP-966): 1 keeps replicas that left an ISR below min.insync.replicas eligible for a clean election; the profile sets 1 from broker 4.1 (clusters formatted by 4.1) and 0 before"},
 		{Key: "replica.lag.time.max.ms", Kind: Int, Default: "30000", Unit: "ms", Doc: "replica.lag.time.max.ms: a follower behind this long leaves the ISR (Kafka 2.5+, KIP-537; 10000 before)", Min: 1, Max: math.MaxInt32},
 		{Key: "unclean.leader.election.enable", Kind: Bool, Default: "false", Doc: "unclean.leader.election.enable: with no in-sync replica alive, elect an out-of-sync one (KRaft honours it from 3.9, KAFKA-12670)"},
+		{Key: "auto.leader.rebalance.enable", Kind: Bool, Default: "false", Doc: "auto.leader.rebalance.enable: while some partition is led by another replica than its first (its preferred leader), the controller runs a preferred-leader election every leader.imbalance.check.interval.seconds (docs/operations.md); idemsim's default is false so that a run whose broker comes back keeps the leaders it had, Kafka's is true (-preset kafka-defaults sets it)"},
+		{Key: "leader.imbalance.check.interval.seconds", Kind: Int, Default: "300", Unit: "s", Doc: "leader.imbalance.check.interval.seconds: with auto.leader.rebalance.enable, how long after a partition's leadership left its preferred replica the controller elects preferred leaders", Min: 1, Max: math.MaxInt32},
 
 		// Producer (Kafka names, Kafka 3.0+ defaults).
 		{Key: "enable.idempotence", Kind: Bool, Default: "true", Doc: "enable.idempotence; set from -idempotence"},
@@ -101,7 +103,7 @@ func Common() []Param {
 		// Faults (see docs/plans.md).
 		{Key: "fault.realized", Kind: Bool, Default: "false", Doc: "replaying a realized plan (docs/explain.md): the random loss sources still draw but lose nothing; the plan's drops and rejects stand for their losses"},
 		{Key: "fault.count", Kind: Int, Default: "0", Unit: "faults", Doc: "faults the seed's generated fault plan draws (a pause, a crash+restart, a partition+heal count one each)", Min: 0, Max: 10_000},
-		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: a comma list of pause, crash, partition, oneway, drop, drift, stall, delete-records, shutdown; all is the first six (stall, delete-records and shutdown, a broker's controlled shutdown in a replicated world, are named explicitly, e.g. all,stall, so that earlier seeds keep their plans)"},
+		{Key: "fault.kinds", Kind: String, Default: "all", Doc: "fault kinds the generator may draw: a comma list of pause, crash, partition, oneway, drop, drift, stall, delete-records, shutdown, elect-preferred, reassign; all is the first six (stall, delete-records, and shutdown, elect-preferred and reassign, operator actions in a replicated world, are named explicitly, e.g. all,stall, so that earlier seeds keep their plans)"},
 		{Key: "fault.window", Kind: Duration, Default: "0s", Doc: "generated faults start in [0, window); 0 = the workload's length plus request.timeout.ms", Min: 0, Max: 1e15},
 		{Key: "fault.end", Kind: Duration, Default: "0s", Doc: "end of the fault phase (plan 'end'); then faults stop, the network heals, processes resume; 0 = last send plus delivery.timeout.ms", Min: 0, Max: 1e15},
 		{Key: "fault.max_duration", Kind: Duration, Default: "10s", Doc: "longest generated pause, partition or crash downtime", Min: 1e6, Max: 1e15},

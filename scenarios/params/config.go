@@ -76,6 +76,11 @@ type ReplicationParams struct {
 	// ELRVersion is eligible.leader.replicas.version, 0 or 1 (KIP-966:
 	// 1 turns eligible leader replicas on).
 	ELRVersion int
+	// AutoLeaderRebalance is auto.leader.rebalance.enable (idemsim:
+	// false, Kafka: true); LeaderImbalanceCheckSeconds is
+	// leader.imbalance.check.interval.seconds.
+	AutoLeaderRebalance         bool
+	LeaderImbalanceCheckSeconds int64
 }
 
 // checkReplication refuses a replication.factor the brokers cannot hold,
@@ -385,6 +390,10 @@ type ExtraParams struct {
 	// RollingDown is rolling.down.ms (rolling): how long each broker
 	// stays stopped after its controlled shutdown, 0..1h.
 	RollingDown time.Duration
+	// ElectAfter is elect.after.ms (reassign): how long after the
+	// reassignment the operator reorders the replicas and elects the
+	// preferred leader, 0..1h.
+	ElectAfter time.Duration
 	// FaultAt is fault.at.ms (acks1, failover, unclean, isolated,
 	// coordfailover, restart, epochx, statelost): when the scenario's
 	// scripted fault happens, before its jitter, 0..1h; negative (-1 ms)
@@ -397,22 +406,24 @@ type ExtraParams struct {
 // parameter without an entry is an error of Decode (and of the tests).
 var fields = map[string]func(c *Config) any{
 	// Workload.
-	"records":                          func(c *Config) any { return &c.App.Records },
-	"send.interval.ms":                 func(c *Config) any { return &c.App.SendInterval },
-	"app.idle.after":                   func(c *Config) any { return &c.App.IdleAfter },
-	"app.idle.ms":                      func(c *Config) any { return &c.App.Idle },
-	"app.mode":                         func(c *Config) any { return &c.App.Mode },
-	"app.input":                        func(c *Config) any { return &c.App.Input },
-	"input.partitions":                 func(c *Config) any { return &c.App.InputPartitions },
-	"input.aborted":                    func(c *Config) any { return &c.App.InputAborted },
-	"partitions":                       func(c *Config) any { return &c.Partitions },
-	"brokers":                          func(c *Config) any { return &c.Brokers },
-	"replication.factor":               func(c *Config) any { return &c.Replication.Factor },
-	"min.insync.replicas":              func(c *Config) any { return &c.Replication.MinISR },
-	"eligible.leader.replicas.version": func(c *Config) any { return &c.Replication.ELRVersion },
-	"replica.lag.time.max.ms":          func(c *Config) any { return &c.Replication.LagTimeMax },
-	"unclean.leader.election.enable":   func(c *Config) any { return &c.Replication.Unclean },
-	"sequence.bits":                    func(c *Config) any { return &c.SequenceBits },
+	"records":                                 func(c *Config) any { return &c.App.Records },
+	"send.interval.ms":                        func(c *Config) any { return &c.App.SendInterval },
+	"app.idle.after":                          func(c *Config) any { return &c.App.IdleAfter },
+	"app.idle.ms":                             func(c *Config) any { return &c.App.Idle },
+	"app.mode":                                func(c *Config) any { return &c.App.Mode },
+	"app.input":                               func(c *Config) any { return &c.App.Input },
+	"input.partitions":                        func(c *Config) any { return &c.App.InputPartitions },
+	"input.aborted":                           func(c *Config) any { return &c.App.InputAborted },
+	"partitions":                              func(c *Config) any { return &c.Partitions },
+	"brokers":                                 func(c *Config) any { return &c.Brokers },
+	"replication.factor":                      func(c *Config) any { return &c.Replication.Factor },
+	"min.insync.replicas":                     func(c *Config) any { return &c.Replication.MinISR },
+	"eligible.leader.replicas.version":        func(c *Config) any { return &c.Replication.ELRVersion },
+	"replica.lag.time.max.ms":                 func(c *Config) any { return &c.Replication.LagTimeMax },
+	"unclean.leader.election.enable":          func(c *Config) any { return &c.Replication.Unclean },
+	"auto.leader.rebalance.enable":            func(c *Config) any { return &c.Replication.AutoLeaderRebalance },
+	"leader.imbalance.check.interval.seconds": func(c *Config) any { return &c.Replication.LeaderImbalanceCheckSeconds },
+	"sequence.bits":                           func(c *Config) any { return &c.SequenceBits },
 
 	// Versions.
 	"kafka.version":       func(c *Config) any { return &c.Versions.Kafka },
@@ -504,6 +515,7 @@ var fields = map[string]func(c *Config) any{
 	"leader.down.ms":    func(c *Config) any { return &c.Extra.LeaderDown },
 	"rolling.gap.ms":    func(c *Config) any { return &c.Extra.RollingGap },
 	"rolling.down.ms":   func(c *Config) any { return &c.Extra.RollingDown },
+	"elect.after.ms":    func(c *Config) any { return &c.Extra.ElectAfter },
 	"fault.at.ms":       func(c *Config) any { return &c.Extra.FaultAt },
 	"restart.clean":     func(c *Config) any { return &c.Extra.RestartClean },
 	"pause.at":          func(c *Config) any { return &c.Extra.PauseAt },

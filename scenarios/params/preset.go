@@ -30,16 +30,25 @@ var kafkaDefaultKeys = []string{
 	"transaction.timeout.ms", "transaction.abort.timed.out.transaction.cleanup.interval.ms",
 	"producer.id.expiration.ms", "producer.id.expiration.check.interval.ms",
 	"transactional.id.expiration.ms", "transaction.remove.expired.transaction.cleanup.interval.ms",
-	"log.retention.check.interval.ms",
+	"log.retention.check.interval.ms", "auto.leader.rebalance.enable",
 }
+
+// kafkaValues are Kafka's values of the settings in kafkaDefaultKeys
+// whose idemsim default is not Kafka's (each parameter's doc says why).
+var kafkaValues = map[string]string{"auto.leader.rebalance.enable": "true"}
 
 var presets = []Preset{{
 	Name: "kafka-defaults",
 	Doc: "Kafka's own client and broker defaults (Java producer 3.x, broker 4.x) for timeouts, linger, backoffs, " +
 		"acks, retries, the in-flight limit and the transaction and producer-id check intervals, instead of the " +
 		"scenario's stress values; workload, network and fault parameters stay the scenario's",
-	Keys:  kafkaDefaultKeys,
-	Value: func(p Param) string { return p.Default },
+	Keys: kafkaDefaultKeys,
+	Value: func(p Param) string {
+		if v, ok := kafkaValues[p.Key]; ok {
+			return v
+		}
+		return p.Default
+	},
 }}
 
 // Presets returns the presets, by name.
@@ -57,8 +66,9 @@ func LookupPreset(name string) (*Preset, error) {
 	return nil, fmt.Errorf("unknown preset %q%s (known: %s)", name, DidYouMean(name, names), strings.Join(names, ", "))
 }
 
-// Sets returns the values the preset gives, in Keys order: each
-// parameter's own default (Kafka's), not the scenario's.
+// Sets returns the values the preset gives, in Keys order: Kafka's
+// value of each parameter (its own default, unless kafkaValues says
+// otherwise), not the scenario's.
 func (p *Preset) Sets() []KV {
 	var out []KV
 	own := map[string]Param{}

@@ -94,7 +94,7 @@ var allowed = map[string][]string{
 	"internal/callpath": {},
 	// validate runs real Kafka clients against real brokers beside the
 	// simulator: it may import the clients, which nothing above may.
-	"internal/validate": {"internal/validate/proxy", "scenarios", "scenarios/world", "scenarios/params", "faults", "model", "net", "plots", "ext:github.com/twmb/franz-go", "ext:github.com/confluentinc/confluent-kafka-go", "ext:gonum.org/"},
+	"internal/validate": {"internal/validate/proxy", "scenarios", "scenarios/world", "scenarios/params", "faults", "model", "net", "plots", "ext:github.com/twmb/franz-go", "ext:github.com/confluentinc/confluent-kafka-go", "ext:github.com/IBM/sarama", "ext:github.com/rcrowley/go-metrics", "ext:gonum.org/"},
 	// validate's proxy reads the Kafka framing with franz-go's kmsg and
 	// kerr, and the simulated network's latency draws.
 	"internal/validate/proxy": {"net", "ext:github.com/twmb/franz-go"},
@@ -208,7 +208,7 @@ func TestImportMatrix(t *testing.T) {
 // TestNoRealClients: no package but internal/validate (with its proxy)
 // and cmd/simulate
 // imports a real Kafka client or broker (franz-go, kfake,
-// confluent-kafka-go), tests included: the simulator's packages stay
+// confluent-kafka-go, sarama), tests included: the simulator's packages stay
 // free of them whatever their third-party rules allow.
 func TestNoRealClients(t *testing.T) {
 	for _, f := range parseAll(t) {

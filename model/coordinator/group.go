@@ -109,7 +109,7 @@ func (g *GroupCoordinator) Reset() {
 	bufs.Clear()
 	resetPool(&msgs)
 	*g = GroupCoordinator{committed: model.ClearedMap(g.committed), consumed: model.ClearedMap(g.consumed), pending: model.ClearedMap(g.pending), epochs: model.ClearedMap(g.epochs),
-		adding: g.adding[:0], groups: model.ClearedMap(g.groups), groupIDs: g.groupIDs[:0], wakeAt: never, cfg: g.cfg, ServerBufs: bufs, msgs: msgs}
+		adding: g.adding[:0], groups: model.ClearedMap(g.groups), groupIDs: model.EmptiedNonNil(g.groupIDs), wakeAt: never, cfg: g.cfg, ServerBufs: bufs, msgs: msgs}
 }
 
 // Committed returns group's committed next input offset, or -1.

@@ -148,6 +148,9 @@ type JoinGroupResponse struct {
 	// Members is the group's members, sorted by member id, for the leader
 	// only; empty for the others.
 	Members []JoinGroupMember
+	// SkipAssignment tells a static leader that rejoined a Stable group
+	// to keep the current assignment (JoinGroup v9+, KIP-814).
+	SkipAssignment bool
 }
 
 // AppendDescription appends "JoinGroupResp#3 group=app-0 NONE gen=1 member=c-1 leader=c-1 protocol=range members=2".

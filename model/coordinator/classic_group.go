@@ -23,9 +23,7 @@ import (
 // no session-timeout bounds (INVALID_SESSION_TIMEOUT), no KIP-848
 // consumer protocol; member ids are the client id (or group instance id)
 // and a counter instead of a UUID; the group metadata record is "written"
-// at once (no append that can fail); a static member rejoining a Stable
-// group with the same metadata gets the current generation without the
-// member list (Kafka sends the leader the list with skipAssignment).
+// at once (no append that can fail).
 
 // GroupState is a classic group's state (ClassicGroupState).
 type GroupState uint8
@@ -395,12 +393,18 @@ func (mem *groupMember) matches(m *model.JoinGroupRequest) bool {
 func (g *GroupCoordinator) replyJoin(to model.Peer, corr int64, c *classicGroup, mem *groupMember) {
 	r := &model.JoinGroupResponse{CorrelationID: corr, GroupID: c.id, GenerationID: c.generation, ProtocolName: c.protocol, Leader: c.leader, MemberID: mem.id}
 	if c.leader == mem.id {
-		r.Members = make([]model.JoinGroupMember, len(c.members))
-		for i, o := range c.members {
-			r.Members[i] = model.JoinGroupMember{MemberID: o.id, GroupInstanceID: o.instance, Topics: o.topics}
-		}
+		r.Members = c.memberList()
 	}
 	g.reply(to, r)
+}
+
+// memberList is ClassicGroup.currentClassicGroupMembers, by member id.
+func (c *classicGroup) memberList() []model.JoinGroupMember {
+	ms := make([]model.JoinGroupMember, len(c.members))
+	for i, o := range c.members {
+		ms[i] = model.JoinGroupMember{MemberID: o.id, GroupInstanceID: o.instance, Topics: o.topics}
+	}
+	return ms
 }
 
 // addMemberThenRebalanceOrCompleteJoin adds a new member awaiting its
@@ -423,11 +427,16 @@ func (g *GroupCoordinator) updateMemberThenRebalanceOrCompleteJoin(now sim.Time,
 	g.maybePrepareRebalanceOrCompleteJoin(now, c)
 }
 
-// replaceStaticMember is ClassicGroup.replaceStaticMember with
-// updateStaticMemberThenRebalanceOrCompleteJoin: the old member id's
-// awaited JoinGroup and SyncGroup are answered FENCED_INSTANCE_ID, and the
-// new id takes the member's place (its assignment, leadership and, unlike
-// Kafka's pendingSyncMembers, its pending sync).
+// replaceStaticMember is updateStaticMemberThenRebalanceOrCompleteJoin
+// with ClassicGroup.replaceStaticMember: the old member id's awaited
+// JoinGroup and SyncGroup are answered FENCED_INSTANCE_ID, and the new id
+// takes the member's place (its assignment, leadership and, unlike
+// Kafka's pendingSyncMembers, its pending sync) with the request's
+// metadata. In Stable, unless the group's protocol would change, the
+// member is answered at once with the current generation (JoinGroup v9+:
+// the leader with the member list and skipAssignment); in
+// CompletingRebalance a rebalance starts; in PreparingRebalance the join
+// phase may complete.
 func (g *GroupCoordinator) replaceStaticMember(now sim.Time, from model.Peer, c *classicGroup, mem *groupMember, id string, m *model.JoinGroupRequest) {
 	if mem.joining {
 		g.reply(mem.joinFrom, &model.JoinGroupResponse{CorrelationID: mem.joinCorr, GroupID: c.id, Err: model.ErrFencedInstanceID, GenerationID: model.NoGeneration, MemberID: mem.id})
@@ -442,19 +451,27 @@ func (g *GroupCoordinator) replaceStaticMember(now sim.Time, from model.Peer, c 
 	}
 	mem.id, mem.clientID = id, m.ClientID
 	c.sortMembers()
-	mem.hbAt = now.Add(m.SessionTimeout)
+	mem.hbAt = now.Add(mem.session)
+	mem.protocols, mem.topics, mem.session, mem.rebalance = m.Protocols, m.Topics, m.SessionTimeout, m.RebalanceTimeout
 	switch c.state {
 	case GroupStable:
-		if mem.matches(m) {
-			mem.session, mem.rebalance = m.SessionTimeout, m.RebalanceTimeout
+		if c.selectProtocol() == c.protocol {
 			c.store()
 			r := &model.JoinGroupResponse{CorrelationID: m.CorrelationID, GroupID: c.id, GenerationID: c.generation, ProtocolName: c.protocol, Leader: c.leader, MemberID: id}
+			if c.leader == id {
+				r.Members, r.SkipAssignment = c.memberList(), true
+			}
 			g.reply(from, r)
 			return
 		}
-		g.updateMemberThenRebalanceOrCompleteJoin(now, from, c, mem, m)
+		mem.joining, mem.joinFrom, mem.joinCorr = true, from, m.CorrelationID
+		g.maybePrepareRebalanceOrCompleteJoin(now, c)
+	case GroupCompletingRebalance:
+		mem.joining, mem.joinFrom, mem.joinCorr = true, from, m.CorrelationID
+		g.prepareRebalance(now, c)
 	default:
-		g.updateMemberThenRebalanceOrCompleteJoin(now, from, c, mem, m)
+		mem.joining, mem.joinFrom, mem.joinCorr = true, from, m.CorrelationID
+		g.maybeCompleteJoinPhase(now, c)
 	}
 }
 
@@ -711,34 +728,52 @@ func (g *GroupCoordinator) heartbeat(now sim.Time, from model.Peer, m *model.Hea
 	g.reply(from, &model.HeartbeatResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: err})
 }
 
-// leaveGroup is classicGroupLeave for one member.
+// leaveGroup is classicGroupLeave (classicGroupLeaveToClassicGroup) for
+// one member: an unknown group is UNKNOWN_MEMBER_ID; a request with no
+// member id removes the static member of its group instance id; a
+// pending member just goes; else the member must be valid
+// (validateMember). A member left: the group rebalances, or completes
+// its join phase.
 func (g *GroupCoordinator) leaveGroup(now sim.Time, from model.Peer, m *model.LeaveGroupRequest) {
 	r := &model.LeaveGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID}
 	c := g.groupOf(m.GroupID, false)
 	switch {
 	case c == nil:
-		r.MemberErr = model.ErrUnknownMemberID
+		r.Err = model.ErrUnknownMemberID
 	case c.state == GroupDead:
 		r.Err = model.ErrCoordinatorNotAvailable
-	case m.GroupInstanceID != "":
-		mem := c.staticMember(m.GroupInstanceID)
-		switch {
-		case mem == nil:
+	case m.MemberID == "":
+		if mem := c.staticMember(m.GroupInstanceID); m.GroupInstanceID != "" && mem != nil {
+			g.removeCurrentMember(c, mem)
+		} else {
 			r.MemberErr = model.ErrUnknownMemberID
-		case m.MemberID != "" && mem.id != m.MemberID:
-			r.MemberErr = model.ErrFencedInstanceID
-		default:
-			g.removeMemberAndUpdate(now, c, mem)
 		}
 	case c.isPending(m.MemberID):
 		c.removePending(m.MemberID)
-		g.maybeCompleteJoinPhase(now, c)
-	case c.member(m.MemberID) == nil:
-		r.MemberErr = model.ErrUnknownMemberID
 	default:
-		g.removeMemberAndUpdate(now, c, c.member(m.MemberID))
+		if r.MemberErr = c.validateMember(m.MemberID, m.GroupInstanceID); r.MemberErr == model.ErrNone {
+			g.removeCurrentMember(c, c.member(m.MemberID))
+		}
 	}
 	g.reply(from, r)
+	if r.Err != model.ErrNone || r.MemberErr != model.ErrNone {
+		return
+	}
+	switch c.state {
+	case GroupStable, GroupCompletingRebalance:
+		g.maybePrepareRebalanceOrCompleteJoin(now, c)
+	case GroupPreparingRebalance:
+		g.maybeCompleteJoinPhase(now, c)
+	}
+}
+
+// removeCurrentMember is removeCurrentMemberFromClassicGroup: a member
+// awaiting its JoinGroup is answered UNKNOWN_MEMBER_ID, then removed.
+func (g *GroupCoordinator) removeCurrentMember(c *classicGroup, mem *groupMember) {
+	if mem.joining {
+		g.reply(mem.joinFrom, &model.JoinGroupResponse{CorrelationID: mem.joinCorr, GroupID: c.id, Err: model.ErrUnknownMemberID, GenerationID: model.NoGeneration})
+	}
+	c.remove(mem.id)
 }
 
 // removeMemberAndUpdate is removeMemberAndUpdateClassicGroup: a member
@@ -746,10 +781,7 @@ func (g *GroupCoordinator) leaveGroup(now sim.Time, from model.Peer, m *model.Le
 // rebalances, or completes its join phase if the member was the last
 // awaited.
 func (g *GroupCoordinator) removeMemberAndUpdate(now sim.Time, c *classicGroup, mem *groupMember) {
-	if mem.joining {
-		g.reply(mem.joinFrom, &model.JoinGroupResponse{CorrelationID: mem.joinCorr, GroupID: c.id, Err: model.ErrUnknownMemberID, GenerationID: model.NoGeneration})
-	}
-	c.remove(mem.id)
+	g.removeCurrentMember(c, mem)
 	switch c.state {
 	case GroupStable, GroupCompletingRebalance:
 		g.maybePrepareRebalanceOrCompleteJoin(now, c)

@@ -414,7 +414,7 @@ func TestClassicGroup(t *testing.T) {
 			a2 := &member{node: 3, inst: "i1"}
 			w.join(a2)
 			r := w.joined(a2)
-			if r.GenerationID != 1 || a2.id == old.id {
+			if r.GenerationID != 1 || a2.id == old.id || r.Leader != a2.id || !r.SkipAssignment || len(r.Members) != 2 {
 				t.Fatal(r.AppendDescription(nil))
 			}
 			w.state(GroupStable, 1)
@@ -432,6 +432,18 @@ func TestClassicGroup(t *testing.T) {
 			if e := w.heartbeat(a2); e != model.ErrNone {
 				t.Fatalf("new id heartbeat: %v", e)
 			}
+			// LeaveGroup: the old id is fenced; the instance id alone
+			// removes the static member (an administrative removal).
+			w.send(1, &model.LeaveGroupRequest{CorrelationID: 90, GroupID: tgroup, MemberID: old.id, GroupInstanceID: "i1"})
+			if r := take[*model.LeaveGroupResponse](w, 1); r.MemberErr != model.ErrFencedInstanceID {
+				t.Fatal(r.AppendDescription(nil))
+			}
+			w.state(GroupStable, 1)
+			w.send(9, &model.LeaveGroupRequest{CorrelationID: 91, GroupID: tgroup, GroupInstanceID: "i1"})
+			if r := take[*model.LeaveGroupResponse](w, 9); r.Err != model.ErrNone || r.MemberErr != model.ErrNone {
+				t.Fatal(r.AppendDescription(nil))
+			}
+			w.state(GroupPreparingRebalance, 1)
 		}},
 		{"a static member replaced while its join is awaited is answered FENCED_INSTANCE_ID", func(t *testing.T, w *gworld) {
 			a, b := &member{node: 1, inst: "i1"}, &member{node: 2, inst: "i2"}

@@ -85,6 +85,7 @@ var errNames = map[ErrCode]string{
 	ErrIllegalGeneration:         "ILLEGAL_GENERATION",
 	ErrInconsistentGroupProtocol: "INCONSISTENT_GROUP_PROTOCOL",
 	ErrUnknownMemberID:           "UNKNOWN_MEMBER_ID",
+	ErrInvalidSessionTimeout:     "INVALID_SESSION_TIMEOUT",
 	ErrRebalanceInProgress:       "REBALANCE_IN_PROGRESS",
 	ErrFencedInstanceID:          "FENCED_INSTANCE_ID",
 	ErrMemberIDRequired:          "MEMBER_ID_REQUIRED",

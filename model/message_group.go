@@ -24,6 +24,7 @@ const (
 	ErrIllegalGeneration         ErrCode = 22
 	ErrInconsistentGroupProtocol ErrCode = 23
 	ErrUnknownMemberID           ErrCode = 25
+	ErrInvalidSessionTimeout     ErrCode = 26
 	ErrRebalanceInProgress       ErrCode = 27
 	ErrFencedInstanceID          ErrCode = 82
 	ErrMemberIDRequired          ErrCode = 79

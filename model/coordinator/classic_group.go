@@ -20,7 +20,7 @@ import (
 // are those classes' unless said otherwise.
 //
 // What is simplified: one protocol type (consumer); no group.max.size,
-// no session-timeout bounds (INVALID_SESSION_TIMEOUT), no KIP-848
+// no KIP-848
 // consumer protocol; member ids are the client id (or group instance id)
 // and a counter instead of a UUID; the group metadata record is "written"
 // at once (no append that can fail).
@@ -56,6 +56,22 @@ type GroupConfig struct {
 	// Empty) waits that long, extended while new members come, up to
 	// the rebalance timeout. 0 completes it at the first wake-up.
 	InitialRebalanceDelay time.Duration
+	// MinSessionTimeout and MaxSessionTimeout are
+	// group.min.session.timeout.ms and group.max.session.timeout.ms; 0
+	// stands for Kafka's defaults, 6 s and 30 minutes.
+	MinSessionTimeout, MaxSessionTimeout time.Duration
+}
+
+// sessionBounds returns the session timeouts a JoinGroup may ask for.
+func (cfg GroupConfig) sessionBounds() (lo, hi time.Duration) {
+	lo, hi = cfg.MinSessionTimeout, cfg.MaxSessionTimeout
+	if lo <= 0 {
+		lo = 6 * time.Second
+	}
+	if hi <= 0 {
+		hi = 30 * time.Minute
+	}
+	return lo, hi
 }
 
 // groupMember is a ClassicGroupMember.
@@ -303,8 +319,19 @@ func (g *GroupCoordinator) groupOf(id string, create bool) *classicGroup {
 	return c
 }
 
-// joinGroup is classicGroupJoin (classicGroupJoinToClassicGroup).
+// joinGroup is classicGroupJoin (classicGroupJoinToClassicGroup): a
+// session timeout out of bounds is INVALID_SESSION_TIMEOUT; a rebalance
+// timeout of 0 (JoinGroup v0's -1) is the session timeout.
 func (g *GroupCoordinator) joinGroup(now sim.Time, from model.Peer, m *model.JoinGroupRequest) {
+	if lo, hi := g.cfg.sessionBounds(); m.SessionTimeout < lo || m.SessionTimeout > hi {
+		g.joinError(from, m, model.ErrInvalidSessionTimeout)
+		return
+	}
+	if m.RebalanceTimeout <= 0 {
+		r := *m
+		r.RebalanceTimeout = r.SessionTimeout
+		m = &r
+	}
 	c := g.groupOf(m.GroupID, m.MemberID == "")
 	switch {
 	case c == nil:

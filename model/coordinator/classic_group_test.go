@@ -530,6 +530,19 @@ func TestClassicGroup(t *testing.T) {
 			}
 			w.state(GroupPreparingRebalance, 1)
 		}},
+		{"a session timeout out of bounds", func(t *testing.T, w *gworld) {
+			for _, d := range []time.Duration{time.Second, time.Hour} {
+				r := w.joinReq(&member{node: 1})
+				r.SessionTimeout = d
+				w.send(1, r)
+				if got := take[*model.JoinGroupResponse](w, 1); got.Err != model.ErrInvalidSessionTimeout {
+					t.Fatalf("session %v: %s", d, got.AppendDescription(nil))
+				}
+			}
+			if _, _, _, _, ok := w.g.Group(tgroup); ok {
+				t.Fatal("a refused join made a group")
+			}
+		}},
 		{"reset forgets the groups", func(t *testing.T, w *gworld) {
 			a := &member{node: 1}
 			w.stable(a)

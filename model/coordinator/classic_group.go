@@ -348,7 +348,7 @@ func (g *GroupCoordinator) joinGroup(now sim.Time, from model.Peer, m *model.Joi
 }
 
 func (g *GroupCoordinator) joinError(from model.Peer, m *model.JoinGroupRequest, err model.ErrCode) {
-	g.reply(from, &model.JoinGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: err, GenerationID: model.NoGeneration, MemberID: m.MemberID})
+	g.reply(from, model.Carve(&g.msgs.joinResps, model.JoinGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: err, GenerationID: model.NoGeneration, MemberID: m.MemberID}))
 }
 
 // joinNewMember is classicGroupJoinNewMember: a static member joins at
@@ -372,7 +372,7 @@ func (g *GroupCoordinator) joinNewMember(now sim.Time, from model.Peer, c *class
 	}
 	c.pending = append(c.pending, pendingJoin{id: id, at: now.Add(m.SessionTimeout)})
 	slices.SortFunc(c.pending, func(a, b pendingJoin) int { return cmp.Compare(a.id, b.id) })
-	g.reply(from, &model.JoinGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: model.ErrMemberIDRequired, GenerationID: model.NoGeneration, MemberID: id})
+	g.reply(from, model.Carve(&g.msgs.joinResps, model.JoinGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: model.ErrMemberIDRequired, GenerationID: model.NoGeneration, MemberID: id}))
 }
 
 // joinExistingMember is classicGroupJoinExistingMember.
@@ -418,7 +418,7 @@ func (mem *groupMember) matches(m *model.JoinGroupRequest) bool {
 // replyJoin answers member mem's JoinGroup with the group's current
 // generation; the leader gets the member list.
 func (g *GroupCoordinator) replyJoin(to model.Peer, corr int64, c *classicGroup, mem *groupMember) {
-	r := &model.JoinGroupResponse{CorrelationID: corr, GroupID: c.id, GenerationID: c.generation, ProtocolName: c.protocol, Leader: c.leader, MemberID: mem.id}
+	r := model.Carve(&g.msgs.joinResps, model.JoinGroupResponse{CorrelationID: corr, GroupID: c.id, GenerationID: c.generation, ProtocolName: c.protocol, Leader: c.leader, MemberID: mem.id})
 	if c.leader == mem.id {
 		r.Members = c.memberList()
 	}
@@ -466,11 +466,11 @@ func (g *GroupCoordinator) updateMemberThenRebalanceOrCompleteJoin(now sim.Time,
 // phase may complete.
 func (g *GroupCoordinator) replaceStaticMember(now sim.Time, from model.Peer, c *classicGroup, mem *groupMember, id string, m *model.JoinGroupRequest) {
 	if mem.joining {
-		g.reply(mem.joinFrom, &model.JoinGroupResponse{CorrelationID: mem.joinCorr, GroupID: c.id, Err: model.ErrFencedInstanceID, GenerationID: model.NoGeneration, MemberID: mem.id})
+		g.reply(mem.joinFrom, model.Carve(&g.msgs.joinResps, model.JoinGroupResponse{CorrelationID: mem.joinCorr, GroupID: c.id, Err: model.ErrFencedInstanceID, GenerationID: model.NoGeneration, MemberID: mem.id}))
 		mem.joining = false
 	}
 	if mem.syncing {
-		g.reply(mem.syncFrom, &model.SyncGroupResponse{CorrelationID: mem.syncCorr, GroupID: c.id, Err: model.ErrFencedInstanceID})
+		g.reply(mem.syncFrom, model.Carve(&g.msgs.syncResps, model.SyncGroupResponse{CorrelationID: mem.syncCorr, GroupID: c.id, Err: model.ErrFencedInstanceID}))
 		mem.syncing = false
 	}
 	if c.leader == mem.id {
@@ -484,7 +484,7 @@ func (g *GroupCoordinator) replaceStaticMember(now sim.Time, from model.Peer, c 
 	case GroupStable:
 		if c.selectProtocol() == c.protocol {
 			c.store()
-			r := &model.JoinGroupResponse{CorrelationID: m.CorrelationID, GroupID: c.id, GenerationID: c.generation, ProtocolName: c.protocol, Leader: c.leader, MemberID: id}
+			r := model.Carve(&g.msgs.joinResps, model.JoinGroupResponse{CorrelationID: m.CorrelationID, GroupID: c.id, GenerationID: c.generation, ProtocolName: c.protocol, Leader: c.leader, MemberID: id})
 			if c.leader == id {
 				r.Members, r.SkipAssignment = c.memberList(), true
 			}
@@ -534,7 +534,7 @@ func (g *GroupCoordinator) prepareRebalance(now sim.Time, c *classicGroup) {
 			mem.assignment = nil
 			if mem.syncing {
 				mem.syncing = false
-				g.reply(mem.syncFrom, &model.SyncGroupResponse{CorrelationID: mem.syncCorr, GroupID: c.id, Err: model.ErrRebalanceInProgress})
+				g.reply(mem.syncFrom, model.Carve(&g.msgs.syncResps, model.SyncGroupResponse{CorrelationID: mem.syncCorr, GroupID: c.id, Err: model.ErrRebalanceInProgress}))
 				mem.hbAt = now.Add(mem.session)
 			}
 		}
@@ -682,14 +682,14 @@ func (g *GroupCoordinator) syncGroup(now sim.Time, from model.Peer, m *model.Syn
 		}
 	}
 	if err != model.ErrNone {
-		g.reply(from, &model.SyncGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: err})
+		g.reply(from, model.Carve(&g.msgs.syncResps, model.SyncGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: err}))
 		return
 	}
 	mem := c.member(m.MemberID)
 	mem.pendingSync = false
 	if c.state == GroupStable {
 		mem.hbAt = now.Add(mem.session)
-		g.reply(from, &model.SyncGroupResponse{CorrelationID: m.CorrelationID, GroupID: c.id, ProtocolName: c.protocol, Partitions: mem.assignment})
+		g.reply(from, model.Carve(&g.msgs.syncResps, model.SyncGroupResponse{CorrelationID: m.CorrelationID, GroupID: c.id, ProtocolName: c.protocol, Partitions: mem.assignment}))
 	} else {
 		// CompletingRebalance: wait for the leader's assignment.
 		mem.syncing, mem.syncFrom, mem.syncCorr = true, from, m.CorrelationID
@@ -718,7 +718,7 @@ func (g *GroupCoordinator) propagateAssignment(now sim.Time, c *classicGroup) {
 	for _, mem := range c.members {
 		if mem.syncing {
 			mem.syncing = false
-			g.reply(mem.syncFrom, &model.SyncGroupResponse{CorrelationID: mem.syncCorr, GroupID: c.id, ProtocolName: c.protocol, Partitions: mem.assignment})
+			g.reply(mem.syncFrom, model.Carve(&g.msgs.syncResps, model.SyncGroupResponse{CorrelationID: mem.syncCorr, GroupID: c.id, ProtocolName: c.protocol, Partitions: mem.assignment}))
 			mem.hbAt = now.Add(mem.session)
 		}
 	}
@@ -752,7 +752,7 @@ func (g *GroupCoordinator) heartbeat(now sim.Time, from model.Peer, m *model.Hea
 			mem.hbAt = now.Add(mem.session)
 		}
 	}
-	g.reply(from, &model.HeartbeatResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: err})
+	g.reply(from, model.Carve(&g.msgs.hbResps, model.HeartbeatResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: err}))
 }
 
 // leaveGroup is classicGroupLeave (classicGroupLeaveToClassicGroup) for
@@ -762,7 +762,7 @@ func (g *GroupCoordinator) heartbeat(now sim.Time, from model.Peer, m *model.Hea
 // (validateMember). A member left: the group rebalances, or completes
 // its join phase.
 func (g *GroupCoordinator) leaveGroup(now sim.Time, from model.Peer, m *model.LeaveGroupRequest) {
-	r := &model.LeaveGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID}
+	r := model.Carve(&g.msgs.leaveResps, model.LeaveGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID})
 	c := g.groupOf(m.GroupID, false)
 	switch {
 	case c == nil:
@@ -798,7 +798,7 @@ func (g *GroupCoordinator) leaveGroup(now sim.Time, from model.Peer, m *model.Le
 // awaiting its JoinGroup is answered UNKNOWN_MEMBER_ID, then removed.
 func (g *GroupCoordinator) removeCurrentMember(c *classicGroup, mem *groupMember) {
 	if mem.joining {
-		g.reply(mem.joinFrom, &model.JoinGroupResponse{CorrelationID: mem.joinCorr, GroupID: c.id, Err: model.ErrUnknownMemberID, GenerationID: model.NoGeneration})
+		g.reply(mem.joinFrom, model.Carve(&g.msgs.joinResps, model.JoinGroupResponse{CorrelationID: mem.joinCorr, GroupID: c.id, Err: model.ErrUnknownMemberID, GenerationID: model.NoGeneration}))
 	}
 	c.remove(mem.id)
 }

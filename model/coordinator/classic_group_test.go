@@ -15,7 +15,7 @@ import (
 // replies per client node and runs the coordinator's wake-ups in time
 // order.
 type gworld struct {
-	t       *testing.T
+	t       testing.TB
 	g       *GroupCoordinator
 	now     sim.Time
 	wakes   []model.Out
@@ -23,7 +23,7 @@ type gworld struct {
 	corr    int64
 }
 
-func newGWorld(t *testing.T, delay time.Duration) *gworld {
+func newGWorld(t testing.TB, delay time.Duration) *gworld {
 	g := NewGroupCoordinator()
 	g.Configure(GroupConfig{InitialRebalanceDelay: delay})
 	return &gworld{t: t, g: g, replies: map[int32][]model.Message{}}
@@ -584,6 +584,27 @@ func TestClassicGroupDeterministic(t *testing.T) {
 	for range 20 {
 		if got := run(); got != first {
 			t.Fatalf("run differs:\n%s\nvs\n%s", got, first)
+		}
+	}
+}
+
+// BenchmarkGroupHeartbeat: one member's heartbeat to a Stable group of
+// three, the request a group sees most (every heartbeat.interval.ms per
+// member).
+func BenchmarkGroupHeartbeat(b *testing.B) {
+	w := newGWorld(b, 0)
+	ms := []*member{{node: 1}, {node: 2}, {node: 3}}
+	w.stable(ms...)
+	g := w.g
+	g.Reclaim()
+	req := &model.HeartbeatRequest{CorrelationID: 1, GroupID: tgroup, GroupMetadata: w.md(ms[1])}
+	from := model.Peer{Node: 2}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		outs := g.Step(w.now.Add(time.Duration(i)), from, req)
+		if r := outs[0].Msg.(*model.HeartbeatResponse); r.Err != model.ErrNone {
+			b.Fatal(r.Err)
 		}
 	}
 }

@@ -176,6 +176,9 @@ func (r *JoinGroupResponse) AppendDescription(b []byte) []byte {
 		b = append(b, " members="...)
 		b = strconv.AppendInt(b, int64(len(r.Members)), 10)
 	}
+	if r.SkipAssignment {
+		b = append(b, " skip-assignment"...)
+	}
 	return b
 }
 

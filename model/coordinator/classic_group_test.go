@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -607,4 +608,133 @@ func BenchmarkGroupHeartbeat(b *testing.B) {
 			b.Fatal(r.Err)
 		}
 	}
+}
+
+// TestClassicGroupRandom drives a group with random clients (joins,
+// syncs with the range assignment, heartbeats, commits, leaves, silences,
+// static restarts, failovers) and checks after every step what Kafka's
+// group keeps true: the generation never goes back; a leader is a member;
+// member ids are unique and sorted; a Stable group's assignments are
+// disjoint; no timer is due in the past; and the same seed gives the same
+// answers.
+func TestClassicGroupRandom(t *testing.T) {
+	for seed := range uint64(60) {
+		a, b := randomGroupRun(t, seed), randomGroupRun(t, seed)
+		if a != b {
+			t.Fatalf("seed %d: two runs differ", seed)
+		}
+	}
+}
+
+func randomGroupRun(t *testing.T, seed uint64) string {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	w := newGWorld(t, time.Duration(rng.IntN(3))*time.Second)
+	ms := make([]*member, 5)
+	for i := range ms {
+		ms[i] = &member{node: int32(i + 1)}
+		if i >= 3 {
+			ms[i].inst = fmt.Sprint("s", i)
+		}
+	}
+	var trace []byte
+	lastGen := int32(0)
+	leaders := map[int32]*model.JoinGroupResponse{}
+	for step := 0; step < 300; step++ {
+		m := ms[rng.IntN(len(ms))]
+		switch rng.IntN(9) {
+		case 0, 1:
+			w.send(m.node, w.joinReq(m))
+		case 2:
+			w.corr++
+			req := &model.SyncGroupRequest{CorrelationID: w.corr, GroupID: tgroup, GroupMetadata: w.md(m)}
+			if r := leaders[m.node]; r != nil && r.GenerationID == m.gen {
+				req.Assignments = model.RangeAssign(r.Members, 6)
+			}
+			w.send(m.node, req)
+		case 3, 4:
+			w.corr++
+			w.send(m.node, &model.HeartbeatRequest{CorrelationID: w.corr, GroupID: tgroup, GroupMetadata: w.md(m)})
+		case 5:
+			w.corr++
+			w.send(m.node, &model.TxnOffsetCommitRequest{CorrelationID: w.corr, GroupID: tgroup, PID: model.ProducerID(m.node), Offset: int64(step), GroupMetadata: w.md(m)})
+		case 6:
+			w.corr++
+			w.send(m.node, &model.LeaveGroupRequest{CorrelationID: w.corr, GroupID: tgroup, MemberID: m.id, GroupInstanceID: m.inst})
+		case 7:
+			if m.inst != "" && rng.IntN(2) == 0 {
+				m.id = "" // a static instance restarts
+			} else {
+				w.advance(time.Duration(rng.IntN(12)) * time.Second)
+			}
+		case 8:
+			if rng.IntN(10) == 0 {
+				w.g.Crash()
+				w.wakes = nil
+				w.collect(w.g.Restart(w.now, false))
+				// The stored generation may be older than the live one
+				// was (a generation is stored once Stable).
+				_, lastGen, _, _, _ = w.g.Group(tgroup)
+			} else {
+				w.advance(time.Duration(rng.IntN(4)) * time.Second)
+			}
+		}
+		// Read the answers as the clients would.
+		for _, c := range ms {
+			for _, r := range w.replies[c.node] {
+				trace = append(r.AppendDescription(trace), '\n')
+				switch r := r.(type) {
+				case *model.JoinGroupResponse:
+					if r.Err == model.ErrNone || r.Err == model.ErrMemberIDRequired {
+						c.id = r.MemberID
+					}
+					if r.Err == model.ErrNone {
+						c.gen = r.GenerationID
+						leaders[c.node] = r
+					}
+				case *model.SyncGroupResponse:
+					c.parts = r.Partitions
+				}
+			}
+			w.replies[c.node] = nil
+		}
+		st, gen, leader, members, ok := w.g.Group(tgroup)
+		if !ok {
+			continue
+		}
+		if gen < lastGen {
+			t.Fatalf("seed %d step %d: generation %d after %d", seed, step, gen, lastGen)
+		}
+		lastGen = gen
+		if (leader == "") != (len(members) == 0) {
+			t.Fatalf("seed %d step %d: leader %q with %d members", seed, step, leader, len(members))
+		}
+		seen := map[int32]bool{}
+		for i, a := range members {
+			if i > 0 && members[i-1].MemberID >= a.MemberID {
+				t.Fatalf("seed %d step %d: members not sorted/unique: %v", seed, step, members)
+			}
+			if st != GroupStable {
+				continue
+			}
+			for _, p := range a.Partitions {
+				if seen[p] {
+					t.Fatalf("seed %d step %d: partition %d assigned twice: %v", seed, step, p, members)
+				}
+				seen[p] = true
+			}
+		}
+		if leader != "" && !slices.ContainsFunc(members, func(a model.GroupAssignment) bool { return a.MemberID == leader }) {
+			t.Fatalf("seed %d step %d: leader %s not a member", seed, step, leader)
+		}
+		c := w.g.groups[tgroup]
+		for _, mem := range c.members {
+			if mem.hbAt <= w.now && mem.hbAt != never {
+				t.Fatalf("seed %d step %d: %s's session timer %v is not after %v", seed, step, mem.id, mem.hbAt, w.now)
+			}
+		}
+		if c.joinAt < w.now || c.syncAt < w.now {
+			t.Fatalf("seed %d step %d: group timer in the past", seed, step)
+		}
+	}
+	return string(trace)
 }

@@ -79,6 +79,16 @@ var errNames = map[ErrCode]string{
 	ErrUnknownLeaderEpoch:           "UNKNOWN_LEADER_EPOCH",
 	ErrInvalidUpdateVersion:         "INVALID_UPDATE_VERSION",
 	ErrIneligibleReplica:            "INELIGIBLE_REPLICA",
+
+	// Group membership (message_group.go).
+	ErrCoordinatorNotAvailable:   "COORDINATOR_NOT_AVAILABLE",
+	ErrIllegalGeneration:         "ILLEGAL_GENERATION",
+	ErrInconsistentGroupProtocol: "INCONSISTENT_GROUP_PROTOCOL",
+	ErrUnknownMemberID:           "UNKNOWN_MEMBER_ID",
+	ErrInvalidSessionTimeout:     "INVALID_SESSION_TIMEOUT",
+	ErrRebalanceInProgress:       "REBALANCE_IN_PROGRESS",
+	ErrFencedInstanceID:          "FENCED_INSTANCE_ID",
+	ErrMemberIDRequired:          "MEMBER_ID_REQUIRED",
 }
 
 // String returns Kafka's name for the code.

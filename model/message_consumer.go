@@ -176,9 +176,13 @@ type OffsetCommitRequest struct {
 	GroupID       string
 	Partitions    []int32
 	Offsets       []int64
+	// GroupMetadata is the committing member's membership; the zero value
+	// is none (generation -1), a simple consumer's commit.
+	GroupMetadata
 }
 
-// AppendDescription appends "OffsetCommit#5 group=r1 p0=10 p1=4".
+// AppendDescription appends "OffsetCommit#5 group=r1 p0=10 p1=4", then
+// " member=c-1 gen=3" when the request carries group metadata.
 func (r *OffsetCommitRequest) AppendDescription(b []byte) []byte {
 	b = append(b, "OffsetCommit#"...)
 	b = strconv.AppendInt(b, r.CorrelationID, 10)
@@ -190,7 +194,7 @@ func (r *OffsetCommitRequest) AppendDescription(b []byte) []byte {
 		b = append(b, '=')
 		b = strconv.AppendInt(b, r.Offsets[i], 10)
 	}
-	return b
+	return appendGroupMetadata(b, r.GroupMetadata)
 }
 
 // OffsetCommitResponse answers an [OffsetCommitRequest].

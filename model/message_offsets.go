@@ -63,9 +63,15 @@ type TxnOffsetCommitRequest struct {
 	// coordinator adds the group's offsets partition to the transaction
 	// itself before it writes the offsets.
 	TransactionV2 bool
+	// GroupMetadata is the consumer's group membership, passed to
+	// sendOffsetsToTransaction(offsets, groupMetadata) (KIP-447); the zero
+	// value is none (generation -1), as the deprecated
+	// sendOffsetsToTransaction(offsets, groupId) sends.
+	GroupMetadata
 }
 
-// AppendDescription appends "TxnOffsetCommit#7 group=app-0 pid=42 e=0 offset=10".
+// AppendDescription appends "TxnOffsetCommit#7 group=app-0 pid=42 e=0 offset=10",
+// then " member=c-1 gen=3" when the request carries group metadata.
 func (r *TxnOffsetCommitRequest) AppendDescription(b []byte) []byte {
 	b = append(b, "TxnOffsetCommit#"...)
 	b = strconv.AppendInt(b, r.CorrelationID, 10)
@@ -80,7 +86,7 @@ func (r *TxnOffsetCommitRequest) AppendDescription(b []byte) []byte {
 	if r.TransactionV2 {
 		b = append(b, " v5"...)
 	}
-	return b
+	return appendGroupMetadata(b, r.GroupMetadata)
 }
 
 // OffsetFetchRequest asks the group coordinator for a group's committed

@@ -491,7 +491,8 @@ func TestResetWorkloads(t *testing.T) {
 	}
 }
 
-// TestGroupCoordinatorReset: a group coordinator that committed offsets,
+// TestGroupCoordinatorReset: a group coordinator that committed offsets
+// and has a group with members,
 // Reset, equals a new one field by field and answers as a new one does.
 func TestGroupCoordinatorReset(t *testing.T) {
 	script := func(g *coordinator.GroupCoordinator) (calls []rcall) {
@@ -500,6 +501,10 @@ func TestGroupCoordinatorReset(t *testing.T) {
 			&model.WriteTxnMarkersRequest{Markers: []model.TxnMarker{{PID: 5, Epoch: 1, Marker: model.MarkerCommit}}},
 			&model.TxnOffsetCommitRequest{CorrelationID: 2, GroupID: "h", PID: 6, Epoch: 0, Offset: 3},
 			&model.OffsetFetchRequest{GroupID: "h"},
+			&model.JoinGroupRequest{CorrelationID: 3, GroupID: "g", GroupInstanceID: "i", ClientID: "c", Protocols: []string{model.RangeAssignorName},
+				SessionTimeout: 10 * time.Second, RebalanceTimeout: 30 * time.Second},
+			&model.JoinGroupRequest{CorrelationID: 4, GroupID: "g", ClientID: "d", Protocols: []string{model.RangeAssignorName},
+				SessionTimeout: 10 * time.Second, RebalanceTimeout: 30 * time.Second},
 		} {
 			outs := g.Step(sim.Time(i), model.Peer{Node: 1, ReqNo: int64(i + 1)}, m)
 			c := rcall{outs: slices.Clone(outs)}

@@ -1,13 +1,17 @@
 package coordinator
 
-import "github.com/idemsim/idemsim/model"
+import (
+	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/sim"
+)
 
 // A consumer's offsets outside transactions: OffsetCommit stores them,
 // OffsetFetch (require_stable) reads them back. apache/kafka:
 // group-coordinator/src/main/java/org/apache/kafka/coordinator/group/
-// OffsetMetadataManager.java (commitOffset, fetchOffsets). Group
-// membership and generations are not modelled: a commit is accepted from
-// whoever sends it, as a simple (manually assigned) consumer's is.
+// OffsetMetadataManager.java (commitOffset, fetchOffsets). A commit with
+// group metadata is checked against the classic group
+// (validateOffsetCommit, classic_group.go); one without is accepted as a
+// simple (manually assigned) consumer's is, unless the group has members.
 
 // groupPartition keys a committed consumer offset.
 type groupPartition struct {
@@ -15,8 +19,15 @@ type groupPartition struct {
 	part  int32
 }
 
-// offsetCommit stores m's offsets and answers NONE.
-func (g *GroupCoordinator) offsetCommit(from model.Peer, m *model.OffsetCommitRequest) {
+// offsetCommit stores m's offsets and answers NONE, or answers the
+// group's refusal.
+func (g *GroupCoordinator) offsetCommit(now sim.Time, from model.Peer, m *model.OffsetCommitRequest) {
+	if len(g.groups) > 0 || !m.GroupMetadata.None() {
+		if err := g.validateOffsetCommit(now, m.GroupID, m.GroupMetadata, false); err != model.ErrNone {
+			g.Outs = append(g.Outs, model.Out{Kind: model.OutReply, Peer: from, Msg: &model.OffsetCommitResponse{CorrelationID: m.CorrelationID, Err: err}})
+			return
+		}
+	}
 	for i, p := range m.Partitions {
 		g.consumed[groupPartition{m.GroupID, p}] = m.Offsets[i]
 	}

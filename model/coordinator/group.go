@@ -7,9 +7,18 @@ import (
 
 // GroupCoordinator keeps consumer groups' committed input positions, for
 // exactly-once applications (Kafka's GroupCoordinator over
-// __consumer_offsets, reduced to one input partition per group; group
-// membership and generations, KIP-447, are not modelled). A pure state
-// machine ([model.Server]):
+// __consumer_offsets, reduced to one input partition per group for
+// transactional commits), and classic consumer groups' membership:
+// JoinGroup, SyncGroup, Heartbeat and LeaveGroup, generations,
+// rebalances, session and rebalance timeouts, static membership
+// (classic_group.go). A pure state machine ([model.Server]):
+//
+//   - OffsetCommit and TxnOffsetCommit that carry group metadata are
+//     checked against the group's members and generation
+//     (validateOffsetCommit: ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
+//     FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS); without metadata
+//     (generation -1) they are accepted as before unless a
+//     non-transactional commit meets a group with members;
 //
 //   - TxnOffsetCommit stores the offset as pending for the producer id
 //     (GroupMetadata.prepareTxnOffsetCommit) unless the producer's epoch
@@ -23,16 +32,24 @@ import (
 //     producer's behalf, as a partition leader does for Produce v12) and
 //     writes the offsets once that is answered; an error is the
 //     commit's answer;
+//
 //   - the transaction's marker, sent by the transaction coordinator to
 //     the offsets partition ([model.OffsetsPartition]), makes the pending offset
 //     the group's committed one (COMMIT) or drops it (ABORT)
 //     (GroupMetadata.completePendingTxnOffsetCommit);
+//
 //   - OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT while
 //     a transaction holds a pending commit for the group
 //     (GroupMetadataManager.getOffsets, KIP-447), else the committed
 //     offset or -1.
 //
-// Its state stands for __consumer_offsets and survives a crash.
+// Its offsets stand for __consumer_offsets and survive a crash; so does
+// each classic group as its GroupMetadata record last stored it (the
+// members and assignment of its last Stable generation, or Empty): a
+// crash loses the rebalance in progress and the awaited JoinGroup and
+// SyncGroup answers, and the restarted coordinator loads the stored
+// groups with every member's session starting anew
+// (GroupMetadataManager.onLoaded).
 type GroupCoordinator struct {
 	committed map[string]int64
 	// consumed are the consumers' offsets committed with OffsetCommit,
@@ -47,6 +64,14 @@ type GroupCoordinator struct {
 	// nextCorr numbers the adds. Both are volatile: a crash loses them.
 	adding   []addingOffsets
 	nextCorr int64
+	// groups are the classic groups by id, groupIDs their ids sorted (the
+	// order timers and scans use); nextMember numbers the member ids
+	// given; wakeAt is the earliest group wake-up asked for, never if none.
+	groups     map[string]*classicGroup
+	groupIDs   []string
+	nextMember int64
+	wakeAt     sim.Time
+	cfg        GroupConfig
 	model.ServerBufs
 	// msgs carves its answers (msgpool.go).
 	msgs *msgPool
@@ -71,16 +96,20 @@ func NewGroupCoordinator() *GroupCoordinator {
 	return g
 }
 
+// Configure sets the classic groups' configuration; Reset keeps it.
+func (g *GroupCoordinator) Configure(cfg GroupConfig) { g.cfg = cfg }
+
 // Reset makes g a new group coordinator: afterwards it behaves exactly
-// as NewGroupCoordinator() would, and equals it field by field, keeping
-// the memory of its maps and its effect and observation buffers. Reset
-// of the zero GroupCoordinator is NewGroupCoordinator.
+// as NewGroupCoordinator() would (with its configuration), and equals it
+// field by field, keeping the memory of its maps and its effect and
+// observation buffers. Reset of the zero GroupCoordinator is
+// NewGroupCoordinator.
 func (g *GroupCoordinator) Reset() {
 	bufs, msgs := g.ServerBufs, g.msgs
 	bufs.Clear()
 	resetPool(&msgs)
 	*g = GroupCoordinator{committed: model.ClearedMap(g.committed), consumed: model.ClearedMap(g.consumed), pending: model.ClearedMap(g.pending), epochs: model.ClearedMap(g.epochs),
-		adding: g.adding[:0], ServerBufs: bufs, msgs: msgs}
+		adding: g.adding[:0], groups: model.ClearedMap(g.groups), groupIDs: model.EmptiedNonNil(g.groupIDs), wakeAt: never, cfg: g.cfg, ServerBufs: bufs, msgs: msgs}
 }
 
 // Committed returns group's committed next input offset, or -1.
@@ -102,15 +131,15 @@ func (g *GroupCoordinator) Step(now sim.Time, from model.Peer, m model.Message) 
 			g.addOffsetsPartition(from, m)
 			break
 		}
-		g.commitOffsets(from, m, model.ErrNone)
+		g.commitOffsets(now, from, m, model.ErrNone)
 	case *model.VerifyPartitionsResponse:
-		g.added(m)
+		g.added(now, m)
 	case *model.Disconnected:
 		// The connection to the transaction coordinator broke: every
 		// implicit add on it fails, as a partition leader's do
 		// (NETWORK_EXCEPTION, retriable for the client).
 		for _, a := range g.adding {
-			g.commitOffsets(a.from, &a.req, model.ErrNetworkException)
+			g.commitOffsets(now, a.from, &a.req, model.ErrNetworkException)
 		}
 		g.adding = g.adding[:0]
 	case *model.WriteTxnMarkersRequest:
@@ -134,9 +163,21 @@ func (g *GroupCoordinator) Step(now sim.Time, from model.Peer, m model.Message) 
 		}
 		g.Outs = append(g.Outs, model.Out{Kind: model.OutReply, Peer: from, Msg: resp})
 	case *model.OffsetCommitRequest:
-		g.offsetCommit(from, m)
+		g.offsetCommit(now, from, m)
 	case *model.ConsumerOffsetFetchRequest:
 		g.consumerOffsetFetch(from, m)
+	case *model.JoinGroupRequest:
+		g.joinGroup(now, from, m)
+		g.scheduleGroups()
+	case *model.SyncGroupRequest:
+		g.syncGroup(now, from, m)
+		g.scheduleGroups()
+	case *model.HeartbeatRequest:
+		g.heartbeat(now, from, m)
+		g.scheduleGroups()
+	case *model.LeaveGroupRequest:
+		g.leaveGroup(now, from, m)
+		g.scheduleGroups()
 	case *model.OffsetFetchRequest:
 		r := model.Carve(&g.msgs.fetchResps, model.OffsetFetchResponse{GroupID: m.GroupID, Offset: g.Committed(m.GroupID)})
 		for _, p := range g.pending {
@@ -154,9 +195,14 @@ func (g *GroupCoordinator) Step(now sim.Time, from model.Peer, m model.Message) 
 }
 
 // commitOffsets answers TxnOffsetCommit m: with err when the implicit add
-// failed, else it stores the offset as pending unless the producer's
-// epoch is below one seen for its producer id (PRODUCER_FENCED).
-func (g *GroupCoordinator) commitOffsets(from model.Peer, m *model.TxnOffsetCommitRequest, err model.ErrCode) {
+// failed, else with the group's refusal of m's group metadata
+// (validateTransactionalOffsetCommit), else it stores the offset as
+// pending unless the producer's epoch is below one seen for its producer
+// id (PRODUCER_FENCED).
+func (g *GroupCoordinator) commitOffsets(now sim.Time, from model.Peer, m *model.TxnOffsetCommitRequest, err model.ErrCode) {
+	if err == model.ErrNone && (len(g.groups) > 0 || !m.GroupMetadata.None()) {
+		err = g.validateOffsetCommit(now, m.GroupID, m.GroupMetadata, true)
+	}
 	if err == model.ErrNone {
 		if e, ok := g.epochs[m.PID]; ok && m.Epoch < e {
 			err = model.ErrProducerFenced
@@ -183,7 +229,7 @@ func (g *GroupCoordinator) addOffsetsPartition(from model.Peer, m *model.TxnOffs
 }
 
 // added writes the offsets of the TxnOffsetCommit the answer is for.
-func (g *GroupCoordinator) added(m *model.VerifyPartitionsResponse) {
+func (g *GroupCoordinator) added(now sim.Time, m *model.VerifyPartitionsResponse) {
 	for i := range g.adding {
 		if g.adding[i].corr != m.CorrelationID {
 			continue
@@ -194,20 +240,59 @@ func (g *GroupCoordinator) added(m *model.VerifyPartitionsResponse) {
 		if len(m.Errs) > 0 {
 			err = m.Errs[0]
 		}
-		g.commitOffsets(a.from, &a.req, err)
+		g.commitOffsets(now, a.from, &a.req, err)
 		return
 	}
 }
 
-// Wake does nothing: the group coordinator sets no timers.
-func (g *GroupCoordinator) Wake(now sim.Time, token uint64) []model.Out { return nil }
+// Wake runs the classic groups' timers due at now (token is the time the
+// wake-up was asked for): join phases, pending syncs, sessions.
+func (g *GroupCoordinator) Wake(now sim.Time, token uint64) []model.Out {
+	g.Outs = g.Outs[:0]
+	g.Obs.Reset()
+	if sim.Time(token) == g.wakeAt {
+		g.wakeAt = never
+	}
+	g.groupTimers(now)
+	g.scheduleGroups()
+	return g.Outs
+}
 
-// Crash keeps the offsets, which stand for __consumer_offsets, and loses
-// the implicit adds in progress.
-func (g *GroupCoordinator) Crash() { g.adding = g.adding[:0] }
+// Crash keeps the offsets, which stand for __consumer_offsets, and the
+// groups' stored records; it loses the implicit adds in progress and the
+// groups' live state (the rebalance under way, awaited answers, timers).
+func (g *GroupCoordinator) Crash() {
+	g.adding = g.adding[:0]
+	g.wakeAt = never
+	for _, id := range g.groupIDs {
+		c := g.groups[id]
+		c.state = GroupDead // until Restart loads it
+		c.members = c.members[:0]
+		c.pending = c.pending[:0]
+		c.joinAt, c.syncAt = never, never
+	}
+}
 
-// Restart does nothing.
-func (g *GroupCoordinator) Restart(now sim.Time, clean bool) []model.Out { return nil }
+// Restart loads the classic groups from their stored records
+// (GroupMetadataManager.onLoaded): each member's session starts at now.
+func (g *GroupCoordinator) Restart(now sim.Time, clean bool) []model.Out {
+	if len(g.groupIDs) == 0 {
+		return nil
+	}
+	g.Outs = g.Outs[:0]
+	g.Obs.Reset()
+	ids := g.groupIDs[:0]
+	for _, id := range g.groupIDs {
+		if g.groups[id].load(now) {
+			ids = append(ids, id)
+		} else {
+			delete(g.groups, id)
+		}
+	}
+	g.groupIDs = ids
+	g.scheduleGroups()
+	return g.Outs
+}
 
 func (g *GroupCoordinator) observe(o model.Obs) { g.Outs = append(g.Outs, g.Obs.Add(&o)) }
 

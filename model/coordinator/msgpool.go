@@ -18,9 +18,14 @@ type msgPool struct {
 	markerReqs  model.Slab[model.WriteTxnMarkersRequest]
 	markerResps model.Slab[model.WriteTxnMarkersResponse]
 	fetchResps  model.Slab[model.OffsetFetchResponse]
-	parts       model.Slab[int32]
-	markers     model.Slab[model.TxnMarker]
-	errs        model.Slab[model.ErrCode]
+	// The classic groups' answers (classic_group.go).
+	joinResps  model.Slab[model.JoinGroupResponse]
+	syncResps  model.Slab[model.SyncGroupResponse]
+	hbResps    model.Slab[model.HeartbeatResponse]
+	leaveResps model.Slab[model.LeaveGroupResponse]
+	parts      model.Slab[int32]
+	markers    model.Slab[model.TxnMarker]
+	errs       model.Slab[model.ErrCode]
 	// pending are the coordinator's marker requests awaiting answers
 	// (its own state, never handed out).
 	pending model.Slab[markerReq]
@@ -51,6 +56,10 @@ func (m *msgPool) reset() {
 	m.markerReqs.Rewind()
 	m.markerResps.Rewind()
 	m.fetchResps.Rewind()
+	m.joinResps.Rewind()
+	m.syncResps.Rewind()
+	m.hbResps.Rewind()
+	m.leaveResps.Rewind()
 	m.parts.Rewind()
 	m.markers.Rewind()
 	m.errs.Rewind()

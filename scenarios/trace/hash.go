@@ -46,6 +46,16 @@ const (
 	msgOffsetFetch
 	msgOffsetFetchResp
 	msgOther
+	// The group membership messages, after msgOther so that the tags
+	// above keep their values (and the existing traces their hashes).
+	msgJoinGroup
+	msgJoinGroupResp
+	msgSyncGroup
+	msgSyncGroupResp
+	msgHeartbeat
+	msgHeartbeatResp
+	msgLeaveGroup
+	msgLeaveGroupResp
 )
 
 // hashMsg hashes a message's type and the fields its description shows. A
@@ -140,6 +150,58 @@ func (w *Writer) hashMsg(tr *sim.Trace, m model.Message) {
 		tr.I64(int64(m.PID))
 		tr.I64(int64(m.Epoch))
 		tr.I64(m.Offset)
+		if !m.GroupMetadata.None() { // a commit without group metadata hashes as before
+			hashGroupMetadata(tr, m.GroupMetadata)
+		}
+	case *model.JoinGroupRequest:
+		tr.U64(msgJoinGroup)
+		tr.I64(m.CorrelationID)
+		tr.Str(m.GroupID)
+		tr.Str(m.MemberID)
+		tr.Str(m.GroupInstanceID)
+	case *model.JoinGroupResponse:
+		tr.U64(msgJoinGroupResp)
+		tr.I64(m.CorrelationID)
+		tr.Str(m.GroupID)
+		tr.I64(int64(m.Err))
+		tr.I64(int64(m.GenerationID))
+		tr.Str(m.MemberID)
+		tr.Str(m.Leader)
+		tr.I64(int64(len(m.Members)))
+	case *model.SyncGroupRequest:
+		tr.U64(msgSyncGroup)
+		tr.I64(m.CorrelationID)
+		tr.Str(m.GroupID)
+		hashGroupMetadata(tr, m.GroupMetadata)
+		tr.I64(int64(len(m.Assignments)))
+	case *model.SyncGroupResponse:
+		tr.U64(msgSyncGroupResp)
+		tr.I64(m.CorrelationID)
+		tr.Str(m.GroupID)
+		tr.I64(int64(m.Err))
+		hashParts(tr, m.Partitions)
+	case *model.HeartbeatRequest:
+		tr.U64(msgHeartbeat)
+		tr.I64(m.CorrelationID)
+		tr.Str(m.GroupID)
+		hashGroupMetadata(tr, m.GroupMetadata)
+	case *model.HeartbeatResponse:
+		tr.U64(msgHeartbeatResp)
+		tr.I64(m.CorrelationID)
+		tr.Str(m.GroupID)
+		tr.I64(int64(m.Err))
+	case *model.LeaveGroupRequest:
+		tr.U64(msgLeaveGroup)
+		tr.I64(m.CorrelationID)
+		tr.Str(m.GroupID)
+		tr.Str(m.MemberID)
+		tr.Str(m.GroupInstanceID)
+	case *model.LeaveGroupResponse:
+		tr.U64(msgLeaveGroupResp)
+		tr.I64(m.CorrelationID)
+		tr.Str(m.GroupID)
+		tr.I64(int64(m.Err))
+		tr.I64(int64(m.MemberErr))
 	case *model.OffsetFetchRequest:
 		tr.U64(msgOffsetFetch)
 		tr.Str(m.GroupID)
@@ -153,6 +215,13 @@ func (w *Writer) hashMsg(tr *sim.Trace, m model.Message) {
 		w.scratch = m.AppendDescription(w.scratch[:0])
 		tr.Bytes(w.scratch)
 	}
+}
+
+// hashGroupMetadata hashes what a request's group metadata line shows.
+func hashGroupMetadata(tr *sim.Trace, m model.GroupMetadata) {
+	tr.Str(m.MemberID)
+	tr.Str(m.GroupInstanceID)
+	tr.I64(int64(m.GenerationID))
 }
 
 // hashParts hashes a partition list: its length, then each partition.

@@ -162,6 +162,7 @@ func (c *Consumer) start(now sim.Time) {
 // assigned partition in order (-1: none, the partition is reset as at
 // Start), as an application does with assign and seek before its first
 // poll; it fetches no committed offsets. Without positions it is Start.
+// A group member (Config.Protocol) ignores positions: it joins.
 func (c *Consumer) StartAt(now sim.Time, positions []int64) []model.Out {
 	c.begin()
 	c.pollToken++

@@ -30,6 +30,10 @@ const (
 	memStable
 )
 
+// inputTopic names the subscribed topic in a JoinGroup: the world has one
+// input topic, whose partitions Config.Leaders lists.
+const inputTopic = "in"
+
 // hbBit marks the heartbeat thread's timer tokens; the poll loop's
 // tokens count up from 1 and never reach it.
 const hbBit uint64 = 1 << 63
@@ -209,7 +213,7 @@ func (c *Consumer) sendJoin(now sim.Time) {
 	c.grp.state = memPreparing
 	c.grp.stats.Joins++
 	m := &model.JoinGroupRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, MemberID: c.grp.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
-		ClientID: c.cfg.ClientID, Protocols: []string{model.RangeAssignorName}, Topics: []string{"in"},
+		ClientID: c.cfg.ClientID, Protocols: []string{model.RangeAssignorName}, Topics: []string{inputTopic},
 		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}
 	c.send(now, reqJoin, model.DestGroupCoordinator, -1, m)
 	c.inflight[len(c.inflight)-1].deadline = now.Add(max(c.cfg.RequestTimeout, c.cfg.MaxPollInterval+5*time.Second))

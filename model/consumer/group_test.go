@@ -3,6 +3,8 @@ package consumer
 import (
 	"container/heap"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -445,4 +447,70 @@ func TestGroupFencedInstanceIsFatal(t *testing.T) {
 		t.Fatalf("the replaced instance: fatal %v, want FENCED_INSTANCE_ID", e)
 	}
 	w.checkSplit(1, []int{2, 2}, z, b)
+}
+
+// TestGroupRandom: three members under random processing steps (some
+// past max.poll.interval.ms), crashes with restarts and new records, for
+// 30 seeds; after a quiet minute every member is Stable in the
+// coordinator's generation, the assignments are disjoint and cover every
+// partition, every record was returned at least once, and the same seed
+// gives the same run.
+func TestGroupRandom(t *testing.T) {
+	var tot, again GroupStats
+	for seed := uint64(1); seed <= 30; seed++ {
+		r1, g1 := randomGroupRun(t, seed, &tot)
+		r2, g2 := randomGroupRun(t, seed, &again)
+		if g1 != g2 || !maps.Equal(r1, r2) || tot != again {
+			t.Fatalf("seed %d: two runs differ (generation %d vs %d)", seed, g1, g2)
+		}
+	}
+	// The runs did rebalance, and some members left on a poll timeout.
+	if tot.Joins < 30*3*3 || tot.Leaves == 0 {
+		t.Errorf("over 30 seeds: %+v, want rebalances and poll-timeout leaves", tot)
+	}
+}
+
+func randomGroupRun(t *testing.T, seed uint64, tot *GroupStats) (map[int64]int, int32) {
+	rng := rand.New(rand.NewPCG(seed, 34))
+	w := newGWorld(t)
+	w.produce(3)
+	for i := 0; i < 3; i++ {
+		cfg := gCfg(i)
+		cfg.AutoCommit = rng.IntN(2) == 0
+		w.add(cfg)
+	}
+	for step := 0; step < 40; step++ {
+		w.run(time.Duration(w.now) + time.Duration(500+rng.IntN(4500))*time.Millisecond)
+		i := rng.IntN(3)
+		switch rng.IntN(4) {
+		case 0:
+			w.outs(i, w.cs[i].Process(w.now, time.Duration(rng.IntN(45))*time.Second))
+		case 1:
+			w.cs[i].Crash()
+			w.outs(i, w.cs[i].Restart(w.now, false))
+		default:
+			w.produce(1 + rng.IntN(3))
+		}
+	}
+	w.run(time.Duration(w.now) + 90*time.Second)
+	st, gen, _, _, _ := w.g.Group(gGroup)
+	if st != coordinator.GroupStable {
+		t.Fatalf("seed %d: coordinator state %v after the quiet period", seed, st)
+	}
+	w.checkSplit(gen, []int{1, 1, 2}, 0, 1, 2)
+	n := w.returned()
+	for p := int32(0); p < gParts; p++ {
+		hw := w.b.Partition(p).HighWatermark()
+		for k := int64(0); k < hw; k++ {
+			if n[int64(p)*1000+k] == 0 {
+				t.Fatalf("seed %d: record %d never returned", seed, int64(p)*1000+k)
+			}
+		}
+	}
+	for _, c := range w.cs {
+		s := c.Stats()
+		tot.Joins += s.Joins
+		tot.Leaves += s.Leaves
+	}
+	return n, gen
 }

@@ -20,7 +20,7 @@ import (
 // timers, and several consumers of one group, node i being consumer i;
 // every message takes 1 ms.
 type gWorld struct {
-	t   *testing.T
+	t   testing.TB
 	now sim.Time
 	q   evQueue
 	seq int
@@ -45,7 +45,7 @@ const (
 	gMaxPoll = 30 * time.Second
 )
 
-func newGWorld(t *testing.T) *gWorld {
+func newGWorld(t testing.TB) *gWorld {
 	leaders := make([]int32, gParts)
 	w := &gWorld{t: t, b: broker.NewBroker(broker.BrokerConfig{ID: 0, Leaders: leaders}), g: coordinator.NewGroupCoordinator()}
 	w.g.Configure(coordinator.GroupConfig{InitialRebalanceDelay: 500 * time.Millisecond})
@@ -149,7 +149,9 @@ func (w *gWorld) produce(n int) {
 	for p := int32(0); p < gParts; p++ {
 		part := w.b.Partition(p)
 		first := int64(p)*1000 + part.HighWatermark()
-		mustAppend(w.t, part.Append(w.now, batch(-1, false, 0, first, n)))
+		if r := part.Append(w.now, batch(-1, false, 0, first, n)); r.Err != model.ErrNone {
+			w.t.Fatalf("append: %v %s", r.Err, r.Reason)
+		}
 	}
 }
 
@@ -513,4 +515,35 @@ func randomGroupRun(t *testing.T, seed uint64, tot *GroupStats) (map[int64]int, 
 		tot.Leaves += s.Leaves
 	}
 	return n, gen
+}
+
+// BenchmarkGroupHeartbeat: one heartbeat of a Stable member of a group of
+// two, the consumer's turn of its heartbeat thread, the coordinator's
+// answer and the consumer's handling of it.
+func BenchmarkGroupHeartbeat(b *testing.B) {
+	w := newGWorld(b)
+	a, _ := w.add(gCfg(0)), w.add(gCfg(1))
+	w.run(5 * time.Second)
+	c := w.cs[a]
+	now := w.now
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		now = max(now, c.grp.nextHeartbeat)
+		c.grp.lastPoll = now // the application polls meanwhile
+		var req model.Message
+		for _, o := range c.Wake(now, hbBit|c.grp.hbToken) {
+			if o.Kind == model.OutSend {
+				req = o.Msg
+			}
+		}
+		for _, o := range w.g.Step(now, model.Peer{Node: int32(a)}, req) {
+			if o.Kind == model.OutReply {
+				c.Step(now, model.Peer{}, o.Msg)
+			}
+		}
+	}
+	if _, _, stable := c.Generation(); !stable || c.Stats().Heartbeats < b.N {
+		b.Fatalf("not Stable, or %d heartbeats for %d", c.Stats().Heartbeats, b.N)
+	}
 }

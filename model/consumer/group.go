@@ -250,11 +250,14 @@ func (c *Consumer) joined(now sim.Time, r request, m *model.JoinGroupResponse) {
 			c.resetGeneration(true)
 		}
 		c.sendJoin(now)
+	case model.ErrRebalanceInProgress:
+		// joinGroupIfNeeded retries this one at once too.
+		c.sendJoin(now)
 	case model.ErrFencedInstanceID, model.ErrInconsistentGroupProtocol, model.ErrInvalidSessionTimeout:
 		c.fail(m.Err)
 	default:
-		// COORDINATOR_NOT_AVAILABLE, REBALANCE_IN_PROGRESS, ...: retry
-		// at the next poll turn.
+		// COORDINATOR_NOT_AVAILABLE, ...: retry at the next poll turn
+		// (Kafka: after retry.backoff.ms).
 		c.grp.rejoin = true
 	}
 }

@@ -115,6 +115,11 @@ type clientPolicy interface {
 	// produceV11 reports whether the client sends Produce v11 or later
 	// ([ClientPolicy.ProduceV11]).
 	produceV11(client int) bool
+	// retryInOrder reports whether a retried batch without sequence
+	// numbers goes back into its partition's queue at its place in
+	// send order (true) or at the front (false, the Java client's
+	// addFirst).
+	retryInOrder() bool
 	// leaderHints reports whether the client sends Produce v10 or later
 	// and moves a partition to the leader a NOT_LEADER_OR_FOLLOWER answer
 	// names (KIP-951, leaderhint.go); client is the Java client's

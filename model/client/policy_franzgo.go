@@ -75,6 +75,11 @@ func (*franzGoPolicy) transactionVersion(cluster, _ int) int {
 // TRANSACTION_ABORTABLE (sink.go, txn.go).
 func (*franzGoPolicy) produceV11(int) bool { return true }
 
+// retryInOrder: kgo keeps a partition's records in one ordered buffer
+// and its rewind resends from the first failed one (the Java client's
+// front insertion is the model's approximation of that).
+func (*franzGoPolicy) retryInOrder() bool { return false }
+
 // exponentialBackoff: kgo's retry backoff doubles per failure, with
 // ±20% jitter, up to a cap (v1.22.3 pkg/kgo/config.go l.638-665, the
 // default RetryBackoffFn); idemsim draws it from retry.backoff.ms and

@@ -32,6 +32,11 @@ func (*javaPolicy) transactionVersion(_, java int) int { return java }
 // know, v11 from its 3.8 release (ProduceRequest.json at 3.8.1, KIP-890).
 func (*javaPolicy) produceV11(client int) bool { return client == 0 || client >= 308 }
 
+// retryInOrder: the Java client puts a retried batch first in its deque
+// (RecordAccumulator.reenqueue, deque.addFirst), ahead of batches
+// created after it; without idempotence a retry can so overtake.
+func (*javaPolicy) retryInOrder() bool { return false }
+
 // exponentialBackoff: the Java client backs off exponentially, with
 // jitter, from 3.7.0 (KIP-580, KAFKA-14076 and the 3.7.0 upgrade notes:
 // retry.backoff.max.ms); before, RecordAccumulator waited retry.backoff.ms

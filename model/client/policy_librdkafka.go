@@ -47,6 +47,14 @@ func (*librdkafkaPolicy) transactionVersion(int, int) int { return 1 }
 // reaches it as INVALID_TXN_STATE.
 func (*librdkafkaPolicy) produceV11(int) bool { return false }
 
+// retryInOrder: librdkafka puts retried messages back into the
+// partition's queue at their sorted position by message id
+// (src/rdkafka_partition.c, rd_kafka_toppar_retry_msgq ->
+// rd_kafka_retry_msgq: "Insert retryable list at sorted position",
+// rd_kafka_msgq_insert_msgq with the topic's msg_order_cmp), so requests
+// that fail together are sent again in their order.
+func (*librdkafkaPolicy) retryInOrder() bool { return true }
+
 // exponentialBackoff: librdkafka 2.2.0 waits retry.backoff.ms before
 // every retry; KIP-580's exponential backoff and retry.backoff.max.ms came
 // in 2.3.0 (its CHANGELOG; 2.2.0's rd_kafka_conf_set refuses

@@ -700,12 +700,20 @@ func (p *Producer) reenqueueRetry(now sim.Time, b *pbatch) {
 }
 
 // reenqueue inserts b back into its partition's queue: by sequence among
-// sequenced batches (RecordAccumulator.insertInSequenceOrder), or at the
-// front without idempotence (addFirst; see dropConn).
+// sequenced batches (RecordAccumulator.insertInSequenceOrder), or without
+// idempotence at the front (addFirst; see dropConn), or in send order
+// where the policy keeps it (librdkafka).
 func (p *Producer) reenqueue(ps *partState, b *pbatch) {
 	i := 0
-	if b.hasSeq {
+	switch {
+	case b.hasSeq:
 		for i < len(ps.queue) && ps.queue[i].hasSeq && p.seqBefore(ps.queue[i], b) {
+			i++
+		}
+	case p.policy.retryInOrder():
+		// librdkafka's message ids follow the application's sends,
+		// which follow the records' numbers.
+		for i < len(ps.queue) && ps.queue[i].b.Records[0].ID.N < b.b.Records[0].ID.N {
 			i++
 		}
 	}

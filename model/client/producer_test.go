@@ -531,3 +531,41 @@ func TestTxnAbortNothingAdded(t *testing.T) {
 		t.Errorf("record outcomes %q", got)
 	}
 }
+
+// TestRetryOrderByPolicy: without idempotence, five requests in flight
+// fail together at a disconnect and are sent again. The Java client puts
+// each failed batch first in its deque (addFirst), so they go out newest
+// first; librdkafka puts retried messages back at their sorted position
+// (rd_kafka_toppar_retry_msgq), so they go out in their order, ahead of
+// the records sent after them.
+func TestRetryOrderByPolicy(t *testing.T) {
+	for _, c := range []struct {
+		policy ClientPolicy
+		want   []int64
+	}{
+		{PolicyJava, []int64{4, 3, 2, 1, 0, 5}},
+		{PolicyLibrdkafka, []int64{0, 1, 2, 3, 4, 5}},
+	} {
+		pt := newPTest(t, func(cfg *ProducerConfig) { cfg.EnableIdempotence = false; cfg.Policy = c.policy })
+		for range 6 {
+			id := model.RecordID{N: pt.n}
+			pt.n++
+			pt.take(pt.p.Send(0, model.Record{ID: id}))
+		}
+		if len(pt.reqs) != 5 {
+			t.Fatalf("%v: %d requests in flight, want 5", c.policy, len(pt.reqs))
+		}
+		pt.take(pt.p.Disconnected(pt.now, 0))
+		var got []int64
+		for i := 0; i < 10 && len(got) < 6; i++ {
+			pt.advance(time.Second)
+			for _, r := range pt.reqs[5+len(got):] {
+				got = append(got, r.Batches[0].Records[0].ID.N)
+				pt.respond(r, model.ErrNone, int64(len(got)), 0)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%v: sent again in the order %v, want %v", c.policy, got, c.want)
+		}
+	}
+}

@@ -54,6 +54,10 @@ type Config struct {
 	// stall lengths around the scenario's timeouts, clean restarts of
 	// brokers, stalls and drifts (Menu).
 	FullMenu bool
+
+	// onSchedule, if set (tests), is called with each schedule's plan
+	// text as it is handed to a worker, in the search's order.
+	onSchedule func(plan string)
 }
 
 // Progress reports a search under way.

@@ -208,6 +208,9 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 			e.remain++
 			return true
 		}
+		if s.cfg.onSchedule != nil {
+			s.cfg.onSchedule(s.plan(x))
+		}
 		jobs <- job{i, x}
 		i++
 		return true

@@ -80,6 +80,7 @@ func Merge(out string, dirs []string) (*Result, error) {
 			ml.Schedules += l.Schedules
 			ml.Violating += l.Violating
 			ml.Pruned += l.Pruned
+			ml.Skipped += l.Skipped
 			ml.States += l.States
 			ml.Complete = ml.Complete && l.Complete
 		}

@@ -52,9 +52,12 @@ type Result struct {
 	// Schedules, States and Pruned add up the levels; Remaining is a
 	// lower bound on the schedules left unrun when the search stopped
 	// early.
-	Schedules int64   `json:"schedules"`
-	States    int64   `json:"distinct_states"`
-	Pruned    int64   `json:"pruned"`
+	Schedules int64 `json:"schedules"`
+	States    int64 `json:"distinct_states"`
+	Pruned    int64 `json:"pruned"`
+	// Skipped: schedules not run because a plan could not name their
+	// last fault's message apart from an earlier one (Config.Reduce).
+	Skipped   int64   `json:"skipped,omitempty"`
 	Remaining int64   `json:"remaining_at_least"`
 	Levels    []Level `json:"levels"`
 	// Depth is the largest number of faults every schedule of which was
@@ -156,12 +159,13 @@ func nonNilS(s []string) []string {
 // finish computes the totals, the verdicts and the statement from the
 // levels and the counterexamples.
 func (r *Result) finish() {
-	r.Schedules, r.States, r.Pruned = 0, 0, 0
+	r.Schedules, r.States, r.Pruned, r.Skipped = 0, 0, 0, 0
 	r.Depth = -1
 	for _, l := range r.Levels {
 		r.Schedules += l.Schedules
 		r.States += l.States
 		r.Pruned += l.Pruned
+		r.Skipped += l.Skipped
 		if l.Complete && l.Faults == r.Depth+1 {
 			r.Depth = l.Faults
 		}
@@ -228,6 +232,11 @@ func (r *Result) statement(holds, broken []string) string {
 	states := "pruning off"
 	if r.Prune {
 		states = Count(r.States) + " distinct states, " + Count(r.Pruned) + " pruned"
+	}
+	if r.Skipped > 0 {
+		// Only when a duplicated request repeats a message number, so
+		// that other explorations keep their statements.
+		states += ", " + Count(r.Skipped) + " skipped as repeated message numbers"
 	}
 	bound := r.MaxFaults
 	if !r.All && len(r.Counterexamples) > 0 {

@@ -32,9 +32,13 @@ type Result struct {
 	Bugs         []string    `json:"bugs"`
 	Sets         []params.KV `json:"sets"`
 	// Fixed are the -set values that switched the random sources off.
-	Fixed     []params.KV  `json:"fixed_sets"`
-	MaxFaults int          `json:"max_faults"`
-	Prune     bool         `json:"prune"`
+	Fixed     []params.KV `json:"fixed_sets"`
+	MaxFaults int         `json:"max_faults"`
+	Prune     bool        `json:"prune"`
+	// ReduceOff: -explore-reduce=false (left out when the reduction is
+	// on, so that the summaries of earlier explorations stay as they
+	// were).
+	ReduceOff bool         `json:"reduce_off,omitempty"`
 	All       bool         `json:"all"`
 	Budget    int64        `json:"budget"`
 	Menu      string       `json:"menu"`
@@ -128,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	c := s.cfg
 	r := &Result{Format: Format, Kind: "explore", Scenario: c.Scenario.Name, ScenarioFile: c.ScenarioFile, Version: scenarios.Version,
 		Seed: c.Seed, Idempotence: s.idempotence, File: nonNil(c.File), Bugs: nonNilS(c.Bugs), Sets: nonNil(c.Sets), Fixed: nonNil(s.fixed),
-		MaxFaults: c.MaxFaults, Prune: c.Prune, All: c.All, Budget: c.Budget, Menu: s.menu.String(),
+		MaxFaults: c.MaxFaults, Prune: c.Prune, ReduceOff: !c.Reduce, All: c.All, Budget: c.Budget, Menu: s.menu.String(),
 		Stop: e.stop, Levels: e.levels, Remaining: e.remain, Timing: e.timing}
 	if c.Shard.Count > 1 {
 		sh := resultShard(c.Shard)

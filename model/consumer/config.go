@@ -81,4 +81,47 @@ type Config struct {
 	// last stable offset that does not move lasts longer than the bound
 	// LIVE-READ judges it by (consumer.stuck.ms), which it is set to.
 	Patience time.Duration
+
+	// Protocol is group.protocol with a subscription
+	// (KafkaConsumer.subscribe): ProtocolNone (the zero value) is
+	// today's consumer, with Partitions assigned (KafkaConsumer.assign)
+	// and no group membership; ProtocolClassic joins the group GroupID
+	// with the classic protocol (group.rebalance.protocol classic,
+	// AbstractCoordinator/ConsumerCoordinator) and fetches the
+	// partitions its assignment gives, of the topic whose partitions
+	// Leaders lists; Partitions is then not used. The fields below are
+	// used with ProtocolClassic only.
+	Protocol Protocol
+	// ClientID is client.id, the prefix of the member id the group
+	// coordinator gives; GroupInstanceID is group.instance.id ("" for a
+	// dynamic member, Kafka's default; else a static member, KIP-345).
+	ClientID        string
+	GroupInstanceID string
+	// HeartbeatInterval is heartbeat.interval.ms (default 3000 ms),
+	// SessionTimeout session.timeout.ms (default 45000 ms since Kafka
+	// 3.0, KIP-735) and MaxPollInterval max.poll.interval.ms (default
+	// 300000 ms), the JoinGroup's rebalance timeout; 0 stands for the
+	// default.
+	HeartbeatInterval time.Duration
+	SessionTimeout    time.Duration
+	MaxPollInterval   time.Duration
+}
+
+// Protocol is group.protocol for a subscribing consumer.
+type Protocol uint8
+
+const (
+	// ProtocolNone: no group membership (manually assigned partitions).
+	ProtocolNone Protocol = iota
+	// ProtocolClassic: the classic group protocol (JoinGroup, SyncGroup,
+	// Heartbeat, LeaveGroup), Kafka's default group.protocol.
+	ProtocolClassic
+)
+
+// String returns the protocol's group.protocol name, "none" for none.
+func (p Protocol) String() string {
+	if p == ProtocolClassic {
+		return "classic"
+	}
+	return "none"
 }

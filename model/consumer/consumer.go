@@ -44,7 +44,9 @@ type Consumer struct {
 	// lastChange is when the consumer last saw a change (Config.Patience).
 	lastChange sim.Time
 	// rr is the partition the next poll starts collecting from.
-	rr  int
+	rr int
+	// grp is the group membership (Config.Protocol, group.go).
+	grp member
 	out []model.Out
 	obs []model.Obs
 	ids []model.RecordID
@@ -84,6 +86,10 @@ const (
 	reqMeta
 	reqCommit
 	reqOffsets
+	reqJoin
+	reqSync
+	reqHeartbeat
+	reqLeave
 )
 
 // request is a request in flight.
@@ -93,6 +99,9 @@ type request struct {
 	dest     int32
 	part     int // index into parts, for fetches and ListOffsets
 	deadline sim.Time
+	// seq is, for a group member's requests, the generation (or, for an
+	// OffsetFetch, the assignment) it was sent with.
+	seq uint64
 }
 
 // New returns a consumer with configuration cfg, not started.
@@ -116,8 +125,11 @@ func (c *Consumer) Reset(cfg Config) {
 	if cfg.RetryBackoff <= 0 {
 		cfg.RetryBackoff = 100 * time.Millisecond
 	}
+	if cfg.Protocol == ProtocolClassic {
+		groupDefaults(&cfg)
+	}
 	*c = Consumer{cfg: cfg, parts: c.parts[:0], leaders: c.leaders[:0], epochs: c.epochs[:0], inflight: c.inflight[:0],
-		out: c.out[:0], obs: c.obs[:0], ids: c.ids[:0], log: c.log[:0], pollToken: c.pollToken}
+		out: c.out[:0], obs: c.obs[:0], ids: c.ids[:0], log: c.log[:0], pollToken: c.pollToken, grp: member{hbToken: c.grp.hbToken}}
 }
 
 // Config returns the consumer's configuration.
@@ -150,6 +162,7 @@ func (c *Consumer) start(now sim.Time) {
 // assigned partition in order (-1: none, the partition is reset as at
 // Start), as an application does with assign and seek before its first
 // poll; it fetches no committed offsets. Without positions it is Start.
+// A group member (Config.Protocol) ignores positions: it joins.
 func (c *Consumer) StartAt(now sim.Time, positions []int64) []model.Out {
 	c.begin()
 	c.pollToken++
@@ -186,6 +199,10 @@ func (c *Consumer) startAt(now sim.Time, positions []int64) {
 	c.nextAutoCommit = now.Add(c.cfg.AutoCommitInterval)
 	c.lastChange = now
 	c.needOffsets = c.cfg.Commits && positions == nil
+	if c.grouped() {
+		c.startGroup(now)
+		positions = nil
+	}
 	for i, off := range positions {
 		if i < len(c.parts) && off >= 0 {
 			c.setPosition(now, i, off, "seek")
@@ -228,6 +245,14 @@ func requestCorr(m model.Message) int64 {
 		return m.CorrelationID
 	case *model.ConsumerOffsetFetchRequest:
 		return m.CorrelationID
+	case *model.JoinGroupRequest:
+		return m.CorrelationID
+	case *model.SyncGroupRequest:
+		return m.CorrelationID
+	case *model.HeartbeatRequest:
+		return m.CorrelationID
+	case *model.LeaveGroupRequest:
+		return m.CorrelationID
 	}
 	panic("consumer: no correlation id in " + string(m.AppendDescription(nil)))
 }
@@ -264,6 +289,8 @@ func (c *Consumer) Wake(now sim.Time, token uint64) []model.Out {
 	c.begin()
 	if c.running && token == c.pollToken {
 		c.poll(now)
+	} else if c.running && token&hbBit != 0 {
+		c.heartbeatWake(now, token)
 	}
 	c.flushObs()
 	return c.out
@@ -273,6 +300,8 @@ func (c *Consumer) Wake(now sim.Time, token uint64) []model.Out {
 func (c *Consumer) Crash() {
 	c.running, c.held = false, false
 	c.pollToken++
+	c.grp.hbToken++
+	c.grp.hbOn = false
 	c.inflight = c.inflight[:0]
 	for i := range c.parts {
 		c.parts[i] = partState{part: c.parts[i].part}
@@ -294,11 +323,11 @@ func (c *Consumer) Step(now sim.Time, from model.Peer, m model.Message) []model.
 	if c.running {
 		switch m := m.(type) {
 		case *model.ConsumerFetchResponse:
-			if r, ok := c.take(m.CorrelationID); ok {
+			if r, ok := c.take(m.CorrelationID); ok && r.part >= 0 {
 				c.fetched(now, r.part, m)
 			}
 		case *model.ListOffsetsResponse:
-			if r, ok := c.take(m.CorrelationID); ok {
+			if r, ok := c.take(m.CorrelationID); ok && r.part >= 0 {
 				c.listed(now, r.part, m)
 			}
 		case *model.MetadataResponse:
@@ -306,13 +335,29 @@ func (c *Consumer) Step(now sim.Time, from model.Peer, m model.Message) []model.
 				c.metadata(m)
 			}
 		case *model.OffsetCommitResponse:
-			if _, ok := c.take(m.CorrelationID); ok {
-				c.committed(now, m.Err)
+			if r, ok := c.take(m.CorrelationID); ok {
+				c.committed(now, r, m.Err)
 			}
 		case *model.ConsumerOffsetFetchResponse:
-			if _, ok := c.take(m.CorrelationID); ok {
+			if r, ok := c.take(m.CorrelationID); ok && r.seq == c.grp.assignSeq {
 				c.offsetsFetched(now, m)
+			} else if ok {
+				c.needOffsets = c.cfg.Commits && len(c.parts) > 0
 			}
+		case *model.JoinGroupResponse:
+			if r, ok := c.take(m.CorrelationID); ok {
+				c.joined(now, r, m)
+			}
+		case *model.SyncGroupResponse:
+			if r, ok := c.take(m.CorrelationID); ok {
+				c.synced(now, r, m)
+			}
+		case *model.HeartbeatResponse:
+			if r, ok := c.take(m.CorrelationID); ok {
+				c.heartbeatAnswered(r, m)
+			}
+		case *model.LeaveGroupResponse:
+			c.take(m.CorrelationID)
 		case *model.Disconnected:
 			c.failDest(now, m.Dest)
 		}
@@ -333,15 +378,24 @@ func (c *Consumer) failDest(now sim.Time, dest int32) {
 		c.take(r.corr)
 		switch r.kind {
 		case reqFetch, reqList:
-			c.parts[r.part].nextFetch = now.Add(c.cfg.RetryBackoff)
+			if r.part >= 0 {
+				c.parts[r.part].nextFetch = now.Add(c.cfg.RetryBackoff)
+			}
 			c.needMeta = true
 		case reqMeta:
 			c.needMeta = true
 			c.metaBroker = (c.metaBroker + 1) % int32(max(c.cfg.Brokers, 1))
 		case reqCommit:
 			c.committing = false
+			if c.grp.prepCommit {
+				c.grp.prepCommit = false
+				c.revokeAll()
+				c.sendJoin(now)
+			}
 		case reqOffsets:
 			c.needOffsets = true
+		case reqJoin, reqSync:
+			c.groupFailDest(r.kind)
 		}
 	}
 }
@@ -397,17 +451,26 @@ func (c *Consumer) setPosition(now sim.Time, i int, off int64, why string) {
 // records to return, fetches to send, the auto-commit, the next turn.
 func (c *Consumer) poll(now sim.Time) {
 	c.expire(now)
+	ready := true
+	if c.grouped() {
+		ready = c.groupPoll(now)
+	}
 	if c.needMeta && !c.pending(reqMeta) && c.cfg.Brokers > 0 {
 		c.send(now, reqMeta, c.metaBroker, -1, &model.MetadataRequest{CorrelationID: c.corr()})
 	}
 	if c.needOffsets && !c.pending(reqOffsets) {
 		c.needOffsets = false
-		c.send(now, reqOffsets, model.DestGroupCoordinator, -1, &model.ConsumerOffsetFetchRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, Partitions: c.cfg.Partitions})
+		parts := c.cfg.Partitions
+		if c.grouped() {
+			parts = c.Assigned()
+		}
+		c.send(now, reqOffsets, model.DestGroupCoordinator, -1, &model.ConsumerOffsetFetchRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, Partitions: parts})
+		c.inflight[len(c.inflight)-1].seq = c.grp.assignSeq
 	}
-	if c.syncWait && !c.committing {
+	if c.syncWait && !c.committing && ready {
 		c.commit(now) // commitSync retries a commit that failed
 	}
-	if !c.syncWait && !c.held {
+	if !c.syncWait && !c.held && ready {
 		c.resetPositions(now)
 		if n := c.collect(now); n > 0 && c.cfg.AppCommits {
 			c.held = true
@@ -698,6 +761,17 @@ func (c *Consumer) Held() bool { return c.held }
 // SubscriptionState.allConsumed).
 func (c *Consumer) commit(now sim.Time) {
 	req := &model.OffsetCommitRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID}
+	if c.grouped() {
+		md, ok := c.groupMetadataForCommit()
+		if !ok {
+			// Not part of an active group: the commit fails at once
+			// (CommitFailedException or RebalanceInProgressException).
+			c.grp.stats.CommitsFailed++
+			c.syncWait = false
+			return
+		}
+		req.GroupMetadata = md
+	}
 	for i := range c.parts {
 		off, ok := c.parts[i].position, c.parts[i].state == stFetching
 		if c.cfg.AppOffsets {
@@ -714,12 +788,25 @@ func (c *Consumer) commit(now sim.Time) {
 	}
 	c.committing = true
 	c.send(now, reqCommit, model.DestGroupCoordinator, -1, req)
+	c.inflight[len(c.inflight)-1].seq = c.grp.genSeq
 }
 
 // committed handles the commit's answer: commitSync returns, or retries
 // a failed commit after retry.backoff.ms (at the next poll turn).
-func (c *Consumer) committed(now sim.Time, e model.ErrCode) {
+func (c *Consumer) committed(now sim.Time, r request, e model.ErrCode) {
 	c.committing = false
+	if c.grouped() {
+		if e != model.ErrNone && c.groupCommitted(r, e) {
+			c.syncWait = false
+		}
+		if c.grp.prepCommit {
+			// onJoinPrepare's commit is answered (a failure is only
+			// logged): the rejoin goes on.
+			c.grp.prepCommit = false
+			c.revokeAll()
+			c.sendJoin(now)
+		}
+	}
 	if e == model.ErrNone {
 		c.syncWait = false
 		return

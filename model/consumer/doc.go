@@ -44,11 +44,20 @@
 //     positions are committed every auto.commit.interval.ms from the
 //     poll loop (maybeAutoCommitOffsetsAsync); without it the
 //     application commits after each poll that returned records, and
-//     waits for the answer (commitSync).
+//     waits for the answer (commitSync);
+//   - group membership (group.go; with Config.Protocol = ProtocolClassic
+//     only, the zero value keeps the assigned partitions of
+//     KafkaConsumer.assign): the classic protocol of AbstractCoordinator
+//     and ConsumerCoordinator: JoinGroup (MEMBER_ID_REQUIRED rejoins with
+//     the given id), the leader's range assignment in its SyncGroup, the
+//     heartbeat thread, LeaveGroup when max.poll.interval.ms passes
+//     without a poll, commits with the member id and generation, and
+//     the generation resets and rejoins of ILLEGAL_GENERATION,
+//     UNKNOWN_MEMBER_ID and REBALANCE_IN_PROGRESS.
 //
-// Simplified: partitions are assigned (KafkaConsumer.assign), not
-// subscribed: there is no group membership, rebalance or heartbeat; one
-// fetch per partition instead of one per broker; no fetch sessions
+// Simplified: no FindCoordinator (the group coordinator is known), the
+// eager rebalance protocol only (no cooperative-sticky), one input
+// topic; one fetch per partition instead of one per broker; no fetch sessions
 // (KIP-227), no fetch from followers (KIP-392), no byte limits; a fetch
 // is answered at once and an empty answer waits fetch.max.wait.ms before
 // the next, instead of the broker holding it.

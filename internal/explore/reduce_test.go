@@ -63,7 +63,7 @@ func TestEachFaultSetOnce(t *testing.T) {
 	}{
 		{"ackloss-K2", "ackloss", 2, 0, []string{"records=3"}},
 		{"reorder-K2", "reorder", 2, 0, []string{"records=3"}},
-		{"zombie-K2-budget", "zombie", 2, 1000, []string{"records=3"}},
+		{"zombie-K2-budget", "zombie", 2, 300, []string{"records=3"}},
 		{"reorder-datagram-K2", "reorder", 2, 0, []string{"records=3", "net.mode=datagram"}},
 	}
 	if testing.Short() {

@@ -25,12 +25,13 @@ type exploreFlags struct {
 	maxFaults *int
 	budget    *int64
 	prune     *bool
+	reduce    *bool
 	all       *bool
 	menu      *string
 }
 
 // exploreOnly are the flags only -explore takes.
-var exploreOnly = []string{"max-faults", "explore-budget", "explore-prune", "all", "explore-menu"}
+var exploreOnly = []string{"max-faults", "explore-budget", "explore-prune", "explore-reduce", "all", "explore-menu"}
 
 func addExploreFlags(fs *flag.FlagSet) *exploreFlags {
 	return &exploreFlags{
@@ -38,6 +39,7 @@ func addExploreFlags(fs *flag.FlagSet) *exploreFlags {
 		maxFaults: fs.Int("max-faults", 1, "explore: the most faults in a schedule (0.."+strconv.Itoa(explore.MaxK)+")"),
 		budget:    fs.Int64("explore-budget", 0, "explore: stop after this many runs (0: no limit); the result is then incomplete"),
 		prune:     fs.Bool("explore-prune", true, "explore: skip schedules that reach a state already explored with as many faults left"),
+		reduce:    fs.Bool("explore-reduce", true, "explore: skip faults on a message whose number on its link an earlier message had (a response to a duplicated request): a plan rule would take the earlier one"),
 		all:       fs.Bool("all", false, "explore: search up to -max-faults for one counterexample per violated invariant"),
 		menu:      fs.String("explore-menu", "basic", "explore: the faults offered: basic (one pause length and one crash downtime, fault.max_duration), or full (lengths around the timeouts, clean restarts, stalls, drifts); see docs/explore.md"),
 	}
@@ -70,7 +72,7 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 		}
 	}
 	cfg := explore.Config{Scenario: a.sc, ScenarioFile: a.scenFile, File: a.file, Bugs: a.bugs, Sets: a.sets, Seed: 1,
-		MaxFaults: *a.f.maxFaults, Budget: *a.f.budget, Prune: *a.f.prune, All: *a.f.all, Parallel: a.sw.parallel}
+		MaxFaults: *a.f.maxFaults, Budget: *a.f.budget, Prune: *a.f.prune, Reduce: *a.f.reduce, All: *a.f.all, Parallel: a.sw.parallel}
 	switch *a.f.menu {
 	case "basic":
 	case "full":

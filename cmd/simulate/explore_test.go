@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,5 +152,37 @@ func TestExploreInterrupted(t *testing.T) {
 	code, out, _ := runCLI("-explore", "-scenario", "ackloss", "-set", "records=2", "-max-faults", "2")
 	if code != exitIncomplete || !strings.Contains(out, "incomplete (interrupted)") {
 		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+// TestExploreReduceCLI: -explore-reduce (on by default) skips the faults
+// on a repeated message number in datagram mode and says so; =false
+// runs them and records reduce_off; both find the same counterexamples.
+func TestExploreReduceCLI(t *testing.T) {
+	args := []string{"-explore", "-scenario", "reorder", "-set", "records=3", "-set", "net.mode=datagram", "-max-faults", "2", "-all", "-json"}
+	var rs [2]*explore.Result
+	for i, extra := range [][]string{nil, {"-explore-reduce=false"}} {
+		code, out, errOut := runCLI(append(slices.Clone(args), extra...)...)
+		if code != 1 {
+			t.Fatalf("%v: exit %d %s", extra, code, errOut)
+		}
+		r, err := explore.ParseResult([]byte(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs[i] = r
+	}
+	on, off := rs[0], rs[1]
+	if on.Skipped == 0 || on.ReduceOff || !strings.Contains(on.Statement, " skipped as repeated message numbers") {
+		t.Errorf("reduced: %d skipped, reduce_off %v: %s", on.Skipped, on.ReduceOff, on.Statement)
+	}
+	if off.Skipped != 0 || !off.ReduceOff || off.Schedules != on.Schedules+on.Skipped {
+		t.Errorf("unreduced: %d schedules, %d skipped, reduce_off %v; reduced %d + %d", off.Schedules, off.Skipped, off.ReduceOff, on.Schedules, on.Skipped)
+	}
+	if len(on.Counterexamples) != len(off.Counterexamples) || on.Counterexamples[0].Plan != off.Counterexamples[0].Plan {
+		t.Errorf("counterexamples differ:\n%+v\n%+v", on.Counterexamples, off.Counterexamples)
+	}
+	if code, _, errOut := runCLI("-scenario", "reorder", "-explore-reduce=false"); code != 2 || !strings.Contains(errOut, "explore-reduce") {
+		t.Errorf("-explore-reduce without -explore: exit %d %s", code, errOut)
 	}
 }

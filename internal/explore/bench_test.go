@@ -19,7 +19,7 @@ func BenchmarkExplore(b *testing.B) {
 			sc, _ := scenarios.Lookup("ackloss")
 			var sched, states int64
 			for b.Loop() {
-				r, err := Run(context.Background(), Config{Scenario: sc, Seed: 1, MaxFaults: 2, Prune: bc.prune, Parallel: 1,
+				r, err := Run(context.Background(), Config{Scenario: sc, Seed: 1, MaxFaults: 2, Prune: bc.prune, Reduce: true, Parallel: 1,
 					Sets: []params.KV{{Key: "records", Value: "3"}}})
 				if err != nil {
 					b.Fatal(err)

@@ -36,6 +36,11 @@ type Config struct {
 	// Prune skips the children of a schedule whose state was explored
 	// already with at least as many faults to spend.
 	Prune bool
+	// Reduce skips the choice points a plan cannot name: a message whose
+	// number on its link an earlier message of the same run had (a
+	// response to a duplicated request), which a plan rule would take
+	// the earlier one for (docs/explore.md, "Equivalent schedules").
+	Reduce bool
 	// All keeps searching after the first counterexample, up to
 	// MaxFaults, for one counterexample per violated invariant.
 	All bool
@@ -54,6 +59,10 @@ type Config struct {
 	// stall lengths around the scenario's timeouts, clean restarts of
 	// brokers, stalls and drifts (Menu).
 	FullMenu bool
+
+	// onSchedule, if set (tests), is called with each schedule's plan
+	// text as it is handed to a worker, in the search's order.
+	onSchedule func(plan string)
 }
 
 // Progress reports a search under way.

@@ -20,7 +20,7 @@ func cfgFor(t testing.TB, scenario string, k int, sets ...string) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Config{Scenario: sc, Seed: 1, MaxFaults: k, Prune: true, Parallel: 2}
+	c := Config{Scenario: sc, Seed: 1, MaxFaults: k, Prune: true, Reduce: true, Parallel: 2}
 	for _, s := range sets {
 		if id, ok := strings.CutPrefix(s, "bug:"); ok {
 			c.Bugs = append(c.Bugs, id)

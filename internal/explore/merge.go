@@ -80,6 +80,7 @@ func Merge(out string, dirs []string) (*Result, error) {
 			ml.Schedules += l.Schedules
 			ml.Violating += l.Violating
 			ml.Pruned += l.Pruned
+			ml.Skipped += l.Skipped
 			ml.States += l.States
 			ml.Complete = ml.Complete && l.Complete
 		}
@@ -151,8 +152,8 @@ func compatible(a, b *Result) error {
 		return fmt.Errorf("parameters %v, not %v", b.Sets, a.Sets)
 	case !slices.Equal(a.Bugs, b.Bugs):
 		return fmt.Errorf("-bug %v, not %v", b.Bugs, a.Bugs)
-	case a.MaxFaults != b.MaxFaults || a.Prune != b.Prune || a.All != b.All || a.Budget != b.Budget || a.Menu != b.Menu:
-		return errors.New("different -max-faults, -explore-prune, -all, -explore-budget or menu")
+	case a.MaxFaults != b.MaxFaults || a.Prune != b.Prune || a.ReduceOff != b.ReduceOff || a.All != b.All || a.Budget != b.Budget || a.Menu != b.Menu:
+		return errors.New("different -max-faults, -explore-prune, -explore-reduce, -all, -explore-budget or menu")
 	}
 	return nil
 }

@@ -32,9 +32,13 @@ type Result struct {
 	Bugs         []string    `json:"bugs"`
 	Sets         []params.KV `json:"sets"`
 	// Fixed are the -set values that switched the random sources off.
-	Fixed     []params.KV  `json:"fixed_sets"`
-	MaxFaults int          `json:"max_faults"`
-	Prune     bool         `json:"prune"`
+	Fixed     []params.KV `json:"fixed_sets"`
+	MaxFaults int         `json:"max_faults"`
+	Prune     bool        `json:"prune"`
+	// ReduceOff: -explore-reduce=false (left out when the reduction is
+	// on, so that the summaries of earlier explorations stay as they
+	// were).
+	ReduceOff bool         `json:"reduce_off,omitempty"`
 	All       bool         `json:"all"`
 	Budget    int64        `json:"budget"`
 	Menu      string       `json:"menu"`
@@ -52,9 +56,12 @@ type Result struct {
 	// Schedules, States and Pruned add up the levels; Remaining is a
 	// lower bound on the schedules left unrun when the search stopped
 	// early.
-	Schedules int64   `json:"schedules"`
-	States    int64   `json:"distinct_states"`
-	Pruned    int64   `json:"pruned"`
+	Schedules int64 `json:"schedules"`
+	States    int64 `json:"distinct_states"`
+	Pruned    int64 `json:"pruned"`
+	// Skipped: schedules not run because a plan could not name their
+	// last fault's message apart from an earlier one (Config.Reduce).
+	Skipped   int64   `json:"skipped,omitempty"`
 	Remaining int64   `json:"remaining_at_least"`
 	Levels    []Level `json:"levels"`
 	// Depth is the largest number of faults every schedule of which was
@@ -125,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	c := s.cfg
 	r := &Result{Format: Format, Kind: "explore", Scenario: c.Scenario.Name, ScenarioFile: c.ScenarioFile, Version: scenarios.Version,
 		Seed: c.Seed, Idempotence: s.idempotence, File: nonNil(c.File), Bugs: nonNilS(c.Bugs), Sets: nonNil(c.Sets), Fixed: nonNil(s.fixed),
-		MaxFaults: c.MaxFaults, Prune: c.Prune, All: c.All, Budget: c.Budget, Menu: s.menu.String(),
+		MaxFaults: c.MaxFaults, Prune: c.Prune, ReduceOff: !c.Reduce, All: c.All, Budget: c.Budget, Menu: s.menu.String(),
 		Stop: e.stop, Levels: e.levels, Remaining: e.remain, Timing: e.timing}
 	if c.Shard.Count > 1 {
 		sh := resultShard(c.Shard)
@@ -156,12 +163,13 @@ func nonNilS(s []string) []string {
 // finish computes the totals, the verdicts and the statement from the
 // levels and the counterexamples.
 func (r *Result) finish() {
-	r.Schedules, r.States, r.Pruned = 0, 0, 0
+	r.Schedules, r.States, r.Pruned, r.Skipped = 0, 0, 0, 0
 	r.Depth = -1
 	for _, l := range r.Levels {
 		r.Schedules += l.Schedules
 		r.States += l.States
 		r.Pruned += l.Pruned
+		r.Skipped += l.Skipped
 		if l.Complete && l.Faults == r.Depth+1 {
 			r.Depth = l.Faults
 		}
@@ -228,6 +236,11 @@ func (r *Result) statement(holds, broken []string) string {
 	states := "pruning off"
 	if r.Prune {
 		states = Count(r.States) + " distinct states, " + Count(r.Pruned) + " pruned"
+	}
+	if r.Skipped > 0 {
+		// Only when a duplicated request repeats a message number, so
+		// that other explorations keep their statements.
+		states += ", " + Count(r.Skipped) + " skipped as repeated message numbers"
 	}
 	bound := r.MaxFaults
 	if !r.All && len(r.Counterexamples) > 0 {

@@ -284,6 +284,19 @@ type recorder struct {
 	bad     string
 	// hashing is the wall-clock time the state hashes took.
 	hashTime time.Duration
+	// reduce: skip repeated message numbers (Config.Reduce), sends the
+	// messages seen, skipped the faults not offered at repeats.
+	reduce  bool
+	sends   map[sendKey]struct{}
+	skipped int64
+}
+
+// sendKey names a message as a plan rule does: its direction, its
+// number on its link and the link.
+type sendKey struct {
+	dir            simnet.Direction
+	reqNo          int64
+	client, server string
 }
 
 func (r *recorder) Choice(cp *world.ChoicePoint) {
@@ -304,6 +317,19 @@ func (r *recorder) Choice(cp *world.ChoicePoint) {
 			r.bad = "choice point " + strconv.Itoa(int(idx)) + " is not where its fault was chosen"
 		}
 	}
+	repeat := false
+	if r.reduce && cp.Kind == world.ChoiceSend {
+		// A plan rule takes the first message of its number on its
+		// link (world's takeRule), live or not: a fault chosen at a
+		// later one would fire at the first, as another schedule's.
+		k := sendKey{cp.Dir, cp.ReqNo, cp.Client, cp.Server}
+		if _, repeat = r.sends[k]; !repeat {
+			if r.sends == nil {
+				r.sends = map[sendKey]struct{}{}
+			}
+			r.sends[k] = struct{}{}
+		}
+	}
 	if idx <= r.after || !r.list {
 		return
 	}
@@ -313,7 +339,12 @@ func (r *recorder) Choice(cp *world.ChoicePoint) {
 			return
 		}
 		p.dir, p.reqNo, p.client, p.server, p.produce = cp.Dir, cp.ReqNo, cp.Client, cp.Server, cp.Produce
-		if len(r.s.options(&p, r.opts[:0])) == 0 {
+		n := len(r.s.options(&p, r.opts[:0]))
+		if repeat {
+			r.skipped += int64(n)
+			return
+		}
+		if n == 0 {
 			return
 		}
 	} else {
@@ -341,6 +372,9 @@ type outcome struct {
 	// runTime is the run's wall-clock time, hashTime the part of it its
 	// state hashes took (for the speed line; never in a result).
 	runTime, hashTime time.Duration
+	// skipped counts the faults not offered at repeated message numbers
+	// (Config.Reduce).
+	skipped int64
 }
 
 type violation struct {
@@ -355,7 +389,9 @@ func (s *setup) run(x *sched, list, hashing bool, res *scenarios.Resolved, hc *w
 	spec := s.base
 	spec.Resolved, spec.HashCache = res, hc
 	spec.PlanText = s.plan(x)
-	rec := &recorder{s: s, fs: x.faults(), after: x.last(), list: list, hashing: hashing}
+	// Only a duplicated request makes a number repeat: the search
+	// tracks the numbers when the menu can duplicate.
+	rec := &recorder{s: s, fs: x.faults(), after: x.last(), list: list, hashing: hashing, reduce: s.cfg.Reduce && s.menu.Duplicate}
 	spec.Probe = rec
 	start := time.Now()
 	out, err := scenarios.Run(spec)
@@ -366,7 +402,7 @@ func (s *setup) run(x *sched, list, hashing bool, res *scenarios.Resolved, hc *w
 	if rec.bad != "" || rec.next != len(rec.fs) {
 		return nil, &inconsistency{plan: spec.PlanText, why: rec.bad}
 	}
-	o := &outcome{events: out.Events, points: rec.points, runTime: took, hashTime: rec.hashTime}
+	o := &outcome{events: out.Events, points: rec.points, runTime: took, hashTime: rec.hashTime, skipped: rec.skipped}
 	for _, v := range out.Violations {
 		if !slices.ContainsFunc(o.violated, func(w violation) bool { return w.Invariant == v.Invariant }) {
 			o.violated = append(o.violated, violation{Invariant: v.Invariant, Detail: v.Detail, AtNs: v.AtNs})

@@ -89,6 +89,10 @@ type Level struct {
 	// explored already; States the number of new distinct states met.
 	Pruned int64 `json:"pruned"`
 	States int64 `json:"states"`
+	// Skipped is the number of schedules with one fault more that were
+	// not generated from this level's runs because their fault's
+	// message repeats an earlier message's number (Config.Reduce).
+	Skipped int64 `json:"skipped,omitempty"`
 	// Complete: every schedule of the level ran.
 	Complete bool `json:"complete"`
 }
@@ -208,6 +212,9 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 			e.remain++
 			return true
 		}
+		if s.cfg.onSchedule != nil {
+			s.cfg.onSchedule(s.plan(x))
+		}
 		jobs <- job{i, x}
 		i++
 		return true
@@ -241,6 +248,7 @@ func (e *engine) runsBefore(d int) int64 {
 func (e *engine) record(d int, x *sched, o *outcome) {
 	lv := e.level(d)
 	lv.Schedules++
+	lv.Skipped += o.skipped
 	if len(o.violated) == 0 {
 		return
 	}

@@ -66,6 +66,17 @@ func (m GroupMetadata) Generation() int32 {
 	return m.GenerationID
 }
 
+// appendGroupAnswer appends a group answer's head, "JoinGroupResp#3
+// group=app-0 NONE".
+func appendGroupAnswer(b []byte, name string, corr int64, group string, err ErrCode) []byte {
+	b = append(b, name...)
+	b = strconv.AppendInt(b, corr, 10)
+	b = append(b, " group="...)
+	b = append(b, group...)
+	b = append(b, ' ')
+	return append(b, err.String()...)
+}
+
 // appendGroupMetadata appends " member=c-1 instance=i gen=3", nothing for
 // no metadata.
 func appendGroupMetadata(b []byte, m GroupMetadata) []byte {
@@ -156,12 +167,7 @@ type JoinGroupResponse struct {
 
 // AppendDescription appends "JoinGroupResp#3 group=app-0 NONE gen=1 member=c-1 leader=c-1 protocol=range members=2".
 func (r *JoinGroupResponse) AppendDescription(b []byte) []byte {
-	b = append(b, "JoinGroupResp#"...)
-	b = strconv.AppendInt(b, r.CorrelationID, 10)
-	b = append(b, " group="...)
-	b = append(b, r.GroupID...)
-	b = append(b, ' ')
-	b = append(b, r.Err.String()...)
+	b = appendGroupAnswer(b, "JoinGroupResp#", r.CorrelationID, r.GroupID, r.Err)
 	b = append(b, " gen="...)
 	b = strconv.AppendInt(b, int64(r.GenerationID), 10)
 	b = append(b, " member="...)
@@ -225,12 +231,7 @@ type SyncGroupResponse struct {
 
 // AppendDescription appends "SyncGroupResp#4 group=app-0 NONE p=0,1".
 func (r *SyncGroupResponse) AppendDescription(b []byte) []byte {
-	b = append(b, "SyncGroupResp#"...)
-	b = strconv.AppendInt(b, r.CorrelationID, 10)
-	b = append(b, " group="...)
-	b = append(b, r.GroupID...)
-	b = append(b, ' ')
-	b = append(b, r.Err.String()...)
+	b = appendGroupAnswer(b, "SyncGroupResp#", r.CorrelationID, r.GroupID, r.Err)
 	b = append(b, " p="...)
 	for i, p := range r.Partitions {
 		if i > 0 {
@@ -266,12 +267,7 @@ type HeartbeatResponse struct {
 
 // AppendDescription appends "HeartbeatResp#5 group=app-0 REBALANCE_IN_PROGRESS".
 func (r *HeartbeatResponse) AppendDescription(b []byte) []byte {
-	b = append(b, "HeartbeatResp#"...)
-	b = strconv.AppendInt(b, r.CorrelationID, 10)
-	b = append(b, " group="...)
-	b = append(b, r.GroupID...)
-	b = append(b, ' ')
-	return append(b, r.Err.String()...)
+	return appendGroupAnswer(b, "HeartbeatResp#", r.CorrelationID, r.GroupID, r.Err)
 }
 
 // LeaveGroupRequest is Kafka's LeaveGroupRequest for one member (v3 and
@@ -310,12 +306,7 @@ type LeaveGroupResponse struct {
 
 // AppendDescription appends "LeaveGroupResp#6 group=app-0 NONE member=NONE".
 func (r *LeaveGroupResponse) AppendDescription(b []byte) []byte {
-	b = append(b, "LeaveGroupResp#"...)
-	b = strconv.AppendInt(b, r.CorrelationID, 10)
-	b = append(b, " group="...)
-	b = append(b, r.GroupID...)
-	b = append(b, ' ')
-	b = append(b, r.Err.String()...)
+	b = appendGroupAnswer(b, "LeaveGroupResp#", r.CorrelationID, r.GroupID, r.Err)
 	b = append(b, " member="...)
 	return append(b, r.MemberErr.String()...)
 }

@@ -66,15 +66,33 @@ func (m GroupMetadata) Generation() int32 {
 	return m.GenerationID
 }
 
-// appendGroupAnswer appends a group answer's head, "JoinGroupResp#3
-// group=app-0 NONE".
-func appendGroupAnswer(b []byte, name string, corr int64, group string, err ErrCode) []byte {
+// appendGroupHead appends a group message's head, "JoinGroup#3
+// group=app-0".
+func appendGroupHead(b []byte, name string, corr int64, group string) []byte {
 	b = append(b, name...)
 	b = strconv.AppendInt(b, corr, 10)
 	b = append(b, " group="...)
-	b = append(b, group...)
+	return append(b, group...)
+}
+
+// appendGroupAnswer appends a group answer's head, "JoinGroupResp#3
+// group=app-0 NONE".
+func appendGroupAnswer(b []byte, name string, corr int64, group string, err ErrCode) []byte {
+	b = appendGroupHead(b, name, corr, group)
 	b = append(b, ' ')
 	return append(b, err.String()...)
+}
+
+// appendMember appends " member=c-1", and " instance=i" for a static
+// member.
+func appendMember(b []byte, member, instance string) []byte {
+	b = append(b, " member="...)
+	b = append(b, member...)
+	if instance != "" {
+		b = append(b, " instance="...)
+		b = append(b, instance...)
+	}
+	return b
 }
 
 // appendGroupMetadata appends " member=c-1 instance=i gen=3", nothing for
@@ -83,12 +101,7 @@ func appendGroupMetadata(b []byte, m GroupMetadata) []byte {
 	if m.None() {
 		return b
 	}
-	b = append(b, " member="...)
-	b = append(b, m.MemberID...)
-	if m.GroupInstanceID != "" {
-		b = append(b, " instance="...)
-		b = append(b, m.GroupInstanceID...)
-	}
+	b = appendMember(b, m.MemberID, m.GroupInstanceID)
 	b = append(b, " gen="...)
 	return strconv.AppendInt(b, int64(m.GenerationID), 10)
 }
@@ -117,16 +130,8 @@ type JoinGroupRequest struct {
 
 // AppendDescription appends "JoinGroup#3 group=app-0 member=c-1 instance=i protocols=range".
 func (r *JoinGroupRequest) AppendDescription(b []byte) []byte {
-	b = append(b, "JoinGroup#"...)
-	b = strconv.AppendInt(b, r.CorrelationID, 10)
-	b = append(b, " group="...)
-	b = append(b, r.GroupID...)
-	b = append(b, " member="...)
-	b = append(b, r.MemberID...)
-	if r.GroupInstanceID != "" {
-		b = append(b, " instance="...)
-		b = append(b, r.GroupInstanceID...)
-	}
+	b = appendGroupHead(b, "JoinGroup#", r.CorrelationID, r.GroupID)
+	b = appendMember(b, r.MemberID, r.GroupInstanceID)
 	b = append(b, " protocols="...)
 	for i, p := range r.Protocols {
 		if i > 0 {
@@ -207,10 +212,7 @@ type SyncGroupRequest struct {
 
 // AppendDescription appends "SyncGroup#4 group=app-0 member=c-1 gen=1 assignments=2".
 func (r *SyncGroupRequest) AppendDescription(b []byte) []byte {
-	b = append(b, "SyncGroup#"...)
-	b = strconv.AppendInt(b, r.CorrelationID, 10)
-	b = append(b, " group="...)
-	b = append(b, r.GroupID...)
+	b = appendGroupHead(b, "SyncGroup#", r.CorrelationID, r.GroupID)
 	b = appendGroupMetadata(b, r.GroupMetadata)
 	if len(r.Assignments) > 0 {
 		b = append(b, " assignments="...)
@@ -251,10 +253,7 @@ type HeartbeatRequest struct {
 
 // AppendDescription appends "Heartbeat#5 group=app-0 member=c-1 gen=1".
 func (r *HeartbeatRequest) AppendDescription(b []byte) []byte {
-	b = append(b, "Heartbeat#"...)
-	b = strconv.AppendInt(b, r.CorrelationID, 10)
-	b = append(b, " group="...)
-	b = append(b, r.GroupID...)
+	b = appendGroupHead(b, "Heartbeat#", r.CorrelationID, r.GroupID)
 	return appendGroupMetadata(b, r.GroupMetadata)
 }
 
@@ -281,16 +280,8 @@ type LeaveGroupRequest struct {
 
 // AppendDescription appends "LeaveGroup#6 group=app-0 member=c-1".
 func (r *LeaveGroupRequest) AppendDescription(b []byte) []byte {
-	b = append(b, "LeaveGroup#"...)
-	b = strconv.AppendInt(b, r.CorrelationID, 10)
-	b = append(b, " group="...)
-	b = append(b, r.GroupID...)
-	b = append(b, " member="...)
-	b = append(b, r.MemberID...)
-	if r.GroupInstanceID != "" {
-		b = append(b, " instance="...)
-		b = append(b, r.GroupInstanceID...)
-	}
+	b = appendGroupHead(b, "LeaveGroup#", r.CorrelationID, r.GroupID)
+	b = appendMember(b, r.MemberID, r.GroupInstanceID)
 	return b
 }
 

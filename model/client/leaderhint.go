@@ -35,6 +35,25 @@ import (
 // answer (not a hint) brings a newer epoch; the model skips it after a
 // hint only.
 
+// franz-go's kgo (clientPolicy.hintReplacesMetadata) differs: a usable
+// hint (NOT_LEADER_OR_FOLLOWER, a leader and an epoch that are not -1,
+// a broker the client knows) replaces the metadata update. A newer
+// epoch moves the partition and its retry goes at once; an equal or
+// older one retries on the same leader after the backoff.
+//
+// Simplified for kgo: its move runs on the metadata goroutine
+// (kip951move.maybeBeginMove, blockingMetadataFn), after a Metadata
+// request already in flight; the model moves at once.
+
+// usableHint reports whether produce answer pr's hint is one the client
+// acts on: NOT_LEADER_OR_FOLLOWER with a leader and an epoch, the leader
+// a broker the client knows (kgo's maybeAddProducePartition; the Java
+// client's completeBatch and updatePartitionLeadership).
+func (p *Producer) usableHint(pr *model.PartitionResponse) bool {
+	return pr.Err == model.ErrNotLeaderOrFollower && pr.HasCurrentLeader && pr.CurrentLeader >= 0 && pr.CurrentLeaderEpoch >= 0 &&
+		pr.CurrentLeader < int32(max(p.cfg.Brokers, 1))
+}
+
 // applyLeaderHints applies the hints of produce response r
 // (Metadata.updatePartitionLeadership), after every batch of r was
 // completed or queued for retry.

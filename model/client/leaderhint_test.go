@@ -12,27 +12,36 @@ import (
 // partition, and the retry goes to the hinted leader at once, before the
 // Metadata request (KIP-951). A hint at the cached epoch, or one without
 // a leader, moves nothing; a 3.6 client sends Produce v9 and ignores any
-// hint, asking for metadata first.
+// hint, asking for metadata first. The Java client asks for Metadata
+// whatever the hint; franz-go (kgo v1.22.3, sink.go handleRetryBatches)
+// asks only when there is no usable hint, and retries a hint at the
+// cached epoch on the same broker after its backoff.
 func TestProducerLeaderHint(t *testing.T) {
 	for _, c := range []struct {
 		name            string
+		policy          ClientPolicy
 		version         int
 		leader, epoch   int32
 		v10             bool
-		firstDest, want int32 // the first request's kind after the answer: -1 Metadata, else Produce to that broker
+		firstDest, want int32 // the first request's kind after the answer: -1 Metadata, -2 none, else Produce to that broker
+		meta            bool  // a Metadata request among the answer's effects
 	}{
-		{"4.1, newer epoch", 0, 2, 1, true, 2, 2},
-		{"3.7, newer epoch", 307, 2, 1, true, 2, 2},
-		{"4.1, same epoch", 0, 2, 0, true, -1, 0},
-		{"4.1, no leader", 0, -1, 1, true, -1, 0},
-		{"3.6", 306, 2, 1, false, -1, 0},
+		{"4.1, newer epoch", PolicyJava, 0, 2, 1, true, 2, 2, true},
+		{"3.7, newer epoch", PolicyJava, 307, 2, 1, true, 2, 2, true},
+		{"4.1, same epoch", PolicyJava, 0, 2, 0, true, -1, 0, true},
+		{"4.1, no leader", PolicyJava, 0, -1, 1, true, -1, 0, true},
+		{"3.6", PolicyJava, 306, 2, 1, false, -1, 0, true},
+		{"franz-go, newer epoch", PolicyFranzGo, 306, 2, 1, true, 2, 2, false},
+		{"franz-go, same epoch", PolicyFranzGo, 0, 2, 0, true, -2, 0, false},
+		{"franz-go, no leader", PolicyFranzGo, 0, -1, 1, true, -1, 0, true},
+		{"librdkafka", PolicyLibrdkafka, 0, 2, 1, false, -1, 0, true},
 	} {
 		cfg, _, err := DefaultProducerConfig().Resolve()
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.EnableIdempotence = false
-		cfg.RefreshMetadata, cfg.Brokers, cfg.ClientVersion = true, 3, c.version
+		cfg.RefreshMetadata, cfg.Brokers, cfg.ClientVersion, cfg.Policy = true, 3, c.version, c.policy
 		p := NewProducer(cfg, 0, []int32{0}, sim.NewRand(1, 1))
 		p.Start(0)
 		outs := p.Send(0, model.Record{ID: model.RecordID{App: 0, N: 0}, Partition: 0})
@@ -53,18 +62,25 @@ func TestProducerLeaderHint(t *testing.T) {
 		}
 		outs = p.Receive(ms(20), 0, &model.ProduceResponse{CorrelationID: req.CorrelationID, Partitions: []model.PartitionResponse{{Partition: 0,
 			Err: model.ErrNotLeaderOrFollower, BaseOffset: -1, HasCurrentLeader: true, CurrentLeader: c.leader, CurrentLeaderEpoch: c.epoch}}})
-		first := int32(-2)
+		first, meta := int32(-2), false
 		for _, o := range outs {
 			if o.Kind != model.OutSend {
 				continue
 			}
 			switch o.Msg.(type) {
 			case *model.MetadataRequest:
-				first = -1
+				meta = true
+				if first == -2 {
+					first = -1
+				}
 			case *model.ProduceRequest:
-				first = o.Dest
+				if first == -2 {
+					first = o.Dest
+				}
 			}
-			break
+		}
+		if meta != c.meta {
+			t.Fatalf("%s: Metadata requested %v, want %v: %v", c.name, meta, c.meta, outs)
 		}
 		if first != c.firstDest {
 			t.Fatalf("%s: first request after the answer %d (-1 Metadata, -2 none), want %d: %v", c.name, first, c.firstDest, outs)

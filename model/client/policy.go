@@ -125,6 +125,12 @@ type clientPolicy interface {
 	// names (KIP-951, leaderhint.go); client is the Java client's
 	// release.
 	leaderHints(client int) bool
+	// hintReplacesMetadata reports whether a NOT_LEADER_OR_FOLLOWER answer
+	// that carries a usable leader hint is handled by the hint alone: a
+	// newer epoch moves the partition and its retry goes at once, an
+	// equal or older one retries after the backoff, and neither asks for
+	// Metadata (false: the Java client asks for Metadata either way).
+	hintReplacesMetadata() bool
 
 	// responded records that a request carrying batch b of partition ps
 	// came back with err: a produce response's partition error (ErrNone

@@ -86,11 +86,23 @@ func (*franzGoPolicy) retryInOrder() bool { return false }
 // retry.backoff.max.ms.
 func (*franzGoPolicy) exponentialBackoff(int) bool { return true }
 
-// leaderHints: kgo moves a producing partition on a KIP-951 hint from
-// v1.17.0 (pkg/kgo/topics_and_partitions.go, "kip-951"), but how its sink
-// retries after the move is not modelled yet: the policy waits for a
-// Metadata answer, as before (docs/versions.md).
-func (*franzGoPolicy) leaderHints(int) bool { return false }
+// leaderHints: kgo sends Produce v10 or later (its sink pins v11 under
+// the classic transaction protocol) and moves a producing partition to
+// the leader a NOT_LEADER_OR_FOLLOWER answer names when the hint's
+// epoch is newer than the partition's (v1.22.3 pkg/kgo/
+// topics_and_partitions.go kip951move.maybeAddProducePartition and
+// doMove; sink.go handleReqRespBatch, l.1116-1122).
+func (*franzGoPolicy) leaderHints(int) bool { return true }
+
+// hintReplacesMetadata: in kgo a hinted batch is retried without a
+// metadata update: a newer epoch moves it and it is drained at once
+// ("we do not need to backoff nor do we need to trigger a metadata
+// update"), an equal or older one ("the broker hinted a leader we are
+// already using") retries on the same broker after the backoff
+// (v1.22.3 pkg/kgo/sink.go handleRetryBatches, l.1436-1456). Only an
+// answer without a usable hint, or a partition whose epoch is unknown,
+// sets failing and triggers the metadata update.
+func (*franzGoPolicy) hintReplacesMetadata() bool { return true }
 
 // responded: franz-go pipelines a partition's requests only while its
 // last response was a success (recBuf.okOnSink, sink.go createReq); a

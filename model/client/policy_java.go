@@ -49,6 +49,11 @@ func (*javaPolicy) exponentialBackoff(client int) bool { return client == 0 || c
 // ProduceRequest.json, not in 3.6.0's).
 func (*javaPolicy) leaderHints(client int) bool { return client == 0 || client >= 307 }
 
+// hintReplacesMetadata: Sender.completeBatch requests a metadata update
+// for NOT_LEADER_OR_FOLLOWER whether or not the answer has a hint
+// (leaderhint.go).
+func (*javaPolicy) hintReplacesMetadata() bool { return false }
+
 // responded: the Java client pipelines a partition whatever its last
 // response was.
 func (*javaPolicy) responded(*partState, model.ErrCode) {}

@@ -67,6 +67,9 @@ func (*librdkafkaPolicy) exponentialBackoff(int) bool { return false }
 // (docs/versions.md).
 func (*librdkafkaPolicy) leaderHints(int) bool { return false }
 
+// hintReplacesMetadata: no hint is read.
+func (*librdkafkaPolicy) hintReplacesMetadata() bool { return false }
+
 // responded: librdkafka's pipelining does not depend on the last
 // response (it waits for the wire to drain instead, drainsNext).
 func (*librdkafkaPolicy) responded(*partState, model.ErrCode) {}

@@ -222,6 +222,9 @@ type Producer struct {
 	// hintMoved: a hint moved a partition's leader since the last
 	// sender pass (leaderhint.go).
 	hints, hintMoved bool
+	// hintReplaces: a usable hint stands for the Metadata request
+	// (clientPolicy.hintReplacesMetadata, with hints).
+	hintReplaces bool
 }
 
 // NewProducer returns a producer instance for application app, writing to
@@ -388,7 +391,7 @@ func (p *Producer) Receive(now sim.Time, dest int32, m model.Message) []model.Ou
 			}
 			for _, pr := range r.Partitions {
 				if pr.Partition == b.b.Partition {
-					p.complete(now, b, pr.Err, pr.BaseOffset, pr.LogStartOffset)
+					p.complete(now, b, pr.Err, pr.BaseOffset, pr.LogStartOffset, p.hintReplaces && p.usableHint(&pr))
 					break
 				}
 			}
@@ -505,7 +508,7 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err model.ErrCode) {
 		default:
 			for _, b := range q.batches {
 				if b.req == q {
-					p.complete(now, b, err, -1, 0)
+					p.complete(now, b, err, -1, 0, false)
 				}
 			}
 		}
@@ -518,8 +521,9 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err model.ErrCode) {
 // complete handles one partition's outcome for batch b
 // (Sender.completeBatch); an error is the client policy's to
 // handle (clientPolicy.failed). logStart is the response's log start
-// offset, -1 when unknown.
-func (p *Producer) complete(now sim.Time, b *pbatch, err model.ErrCode, offset, logStart int64) {
+// offset, -1 when unknown. hinted: the answer carries a leader hint that
+// takes the place of a Metadata request (clientPolicy.hintReplacesMetadata).
+func (p *Producer) complete(now sim.Time, b *pbatch, err model.ErrCode, offset, logStart int64, hinted bool) {
 	ps := p.parts[b.b.Partition]
 	b.req = nil
 	ps.onWire--
@@ -528,7 +532,7 @@ func (p *Producer) complete(now sim.Time, b *pbatch, err model.ErrCode, offset, 
 		p.completeOK(now, b, offset)
 		return
 	}
-	if err == model.ErrNotLeaderOrFollower || err == model.ErrLeaderNotAvailable {
+	if (err == model.ErrNotLeaderOrFollower || err == model.ErrLeaderNotAvailable) && !hinted {
 		p.requestMetadata()
 	}
 	if b.done {

@@ -429,7 +429,7 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 		c.inflight[len(c.inflight)-1] = nil
 		c.inflight = c.inflight[:len(c.inflight)-1]
 		for _, b := range q.batches {
-			p.complete(now, b, model.ErrNone, -1, 0)
+			p.complete(now, b, model.ErrNone, -1, 0, false)
 		}
 		p.retire(q)
 	}

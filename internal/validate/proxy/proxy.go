@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	stdnet "net"
 	"strconv"
@@ -100,6 +101,11 @@ type Stats struct {
 	// Errors counts error codes, by Kafka name, in the modelled responses
 	// the client received (forged ones included).
 	Errors map[string]int64
+	// GroupErrors counts error codes, by Kafka name, in the group and
+	// offset answers the client received, which are not modelled
+	// messages (no loss, no numbering): JoinGroup, SyncGroup, Heartbeat,
+	// OffsetFetch, AddOffsetsToTxn and TxnOffsetCommit.
+	GroupErrors map[string]int64
 }
 
 // apiModelled reports whether a request key takes part in the numbering
@@ -190,6 +196,7 @@ func (p *Proxy) Stats() Stats {
 	for k, v := range p.stats.Errors {
 		s.Errors[k] = v
 	}
+	s.GroupErrors = maps.Clone(p.stats.GroupErrors)
 	return s
 }
 
@@ -847,6 +854,8 @@ func (pc *pconn) deliverLocked(s *slot, b []byte, from time.Time) {
 			return
 		}
 		p.countErrors(s, b, !pc.gone)
+	} else if !pc.gone && groupAnswer(s.key) {
+		p.countGroupErrors(s, b)
 	}
 	pc.sendFrom(simnet.Response, b, from)
 }
@@ -904,6 +913,89 @@ func (p *Proxy) countErrors(s *slot, b []byte, received bool) {
 				}
 			}
 			p.stats.Fenced = min(p.stats.Fenced, fenced+1)
+		}
+	}
+}
+
+// groupAnswer reports whether key is a group or offset request whose
+// answers' errors GroupErrors counts.
+func groupAnswer(key int16) bool {
+	switch key {
+	case 9, 11, 12, 14, 25, 28:
+		return true
+	}
+	return false
+}
+
+// countGroupErrors counts the error codes of a group or offset answer in
+// GroupErrors; p.mu is held.
+func (p *Proxy) countGroupErrors(s *slot, b []byte) {
+	i, err := responseBody(b, s.key, s.ver)
+	if err != nil {
+		return
+	}
+	if p.stats.GroupErrors == nil {
+		p.stats.GroupErrors = map[string]int64{}
+	}
+	add := func(code int16) {
+		if code != 0 {
+			p.stats.GroupErrors[errName(code)]++
+		}
+	}
+	body := b[i:]
+	switch s.key {
+	case 9:
+		r := kmsg.NewPtrOffsetFetchResponse()
+		r.Version = s.ver
+		if r.ReadFrom(body) == nil {
+			add(r.ErrorCode)
+			for _, t := range r.Topics {
+				for _, tp := range t.Partitions {
+					add(tp.ErrorCode)
+				}
+			}
+			for _, g := range r.Groups {
+				add(g.ErrorCode)
+				for _, t := range g.Topics {
+					for _, tp := range t.Partitions {
+						add(tp.ErrorCode)
+					}
+				}
+			}
+		}
+	case 11:
+		r := kmsg.NewPtrJoinGroupResponse()
+		r.Version = s.ver
+		if r.ReadFrom(body) == nil {
+			add(r.ErrorCode)
+		}
+	case 12:
+		r := kmsg.NewPtrHeartbeatResponse()
+		r.Version = s.ver
+		if r.ReadFrom(body) == nil {
+			add(r.ErrorCode)
+		}
+	case 14:
+		r := kmsg.NewPtrSyncGroupResponse()
+		r.Version = s.ver
+		if r.ReadFrom(body) == nil {
+			add(r.ErrorCode)
+		}
+	case 25:
+		r := kmsg.NewPtrAddOffsetsToTxnResponse()
+		r.Version = s.ver
+		if r.ReadFrom(body) == nil {
+			add(r.ErrorCode)
+		}
+	case 28:
+		r := kmsg.NewPtrTxnOffsetCommitResponse()
+		r.Version = s.ver
+		if r.ReadFrom(body) == nil {
+			for _, t := range r.Topics {
+				for _, tp := range t.Partitions {
+					add(tp.ErrorCode)
+				}
+			}
 		}
 	}
 }

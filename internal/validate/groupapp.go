@@ -1,0 +1,479 @@
+package validate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	stdnet "net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/idemsim/idemsim/internal/validate/proxy"
+	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/world"
+)
+
+// The real side of a consumer-group exactly-once application (KIP-447):
+// franz-go's GroupTransactSession, one per instance, each with its own
+// transactional.id, in one consumer group that reads an input topic and
+// writes every input record to an output topic inside transactions that
+// also commit the input offsets with the consumer's group metadata
+// (pkg/kgo/txn.go GroupTransactSession.End at v1.22.3: it aborts when
+// the group revoked or lost partitions during the transaction, and the
+// TxnOffsetCommit carries the member id and generation). A pause of an
+// instance holds both directions of its proxy (its heartbeats, fetches
+// and produce requests wait, as a paused process's would) and stops its
+// loop between the transaction's sends and its end, so that the pause
+// lands in an open transaction as the simulated one does.
+
+// GroupPause pauses instance Instance (0-based) At after the start, For
+// long, on the simulated clock (RealGroupSpec.Scale applies).
+type GroupPause struct {
+	Instance int
+	At, For  time.Duration
+}
+
+// RealGroupSpec is one real run of the group application.
+type RealGroupSpec struct {
+	// Instances is the number of application instances (≥ 1); Partitions
+	// the input topic's partitions (≥ 1); Records the input records,
+	// written round robin over the partitions before the instances
+	// start; PerTxn the records a transaction takes at most (≥ 1).
+	Instances, Partitions, Records, PerTxn int
+	// Interval is the processing time of one record, on the simulated
+	// clock: an instance hands its output records over one per Interval
+	// (the simulated application's send.interval.ms).
+	Interval time.Duration
+	// SessionTimeout, RebalanceTimeout and TransactionTimeout are
+	// session.timeout.ms, max.poll.interval.ms and
+	// transaction.timeout.ms, on the simulated clock.
+	SessionTimeout, RebalanceTimeout, TransactionTimeout time.Duration
+	// Pauses are the process pauses.
+	Pauses []GroupPause
+	// Scale multiplies every simulated duration (0 < Scale ≤ 1).
+	Scale float64
+	// Deadline bounds the run in real time (default a minute).
+	Deadline time.Duration
+	// Seed seeds the proxies' draws.
+	Seed uint64
+}
+
+// GroupCounts are what a real group run produced.
+type GroupCounts struct {
+	// Input is the number of input records; Output the committed output
+	// records (read_committed), Unique the distinct input records among
+	// them, Duplicates Output − Unique, Lost the input records with no
+	// committed output.
+	Input, Output, Unique, Duplicates, Lost int64
+	// Aborted is the number of output records written but not committed
+	// (read_uncommitted minus read_committed).
+	Aborted int64
+	// Commits and Aborts count the application's transaction ends.
+	Commits, Aborts int64
+	// Errors counts error codes in the group and transaction answers
+	// the instances received (TxnOffsetCommit's ILLEGAL_GENERATION,
+	// OffsetFetch's UNSTABLE_OFFSET_COMMIT, ...), by Kafka name.
+	Errors map[string]int64
+	// Finished: every input offset was committed before the deadline.
+	Finished bool
+}
+
+// Check reports what is wrong with spec, or nil.
+func (s *RealGroupSpec) Check() error {
+	switch {
+	case s.Instances < 1 || s.Instances > 16:
+		return fmt.Errorf("instances %d (allowed: 1 to 16)", s.Instances)
+	case s.Partitions < 1 || s.Partitions > 64:
+		return fmt.Errorf("input partitions %d (allowed: 1 to 64)", s.Partitions)
+	case s.Records < 1 || s.Records > 1_000_000:
+		return fmt.Errorf("records %d (allowed: 1 to 1000000)", s.Records)
+	case s.PerTxn < 1:
+		return fmt.Errorf("records per transaction %d (allowed: 1 or more)", s.PerTxn)
+	case s.Interval < 0:
+		return fmt.Errorf("processing interval %v (allowed: 0 or more)", s.Interval)
+	case s.Scale <= 0 || s.Scale > 1:
+		return fmt.Errorf("time scale %g (allowed: above 0, at most 1)", s.Scale)
+	}
+	for _, p := range s.Pauses {
+		if p.Instance < 0 || p.Instance >= s.Instances || p.At < 0 || p.For <= 0 {
+			return fmt.Errorf("pause of instance %d at %v for %v (allowed: an instance of the run, a start ≥ 0, a length > 0)", p.Instance, p.At, p.For)
+		}
+	}
+	return nil
+}
+
+// groupRun is the state of one real group run.
+type groupRun struct {
+	spec    RealGroupSpec
+	cluster *kfake.Cluster
+	broker  string
+	proxies []*proxy.Proxy
+	start   time.Time
+
+	mu              sync.Mutex
+	commits, aborts int64
+}
+
+const (
+	groupInput  = "idemsim-in"
+	groupOutput = "idemsim-out"
+	groupName   = "idemsim-group"
+)
+
+func (g *groupRun) d(x time.Duration) time.Duration {
+	return time.Duration(float64(x) * g.spec.Scale)
+}
+
+// RunRealGroup runs spec once and counts its committed output.
+func RunRealGroup(ctx context.Context, spec RealGroupSpec) (GroupCounts, error) {
+	if err := spec.Check(); err != nil {
+		return GroupCounts{}, err
+	}
+	if spec.Deadline <= 0 {
+		spec.Deadline = time.Minute
+	}
+	g := &groupRun{spec: spec}
+	defer g.close()
+	runCtx, cancel := context.WithTimeout(ctx, spec.Deadline)
+	defer cancel()
+	if err := g.setup(runCtx); err != nil {
+		return GroupCounts{}, err
+	}
+	finished, err := g.drive(runCtx)
+	if err != nil {
+		return GroupCounts{}, err
+	}
+	// The output is read after the run, within a bound of its own.
+	readCtx, cancelRead := context.WithTimeout(ctx, 10*time.Second)
+	defer cancelRead()
+	c, err := g.count(readCtx)
+	if err != nil {
+		return GroupCounts{}, err
+	}
+	c.Finished = finished
+	return c, nil
+}
+
+// setup starts a one-broker kfake cluster with the two topics, writes the
+// input, and puts a proxy in front of the broker for each instance.
+func (g *groupRun) setup(ctx context.Context) error {
+	s := &g.spec
+	c, err := kfake.NewCluster(kfake.NumBrokers(1),
+		kfake.SeedTopics(int32(s.Partitions), groupInput), kfake.SeedTopics(int32(s.Partitions), groupOutput),
+		kfake.GroupMinSessionTimeout(10*time.Millisecond),
+		kfake.ListenFn(func(network, _ string) (stdnet.Listener, error) { return stdnet.Listen(network, "127.0.0.1:0") }))
+	if err != nil {
+		return fmt.Errorf("kfake: %w", err)
+	}
+	g.cluster = c
+	g.broker = c.ListenAddrs()[0]
+	w, err := kgo.NewClient(kgo.SeedBrokers(g.broker), kgo.DefaultProduceTopic(groupInput), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	recs := make([]*kgo.Record, 0, s.Records)
+	for n := 0; n < s.Records; n++ {
+		recs = append(recs, &kgo.Record{Partition: int32(n % s.Partitions), Value: payload(0, int64(n))})
+	}
+	if err := w.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		return fmt.Errorf("writing the input: %w", err)
+	}
+	for i := 0; i < s.Instances; i++ {
+		p, err := proxy.New(proxy.Config{Client: world.InstanceName(i), Server: "b1", Coordinator: "c1", Upstream: g.broker,
+			Seed: s.Seed*1000003 + uint64(i)})
+		if err != nil {
+			return err
+		}
+		g.proxies = append(g.proxies, p)
+	}
+	return nil
+}
+
+// close ends the proxies and the cluster.
+func (g *groupRun) close() {
+	for _, p := range g.proxies {
+		p.Close()
+	}
+	if g.cluster != nil {
+		g.cluster.Close()
+	}
+}
+
+// session opens instance i's GroupTransactSession through its proxy.
+func (g *groupRun) session(i int) (*kgo.GroupTransactSession, error) {
+	s := &g.spec
+	via := g.proxies[i].Addr()
+	dialer := func(ctx context.Context, network, host string) (stdnet.Conn, error) {
+		if host != g.broker && host != via {
+			return nil, fmt.Errorf("validate: refusing to dial %s, which is not the run's broker", host)
+		}
+		var d stdnet.Dialer
+		return d.DialContext(ctx, network, via)
+	}
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(g.broker),
+		kgo.Dialer(dialer),
+		kgo.ClientID("idemsim-" + world.InstanceName(i)),
+		kgo.TransactionalID("idemsim-" + strconv.Itoa(i)),
+		kgo.TransactionTimeout(max(g.d(s.TransactionTimeout), time.Second)),
+		kgo.ConsumerGroup(groupName),
+		kgo.ConsumeTopics(groupInput),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.RequireStableFetchOffsets(),
+		kgo.SessionTimeout(max(g.d(s.SessionTimeout), 100*time.Millisecond)),
+		kgo.RebalanceTimeout(max(g.d(s.RebalanceTimeout), 200*time.Millisecond)),
+		kgo.HeartbeatInterval(max(g.d(s.SessionTimeout)/3, 20*time.Millisecond)),
+		kgo.FetchMaxWait(50 * time.Millisecond),
+		kgo.DefaultProduceTopic(groupOutput),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.AlwaysRetryEOF(),
+	}
+	if debugLogger != nil {
+		opts = append(opts, kgo.WithLogger(debugLogger))
+	}
+	return kgo.NewGroupTransactSession(opts...)
+}
+
+// pausedUntil returns when instance i's current pause ends, or the zero
+// time when it is not paused at now.
+func (g *groupRun) pausedUntil(i int, now time.Time) time.Time {
+	for _, p := range g.spec.Pauses {
+		from := g.start.Add(g.d(p.At))
+		to := from.Add(g.d(p.For))
+		if p.Instance == i && !now.Before(from) && now.Before(to) {
+			return to
+		}
+	}
+	return time.Time{}
+}
+
+// drive runs the instances until every input offset is committed (true)
+// or the deadline passes (false).
+func (g *groupRun) drive(ctx context.Context) (bool, error) {
+	s := &g.spec
+	sessions := make([]*kgo.GroupTransactSession, s.Instances)
+	for i := range sessions {
+		sess, err := g.session(i)
+		if err != nil {
+			for _, o := range sessions[:i] {
+				o.Close()
+			}
+			return false, err
+		}
+		sessions[i] = sess
+	}
+	g.start = time.Now()
+	// The pauses' holds: each proxy holds both directions over its
+	// instance's pause.
+	appCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, p := range s.Pauses {
+		wg.Add(1)
+		go func(p GroupPause) {
+			defer wg.Done()
+			if sleepUntil(appCtx, g.start.Add(g.d(p.At))) != nil {
+				return
+			}
+			until := time.Now().Add(g.d(p.For))
+			px := g.proxies[p.Instance]
+			px.Hold(simnet.Request, until)
+			px.Hold(simnet.Response, until)
+			if sleepUntil(appCtx, until) == nil {
+				px.Release()
+			}
+		}(p)
+	}
+	for i, sess := range sessions {
+		wg.Add(1)
+		go func(i int, sess *kgo.GroupTransactSession) {
+			defer wg.Done()
+			g.loop(appCtx, i, sess)
+		}(i, sess)
+	}
+	finished := g.waitCommitted(ctx)
+	stop()
+	wg.Wait()
+	for _, sess := range sessions {
+		sess.Close()
+	}
+	return finished, nil
+}
+
+// loop is instance i's consume-transform-produce loop.
+func (g *groupRun) loop(ctx context.Context, i int, sess *kgo.GroupTransactSession) {
+	for ctx.Err() == nil {
+		if until := g.pausedUntil(i, time.Now()); !until.IsZero() {
+			if sleepUntil(ctx, until) != nil {
+				return
+			}
+			continue
+		}
+		fs := sess.PollRecords(ctx, g.spec.PerTxn)
+		if ctx.Err() != nil {
+			return
+		}
+		recs := fs.Records()
+		if len(recs) == 0 {
+			continue
+		}
+		if err := sess.Begin(); err != nil {
+			return
+		}
+		next := time.Now()
+		for _, r := range recs {
+			next = next.Add(g.d(g.spec.Interval))
+			if sleepUntil(ctx, next) != nil {
+				break
+			}
+			sess.Produce(ctx, &kgo.Record{Partition: r.Partition, Value: r.Value}, nil)
+		}
+		// A pause that starts while the transaction is open holds the
+		// loop here, before the end, as the simulated pause does.
+		if until := g.pausedUntil(i, time.Now()); !until.IsZero() {
+			if sleepUntil(ctx, until) != nil {
+				return
+			}
+		}
+		committed, err := sess.End(ctx, kgo.TryCommit)
+		g.mu.Lock()
+		if committed && err == nil {
+			g.commits++
+		} else {
+			g.aborts++
+		}
+		g.mu.Unlock()
+	}
+}
+
+// waitCommitted waits until the group's committed offsets reach the end
+// of every input partition, polling through its own client (no proxy).
+func (g *groupRun) waitCommitted(ctx context.Context) bool {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(g.broker))
+	if err != nil {
+		return false
+	}
+	defer cl.Close()
+	want := int64(g.spec.Records)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if committedTotal(ctx, cl) >= want {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+}
+
+// count reads the output topic twice (read_committed and
+// read_uncommitted) and counts duplicates, losses and aborted records.
+func (g *groupRun) count(ctx context.Context) (GroupCounts, error) {
+	c := GroupCounts{Input: int64(g.spec.Records), Errors: map[string]int64{}}
+	committed, err := readOutput(ctx, g.broker, true)
+	if err != nil {
+		return c, err
+	}
+	all, err := readOutput(ctx, g.broker, false)
+	if err != nil {
+		return c, err
+	}
+	seen := map[int64]int64{}
+	for _, n := range committed {
+		seen[n]++
+	}
+	c.Output, c.Unique = int64(len(committed)), int64(len(seen))
+	c.Duplicates = c.Output - c.Unique
+	c.Lost = c.Input - c.Unique
+	c.Aborted = int64(len(all)) - c.Output
+	g.mu.Lock()
+	c.Commits, c.Aborts = g.commits, g.aborts
+	g.mu.Unlock()
+	for _, p := range g.proxies {
+		for k, v := range p.Stats().GroupErrors {
+			c.Errors[k] += v
+		}
+	}
+	return c, nil
+}
+
+// errBadOutput marks an output record the run did not write.
+var errBadOutput = errors.New("validate: an output record the application did not write")
+
+// readOutput reads every output record's input number, committed ones
+// only or all. The run is over, so the log no longer grows: the read ends
+// at the first poll that brings nothing for half a second.
+func readOutput(ctx context.Context, broker string, committed bool) ([]int64, error) {
+	iso := kgo.ReadUncommitted()
+	if committed {
+		iso = kgo.ReadCommitted()
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(broker), kgo.ConsumeTopics(groupOutput), kgo.FetchIsolationLevel(iso),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(20*time.Millisecond))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	var out []int64
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		fs := cl.PollFetches(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("reading the output: %w", ctx.Err())
+		}
+		n := 0
+		var bad error
+		fs.EachRecord(func(r *kgo.Record) {
+			n++
+			id, ok := parsePayload(r.Value)
+			if !ok {
+				bad = errBadOutput
+				return
+			}
+			out = append(out, id.N)
+		})
+		if bad != nil {
+			return nil, bad
+		}
+		if n == 0 {
+			return out, nil
+		}
+	}
+}
+
+// committedTotal returns the sum of the group's committed input offsets
+// (-1 on an error: not there yet).
+func committedTotal(ctx context.Context, cl *kgo.Client) int64 {
+	req := kmsg.NewPtrOffsetFetchRequest()
+	req.Group = groupName
+	req.RequireStable = true
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil || resp.ErrorCode != 0 {
+		return -1
+	}
+	var sum int64
+	for _, t := range resp.Topics {
+		if t.Topic != groupInput {
+			continue
+		}
+		for _, p := range t.Partitions {
+			if p.ErrorCode != 0 {
+				return -1
+			}
+			if p.Offset > 0 {
+				sum += p.Offset
+			}
+		}
+	}
+	return sum
+}

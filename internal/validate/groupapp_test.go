@@ -1,0 +1,52 @@
+package validate
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestRealGroupZombie runs the real KIP-447 application: two instances of
+// franz-go's GroupTransactSession over two input partitions, instance 0
+// paused past the session timeout while its transaction is open. The
+// group rebalances its partition to instance 1, instance 0's commit is
+// refused on the generation when it resumes, and its transaction aborts:
+// every input record is in the committed output exactly once, records
+// were aborted, and the refusal is counted. No goroutine is left behind.
+func TestRealGroupZombie(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real run of a few seconds")
+	}
+	before := runtime.NumGoroutine()
+	spec := RealGroupSpec{Instances: 2, Partitions: 2, Records: 200, PerTxn: 10, Interval: 100 * time.Millisecond,
+		SessionTimeout: 10 * time.Second, RebalanceTimeout: 20 * time.Second, TransactionTimeout: 60 * time.Second,
+		Pauses: []GroupPause{{Instance: 0, At: 2 * time.Second, For: 30 * time.Second}},
+		Scale:  0.05, Deadline: 40 * time.Second, Seed: 1}
+	c, err := RunRealGroup(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", c)
+	if !c.Finished {
+		t.Fatalf("the input was not all committed before the deadline: %+v", c)
+	}
+	if c.Duplicates != 0 || c.Lost != 0 || c.Unique != c.Input {
+		t.Errorf("committed output: %d records, %d distinct, %d duplicates, %d lost of %d; want each input record once", c.Output, c.Unique, c.Duplicates, c.Lost, c.Input)
+	}
+	if c.Aborts == 0 || c.Aborted == 0 {
+		t.Errorf("the paused instance's transaction did not abort: %d aborts, %d aborted records", c.Aborts, c.Aborted)
+	}
+	fenced := c.Errors["ILLEGAL_GENERATION"] + c.Errors["UNKNOWN_MEMBER_ID"]
+	if fenced == 0 {
+		t.Errorf("no commit refused on the generation or member: errors %v", c.Errors)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines after the run, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		budgetText  = fs.String("budget", "", "wall-time budget of the whole command, a Go duration such as 5m (default: none; 5m with -runs auto or -all); when it runs out the report holds what was decided so far")
 		all         = fs.Bool("all", false, "the scoreboard: every catalogue scenario × mode × client, each with -runs auto, within -budget")
 		outFile     = fs.String("o", "", "with -all: write the scoreboard as markdown to `FILE` (its directory must exist), e.g. docs/validation.md")
+		only        = fs.String("only", "", "with -all and -o: run only these scenarios' cells (comma-separated names) and replace their rows in the scoreboard already in -o, keeping the others")
 		floorText   = fs.String("margin-floor", "0.002", "the least margin of a relative -margin, absolute on the rate (0 for none)")
 		seedText    = fs.String("seed", "1", "first seed of both sides (the real side seeds only its proxy's draws)")
 		marginText  = fs.String("margin", "20%", "equivalence margin on each rate: relative to the simulated rate (20%, at least -margin-floor) or absolute (0.05)")
@@ -98,10 +100,21 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if *all {
 		for _, name := range []string{"scenario", "scenario-file", "idempotence", "runs", "time-scale", "bootstrap", "out", "json", "client", "plan-file", "set"} {
 			if explicit[name] {
-				return usageErr(stderr, "validate: -"+name+" is not allowed with -all (it runs every scenario, mode and client with -runs auto; allowed with it: -budget, -o, -margin, -margin-floor, -seed, -sim-runs, -parallel)")
+				return usageErr(stderr, "validate: -"+name+" is not allowed with -all (it runs every scenario, mode and client with -runs auto; allowed with it: -budget, -o, -only, -margin, -margin-floor, -seed, -sim-runs, -parallel)")
 			}
 		}
-		return runValidateAll(args, validate.AllConfig{Budget: budget, Margin: m, Base: b, SimRuns: *simRuns, MaxRuns: autoMaxRuns, Parallel: *parallel}, *outFile, stdout, stderr)
+		a := validate.AllConfig{Budget: budget, Margin: m, Base: b, SimRuns: *simRuns, MaxRuns: autoMaxRuns, Parallel: *parallel}
+		if explicit["only"] {
+			names, err := parseOnly(*only, *outFile)
+			if err != nil {
+				return usageErr(stderr, "validate: "+err.Error())
+			}
+			a.Only = names
+		}
+		return runValidateAll(args, a, *outFile, stdout, stderr)
+	}
+	if explicit["only"] {
+		return usageErr(stderr, "validate: -only needs -all and -o (it replaces some scenarios' rows of a scoreboard)")
 	}
 	if *outFile != "" {
 		return usageErr(stderr, "validate: -o is the scoreboard's file and needs -all (a single validate writes its files with -out DIR)")
@@ -239,6 +252,30 @@ func parseMargin(s, floorText string) (validate.Margin, error) {
 	return validate.Margin{Value: v}, nil
 }
 
+// parseOnly reads -only: scenario names of the catalogue, comma-separated,
+// each once; -o must name a scoreboard file that exists.
+func parseOnly(list, outFile string) ([]string, error) {
+	if outFile == "" {
+		return nil, fmt.Errorf("-only needs -o FILE, the scoreboard whose rows it replaces")
+	}
+	old, err := os.ReadFile(outFile)
+	if err != nil || !strings.HasPrefix(string(old), validate.ScoreboardTitle) {
+		return nil, fmt.Errorf("-only: -o %s is not a scoreboard (allowed: a file written by validate -all -o)", outFile)
+	}
+	var names []string
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if _, err := scenarios.Lookup(n); err != nil || n == "" {
+			return nil, fmt.Errorf("-only %q: %q is not a catalogue scenario (allowed: comma-separated names from simulate -list)", list, n)
+		}
+		if slices.Contains(names, n) {
+			return nil, fmt.Errorf("-only %q: %s is named twice (allowed: each scenario once)", list, n)
+		}
+		names = append(names, n)
+	}
+	return names, nil
+}
+
 // parseBudget reads -budget: a positive Go duration; "" (not given) is
 // 0, no budget.
 func parseBudget(s string, given bool) (time.Duration, error) {
@@ -293,7 +330,15 @@ func runValidateAll(args []string, a validate.AllConfig, outFile string, stdout,
 	}
 	if outFile != "" {
 		var md strings.Builder
-		if err := sb.WriteMarkdown(&md); err != nil {
+		if len(a.Only) > 0 {
+			old, err := os.ReadFile(outFile)
+			if err != nil {
+				return usageErr(stderr, "validate: -o: "+err.Error())
+			}
+			if err := sb.MergeMarkdown(string(old), a.Only, &md); err != nil {
+				return usageErr(stderr, "validate: -only: -o "+outFile+": "+err.Error())
+			}
+		} else if err := sb.WriteMarkdown(&md); err != nil {
 			return usageErr(stderr, "validate: "+err.Error())
 		}
 		if err := writeFileAtomic(outFile, []byte(md.String())); err != nil {

@@ -32,6 +32,12 @@ func TestValidateUsage(t *testing.T) {
 		{[]string{"validate", "-all", "-out", "x"}, "-out is not allowed with -all"},
 		{[]string{"validate", "-scenario", "ackloss", "-o", "x.md"}, "-o is the scoreboard's file and needs -all"},
 		{[]string{"validate", "-all", "-o", "no/such/dir/validation.md"}, "does not exist"},
+		{[]string{"validate", "-scenario", "ackloss", "-only", "ackloss"}, "-only needs -all and -o"},
+		{[]string{"validate", "-all", "-only", "ackloss"}, "-only needs -o FILE"},
+		{[]string{"validate", "-all", "-only", "ackloss", "-o", "no/such/validation.md"}, "is not a scoreboard"},
+		{[]string{"validate", "-all", "-only", "ackloss", "-o", "validate.go"}, "is not a scoreboard"},
+		{[]string{"validate", "-all", "-only", "ackloss,nosuch", "-o", "../../docs/validation.md"}, `"nosuch" is not a catalogue scenario`},
+		{[]string{"validate", "-all", "-only", "ackloss,ackloss", "-o", "../../docs/validation.md"}, "ackloss is named twice"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(tc.args, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), tc.want) || strings.Count(errb.String(), "\n") != 1 {

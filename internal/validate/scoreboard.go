@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +62,8 @@ type AllConfig struct {
 	// runs per cell.
 	SimRuns, MaxRuns int
 	Parallel         int
+	// Only, if set, limits the cells to these scenarios (-all -only).
+	Only []string
 	// Start, if set, is told when a cell starts (k of n runnable).
 	Start func(c Cell, k, n int)
 	// realRunner replaces RunReal (tests).
@@ -89,6 +93,9 @@ func (a *AllConfig) cellConfig(sc *scenarios.Scenario, on bool, client string) C
 func (a *AllConfig) Cells() []Cell {
 	var out []Cell
 	for _, sc := range scenarios.All() {
+		if len(a.Only) > 0 && !slices.Contains(a.Only, sc.Name) {
+			continue
+		}
 		for _, on := range []bool{false, true} {
 			for _, client := range Clients {
 				c := Cell{Scenario: sc.Name, Mode: modeName(on), Client: client}
@@ -232,23 +239,109 @@ func (sb *Scoreboard) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "- margin: %s\n", sb.Margin)
 	b.WriteString("- every runnable cell runs `-runs auto` (looks at 30, 120, 480, ... real runs, look j at α = 0.05/2^j) within an even share of the budget left when it starts\n")
 	b.WriteString("- rates: simulated · real, each with its 95% interval; per record sent (lost_acked: per record acknowledged); counters 0 on both sides are counted, not listed\n\n")
-	counts := map[string]int{}
+	rows := make([]string, 0, len(sb.Cells))
 	for _, c := range sb.Cells {
-		counts[c.Verdict()]++
+		rows = append(rows, c.markdownRow())
 	}
-	fmt.Fprintf(&b, "%d cells: %d agree, %d disagree, %d inconclusive, %d not run, %d refused.\n\n",
-		len(sb.Cells), counts[Agree], counts[Disagree], counts[Inconclusive], counts["not run"], counts["refused"])
-	b.WriteString("| scenario | mode | client | verdict | rates: simulated · real (95%), margin | real / simulated runs | why it stopped, or why not run |\n|---|---|---|---|---|---|---|\n")
-	for _, c := range sb.Cells {
-		rates, runs := "", ""
-		if c.Result != nil && len(c.Result.Modes) > 0 {
-			m := c.Result.Modes[0]
-			rates = cellRates(m)
-			runs = fmt.Sprintf("%d / %d", m.RealRuns, m.SimRuns)
+	writeTable(&b, rows)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// markdownRow is the cell's row of the scoreboard's table.
+func (c Cell) markdownRow() string {
+	rates, runs := "", ""
+	if c.Result != nil && len(c.Result.Modes) > 0 {
+		m := c.Result.Modes[0]
+		rates = cellRates(m)
+		runs = fmt.Sprintf("%d / %d", m.RealRuns, m.SimRuns)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |", c.Scenario, c.Mode, c.Client, c.Verdict(), mdCell(rates), runs, mdCell(cellWhy(c)))
+}
+
+// tableHead starts the scoreboard's table.
+const tableHead = "| scenario | mode | client | verdict | rates: simulated · real (95%), margin | real / simulated runs | why it stopped, or why not run |\n|---|---|---|---|---|---|---|\n"
+
+// rowKey matches a table row's scenario, mode, client and verdict.
+var rowKey = regexp.MustCompile(`^\| (\S+) \| (off|on) \| (\S+) \| ([a-z ]+) \|`)
+
+// writeTable writes the count of the rows' verdicts, the table and the
+// statement.
+func writeTable(b *strings.Builder, rows []string) {
+	counts := map[string]int{}
+	for _, r := range rows {
+		if m := rowKey.FindStringSubmatch(r); m != nil {
+			counts[m[4]]++
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.Scenario, c.Mode, c.Client, c.Verdict(), mdCell(rates), runs, mdCell(cellWhy(c)))
+	}
+	fmt.Fprintf(b, "%d cells: %d agree, %d disagree, %d inconclusive, %d not run, %d refused.\n\n",
+		len(rows), counts[Agree], counts[Disagree], counts[Inconclusive], counts["not run"], counts["refused"])
+	b.WriteString(tableHead)
+	for _, r := range rows {
+		b.WriteString(r + "\n")
 	}
 	b.WriteString("\n" + Statement + "\n")
+}
+
+// MergeMarkdown writes the scoreboard file old with the rows of sb's
+// cells in place of old's rows for the same cells, and old's other rows
+// kept as they were, in catalogue order (a row of a scenario no longer
+// in the catalogue goes). A line under old's header names sb's command,
+// the scenarios whose rows it wrote, its budget and its time, so that
+// the file says which rows came from which run. sb must have run with
+// AllConfig.Only.
+func (sb *Scoreboard) MergeMarkdown(old string, only []string, w io.Writer) error {
+	if !strings.HasPrefix(old, ScoreboardTitle) {
+		return fmt.Errorf("it is not a scoreboard (it does not start with %q)", ScoreboardTitle)
+	}
+	head, rest, ok := strings.Cut(old, tableHead)
+	if !ok {
+		return fmt.Errorf("it has no scoreboard table")
+	}
+	// The header ends with the counts line, which is written again.
+	if i := strings.LastIndex(strings.TrimRight(head, "\n"), "\n"); i >= 0 && strings.Contains(head[i:], " cells: ") {
+		head = head[:i+1]
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(rest, "\n") {
+		if m := rowKey.FindStringSubmatch(l); m != nil {
+			rows[m[1]+" "+m[2]+" "+m[3]] = l
+		}
+	}
+	kept := false
+	for _, c := range sb.Cells {
+		if _, had := rows[c.Key()]; had && c.Refused == NoLibrdkafka {
+			// A build without librdkafka keeps the row a build with it
+			// wrote.
+			kept = true
+			continue
+		}
+		rows[c.Key()] = c.markdownRow()
+	}
+	var ordered []string
+	for _, sc := range scenarios.All() {
+		for _, mode := range []string{"off", "on"} {
+			for _, client := range Clients {
+				if r, ok := rows[sc.Name+" "+mode+" "+client]; ok {
+					ordered = append(ordered, r)
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	// The note goes after the paragraph that names the first command.
+	what := "`" + strings.Join(only, "`, `") + "`"
+	if kept {
+		what += " (but librdkafka's, which this build lacks)"
+	}
+	note := fmt.Sprintf("Rows of %s regenerated by `%s` (a budget of %s; it took %.0f s); the others are as the command above wrote them.\n\n",
+		what, sb.Command, sb.Budget, float64(sb.WallMs)/1000)
+	if i := strings.Index(head, "\n- simulated:"); i >= 0 {
+		b.WriteString(head[:i+1] + note + head[i+1:])
+	} else {
+		b.WriteString(head + note)
+	}
+	writeTable(&b, ordered)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -102,5 +103,72 @@ func TestScoreboard(t *testing.T) {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("scoreboard lacks %q:\n%s", want, md.String())
 		}
+	}
+}
+
+// TestScoreboardMerge: -all -only runs one scenario's cells and replaces
+// their rows in a scoreboard, keeping every other row as it was (and a
+// librdkafka row, in a build without it), with a line that names the
+// command; the counts line counts the merged rows.
+func TestScoreboardMerge(t *testing.T) {
+	var calls atomic.Int64
+	full := &Scoreboard{Budget: "1h", Margin: DefaultMargin.String(), Command: "simulate validate -all -budget 1h -o x.md", Cells: (&AllConfig{}).Cells()}
+	for i := range full.Cells {
+		if full.Cells[i].Refused == "" {
+			full.Cells[i].NotRun = "old row"
+		} else if full.Cells[i].Client == ClientLibrdkafka {
+			full.Cells[i].Refused, full.Cells[i].NotRun = "", "old librdkafka row"
+		}
+	}
+	var old strings.Builder
+	if err := full.WriteMarkdown(&old); err != nil {
+		t.Fatal(err)
+	}
+	a := AllConfig{Budget: 2 * time.Second, Margin: DefaultMargin, Base: 1, SimRuns: 4, MaxRuns: 12, Parallel: 2, Only: []string{"ackloss"},
+		realRunner: returning(Counts{Sent: 20, Acked: 20, Appended: 20}, &calls)}
+	sb, err := RunAll(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sb.Cells {
+		if c.Scenario != "ackloss" {
+			t.Fatalf("-only ackloss ran %s", c.Key())
+		}
+	}
+	sb.Command = "simulate validate -all -only ackloss -budget 2s -o x.md"
+	var md strings.Builder
+	if err := sb.MergeMarkdown(old.String(), a.Only, &md); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	checkCoverage(t, "merged scoreboard", scoreboardRows(t, out))
+	if !strings.Contains(out, "Rows of `ackloss`") || !strings.Contains(out, sb.Command) || !strings.Contains(out, full.Command) {
+		t.Errorf("the merged scoreboard does not name both commands:\n%s", out[:600])
+	}
+	for _, l := range strings.Split(out, "\n") {
+		m := rowKey.FindStringSubmatch(l)
+		switch {
+		case m == nil:
+		case m[1] == "ackloss" && m[3] == ClientLibrdkafka && !HasLibrdkafka():
+			if !strings.Contains(l, "old librdkafka row") {
+				t.Errorf("a build without librdkafka replaced its row: %s", l)
+			}
+		case m[1] == "ackloss":
+			if strings.Contains(l, "old row") {
+				t.Errorf("ackloss's row was not replaced: %s", l)
+			}
+		case strings.Contains(l, "| not run |") && !strings.Contains(l, "old "):
+			t.Errorf("another scenario's row changed: %s", l)
+		}
+	}
+	n := len(scoreboardRows(t, out))
+	if want := fmt.Sprintf("%d cells: ", n); !strings.Contains(out, want) {
+		t.Errorf("the counts line does not count the %d merged rows", n)
+	}
+	if strings.Count(out, " cells: ") != 1 {
+		t.Errorf("%d counts lines, want 1", strings.Count(out, " cells: "))
+	}
+	if err := sb.MergeMarkdown("# something else\n", a.Only, &md); err == nil {
+		t.Error("merging into a file that is not a scoreboard succeeded")
 	}
 }

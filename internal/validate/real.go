@@ -160,6 +160,9 @@ type realRun struct {
 	// not seen, by instance.
 	unresolved []map[int64]int32
 	errs       map[string]int64
+	// fatalNamed: the client of instance i, generation gen, had its
+	// "(fatal)" error counted.
+	fatalNamed map[[2]int]bool
 	err        error
 }
 
@@ -742,6 +745,19 @@ func (r *realRun) produce(_ context.Context, cl producer, i, gen int, n int64, p
 			return
 		}
 		r.failed[n] = true
+		if strings.HasSuffix(name, "(fatal)") {
+			// A client's error is counted once per client, as idemsim
+			// counts an instance's fatal error once (its records that
+			// fail with it after the first are not counted again).
+			k := [2]int{i, gen}
+			if r.fatalNamed[k] {
+				return
+			}
+			if r.fatalNamed == nil {
+				r.fatalNamed = map[[2]int]bool{}
+			}
+			r.fatalNamed[k] = true
+		}
 		if name != "" {
 			r.errs[name]++
 		}

@@ -17,7 +17,7 @@ func TestValidateUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"validate"}, "-scenario is required"},
-		{[]string{"validate", "-scenario", "txntimeout", "-runs", "2"}, "does not support validate"},
+		{[]string{"validate", "-scenario", "statelost", "-runs", "2"}, "does not support validate"},
 		{[]string{"validate", "-scenario", "inflight6", "-idempotence=true", "-runs", "2"}, "cannot be validated with idempotence on"},
 		{[]string{"validate", "-scenario", "ackloss", "-margin", "x"}, "-margin"},
 		{[]string{"validate", "-scenario", "ackloss", "-set", "net.mode=datagram"}, "datagram"},
@@ -57,8 +57,8 @@ func TestListMarksValidate(t *testing.T) {
 		}
 	}
 	for _, line := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(line, "txntimeout") && strings.Contains(line, "validate") {
-			t.Errorf("txntimeout is marked: %s", line)
+		if strings.HasPrefix(line, "statelost") && strings.Contains(line, "validate") {
+			t.Errorf("statelost is marked: %s", line)
 		}
 	}
 }

@@ -99,7 +99,7 @@ func newRdkafka(r *realRun, i int) (producer, error) {
 		return nil, err
 	}
 	if txn {
-		return newRdTxn(p, r.topic, int(pc.TransactionRecords), int(r.cfg.App.Records), max(2*r.d(pc.RequestTimeout), 2*time.Second)), nil
+		return newRdTxn(p, r.topic, int(pc.TransactionRecords), int(r.cfg.App.Records), max(2*r.d(pc.RequestTimeout), 2*time.Second), r.delivered), nil
 	}
 	rp := &rdProducer{p: p, topic: r.topic}
 	rp.wg.Add(1)
@@ -184,18 +184,20 @@ type rdTxn struct {
 	wait   time.Duration
 }
 
-func newRdTxn(p *kafka.Producer, topic string, per, records int, wait time.Duration) *rdTxn {
+func newRdTxn(p *kafka.Producer, topic string, per, records int, wait time.Duration, onDelivered func()) *rdTxn {
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &rdTxn{p: p, topic: topic, ctx: ctx, cancel: cancel, wait: wait}
-	t.app = newTxnApp(t, per, records)
+	t.app = newTxnApp(t, per, records, onDelivered)
 	t.wg.Add(1)
 	go func() {
 		// The delivery reports: a failed record is reported at once.
 		defer t.wg.Done()
 		for e := range p.Events() {
-			if m, ok := e.(*kafka.Message); ok && m.TopicPartition.Error != nil {
-				if mb, ok := m.Opaque.(*txnMember); ok {
+			if m, ok := e.(*kafka.Message); ok {
+				if mb, ok := m.Opaque.(*txnMember); ok && m.TopicPartition.Error != nil {
 					t.app.failed(mb, m.TopicPartition.Error)
+				} else if ok {
+					t.app.delivered()
 				}
 			}
 		}

@@ -55,6 +55,10 @@ type RealSpec struct {
 	// to it, and with app.takeover.resend it sends again the records
 	// the older instances left unresolved.
 	Starts []time.Duration
+	// PauseAfterAck: a pause of a client starts at its planned time or
+	// at the run's first acknowledgement, whichever is later
+	// ([Support.PauseAfterAck]).
+	PauseAfterAck bool
 }
 
 // Counts are one run's counters, the same on both sides.
@@ -163,7 +167,10 @@ type realRun struct {
 	// fatalNamed: the client of instance i, generation gen, had its
 	// "(fatal)" error counted.
 	fatalNamed map[[2]int]bool
-	err        error
+	// firstAck is closed at the run's first acknowledgement.
+	firstAck     chan struct{}
+	firstAckOnce sync.Once
+	err          error
 }
 
 func (r *realRun) d(x time.Duration) time.Duration {
@@ -440,6 +447,7 @@ func (r *realRun) drive(ctx context.Context) error {
 		evs = append(evs, event{at: r.d(a.At), action: a.Action})
 	}
 	sort.SliceStable(evs, func(a, b int) bool { return evs[a].at < evs[b].at })
+	r.firstAck = make(chan struct{})
 	if err := r.startInstance(0); err != nil {
 		return err
 	}
@@ -474,6 +482,13 @@ func (r *realRun) drive(ctx context.Context) error {
 				return err
 			}
 		default:
+			if _, pause := ev.action.(faults.Pause); pause && r.spec.PauseAfterAck {
+				select {
+				case <-r.firstAck:
+				case <-ctx.Done():
+					return fmt.Errorf("validate: no acknowledgement before the pause within %v", r.spec.Deadline)
+				}
+			}
 			if err := r.apply(ev.action); err != nil {
 				return err
 			}
@@ -484,6 +499,23 @@ func (r *realRun) drive(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+	}
+	// A pause still running ends at its own time, as the simulated one
+	// does, or at the plan's end if that comes first: the last send does
+	// not cut it short.
+	r.mu.Lock()
+	var resume time.Time
+	for _, t := range r.pausedUntil {
+		if t.After(resume) {
+			resume = t
+		}
+	}
+	r.mu.Unlock()
+	if end := r.spec.Plan.End; end > 0 && resume.After(r.start.Add(r.d(end))) {
+		resume = r.start.Add(r.d(end))
+	}
+	if err := sleepUntil(ctx, resume); err != nil {
+		return fmt.Errorf("validate: run did not finish in %v", r.spec.Deadline)
 	}
 	r.endFaults()
 	// As in the simulator, the end of the fault phase restarts what is
@@ -613,7 +645,7 @@ func (r *realRun) startInstance(i int) error {
 		}
 		if pc := r.spec.Resolved.Producer; pc.TransactionRecords > 0 && pc.TransactionalID != "" {
 			n := pc.TransactionRecords
-			cl = newKgoTxn(k, n, int(r.cfg.App.Records), max(2*r.d(pc.RequestTimeout), 2*time.Second))
+			cl = newKgoTxn(k, n, int(r.cfg.App.Records), max(2*r.d(pc.RequestTimeout), 2*time.Second), r.delivered)
 		} else {
 			cl = kgoProducer{k}
 		}
@@ -742,6 +774,7 @@ func (r *realRun) produce(_ context.Context, cl producer, i, gen int, n int64, p
 		r.outcome[n] = true
 		if err == nil {
 			r.acked[n] = true
+			r.delivered()
 			return
 		}
 		r.failed[n] = true
@@ -762,6 +795,14 @@ func (r *realRun) produce(_ context.Context, cl producer, i, gen int, n int64, p
 			r.errs[name]++
 		}
 	})
+}
+
+// delivered notes that the broker acknowledged a record: the first
+// closes firstAck.
+func (r *realRun) delivered() {
+	if r.firstAck != nil {
+		r.firstAckOnce.Do(func() { close(r.firstAck) })
+	}
 }
 
 // apply carries out a plan action.
@@ -1216,10 +1257,10 @@ type kgoTxn struct {
 	wait time.Duration
 }
 
-func newKgoTxn(cl *kgo.Client, per, records int, wait time.Duration) *kgoTxn {
+func newKgoTxn(cl *kgo.Client, per, records int, wait time.Duration, onDelivered func()) *kgoTxn {
 	ctx, cancel := context.WithCancel(context.Background())
 	k := &kgoTxn{cl: cl, ctx: ctx, cancel: cancel, wait: wait}
-	k.app = newTxnApp(k, per, records)
+	k.app = newTxnApp(k, per, records, onDelivered)
 	return k
 }
 
@@ -1238,6 +1279,8 @@ func (k *kgoTxn) send(m *txnMember) error {
 	k.cl.Produce(k.ctx, &kgo.Record{Value: payload(0, m.rec.n), Partition: m.rec.part}, func(_ *kgo.Record, err error) {
 		if err != nil {
 			k.app.failed(m, err)
+		} else {
+			k.app.delivered()
 		}
 	})
 	return nil

@@ -122,7 +122,7 @@ func newSarama(r *realRun, i int) (producer, error) {
 		return nil, err
 	}
 	if txn {
-		return newSaramaTxn(cl, p, r.topic, int(pc.TransactionRecords), int(r.cfg.App.Records)), nil
+		return newSaramaTxn(cl, p, r.topic, int(pc.TransactionRecords), int(r.cfg.App.Records), r.delivered), nil
 	}
 	sp := &saramaProducer{cl: cl, p: p, topic: r.topic}
 	sp.wg.Add(2)
@@ -197,13 +197,14 @@ type saramaTxn struct {
 	shut  sync.Once
 }
 
-func newSaramaTxn(cl sarama.Client, p sarama.AsyncProducer, topic string, per, records int) *saramaTxn {
+func newSaramaTxn(cl sarama.Client, p sarama.AsyncProducer, topic string, per, records int, onDelivered func()) *saramaTxn {
 	t := &saramaTxn{cl: cl, p: p, topic: topic}
-	t.app = newTxnApp(t, per, records)
+	t.app = newTxnApp(t, per, records, onDelivered)
 	t.wg.Add(2)
 	go func() {
 		defer t.wg.Done()
 		for range p.Successes() {
+			t.app.delivered()
 		}
 	}()
 	go func() {

@@ -99,7 +99,7 @@ func TestScoreboard(t *testing.T) {
 	if ran == 0 || calls.Load() == 0 {
 		t.Errorf("no cell ran (%d real calls)", calls.Load())
 	}
-	for _, want := range []string{"refused: " + NoLibrdkafka, "budget of 3s", "refused: " + Unsupported["txntimeout"]} {
+	for _, want := range []string{"refused: " + NoLibrdkafka, "budget of 3s", "refused: " + Unsupported["statelost"]} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("scoreboard lacks %q:\n%s", want, md.String())
 		}

@@ -62,12 +62,15 @@ type txnApp struct {
 	// per instance, not once per record it fails.
 	mu    sync.Mutex
 	named bool
+	// onDelivered, if set, is told of every record the broker
+	// acknowledged (before its transaction ends).
+	onDelivered func()
 }
 
 // newTxnApp starts the application loop of c, transactions of per
 // records, for a stream of records records.
-func newTxnApp(c txnClient, per, records int) *txnApp {
-	a := &txnApp{c: c, per: per, ch: make(chan txnRec, 2*records+16), stop: make(chan struct{}), done: make(chan struct{})}
+func newTxnApp(c txnClient, per, records int, onDelivered func()) *txnApp {
+	a := &txnApp{c: c, per: per, ch: make(chan txnRec, 2*records+16), stop: make(chan struct{}), done: make(chan struct{}), onDelivered: onDelivered}
 	go a.run()
 	return a
 }
@@ -104,6 +107,13 @@ func (a *txnApp) name(err error) string {
 	}
 	a.named = true
 	return n
+}
+
+// delivered reports that the broker acknowledged one of the records.
+func (a *txnApp) delivered() {
+	if a.onDelivered != nil {
+		a.onDelivered()
+	}
 }
 
 // failed reports m's delivery error.

@@ -35,6 +35,11 @@ type Support struct {
 	// Starts returns the instances' start times, when the scenario
 	// starts more than one.
 	Starts func(*params.Config) []time.Duration
+	// PauseAfterAck: the scenario's pause lands after the client's first
+	// acknowledgement in the simulation; the real client's first
+	// acknowledgement comes later (its connection set-up is real), so
+	// the real side's pause waits for it.
+	PauseAfterAck bool
 	// Deviations names the kfake deviations (docs/validate.md) a run of
 	// the scenario can reach, and the counters they affect; those
 	// counters are reported but left out of the overall verdict.
@@ -65,6 +70,19 @@ var supported = map[string]Support{
 			"errors[INVALID_TXN_STATE]":            txnSync,
 			"failed":                               txnSync,
 		}},
+	// txntimeout: the pause waits for the first acknowledgement, which
+	// comes later on the real side (PauseAfterAck); kfake offers
+	// transaction version 2 only, so both sides run kafka.version=4.1.
+	"txntimeout": {On: true, Scale: 0.25, Instances: 1, PauseAfterAck: true,
+		Sets: []params.KV{{Key: "kafka.version", Value: "4.1"}},
+		Note: "idempotence on only: transactions need idempotence; at kafka.version=4.1, since kfake offers transaction version 2 only; the pause is a proxy hold of the client's connections from its first acknowledgement, and the application hands it nothing meanwhile",
+		Deviations: map[string]string{
+			"fenced":                         txnStale,
+			"failed":                         txnStale,
+			"errors[INVALID_PRODUCER_EPOCH]": txnStale,
+			"errors[PRODUCER_FENCED]":        txnStale,
+			"errors[PRODUCER_FENCED(fatal)]": txnStale,
+		}},
 	"zombie": {Off: true, On: true, Scale: 0.1, Instances: 2,
 		Sets:       []params.KV{{Key: "transaction.records", Value: "10"}, {Key: "app.mode", Value: "at-least-once"}},
 		Note:       "transactional and at least once (the real application commits no consumer offsets: app.mode=exactly-once is not validated yet); the pause of p1 is a proxy hold of its connections: its client's timers keep running, a paused process's do not",
@@ -75,6 +93,9 @@ var supported = map[string]Support{
 			return []time.Duration{0, c.Extra.PauseAt + c.Extra.TakeoverAfter + 150*time.Millisecond}
 		}},
 }
+
+// txnStale is the kfake deviation txntimeout reaches.
+const txnStale = "kfake adds a partition to a transaction, and starts one, before it checks the produce's epoch (txns.go pids.get), so the stale produce after a timed-out transaction opens a new transaction and the client's EndTxn(ABORT) at the old epoch is fenced instead of accepted as a retry of the timeout's abort (docs/validate.md)"
 
 // txnSync is the kfake deviation txnlate reaches (docs/validate.md).
 const txnSync = "kfake ends a transaction inside EndTxn, so the next transaction's first produce never meets the previous one still completing (CONCURRENT_TRANSACTIONS, a marker landing after verification) (docs/validate.md)"
@@ -88,7 +109,6 @@ func Supports(name string) (Support, bool) {
 
 // Unsupported explains, for the scenarios validate does not run, why.
 var Unsupported = map[string]string{
-	"txntimeout":    "needs a producer process paused past transaction.timeout.ms right after its first acknowledgement; mapped as a proxy hold at the pause's simulated time (69 ms, scaled), it lands before the real client's first transaction is open, so nothing times out (10 real runs at kafka.version=4.1: fenced 0 against 1 a run simulated); the hold would need anchoring to the first acknowledgement, and a hold is not a pause (the client's timers run)",
 	"expiry":        "producer-state expiry needs broker configuration kfake does not expose per run",
 	"retention":     "retention.ms and producer-state expiry need broker configuration kfake does not expose per run",
 	"statelost":     "needs a broker crash and restart; kfake restarts only with persistence, and keeps the whole 5-batch cache across a restart (docs/validate.md)",
@@ -519,7 +539,7 @@ func (c *Config) validateMode(ctx context.Context, on bool, sup Support, end tim
 			starts = sup.Starts(cfg)
 		}
 		counts, err := runReal(bctx, RealSpec{Resolved: resolved, Plan: plan, Seed: seed, Scale: c.Scale,
-			Bootstrap: c.Bootstrap, Instances: sup.Instances, Deadline: deadline, Client: c.client(), Starts: starts})
+			Bootstrap: c.Bootstrap, Instances: sup.Instances, Deadline: deadline, Client: c.client(), Starts: starts, PauseAfterAck: sup.PauseAfterAck})
 		if err != nil {
 			if budgetOut() {
 				break // the budget cut this run: it does not count

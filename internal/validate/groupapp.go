@@ -294,10 +294,22 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 		wg.Add(1)
 		go func(i int, sess *kgo.GroupTransactSession) {
 			defer wg.Done()
-			g.loop(appCtx, i, sess)
+			g.loop(ctx, appCtx, i, sess)
 		}(i, sess)
 	}
 	finished := g.waitCommitted(ctx)
+	// A paused instance resumes and ends its transaction before the
+	// instances stop polling: an open transaction would hold the output's
+	// last stable offset.
+	var resume time.Time
+	for _, p := range s.Pauses {
+		if t := g.start.Add(g.d(p.At + p.For)); t.After(resume) {
+			resume = t
+		}
+	}
+	if sleepUntil(ctx, resume) != nil {
+		finished = false
+	}
 	stop()
 	wg.Wait()
 	for _, sess := range sessions {
@@ -306,17 +318,18 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 	return finished, nil
 }
 
-// loop is instance i's consume-transform-produce loop.
-func (g *groupRun) loop(ctx context.Context, i int, sess *kgo.GroupTransactSession) {
-	for ctx.Err() == nil {
+// loop is instance i's consume-transform-produce loop. It polls until
+// pollCtx ends; a transaction it began ends (within ctx, the run's).
+func (g *groupRun) loop(ctx, pollCtx context.Context, i int, sess *kgo.GroupTransactSession) {
+	for pollCtx.Err() == nil {
 		if until := g.pausedUntil(i, time.Now()); !until.IsZero() {
 			if sleepUntil(ctx, until) != nil {
 				return
 			}
 			continue
 		}
-		fs := sess.PollRecords(ctx, g.spec.PerTxn)
-		if ctx.Err() != nil {
+		fs := sess.PollRecords(pollCtx, g.spec.PerTxn)
+		if pollCtx.Err() != nil {
 			return
 		}
 		recs := fs.Records()

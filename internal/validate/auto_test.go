@@ -162,14 +162,7 @@ func TestRealRunCutLeaksNothing(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the cut run took %v to return", took)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines after the cut run, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
-	}
+	checkNoLeaks(t, before, "the cut run")
 }
 
 // TestAutoLastLookDecides: the last look, at the cap or when the budget

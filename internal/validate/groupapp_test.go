@@ -41,12 +41,5 @@ func TestRealGroupZombie(t *testing.T) {
 	if fenced == 0 {
 		t.Errorf("no commit refused on the generation or member: errors %v", c.Errors)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines after the run, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
-	}
+	checkNoLeaks(t, before, "the run")
 }

@@ -167,14 +167,7 @@ func TestNoLeaks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines after the runs, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
-	}
+	checkNoLeaks(t, before, "the runs")
 }
 
 // TestFixedPlanSarama is TestFixedPlanBothSides with sarama as the real

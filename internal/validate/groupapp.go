@@ -6,6 +6,7 @@ import (
 	"fmt"
 	stdnet "net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,10 +76,20 @@ type GroupCounts struct {
 	Aborted int64
 	// Commits and Aborts count the application's transaction ends.
 	Commits, Aborts int64
-	// Errors counts error codes in the group and transaction answers
-	// the instances received (TxnOffsetCommit's ILLEGAL_GENERATION,
-	// OffsetFetch's UNSTABLE_OFFSET_COMMIT, ...), by Kafka name.
+	// Errors counts error codes in the group and offset answers the
+	// instances received, by request and Kafka name ("TxnOffsetCommit
+	// ILLEGAL_GENERATION", "OffsetFetch UNSTABLE_OFFSET_COMMIT", ...).
 	Errors map[string]int64
+	// MemberRefused counts the group answers that told an instance it
+	// is no longer the member it thinks (ILLEGAL_GENERATION,
+	// UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID, to any group request),
+	// and CommitsRefused those of them that answered TxnOffsetCommit.
+	// kgo's GroupTransactSession aborts, without committing offsets,
+	// when a heartbeat's refusal came first (End's revoked or lost
+	// check), so a zombie is often fenced by a heartbeat answer rather
+	// than by its commit. Fenced counts the produce and transaction
+	// answers that fenced a producer epoch (the proxies' Fenced).
+	MemberRefused, CommitsRefused, Fenced int64
 	// Finished: every input offset was committed before the deadline.
 	Finished bool
 }
@@ -412,8 +423,18 @@ func (g *groupRun) count(ctx context.Context) (GroupCounts, error) {
 	c.Commits, c.Aborts = g.commits, g.aborts
 	g.mu.Unlock()
 	for _, p := range g.proxies {
-		for k, v := range p.Stats().GroupErrors {
+		st := p.Stats()
+		for k, v := range st.GroupErrors {
 			c.Errors[k] += v
+		}
+		c.Fenced += st.Fenced
+	}
+	for k, v := range c.Errors {
+		if api, code, _ := strings.Cut(k, " "); code == "ILLEGAL_GENERATION" || code == "UNKNOWN_MEMBER_ID" || code == "FENCED_INSTANCE_ID" {
+			c.MemberRefused += v
+			if api == "TxnOffsetCommit" {
+				c.CommitsRefused += v
+			}
 		}
 	}
 	return c, nil

@@ -101,10 +101,11 @@ type Stats struct {
 	// Errors counts error codes, by Kafka name, in the modelled responses
 	// the client received (forged ones included).
 	Errors map[string]int64
-	// GroupErrors counts error codes, by Kafka name, in the group and
-	// offset answers the client received, which are not modelled
-	// messages (no loss, no numbering): JoinGroup, SyncGroup, Heartbeat,
-	// OffsetFetch, AddOffsetsToTxn and TxnOffsetCommit.
+	// GroupErrors counts error codes in the group and offset answers the
+	// client received, which are not modelled messages (no loss, no
+	// numbering), by request and Kafka name: "TxnOffsetCommit
+	// ILLEGAL_GENERATION". The requests are JoinGroup, SyncGroup,
+	// Heartbeat, OffsetFetch, AddOffsetsToTxn and TxnOffsetCommit.
 	GroupErrors map[string]int64
 }
 
@@ -917,14 +918,15 @@ func (p *Proxy) countErrors(s *slot, b []byte, received bool) {
 	}
 }
 
+// groupAPIs name the group and offset requests whose answers' errors
+// GroupErrors counts, by API key.
+var groupAPIs = map[int16]string{9: "OffsetFetch", 11: "JoinGroup", 12: "Heartbeat", 14: "SyncGroup", 25: "AddOffsetsToTxn", 28: "TxnOffsetCommit"}
+
 // groupAnswer reports whether key is a group or offset request whose
 // answers' errors GroupErrors counts.
 func groupAnswer(key int16) bool {
-	switch key {
-	case 9, 11, 12, 14, 25, 28:
-		return true
-	}
-	return false
+	_, ok := groupAPIs[key]
+	return ok
 }
 
 // countGroupErrors counts the error codes of a group or offset answer in
@@ -937,9 +939,10 @@ func (p *Proxy) countGroupErrors(s *slot, b []byte) {
 	if p.stats.GroupErrors == nil {
 		p.stats.GroupErrors = map[string]int64{}
 	}
+	api := groupAPIs[s.key]
 	add := func(code int16) {
 		if code != 0 {
-			p.stats.GroupErrors[errName(code)]++
+			p.stats.GroupErrors[api+" "+errName(code)]++
 		}
 	}
 	body := b[i:]

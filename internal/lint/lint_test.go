@@ -50,7 +50,7 @@ var allowed = map[string][]string{
 	// The World's per-depth effect buffers.
 	"scenarios/world/internal/outbuf": {"model"},
 	// The applications' input topic: layout, records, consumer config.
-	"scenarios/world/internal/input": {"model", "model/consumer", "model/storage"},
+	"scenarios/world/internal/input": {"model", "model/client", "model/consumer", "model/storage"},
 	// The state hash's reflection walk: it knows no World type.
 	"scenarios/world/internal/hashwalk": {},
 	// The catalogue as data over world.Builder; Spec, Resolve, Run,

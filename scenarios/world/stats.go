@@ -59,7 +59,7 @@ func newStats(w *World, old *stats) *stats {
 		errs = make(map[string]int64)
 	}
 	*s = stats{errors: errs, app: zeroed(s.app, len(w.nodes)), newest: zeroed(s.newest, len(w.apps)), server: zeroed(s.server, len(w.nodes)),
-		latencies: s.latencies[:0], grouped: w.grouped()}
+		latencies: s.latencies[:0], grouped: w.groupApp}
 	for i := range w.nodes {
 		s.app[i] = -1
 		s.server[i] = w.nodes[i].kind != kindProducer
@@ -100,9 +100,36 @@ func (s *stats) Observe(o *model.Obs) {
 			s.newest[o.App] = o.Node
 		}
 	case model.ObsSent:
-		s.net.Sent(o, s.serverLink(o), o.Fate == fateLost, o.Fate == fateConnBroken || o.Fate == fatePartitioned)
+		if s.serverLink(o) {
+			s.net.ServerSent++
+			if o.Fate != "" {
+				s.net.ServerDropped++
+			}
+			return
+		}
+		lost := o.Fate == fateLost
+		if o.Flag {
+			s.net.ResponsesSent++
+			if lost {
+				s.net.ResponsesLost++
+			}
+		} else {
+			s.net.RequestsSent++
+			if lost {
+				s.net.RequestsLost++
+			}
+		}
+		if o.Fate == fateConnBroken || o.Fate == fatePartitioned {
+			s.net.Dropped++
+		}
 	case model.ObsLost:
-		s.net.Lost(o, s.serverLink(o))
+		if s.serverLink(o) {
+			s.net.ServerDropped++
+			return
+		}
+		if !o.Flag {
+			s.net.Dropped++
+		}
 	case model.ObsDelivered:
 		switch m := o.Msg.(type) {
 		case *model.ProduceResponse:

@@ -96,8 +96,7 @@ type instance struct {
 	cconns   []simnet.Conn
 	resuming bool
 	awaiting []int64
-	// revokeWait: a group member's onPartitionsRevoked waits for its
-	// transaction to end (world_group.go).
+	// revokeWait: onPartitionsRevoked waits for the transaction (world_group.go).
 	revokeWait bool
 }
 
@@ -167,8 +166,9 @@ type World struct {
 	setup *Setup
 	vals  *params.Values
 	// cfg is the run's typed configuration, decoded once by Resolve.
-	cfg  *params.Config
-	seed uint64
+	cfg      *params.Config
+	groupApp bool // a group application (world_group.go)
+	seed     uint64
 
 	loop sim.Loop[Event]
 	nw   *simnet.Network
@@ -317,6 +317,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	w := old.recycle() // runner.go
 	w.setup, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = s, vals, cfg, seed, pcfg, notes, topo
 	w.mode = &theRunMode
+	w.groupApp = cfg.App.Mode.Grouped() // world_group.go
 	if err := s.Build(Builder{w}); err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func (w *World) start(now sim.Time, in *instance) {
 		w.activate(now, in)
 	}
 	w.apply(now, in, in.prod.Start(now))
-	if w.grouped() {
+	if w.groupApp {
 		return // its consumer joins the group after initTransactions (activate)
 	}
 	if in.index == 0 {
@@ -235,7 +235,7 @@ func (w *World) activate(now sim.Time, in *instance) {
 		// initTransactions is done: the older instances are fenced and
 		// their open transaction aborted; read the committed position.
 		w.resumeInput(now, in)
-	} else if w.grouped() && in.started {
+	} else if w.groupApp && in.started {
 		w.consOuts(now, in, in.cons.StartAt(now, nil)) // subscribe, then poll
 	}
 }
@@ -272,7 +272,7 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 		o := &outs[i]
 		switch o.Kind {
 		case model.OutConnect:
-			if k := w.connIdx(o.Dest); in.cons != nil && w.grouped() && in.cconns[k].Gen != 0 && w.nw.Alive(in.cconns[k]) {
+			if k := w.connIdx(o.Dest); in.cons != nil && w.groupApp && in.cconns[k].Gen != 0 && w.nw.Alive(in.cconns[k]) {
 				in.conns[k] = in.cconns[k] // world_group.go: the instance's one connection
 			} else {
 				in.conns[k] = w.nw.Connect(in.node, w.destNode(o.Dest))
@@ -315,7 +315,7 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			w.emit(model.Obs{Kind: model.ObsTxnOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id,
 				Flag: o.Txn.Committed, Err: o.Txn.Err, Text: verb, N: int64(len(o.Txn.Records)), IDs: o.Txn.Records, Txn: o.Txn.Txn})
 			w.inputTxn(now, in, o.Txn) // world_input.go
-			if w.grouped() {
+			if w.groupApp {
 				w.groupTxnEnd(now, in, o.Txn) // world_group.go
 			}
 			if !o.Txn.Committed && !o.Txn.Failed && w.eosFetch(in) && in == in.app.current() {

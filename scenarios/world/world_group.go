@@ -10,19 +10,10 @@ import (
 // docs/consumers.md) runs its instances at once: each is a consumer in
 // the application's group and a producer with its own transactional.id
 // (input.GroupProducer, input.GroupConsumer), and processes the input
-// partitions the group assigns it (world_input.go).
-
-func (w *World) grouped() bool { return w.cfg.App.Mode.Grouped() && w.mode.drivesApps() }
-
-// outPart is input record n's output partition: n's round robin, or for
-// a group application its input partition's, so that each output
-// partition holds one input partition's records in order.
-func (w *World) outPart(n int64) int32 {
-	if w.grouped() {
-		n %= int64(w.input.Parts)
-	}
-	return int32(n % int64(len(w.topo.Leaders)))
-}
+// partitions the group assigns it (world_input.go). World.groupApp says
+// the world runs one (not in a scripted world); its input record goes to
+// its input partition's output partition, so that each output partition
+// holds one input partition's records in order.
 
 // groupRevoke runs in's onPartitionsRevoked when its consumer is about to
 // rejoin: the open transaction commits first, and the rejoin waits for

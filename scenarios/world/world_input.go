@@ -20,7 +20,7 @@ func (w *World) readInput(now sim.Time, in *instance, positions []int64) bool {
 		return false
 	}
 	for _, old := range in.app.instances[:in.index] {
-		if !w.grouped() {
+		if !w.groupApp {
 			old.cons.Crash()
 		}
 	}
@@ -38,7 +38,7 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 		switch k := w.connIdx(o.Dest); o.Kind {
 		case model.OutSend:
 			c := in.cconns[k]
-			if w.grouped() && (c.Gen == 0 || !w.nw.Alive(c)) {
+			if w.groupApp && (c.Gen == 0 || !w.nw.Alive(c)) {
 				c = w.groupConn(in, k, o.Dest)
 			} else if c.Gen == 0 {
 				c = w.nw.Connect(in.node, w.destNode(o.Dest))
@@ -60,7 +60,7 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 			ob := o.Obs
 			ob.At, ob.Node, ob.Peer = now, int32(in.node), -1
 			w.fire(ob)
-			if ob.Kind != model.ObsPoll || in.resuming || in != in.app.current() && !w.grouped() {
+			if ob.Kind != model.ObsPoll || in.resuming || in != in.app.current() && !w.groupApp {
 				continue
 			}
 			if w.cfg.App.Mode == params.AppExactlyOnceV2 {
@@ -69,9 +69,13 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 			for _, id := range o.Obs.IDs {
 				in.app.next = id.N
 				in.awaiting = append(in.awaiting, id.N) // before the send, whose effects may commit
-				w.sendNew(now, in, w.outPart(id.N))
+				if n := id.N; w.groupApp {
+					w.sendNew(now, in, int32(n%int64(w.input.Parts)%int64(len(w.topo.Leaders))))
+				} else {
+					w.sendNew(now, in, int32(n%int64(len(w.topo.Leaders))))
+				}
 			}
-			if w.input.Done(in.cons, in.app.id) && w.grouped() {
+			if w.input.Done(in.cons, in.app.id) && w.groupApp {
 				outs, _ := in.prod.CommitOpen(now) // its partitions are read
 				w.apply(now, in, outs)
 			} else if w.input.Done(in.cons, in.app.id) {
@@ -81,7 +85,7 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 		}
 	}
 	w.effs.Pop()
-	if w.grouped() {
+	if w.groupApp {
 		w.groupRevoke(now, in) // world_group.go
 	}
 }
@@ -99,7 +103,7 @@ func (w *World) inputAcked(now sim.Time, in *instance) {
 // after its records (commitSync); once it aborts, the loop reads again
 // from the group's committed offsets (a seek to consumer.committed()).
 func (w *World) inputTxn(now sim.Time, in *instance, t *model.TxnResult) {
-	if in.cons == nil || w.eosFetch(in) || w.grouped() || in != in.app.current() || t.Failed {
+	if in.cons == nil || w.eosFetch(in) || w.groupApp || in != in.app.current() || t.Failed {
 		return
 	}
 	if t.Committed {

@@ -21,42 +21,6 @@ type NetStats struct {
 	ServerDropped int64 `json:"server_dropped"`
 }
 
-// Sent counts a message put on the wire (model.ObsSent): serverLink, it
-// joins two servers; lost, its fate is a loss; cut, a broken connection
-// or a partition dropped it.
-func (n *NetStats) Sent(o *model.Obs, serverLink, lost, cut bool) {
-	if serverLink {
-		n.ServerSent++
-		if o.Fate != "" {
-			n.ServerDropped++
-		}
-		return
-	}
-	if o.Flag {
-		n.ResponsesSent++
-		if lost {
-			n.ResponsesLost++
-		}
-	} else {
-		n.RequestsSent++
-		if lost {
-			n.RequestsLost++
-		}
-	}
-	if cut {
-		n.Dropped++
-	}
-}
-
-// Lost counts a message lost on the wire (model.ObsLost).
-func (n *NetStats) Lost(o *model.Obs, serverLink bool) {
-	if serverLink {
-		n.ServerDropped++
-	} else if !o.Flag {
-		n.Dropped++
-	}
-}
-
 // Group counts a group coordinator's answers to a group application
 // (app.mode=exactly-once-v2, exactly-once-groupid): Fenced the
 // TxnOffsetCommits refused on the sender's membership

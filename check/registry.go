@@ -78,6 +78,13 @@ type Config struct {
 	// consumer may wait at a last stable offset that does not move (the
 	// consumer.stuck.ms parameter); 0 means 10 s.
 	ConsumerStuck time.Duration
+	// InputBase, InputParts and InputSkip0 place the applications' input
+	// topic (app.input=topic): application a's input record n is at
+	// offset n/InputParts of partition InputBase + a*InputParts +
+	// n%InputParts, after InputSkip0 offsets in its first partition
+	// (INV-EOS with per-partition offsets).
+	InputBase, InputParts int32
+	InputSkip0            int64
 }
 
 // maxEpoch returns MaxEpoch, or Kafka's 32767 when it is unset.

@@ -217,14 +217,27 @@ type ConsumerOffsetFetchRequest struct {
 	CorrelationID int64
 	GroupID       string
 	Partitions    []int32
+	// RequireStable is OffsetFetch v7's require_stable (KIP-447), which
+	// the Java consumer always sets (ConsumerCoordinator
+	// .sendOffsetFetchRequest): a partition with a transactional commit
+	// still pending is answered UNSTABLE_OFFSET_COMMIT. idemsim's
+	// consumers set it in a group application (consumer.Config
+	// .RequireStable), the only one whose partitions' offsets are
+	// committed in transactions; the trace line then says so.
+	RequireStable bool
 }
 
-// AppendDescription appends "COffsetFetch#1 group=r1".
+// AppendDescription appends "COffsetFetch#1 group=r1", then
+// " require_stable" when set.
 func (r *ConsumerOffsetFetchRequest) AppendDescription(b []byte) []byte {
 	b = append(b, "COffsetFetch#"...)
 	b = strconv.AppendInt(b, r.CorrelationID, 10)
 	b = append(b, " group="...)
-	return append(b, r.GroupID...)
+	b = append(b, r.GroupID...)
+	if r.RequireStable {
+		b = append(b, " require_stable"...)
+	}
+	return b
 }
 
 // ConsumerOffsetFetchResponse answers a [ConsumerOffsetFetchRequest]:

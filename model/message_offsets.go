@@ -68,6 +68,13 @@ type TxnOffsetCommitRequest struct {
 	// value is none (generation -1), as the deprecated
 	// sendOffsetsToTransaction(offsets, groupId) sends.
 	GroupMetadata
+	// Partitions and Offsets, when set, are the offsets of a consumer
+	// that reads several input partitions (app.mode=exactly-once-v2 and
+	// exactly-once-groupid): Offsets[i] is the next offset to consume of
+	// input partition Partitions[i], as KafkaProducer
+	// .sendOffsetsToTransaction's map gives them; Offset is then unused.
+	Partitions []int32
+	Offsets    []int64
 }
 
 // AppendDescription appends "TxnOffsetCommit#7 group=app-0 pid=42 e=0 offset=10",
@@ -85,6 +92,12 @@ func (r *TxnOffsetCommitRequest) AppendDescription(b []byte) []byte {
 	b = strconv.AppendInt(b, r.Offset, 10)
 	if r.TransactionV2 {
 		b = append(b, " v5"...)
+	}
+	for i, p := range r.Partitions {
+		b = append(b, " p"...)
+		b = strconv.AppendInt(b, int64(p), 10)
+		b = append(b, '=')
+		b = strconv.AppendInt(b, r.Offsets[i], 10)
 	}
 	return appendGroupMetadata(b, r.GroupMetadata)
 }

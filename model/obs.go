@@ -97,8 +97,10 @@ const (
 	// ObsOffsets: group coordinator Node handled offsets of Group: Text
 	// is "txn-offset-commit" (from Peer, PID at Epoch, offset N, answer
 	// Err), "offsets committed" or "offsets aborted" (a marker for PID
-	// made offset N committed or dropped it), or "offset-fetch" (answer
-	// Err, offset N).
+	// made offset N committed or dropped it), "input offsets committed"
+	// or "input offsets aborted" (the same for input Partition's offset
+	// N, of a per-partition commit), or "offset-fetch" (answer Err,
+	// offset N; -1 for a consumer's require_stable fetch).
 	ObsOffsets
 	// ObsAppResume: exactly-once application App resumes its input at
 	// offset N through instance Node (the committed offset, or 0).

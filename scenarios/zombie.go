@@ -16,8 +16,11 @@ func zombie() *Scenario {
 	return &Scenario{
 		Name:    "zombie",
 		Summary: "an exactly-once application's paused instance is fenced by its replacement; nothing is lost or written twice",
-		Story: `An exactly-once application (app.mode=exactly-once) reads input records in
-order from its input topic, through a read_committed consumer, and writes
+		Story: `An exactly-once application in Kafka's pre-2.5 design (app.mode=exactly-once:
+one transactional.id per input partition, shared by the application's
+instances; the eosv2 scenario shows the KIP-447 design, one
+transactional.id per instance fenced by the consumer group's generation)
+reads input records in order from its input topic, through a read_committed consumer, and writes
 each as an output record in transactions of 10 that also commit its
 consumer's offset (KafkaProducer.sendOffsetsToTransaction: under
 transaction version 2, the default, TxnOffsetCommit v5 to the group

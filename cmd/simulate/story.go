@@ -47,6 +47,10 @@ func writeStory(w io.Writer, r *scenarios.Result) {
 		line("a superseded instance got %s to the brokers: %d refused for its stale epoch, %s appended",
 			plural(r.ZombieAttempts, "batch", "batches"), r.ZombieRejected, plural(r.ZombieWrite, "record", "records"))
 	}
+	if r.CommitsFencedByGeneration+r.OffsetFetchUnstable > 0 {
+		line("the group refused %s on the generation (commits_fenced_by_generation); %s answered UNSTABLE_OFFSET_COMMIT (offset_fetch_unstable)",
+			plural(r.CommitsFencedByGeneration, "offset commit", "offset commits"), plural(r.OffsetFetchUnstable, "offset fetch", "offset fetches"))
+	}
 	if fatal := fatalErrors(r.Errors); fatal != "" {
 		line("fatal errors: %s", fatal)
 	}

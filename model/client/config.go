@@ -85,6 +85,17 @@ type ProducerConfig struct {
 	// then EndTxn); the position is the next input record after the
 	// transaction's records. Empty: no offsets are committed.
 	GroupID string
+	// InputParts, set with GroupID for a group application
+	// (app.mode=exactly-once-v2 and exactly-once-groupid), is the number
+	// of input partitions: the offsets committed in a transaction are
+	// then per input partition, as the application's consumer positions
+	// give them (sendOffsetsToTransaction's map): input record n is at
+	// offset n/InputParts of partition InputBase + n%InputParts, after
+	// InputSkip0 offsets in the first one (input.aborted's records and
+	// markers). 0: one position per group (app.mode=exactly-once).
+	InputParts int32
+	InputBase  int32
+	InputSkip0 int64
 	// TransactionTimeout is transaction.timeout.ms (default 60000 ms).
 	TransactionTimeout time.Duration
 	// Seq is the sequence-number space; it must match the brokers'.

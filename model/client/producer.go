@@ -194,9 +194,12 @@ type Producer struct {
 	bumpInTxn bool
 	// rdkBump (librdkafka and franz-go policies) asks for a
 	// producer-wide epoch bump once nothing is on the wire.
-	rdkBump   bool
-	bumps     int
-	txn       txnState
+	rdkBump bool
+	bumps   int
+	txn     txnState
+	// groupMeta is the group metadata the application passes with its
+	// offsets (SetGroupMetadata).
+	groupMeta model.GroupMetadata
 	parts     []*partState
 	conns     []*dconn
 	nextCorr  int64

@@ -78,8 +78,13 @@ type txnState struct {
 	// offsetsBusy that one of them is on the wire.
 	nextInput                      int64
 	offsetsAdded, offsetsCommitted bool
-	offsetsBusy                    bool
-	retryAt                        sim.Time
+	// inputNext is, with ProducerConfig.InputParts, each input
+	// partition's next offset after the transaction's records (-1:
+	// none); meta is the group metadata its offsets go with.
+	inputNext   []int64
+	meta        model.GroupMetadata
+	offsetsBusy bool
+	retryAt     sim.Time
 	// abortedBy is the first error that made the transaction abort.
 	abortedBy model.ErrCode
 	// sent: a batch of the open transaction went on the wire (transaction
@@ -100,6 +105,44 @@ const (
 	txnOpAddOffsets
 	txnOpCommitOffsets
 )
+
+// openInput starts a group application's transaction: no input offsets
+// yet, and the group metadata the application gave last
+// (SetGroupMetadata), which its sendOffsetsToTransaction passes.
+func (t *txnState) openInput(p *Producer) {
+	t.inputNext = t.inputNext[:0]
+	for range p.cfg.InputParts {
+		t.inputNext = append(t.inputNext, -1)
+	}
+	t.meta = p.groupMeta
+}
+
+// SetGroupMetadata gives the producer the application's consumer group
+// metadata (KafkaConsumer.groupMetadata()), which the next transaction
+// commits its offsets with (KafkaProducer.sendOffsetsToTransaction(offsets,
+// groupMetadata), KIP-447): the metadata of the poll whose records open a
+// transaction is the one its TxnOffsetCommit carries, so that a
+// transaction whose instance was paused past its session commits with
+// the generation it read its records in. The zero value is the
+// deprecated sendOffsetsToTransaction(offsets, groupId)'s: generation -1,
+// no member, and the group coordinator skips the generation check.
+func (p *Producer) SetGroupMetadata(md model.GroupMetadata) { p.groupMeta = md }
+
+// CommitOpen asks the producer to commit its open transaction once its
+// records are acknowledged (the application's commitTransaction from
+// ConsumerRebalanceListener.onPartitionsRevoked); it reports whether a
+// transaction is open (else there is nothing to wait for).
+func (p *Producer) CommitOpen(now sim.Time) ([]model.Out, bool) {
+	p.begin()
+	if !p.txnMode() || !p.txn.open {
+		return p.out, false
+	}
+	if !p.txn.abort {
+		p.txn.commit = true
+		p.poll(now)
+	}
+	return p.out, true
+}
 
 func (p *Producer) txnMode() bool { return p.cfg.TransactionRecords > 0 && p.cfg.TransactionalID != "" }
 
@@ -123,10 +166,21 @@ func (p *Producer) txnSend(rec model.Record) bool {
 	if !t.open {
 		t.opened++
 		t.ordinal = t.opened
+		if p.cfg.InputParts > 0 {
+			t.openInput(p)
+		}
 	}
 	t.open = true
 	t.n++
 	t.nextInput = max(t.nextInput, rec.ID.N+1)
+	if p.cfg.InputParts > 0 {
+		i := rec.ID.N % int64(p.cfg.InputParts)
+		off := rec.ID.N/int64(p.cfg.InputParts) + 1
+		if i == 0 {
+			off += p.cfg.InputSkip0
+		}
+		t.inputNext[i] = max(t.inputNext[i], off)
+	}
 	if p.txnV2() {
 		// KIP-890 part 2: no AddPartitionsToTxn; the leader adds the
 		// partition when the first batch arrives.
@@ -295,6 +349,9 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 	case txnOpCommitOffsets:
 		m = model.Carve(&p.pool.msgs.offsetCommit, model.TxnOffsetCommitRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, GroupID: p.cfg.GroupID, PID: p.pid, Epoch: p.epoch, Offset: p.txn.nextInput,
 			TransactionV2: p.txnV2()})
+		if p.cfg.InputParts > 0 {
+			p.inputOffsets(m.(*model.TxnOffsetCommitRequest))
+		}
 		p.txn.offsetsBusy = true
 	case txnOpAdd:
 		parts := p.pool.msgs.parts.Slice(len(p.txn.needAdd))
@@ -311,6 +368,23 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 	}
 	c.inflight = append(grab(c.inflight, &c.spare), q)
 	p.out = append(p.out, model.Out{Kind: model.OutSend, Dest: dest, Msg: m})
+}
+
+// inputOffsets fills a group application's TxnOffsetCommit: the input
+// partitions the transaction read, each with the offset after its last
+// record, and the group metadata (KafkaProducer.sendOffsetsToTransaction:
+// TransactionManager.sendOffsetsWithGroupMetadata builds the
+// TxnOffsetCommitRequest with the member id, generation and group
+// instance id of the ConsumerGroupMetadata passed).
+func (p *Producer) inputOffsets(m *model.TxnOffsetCommitRequest) {
+	m.GroupMetadata = p.txn.meta
+	m.Partitions, m.Offsets = []int32{}, []int64{}
+	for i, off := range p.txn.inputNext {
+		if off >= 0 {
+			m.Partitions = append(m.Partitions, p.cfg.InputBase+int32(i))
+			m.Offsets = append(m.Offsets, off)
+		}
+	}
 }
 
 // txnLost handles a transactional request lost with its connection: it is
@@ -417,7 +491,12 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *model.TxnResp
 		default:
 			// Abortable: the transaction aborts (the same handlers:
 			// UNKNOWN_PRODUCER_ID, INVALID_PRODUCER_ID_MAPPING with a
-			// bump; GROUP_AUTHORIZATION_FAILED, TRANSACTION_ABORTABLE).
+			// bump; GROUP_AUTHORIZATION_FAILED, TRANSACTION_ABORTABLE;
+			// and, for TxnOffsetCommit, UNKNOWN_MEMBER_ID and
+			// ILLEGAL_GENERATION as a CommitFailedException, "Transaction
+			// offset Commit failed due to consumer group metadata
+			// mismatch", and FENCED_INSTANCE_ID: TransactionManager
+			// .TxnOffsetCommitHandler.handleResponse, apache/kafka 4.0).
 			p.note(model.NoteInfo, r.Op+" "+r.Err.String())
 			p.abortable(now, r.Err)
 		}
@@ -498,7 +577,7 @@ func (p *Producer) endTxn(now sim.Time, committed bool) {
 	for i := range added {
 		added[i] = false
 	}
-	*t = txnState{added: added, flush: t.flush, waiting: waiting, opened: t.opened, acked: t.acked[:0]}
+	*t = txnState{added: added, flush: t.flush, waiting: waiting, opened: t.opened, acked: t.acked[:0], inputNext: t.inputNext[:0]}
 	if p.txnV2() && !p.txnBump {
 		// Transaction version 2: the abort itself bumped the epoch; the
 		// abortable-error state ends with it (KAFKA-17898).

@@ -105,6 +105,21 @@ type Config struct {
 	HeartbeatInterval time.Duration
 	SessionTimeout    time.Duration
 	MaxPollInterval   time.Duration
+	// TopicPartitions are the subscribed topic's partitions, by their
+	// numbers among the brokers' partitions, when they are not all of
+	// Leaders' (the world's input topic follows its output topic): the
+	// leader's assignment numbers the topic's partitions 0.. and gives
+	// these. Nil: partitions 0..len(Leaders)-1.
+	TopicPartitions []int32
+	// RequireStable sends the OffsetFetch with require_stable (the Java
+	// consumer always does, ConsumerCoordinator.sendOffsetFetchRequest):
+	// UNSTABLE_OFFSET_COMMIT is retried after retry.backoff.ms.
+	RequireStable bool
+	// AppRevoke: the application's ConsumerRebalanceListener
+	// .onPartitionsRevoked commits its open transaction before a rejoin
+	// revokes its partitions: the consumer waits in [Consumer.Revoking]
+	// until the application calls [Consumer.Revoked].
+	AppRevoke bool
 }
 
 // Protocol is group.protocol for a subscribing consumer.

@@ -26,8 +26,10 @@ type Consumer struct {
 	nextCorr   int64
 	// nextAutoCommit is when the next auto-commit is due.
 	nextAutoCommit sim.Time
-	// needOffsets: the committed offsets are still to be fetched (again).
+	// needOffsets: the committed offsets are still to be fetched (again),
+	// not before offsetsAt.
 	needOffsets bool
+	offsetsAt   sim.Time
 	// committing: a commit is in flight; syncWait: the application is
 	// blocked in commitSync until it is answered.
 	committing, syncWait bool
@@ -418,6 +420,13 @@ func (c *Consumer) metadata(m *model.MetadataResponse) {
 func (c *Consumer) offsetsFetched(now sim.Time, m *model.ConsumerOffsetFetchResponse) {
 	if m.Err != model.ErrNone {
 		c.needOffsets = true
+		if m.Err == model.ErrUnstableOffsetCommit {
+			// UnstableOffsetCommitException: retried after
+			// retry.backoff.ms (ConsumerCoordinator
+			// .fetchCommittedOffsets).
+			c.offsetsAt = now.Add(c.cfg.RetryBackoff)
+			c.grp.stats.Unstable++
+		}
 		return
 	}
 	for i := range c.parts {
@@ -458,13 +467,14 @@ func (c *Consumer) poll(now sim.Time) {
 	if c.needMeta && !c.pending(reqMeta) && c.cfg.Brokers > 0 {
 		c.send(now, reqMeta, c.metaBroker, -1, &model.MetadataRequest{CorrelationID: c.corr()})
 	}
-	if c.needOffsets && !c.pending(reqOffsets) {
+	if c.needOffsets && !c.pending(reqOffsets) && now >= c.offsetsAt {
 		c.needOffsets = false
 		parts := c.cfg.Partitions
 		if c.grouped() {
 			parts = c.Assigned()
 		}
-		c.send(now, reqOffsets, model.DestGroupCoordinator, -1, &model.ConsumerOffsetFetchRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, Partitions: parts})
+		c.send(now, reqOffsets, model.DestGroupCoordinator, -1, &model.ConsumerOffsetFetchRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, Partitions: parts,
+			RequireStable: c.cfg.RequireStable})
 		c.inflight[len(c.inflight)-1].seq = c.grp.assignSeq
 	}
 	if c.syncWait && !c.committing && ready {

@@ -68,6 +68,9 @@ type member struct {
 	// assignSeq counts the assignments, so that a committed-offsets
 	// answer for an older one is dropped.
 	assignSeq uint64
+	// revoking: the application's onPartitionsRevoked runs
+	// (Config.AppRevoke); the JoinGroup waits for [Consumer.Revoked].
+	revoking bool
 	// fatal is the error that ended the consumer (FENCED_INSTANCE_ID, or
 	// a JoinGroup error Kafka treats as fatal); ErrNone while it runs.
 	fatal model.ErrCode
@@ -83,6 +86,8 @@ type GroupStats struct {
 	// (CommitFailedException or RebalanceInProgressException to the
 	// application), sent or refused before sending.
 	CommitsFailed int
+	// Unstable counts the OffsetFetch answers UNSTABLE_OFFSET_COMMIT.
+	Unstable int
 }
 
 func (c *Consumer) grouped() bool { return c.cfg.Protocol == ProtocolClassic }
@@ -169,7 +174,7 @@ func (c *Consumer) resetGeneration(resetMember bool) {
 // rejoin is pending).
 func (c *Consumer) groupPoll(now sim.Time) bool {
 	c.grp.lastPoll = now
-	if c.grp.rejoin && c.grp.state != memPreparing && c.grp.state != memCompleting && !c.grp.prepCommit {
+	if c.grp.rejoin && c.grp.state != memPreparing && c.grp.state != memCompleting && !c.grp.prepCommit && !c.grp.revoking {
 		c.joinPrepare(now)
 	}
 	return c.grp.state == memStable && !c.grp.rejoin
@@ -189,9 +194,64 @@ func (c *Consumer) joinPrepare(now sim.Time) {
 			return
 		}
 	}
+	if c.cfg.AppRevoke && len(c.parts) > 0 {
+		// ConsumerCoordinator.onJoinPrepare calls the application's
+		// onPartitionsRevoked (or onPartitionsLost) before the JoinGroup.
+		c.grp.revoking = true
+		return
+	}
 	c.revokeAll()
 	c.sendJoin(now)
 }
+
+// Revoking reports whether the consumer waits for the application's
+// onPartitionsRevoked (Config.AppRevoke) before it rejoins.
+func (c *Consumer) Revoking() bool { return c.grp.revoking }
+
+// Revoked ends the application's onPartitionsRevoked: the partitions are
+// revoked and the JoinGroup goes.
+func (c *Consumer) Revoked(now sim.Time) []model.Out {
+	c.begin()
+	if c.grp.revoking && c.running {
+		c.grp.revoking = false
+		c.revokeAll()
+		c.sendJoin(now)
+	}
+	c.flushObs()
+	return c.out
+}
+
+// Rewind seeks every assigned partition to the group's committed offset
+// (the application's resetToLastCommittedPositions after
+// abortTransaction: consumer.committed(consumer.assignment()), an
+// OffsetFetch, then seek; apache/kafka examples/src/main/java/kafka/
+// examples/ExactlyOnceMessageProcessor.java): positions and buffered
+// records go, and no record is returned until the fetch is answered.
+func (c *Consumer) Rewind(now sim.Time) []model.Out {
+	c.begin()
+	if c.running && c.cfg.Commits && len(c.parts) > 0 {
+		for i := range c.parts {
+			ps := &c.parts[i]
+			ps.state, ps.position = stInit, -1
+			ps.buf.reset()
+		}
+		c.grp.assignSeq++ // an OffsetFetch in flight is for the old positions
+		for i := range c.inflight {
+			if c.inflight[i].kind == reqFetch {
+				c.inflight[i].part = -1
+			}
+		}
+		for i := range c.parts {
+			c.parts[i].busy = false
+		}
+		c.needOffsets = true
+	}
+	c.flushObs()
+	return c.out
+}
+
+// Grouped reports whether the consumer is a group member (Config.Protocol).
+func (c *Consumer) Grouped() bool { return c.grouped() }
 
 // revokeAll drops the assignment and its positions.
 func (c *Consumer) revokeAll() {
@@ -237,7 +297,18 @@ func (c *Consumer) joined(now sim.Time, r request, m *model.JoinGroupResponse) {
 			// onLeaderElected: ConsumerCoordinator.onLeaderElected runs
 			// the assignor (RangeAssignor) over the members'
 			// subscriptions.
-			sync.Assignments = model.RangeAssign(m.Members, int32(len(c.cfg.Leaders)))
+			n := int32(len(c.cfg.Leaders))
+			if c.cfg.TopicPartitions != nil {
+				n = int32(len(c.cfg.TopicPartitions))
+			}
+			sync.Assignments = model.RangeAssign(m.Members, n)
+			if c.cfg.TopicPartitions != nil {
+				for _, a := range sync.Assignments {
+					for i, p := range a.Partitions {
+						a.Partitions[i] = c.cfg.TopicPartitions[p]
+					}
+				}
+			}
 		}
 		c.send(now, reqSync, model.DestGroupCoordinator, -1, sync)
 		c.inflight[len(c.inflight)-1].seq = c.grp.genSeq

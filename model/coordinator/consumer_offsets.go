@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"slices"
+
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -35,7 +37,13 @@ func (g *GroupCoordinator) offsetCommit(now sim.Time, from model.Peer, m *model.
 }
 
 // consumerOffsetFetch answers m with each partition's committed offset,
-// -1 for none.
+// -1 for none. With require_stable, a partition that a transaction's
+// TxnOffsetCommit left pending makes the answer UNSTABLE_OFFSET_COMMIT
+// (apache/kafka 4.0, group-coordinator/src/main/java/org/apache/kafka/
+// coordinator/group/OffsetMetadataManager.java, fetchOffsets: a partition
+// with hasPendingTransactionalOffsets is answered UNSTABLE_OFFSET_COMMIT;
+// the consumer's OffsetFetchResponseHandler fails the whole fetch with
+// UnstableOffsetCommitException, retried after retry.backoff.ms).
 func (g *GroupCoordinator) consumerOffsetFetch(from model.Peer, m *model.ConsumerOffsetFetchRequest) {
 	r := &model.ConsumerOffsetFetchResponse{CorrelationID: m.CorrelationID, Offsets: make([]int64, len(m.Partitions))}
 	for i, p := range m.Partitions {
@@ -43,8 +51,44 @@ func (g *GroupCoordinator) consumerOffsetFetch(from model.Peer, m *model.Consume
 		if o, ok := g.consumed[groupPartition{m.GroupID, p}]; ok {
 			r.Offsets[i] = o
 		}
+		if m.RequireStable && g.pendingPartition(m.GroupID, p) {
+			r.Err = model.ErrUnstableOffsetCommit
+		}
+	}
+	if m.RequireStable {
+		g.observe(model.Obs{Kind: model.ObsOffsets, Peer: from.Node, Text: "offset-fetch", Msg: m, N: -1, Err: r.Err, Group: m.GroupID})
 	}
 	g.Outs = append(g.Outs, model.Out{Kind: model.OutReply, Peer: from, Msg: r})
+}
+
+// pendingPartition reports whether a transaction holds a pending offset
+// of group's partition part (OffsetMetadataManager
+// .hasPendingTransactionalOffsets).
+func (g *GroupCoordinator) pendingPartition(group string, part int32) bool {
+	for _, p := range g.pending {
+		if p.group == group && slices.Contains(p.parts, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// completePartitions applies marker mk to the per-partition offsets p
+// that its producer's transaction left pending: COMMIT makes them the
+// group's committed offsets, ABORT drops them
+// (OffsetMetadataManager.replayEndTransactionMarker); each partition's
+// is observed ("input offsets committed" or "input offsets aborted").
+func (g *GroupCoordinator) completePartitions(m *model.WriteTxnMarkersRequest, mk model.TxnMarker, p pendingOffset) {
+	text := "input offsets aborted"
+	if mk.Marker == model.MarkerCommit {
+		text = "input offsets committed"
+	}
+	for i, part := range p.parts {
+		if mk.Marker == model.MarkerCommit {
+			g.consumed[groupPartition{p.group, part}] = p.offs[i]
+		}
+		g.observe(model.Obs{Kind: model.ObsOffsets, Text: text, Msg: m, PID: mk.PID, Epoch: mk.Epoch, N: p.offs[i], Partition: part, Marker: mk.Marker, Group: p.group})
+	}
 }
 
 // ConsumerCommitted returns group's committed offset of partition part,

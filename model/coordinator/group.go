@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"slices"
+
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -80,6 +82,11 @@ type GroupCoordinator struct {
 type pendingOffset struct {
 	group  string
 	offset int64
+	// parts and offs are a TxnOffsetCommit's per-partition offsets
+	// (model.TxnOffsetCommitRequest.Partitions), nil for a group-level
+	// one.
+	parts []int32
+	offs  []int64
 }
 
 // addingOffsets is a TxnOffsetCommit v5 waiting for its implicit add.
@@ -153,6 +160,11 @@ func (g *GroupCoordinator) Step(now sim.Time, from model.Peer, m model.Message) 
 				continue
 			}
 			delete(g.pending, mk.PID)
+			if p.parts != nil {
+				g.completePartitions(m, mk, p)
+				resp.Errs[i] = model.ErrNone
+				continue
+			}
 			text := "offsets aborted"
 			if mk.Marker == model.MarkerCommit {
 				g.committed[p.group] = p.offset
@@ -208,10 +220,18 @@ func (g *GroupCoordinator) commitOffsets(now sim.Time, from model.Peer, m *model
 			err = model.ErrProducerFenced
 		} else {
 			g.epochs[m.PID] = m.Epoch
-			g.pending[m.PID] = pendingOffset{group: m.GroupID, offset: m.Offset}
+			p := pendingOffset{group: m.GroupID, offset: m.Offset}
+			if m.Partitions != nil {
+				p.parts, p.offs = slices.Clone(m.Partitions), slices.Clone(m.Offsets)
+			}
+			g.pending[m.PID] = p
 		}
 	}
-	g.observe(model.Obs{Kind: model.ObsOffsets, Peer: from.Node, Text: "txn-offset-commit", Msg: m, PID: m.PID, Epoch: m.Epoch, N: m.Offset, Err: err, Group: m.GroupID})
+	n := m.Offset
+	if m.Partitions != nil {
+		n = -1 // the trace line's request lists them
+	}
+	g.observe(model.Obs{Kind: model.ObsOffsets, Peer: from.Node, Text: "txn-offset-commit", Msg: m, PID: m.PID, Epoch: m.Epoch, N: n, Err: err, Group: m.GroupID})
 	g.Outs = append(g.Outs, model.Out{Kind: model.OutReply, Peer: from, Msg: model.Carve(&g.msgs.txnResps, model.TxnResponse{CorrelationID: m.CorrelationID, Op: "TxnOffsetCommit", Err: err})})
 }
 

@@ -122,6 +122,11 @@ type AppParams struct {
 	Input           string
 	InputPartitions int
 	InputAborted    int64
+	// Instances is app.instances (1..16): the instances a group
+	// application (AppMode.Grouped) runs at once; SessionTimeout is
+	// session.timeout.ms, their consumers' group session.
+	Instances      int
+	SessionTimeout time.Duration
 }
 
 // TopicInput reports whether applications read an input topic.
@@ -141,12 +146,40 @@ const (
 	// committed position from the group coordinator and resumes there,
 	// sending again nothing a committed transaction holds.
 	AppExactlyOnce
+	// AppExactlyOnceV2 ("exactly-once-v2"): KIP-447 (Kafka 2.5+), the
+	// design of Kafka Streams' exactly_once_v2: app.instances instances
+	// run at once, each a consumer in the application's group and a
+	// transactional producer with its own transactional.id (the
+	// configured one, "-" and the instance's index); the group assigns
+	// them the input partitions, and each transaction commits its
+	// offsets with the consumer's group metadata
+	// (sendOffsetsToTransaction(offsets, groupMetadata)), so that the
+	// group coordinator refuses a zombie's commit on its generation.
+	AppExactlyOnceV2
+	// AppExactlyOnceGroupID ("exactly-once-groupid"): AppExactlyOnceV2
+	// with the deprecated sendOffsetsToTransaction(offsets, groupId):
+	// the commit carries no group metadata, and the generation check is
+	// skipped.
+	AppExactlyOnceGroupID
 )
+
+// Grouped reports whether the mode runs instances as members of a
+// consumer group (exactly-once-v2, exactly-once-groupid).
+func (m AppMode) Grouped() bool { return m == AppExactlyOnceV2 || m == AppExactlyOnceGroupID }
+
+// ExactlyOnce reports whether the mode commits its input offsets inside
+// its transactions.
+func (m AppMode) ExactlyOnce() bool { return m == AppExactlyOnce || m.Grouped() }
 
 // String returns the parameter's value.
 func (m AppMode) String() string {
-	if m == AppExactlyOnce {
+	switch m {
+	case AppExactlyOnce:
 		return "exactly-once"
+	case AppExactlyOnceV2:
+		return "exactly-once-v2"
+	case AppExactlyOnceGroupID:
+		return "exactly-once-groupid"
 	}
 	return "at-least-once"
 }
@@ -414,6 +447,8 @@ var fields = map[string]func(c *Config) any{
 	"app.input":                               func(c *Config) any { return &c.App.Input },
 	"input.partitions":                        func(c *Config) any { return &c.App.InputPartitions },
 	"input.aborted":                           func(c *Config) any { return &c.App.InputAborted },
+	"app.instances":                           func(c *Config) any { return &c.App.Instances },
+	"session.timeout.ms":                      func(c *Config) any { return &c.App.SessionTimeout },
 	"partitions":                              func(c *Config) any { return &c.Partitions },
 	"brokers":                                 func(c *Config) any { return &c.Brokers },
 	"replication.factor":                      func(c *Config) any { return &c.Replication.Factor },
@@ -664,8 +699,12 @@ func decodeInto(p *Param, s string, dst any) error {
 			*d = AppAtLeastOnce
 		case "exactly-once":
 			*d = AppExactlyOnce
+		case "exactly-once-v2":
+			*d = AppExactlyOnceV2
+		case "exactly-once-groupid":
+			*d = AppExactlyOnceGroupID
 		default:
-			return fmt.Errorf("%s=%q is not allowed (allowed: at-least-once, exactly-once)", p.Key, s)
+			return fmt.Errorf("%s=%q is not allowed (allowed: at-least-once, exactly-once, exactly-once-v2, exactly-once-groupid)", p.Key, s)
 		}
 	case *Rebuild:
 		switch s {

@@ -476,6 +476,10 @@ var kinds = [...]entry{
 			}
 			b = append(b, " offset="...)
 			b = strconv.AppendInt(b, o.N, 10)
+			if o.Text == "input offsets committed" || o.Text == "input offsets aborted" {
+				b = append(b, " p"...)
+				b = strconv.AppendInt(b, int64(o.Partition), 10)
+			}
 			if o.Text == "txn-offset-commit" || o.Text == "offset-fetch" {
 				b = append(b, " -> "...)
 				b = append(b, o.Err.String()...)
@@ -490,6 +494,9 @@ var kinds = [...]entry{
 			tr.I64(int64(o.Epoch))
 			tr.I64(o.N)
 			tr.I64(int64(o.Err))
+			if o.Text == "input offsets committed" || o.Text == "input offsets aborted" {
+				tr.I64(int64(o.Partition))
+			}
 		},
 	},
 	model.ObsAppResume: {

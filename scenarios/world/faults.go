@@ -512,7 +512,7 @@ func (w *World) restart(now sim.Time, n simnet.NodeID, clean bool) {
 			w.apply(now, in, in.prod.Start(now))
 		}
 		if resume {
-			if in.started && !w.eosFetch(in) && in == in.app.current() {
+			if in.started && !w.eosFetch(in) && !w.groupApp && in == in.app.current() {
 				w.readInput(now, in, nil) // at least once: from the committed offsets
 			}
 			w.replay(now, n)

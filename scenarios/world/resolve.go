@@ -46,12 +46,14 @@ func Resolve(v *params.Values) (*Resolved, error) {
 		// throws outside a transaction.
 		return nil, fmt.Errorf("transactional.id=%s needs transaction.records > 0: Kafka's send() outside a transaction throws IllegalStateException (\"Cannot add partition ... to transaction while in state  READY\", TransactionManager.maybeAddPartition); set transaction.records, or producer.whatif.fence_only=true for that what-if", pc.TransactionalID)
 	}
-	if cfg.App.Mode == params.AppExactlyOnce && (pc.TransactionalID == "" || pc.TransactionRecords == 0) {
-		if !pc.EnableIdempotence && !v.Explicit("app.mode") {
+	if cfg.App.Mode.ExactlyOnce() && (pc.TransactionalID == "" || pc.TransactionRecords == 0) {
+		if !pc.EnableIdempotence && cfg.App.Mode.Grouped() {
+			preNotes = append(preNotes, "app.mode="+cfg.App.Mode.String()+" needs transactions: without idempotence the instances commit no offsets and a new owner reads its partitions from the start (at least once)")
+		} else if !pc.EnableIdempotence && !v.Explicit("app.mode") {
 			preNotes = append(preNotes, "app.mode=exactly-once needs transactions: without idempotence the application runs at-least-once")
 			cfg.App.Mode = params.AppAtLeastOnce
 		} else {
-			return nil, fmt.Errorf("app.mode=exactly-once needs transactions: set transactional.id and transaction.records > 0 (with idempotence on)")
+			return nil, fmt.Errorf("app.mode=%s needs transactions: set transactional.id and transaction.records > 0 (with idempotence on)", cfg.App.Mode)
 		}
 	}
 	if err := cfg.CheckInput(); err != nil {

@@ -37,6 +37,10 @@ type Result struct {
 	// the broker; ZombieRejected those rejected for a stale epoch.
 	ZombieAttempts int64 `json:"zombie_attempts"`
 	ZombieRejected int64 `json:"zombie_rejected"`
+	// CommitsFencedByGeneration and OffsetFetchUnstable are a group
+	// application's tally.Group (world_group.go).
+	CommitsFencedByGeneration int64 `json:"commits_fenced_by_generation,omitempty"`
+	OffsetFetchUnstable       int64 `json:"offset_fetch_unstable,omitempty"`
 	// ClientEpochBumps counts the epoch bumps producers made or asked
 	// for; CoordinatorEpochBumps the bumps coordinators handed out in
 	// InitProducerId and EndTxn answers (internal/tally), such as the one that fences
@@ -184,6 +188,7 @@ func (w *World) run(s *Setup) (*Result, error) {
 		Params: res.Params, ConfigNotes: notes, Versions: res.Versions,
 		Counts:    counts,
 		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
+		CommitsFencedByGeneration: st.group.Fenced, OffsetFetchUnstable: st.group.Unstable,
 		Latencies: lat, Trace: w.trace.Lines(), Plan: w.planText(), Violations: vs,
 	}
 	if r.ConfigNotes == nil {

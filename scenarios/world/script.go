@@ -150,7 +150,7 @@ func NewScript(cfg ScriptConfig) (*Script, error) {
 	}
 	setup := &Setup{Name: scriptName, Resolved: res, Seed: cfg.Seed, Build: func(b Builder) error {
 		b.w.script = st
-		b.w.mode = &scriptMode{st}
+		b.w.mode, b.w.groupApp = &scriptMode{st}, false
 		st.w = b.w
 		return nil
 	}}

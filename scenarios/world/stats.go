@@ -5,26 +5,11 @@ import (
 
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/world/internal/tally"
 )
 
 // NetStats counts what happened to messages on the network.
-type NetStats struct {
-	// RequestsSent and ResponsesSent count messages put on the wire.
-	RequestsSent  int64 `json:"requests_sent"`
-	ResponsesSent int64 `json:"responses_sent"`
-	// RequestsLost and ResponsesLost count loss draws that came up lost.
-	RequestsLost  int64 `json:"requests_lost"`
-	ResponsesLost int64 `json:"responses_lost"`
-	// Dropped counts messages dropped for a broken connection or a
-	// partition, at send or on the wire.
-	Dropped int64 `json:"dropped"`
-	// The counts above are the producers' traffic. ServerSent counts the
-	// messages between two servers put on the wire (markers,
-	// verifications and their answers), ServerDropped those of them lost,
-	// cut off or dropped for a broken connection or a crash.
-	ServerSent    int64 `json:"server_sent"`
-	ServerDropped int64 `json:"server_dropped"`
-}
+type NetStats = tally.NetStats
 
 // stats reads the observation stream and keeps the run's counters: errors
 // by Kafka name, network fates, fencing (a broker, the transaction
@@ -51,6 +36,10 @@ type stats struct {
 	// largest node id of an active instance, per application.
 	app    []int32
 	newest []int32
+	// grouped: a group application's instances run at once, none
+	// supersedes another; group counts its offsets' refusals.
+	grouped bool
+	group   tally.Group
 }
 
 // newStats returns the counters of w's run, in old's memory when old is
@@ -70,7 +59,7 @@ func newStats(w *World, old *stats) *stats {
 		errs = make(map[string]int64)
 	}
 	*s = stats{errors: errs, app: zeroed(s.app, len(w.nodes)), newest: zeroed(s.newest, len(w.apps)), server: zeroed(s.server, len(w.nodes)),
-		latencies: s.latencies[:0]}
+		latencies: s.latencies[:0], grouped: w.groupApp}
 	for i := range w.nodes {
 		s.app[i] = -1
 		s.server[i] = w.nodes[i].kind != kindProducer
@@ -94,7 +83,7 @@ func (s *stats) serverLink(o *model.Obs) bool {
 // active.
 func (s *stats) zombie(n int32) bool {
 	a := s.app[n]
-	return a >= 0 && s.newest[a] > n
+	return a >= 0 && s.newest[a] > n && !s.grouped
 }
 
 var (
@@ -186,6 +175,9 @@ func (s *stats) Observe(o *model.Obs) {
 		// A coordinator refusing a stale instance fences it too.
 		if o.Err == model.ErrInvalidProducerEpoch || o.Err == model.ErrProducerFenced {
 			s.fenced++
+		}
+		if s.grouped {
+			s.group.Observe(o)
 		}
 	case model.ObsOutcome:
 		if oc := &o.Outcome; oc.Err == model.ErrNone {

@@ -96,6 +96,8 @@ type instance struct {
 	cconns   []simnet.Conn
 	resuming bool
 	awaiting []int64
+	// revokeWait: onPartitionsRevoked waits for the transaction (world_group.go).
+	revokeWait bool
 }
 
 // app is one application: a stream of records with stable ids, sent
@@ -164,8 +166,9 @@ type World struct {
 	setup *Setup
 	vals  *params.Values
 	// cfg is the run's typed configuration, decoded once by Resolve.
-	cfg  *params.Config
-	seed uint64
+	cfg      *params.Config
+	groupApp bool // a group application (world_group.go)
+	seed     uint64
 
 	loop sim.Loop[Event]
 	nw   *simnet.Network
@@ -314,6 +317,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	w := old.recycle() // runner.go
 	w.setup, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = s, vals, cfg, seed, pcfg, notes, topo
 	w.mode = &theRunMode
+	w.groupApp = cfg.App.Mode.Grouped() // world_group.go
 	if err := s.Build(Builder{w}); err != nil {
 		return nil, err
 	}
@@ -422,7 +426,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	}
 	if cfg.App.Mode == params.AppExactlyOnce {
 		loop = input.ExactlyOnce
-	} else if pcfg.TransactionRecords > 0 {
+	} else if pcfg.TransactionRecords > 0 || cfg.App.Mode.Grouped() {
 		loop = input.AtLeastOnceTxn
 	}
 	w.pcfg = pcfg
@@ -430,11 +434,17 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		in.pcfg = pcfg
 		if cfg.App.Mode == params.AppExactlyOnce {
 			in.pcfg.GroupID = model.GroupOf(in.app.id)
+		} else if cfg.App.Mode.Grouped() {
+			w.input.GroupProducer(&in.pcfg, in.app.id, in.index)
 		}
 		in.prod = w.spare.producer(in.pcfg, in.app.id, topo.Leaders, w.rands.New(seed, streamOf("producer/"+in.name)))
 		in.conns = zeroed(in.conns, w.connSlots())
 		if in.cons = nil; w.input.Parts > 0 {
-			in.cons = consumer.New(w.input.Consumer(in.app.id, leaders, metaBrokers, loop, cfg.App.SendInterval))
+			cc := w.input.Consumer(in.app.id, leaders, metaBrokers, loop, cfg.App.SendInterval)
+			if cfg.App.Mode.Grouped() {
+				w.input.GroupConsumer(&cc, in.name, cfg.App.SessionTimeout)
+			}
+			in.cons = consumer.New(cc)
 			in.cconns = zeroed(in.cconns, w.connSlots())
 		}
 	}
@@ -442,7 +452,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	w.trace = trace.New(w.names, w.trace)
 	w.stats = newStats(w, w.stats)
 	ccfg := check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names, Replicated: w.repl.replicated(),
-		ConsumerStuck: w.cfg.Extra.Consumer.LagBound}
+		ConsumerStuck: w.cfg.Extra.Consumer.LagBound, InputBase: w.input.Base, InputParts: w.input.Parts, InputSkip0: w.input.Skip0()}
 	if w.chk == nil {
 		w.chk = check.NewSuite(ccfg)
 	} else {

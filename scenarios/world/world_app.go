@@ -22,7 +22,9 @@ func (w *World) addApp(start sim.Time) *app {
 	*a = app{id: int32(len(w.apps)), records: ac.Records, interval: ac.SendInterval, idleAfter: ac.IdleAfter, idle: ac.Idle,
 		resolved: a.resolved[:0], abandoned: a.abandoned[:0], instances: a.instances[:0]}
 	w.apps = append(w.apps, a)
-	w.addInstance(a, start)
+	for i := 0; i == 0 || ac.Mode.Grouped() && i < ac.Instances; i++ {
+		w.addInstance(a, start) // world_group.go: a group application's run at once
+	}
 	return a
 }
 
@@ -58,6 +60,9 @@ func (w *World) start(now sim.Time, in *instance) {
 		w.activate(now, in)
 	}
 	w.apply(now, in, in.prod.Start(now))
+	if w.groupApp {
+		return // its consumer joins the group after initTransactions (activate)
+	}
 	if in.index == 0 {
 		if w.eosFetch(in) {
 			// A consume-transform-produce loop reads its input only
@@ -230,6 +235,8 @@ func (w *World) activate(now sim.Time, in *instance) {
 		// initTransactions is done: the older instances are fenced and
 		// their open transaction aborted; read the committed position.
 		w.resumeInput(now, in)
+	} else if w.groupApp && in.started {
+		w.consOuts(now, in, in.cons.StartAt(now, nil)) // subscribe, then poll
 	}
 }
 
@@ -265,7 +272,11 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 		o := &outs[i]
 		switch o.Kind {
 		case model.OutConnect:
-			in.conns[w.connIdx(o.Dest)] = w.nw.Connect(in.node, w.destNode(o.Dest))
+			if k := w.connIdx(o.Dest); in.cons != nil && w.groupApp && in.cconns[k].Gen != 0 && w.nw.Alive(in.cconns[k]) {
+				in.conns[k] = in.cconns[k] // world_group.go: the instance's one connection
+			} else {
+				in.conns[k] = w.nw.Connect(in.node, w.destNode(o.Dest))
+			}
 		case model.OutClose:
 			w.nw.Close(in.conns[w.connIdx(o.Dest)])
 			w.mode.connsDown(w, now)
@@ -304,6 +315,9 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			w.emit(model.Obs{Kind: model.ObsTxnOutcome, At: now, Node: int32(in.node), Peer: -1, App: in.app.id,
 				Flag: o.Txn.Committed, Err: o.Txn.Err, Text: verb, N: int64(len(o.Txn.Records)), IDs: o.Txn.Records, Txn: o.Txn.Txn})
 			w.inputTxn(now, in, o.Txn) // world_input.go
+			if w.groupApp {
+				w.groupTxnEnd(now, in, o.Txn) // world_group.go
+			}
 			if !o.Txn.Committed && !o.Txn.Failed && w.eosFetch(in) && in == in.app.current() {
 				// A consume-transform-produce loop seeks its consumer back
 				// to the committed offsets after abortTransaction: the input

@@ -3,6 +3,7 @@ package world
 import (
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -19,7 +20,9 @@ func (w *World) readInput(now sim.Time, in *instance, positions []int64) bool {
 		return false
 	}
 	for _, old := range in.app.instances[:in.index] {
-		old.cons.Crash()
+		if !w.groupApp {
+			old.cons.Crash()
+		}
 	}
 	in.resuming = false
 	w.consOuts(now, in, in.cons.StartAt(now, positions))
@@ -35,7 +38,9 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 		switch k := w.connIdx(o.Dest); o.Kind {
 		case model.OutSend:
 			c := in.cconns[k]
-			if c.Gen == 0 {
+			if w.groupApp && (c.Gen == 0 || !w.nw.Alive(c)) {
+				c = w.groupConn(in, k, o.Dest)
+			} else if c.Gen == 0 {
 				c = w.nw.Connect(in.node, w.destNode(o.Dest))
 				in.cconns[k] = c
 			}
@@ -55,21 +60,34 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 			ob := o.Obs
 			ob.At, ob.Node, ob.Peer = now, int32(in.node), -1
 			w.fire(ob)
-			if ob.Kind != model.ObsPoll || in.resuming || in != in.app.current() {
+			if ob.Kind != model.ObsPoll || in.resuming || in != in.app.current() && !w.groupApp {
 				continue
+			}
+			if w.cfg.App.Mode == params.AppExactlyOnceV2 {
+				in.prod.SetGroupMetadata(in.cons.GroupMetadata()) // sendOffsetsToTransaction's
 			}
 			for _, id := range o.Obs.IDs {
 				in.app.next = id.N
 				in.awaiting = append(in.awaiting, id.N) // before the send, whose effects may commit
-				w.sendNew(now, in, int32(id.N%int64(len(w.topo.Leaders))))
+				if n := id.N; w.groupApp {
+					w.sendNew(now, in, int32(n%int64(w.input.Parts)%int64(len(w.topo.Leaders))))
+				} else {
+					w.sendNew(now, in, int32(n%int64(len(w.topo.Leaders))))
+				}
 			}
-			if w.input.Done(in.cons, in.app.id) {
+			if w.input.Done(in.cons, in.app.id) && w.groupApp {
+				outs, _ := in.prod.CommitOpen(now) // its partitions are read
+				w.apply(now, in, outs)
+			} else if w.input.Done(in.cons, in.app.id) {
 				// The input is read: commit what is open.
 				w.apply(now, in, in.prod.Flush(now))
 			}
 		}
 	}
 	w.effs.Pop()
+	if w.groupApp {
+		w.groupRevoke(now, in) // world_group.go
+	}
 }
 
 // inputAcked commits at least once (commitSync) when the last poll's
@@ -85,7 +103,7 @@ func (w *World) inputAcked(now sim.Time, in *instance) {
 // after its records (commitSync); once it aborts, the loop reads again
 // from the group's committed offsets (a seek to consumer.committed()).
 func (w *World) inputTxn(now sim.Time, in *instance, t *model.TxnResult) {
-	if in.cons == nil || w.eosFetch(in) || in != in.app.current() || t.Failed {
+	if in.cons == nil || w.eosFetch(in) || w.groupApp || in != in.app.current() || t.Failed {
 		return
 	}
 	if t.Committed {
@@ -101,7 +119,7 @@ func (w *World) crashInput(in *instance) {
 		return
 	}
 	in.cons.Crash()
-	in.awaiting = in.awaiting[:0]
+	in.awaiting, in.revokeWait = in.awaiting[:0], false
 	for _, c := range in.cconns {
 		if c.Gen != 0 {
 			w.nw.Close(c)

@@ -2,9 +2,11 @@ package input
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/idemsim/idemsim/model"
+	"github.com/idemsim/idemsim/model/client"
 	"github.com/idemsim/idemsim/model/consumer"
 	"github.com/idemsim/idemsim/model/storage"
 )
@@ -177,8 +179,18 @@ func (l Layout) Committed(records []model.RecordID) []int64 {
 }
 
 // Done reports whether the consumer c has read application app's whole
-// input: every position at its partition's end.
+// input: every position at its partition's end; a group member's, the
+// partitions it holds (at least one).
 func (l Layout) Done(c *consumer.Consumer, app int32) bool {
+	if c.Grouped() {
+		parts := c.Assigned()
+		for _, p := range parts {
+			if c.Position(p) < l.End(p-l.Base-app*l.Parts) {
+				return false
+			}
+		}
+		return len(parts) > 0
+	}
 	for i := range l.Parts {
 		if c.Position(l.Base+app*l.Parts+i) < l.End(i) {
 			return false
@@ -198,3 +210,32 @@ func (l Layout) Fill(preload func(p int32, write func(*storage.Partition))) {
 		}
 	}
 }
+
+// GroupProducer sets instance index's producer configuration pc for a
+// group application (app.mode=exactly-once-v2, exactly-once-groupid):
+// its own transactional.id, the configured one and "-index" (KIP-447:
+// one transactional.id per instance), and, with transactions, the
+// application's group and its input partitions, whose offsets each
+// transaction commits.
+func (l Layout) GroupProducer(pc *client.ProducerConfig, app int32, index int) {
+	if pc.TransactionalID == "" || pc.TransactionRecords == 0 {
+		return
+	}
+	pc.TransactionalID += "-" + strconv.Itoa(index)
+	pc.GroupID = model.GroupOf(app)
+	pc.InputParts, pc.InputBase, pc.InputSkip0 = l.Parts, l.Base+app*l.Parts, l.skip(0)
+}
+
+// GroupConsumer makes cfg a group member's: the classic protocol with
+// client.id name, session.timeout.ms session, subscribed to the
+// application's input partitions, require_stable, and the application's
+// onPartitionsRevoked committing its open transaction.
+func (l Layout) GroupConsumer(cfg *consumer.Config, name string, session time.Duration) {
+	cfg.Protocol, cfg.ClientID, cfg.SessionTimeout = consumer.ProtocolClassic, name, session
+	cfg.TopicPartitions, cfg.Partitions = cfg.Partitions, nil
+	cfg.RequireStable, cfg.AppRevoke = true, true
+}
+
+// Skip0 is the offset of the first input record of an application's
+// input partition 0 (after input.aborted's records and markers).
+func (l Layout) Skip0() int64 { return l.skip(0) }

@@ -1,0 +1,105 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
+)
+
+// TestEOSv2FencedByGeneration: over 200 seeds, the paused instance's
+// commit is refused on the generation (commits_fenced_by_generation > 0)
+// exactly where its pause lands in an open transaction, which then aborts
+// (the only aborted transaction of the run); no record is duplicated, and
+// INV-EOS holds on both input partitions across the rebalance.
+func TestEOSv2FencedByGeneration(t *testing.T) {
+	sc := mustLookup(t, "eosv2")
+	seeds := uint64(200)
+	if testing.Short() {
+		seeds = 40
+	}
+	fenced := 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		r := mustRun(t, Spec{Scenario: sc, Seed: seed})
+		for _, v := range r.Violations {
+			t.Fatalf("%s: %s\nreproduce: %s", v.Invariant, v.Detail, r.Reproduce)
+		}
+		if r.Duplicates != 0 || r.ZombieWrite != 0 {
+			t.Fatalf("duplicates %d, zombie writes %d\nreproduce: %s", r.Duplicates, r.ZombieWrite, r.Reproduce)
+		}
+		if (r.CommitsFencedByGeneration > 0) != (r.TxnAborted > 0) {
+			t.Fatalf("commits fenced by generation %d, transactions aborted %d: want both or neither\nreproduce: %s", r.CommitsFencedByGeneration, r.TxnAborted, r.Reproduce)
+		}
+		if r.CommitsFencedByGeneration > 0 {
+			fenced++
+		}
+	}
+	t.Logf("%d of %d seeds: the zombie's commit refused on the generation", fenced, seeds)
+	if fenced*2 < int(seeds) {
+		t.Errorf("%d of %d seeds fenced by generation: want most (the pause window holds open transactions)", fenced, seeds)
+	}
+}
+
+// TestGroupIDDuplicates: the same schedule with the deprecated
+// sendOffsetsToTransaction(offsets, groupId) writes duplicates in a
+// fraction of the seeds (nothing checks the zombie's generation), and
+// INV-EOS says so.
+func TestGroupIDDuplicates(t *testing.T) {
+	sc := mustLookup(t, "groupid")
+	seeds := uint64(200)
+	if testing.Short() {
+		seeds = 40
+	}
+	dup := 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		r := mustRun(t, Spec{Scenario: sc, Seed: seed})
+		if r.CommitsFencedByGeneration != 0 {
+			t.Fatalf("commits fenced by generation %d: the deprecated call carries no generation\nreproduce: %s", r.CommitsFencedByGeneration, r.Reproduce)
+		}
+		if r.Duplicates > 0 {
+			dup++
+			if f := fired(r); !f["INV-DUP"] || !f["INV-EOS"] {
+				t.Fatalf("duplicates %d without INV-DUP and INV-EOS: %v\nreproduce: %s", r.Duplicates, r.Violations, r.Reproduce)
+			}
+		}
+	}
+	t.Logf("%d of %d seeds with duplicates", dup, seeds)
+	if dup == 0 {
+		t.Errorf("no seed of %d with duplicates", seeds)
+	}
+}
+
+// TestGroupModesRefused: what a group application cannot run is refused
+// in one line naming the key.
+func TestGroupModesRefused(t *testing.T) {
+	sc := mustLookup(t, "eosv2")
+	for _, c := range []struct {
+		sets []params.KV
+		want string
+	}{
+		{[]params.KV{{Key: "app.input", Value: "synthetic"}}, "app.mode=exactly-once-v2 needs app.input=topic"},
+		{[]params.KV{{Key: "app.mode", Value: "exactly-once"}, {Key: "input.partitions", Value: "1"}}, "app.instances=2 needs app.mode=exactly-once-v2 or exactly-once-groupid"},
+		{[]params.KV{{Key: "app.instances", Value: "17"}}, "app.instances"},
+		{[]params.KV{{Key: "session.timeout.ms", Value: "100"}}, "session.timeout.ms"},
+		{[]params.KV{{Key: "app.mode", Value: "exactly-twice"}}, "allowed: at-least-once, exactly-once, exactly-once-v2, exactly-once-groupid"},
+	} {
+		_, err := Run(Spec{Scenario: sc, Seed: 1, Sets: c.sets})
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: got %v, want one line with %q", c.sets, err, c.want)
+		}
+	}
+}
+
+// TestEOSv2Unstable: a pause that lands between p1's accepted
+// TxnOffsetCommit and its EndTxn leaves its offsets pending: p2, the new
+// owner, is answered UNSTABLE_OFFSET_COMMIT until p1 wakes and its
+// transaction commits (EndTxn checks no generation); p1's next
+// transaction's commit is then refused on the generation and aborts.
+func TestEOSv2Unstable(t *testing.T) {
+	sc := mustLookup(t, "eosv2")
+	r := mustRun(t, Spec{Scenario: sc, Seed: 1, PlanText: "format 1\n2.4155s pause p1 25s\nend 2m12s\n"})
+	if len(r.Violations) > 0 || r.Duplicates != 0 || r.OffsetFetchUnstable == 0 || r.CommitsFencedByGeneration == 0 {
+		t.Fatalf("violations %v, duplicates %d, unstable fetches %d, commits fenced by generation %d\nreproduce: %s",
+			r.Violations, r.Duplicates, r.OffsetFetchUnstable, r.CommitsFencedByGeneration, r.Reproduce)
+	}
+}

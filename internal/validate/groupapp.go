@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/internal/validate/proxy"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/world"
@@ -32,7 +33,8 @@ import (
 // loop between the transaction's sends and its end, so that the pause
 // lands in an open transaction as the simulated one does.
 
-// GroupPause pauses instance Instance (0-based) At after the start, For
+// GroupPause pauses instance Instance (0-based) At after the start, or
+// when the instance begins its first transaction if that is later, For
 // long, on the simulated clock (RealGroupSpec.Scale applies).
 type GroupPause struct {
 	Instance int
@@ -128,6 +130,12 @@ type groupRun struct {
 
 	mu              sync.Mutex
 	commits, aborts int64
+	// paused[i] are instance i's pauses, from and until (guarded by
+	// mu); began[i] is closed when instance i first begins a
+	// transaction.
+	paused    [][][2]time.Time
+	began     []chan struct{}
+	beganOnce []sync.Once
 }
 
 const (
@@ -255,14 +263,41 @@ func (g *groupRun) session(i int) (*kgo.GroupTransactSession, error) {
 // pausedUntil returns when instance i's current pause ends, or the zero
 // time when it is not paused at now.
 func (g *groupRun) pausedUntil(i int, now time.Time) time.Time {
-	for _, p := range g.spec.Pauses {
-		from := g.start.Add(g.d(p.At))
-		to := from.Add(g.d(p.For))
-		if p.Instance == i && !now.Before(from) && now.Before(to) {
-			return to
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, w := range g.paused[i] {
+		if !now.Before(w[0]) && now.Before(w[1]) {
+			return w[1]
 		}
 	}
 	return time.Time{}
+}
+
+// pause runs pause p: at its time, once its instance has begun a
+// transaction (as the simulated pause lands in one: the real instance
+// joins its group later than the simulated one on a loaded machine),
+// the instance's proxy holds both directions and its loop stops for the
+// pause's length.
+func (g *groupRun) pause(ctx context.Context, p GroupPause) {
+	if sleepUntil(ctx, g.start.Add(g.d(p.At))) != nil {
+		return
+	}
+	select {
+	case <-g.began[p.Instance]:
+	case <-ctx.Done():
+		return
+	}
+	from := time.Now()
+	until := from.Add(g.d(p.For))
+	g.mu.Lock()
+	g.paused[p.Instance] = append(g.paused[p.Instance], [2]time.Time{from, until})
+	g.mu.Unlock()
+	px := g.proxies[p.Instance]
+	px.Hold(simnet.Request, until)
+	px.Hold(simnet.Response, until)
+	if sleepUntil(ctx, until) == nil {
+		px.Release()
+	}
 }
 
 // drive runs the instances until every input offset is committed (true)
@@ -285,20 +320,17 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 	// instance's pause.
 	appCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	g.paused = make([][][2]time.Time, s.Instances)
+	g.began = make([]chan struct{}, s.Instances)
+	g.beganOnce = make([]sync.Once, s.Instances)
+	for i := range g.began {
+		g.began[i] = make(chan struct{})
+	}
 	for _, p := range s.Pauses {
 		wg.Add(1)
 		go func(p GroupPause) {
 			defer wg.Done()
-			if sleepUntil(appCtx, g.start.Add(g.d(p.At))) != nil {
-				return
-			}
-			until := time.Now().Add(g.d(p.For))
-			px := g.proxies[p.Instance]
-			px.Hold(simnet.Request, until)
-			px.Hold(simnet.Response, until)
-			if sleepUntil(appCtx, until) == nil {
-				px.Release()
-			}
+			g.pause(appCtx, p)
 		}(p)
 	}
 	for i, sess := range sessions {
@@ -311,13 +343,18 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 	finished := g.waitCommitted(ctx)
 	// A paused instance resumes and ends its transaction before the
 	// instances stop polling: an open transaction would hold the output's
-	// last stable offset.
+	// last stable offset. A pause still waiting for its instance's first
+	// transaction does not start any more.
+	g.mu.Lock()
 	var resume time.Time
-	for _, p := range s.Pauses {
-		if t := g.start.Add(g.d(p.At + p.For)); t.After(resume) {
-			resume = t
+	for _, ws := range g.paused {
+		for _, w := range ws {
+			if w[1].After(resume) {
+				resume = w[1]
+			}
 		}
 	}
+	g.mu.Unlock()
 	if sleepUntil(ctx, resume) != nil {
 		finished = false
 	}
@@ -350,6 +387,7 @@ func (g *groupRun) loop(ctx, pollCtx context.Context, i int, sess *kgo.GroupTran
 		if err := sess.Begin(); err != nil {
 			return
 		}
+		g.beganOnce[i].Do(func() { close(g.began[i]) })
 		next := time.Now()
 		for _, r := range recs {
 			next = next.Add(g.d(g.spec.Interval))
@@ -510,4 +548,62 @@ func committedTotal(ctx context.Context, cl *kgo.Client) int64 {
 		}
 	}
 	return sum
+}
+
+// runGroupScenario runs a consumer-group scenario's real side
+// (app.mode=exactly-once-v2): the resolved configuration and the plan
+// become a RealGroupSpec, and its counts the compared Counts. The plan
+// may pause instances only.
+func runGroupScenario(ctx context.Context, spec RealSpec) (Counts, error) {
+	cfg := spec.Resolved.Config
+	pc := spec.Resolved.Producer
+	if spec.Client != "" && spec.Client != ClientFranzGo {
+		return Counts{}, fmt.Errorf("a consumer-group application runs with franz-go only: %w", ErrUnsupported)
+	}
+	if spec.Bootstrap != "" {
+		return Counts{}, fmt.Errorf("a consumer-group application runs against kfake only (-bootstrap): %w", ErrUnsupported)
+	}
+	gs := RealGroupSpec{Instances: cfg.App.Instances, Partitions: cfg.App.InputPartitions, Records: int(cfg.App.Records),
+		PerTxn: int(pc.TransactionRecords), Interval: cfg.App.SendInterval, SessionTimeout: cfg.App.SessionTimeout,
+		RebalanceTimeout: groupRebalanceTimeout, TransactionTimeout: pc.TransactionTimeout, Scale: spec.Scale,
+		Deadline: spec.Deadline, Seed: spec.Seed}
+	for _, a := range spec.Plan.Actions {
+		p, ok := a.Action.(faults.Pause)
+		if !ok {
+			return Counts{}, fmt.Errorf("plan action %q in a consumer-group application (only pauses are mapped): %w", string(a.Action.AppendTo(nil)), ErrUnsupported)
+		}
+		i, err := instanceIndex(p.Node, gs.Instances)
+		if err != nil {
+			return Counts{}, err
+		}
+		gs.Pauses = append(gs.Pauses, GroupPause{Instance: i, At: a.At, For: p.For})
+	}
+	gc, err := RunRealGroup(ctx, gs)
+	if err != nil {
+		return Counts{}, err
+	}
+	if !gc.Finished {
+		return Counts{}, fmt.Errorf("the real group application did not commit its whole input within %v", gs.Deadline)
+	}
+	c := Counts{Sent: gc.Input, Acked: gc.Unique, Failed: gc.Lost, Appended: gc.Output + gc.Aborted, Duplicates: gc.Duplicates,
+		LostAcked: 0, Fenced: gc.Fenced, TxnAborted: gc.Aborts}
+	if gc.MemberRefused > 0 {
+		c.GroupFenced = 1
+	}
+	return c, nil
+}
+
+// groupRebalanceTimeout is the instances' max.poll.interval.ms, Kafka's
+// default (ConsumerConfig, 300000 ms), which the JoinGroup carries as the
+// rebalance timeout.
+const groupRebalanceTimeout = 300 * time.Second
+
+// instanceIndex returns the index of instance node name ("p1" is 0).
+func instanceIndex(name string, n int) (int, error) {
+	for i := 0; i < n; i++ {
+		if world.InstanceName(i) == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("plan node %s is not an instance of the application (p1..p%d): %w", name, n, ErrUnsupported)
 }

@@ -73,6 +73,13 @@ type Counts struct {
 	LostAcked  int64            `json:"lost_acked"`
 	Fenced     int64            `json:"fenced"`
 	Errors     map[string]int64 `json:"errors"`
+	// GroupFenced is 1 when the consumer group refused a member an
+	// instance thought it was (a zombie fenced by the group), else 0;
+	// TxnAborted counts the application's aborted transactions. Both
+	// are compared for consumer-group applications only
+	// (Support.Group).
+	GroupFenced int64 `json:"group_fenced,omitempty"`
+	TxnAborted  int64 `json:"txn_aborted,omitempty"`
 }
 
 // recordSize is the value size of every record on the real side: large
@@ -181,6 +188,9 @@ func (r *realRun) d(x time.Duration) time.Duration {
 // cluster (or the cluster at spec.Bootstrap), every connection through a
 // fault-injecting proxy, and counts what reached the log.
 func RunReal(ctx context.Context, spec RealSpec) (Counts, error) {
+	if spec.Resolved.Config.App.Mode.Grouped() {
+		return runGroupScenario(ctx, spec)
+	}
 	r := &realRun{spec: spec, cfg: spec.Resolved.Config, acked: map[int64]bool{}, failed: map[int64]bool{},
 		outcome: map[int64]bool{}, errs: map[string]int64{}}
 	if spec.Deadline <= 0 {

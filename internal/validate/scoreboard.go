@@ -193,7 +193,10 @@ func cellRates(m ModeResult) string {
 			continue
 		}
 		s := fmt.Sprintf("%s: %s · %s, margin %s: %s", c.Counter, interval(c.Sim), interval(c.Real), c.MarginText, c.Verdict)
-		if c.Excluded != "" {
+		switch {
+		case c.Excluded != "" && c.ExcludedBy == "client":
+			s += " (client difference, not in the verdict)"
+		case c.Excluded != "":
 			s += " (kfake deviation, not in the verdict)"
 		}
 		parts = append(parts, s)

@@ -163,6 +163,9 @@ type Comparison struct {
 	// the counter is left out of the overall verdict.
 	Why      string `json:"why,omitempty"`
 	Excluded string `json:"excluded,omitempty"`
+	// ExcludedBy is what Excluded is: "" a kfake deviation, "client" a
+	// documented difference of the real client's.
+	ExcludedBy string `json:"excluded_by,omitempty"`
 }
 
 // Margin is the equivalence margin. Absolute, it is Value on each rate.

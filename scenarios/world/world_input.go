@@ -36,7 +36,7 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 		case model.OutSend:
 			c := in.cconns[k]
 			if c.Gen == 0 {
-				c = w.nw.Connect(in.node, w.destNode(o.Dest))
+				c = w.nw.ConnectAux(in.node, w.destNode(o.Dest)) // beside the producer's
 				in.cconns[k] = c
 			}
 			link := int(c.Client)*len(w.names) + int(c.Server)

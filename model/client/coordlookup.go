@@ -27,11 +27,12 @@ import (
 //     after retry.backoff.ms (FindCoordinatorHandler.handleResponse,
 //     reenqueue).
 //
-// librdkafka and franz-go look the coordinator up the same way on the
-// same errors (librdkafka rd_kafka_txn_coord_query on
-// NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE in its txn handlers; franz-go
-// pkg/kgo's coordinator cache is deleted on those errors and the request
-// retried); the model gives every policy the Java client's backoff.
+// librdkafka also finds the coordinator with FindCoordinator
+// (rd_kafka_txn_coord_query, src/rdkafka_txnmgr.c), and franz-go deletes
+// its cached coordinator on NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and
+// COORDINATOR_LOAD_IN_PROGRESS (Client.maybeDeleteStaleCoordinator,
+// pkg/kgo/client.go); the model gives every policy the Java client's
+// handling and backoff (docs/operations.md, "Coordinator migration").
 //
 // Simplified: the broker asked is chosen in turn (the first, then the next
 // after each failed lookup), not as NetworkClient.leastLoadedNode chooses;

@@ -28,11 +28,12 @@ import (
 //     reenqueue).
 //
 // librdkafka also finds the coordinator with FindCoordinator
-// (rd_kafka_txn_coord_query, src/rdkafka_txnmgr.c), and franz-go deletes
-// its cached coordinator on NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and
+// (rd_kafka_txn_coord_query, src/rdkafka_txnmgr.c) and evicts it on
+// NOT_COORDINATOR; franz-go deletes its cached coordinator on
+// NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and also
 // COORDINATOR_LOAD_IN_PROGRESS (Client.maybeDeleteStaleCoordinator,
-// pkg/kgo/client.go); the model gives every policy the Java client's
-// handling and backoff (docs/operations.md, "Coordinator migration").
+// pkg/kgo/client.go): clientPolicy.lookupOnLoad. Every policy waits the
+// producer's retry.backoff.ms before the request again.
 //
 // Simplified: the broker asked is chosen in turn (the first, then the next
 // after each failed lookup), not as NetworkClient.leastLoadedNode chooses;
@@ -128,6 +129,10 @@ func (p *Producer) coordLost(now sim.Time, t model.CoordKeyType, op string, err 
 	}
 	switch err {
 	case model.ErrNotCoordinator, model.ErrCoordinatorNotAvailable, model.ErrNetworkException:
+	case model.ErrCoordinatorLoadInProgress:
+		if !p.policy.lookupOnLoad() {
+			return false
+		}
 	default:
 		return false
 	}

@@ -132,3 +132,31 @@ func newPTestFound(t *testing.T, node int32, mut func(*ProducerConfig)) *ptest {
 	pt.take(pt.p.Receive(0, model.DestCoordinator, &model.InitProducerIDResponse{CorrelationID: r.CorrelationID, PID: 1000}))
 	return pt
 }
+
+// TestCoordinatorLoadLookupByPolicy: COORDINATOR_LOAD_IN_PROGRESS keeps
+// the coordinator for the Java client and librdkafka, and makes franz-go
+// find it again (Client.maybeDeleteStaleCoordinator).
+func TestCoordinatorLoadLookupByPolicy(t *testing.T) {
+	for _, c := range []struct {
+		policy ClientPolicy
+		finds  int
+	}{{PolicyJava, 0}, {PolicyLibrdkafka, 0}, {PolicyFranzGo, 1}} {
+		pt := newPTestFound(t, 0, func(cfg *ProducerConfig) {
+			cfg.TransactionalID, cfg.TransactionRecords, cfg.Policy = "t", 1, c.policy
+		})
+		pt.take(pt.p.Send(0, model.Record{ID: model.RecordID{N: 0}}))
+		var add *model.AddPartitionsToTxnRequest
+		for _, o := range pt.outs {
+			if m, ok := o.Msg.(*model.AddPartitionsToTxnRequest); ok {
+				add = m
+			}
+		}
+		if add == nil {
+			t.Fatalf("%v: no AddPartitionsToTxn", c.policy)
+		}
+		pt.take(pt.p.Receive(pt.now, model.DestCoordinator, &model.TxnResponse{CorrelationID: add.CorrelationID, Err: model.ErrCoordinatorLoadInProgress}))
+		if len(pt.finds) != c.finds {
+			t.Errorf("%v: %d FindCoordinator after COORDINATOR_LOAD_IN_PROGRESS, want %d", c.policy, len(pt.finds), c.finds)
+		}
+	}
+}

@@ -125,6 +125,10 @@ type clientPolicy interface {
 	// names (KIP-951, leaderhint.go); client is the Java client's
 	// release.
 	leaderHints(client int) bool
+	// lookupOnLoad reports whether a COORDINATOR_LOAD_IN_PROGRESS answer
+	// makes the client find its coordinator again (coordlookup.go), as
+	// NOT_COORDINATOR does, or only retry the request.
+	lookupOnLoad() bool
 
 	// responded records that a request carrying batch b of partition ps
 	// came back with err: a produce response's partition error (ErrNone

@@ -49,6 +49,11 @@ func (*javaPolicy) exponentialBackoff(client int) bool { return client == 0 || c
 // ProduceRequest.json, not in 3.6.0's).
 func (*javaPolicy) leaderHints(client int) bool { return client == 0 || client >= 307 }
 
+// lookupOnLoad: TransactionManager's handlers retry
+// COORDINATOR_LOAD_IN_PROGRESS with the coordinator they have (reenqueue
+// without lookupCoordinator).
+func (*javaPolicy) lookupOnLoad() bool { return false }
+
 // responded: the Java client pipelines a partition whatever its last
 // response was.
 func (*javaPolicy) responded(*partState, model.ErrCode) {}

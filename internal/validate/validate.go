@@ -107,6 +107,7 @@ var Unsupported = map[string]string{
 	"isolated":      replicated,
 	"unclean":       replicated,
 	"rolling":       rollingReason,
+	"coordmove":     rollingReason,
 	"reassign":      reassignReason,
 }
 

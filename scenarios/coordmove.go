@@ -37,7 +37,7 @@ host is answered NOT_COORDINATOR; it looks the coordinator up again, a
 broker answers b2, and its requests get COORDINATOR_LOAD_IN_PROGRESS
 until the load is over, each retried after retry.backoff.ms (seeds
 1-200: NOT_COORDINATOR twice in every run, once from each coordinator;
-COORDINATOR_LOAD_IN_PROGRESS 503 times, in 198 runs). The new
+COORDINATOR_LOAD_IN_PROGRESS 504 times, in 198 runs). The new
 transaction coordinator reloads the log under coordinator epoch + 1 and
 completes a commit the old one had prepared. b1 restarts clean after
 leader.down.ms; the coordinators stay on b2.

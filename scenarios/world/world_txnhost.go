@@ -36,6 +36,8 @@ type txnHosting struct {
 	host, group int
 	gen         uint64
 	on          bool
+	// load is coordinator.load.ms, once both coordinators are placed.
+	load time.Duration
 }
 
 // hostsCoordinator reports whether broker node n hosts the coordinator.
@@ -46,14 +48,15 @@ func (w *World) hostsCoordinator(n simnet.NodeID) bool {
 // hostStart places the coordinators at the start of a replicated run.
 func (w *World) hostStart() {
 	if w.txnHost.on = w.pcfg.TransactionalID != "" && w.pcfg.TransactionRecords > 0; w.txnHost.on {
-		w.place(0, false, false)
-		w.place(0, true, false)
+		w.place(0, false)
+		w.place(0, true)
+		w.txnHost.load = time.Duration(w.cfg.Coordinator.LoadMs) * time.Millisecond
 	}
 }
 
 // place tells coordinator node (g1 if group) its host, loaded after
-// coordinator.load.ms if load, and the network and brokers where it is.
-func (w *World) place(now sim.Time, group, load bool) {
+// txnHost.load, and the network and brokers where it is.
+func (w *World) place(now sim.Time, group bool) {
 	host, n, t := w.txnHost.host, w.coordNode, model.CoordKeyTransaction
 	if group {
 		host, n, t = w.txnHost.group, w.kindNode[kindIndex(model.DestGroupCoordinator)], model.CoordKeyGroup
@@ -61,11 +64,7 @@ func (w *World) place(now sim.Time, group, load bool) {
 	if !w.txnHost.on || n < 0 {
 		return
 	}
-	at := now
-	if load {
-		at = now.Add(time.Duration(w.cfg.Coordinator.LoadMs) * time.Millisecond)
-	}
-	w.nodes[n].srv.(interface{ Host(int32, sim.Time) }).Host(int32(host), at)
+	w.nodes[n].srv.(interface{ Host(int32, sim.Time) }).Host(int32(host), now.Add(w.txnHost.load))
 	w.nw.Follow(n, w.brokerNode[host])
 	for _, b := range w.brokerNode {
 		w.nodes[b].broker.SetCoordinator(t, int32(host), true)
@@ -98,10 +97,11 @@ func (w *World) coordFollow(now sim.Time, m *model.MetadataUpdate) {
 			w.txnHost.gen++
 			w.coord.Crash()
 			w.closeServerConns(n)
+			w.takeNotices(now)
 			w.serverOuts(now, n, w.coord.Restart(now, false))
 			w.repl.coordMetadata(w, now)
 		}
-		w.place(now, group, true)
+		w.place(now, group)
 	}
 }
 
@@ -127,7 +127,7 @@ func (w *World) hostRestarted(now sim.Time, n simnet.NodeID) {
 	w.note(now, w.coordNode, "restarts on "+w.names[n]+", its host again")
 	w.restart(now, w.coordNode, false)
 	w.repl.coordMetadata(w, now)
-	w.place(now, false, true)
+	w.place(now, false)
 }
 
 // coordMove moves a crashed coordinator to the first live broker after its
@@ -144,6 +144,6 @@ func (w *World) coordMove(now sim.Time, ev Event) {
 		w.note(now, c, "moves to "+w.names[w.brokerNode[b]]+", the new __transaction_state leader, and loads the log")
 		w.restart(now, c, false)
 		w.repl.coordMetadata(w, now)
-		w.place(now, false, true)
+		w.place(now, false)
 	}
 }

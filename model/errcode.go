@@ -81,7 +81,10 @@ var errNames = map[ErrCode]string{
 	ErrIneligibleReplica:            "INELIGIBLE_REPLICA",
 
 	// Group membership (message_group.go).
-	ErrCoordinatorNotAvailable:   "COORDINATOR_NOT_AVAILABLE",
+	ErrCoordinatorNotAvailable: "COORDINATOR_NOT_AVAILABLE",
+	// Coordinator lookup (message_findcoord.go).
+	ErrCoordinatorLoadInProgress: "COORDINATOR_LOAD_IN_PROGRESS",
+	ErrNotCoordinator:            "NOT_COORDINATOR",
 	ErrIllegalGeneration:         "ILLEGAL_GENERATION",
 	ErrInconsistentGroupProtocol: "INCONSISTENT_GROUP_PROTOCOL",
 	ErrUnknownMemberID:           "UNKNOWN_MEMBER_ID",

@@ -125,6 +125,10 @@ type InitProducerIDRequest struct {
 	ExpectedEpoch   int16
 	// TransactionTimeout is transaction.timeout.ms; 0 means the default.
 	TransactionTimeout time.Duration
+	// Coord is simulation metadata, never on the wire: the broker the
+	// client sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "InitProducerId#1 txn=t1 expect=1000/0".
@@ -179,6 +183,10 @@ type AddPartitionsToTxnRequest struct {
 	// Txn is simulation metadata, never on the wire: the sending
 	// instance's ordinal of the transaction it adds to ([Batch.Txn]).
 	Txn int32
+	// Coord is simulation metadata, never on the wire: the broker the
+	// client sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "AddPartitionsToTxn#4 txn=t1 pid=42 e=0 [p0 p1]".
@@ -209,6 +217,10 @@ type EndTxnRequest struct {
 	// instance's ordinal of the transaction this EndTxn is meant to end
 	// ([Batch.Txn]).
 	Txn int32
+	// Coord is simulation metadata, never on the wire: the broker the
+	// client sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "EndTxn#5 txn=t1 pid=42 e=0 COMMIT".

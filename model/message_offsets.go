@@ -32,6 +32,10 @@ type AddOffsetsToTxnRequest struct {
 	PID             ProducerID
 	Epoch           int16
 	GroupID         string
+	// Coord is simulation metadata, never on the wire: the broker the
+	// client sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "AddOffsetsToTxn#6 txn=t1 pid=42 e=0 group=app-0".
@@ -75,6 +79,10 @@ type TxnOffsetCommitRequest struct {
 	// .sendOffsetsToTransaction's map gives them; Offset is then unused.
 	Partitions []int32
 	Offsets    []int64
+	// Coord is simulation metadata, never on the wire: the broker the
+	// client sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "TxnOffsetCommit#7 group=app-0 pid=42 e=0 offset=10",

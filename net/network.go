@@ -98,8 +98,11 @@ type Notice struct {
 
 // connState is a connection's live state.
 type connState struct {
-	gen    uint32
-	broken bool
+	// next counts the pair's connections; gen is the live one's, aux the
+	// live auxiliary one's ([Network.ConnectAux]; 0 for none). Each has
+	// its own broken flag; the FIFO floor (last) is the pair's.
+	next, gen, aux    uint32
+	broken, auxBroken bool
 	// last holds the latest scheduled arrival per direction, for FIFO.
 	last [2]sim.Time
 }
@@ -137,6 +140,9 @@ type Network struct {
 	server     []bool
 	srvRng     *rand.Rand
 	srvLossPPM uint32
+	// follow[n] is the node whose partitions node n shares
+	// ([Network.Follow]); nil when no node follows another.
+	follow []NodeID
 }
 
 // New returns a network over the named nodes. cfg must be valid
@@ -186,6 +192,33 @@ func zeroed[T any](s []T, n int) []T {
 	return s
 }
 
+// Follow makes node n share host's partitions: a message between n and
+// another node is cut when the link between host and that node is (or
+// when its own link is). A coordinator follows the broker that hosts it,
+// so that a partition that cuts the broker off cuts the coordinator off
+// too. Latencies stay n's own. A message on the wire when n's host
+// changes is dropped at arrival if the two hosts' links were cut a
+// different number of times.
+func (nw *Network) Follow(n, host NodeID) {
+	if nw.follow == nil {
+		nw.follow = make([]NodeID, len(nw.names))
+		for i := range nw.follow {
+			nw.follow[i] = NodeID(i)
+		}
+	}
+	nw.follow[n] = host
+}
+
+// hostLink is the link whose partitions the link from -> to follows
+// ([Network.Follow]), or -1 if it follows none.
+func (nw *Network) hostLink(from, to NodeID) int {
+	f, t := nw.follow[from], nw.follow[to]
+	if f == from && t == to || f == t {
+		return -1
+	}
+	return int(f)*len(nw.names) + int(t)
+}
+
 // SetServers marks the server nodes (indexed by node id) and gives the
 // links between two of them their own random stream. A connection whose
 // both ends are servers is a server link: its latency follows the same
@@ -220,24 +253,46 @@ func (nw *Network) conn(c, s NodeID) *connState { return &nw.conns[int(c)*len(nw
 // one: messages of older generations will not arrive.
 func (nw *Network) Connect(client, server NodeID) Conn {
 	cs := nw.conn(client, server)
-	cs.gen++
-	cs.broken = false
+	cs.next++
+	cs.gen, cs.broken = cs.next, false
 	return Conn{Client: client, Server: server, Gen: cs.gen}
+}
+
+// ConnectAux is [Network.Connect] for a second client on the client node
+// (a consumer beside a producer): its connection lives beside the one
+// Connect opened, each abandoning only an older one of its own kind.
+// Generations are the pair's, in opening order.
+func (nw *Network) ConnectAux(client, server NodeID) Conn {
+	cs := nw.conn(client, server)
+	cs.next++
+	cs.aux, cs.auxBroken = cs.next, false
+	return Conn{Client: client, Server: server, Gen: cs.aux}
+}
+
+// brokenOf returns the broken flag of generation gen's connection if it
+// is live (Connect's or ConnectAux's), else nil.
+func (cs *connState) brokenOf(gen uint32) *bool {
+	switch {
+	case gen == cs.gen:
+		return &cs.broken
+	case gen == cs.aux && gen != 0:
+		return &cs.auxBroken
+	}
+	return nil
 }
 
 // Close closes c, as a client does on a request timeout; what is still on
 // the wire is lost.
 func (nw *Network) Close(c Conn) {
-	cs := nw.conn(c.Client, c.Server)
-	if cs.gen == c.Gen {
-		cs.broken = true
+	if b := nw.conn(c.Client, c.Server).brokenOf(c.Gen); b != nil {
+		*b = true
 	}
 }
 
 // Alive reports whether c is the current, unbroken connection.
 func (nw *Network) Alive(c Conn) bool {
-	cs := nw.conn(c.Client, c.Server)
-	return cs.gen == c.Gen && !cs.broken
+	b := nw.conn(c.Client, c.Server).brokenOf(c.Gen)
+	return b != nil && !*b
 }
 
 // Send puts a message on connection c in direction dir at time now and
@@ -268,12 +323,19 @@ func (nw *Network) send(now sim.Time, c Conn, dir Direction, lose bool) Sent {
 	}
 	link := int(from)*len(nw.names) + int(to)
 	s := Sent{DupAt: -1, Tok: Token{Conn: c, Dir: dir, Cut: nw.cuts[link]}}
+	blocked := nw.blocked[link]
+	if nw.follow != nil {
+		if h := nw.hostLink(from, to); h >= 0 {
+			s.Tok.Cut += nw.cuts[h]
+			blocked = blocked || nw.blocked[h]
+		}
+	}
 	cs := nw.conn(c.Client, c.Server)
-	if nw.cfg.Mode == TCP && (cs.gen != c.Gen || cs.broken) {
+	if b := cs.brokenOf(c.Gen); nw.cfg.Mode == TCP && (b == nil || *b) {
 		s.Fate = ConnBroken
 		return s
 	}
-	if nw.blocked[link] {
+	if blocked {
 		s.Fate = Partitioned
 		nw.breakConn(c)
 		return s
@@ -322,9 +384,8 @@ func (nw *Network) breakConn(c Conn) {
 	if nw.cfg.Mode != TCP {
 		return
 	}
-	cs := nw.conn(c.Client, c.Server)
-	if cs.gen == c.Gen && !cs.broken {
-		cs.broken = true
+	if b := nw.conn(c.Client, c.Server).brokenOf(c.Gen); b != nil && !*b {
+		*b = true
 		nw.broken = append(nw.broken, c)
 	}
 }
@@ -386,13 +447,18 @@ func (nw *Network) Arrive(tok Token) Fate {
 		from, to = to, from
 	}
 	link := int(from)*len(nw.names) + int(to)
-	if nw.blocked[link] || nw.cuts[link] != tok.Cut {
+	blocked, cut := nw.blocked[link], nw.cuts[link]
+	if nw.follow != nil {
+		if h := nw.hostLink(from, to); h >= 0 {
+			blocked, cut = blocked || nw.blocked[h], cut+nw.cuts[h]
+		}
+	}
+	if blocked || cut != tok.Cut {
 		nw.breakConn(c)
 		return Partitioned
 	}
 	if nw.cfg.Mode == TCP {
-		cs := nw.conn(c.Client, c.Server)
-		if cs.gen != c.Gen || cs.broken {
+		if b := nw.conn(c.Client, c.Server).brokenOf(c.Gen); b == nil || *b {
 			return ConnBroken
 		}
 	}
@@ -412,8 +478,16 @@ func (nw *Network) Cut(a, b NodeID) {
 // Heal ends a partition from a to b.
 func (nw *Network) Heal(a, b NodeID) { nw.blocked[int(a)*len(nw.names)+int(b)] = false }
 
-// Blocked reports whether the link a->b is cut now.
-func (nw *Network) Blocked(a, b NodeID) bool { return nw.blocked[int(a)*len(nw.names)+int(b)] }
+// Blocked reports whether the link a->b is cut now, or the link it
+// follows ([Network.Follow]).
+func (nw *Network) Blocked(a, b NodeID) bool {
+	if nw.follow != nil {
+		if h := nw.hostLink(a, b); h >= 0 && nw.blocked[h] {
+			return true
+		}
+	}
+	return nw.blocked[int(a)*len(nw.names)+int(b)]
+}
 
 // AppendConn appends the connection's description, e.g. "p1>b1#2".
 func (nw *Network) AppendConn(b []byte, c Conn) []byte { return c.appendTo(b, nw.names) }

@@ -285,3 +285,53 @@ func TestLinkLatency(t *testing.T) {
 		t.Errorf("CheckNodes: %v", err)
 	}
 }
+
+// TestFollow: a node that follows a host shares the host's partitions,
+// and a message on the wire across a new cut of the host's link is
+// dropped.
+func TestFollow(t *testing.T) {
+	nodes := []string{"p1", "b1", "b2", "c1"}
+	nw := simnet.New(simnet.Config{Mode: simnet.TCP, Latency: simnet.Latency{Dist: simnet.Constant, Base: time.Millisecond}}, sim.NewRand(1, sim.StreamID("net")), nodes)
+	nw.Follow(3, 1)
+	c := nw.Connect(0, 3)
+	if s := nw.Send(0, c, simnet.Request); s.Fate != simnet.Delivered {
+		t.Fatalf("before the cut: %v", s.Fate)
+	}
+	s := nw.Send(0, c, simnet.Request)
+	nw.Cut(0, 1)
+	if !nw.Blocked(0, 3) || nw.Blocked(0, 2) {
+		t.Fatalf("p1>c1 should follow p1>b1's cut, p1>b2 not")
+	}
+	if f := nw.Arrive(s.Tok); f != simnet.Partitioned {
+		t.Fatalf("a message on the wire across the host's cut: %v", f)
+	}
+	nw.Heal(0, 1)
+	nw.Follow(3, 2)
+	c = nw.Connect(0, 3)
+	nw.Cut(0, 1)
+	if s := nw.Send(0, c, simnet.Request); s.Fate != simnet.Delivered {
+		t.Fatalf("after the move to b2, b1's cut: %v", s.Fate)
+	}
+}
+
+// TestConnectAux: a second client's connection on the same pair lives
+// beside the first; each new connection abandons only its own kind's.
+func TestConnectAux(t *testing.T) {
+	nw := simnet.New(simnet.Config{Mode: simnet.TCP, Latency: simnet.Latency{Dist: simnet.Constant, Base: time.Millisecond}}, sim.NewRand(1, sim.StreamID("net")), names)
+	p := nw.Connect(0, 1)
+	c := nw.ConnectAux(0, 1)
+	if !nw.Alive(p) || !nw.Alive(c) || p.Gen == c.Gen {
+		t.Fatalf("both connections should live: %v %v", p, c)
+	}
+	p2 := nw.Connect(0, 1)
+	if nw.Alive(p) || !nw.Alive(c) || !nw.Alive(p2) {
+		t.Fatalf("a new main connection abandons only the old main one")
+	}
+	nw.Close(c)
+	if nw.Alive(c) || !nw.Alive(p2) {
+		t.Fatalf("closing the auxiliary connection closes only it")
+	}
+	if s := nw.Send(0, c, simnet.Request); s.Fate != simnet.ConnBroken {
+		t.Fatalf("send on the closed auxiliary connection: %v", s.Fate)
+	}
+}

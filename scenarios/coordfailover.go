@@ -27,8 +27,12 @@ broker.session.timeout.ms the controller fences b1 and elects new leaders:
 for partition 0, and for __transaction_state, whose new leader b2 loads
 the log under coordinator epoch + 1, sends the markers of every
 PrepareCommit again and completes it
-(TransactionCoordinator.onElection). The producer retries its EndTxn (CONCURRENT_TRANSACTIONS until the
-commit completes, then NONE) and goes on. A marker the old coordinator
+(TransactionCoordinator.onElection). The producer, which lost its
+connection to the coordinator, looks it up again (FindCoordinator); a
+request it sent to b1's coordinator after the move is answered
+NOT_COORDINATOR (docs/operations.md, "Coordinator migration"). It
+retries its EndTxn (CONCURRENT_TRANSACTIONS until the commit completes,
+then NONE) and goes on. A marker the old coordinator
 had sent and that arrives after the new one's is refused
 TRANSACTION_COORDINATOR_FENCED (the marker carries the old
 coordinator epoch; ProducerAppendInfo.checkCoordinatorEpoch). Every transaction the producer was

@@ -28,9 +28,10 @@ takes it out of every ISR, and answers shouldShutDown once the other
 brokers have applied the change (their next heartbeats: one to two
 broker.heartbeat.interval.ms, 2 s). Then the broker stops, stays down
 rolling.down.ms, restarts clean, catches up and rejoins the ISRs before
-the next broker's turn. The transaction coordinator runs on b1 and goes
-down with it while it is stopped (it does not move to the new
-__transaction_state leader yet: docs/operations.md).
+the next broker's turn. The transaction and group coordinators run on
+b1; when a broker that hosts them enters controlled shutdown they resign
+and move to the next active broker (docs/operations.md, "Coordinator
+migration"): b2, then b3, then b1.
 
 What the client sees (seeds 1-200): the first produce to each moved
 leader is answered NOT_LEADER_OR_FOLLOWER (3 in every run, one per
@@ -39,19 +40,20 @@ and its epoch (KIP-951's leader hint, "leader=b2 e=1" in the trace) and
 the producer retries to it at once; with kafka.version (or
 client.version or broker.version) 3.6 or older it asks for metadata and
 retries to the new leader after retry.backoff.ms (docs/operations.md).
-While b1 is stopped the producer's transaction waits for the
-coordinator; when it is back, the next transaction's first batches are
-refused while the previous commit completes (NOT_ENOUGH_REPLICAS, the
-leaders' verification answering CONCURRENT_TRANSACTIONS: 4 to 31 per run)
-and a batch behind a refused one gets OUT_OF_ORDER_SEQUENCE_NUMBER (0 to
-3); all are retried. The producer bumps no epoch itself; the coordinator
-bumps it at every commit (transaction.version=2). A record's latency,
-from the application's send to its acknowledgement, is about 10 ms
-outside the roll; at seed 1 it peaks at 1.7 s while b1 (and the
-coordinator) is down and 0.65 s after b2's shutdown (the commit that
-follows it); the record answered NOT_LEADER_OR_FOLLOWER when b3's
-leadership moves takes 14 ms (109 ms at kafka.version=3.6, without the hint)
-(-latency-chart draws it against time, the shutdowns marked).
+Its next request to each moved coordinator is answered NOT_COORDINATOR
+(6 in every run, two per shutdown); it looks the coordinator up again
+with FindCoordinator and goes on. The next transaction's first batches
+can be refused while the previous commit completes (NOT_ENOUGH_REPLICAS,
+the leaders' verification answering CONCURRENT_TRANSACTIONS: 1 to 27 per
+run) and a batch behind a refused one gets OUT_OF_ORDER_SEQUENCE_NUMBER
+(0 to 2); all are retried. The producer bumps no epoch itself; the
+coordinator bumps it at every commit (transaction.version=2). A record's
+latency, from the application's send to its acknowledgement, is about
+10 ms outside the roll; at seed 1 it peaks at about 0.2 s at each
+shutdown (197, 205 and 194 ms: the coordinators' move and the commit
+that completes after it); the record answered NOT_LEADER_OR_FOLLOWER
+when b3's leadership moves takes 12 ms (109 ms at kafka.version=3.6,
+without the hint) (-latency-chart draws it against time, the shutdowns marked).
 Nothing is lost or duplicated and no invariant fails
 (TestRollingInvariants: 20 seeds, 200 with -long).`,
 		ExpectOff: "nothing to show: transactions need idempotence",

@@ -152,6 +152,7 @@ var Unsupported = map[string]string{
 	"isolated":      replicated,
 	"unclean":       replicated,
 	"rolling":       rollingReason,
+	"coordmove":     rollingReason,
 	"reassign":      reassignReason,
 }
 

@@ -127,6 +127,9 @@ type Broker struct {
 	uncleanRestart bool
 	// shut is the controlled shutdown in progress (shutdown.go).
 	shut shutdownState
+	// coordTags are the coordinators' places by key type, as
+	// [model.CoordTag]s, -1 when unavailable (findcoord.go).
+	coordTags [coordKinds]int32
 }
 
 // brokerPool is a broker's allocator state: the chunks its produce
@@ -302,6 +305,8 @@ func (b *Broker) Step(now sim.Time, from model.Peer, m model.Message) []model.Ou
 		}
 	case *model.MetadataRequest:
 		b.metadataRequest(from, m)
+	case *model.FindCoordinatorRequest:
+		b.findCoordinator(from, m) // findcoord.go
 	case *model.ConsumerFetchRequest:
 		b.consumerFetch(from, m)
 	case *model.ListOffsetsRequest:

@@ -132,6 +132,11 @@ type clientPolicy interface {
 	// Metadata (false: the Java client asks for Metadata either way).
 	hintReplacesMetadata() bool
 
+	// lookupOnLoad reports whether a COORDINATOR_LOAD_IN_PROGRESS answer
+	// makes the client find its coordinator again (coordlookup.go), as
+	// NOT_COORDINATOR does, or only retry the request.
+	lookupOnLoad() bool
+
 	// responded records that a request carrying batch b of partition ps
 	// came back with err: a produce response's partition error (ErrNone
 	// for a success), or ErrNetworkException / ErrRequestTimedOut for a

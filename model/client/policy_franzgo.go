@@ -104,6 +104,12 @@ func (*franzGoPolicy) leaderHints(int) bool { return true }
 // sets failing and triggers the metadata update.
 func (*franzGoPolicy) hintReplacesMetadata() bool { return true }
 
+// lookupOnLoad: franz-go deletes its cached coordinator on
+// COORDINATOR_LOAD_IN_PROGRESS as on NOT_COORDINATOR and
+// COORDINATOR_NOT_AVAILABLE, and finds it again before the retry
+// (pkg/kgo/client.go, Client.maybeDeleteStaleCoordinator).
+func (*franzGoPolicy) lookupOnLoad() bool { return true }
+
 // responded: franz-go pipelines a partition's requests only while its
 // last response was a success (recBuf.okOnSink, sink.go createReq); a
 // broken or timed-out connection does not count as a response.

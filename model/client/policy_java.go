@@ -54,6 +54,11 @@ func (*javaPolicy) leaderHints(client int) bool { return client == 0 || client >
 // (leaderhint.go).
 func (*javaPolicy) hintReplacesMetadata() bool { return false }
 
+// lookupOnLoad: TransactionManager's handlers retry
+// COORDINATOR_LOAD_IN_PROGRESS with the coordinator they have (reenqueue
+// without lookupCoordinator).
+func (*javaPolicy) lookupOnLoad() bool { return false }
+
 // responded: the Java client pipelines a partition whatever its last
 // response was.
 func (*javaPolicy) responded(*partState, model.ErrCode) {}

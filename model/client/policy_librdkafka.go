@@ -70,6 +70,12 @@ func (*librdkafkaPolicy) leaderHints(int) bool { return false }
 // hintReplacesMetadata: no hint is read.
 func (*librdkafkaPolicy) hintReplacesMetadata() bool { return false }
 
+// lookupOnLoad: librdkafka's txn handlers retry
+// COORDINATOR_LOAD_IN_PROGRESS (RD_KAFKA_ERR_ACTION_RETRY) and evict the
+// cached coordinator only on NOT_COORDINATOR (src/rdkafka_txnmgr.c,
+// rd_kafka_coord_cache_evict).
+func (*librdkafkaPolicy) lookupOnLoad() bool { return false }
+
 // responded: librdkafka's pipelining does not depend on the last
 // response (it waits for the wire to drain instead, drainsNext).
 func (*librdkafkaPolicy) responded(*partState, model.ErrCode) {}

@@ -99,6 +99,9 @@ type prequest struct {
 	txnOp uint8
 	// meta: a Metadata request (metadata.go).
 	meta bool
+	// find is 1 + the key type of a FindCoordinator request, else 0
+	// (coordlookup.go).
+	find uint8
 }
 
 // dconn is the producer's connection to one destination.
@@ -183,7 +186,9 @@ type Producer struct {
 	epoch       int16
 	initSent    bool
 	initRetryAt sim.Time
-	fatal       model.ErrCode
+	// coords are the coordinators found, by key type (coordlookup.go).
+	coords [2]coordLookup
+	fatal  model.ErrCode
 	// abortErr is the error that put a transactional instance in its
 	// abortable-error state, or ErrNone; txnBump asks the coordinator for
 	// an epoch bump once nothing is on the wire.
@@ -374,6 +379,8 @@ func (p *Producer) Receive(now sim.Time, dest int32, m model.Message) []model.Ou
 		corr = r.CorrelationID
 	case *model.MetadataResponse:
 		corr = r.CorrelationID
+	case *model.FindCoordinatorResponse:
+		corr = r.CorrelationID
 	default:
 		panic("model: producer received a request")
 	}
@@ -414,6 +421,8 @@ func (p *Producer) Receive(now sim.Time, dest int32, m model.Message) []model.Ou
 		p.handleTxnResponse(now, q, r)
 	case *model.MetadataResponse:
 		p.handleMetadata(now, r)
+	case *model.FindCoordinatorResponse:
+		p.handleFind(now, r) // coordlookup.go
 	}
 	p.retire(q)
 	p.poll(now)
@@ -449,6 +458,9 @@ func (p *Producer) handleInit(now sim.Time, r *model.InitProducerIDResponse) {
 		// ProducerFencedException).
 		p.enterFatal(now, model.ErrProducerFenced)
 	default:
+		// NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE: look the
+		// coordinator up again first (coordlookup.go).
+		p.coordLost(now, model.CoordKeyTransaction, "InitProducerId", r.Err)
 		// Retriable (CONCURRENT_TRANSACTIONS, coordinator errors): ask
 		// again after retry.backoff.ms.
 		p.initRetryAt = now.Add(p.cfg.RetryBackoff)
@@ -504,10 +516,15 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err model.ErrCode) {
 		switch {
 		case q.init:
 			p.initSent = false
+			if p.lookups() {
+				p.coordLost(0, model.CoordKeyTransaction, "", model.ErrNetworkException) // coordlookup.go
+			}
 		case q.meta:
 			p.metaInflight = false
 		case q.txnOp != txnOpNone:
 			p.txnLost(q)
+		case q.find != 0:
+			p.findLost(q) // coordlookup.go
 		default:
 			for _, b := range q.batches {
 				if b.req == q {

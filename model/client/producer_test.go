@@ -22,6 +22,10 @@ type ptest struct {
 	outs []model.Out // everything the producer emitted, in order
 	reqs []*model.ProduceRequest
 	init []*model.InitProducerIDRequest
+	// finds are the FindCoordinator requests not answered yet, with
+	// their destinations (answer them with pt.found).
+	finds     []*model.FindCoordinatorRequest
+	findDests []int32
 }
 
 func newPTest(t *testing.T, mut func(*ProducerConfig)) *ptest {
@@ -39,6 +43,7 @@ func newPTest(t *testing.T, mut func(*ProducerConfig)) *ptest {
 	}
 	pt := &ptest{t: t, p: NewProducer(eff, 0, []int32{0}, rand.New(rand.NewPCG(1, 2)))}
 	pt.take(pt.p.Start(0))
+	pt.found(model.CoordSelf)
 	if eff.EnableIdempotence {
 		r := pt.init[len(pt.init)-1]
 		pt.take(pt.p.Receive(0, model.DestCoordinator, &model.InitProducerIDResponse{CorrelationID: r.CorrelationID, PID: 1000}))
@@ -57,10 +62,23 @@ func (pt *ptest) take(outs []model.Out) []model.Out {
 			pt.reqs = append(pt.reqs, m)
 		case *model.InitProducerIDRequest:
 			pt.init = append(pt.init, m)
+		case *model.FindCoordinatorRequest:
+			pt.finds = append(pt.finds, m)
+			pt.findDests = append(pt.findDests, o.Dest)
 		}
 	}
 	pt.outs = append(pt.outs, cp...)
 	return cp
+}
+
+// found answers the pending FindCoordinator requests with node (a broker
+// index or model.CoordSelf), oldest first.
+func (pt *ptest) found(node int32) {
+	for len(pt.finds) > 0 {
+		f, d := pt.finds[0], pt.findDests[0]
+		pt.finds, pt.findDests = pt.finds[1:], pt.findDests[1:]
+		pt.take(pt.p.Receive(pt.now, d, &model.FindCoordinatorResponse{CorrelationID: f.CorrelationID, KeyType: f.KeyType, Key: f.Key, Node: node}))
+	}
 }
 
 // send sends one record and returns the request that carries it.

@@ -312,6 +312,15 @@ func (p *Producer) sendInit(now sim.Time) {
 	if p.initSent || now < p.initRetryAt {
 		return
 	}
+	tag := int32(0)
+	if p.lookups() {
+		// A transactional producer finds its coordinator first
+		// (coordlookup.go).
+		var ok bool
+		if tag, ok = p.coordReady(now, model.CoordKeyTransaction); !ok {
+			return
+		}
+	}
 	c := p.conn(model.DestCoordinator)
 	if !p.ensureConn(now, c) {
 		return
@@ -319,7 +328,7 @@ func (p *Producer) sendInit(now sim.Time) {
 	p.initSent = true
 	q := p.newRequest(model.DestCoordinator, now)
 	q.init = true
-	req := model.Carve(&p.pool.msgs.initReqs, model.InitProducerIDRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: model.NoProducerID, ExpectedEpoch: model.NoEpoch, TransactionTimeout: p.cfg.TransactionTimeout})
+	req := model.Carve(&p.pool.msgs.initReqs, model.InitProducerIDRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, ExpectedPID: model.NoProducerID, ExpectedEpoch: model.NoEpoch, TransactionTimeout: p.cfg.TransactionTimeout, Coord: tag})
 	if p.txnBump && p.pid != model.NoProducerID && !p.bumpInTxn {
 		// KIP-360: the bump carries the current pair. Defect Z17's bump
 		// re-initialises the producer id as at startup, without it (with
@@ -488,6 +497,13 @@ func (p *Producer) scheduleWake(now sim.Time) {
 	}
 	if p.initRetryAt > now {
 		at(p.initRetryAt)
+	}
+	for i := range p.coords {
+		if l := &p.coords[i]; !l.known && l.retryAt > now {
+			// A FindCoordinator answered COORDINATOR_NOT_AVAILABLE
+			// (coordlookup.go).
+			at(l.retryAt)
+		}
 	}
 	if p.metaStale && !p.metaInflight && p.metaRetryAt > now {
 		at(p.metaRetryAt)

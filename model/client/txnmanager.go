@@ -331,9 +331,13 @@ func (p *Producer) endOrComplete(now sim.Time, commit bool) {
 }
 
 func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
-	dest := model.DestCoordinator
+	dest, kind := model.DestCoordinator, model.CoordKeyTransaction
 	if op == txnOpCommitOffsets {
-		dest = model.DestGroupCoordinator
+		dest, kind = model.DestGroupCoordinator, model.CoordKeyGroup
+	}
+	tag, ok := p.coordReady(now, kind) // coordlookup.go
+	if !ok {
+		return
 	}
 	c := p.conn(dest)
 	if !p.ensureConn(now, c) {
@@ -344,11 +348,11 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 	var m model.Message
 	switch op {
 	case txnOpAddOffsets:
-		m = model.Carve(&p.pool.msgs.addOffsets, model.AddOffsetsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, GroupID: p.cfg.GroupID})
+		m = model.Carve(&p.pool.msgs.addOffsets, model.AddOffsetsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, GroupID: p.cfg.GroupID, Coord: tag})
 		p.txn.offsetsBusy = true
 	case txnOpCommitOffsets:
 		m = model.Carve(&p.pool.msgs.offsetCommit, model.TxnOffsetCommitRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, GroupID: p.cfg.GroupID, PID: p.pid, Epoch: p.epoch, Offset: p.txn.nextInput,
-			TransactionV2: p.txnV2()})
+			TransactionV2: p.txnV2(), Coord: tag})
 		if p.cfg.InputParts > 0 {
 			p.inputOffsets(m.(*model.TxnOffsetCommitRequest))
 		}
@@ -357,10 +361,10 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 		parts := p.pool.msgs.parts.Slice(len(p.txn.needAdd))
 		copy(parts, p.txn.needAdd)
 		slices.Sort(parts)
-		m = model.Carve(&p.pool.msgs.addParts, model.AddPartitionsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Partitions: parts, Txn: p.txn.ordinal})
+		m = model.Carve(&p.pool.msgs.addParts, model.AddPartitionsToTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Partitions: parts, Txn: p.txn.ordinal, Coord: tag})
 		p.txn.adding = true
 	default:
-		m = model.Carve(&p.pool.msgs.endTxn, model.EndTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit, Txn: p.txn.ordinal, Version: 4})
+		m = model.Carve(&p.pool.msgs.endTxn, model.EndTxnRequest{CorrelationID: q.corr, TransactionalID: p.cfg.TransactionalID, PID: p.pid, Epoch: p.epoch, Commit: commit, Txn: p.txn.ordinal, Version: 4, Coord: tag})
 		if p.txnV2() {
 			m.(*model.EndTxnRequest).Version = 5
 		}
@@ -388,8 +392,14 @@ func (p *Producer) inputOffsets(m *model.TxnOffsetCommitRequest) {
 }
 
 // txnLost handles a transactional request lost with its connection: it is
-// sent again.
+// sent again, after a new lookup of its coordinator
+// (TxnRequestHandler.onComplete, wasDisconnected).
 func (p *Producer) txnLost(q *prequest) {
+	kind := model.CoordKeyTransaction
+	if q.txnOp == txnOpCommitOffsets {
+		kind = model.CoordKeyGroup
+	}
+	p.coordLost(0, kind, "", model.ErrNetworkException)
 	switch q.txnOp {
 	case txnOpAdd:
 		p.txn.adding = false
@@ -482,7 +492,19 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *model.TxnResp
 				t.offsetsCommitted = true
 				t.offsetsAdded = t.offsetsAdded || p.txnV2()
 			}
-		case model.ErrConcurrentTransactions, model.ErrNotEnoughReplicas, model.ErrRequestTimedOut, model.ErrNetworkException, model.ErrUnstableOffsetCommit:
+		case model.ErrConcurrentTransactions, model.ErrNotEnoughReplicas, model.ErrRequestTimedOut, model.ErrNetworkException, model.ErrUnstableOffsetCommit,
+			model.ErrNotCoordinator, model.ErrCoordinatorNotAvailable, model.ErrCoordinatorLoadInProgress:
+			// The coordinator errors: AddOffsetsToTxnHandler and
+			// TxnOffsetCommitHandler look the coordinator up again on
+			// NOT_COORDINATOR and COORDINATOR_NOT_AVAILABLE, and retry
+			// (coordlookup.go).
+			if coordRetry(r.Err) {
+				kind := model.CoordKeyTransaction
+				if q.txnOp == txnOpCommitOffsets {
+					kind = model.CoordKeyGroup
+				}
+				p.coordLost(now, kind, r.Op, r.Err)
+			}
 			t.retryAt = now.Add(p.cfg.RetryBackoff)
 		case model.ErrProducerFenced, model.ErrInvalidProducerEpoch, model.ErrInvalidTxnState:
 			// Fatal (AddOffsetsToTxnHandler, TxnOffsetCommitHandler).
@@ -514,6 +536,15 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *model.TxnResp
 	op := "AddPartitionsToTxn "
 	if q.txnOp == txnOpEnd {
 		op = "EndTxn "
+	}
+	if coordRetry(r.Err) {
+		// AddPartitionsToTxnHandler and EndTxnHandler: NOT_COORDINATOR
+		// and COORDINATOR_NOT_AVAILABLE look the coordinator up again,
+		// COORDINATOR_LOAD_IN_PROGRESS keeps it; the request is sent
+		// again (coordlookup.go).
+		p.coordLost(now, model.CoordKeyTransaction, r.Op, r.Err)
+		t.retryAt = now.Add(p.cfg.RetryBackoff)
+		return
 	}
 	switch txnErrorAction(q.txnOp, r.Err, p.cfg.ClientVersion) {
 	case txnRetry:

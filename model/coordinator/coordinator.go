@@ -268,6 +268,9 @@ type Coordinator struct {
 	// sorted keys.
 	txns map[string]*TxnMetadata
 	node coordinatorNode
+	// hosting is the broker it is on, in a replicated run (hosting.go);
+	// it survives a crash (the world moves it).
+	hosting Hosting
 }
 
 // NewCoordinator returns a coordinator with no transactional ids.

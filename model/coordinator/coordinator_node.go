@@ -123,6 +123,9 @@ func (c *Coordinator) Step(now sim.Time, from model.Peer, m model.Message) []mod
 	n := &c.node
 	n.Outs = n.Outs[:0]
 	n.Obs.Reset()
+	if c.hosting.tag != 0 && c.gated(now, from, m) {
+		return n.Outs
+	}
 	switch m := m.(type) {
 	case *model.InitProducerIDRequest:
 		call := InitProducerIDCall{ProducerID: m.ExpectedPID, ProducerEpoch: m.ExpectedEpoch, TransactionTimeout: m.TransactionTimeout}

@@ -74,6 +74,8 @@ type GroupCoordinator struct {
 	nextMember int64
 	wakeAt     sim.Time
 	cfg        GroupConfig
+	// hosting is the broker it is on, in a replicated run (hosting.go).
+	hosting Hosting
 	model.ServerBufs
 	// msgs carves its answers (msgpool.go).
 	msgs *msgPool
@@ -134,6 +136,10 @@ func (g *GroupCoordinator) Step(now sim.Time, from model.Peer, m model.Message) 
 	g.Obs.Reset()
 	switch m := m.(type) {
 	case *model.TxnOffsetCommitRequest:
+		if err := g.hosting.Gate(now, m.Coord); err != model.ErrNone {
+			g.commitOffsets(now, from, m, err)
+			break
+		}
 		if e, ok := g.epochs[m.PID]; m.TransactionV2 && !(ok && m.Epoch < e) {
 			g.addOffsetsPartition(from, m)
 			break

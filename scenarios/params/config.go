@@ -328,6 +328,9 @@ type CoordinatorParams struct {
 	// LogAppendTime is coordinator.log.append.time: how long a
 	// __transaction_state write takes, 0..1h.
 	LogAppendTime time.Duration
+	// LoadMs is coordinator.load.ms: how long a new coordinator loads
+	// its log in a replicated run, 0..3600000 ms.
+	LoadMs int64
 	// AbortCleanupInterval is
 	// transaction.abort.timed.out.transaction.cleanup.interval.ms: how
 	// often timed-out transactions are aborted, 1..2147483647 ms.
@@ -510,6 +513,7 @@ var fields = map[string]func(c *Config) any{
 	// Coordinator.
 	"coordinator.next.pid":               func(c *Config) any { return &c.Coordinator.NextPID },
 	"coordinator.log.append.time":        func(c *Config) any { return &c.Coordinator.LogAppendTime },
+	"coordinator.load.ms":                func(c *Config) any { return &c.Coordinator.LoadMs },
 	"epoch.bits":                         func(c *Config) any { return &c.Coordinator.EpochBits },
 	"coordinator.bug.no_rotate":          func(c *Config) any { return &c.Coordinator.BugNoRotate },
 	"coordinator.bug.no_bump_on_timeout": func(c *Config) any { return &c.Coordinator.BugNoBumpOnTimeout },

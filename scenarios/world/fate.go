@@ -191,7 +191,7 @@ func (w *World) deliver(now sim.Time, ev Event) {
 		return
 	}
 	switch wr.m.(type) {
-	case *model.TxnResponse, *model.ProduceResponse, *model.InitProducerIDResponse, *model.MetadataResponse:
+	case *model.TxnResponse, *model.ProduceResponse, *model.InitProducerIDResponse, *model.MetadataResponse, *model.FindCoordinatorResponse:
 		w.apply(now, wr.inst, wr.inst.prod.Receive(now, wr.dest, wr.m))
 	default:
 		panic(fmt.Sprintf("scenarios: cannot deliver %T to a producer", wr.m))

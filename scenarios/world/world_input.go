@@ -41,7 +41,7 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 			if w.groupApp && (c.Gen == 0 || !w.nw.Alive(c)) {
 				c = w.groupConn(in, k, o.Dest)
 			} else if c.Gen == 0 {
-				c = w.nw.Connect(in.node, w.destNode(o.Dest))
+				c = w.nw.ConnectAux(in.node, w.destNode(o.Dest)) // beside the producer's
 				in.cconns[k] = c
 			}
 			link := int(c.Client)*len(w.names) + int(c.Server)

@@ -203,6 +203,7 @@ func (r *replState) start(w *World, now sim.Time) {
 			w.serverOuts(now, n, w.nodes[n].broker.Start(now))
 		}
 	}
+	w.hostStart() // world_txnhost.go
 }
 
 func (r *replState) out(w *World, now sim.Time, n simnet.NodeID, o *model.Out) bool {
@@ -222,6 +223,9 @@ func (r *replState) out(w *World, now sim.Time, n simnet.NodeID, o *model.Out) b
 			to = w.brokerNode[o.Dest]
 		}
 		at, sent := r.send(w, now, replMsg{from: n, to: to, m: o.Msg, inc: w.nodes[to].inc})
+		if m, ok := o.Msg.(*model.MetadataUpdate); ok && n == r.ctlNode && o.Dest == 0 {
+			w.coordFollow(now, m) // world_txnhost.go
+		}
 		if _, ok := o.Msg.(*model.MetadataUpdate); ok && sent && n == r.ctlNode && o.Dest == 0 {
 			// The transaction coordinator's metadata cache follows the
 			// controller's publications too (in Kafka it is its broker's),

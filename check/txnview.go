@@ -390,7 +390,7 @@ func (v *rcView) compute(log *logStore, sc *rcScratch) {
 			v.fate[i], v.decider[i] = fateVisible, -1
 		}
 		if k := len(log.runs); k > 0 {
-			v.leo = log.runs[k-1].last() + 1
+			v.leo = log.runLast(&log.runs[k-1]) + 1
 		}
 		v.lso = v.leo
 		return

@@ -47,12 +47,13 @@ func (k txnKey) describe(cfg Config) string {
 
 // txnEnd is what an instance told its application about one transaction
 // ([model.ObsTxnOutcome]). Its acknowledged records are those of
-// txnFacts.ids[from:to].
+// txnFacts.ids[from:to]; its verb ("committed", "aborted" or "failed")
+// is txnFacts.verbs[verb]: 24 bytes where the string made it 40.
 type txnEnd struct {
-	verb      string // "committed", "aborted" or "failed"
-	committed bool
 	at        sim.Time
 	from, to  int32
+	verb      int32
+	committed bool
 }
 
 // coordState is the latest state the coordinator installed for one
@@ -88,6 +89,7 @@ type txnFacts struct {
 	// acknowledged records; commitAsked the transactions whose
 	// EndTxn(COMMIT) went on the wire.
 	ends        map[txnKey]txnEnd
+	verbs       []string
 	ids         []idRun
 	commitAsked map[txnKey]bool
 	// ended is, per (partition, pid, instance node, incarnation), the
@@ -111,6 +113,7 @@ func (f *txnFacts) reset() {
 	f.src = truncatedAll(f.src)
 	f.pushed = truncated(f.pushed)
 	f.ends = cleared(f.ends)
+	f.verbs = truncated(f.verbs)
 	f.ids = truncated(f.ids)
 	f.commitAsked = cleared(f.commitAsked)
 	f.ended = cleared(f.ended)
@@ -208,7 +211,12 @@ func (f *txnFacts) observe(o *model.Obs) {
 			}
 			f.ids = append(f.ids, idRun{n0: id.N, app: id.App, count: 1})
 		}
-		f.ends[txnKey{node: o.Node, inc: f.inc[o.Node], ord: o.Txn}] = txnEnd{verb: o.Text, committed: o.Flag, at: o.At, from: int32(from), to: int32(len(f.ids))}
+		verb := slices.Index(f.verbs, o.Text)
+		if verb < 0 {
+			verb = len(f.verbs)
+			f.verbs = append(f.verbs, o.Text)
+		}
+		f.ends[txnKey{node: o.Node, inc: f.inc[o.Node], ord: o.Txn}] = txnEnd{verb: int32(verb), committed: o.Flag, at: o.At, from: int32(from), to: int32(len(f.ids))}
 	case model.ObsTxnState:
 		f.sawCoord = true
 		c := f.coordOf(o.Text)

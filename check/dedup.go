@@ -120,11 +120,12 @@ func (d *dedup) holds(id model.RecordID, s *recSlot, hint *[]int) bool {
 	if ri < 0 {
 		return false
 	}
-	r := &log.runs[ri]
+	var tmp logRun
+	r, k32 := log.subAt(&log.runs[ri], s.offset, &tmp)
 	if r.e.marker != model.MarkerNone {
 		return false
 	}
-	k := int64(r.entryOf(s.offset))
+	k := int64(k32)
 	j := s.offset - (r.e.first + k*(int64(r.e.span)+1))
 	if r.e.flags&entryListed == 0 {
 		// A range of records, each with its standard digest: an

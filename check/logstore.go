@@ -12,14 +12,148 @@ import (
 // next offsets, the next message numbers and sequence numbers by the same
 // steps, the same producer, epoch and kind, records as a range) joins its
 // run, and only its append time is kept for it, 8 bytes an entry. A run
-// of one entry is 72 bytes. The runs depend only on the entries appended,
-// in order: equal logs are equal stores.
+// of one entry is 72 bytes. A transactional producer's units (k batches,
+// a run, and their marker, each transaction at an epoch of its own under
+// transaction version 2) that repeat each other with the same steps of
+// offsets, message numbers, sequence numbers and epochs fold into one
+// cyclic run (see [logCycle]), as model/storage's log does. The runs
+// depend only on the entries appended, in order: equal logs are equal
+// stores.
 type logStore struct {
 	runs []logRun
 	// ats holds each entry's append time (simulated ns).
 	ats []sim.Time
 	// txn counts the transactional entries and markers.
 	txn int
+	// cycs holds the cyclic runs' cycles, in run order.
+	cycs []logCycle
+}
+
+// logCycle is a cyclic run's unit: entries 0 to k-1 of unit u are the
+// run's batch run (the logRun with n = k and no cycle) moved u times by
+// bstep; entry k is marker moved u times by mstep.
+type logCycle struct {
+	k            int32
+	marker       logRun
+	bstep, mstep runStep
+}
+
+// runStep is what a cyclic run's unit moves by from one unit to the next.
+type runStep struct {
+	first, n0 int64
+	seq       int32
+	epoch     int16
+}
+
+// moved returns r moved u units of k+1 entries by st.
+func (r *logRun) moved(st *runStep, u, k int32) logRun {
+	v := *r
+	v.from += u * (k + 1)
+	v.e.first += int64(u) * st.first
+	v.e.n0 += int64(u) * st.n0
+	v.e.firstSeq += u * st.seq
+	v.e.lastSeq += u * st.seq
+	v.e.epoch += int16(u) * st.epoch
+	return v
+}
+
+// stepOf returns the step that moves a to b.
+func stepOf(a, b *logRun) runStep {
+	return runStep{first: b.e.first - a.e.first, n0: b.e.n0 - a.e.n0, seq: b.e.firstSeq - a.e.firstSeq, epoch: b.e.epoch - a.e.epoch}
+}
+
+// sub returns the run that holds entry k of run r, not cyclic, and the
+// entry's index in it: r and k unless r is cyclic, else unit u's
+// batches or its marker, written to *tmp.
+func (s *logStore) sub(r *logRun, k int32, tmp *logRun) (*logRun, int32) {
+	if r.e.cyc == 0 {
+		return r, k
+	}
+	c := &s.cycs[r.e.cyc-1]
+	u, p := k/(c.k+1), k%(c.k+1)
+	if p < c.k {
+		*tmp = r.moved(&c.bstep, u, c.k)
+		tmp.n, tmp.e.cyc = c.k, 0
+		return tmp, p
+	}
+	*tmp = c.marker.moved(&c.mstep, u, c.k)
+	return tmp, 0
+}
+
+// subAt returns the run that holds offset off of run r, which holds
+// it, not cyclic (see sub), and the entry's index in it.
+func (s *logStore) subAt(r *logRun, off int64, tmp *logRun) (*logRun, int32) {
+	if r.e.cyc == 0 {
+		return r, r.entryOf(off)
+	}
+	c := &s.cycs[r.e.cyc-1]
+	u := (off - r.e.first) / c.bstep.first
+	k := int32(u) * (c.k + 1)
+	if in := off - r.e.first - u*c.bstep.first; in >= int64(c.k)*(int64(r.e.span)+1) {
+		k += c.k
+	} else {
+		k += int32(in / (int64(r.e.span) + 1))
+	}
+	return s.sub(r, k, tmp)
+}
+
+// runLast returns the last offset of run r's last entry.
+func (s *logStore) runLast(r *logRun) int64 {
+	if r.e.cyc == 0 {
+		return r.last()
+	}
+	var tmp logRun
+	v, k := s.sub(r, r.n-1, &tmp)
+	return v.e.first + int64(k+1)*(int64(v.e.span)+1) - 1
+}
+
+// unitable reports whether run r can be a cyclic unit's batches.
+func (r *logRun) unitable() bool {
+	return r.e.cyc == 0 && r.e.marker == 0 && r.e.flags&entryListed == 0
+}
+
+// fold folds the runs that end with the marker run just added: into the
+// cyclic run before them if they repeat its last unit, else, with the
+// two runs before them, into a new cyclic run if they repeat those.
+func (s *logStore) fold() {
+	n := len(s.runs)
+	if n < 3 {
+		return
+	}
+	m, a, prev := &s.runs[n-1], &s.runs[n-2], &s.runs[n-3]
+	if !a.unitable() {
+		return
+	}
+	if prev.e.cyc != 0 {
+		c := &s.cycs[prev.e.cyc-1]
+		if a.n != c.k {
+			return
+		}
+		u := prev.n / (c.k + 1)
+		b := prev.moved(&c.bstep, u, c.k)
+		b.n, b.e.cyc = c.k, 0
+		if b == *a && c.marker.moved(&c.mstep, u, c.k) == *m {
+			prev.n += c.k + 1
+			s.runs = s.runs[:n-2]
+		}
+		return
+	}
+	if n < 4 || prev.e.marker == 0 {
+		return
+	}
+	a0 := &s.runs[n-4]
+	if !a0.unitable() || a0.n != a.n || a0.last()+1 != prev.e.first || prev.last()+1 != a.e.first {
+		return
+	}
+	c := logCycle{k: a.n, marker: *prev, bstep: stepOf(a0, a), mstep: stepOf(prev, m)}
+	if c.bstep.seq != a.e.lastSeq-a0.e.lastSeq || c.mstep.seq != m.e.lastSeq-prev.e.lastSeq || c.bstep.first != c.mstep.first ||
+		a0.moved(&c.bstep, 1, c.k) != *a || prev.moved(&c.mstep, 1, c.k) != *m {
+		return
+	}
+	r := *a0
+	r.n, r.e.cyc = 2*(c.k+1), int32(len(s.cycs)+1)
+	s.cycs = append(s.cycs, c)
+	s.runs = append(s.runs[:n-4], r)
 }
 
 // runHead is a run's first entry without its append time: a
@@ -33,6 +167,9 @@ type runHead struct {
 	epoch               int16
 	marker              model.MarkerType
 	flags               entryFlags
+	// cyc is 0, or the 1-based index in logStore.cycs of the run's
+	// cycle (in the head's padding: not an entry's field).
+	cyc int32
 }
 
 // headOf returns e's run head.
@@ -64,7 +201,7 @@ type logRun struct {
 
 // reset empties the store, keeping its memory.
 func (s *logStore) reset() {
-	s.runs, s.ats, s.txn = truncated(s.runs), truncated(s.ats), 0
+	s.runs, s.ats, s.txn, s.cycs = truncated(s.runs), truncated(s.ats), 0, truncated(s.cycs)
 }
 
 // len returns the number of entries.
@@ -75,7 +212,8 @@ func (s *logStore) len() int {
 	return len(s.ats)
 }
 
-// shift returns run r's k-th entry, without its append time.
+// shift returns run r's k-th entry, without its append time; r is not
+// cyclic (see logStore.sub).
 func (r *logRun) shift(k int32) logEntry {
 	e := r.e.entry()
 	if k > 0 {
@@ -97,7 +235,7 @@ func (s *logStore) add(e logEntry) int {
 		s.txn++
 	}
 	e.at = 0
-	if n := len(s.runs); n > 0 {
+	if n := len(s.runs); n > 0 && s.runs[n-1].e.cyc == 0 {
 		r := &s.runs[n-1]
 		last := r.shift(r.n - 1)
 		dseq := e.firstSeq - last.firstSeq
@@ -119,6 +257,9 @@ func (s *logStore) add(e logEntry) int {
 		}
 	}
 	s.runs = append(s.runs, logRun{e: headOf(&e), from: i, n: 1, dn: max(e.dn, 1)})
+	if e.marker != 0 {
+		s.fold()
+	}
 	return int(i)
 }
 
@@ -142,8 +283,10 @@ func (s *logStore) run(i int) int {
 
 // at returns entry i.
 func (s *logStore) at(i int) logEntry {
-	r := &s.runs[s.run(i)]
-	e := r.shift(int32(i) - r.from)
+	var tmp logRun
+	r0 := &s.runs[s.run(i)]
+	r, k := s.sub(r0, int32(i)-r0.from, &tmp)
+	e := r.shift(k)
 	e.at = s.ats[i]
 	return e
 }
@@ -161,14 +304,15 @@ func (c *logCursor) at(i int) logEntry {
 	for int(runs[c.r].from+runs[c.r].n) <= i {
 		c.r++
 	}
-	r := &runs[c.r]
-	e := r.shift(int32(i) - r.from)
+	var tmp logRun
+	r, k := c.s.sub(&runs[c.r], int32(i)-runs[c.r].from, &tmp)
+	e := r.shift(k)
 	e.at = c.s.ats[i]
 	return e
 }
 
 // entryOf returns the index in run r of the entry holding offset off,
-// which r holds.
+// which r holds; r is not cyclic (see logStore.subAt).
 func (r *logRun) entryOf(off int64) int32 {
 	return int32((off - r.e.first) / (int64(r.e.span) + 1))
 }
@@ -177,7 +321,7 @@ func (r *logRun) entryOf(off int64) int32 {
 // searching; *hint is set to the run found.
 func (s *logStore) runNear(off int64, hint *int) int {
 	for h := *hint; h < len(s.runs) && h <= *hint+1; h++ {
-		if r := &s.runs[h]; r.e.first <= off && off <= r.last() {
+		if r := &s.runs[h]; r.e.first <= off && off <= s.runLast(r) {
 			*hint = h
 			return h
 		}
@@ -199,7 +343,7 @@ func (s *logStore) runByOffset(off int64) int {
 	lo, hi := 0, len(s.runs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if s.runs[m].last() < off {
+		if s.runLast(&s.runs[m]) < off {
 			lo = m + 1
 		} else {
 			hi = m
@@ -211,5 +355,6 @@ func (s *logStore) runByOffset(off int64) int {
 	return lo
 }
 
-// last returns the last offset of run r's last entry.
+// last returns the last offset of run r's last entry, r not cyclic
+// (see logStore.runLast).
 func (r *logRun) last() int64 { return r.e.first + int64(r.n)*(int64(r.e.span)+1) - 1 }

@@ -12,9 +12,16 @@ import (
 // TestLogStoreAsSlice: a log store gives back every entry appended to it,
 // and finds the entry holding an offset, as a slice of the entries would;
 // runs of batches that continue each other are kept as one run.
+//
+// Seeds 20 to 39 make transactional logs: units of K batches and a
+// marker, each transaction at the next epoch with sequences from 0 (as
+// under transaction version 2), now and then broken by a gap or an odd
+// digest, which fold into cyclic runs.
 func TestLogStoreAsSlice(t *testing.T) {
-	for seed := range uint64(20) {
+	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 7))
+		units := seed >= 20
+		unit, pos, epoch := 1+int(seed%3), 0, int16(0)
 		var s logStore
 		s.reset()
 		var want []logEntry
@@ -24,7 +31,7 @@ func TestLogStoreAsSlice(t *testing.T) {
 		idem := true
 		step := int64(1) // between message numbers: a round-robin partitioner's
 		for range 300 {
-			if rng.IntN(20) == 0 {
+			if rng.IntN(20) == 0 && !units {
 				step = 1 + int64(rng.IntN(3))
 			}
 			k := 1 + rng.IntN(3)
@@ -40,11 +47,30 @@ func TestLogStoreAsSlice(t *testing.T) {
 				seq += int32(k)
 			}
 			m := model.MarkerNone
-			switch rng.IntN(30) {
+			if units {
+				k, b.Transactional = 2, true
+				if pos < unit {
+					b.PID, b.Epoch, b.FirstSeq, b.LastSeq = 1000, epoch, int32(pos*k), int32(pos*k+k-1)
+					pos++
+				} else {
+					epoch++
+					b.PID, b.Epoch, b.FirstSeq, b.LastSeq = 1000, epoch, model.NoSequence, model.NoSequence
+					m, k, pos = model.MarkerCommit, 0, 0
+				}
+			}
+			breaks := 30
+			if units {
+				breaks = 150
+			}
+			switch rng.IntN(breaks) {
 			case 0:
-				m, b.Transactional, k = model.MarkerCommit, true, 0
+				if !units {
+					m, b.Transactional, k = model.MarkerCommit, true, 0
+				}
 			case 1:
-				k = 0
+				if !units {
+					k = 0
+				}
 			case 2:
 				n += 5 // a gap in message numbers
 			case 3:
@@ -52,7 +78,7 @@ func TestLogStoreAsSlice(t *testing.T) {
 			}
 			for j := range k {
 				id := model.RecordID{App: 1, N: n + int64(j)*step}
-				b.Records = append(b.Records, model.Record{ID: id, Digest: model.Digest(id, uint64(rng.IntN(50)/49))})
+				b.Records = append(b.Records, model.Record{ID: id, Digest: model.Digest(id, uint64(rng.IntN(breaks+20)/(breaks+19)))})
 			}
 			n += int64(k) * step
 			last := off + max(int64(k), 1) - 1
@@ -75,8 +101,11 @@ func TestLogStoreAsSlice(t *testing.T) {
 		if s.txn != txn {
 			t.Fatalf("seed %d: %d transactional entries and markers counted, want %d", seed, s.txn, txn)
 		}
-		if len(s.runs) >= len(want)/2 {
+		if len(s.runs) >= len(want)/2 || units && len(s.runs) >= len(want)/8 {
 			t.Errorf("seed %d: %d runs for %d entries", seed, len(s.runs), len(want))
+		}
+		if units && len(s.cycs) == 0 {
+			t.Errorf("seed %d: %d cycles", seed, len(s.cycs))
 		}
 		for i, e := range want {
 			if got := s.at(i); got != e {
@@ -108,7 +137,9 @@ func TestLogStoreAsSlice(t *testing.T) {
 			// previous offset's run and from an arbitrary one.
 			got, ri := -1, s.runByOffset(o)
 			if ri >= 0 {
-				got = int(s.runs[ri].from + s.runs[ri].entryOf(o))
+				var tmp logRun
+				r, k := s.subAt(&s.runs[ri], o, &tmp)
+				got = int(r.from + k)
 			}
 			if got != w {
 				t.Fatalf("seed %d offset %d: entry %d, want %d", seed, o, got, w)

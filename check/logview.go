@@ -324,6 +324,6 @@ func (t *openTxns) observe(o *model.Obs) {
 				break
 			}
 		}
-		pt.markers = append(pt.markers, txnMarker{pid: o.PID, off: o.Result.FirstOffset, commit: o.Marker == model.MarkerCommit})
+		pt.addMarker(txnMarker{pid: o.PID, off: o.Result.FirstOffset, commit: o.Marker == model.MarkerCommit})
 	}
 }

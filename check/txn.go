@@ -247,15 +247,19 @@ func (t *txnInv) Finish() []Violation {
 		tp := &sc.parts[i]
 		k := tp.k
 		end, told := tx.ends[k]
-		if !told || end.committed || tp.visible == 0 || end.verb == "failed" && tx.commitAsked[k] {
+		if !told || end.committed || tp.visible == 0 {
+			continue
+		}
+		verb := tx.verbs[end.verb]
+		if verb == "failed" && tx.commitAsked[k] {
 			continue
 		}
 		if !out.room() {
 			continue
 		}
 		first := tp.firstVisible
-		what := "reported " + end.verb
-		if end.verb == "failed" {
+		what := "reported " + verb
+		if verb == "failed" {
 			what += " without asking to commit"
 		}
 		out.add(violation(InvTxn, max(end.at, t.decidedAt(views, first)), fmt.Sprintf("aborted read: %s was %s, but %d of its records are visible to read_committed: %s first",

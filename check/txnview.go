@@ -47,12 +47,13 @@ func (k txnKey) describe(cfg Config) string {
 
 // txnEnd is what an instance told its application about one transaction
 // ([model.ObsTxnOutcome]). Its acknowledged records are those of
-// txnFacts.ids[from:to].
+// txnFacts.ids[from:to]; its verb ("committed", "aborted" or "failed")
+// is txnFacts.verbs[verb]: 24 bytes where the string made it 40.
 type txnEnd struct {
-	verb      string // "committed", "aborted" or "failed"
-	committed bool
 	at        sim.Time
 	from, to  int32
+	verb      int32
+	committed bool
 }
 
 // coordState is the latest state the coordinator installed for one
@@ -79,14 +80,16 @@ type txnFacts struct {
 	sentInc map[[3]int64]int32
 	// src holds, per partition, the transaction of each entry pushed
 	// that has one, by index in the order pushed (parallel to
-	// logView.logs); the others (markers, non-transactional data) have
-	// the zero key. pushed counts the entries pushed per partition.
-	src    [][]srcKey
+	// logView.logs), as runs (see srcRun); the others (markers,
+	// non-transactional data) have the zero key. pushed counts the
+	// entries pushed per partition.
+	src    [][]srcRun
 	pushed []int32
 	// ends holds each transaction's reported end, ids their
 	// acknowledged records; commitAsked the transactions whose
 	// EndTxn(COMMIT) went on the wire.
 	ends        map[txnKey]txnEnd
+	verbs       []string
 	ids         []idRun
 	commitAsked map[txnKey]bool
 	// ended is, per (partition, pid, instance node, incarnation), the
@@ -110,6 +113,7 @@ func (f *txnFacts) reset() {
 	f.src = truncatedAll(f.src)
 	f.pushed = truncated(f.pushed)
 	f.ends = cleared(f.ends)
+	f.verbs = truncated(f.verbs)
 	f.ids = truncated(f.ids)
 	f.commitAsked = cleared(f.commitAsked)
 	f.ended = cleared(f.ended)
@@ -207,7 +211,12 @@ func (f *txnFacts) observe(o *model.Obs) {
 			}
 			f.ids = append(f.ids, idRun{n0: id.N, app: id.App, count: 1})
 		}
-		f.ends[txnKey{node: o.Node, inc: f.inc[o.Node], ord: o.Txn}] = txnEnd{verb: o.Text, committed: o.Flag, at: o.At, from: int32(from), to: int32(len(f.ids))}
+		verb := slices.Index(f.verbs, o.Text)
+		if verb < 0 {
+			verb = len(f.verbs)
+			f.verbs = append(f.verbs, o.Text)
+		}
+		f.ends[txnKey{node: o.Node, inc: f.inc[o.Node], ord: o.Txn}] = txnEnd{verb: int32(verb), committed: o.Flag, at: o.At, from: int32(from), to: int32(len(f.ids))}
 	case model.ObsTxnState:
 		f.sawCoord = true
 		c := f.coordOf(o.Text)
@@ -262,14 +271,66 @@ func (f *txnFacts) push(p int32, k txnKey) {
 	f.pushed[p]++
 	if k.known() {
 		f.src = grown(f.src, int(p))
-		f.src[p] = append(f.src[p], srcKey{i: i, k: k})
+		if n := len(f.src[p]); n > 0 && f.src[p][n-1].join(i, k) {
+			return
+		}
+		f.src[p] = append(f.src[p], srcRun{i: i, per: 1, units: 1, last: 1, k: k})
 	}
 }
 
-// srcKey is the transaction k of entry i of a partition's log.
-type srcKey struct {
-	i int32
-	k txnKey
+// srcRun is a run of entries with transactions, in units: unit u holds
+// entries i+u*stride to that plus per-1 (last of them in the last unit),
+// each of transaction k moved u*dord ordinals. A producer's consecutive
+// batches of one transaction are a unit; its next transaction's, after
+// the marker, the next unit: 32 bytes a run where a key took 16 an
+// entry.
+type srcRun struct {
+	i, per, units, stride, last, dord int32
+	k                                 txnKey
+}
+
+// join adds entry i of transaction k to run r if it continues it, and
+// reports whether it did.
+func (r *srcRun) join(i int32, k txnKey) bool {
+	lk, start := r.k, r.i+(r.units-1)*r.stride
+	lk.ord += (r.units - 1) * r.dord
+	switch {
+	case k == lk && i == start+r.last && (r.units == 1 || r.last < r.per):
+		if r.units == 1 {
+			r.per++
+		}
+		r.last++
+		return true
+	case k.node == lk.node && k.inc == lk.inc && r.last == r.per && i >= start+r.per:
+		if r.units == 1 {
+			r.stride, r.dord = i-r.i, k.ord-r.k.ord
+		} else if i-start != r.stride || k.ord-lk.ord != r.dord {
+			return false
+		}
+		r.units++
+		r.last = 1
+		return true
+	}
+	return false
+}
+
+// key returns the transaction of entry i in r, and whether r holds it.
+func (r *srcRun) key(i int32) (txnKey, bool) {
+	d := i - r.i
+	if d < 0 {
+		return txnKey{}, false
+	}
+	u := int32(0)
+	if r.units > 1 {
+		u = d / r.stride
+	}
+	in := d - u*r.stride
+	if u >= r.units || in >= r.per || u == r.units-1 && in >= r.last {
+		return txnKey{}, false
+	}
+	k := r.k
+	k.ord += u * r.dord
+	return k, true
 }
 
 // keyed reports whether some entry of partition p's log has a
@@ -284,10 +345,17 @@ func (f *txnFacts) key(p int32, i int) txnKey {
 		return txnKey{}
 	}
 	s := f.src[p]
-	if j, ok := slices.BinarySearchFunc(s, int32(i), func(e srcKey, i int32) int { return cmp.Compare(e.i, i) }); ok {
-		return s[j].k
+	// The last run starting at or before entry i is the only one that
+	// may hold it.
+	j, found := slices.BinarySearchFunc(s, int32(i), func(r srcRun, i int32) int { return cmp.Compare(r.i, i) })
+	if !found {
+		j--
 	}
-	return txnKey{}
+	if j < 0 {
+		return txnKey{}
+	}
+	k, _ := s[j].key(int32(i))
+	return k
 }
 
 // fate is what a read_committed consumer makes of a log entry at the
@@ -390,7 +458,7 @@ func (v *rcView) compute(log *logStore, sc *rcScratch) {
 			v.fate[i], v.decider[i] = fateVisible, -1
 		}
 		if k := len(log.runs); k > 0 {
-			v.leo = log.runs[k-1].last() + 1
+			v.leo = log.runLast(&log.runs[k-1]) + 1
 		}
 		v.lso = v.leo
 		return

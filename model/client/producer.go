@@ -338,7 +338,7 @@ func (p *Producer) sendRecord(now sim.Time, rec model.Record) {
 		ps.queue = append(grab(ps.queue, &ps.sp.queue), last)
 		ps.live = append(grab(ps.live, &ps.sp.live), last)
 	}
-	last.b.Records = p.pool.recs[ps.id].add(last.b.Records, rec)
+	last.b.Records = p.pool.recs[ps.id].add(last.b.Records, rec, &p.pool.recKeepers)
 }
 
 // Wake is a wake-up the producer asked for with OutWake. Stale tokens are

@@ -17,7 +17,10 @@ import "github.com/idemsim/idemsim/model"
 //
 // As a slab, the store can rewind when its owner vouches nobody holds
 // its records any more ([Producer.Reclaim]): its first chunks are then
-// reused, cleared, by the next run.
+// reused, cleared, by the next run. Only the first recordKeepers of a
+// producer's partitions to take a chunk keep theirs: what a producer
+// holds for the next run is bounded (about 24 KB a keeper), not a
+// fixed cost per partition.
 type recordStore struct {
 	// buf is the current chunk: its used slots, with the free ones in
 	// its capacity.
@@ -28,16 +31,20 @@ type recordStore struct {
 	next int
 }
 
-// Chunk lengths, in records, and how many chunks rewind reuses.
+// Chunk lengths, in records, how many chunks rewind reuses, and how many
+// of a producer's partitions keep chunks for it.
 const (
 	recordChunkMin  = 8
 	recordChunkMax  = 256
 	recordChunkKept = 6
+	recordKeepers   = 4
 )
 
 // chunk returns an empty chunk of capacity at least n, a kept one when
-// it is large enough.
-func (s *recordStore) chunk(size int) []model.Record {
+// it is large enough. *keepers counts the producer's stores that keep
+// chunks; s becomes one when it keeps its first, if fewer than
+// recordKeepers are.
+func (s *recordStore) chunk(size int, keepers *int) []model.Record {
 	if s.next < len(s.kept) && cap(s.kept[s.next]) >= size {
 		c := s.kept[s.next][:0]
 		clear(c[:cap(c)])
@@ -45,7 +52,10 @@ func (s *recordStore) chunk(size int) []model.Record {
 		return c
 	}
 	c := make([]model.Record, 0, size)
-	if s.next < recordChunkKept {
+	if s.next < recordChunkKept && (len(s.kept) > 0 || *keepers < recordKeepers) {
+		if len(s.kept) == 0 {
+			*keepers++
+		}
 		s.kept = append(s.kept[:s.next], c)
 		s.next++
 	}
@@ -62,14 +72,15 @@ func (s *recordStore) rewind() {
 // returned. The batch whose records end the used part of the chunk (the
 // partition's newest batch, the only one that grows) grows in place;
 // any other batch, or one that no longer fits, moves to fresh slots.
-func (s *recordStore) add(recs []model.Record, r model.Record) []model.Record {
+// keepers is the producer's count of stores that keep chunks (see chunk).
+func (s *recordStore) add(recs []model.Record, r model.Record, keepers *int) []model.Record {
 	n := len(recs)
 	used := len(s.buf)
 	inPlace := n == 0 || n <= used && &s.buf[used-n] == &recs[0]
 	if !inPlace || used == cap(s.buf) {
 		if cap(s.buf)-used < n+1 {
 			size := min(max(2*cap(s.buf), recordChunkMin), recordChunkMax)
-			s.buf = s.chunk(max(size, 2*(n+1)))
+			s.buf = s.chunk(max(size, 2*(n+1)), keepers)
 		}
 		s.buf = append(s.buf, recs...)
 	}

@@ -36,8 +36,10 @@ type producerPool struct {
 	batchSlab model.Slab[model.Batch]
 	// msgs carves its transactional requests (msgpool.go).
 	msgs *msgPool
-	// recs holds each partition's records, by partition id.
-	recs []recordStore
+	// recs holds each partition's records, by partition id;
+	// recKeepers counts those that keep chunks for the next run.
+	recs       []recordStore
+	recKeepers int
 	// Scratch: the batches a drain gathers for one request, the batches
 	// an expiry pass fails.
 	drainBuf, expBuf []*pbatch

@@ -78,7 +78,7 @@ func (p *Producer) takeBack() {
 		}
 	} else {
 		pl.reqSlab, pl.batchSlab = model.Slab[model.ProduceRequest]{}, model.Slab[model.Batch]{}
-		pl.recs = model.Emptied(pl.recs)
+		pl.recs, pl.recKeepers = model.Emptied(pl.recs), 0
 	}
 	if pl.msgs != nil {
 		pl.msgs.reclaim = pl.reclaim

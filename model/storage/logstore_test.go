@@ -19,11 +19,15 @@ import (
 // every kind of odd record (a record handed over again among them) mixed
 // in.
 type logGen struct {
-	rng  *rand.Rand
-	next int64 // the log end offset
-	now  sim.Time
-	prod []genProducer
-	last int // the producer of the last entry, most often the next's
+	// k > 0 makes the log mostly a transactional producer's units: k
+	// batches and a marker, each transaction at a new epoch (see
+	// cycEntry); pos is the next entry's place in its unit.
+	k, pos int
+	rng    *rand.Rand
+	next   int64 // the log end offset
+	now    sim.Time
+	prod   []genProducer
+	last   int // the producer of the last entry, most often the next's
 }
 
 type genProducer struct {
@@ -61,8 +65,70 @@ func newLogGen(seed uint64) *logGen {
 	return g
 }
 
+// cycEntry returns the next entry of producer 0's transactions of g.k
+// batches and a marker (as under transaction version 2: the marker at
+// the next epoch, the next transaction at it, its sequences from 0),
+// now and then broken: an abort, another unit size, a marker of another
+// coordinator epoch, a random entry of g.entry's.
+func (g *logGen) cycEntry() model.LogEntry {
+	r := g.rng
+	if r.IntN(40) == 0 {
+		return g.randEntry()
+	}
+	p := &g.prod[0]
+	p.txnal, p.noPID = true, false
+	g.now += 1e6
+	if g.pos < g.k {
+		g.pos++
+		g.last = 0
+		n := p.nrec
+		b := model.Batch{PID: p.pid, Epoch: p.epoch, FirstSeq: p.seq, Txn: p.txn, Transactional: true}
+		for range n {
+			id := model.RecordID{App: p.app, N: p.n}
+			b.Records = append(b.Records, model.Record{ID: id, Digest: model.Digest(id, 0), SentAt: p.sent, CreateTime: p.sent + p.drift})
+			p.n += p.dn
+			p.sent += p.dsent
+		}
+		b.LastSeq = model.SeqSpace{}.Add(p.seq, int64(n-1))
+		p.seq = model.SeqSpace{}.Add(p.seq, int64(n))
+		e := model.LogEntry{FirstOffset: g.next, LastOffset: g.next + int64(n) - 1, Batch: b, AppendedAt: g.now, CoordinatorEpoch: -1}
+		g.next += int64(n)
+		return e
+	}
+	g.pos = 0
+	m := model.MarkerCommit
+	if r.IntN(30) == 0 {
+		m = model.MarkerAbort
+	}
+	ce := int32(0)
+	if r.IntN(30) == 0 {
+		ce = 1
+	}
+	p.epoch++
+	e := model.LogEntry{FirstOffset: g.next, LastOffset: g.next, AppendedAt: g.now, CoordinatorEpoch: ce, Marker: m,
+		Batch: model.Batch{PID: p.pid, Epoch: p.epoch, FirstSeq: model.NoSequence, LastSeq: model.NoSequence, Txn: p.txn, Transactional: true}}
+	p.txn++
+	p.seq = 0
+	g.next++
+	if r.IntN(20) == 0 {
+		g.k = 1 + r.IntN(3)
+	}
+	if r.IntN(25) == 0 {
+		p.nrec = 1 + r.IntN(3)
+	}
+	return e
+}
+
 // entry returns a random entry at the log end, and moves the end.
 func (g *logGen) entry() model.LogEntry {
+	if g.k > 0 {
+		return g.cycEntry()
+	}
+	return g.randEntry()
+}
+
+// randEntry returns a random entry at the log end, and moves the end.
+func (g *logGen) randEntry() model.LogEntry {
 	r := g.rng
 	g.now += sim.Time(r.IntN(3)) * 1e6
 	if r.IntN(4) == 0 {
@@ -158,11 +224,60 @@ func cloneEntry(e model.LogEntry) model.LogEntry {
 func TestLogStoreAsSlice(t *testing.T) {
 	for seed := range uint64(40) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			logStoreAsSlice(t, newLogGen(seed), 25)
+		})
+	}
+}
+
+// TestLogStoreCycles is TestLogStoreAsSlice on transactional units (k
+// batches and a marker, a new epoch each) that fold into cyclic runs,
+// truncated anywhere, in the middle of a unit too; and such a log of
+// 300 units is one run.
+func TestLogStoreCycles(t *testing.T) {
+	for seed := range uint64(40) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			g := newLogGen(seed)
+			g.k = 1 + int(seed%3)
+			logStoreAsSlice(t, g, 15)
+		})
+	}
+	for k := 1; k <= 3; k++ {
+		var s, spare logStore
+		off, n := int64(0), int64(0)
+		for u := range int16(300) {
+			for j := range int32(k) {
+				var recs []model.Record
+				for range 2 {
+					id := model.RecordID{App: 1, N: n}
+					recs = append(recs, model.Record{ID: id, Digest: model.Digest(id, 0), SentAt: sim.Time(n) * 1e6, CreateTime: sim.Time(n) * 1e6})
+					n += 2
+				}
+				e := model.LogEntry{FirstOffset: off, LastOffset: off + 1, AppendedAt: sim.Time(off), CoordinatorEpoch: -1,
+					Batch: model.Batch{PID: 7, Epoch: u, FirstSeq: 2 * j, LastSeq: 2*j + 1, Txn: int32(u), Transactional: true, Records: recs}}
+				s.add(&e, &spare)
+				off += 2
+			}
+			e := model.LogEntry{FirstOffset: off, LastOffset: off, AppendedAt: sim.Time(off), Marker: model.MarkerCommit,
+				Batch: model.Batch{PID: 7, Epoch: u + 1, FirstSeq: model.NoSequence, LastSeq: model.NoSequence, Txn: int32(u), Transactional: true}}
+			s.add(&e, &spare)
+			off++
+		}
+		if len(s.runs) != 1 || len(s.cycs) != 1 || s.len() != 300*(k+1) {
+			t.Fatalf("k=%d: 300 units: %d runs, %d cycles, %d entries", k, len(s.runs), len(s.cycs), s.len())
+		}
+	}
+}
+
+// logStoreAsSlice is TestLogStoreAsSlice's run of g's entries: 400
+// steps, a truncation one step in every.
+func logStoreAsSlice(t *testing.T, g *logGen, every int) {
+	t.Helper()
+	{
+		{
 			var s, spare logStore
 			var want []model.LogEntry
 			for step := range 400 {
-				if g.rng.IntN(25) == 0 && g.next > 0 {
+				if g.rng.IntN(every) == 0 && g.next > 0 {
 					off := g.rng.Int64N(g.next + 2)
 					i, _ := slices.BinarySearchFunc(want, off, func(le model.LogEntry, off int64) int {
 						if le.LastOffset < off {
@@ -189,7 +304,7 @@ func TestLogStoreAsSlice(t *testing.T) {
 				}
 				compareLogStore(t, step, &s, want)
 			}
-		})
+		}
 	}
 }
 
@@ -252,7 +367,7 @@ func compareLogStore(t *testing.T, step int, s *logStore, want []model.LogEntry)
 		e := cloneEntry(want[i])
 		fresh.add(&e, &spare)
 	}
-	if !slices.Equal(fresh.runs, s.runs) || !slices.Equal(fresh.ats, s.ats) || !reflect.DeepEqual(fresh.odd, s.odd) {
+	if !slices.Equal(fresh.runs, s.runs) || !slices.Equal(fresh.ats, s.ats) || !reflect.DeepEqual(fresh.odd, s.odd) || !slices.Equal(fresh.cycs, s.cycs) {
 		t.Fatalf("step %d: store not canonical:\n got %+v\nwant %+v", step, *s, fresh)
 	}
 	if (s.runs == nil) != (want == nil) || (s.ats == nil) != (want == nil) {

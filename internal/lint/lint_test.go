@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	// The World: node table, routing, faults, readers, state hashes, the
 	// scripted mode. It knows no catalogue scenario: a Setup says what
 	// to build.
-	"scenarios/world": {"sim", "model", "model/client", "model/consumer", "model/admin", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios/world/internal/outbuf", "scenarios/world/internal/input", "scenarios/world/internal/topo"},
+	"scenarios/world": {"sim", "model", "model/client", "model/consumer", "model/admin", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios/world/internal/outbuf", "scenarios/world/internal/input", "scenarios/world/internal/topo", "scenarios/world/internal/scriptcfg"},
 	// The World's compact containers (id table, bitset, record window).
 	"scenarios/world/internal/store": {"sim", "model"},
 	// The World's replication helpers that need no World: the replica
@@ -52,8 +52,9 @@ var allowed = map[string][]string{
 	// The applications' input topic: layout, records, consumer config.
 	"scenarios/world/internal/input": {"model", "model/client", "model/consumer", "model/storage"},
 	// The state hash's reflection walk: it knows no World type.
-	"scenarios/world/internal/hashwalk": {},
-	"scenarios/world/internal/topo":     {},
+	"scenarios/world/internal/hashwalk":  {},
+	"scenarios/world/internal/topo":      {},
+	"scenarios/world/internal/scriptcfg": {"model", "net", "scenarios/params"},
 	// The catalogue as data over world.Builder; Spec, Resolve, Run,
 	// Result, scenario files.
 	"scenarios": {"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/world", "ext:go.yaml.in/yaml/v3"},
@@ -95,11 +96,13 @@ var allowed = map[string][]string{
 	"internal/callpath": {},
 	// validate runs real Kafka clients against real brokers beside the
 	// simulator: it may import the clients, which nothing above may.
-	"internal/validate": {"internal/validate/proxy", "scenarios", "scenarios/world", "scenarios/params", "faults", "model", "net", "plots", "ext:github.com/twmb/franz-go", "ext:github.com/confluentinc/confluent-kafka-go", "ext:github.com/IBM/sarama", "ext:github.com/rcrowley/go-metrics", "ext:gonum.org/"},
+	"internal/validate": {"internal/validate/proxy", "internal/validate/groupapp", "internal/leaktest", "scenarios", "scenarios/world", "scenarios/params", "faults", "model", "net", "plots", "ext:github.com/twmb/franz-go", "ext:github.com/confluentinc/confluent-kafka-go", "ext:github.com/IBM/sarama", "ext:github.com/rcrowley/go-metrics", "ext:gonum.org/"},
 	// validate's proxy reads the Kafka framing with franz-go's kmsg and
 	// kerr, and the simulated network's latency draws.
-	"internal/validate/proxy": {"net", "ext:github.com/twmb/franz-go"},
-	"cmd/simulate":            {"*"},
+	"internal/validate/proxy":    {"net", "ext:github.com/twmb/franz-go"},
+	"internal/validate/groupapp": {"internal/validate/proxy", "net", "scenarios/world", "ext:github.com/twmb/franz-go"},
+	"internal/leaktest":          {},
+	"cmd/simulate":               {"*"},
 }
 
 // realClients are the module paths of real Kafka clients and brokers.
@@ -109,7 +112,7 @@ var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "model/client", "model/consumer", "model/admin", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios/world/internal/outbuf", "scenarios/world/internal/input", "scenarios/world/internal/topo", "scenarios", "scenarios/explain", "scenarios/htmlpage"}
+var world = []string{"sim", "model", "model/client", "model/consumer", "model/admin", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios/world/internal/outbuf", "scenarios/world/internal/input", "scenarios/world/internal/topo", "scenarios/world/internal/scriptcfg", "scenarios", "scenarios/explain", "scenarios/htmlpage"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()
@@ -213,7 +216,7 @@ func TestImportMatrix(t *testing.T) {
 // free of them whatever their third-party rules allow.
 func TestNoRealClients(t *testing.T) {
 	for _, f := range parseAll(t) {
-		if f.pkg == "internal/validate" || f.pkg == "internal/validate/proxy" || f.pkg == "cmd/simulate" {
+		if f.pkg == "internal/validate" || f.pkg == "internal/validate/proxy" || f.pkg == "internal/validate/groupapp" || f.pkg == "cmd/simulate" {
 			continue
 		}
 		for _, im := range f.f.Imports {

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"context"
+	"github.com/idemsim/idemsim/internal/leaktest"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -162,7 +163,7 @@ func TestRealRunCutLeaksNothing(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the cut run took %v to return", took)
 	}
-	checkNoLeaks(t, before, "the cut run")
+	leaktest.Check(t, before, "the cut run")
 }
 
 // TestAutoLastLookDecides: the last look, at the cap or when the budget

@@ -3,6 +3,7 @@ package validate
 import (
 	"bytes"
 	"context"
+	"github.com/idemsim/idemsim/internal/leaktest"
 	stdnet "net"
 	"os"
 	"path/filepath"
@@ -167,7 +168,7 @@ func TestNoLeaks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	checkNoLeaks(t, before, "the runs")
+	leaktest.Check(t, before, "the runs")
 }
 
 // TestFixedPlanSarama is TestFixedPlanBothSides with sarama as the real

@@ -6,7 +6,6 @@ import (
 
 	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/model"
-	"github.com/idemsim/idemsim/model/client"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -73,24 +72,8 @@ type Result struct {
 func (r *Result) HasViolations() bool { return len(r.Violations) > 0 }
 
 // Resolved is a run's configuration, resolved once before the run
-// starts.
-type Resolved struct {
-	// Values are the parameters as text, each with where it came from.
-	Values *params.Values
-	// Config is the same parameters, typed; Values.Config returns it too.
-	Config *params.Config
-	// Producer is the effective producer configuration, after Kafka's
-	// rules.
-	Producer client.ProducerConfig
-	// Notes are Kafka's configuration notes, e.g. idempotence turned off
-	// implicitly.
-	Notes []string
-	// Params is Values.List(), made once: the runs that share this
-	// resolution share it as their Result.Params (read-only).
-	Params []params.KV
-	// Versions is Config.VersionLabel(), made once.
-	Versions string
-}
+// starts ([params.Resolved]).
+type Resolved = params.Resolved
 
 // run runs the World newWorld built for s to its end and returns its
 // result; the caller fills in Result.Reproduce.

@@ -1,10 +1,8 @@
 package world
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -19,6 +17,7 @@ import (
 	"github.com/idemsim/idemsim/model/storage"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/params"
+	"github.com/idemsim/idemsim/scenarios/world/internal/scriptcfg"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -57,89 +56,32 @@ type Script struct {
 	sets []params.KV
 }
 
-// ScriptConfig configures a [Script].
-type ScriptConfig struct {
-	// Seed feeds the nodes' random streams (the producers' backoff
-	// jitter, a broker's transient errors).
-	Seed uint64
-	// Sets are the world's parameters, applied to the scripted scenario's
-	// defaults. Producer parameters set here are every instance's
-	// defaults. The workload (records, send.interval.ms, app.idle.*), the
-	// network's random draws (net.* but net.mode and
-	// net.disconnect_notice) and the generated fault plan (fault.* but
-	// fault.producer.resend) belong to the script and cannot be set.
-	Sets []params.KV
-	// Instances is the room for producer instances; 0 means 16.
-	Instances int
-	// Out, if not nil, receives the observation stream as trace lines,
-	// without their "t=TIME" prefix.
-	Out io.Writer
-}
+// ScriptConfig configures a [Script] (scriptcfg.Config).
+type ScriptConfig = scriptcfg.Config
 
-// ScriptDefaults are the defaults a [Script]'s parameters take on top
-// of the common ones, for a script that decides about messages and time
-// itself:
-//
-//	net.latency=constant net.latency.base=0s   messages wait for the script
-//	net.disconnect_notice=0                    a client learns of a broken
-//	                                           connection from the script
-//	                                           (Script.Disconnect) or at
-//	                                           request.timeout.ms
-//	fault.producer.resend=true                 a crashed instance's unresolved
-//	                                           records wait for a restart or
-//	                                           a replay
-var ScriptDefaults = []params.KV{
-	{Key: "net.latency", Value: "constant"}, {Key: "net.latency.base", Value: "0s"}, {Key: "net.disconnect_notice", Value: "0"},
-	{Key: "fault.producer.resend", Value: "true"},
-}
+// ScriptDefaults are the defaults of a [Script]'s parameters
+// (scriptcfg.Defaults).
+var ScriptDefaults = scriptcfg.Defaults
 
-// scriptResolve resolves a scripted world's parameters: the common ones
-// at [ScriptDefaults], with sets applied as the command line's -set.
-func scriptResolve(sets []params.KV) (*Resolved, error) {
-	v := params.ScenarioValues(nil, ScriptDefaults)
-	if err := v.Apply(params.Overrides{Sets: sets}); err != nil {
-		return nil, err
-	}
-	return Resolve(v)
-}
+// ScriptProducerKeys are the parameters that may differ between a
+// [Script]'s producer instances (scriptcfg.ProducerKeys).
+var ScriptProducerKeys = scriptcfg.ProducerKeys
+
+// Flight is a message in flight in a [Script] (scriptcfg.Flight).
+type Flight = scriptcfg.Flight
 
 // scriptName is a scripted world's scenario name.
 const scriptName = "script"
-
-// scriptOwned reports why key cannot be set in a scripted world, or "".
-func scriptOwned(key string) string {
-	switch {
-	case key == "records" || key == "send.interval.ms" || strings.HasPrefix(key, "app.idle."):
-		return "the script is the workload"
-	case strings.HasPrefix(key, "net.") && key != "net.mode" && key != "net.disconnect_notice":
-		return "the script decides what the network does with each message"
-	case strings.HasPrefix(key, "fault.") && key != "fault.producer.resend":
-		return "the script decides the faults"
-	}
-	return ""
-}
-
-// ScriptProducerKeys are the parameters that may differ between the producer
-// instances of a [Script] ([Script.AddProducer]); the others belong to
-// the world.
-var ScriptProducerKeys = []string{
-	"enable.idempotence", "acks", "retries",
-	"max.in.flight.requests.per.connection", "max.in.flight.above.five",
-	"delivery.timeout.ms", "request.timeout.ms", "retry.backoff.ms", "retry.backoff.max.ms",
-	"reconnect.backoff.ms", "linger.ms", "batch.size",
-	"transactional.id", "transaction.records", "transaction.timeout.ms", "client.policy",
-	"producer.whatif.fence_only", "producer.bug.metaflap_reset", "producer.bug.reuse_expired_seq", "producer.whatif.librdkafka_no_skip_bump",
-}
 
 // NewScript builds a scripted world with its brokers and coordinator and
 // no producer instance yet.
 func NewScript(cfg ScriptConfig) (*Script, error) {
 	for _, kv := range cfg.Sets {
-		if why := scriptOwned(kv.Key); why != "" {
+		if why := scriptcfg.Owned(kv.Key); why != "" {
 			return nil, fmt.Errorf("%s cannot be set in a scripted world: %s", kv.Key, why)
 		}
 	}
-	res, err := scriptResolve(cfg.Sets)
+	res, err := scriptcfg.Resolve(cfg.Sets)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +106,7 @@ func NewScript(cfg ScriptConfig) (*Script, error) {
 	w.resend = vals.Bool("fault.producer.resend")
 	w.planEnd = sim.Time(math.MaxInt64 / 4)
 	if cfg.Out != nil {
-		w.trace.Tee(untimed{cfg.Out})
+		w.trace.Tee(scriptcfg.Untimed{W: cfg.Out})
 	}
 	return &Script{w: w, st: st, sets: slices.Clone(cfg.Sets)}, nil
 }
@@ -254,20 +196,6 @@ func (st *script) take(id uint64) (held, bool) {
 	return h, true
 }
 
-// untimed writes trace lines without their "t=TIME " prefix.
-type untimed struct{ w io.Writer }
-
-func (u untimed) Write(p []byte) (int, error) {
-	line := p
-	if i := bytes.IndexByte(line, ' '); i >= 0 && bytes.HasPrefix(line, []byte("t=")) {
-		line = line[i+1:]
-	}
-	if _, err := u.w.Write(line); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
 // settle runs the events that fell due at the current time (a notice, a
 // start, a held event replayed): after every step of the script nothing
 // due is left pending.
@@ -295,18 +223,6 @@ func (s *Script) AdvanceTo(t sim.Time) { s.w.loop.RunTo(t, s.w) }
 // the counters and the checker.
 func (s *Script) AddObserver(o model.Observer) { s.w.obs = append(s.w.obs, o) }
 
-// validNodeName reports whether s can name a node in a plan: a letter, then
-// letters, digits, '_', '-' or '.'.
-func validNodeName(s string) bool {
-	for i, r := range s {
-		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
-		if !letter && (i == 0 || !(r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.')) {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // AddProducer adds producer instance name for application appID (-1: a new
 // application, numbered from 0) with the world's parameters and sets (keys
 // from [ScriptProducerKeys]), resolved by Kafka's rules. It returns the
@@ -314,7 +230,7 @@ func validNodeName(s string) bool {
 // instance starts with [Script.Start].
 func (s *Script) AddProducer(name string, appID int32, sets []params.KV) (notes []string, err error) {
 	w := s.w
-	if !validNodeName(name) {
+	if !scriptcfg.ValidNodeName(name) {
 		return nil, fmt.Errorf("instance name %q: want a letter, then letters, digits, '_', '-' or '.'", name)
 	}
 	if slices.Contains(w.names, name) {
@@ -331,7 +247,7 @@ func (s *Script) AddProducer(name string, appID int32, sets []params.KV) (notes 
 	if appID < -1 || int(appID) >= len(w.apps) {
 		return nil, fmt.Errorf("no application %d (there are %d; -1 makes a new one)", appID, len(w.apps))
 	}
-	res, err := scriptResolve(slices.Concat(s.sets, sets))
+	res, err := scriptcfg.Resolve(slices.Concat(s.sets, sets))
 	if err != nil {
 		return nil, err
 	}
@@ -456,29 +372,6 @@ func (s *Script) Replay(to, from string) error {
 	}
 	s.settle()
 	return nil
-}
-
-// Flight is a message in flight in a [Script].
-type Flight struct {
-	// ID numbers the message in send order (the observations' MsgID).
-	ID       uint64
-	From, To string
-	Msg      model.Message
-	// Response: a server's answer on its way to a producer instance.
-	Response bool
-	// Conn is the message's connection.
-	Conn simnet.Conn
-}
-
-// Type returns the message's type as its description starts:
-// "Produce", "ProduceResp", "InitProducerId", "InitProducerIdResp",
-// "AddPartitionsToTxn", "EndTxn", "AddPartitionsToTxnResp", "EndTxnResp".
-func (f *Flight) Type() string {
-	d := f.Msg.AppendDescription(nil)
-	if i := bytes.IndexByte(d, '#'); i >= 0 {
-		d = d[:i]
-	}
-	return string(d)
 }
 
 // InFlight returns the messages in flight, in send order.

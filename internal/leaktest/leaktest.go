@@ -1,4 +1,6 @@
-package validate
+// Package leaktest checks, in tests, that no goroutine outlives the real
+// runs of internal/validate and its packages.
+package leaktest
 
 import (
 	"runtime"
@@ -6,9 +8,9 @@ import (
 	"time"
 )
 
-// checkNoLeaks fails t if more goroutines run than before once 5 s have
-// passed, listing them; what names the runs ("the runs").
-func checkNoLeaks(t *testing.T, before int, what string) {
+// Check fails t if more goroutines run than before once 5 s have passed,
+// listing them; what names the runs ("the runs").
+func Check(t testing.TB, before int, what string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {

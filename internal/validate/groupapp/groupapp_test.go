@@ -1,8 +1,10 @@
-package validate
+package groupapp
 
 import (
 	"context"
+	"github.com/idemsim/idemsim/internal/leaktest"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -21,11 +23,11 @@ func TestRealGroupZombie(t *testing.T) {
 		t.Skip("a real run of a few seconds")
 	}
 	before := runtime.NumGoroutine()
-	spec := RealGroupSpec{Instances: 2, Partitions: 2, Records: 200, PerTxn: 10, Interval: 100 * time.Millisecond,
+	spec := Spec{Instances: 2, Partitions: 2, Records: 200, PerTxn: 10, Interval: 100 * time.Millisecond,
 		SessionTimeout: 10 * time.Second, RebalanceTimeout: 20 * time.Second, TransactionTimeout: 300 * time.Second,
-		Pauses: []GroupPause{{Instance: 0, At: 2 * time.Second, For: 30 * time.Second}},
-		Scale:  0.05, Deadline: 40 * time.Second, Seed: 1}
-	c, err := RunRealGroup(context.Background(), spec)
+		Pauses: []Pause{{Instance: 0, At: 2 * time.Second, For: 30 * time.Second}},
+		Scale:  0.05, Deadline: 40 * time.Second, Seed: 1, Encode: encode, Decode: decode}
+	c, err := Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,5 +44,14 @@ func TestRealGroupZombie(t *testing.T) {
 	if c.MemberRefused == 0 {
 		t.Errorf("the group never refused the paused member: errors %v", c.Errors)
 	}
-	checkNoLeaks(t, before, "the run")
+	leaktest.Check(t, before, "the run")
+}
+
+// encode and decode are the test's record values: the input number in
+// decimal.
+func encode(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
+
+func decode(v []byte) (int64, bool) {
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	return n, err == nil
 }

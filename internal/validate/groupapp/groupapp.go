@@ -1,4 +1,4 @@
-package validate
+package groupapp
 
 import (
 	"context"
@@ -14,35 +14,21 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/internal/validate/proxy"
 	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/world"
 )
 
-// The real side of a consumer-group exactly-once application (KIP-447):
-// franz-go's GroupTransactSession, one per instance, each with its own
-// transactional.id, in one consumer group that reads an input topic and
-// writes every input record to an output topic inside transactions that
-// also commit the input offsets with the consumer's group metadata
-// (pkg/kgo/txn.go GroupTransactSession.End at v1.22.3: it aborts when
-// the group revoked or lost partitions during the transaction, and the
-// TxnOffsetCommit carries the member id and generation). A pause of an
-// instance holds both directions of its proxy (its heartbeats, fetches
-// and produce requests wait, as a paused process's would) and stops its
-// loop between the transaction's sends and its end, so that the pause
-// lands in an open transaction as the simulated one does.
-
-// GroupPause pauses instance Instance (0-based) At after the start, or
+// Pause pauses instance Instance (0-based) At after the start, or
 // when the instance begins its first transaction if that is later, For
-// long, on the simulated clock (RealGroupSpec.Scale applies).
-type GroupPause struct {
+// long, on the simulated clock (Spec.Scale applies).
+type Pause struct {
 	Instance int
 	At, For  time.Duration
 }
 
-// RealGroupSpec is one real run of the group application.
-type RealGroupSpec struct {
+// Spec is one real run of the group application.
+type Spec struct {
 	// Instances is the number of application instances (≥ 1); Partitions
 	// the input topic's partitions (≥ 1); Records the input records,
 	// written round robin over the partitions before the instances
@@ -57,17 +43,23 @@ type RealGroupSpec struct {
 	// transaction.timeout.ms, on the simulated clock.
 	SessionTimeout, RebalanceTimeout, TransactionTimeout time.Duration
 	// Pauses are the process pauses.
-	Pauses []GroupPause
+	Pauses []Pause
 	// Scale multiplies every simulated duration (0 < Scale ≤ 1).
 	Scale float64
 	// Deadline bounds the run in real time (default a minute).
 	Deadline time.Duration
 	// Seed seeds the proxies' draws.
 	Seed uint64
+	// Encode makes input record n's value, and Decode reads an output
+	// value back (false: not a record the run wrote).
+	Encode func(n int64) []byte
+	Decode func(v []byte) (int64, bool)
+	// Logger, if set, logs the real clients.
+	Logger kgo.Logger
 }
 
-// GroupCounts are what a real group run produced.
-type GroupCounts struct {
+// Counts are what a real group run produced.
+type Counts struct {
 	// Input is the number of input records; Output the committed output
 	// records (read_committed), Unique the distinct input records among
 	// them, Duplicates Output − Unique, Lost the input records with no
@@ -97,7 +89,7 @@ type GroupCounts struct {
 }
 
 // Check reports what is wrong with spec, or nil.
-func (s *RealGroupSpec) Check() error {
+func (s *Spec) Check() error {
 	switch {
 	case s.Instances < 1 || s.Instances > 16:
 		return fmt.Errorf("instances %d (allowed: 1 to 16)", s.Instances)
@@ -109,6 +101,8 @@ func (s *RealGroupSpec) Check() error {
 		return fmt.Errorf("records per transaction %d (allowed: 1 or more)", s.PerTxn)
 	case s.Interval < 0:
 		return fmt.Errorf("processing interval %v (allowed: 0 or more)", s.Interval)
+	case s.Encode == nil || s.Decode == nil:
+		return fmt.Errorf("no record encoding (Encode, Decode)")
 	case s.Scale <= 0 || s.Scale > 1:
 		return fmt.Errorf("time scale %g (allowed: above 0, at most 1)", s.Scale)
 	}
@@ -122,7 +116,7 @@ func (s *RealGroupSpec) Check() error {
 
 // groupRun is the state of one real group run.
 type groupRun struct {
-	spec    RealGroupSpec
+	spec    Spec
 	cluster *kfake.Cluster
 	broker  string
 	proxies []*proxy.Proxy
@@ -148,10 +142,10 @@ func (g *groupRun) d(x time.Duration) time.Duration {
 	return time.Duration(float64(x) * g.spec.Scale)
 }
 
-// RunRealGroup runs spec once and counts its committed output.
-func RunRealGroup(ctx context.Context, spec RealGroupSpec) (GroupCounts, error) {
+// Run runs spec once and counts its committed output.
+func Run(ctx context.Context, spec Spec) (Counts, error) {
 	if err := spec.Check(); err != nil {
-		return GroupCounts{}, err
+		return Counts{}, err
 	}
 	if spec.Deadline <= 0 {
 		spec.Deadline = time.Minute
@@ -161,18 +155,18 @@ func RunRealGroup(ctx context.Context, spec RealGroupSpec) (GroupCounts, error) 
 	runCtx, cancel := context.WithTimeout(ctx, spec.Deadline)
 	defer cancel()
 	if err := g.setup(runCtx); err != nil {
-		return GroupCounts{}, err
+		return Counts{}, err
 	}
 	finished, err := g.drive(runCtx)
 	if err != nil {
-		return GroupCounts{}, err
+		return Counts{}, err
 	}
 	// The output is read after the run, within a bound of its own.
 	readCtx, cancelRead := context.WithTimeout(ctx, 10*time.Second)
 	defer cancelRead()
 	c, err := g.count(readCtx)
 	if err != nil {
-		return GroupCounts{}, err
+		return Counts{}, err
 	}
 	c.Finished = finished
 	return c, nil
@@ -198,7 +192,7 @@ func (g *groupRun) setup(ctx context.Context) error {
 	defer w.Close()
 	recs := make([]*kgo.Record, 0, s.Records)
 	for n := 0; n < s.Records; n++ {
-		recs = append(recs, &kgo.Record{Partition: int32(n % s.Partitions), Value: payload(0, int64(n))})
+		recs = append(recs, &kgo.Record{Partition: int32(n % s.Partitions), Value: s.Encode(int64(n))})
 	}
 	if err := w.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		return fmt.Errorf("writing the input: %w", err)
@@ -230,7 +224,7 @@ func (g *groupRun) session(i int) (*kgo.GroupTransactSession, error) {
 	via := g.proxies[i].Addr()
 	dialer := func(ctx context.Context, network, host string) (stdnet.Conn, error) {
 		if host != g.broker && host != via {
-			return nil, fmt.Errorf("validate: refusing to dial %s, which is not the run's broker", host)
+			return nil, fmt.Errorf("groupapp: refusing to dial %s, which is not the run's broker", host)
 		}
 		var d stdnet.Dialer
 		return d.DialContext(ctx, network, via)
@@ -254,8 +248,8 @@ func (g *groupRun) session(i int) (*kgo.GroupTransactSession, error) {
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.AlwaysRetryEOF(),
 	}
-	if debugLogger != nil {
-		opts = append(opts, kgo.WithLogger(debugLogger))
+	if s.Logger != nil {
+		opts = append(opts, kgo.WithLogger(s.Logger))
 	}
 	return kgo.NewGroupTransactSession(opts...)
 }
@@ -278,7 +272,7 @@ func (g *groupRun) pausedUntil(i int, now time.Time) time.Time {
 // joins its group later than the simulated one on a loaded machine),
 // the instance's proxy holds both directions and its loop stops for the
 // pause's length.
-func (g *groupRun) pause(ctx context.Context, p GroupPause) {
+func (g *groupRun) pause(ctx context.Context, p Pause) {
 	if sleepUntil(ctx, g.start.Add(g.d(p.At))) != nil {
 		return
 	}
@@ -328,7 +322,7 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 	}
 	for _, p := range s.Pauses {
 		wg.Add(1)
-		go func(p GroupPause) {
+		go func(p Pause) {
 			defer wg.Done()
 			g.pause(appCtx, p)
 		}(p)
@@ -439,13 +433,13 @@ func (g *groupRun) waitCommitted(ctx context.Context) bool {
 
 // count reads the output topic twice (read_committed and
 // read_uncommitted) and counts duplicates, losses and aborted records.
-func (g *groupRun) count(ctx context.Context) (GroupCounts, error) {
-	c := GroupCounts{Input: int64(g.spec.Records), Errors: map[string]int64{}}
-	committed, err := readOutput(ctx, g.broker, true)
+func (g *groupRun) count(ctx context.Context) (Counts, error) {
+	c := Counts{Input: int64(g.spec.Records), Errors: map[string]int64{}}
+	committed, err := readOutput(ctx, g.broker, true, g.spec.Decode)
 	if err != nil {
 		return c, err
 	}
-	all, err := readOutput(ctx, g.broker, false)
+	all, err := readOutput(ctx, g.broker, false, g.spec.Decode)
 	if err != nil {
 		return c, err
 	}
@@ -479,12 +473,12 @@ func (g *groupRun) count(ctx context.Context) (GroupCounts, error) {
 }
 
 // errBadOutput marks an output record the run did not write.
-var errBadOutput = errors.New("validate: an output record the application did not write")
+var errBadOutput = errors.New("groupapp: an output record the application did not write")
 
 // readOutput reads every output record's input number, committed ones
 // only or all. The run is over, so the log no longer grows: the read ends
 // at the first poll that brings nothing for half a second.
-func readOutput(ctx context.Context, broker string, committed bool) ([]int64, error) {
+func readOutput(ctx context.Context, broker string, committed bool, decode func([]byte) (int64, bool)) ([]int64, error) {
 	iso := kgo.ReadUncommitted()
 	if committed {
 		iso = kgo.ReadCommitted()
@@ -507,12 +501,12 @@ func readOutput(ctx context.Context, broker string, committed bool) ([]int64, er
 		var bad error
 		fs.EachRecord(func(r *kgo.Record) {
 			n++
-			id, ok := parsePayload(r.Value)
+			n, ok := decode(r.Value)
 			if !ok {
 				bad = errBadOutput
 				return
 			}
-			out = append(out, id.N)
+			out = append(out, n)
 		})
 		if bad != nil {
 			return nil, bad
@@ -550,60 +544,14 @@ func committedTotal(ctx context.Context, cl *kgo.Client) int64 {
 	return sum
 }
 
-// runGroupScenario runs a consumer-group scenario's real side
-// (app.mode=exactly-once-v2): the resolved configuration and the plan
-// become a RealGroupSpec, and its counts the compared Counts. The plan
-// may pause instances only.
-func runGroupScenario(ctx context.Context, spec RealSpec) (Counts, error) {
-	cfg := spec.Resolved.Config
-	pc := spec.Resolved.Producer
-	if spec.Client != "" && spec.Client != ClientFranzGo {
-		return Counts{}, fmt.Errorf("a consumer-group application runs with franz-go only: %w", ErrUnsupported)
+// sleepUntil waits until t or ctx's end, and returns ctx's error then.
+func sleepUntil(ctx context.Context, t time.Time) error {
+	tm := time.NewTimer(time.Until(t))
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
 	}
-	if spec.Bootstrap != "" {
-		return Counts{}, fmt.Errorf("a consumer-group application runs against kfake only (-bootstrap): %w", ErrUnsupported)
-	}
-	gs := RealGroupSpec{Instances: cfg.App.Instances, Partitions: cfg.App.InputPartitions, Records: int(cfg.App.Records),
-		PerTxn: int(pc.TransactionRecords), Interval: cfg.App.SendInterval, SessionTimeout: cfg.App.SessionTimeout,
-		RebalanceTimeout: groupRebalanceTimeout, TransactionTimeout: pc.TransactionTimeout, Scale: spec.Scale,
-		Deadline: spec.Deadline, Seed: spec.Seed}
-	for _, a := range spec.Plan.Actions {
-		p, ok := a.Action.(faults.Pause)
-		if !ok {
-			return Counts{}, fmt.Errorf("plan action %q in a consumer-group application (only pauses are mapped): %w", string(a.Action.AppendTo(nil)), ErrUnsupported)
-		}
-		i, err := instanceIndex(p.Node, gs.Instances)
-		if err != nil {
-			return Counts{}, err
-		}
-		gs.Pauses = append(gs.Pauses, GroupPause{Instance: i, At: a.At, For: p.For})
-	}
-	gc, err := RunRealGroup(ctx, gs)
-	if err != nil {
-		return Counts{}, err
-	}
-	if !gc.Finished {
-		return Counts{}, fmt.Errorf("the real group application did not commit its whole input within %v", gs.Deadline)
-	}
-	c := Counts{Sent: gc.Input, Acked: gc.Unique, Failed: gc.Lost, Appended: gc.Output + gc.Aborted, Duplicates: gc.Duplicates,
-		LostAcked: 0, Fenced: gc.Fenced, TxnAborted: gc.Aborts}
-	if gc.MemberRefused > 0 {
-		c.GroupFenced = 1
-	}
-	return c, nil
-}
-
-// groupRebalanceTimeout is the instances' max.poll.interval.ms, Kafka's
-// default (ConsumerConfig, 300000 ms), which the JoinGroup carries as the
-// rebalance timeout.
-const groupRebalanceTimeout = 300 * time.Second
-
-// instanceIndex returns the index of instance node name ("p1" is 0).
-func instanceIndex(name string, n int) (int, error) {
-	for i := 0; i < n; i++ {
-		if world.InstanceName(i) == name {
-			return i, nil
-		}
-	}
-	return 0, fmt.Errorf("plan node %s is not an instance of the application (p1..p%d): %w", name, n, ErrUnsupported)
 }

@@ -373,7 +373,7 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 // inputOffsets fills a group application's TxnOffsetCommit: the input
 // partitions the transaction read, each with the offset after its last
 // record, and the group metadata (KafkaProducer.sendOffsetsToTransaction:
-// TransactionManager.sendOffsetsWithGroupMetadata builds the
+// TransactionManager.txnOffsetCommitHandler builds the
 // TxnOffsetCommitRequest with the member id, generation and group
 // instance id of the ConsumerGroupMetadata passed).
 func (p *Producer) inputOffsets(m *model.TxnOffsetCommitRequest) {

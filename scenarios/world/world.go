@@ -442,7 +442,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		if in.cons = nil; w.input.Parts > 0 {
 			cc := w.input.Consumer(in.app.id, leaders, metaBrokers, loop, cfg.App.SendInterval)
 			if cfg.App.Mode.Grouped() {
-				w.input.GroupConsumer(&cc, in.name, cfg.App.SessionTimeout)
+				w.input.GroupConsumer(&cc, in.name, cfg.App.SessionTimeout, in.pcfg.GroupID != "")
 			}
 			in.cons = consumer.New(cc)
 			in.cconns = zeroed(in.cconns, w.connSlots())

@@ -89,6 +89,7 @@ func Supports(name string) (Support, bool) {
 // Unsupported explains, for the scenarios validate does not run, why.
 var Unsupported = map[string]string{
 	"eosv2":         "consumer groups: the real application runs no group members (franz-go's GroupTransactSession against kfake is not wired yet), and reads no input topic",
+	"rebalance":     "consumer groups: the real application runs no group members, and reads no input topic",
 	"groupid":       "the deprecated sendOffsetsToTransaction(offsets, groupId) in a consumer group: the real application runs no group members, and reads no input topic",
 	"txntimeout":    "needs a producer process paused past transaction.timeout.ms right after its first acknowledgement; mapped as a proxy hold at the pause's simulated time (69 ms, scaled), it lands before the real client's first transaction is open, so nothing times out (10 real runs at kafka.version=4.1: fenced 0 against 1 a run simulated); the hold would need anchoring to the first acknowledgement, and a hold is not a pause (the client's timers run)",
 	"expiry":        "producer-state expiry needs broker configuration kfake does not expose per run",

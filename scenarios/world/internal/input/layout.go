@@ -230,15 +230,16 @@ func (l Layout) GroupProducer(pc *client.ProducerConfig, app int32, index int) {
 // client.id name, session.timeout.ms session, subscribed to the
 // application's input partitions, require_stable, and the application's
 // onPartitionsRevoked committing its open transaction. Without
-// transactions (txn false: no idempotence) the consumer commits its
-// positions itself, Kafka's default enable.auto.commit=true every
-// auto.commit.interval.ms (5 s) and before a rejoin.
-func (l Layout) GroupConsumer(cfg *consumer.Config, name string, session time.Duration, txn bool) {
+// transactions (txn false: at least once, or no idempotence) the
+// consumer commits its positions itself, Kafka's default
+// enable.auto.commit=true every auto.commit.interval.ms (commit, the
+// commit.interval.ms parameter; 5 s by default) and before a rejoin.
+func (l Layout) GroupConsumer(cfg *consumer.Config, name string, session time.Duration, txn bool, commit time.Duration) {
 	cfg.Protocol, cfg.ClientID, cfg.SessionTimeout = consumer.ProtocolClassic, name, session
 	cfg.TopicPartitions, cfg.Partitions = cfg.Partitions, nil
 	cfg.RequireStable, cfg.AppRevoke = true, true
 	if !txn {
-		cfg.AppOffsets, cfg.AutoCommit, cfg.AutoCommitInterval = false, true, 5*time.Second
+		cfg.AppOffsets, cfg.AppCommits, cfg.AutoCommit, cfg.AutoCommitInterval = false, false, true, commit
 	}
 }
 

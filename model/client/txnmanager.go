@@ -496,7 +496,7 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *model.TxnResp
 			// ILLEGAL_GENERATION as a CommitFailedException, "Transaction
 			// offset Commit failed due to consumer group metadata
 			// mismatch", and FENCED_INSTANCE_ID: TransactionManager
-			// .TxnOffsetCommitHandler.handleResponse, apache/kafka 4.0).
+			// .TxnOffsetCommitHandler.handleResponse, apache/kafka@00549248).
 			p.note(model.NoteInfo, r.Op+" "+r.Err.String())
 			p.abortable(now, r.Err)
 		}

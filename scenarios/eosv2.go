@@ -69,9 +69,10 @@ The pre-2.5 design, one transactional.id per input partition, is the
 zombie scenario (app.mode=exactly-once). The deprecated
 sendOffsetsToTransaction(offsets, groupId), without the generation, is
 the groupid scenario. Without idempotence (-idempotence=false) there are
-no transactions: the instances commit no offsets, the new owner reads p1's
-partition from its start and writes it again (INV-DUP).`,
-		ExpectOff: "no transactions: p2 reads p1's partition from its start after the rebalance and writes its records again (INV-DUP)",
+no transactions: the consumers commit their positions themselves (Kafka's
+default enable.auto.commit, every 5s), the new owner reads p1's partition
+from p1's last commit and writes again what p1 wrote since (INV-DUP).`,
+		ExpectOff: "no transactions: the consumers auto-commit every 5s; p2 reads p1's partition from p1's last commit after the rebalance and writes those records again (INV-DUP)",
 		ExpectOn:  "where the pause lands in an open transaction, p1's commit is refused on the generation (commits_fenced_by_generation > 0) and its transaction aborts; no duplicates; INV-EOS holds on both input partitions",
 		Defaults:  eosv2Defaults("exactly-once-v2"),
 		Extra:     eosv2Extra(),

@@ -18,7 +18,7 @@ var worldFields = map[string]string{
 	"spareMem": "storage of the spares' lists: nothing of the run", "spareNext": "which of the two stores spareNodes fills next",
 	"textBuf": "scratch for the result's texts", "finalLog": "scratch (finalLogs)", "finalRecs": "scratch (finalLogs)", "nodesBuf": "storage of the plan's node lists, which the plan (hashed) holds",
 	"resultMem": "a recycled Result's memory for the run's result (Runner.Recycle): nothing of the run",
-	"setup":     "constant", "mode": "constant (chosen once: a run or a script)", "vals": "constant", "cfg": "constant", "seed": "constant",
+	"setup":     "constant", "mode": "constant (chosen once: a run or a script)", "vals": "constant", "cfg": "constant", "groupApp": "constant (from cfg and mode)", "seed": "constant",
 	"loop": "hashed: the time, the pending events in order",
 	"nw":   "hashed",
 	"topo": "constant", "input": "constant",

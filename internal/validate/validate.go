@@ -133,6 +133,7 @@ func Supports(name string) (Support, bool) {
 
 // Unsupported explains, for the scenarios validate does not run, why.
 var Unsupported = map[string]string{
+	"rebalance":     "consumer groups at least once: the real application is the transactional GroupTransactSession (groupapp); a consumer that commits with commitSync or auto-commit is not wired",
 	"expiry":        "producer-state expiry needs broker configuration kfake does not expose per run",
 	"retention":     "retention.ms and producer-state expiry need broker configuration kfake does not expose per run",
 	"groupid":       "the deprecated sendOffsetsToTransaction(offsets, groupId) has no franz-go counterpart: GroupTransactSession always commits with the consumer's group metadata (pkg/kgo/txn.go, End); a TxnOffsetCommit without it is not wired (docs/validate.md)",

@@ -377,7 +377,7 @@ func (p *Producer) sendTxn(now sim.Time, op uint8, commit bool) {
 // inputOffsets fills a group application's TxnOffsetCommit: the input
 // partitions the transaction read, each with the offset after its last
 // record, and the group metadata (KafkaProducer.sendOffsetsToTransaction:
-// TransactionManager.sendOffsetsWithGroupMetadata builds the
+// TransactionManager.txnOffsetCommitHandler builds the
 // TxnOffsetCommitRequest with the member id, generation and group
 // instance id of the ConsumerGroupMetadata passed).
 func (p *Producer) inputOffsets(m *model.TxnOffsetCommitRequest) {
@@ -518,7 +518,7 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *model.TxnResp
 			// ILLEGAL_GENERATION as a CommitFailedException, "Transaction
 			// offset Commit failed due to consumer group metadata
 			// mismatch", and FENCED_INSTANCE_ID: TransactionManager
-			// .TxnOffsetCommitHandler.handleResponse, apache/kafka 4.0).
+			// .TxnOffsetCommitHandler.handleResponse, apache/kafka@00549248).
 			p.note(model.NoteInfo, r.Op+" "+r.Err.String())
 			p.abortable(now, r.Err)
 		}

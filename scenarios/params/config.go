@@ -127,10 +127,21 @@ type AppParams struct {
 	// session.timeout.ms, their consumers' group session.
 	Instances      int
 	SessionTimeout time.Duration
+	// CommitInterval is commit.interval.ms: an at-least-once group
+	// application's consumers commit their positions that often
+	// (enable.auto.commit's auto.commit.interval.ms).
+	CommitInterval time.Duration
 }
 
 // TopicInput reports whether applications read an input topic.
 func (a *AppParams) TopicInput() bool { return a.Input == "topic" }
+
+// GroupApp reports whether the application runs its instances at once as
+// members of a consumer group: app.mode=exactly-once-v2 or
+// exactly-once-groupid, or at-least-once with app.instances above 1.
+func (a *AppParams) GroupApp() bool {
+	return a.Mode.Grouped() || a.Mode == AppAtLeastOnce && a.Instances > 1
+}
 
 // AppMode is how an application processes its input across instances.
 type AppMode uint8
@@ -452,6 +463,7 @@ var fields = map[string]func(c *Config) any{
 	"input.aborted":                           func(c *Config) any { return &c.App.InputAborted },
 	"app.instances":                           func(c *Config) any { return &c.App.Instances },
 	"session.timeout.ms":                      func(c *Config) any { return &c.App.SessionTimeout },
+	"commit.interval.ms":                      func(c *Config) any { return &c.App.CommitInterval },
 	"partitions":                              func(c *Config) any { return &c.Partitions },
 	"brokers":                                 func(c *Config) any { return &c.Brokers },
 	"replication.factor":                      func(c *Config) any { return &c.Replication.Factor },

@@ -7,11 +7,11 @@ import "fmt"
 // input partition (the offset commit, TxnOffsetCommit, carries one
 // offset per group).
 func (c *Config) CheckInput() error {
-	if c.App.Mode.Grouped() && !c.App.TopicInput() {
-		return fmt.Errorf("app.mode=%s needs app.input=topic: its instances are consumers in a group (allowed with app.input=synthetic: at-least-once, exactly-once)", c.App.Mode)
+	if c.App.GroupApp() && !c.App.TopicInput() {
+		return fmt.Errorf("app.mode=%s with app.instances=%d needs app.input=topic: its instances are consumers in a group (allowed with app.input=synthetic: at-least-once or exactly-once with app.instances=1)", c.App.Mode, c.App.Instances)
 	}
-	if c.App.Instances > 1 && !c.App.Mode.Grouped() {
-		return fmt.Errorf("app.instances=%d needs app.mode=exactly-once-v2 or exactly-once-groupid: other modes run one instance at a time (allowed: 1)", c.App.Instances)
+	if c.App.Instances > 1 && c.App.Mode == AppExactlyOnce {
+		return fmt.Errorf("app.instances=%d needs app.mode=exactly-once-v2, exactly-once-groupid or at-least-once: exactly-once runs one instance at a time (allowed: 1)", c.App.Instances)
 	}
 	if !c.App.TopicInput() {
 		return nil

@@ -68,7 +68,7 @@ func Resolve(v *Values) (*Resolved, error) {
 	}
 	if cfg.App.Mode.ExactlyOnce() && (pc.TransactionalID == "" || pc.TransactionRecords == 0) {
 		if !pc.EnableIdempotence && cfg.App.Mode.Grouped() {
-			preNotes = append(preNotes, "app.mode="+cfg.App.Mode.String()+" needs transactions: without idempotence the instances commit no offsets and a new owner reads its partitions from the start (at least once)")
+			preNotes = append(preNotes, "app.mode="+cfg.App.Mode.String()+" needs transactions: without idempotence the instances' consumers auto-commit their positions (every 5s) and a new owner reads from the last commit (at least once)")
 		} else if !pc.EnableIdempotence && !v.Explicit("app.mode") {
 			preNotes = append(preNotes, "app.mode=exactly-once needs transactions: without idempotence the application runs at-least-once")
 			cfg.App.Mode = AppAtLeastOnce

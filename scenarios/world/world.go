@@ -317,7 +317,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	w := old.recycle() // runner.go
 	w.setup, w.vals, w.cfg, w.seed, w.pcfg, w.cfgNotes, w.topo = s, vals, cfg, seed, pcfg, notes, topo
 	w.mode = &theRunMode
-	w.groupApp = cfg.App.Mode.Grouped() // world_group.go
+	w.groupApp = cfg.App.GroupApp() // world_group.go
 	if err := s.Build(Builder{w}); err != nil {
 		return nil, err
 	}
@@ -426,7 +426,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	}
 	if cfg.App.Mode == params.AppExactlyOnce {
 		loop = input.ExactlyOnce
-	} else if pcfg.TransactionRecords > 0 || cfg.App.Mode.Grouped() {
+	} else if pcfg.TransactionRecords > 0 || cfg.App.GroupApp() {
 		loop = input.AtLeastOnceTxn
 	}
 	w.pcfg = pcfg
@@ -434,15 +434,15 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		in.pcfg = pcfg
 		if cfg.App.Mode == params.AppExactlyOnce {
 			in.pcfg.GroupID = model.GroupOf(in.app.id)
-		} else if cfg.App.Mode.Grouped() {
+		} else if cfg.App.GroupApp() {
 			w.input.GroupProducer(&in.pcfg, in.app.id, in.index)
 		}
 		in.prod = w.spare.producer(in.pcfg, in.app.id, topo.Leaders, w.rands.New(seed, streamOf("producer/"+in.name)))
 		in.conns = zeroed(in.conns, w.connSlots())
 		if in.cons = nil; w.input.Parts > 0 {
 			cc := w.input.Consumer(in.app.id, leaders, metaBrokers, loop, cfg.App.SendInterval)
-			if cfg.App.Mode.Grouped() {
-				w.input.GroupConsumer(&cc, in.name, cfg.App.SessionTimeout)
+			if cfg.App.GroupApp() {
+				w.input.GroupConsumer(&cc, in.name, cfg.App.SessionTimeout, in.pcfg.GroupID != "", cfg.App.CommitInterval)
 			}
 			in.cons = consumer.New(cc)
 			in.cconns = zeroed(in.cconns, w.connSlots())

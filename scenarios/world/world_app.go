@@ -22,7 +22,7 @@ func (w *World) addApp(start sim.Time) *app {
 	*a = app{id: int32(len(w.apps)), records: ac.Records, interval: ac.SendInterval, idleAfter: ac.IdleAfter, idle: ac.Idle,
 		resolved: a.resolved[:0], abandoned: a.abandoned[:0], instances: a.instances[:0]}
 	w.apps = append(w.apps, a)
-	for i := 0; i == 0 || ac.Mode.Grouped() && i < ac.Instances; i++ {
+	for i := 0; i == 0 || ac.GroupApp() && i < ac.Instances; i++ {
 		w.addInstance(a, start) // world_group.go: a group application's run at once
 	}
 	return a

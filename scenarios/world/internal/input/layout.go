@@ -229,11 +229,18 @@ func (l Layout) GroupProducer(pc *client.ProducerConfig, app int32, index int) {
 // GroupConsumer makes cfg a group member's: the classic protocol with
 // client.id name, session.timeout.ms session, subscribed to the
 // application's input partitions, require_stable, and the application's
-// onPartitionsRevoked committing its open transaction.
-func (l Layout) GroupConsumer(cfg *consumer.Config, name string, session time.Duration) {
+// onPartitionsRevoked committing its open transaction. Without
+// transactions (txn false: at least once, or no idempotence) the
+// consumer commits its positions itself, Kafka's default
+// enable.auto.commit=true every auto.commit.interval.ms (commit, the
+// commit.interval.ms parameter; 5 s by default) and before a rejoin.
+func (l Layout) GroupConsumer(cfg *consumer.Config, name string, session time.Duration, txn bool, commit time.Duration) {
 	cfg.Protocol, cfg.ClientID, cfg.SessionTimeout = consumer.ProtocolClassic, name, session
 	cfg.TopicPartitions, cfg.Partitions = cfg.Partitions, nil
 	cfg.RequireStable, cfg.AppRevoke = true, true
+	if !txn {
+		cfg.AppOffsets, cfg.AppCommits, cfg.AutoCommit, cfg.AutoCommitInterval = false, false, true, commit
+	}
 }
 
 // Skip0 is the offset of the first input record of an application's

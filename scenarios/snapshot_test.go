@@ -111,3 +111,49 @@ func TestSnapshotResumeMatchesReplay(t *testing.T) {
 			float64(saveTime.Microseconds())/float64(saves), bytes/saves, regions/saves, float64(resumeTime.Microseconds())/float64(2*saves))
 	}
 }
+
+// BenchmarkSnapshot measures a save and a resume's copy at a time point
+// half way through a run of each scenario named, beside the whole run.
+func BenchmarkSnapshot(b *testing.B) {
+	for _, name := range []string{"ackloss", "zombie", "coordfailover", "failover"} {
+		sc, err := Lookup(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		spec := Spec{Scenario: sc, Seed: 1}
+		count := &saveAt{t: b, at: -1}
+		spec.Probe = count
+		b.Run(name+"/run", func(b *testing.B) {
+			for range b.N {
+				mustRun(b, spec)
+			}
+		})
+		ss := world.NewSnapshots()
+		p := &saveAt{t: b, ss: ss}
+		spec.Probe = p
+		for _, k := range []int{2, 3, 4, 8, 16} {
+			p.n, p.at = 0, count.n/k
+			if mustRun(b, spec); p.saved != nil {
+				break
+			}
+		}
+		if p.saved == nil {
+			b.Logf("%s: %d points, none saved", name, count.n)
+			continue
+		}
+		b.Run(name+"/save", func(b *testing.B) {
+			for range b.N {
+				p.n, p.saved = 0, nil
+				mustRun(b, spec)
+			}
+		})
+		b.Run(name+"/resume", func(b *testing.B) {
+			for range b.N {
+				if _, err := p.saved.Resume(ss, &saveAt{t: b, at: -1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.ReportMetric(float64(p.saved.Stats.Bytes), "bytes/save")
+	}
+}

@@ -11,7 +11,8 @@ import (
 // copies; it is not safe for concurrent use.
 type Copier struct {
 	shared map[reflect.Type]bool
-	ptrs   map[reflect.Type]bool // whether a type holds pointers
+	ptrs   map[reflect.Type]bool  // whether a type holds pointers
+	fields map[reflect.Type][]int // a struct type's fields that hold pointers
 	st     state
 }
 
@@ -27,7 +28,7 @@ type Stats struct {
 // type *T with T among them, or an interface holding one, is kept as it
 // is (configuration read only, caches, sinks outside the copied state).
 func New(shared ...reflect.Type) *Copier {
-	c := &Copier{shared: map[reflect.Type]bool{}, ptrs: map[reflect.Type]bool{}}
+	c := &Copier{shared: map[reflect.Type]bool{}, ptrs: map[reflect.Type]bool{}, fields: map[reflect.Type][]int{}}
 	for _, t := range shared {
 		c.shared[t] = true
 	}
@@ -48,7 +49,8 @@ func Copy[T any](c *Copier, root *T) (*T, Stats, error) {
 type region struct {
 	start, end uintptr
 	sp         unsafe.Pointer // start, as a pointer
-	t          reflect.Type   // the value's type (an array type for a slice's)
+	t          reflect.Type   // the value's type (the element's for an array)
+	n          int            // an array's length; -1 for a single value
 	// root is the index of the region that contains this one (itself
 	// for a root); base the new copy's address (roots only).
 	root    int
@@ -59,6 +61,7 @@ type region struct {
 type visitKey struct {
 	p uintptr
 	t reflect.Type
+	n int
 }
 
 type state struct {
@@ -97,17 +100,28 @@ func (c *Copier) Copy(root any) (any, Stats, error) {
 		if r.root != i {
 			continue
 		}
-		r.nv = reflect.New(r.t)
+		if r.n < 0 {
+			r.nv = reflect.New(r.t)
+			r.nv.Elem().Set(reflect.NewAt(r.t, r.sp).Elem())
+		} else {
+			r.nv = reflect.MakeSlice(reflect.SliceOf(r.t), r.n, r.n)
+			reflect.Copy(r.nv, reflect.SliceAt(r.t, r.sp, r.n))
+		}
 		r.newBase = r.nv.UnsafePointer()
-		r.nv.Elem().Set(reflect.NewAt(r.t, r.sp).Elem())
 		st.stats.Regions++
-		st.stats.Bytes += int(r.t.Size())
+		st.stats.Bytes += int(r.end - r.start)
 	}
 	// Fix up the references the copies hold.
 	for i := range st.regions {
 		r := &st.regions[i]
-		if r.root == i {
+		switch {
+		case r.root != i || !c.hasPtrs(r.t):
+		case r.n < 0:
 			c.fix(r.nv.Elem())
+		default:
+			for j := range r.n {
+				c.fix(r.nv.Index(j))
+			}
 		}
 	}
 	if st.err != nil {
@@ -143,17 +157,32 @@ func (c *Copier) hasPtrs(t reflect.Type) bool {
 	return b
 }
 
+// ptrFields returns the fields of struct type t that hold pointers.
+func (c *Copier) ptrFields(t reflect.Type) []int {
+	fs, ok := c.fields[t]
+	if !ok {
+		for i := range t.NumField() {
+			if c.hasPtrs(t.Field(i).Type) {
+				fs = append(fs, i)
+			}
+		}
+		c.fields[t] = fs
+	}
+	return fs
+}
+
 // addRegion notes an allocation; it reports whether it is new.
-func (c *Copier) addRegion(sp unsafe.Pointer, t reflect.Type) bool {
+// An array of n t's has n >= 0; a single value n = -1.
+func (c *Copier) addRegion(sp unsafe.Pointer, t reflect.Type, n int) bool {
 	st := &c.st
 	p := uintptr(sp)
-	k := visitKey{p, t}
+	k := visitKey{p, t, n}
 	if st.seen[k] {
 		return false
 	}
 	st.seen[k] = true
-	if t.Size() > 0 {
-		st.regions = append(st.regions, region{start: p, end: p + t.Size(), sp: sp, t: t})
+	if size := t.Size() * uintptr(max(n, 1)); size > 0 {
+		st.regions = append(st.regions, region{start: p, end: p + size, sp: sp, t: t, n: n})
 	}
 	return true
 }
@@ -164,7 +193,7 @@ func (c *Copier) collectPtr(v reflect.Value) {
 		return
 	}
 	et := v.Type().Elem()
-	if c.addRegion(v.UnsafePointer(), et) && c.hasPtrs(et) {
+	if c.addRegion(v.UnsafePointer(), et, -1) && c.hasPtrs(et) {
 		c.collect(v.Elem())
 	}
 }
@@ -179,10 +208,9 @@ func (c *Copier) collect(v reflect.Value) {
 		if v.IsNil() || v.Cap() == 0 {
 			return
 		}
-		at := reflect.ArrayOf(v.Cap(), v.Type().Elem())
-		p := v.UnsafePointer()
-		if c.addRegion(p, at) && c.hasPtrs(at.Elem()) {
-			a := reflect.NewAt(at, p).Elem()
+		et, p := v.Type().Elem(), v.UnsafePointer()
+		if c.addRegion(p, et, v.Cap()) && c.hasPtrs(et) {
+			a := reflect.SliceAt(et, p, v.Cap())
 			for i := range v.Cap() {
 				c.collect(a.Index(i))
 			}
@@ -194,11 +222,8 @@ func (c *Copier) collect(v reflect.Value) {
 			}
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if c.hasPtrs(t.Field(i).Type) {
-				c.collect(writable(v.Field(i)))
-			}
+		for _, i := range c.ptrFields(v.Type()) {
+			c.collect(writable(v.Field(i)))
 		}
 	case reflect.Map:
 		if v.IsNil() {
@@ -280,12 +305,11 @@ func (c *Copier) merge() error {
 		if cur >= 0 && r.start < rs[cur].end {
 			if r.end > rs[cur].end {
 				root := &rs[cur]
-				if root.t.Kind() != reflect.Array || r.t.Kind() != reflect.Array || root.t.Elem() != r.t.Elem() {
+				if root.n < 0 || r.n < 0 || root.t != r.t {
 					return fmt.Errorf("snapshot: a %s and a %s overlap", root.t, r.t)
 				}
-				es := root.t.Elem().Size()
 				root.end = r.end
-				root.t = reflect.ArrayOf(int((root.end-root.start)/es), root.t.Elem())
+				root.n = int((root.end - root.start) / root.t.Size())
 			}
 			r.root = cur
 			continue
@@ -345,11 +369,8 @@ func (c *Copier) fix(v reflect.Value) {
 			}
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if c.hasPtrs(t.Field(i).Type) {
-				c.fix(writable(v.Field(i)))
-			}
+		for _, i := range c.ptrFields(v.Type()) {
+			c.fix(writable(v.Field(i)))
 		}
 	case reflect.Map:
 		if v.IsNil() {

@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	// The World: node table, routing, faults, readers, state hashes, the
 	// scripted mode. It knows no catalogue scenario: a Setup says what
 	// to build.
-	"scenarios/world": {"sim", "model", "model/client", "model/consumer", "model/admin", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios/world/internal/outbuf", "scenarios/world/internal/input"},
+	"scenarios/world": {"sim", "model", "model/client", "model/consumer", "model/admin", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios/world/internal/snapshot", "scenarios/world/internal/outbuf", "scenarios/world/internal/input"},
 	// The World's compact containers (id table, bitset, record window).
 	"scenarios/world/internal/store": {"sim", "model"},
 	// The World's replication helpers that need no World: the replica
@@ -53,6 +53,7 @@ var allowed = map[string][]string{
 	"scenarios/world/internal/input": {"model", "model/consumer", "model/storage"},
 	// The state hash's reflection walk: it knows no World type.
 	"scenarios/world/internal/hashwalk": {},
+	"scenarios/world/internal/snapshot": {},
 	// The catalogue as data over world.Builder; Spec, Resolve, Run,
 	// Result, scenario files.
 	"scenarios": {"sim", "model", "net", "faults", "check", "scenarios/params", "scenarios/world", "ext:go.yaml.in/yaml/v3"},
@@ -108,7 +109,7 @@ var realClients = []string{"github.com/twmb/franz-go", "github.com/confluentinc/
 
 // world is the simulated world: no wall clock, no unseeded randomness, no
 // goroutines.
-var world = []string{"sim", "model", "model/client", "model/consumer", "model/admin", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios/world/internal/outbuf", "scenarios/world/internal/input", "scenarios", "scenarios/explain", "scenarios/htmlpage"}
+var world = []string{"sim", "model", "model/client", "model/consumer", "model/admin", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios/world/internal/snapshot", "scenarios/world/internal/outbuf", "scenarios/world/internal/input", "scenarios", "scenarios/explain", "scenarios/htmlpage"}
 
 func root(t *testing.T) string {
 	dir, err := os.Getwd()

@@ -123,22 +123,23 @@ func BenchmarkSnapshot(b *testing.B) {
 		spec := Spec{Scenario: sc, Seed: 1}
 		count := &saveAt{t: b, at: -1}
 		spec.Probe = count
+		mustRun(b, spec)
 		b.Run(name+"/run", func(b *testing.B) {
 			for range b.N {
 				mustRun(b, spec)
 			}
 		})
 		ss := world.NewSnapshots()
-		p := &saveAt{t: b, ss: ss}
+		p, n := &saveAt{t: b, ss: ss}, count.n
 		spec.Probe = p
 		for _, k := range []int{2, 3, 4, 8, 16} {
-			p.n, p.at = 0, count.n/k
+			p.n, p.at = 0, n/k
 			if mustRun(b, spec); p.saved != nil {
 				break
 			}
 		}
 		if p.saved == nil {
-			b.Logf("%s: %d points, none saved", name, count.n)
+			b.Logf("%s: %d points, none saved", name, n)
 			continue
 		}
 		b.Run(name+"/save", func(b *testing.B) {
@@ -154,6 +155,6 @@ func BenchmarkSnapshot(b *testing.B) {
 				}
 			}
 		})
-		b.ReportMetric(float64(p.saved.Stats.Bytes), "bytes/save")
+		b.Logf("%s: save at time point %d of %d: %+v", name, p.at, n, p.saved.Stats)
 	}
 }

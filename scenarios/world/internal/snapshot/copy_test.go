@@ -69,3 +69,28 @@ func TestCopySharing(t *testing.T) {
 	}
 	t.Logf("%+v", st)
 }
+
+// TestCopyOverlappingSlices: slices of one backing array met tail first
+// share one array in the copy, as in the source.
+func TestCopyOverlappingSlices(t *testing.T) {
+	type two struct {
+		tail, whole []*int
+		p           *int
+	}
+	arr := make([]*int, 4, 6)
+	for i := range arr {
+		v := i
+		arr[i] = &v
+	}
+	src := &two{tail: arr[2:], whole: arr, p: arr[3]}
+	out, _, err := Copy(New(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &out.tail[0] != &out.whole[2] || &out.whole[0] == &arr[0] || cap(out.tail) != 4 || cap(out.whole) != 6 {
+		t.Fatal("backing array not shared")
+	}
+	if out.p != out.whole[3] || out.p == arr[3] || *out.p != 3 {
+		t.Fatal("pointer not translated")
+	}
+}

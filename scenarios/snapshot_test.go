@@ -86,6 +86,11 @@ func TestSnapshotResumeMatchesReplay(t *testing.T) {
 						settling++
 						continue
 					}
+					if p.saved.Stats.Funcs != 0 {
+						// A function value may close over the source World:
+						// the copy would call back into it.
+						t.Fatalf("%s seed %d: the saved World holds %d function values", sc.Name, spec.Seed, p.saved.Stats.Funcs)
+					}
 					for range 2 {
 						start := time.Now()
 						r, err := p.saved.Resume(ss, &saveAt{t: t, at: -1})

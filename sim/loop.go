@@ -141,6 +141,9 @@ func (l *Loop[E]) RunToLimit(t Time, maxEvents int64, h Handler[E]) bool {
 // Stop asks Run to return after the current event.
 func (l *Loop[E]) Stop() { l.stop = true }
 
+// Stopped reports whether Stop was called during the current event.
+func (l *Loop[E]) Stopped() bool { return l.stop }
+
 // Run handles events in (time, sequence) order until no foreground event is
 // pending (background events left over stay queued), the next event lies
 // after lim.Until, lim.MaxEvents events have run, or the handler calls Stop,

@@ -78,8 +78,7 @@ type Resolved = params.Resolved
 // run runs the World newWorld built for s to its end and returns its
 // result; the caller fills in Result.Reproduce.
 func (w *World) run(s *Setup) (*Result, error) {
-	res := s.Resolved
-	pcfg, notes := res.Producer, res.Notes
+	res, pcfg := s.Resolved, s.Resolved.Producer
 	if err := w.initFaults(s.PlanText, s.PlanSource); err != nil {
 		return nil, err
 	}
@@ -112,6 +111,12 @@ func (w *World) run(s *Setup) (*Result, error) {
 	if w.maxState == 0 {
 		w.maxState = DefaultMaxState
 	}
+	return w.runRest(s, maxEv, false)
+}
+
+// runRest runs the world on to its end, resumed after a saved event or not.
+func (w *World) runRest(s *Setup, maxEv int64, resumed bool) (*Result, error) {
+	res, horizon, pcfg, notes := s.Resolved, w.limit, s.Resolved.Producer, s.Resolved.Notes
 	runTo := func(until sim.Time) sim.StopReason {
 		s := w.loop.Run(sim.Limits{Until: until, MaxEvents: maxEv}, w)
 		if s == sim.StopDrained && w.beyond > 0 {
@@ -120,7 +125,9 @@ func (w *World) run(s *Setup) (*Result, error) {
 		return s
 	}
 	var stop sim.StopReason
-	if w.planEnd < horizon {
+	if resumed && w.loop.Stopped() {
+		stop = sim.StopRequested
+	} else if w.planEnd < horizon {
 		stop = runTo(w.planEnd)
 		if stop == sim.StopTimeLimit || stop == sim.StopDrained && w.faulty() {
 			w.endFaults(w.planEnd)

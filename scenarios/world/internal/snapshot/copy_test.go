@@ -1,0 +1,96 @@
+package snapshot
+
+import "testing"
+
+type node struct {
+	name string
+	next *node
+	vals []int
+	m    map[string]*node
+	any  any
+	arr  [3]*node
+	f    func() int
+}
+
+type root struct {
+	nodes []node
+	first *node
+	mid   *node
+	sub   []node
+	n     int
+}
+
+func TestCopySharing(t *testing.T) {
+	r := &root{nodes: make([]node, 3, 5)}
+	for i := range r.nodes {
+		r.nodes[i].name = string(rune('a' + i))
+		r.nodes[i].vals = []int{i}
+	}
+	r.nodes[0].next = &r.nodes[1]
+	r.nodes[1].next = &r.nodes[2]
+	r.nodes[2].next = &r.nodes[0]
+	r.first = &r.nodes[0]
+	r.mid = &r.nodes[1]
+	r.sub = r.nodes[1:2]
+	r.nodes[0].m = map[string]*node{"x": &r.nodes[2]}
+	r.nodes[1].m = r.nodes[0].m
+	r.nodes[1].any = &r.nodes[0]
+	r.nodes[2].any = struct{ p *node }{&r.nodes[1]}
+	r.nodes[2].arr[1] = r.first
+	r.nodes[0].f = func() int { return 7 }
+	c := New()
+	out, st, err := c.Copy(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := out.(*root)
+	if n == r || &n.nodes[0] == &r.nodes[0] {
+		t.Fatal("not copied")
+	}
+	if n.first != &n.nodes[0] || n.mid != &n.nodes[1] || &n.sub[0] != &n.nodes[1] || cap(n.nodes) != 5 {
+		t.Fatal("pointers into the slice not kept")
+	}
+	if n.nodes[0].next.next.next != &n.nodes[0] || n.nodes[2].arr[1] != &n.nodes[0] {
+		t.Fatal("cycle")
+	}
+	if n.nodes[0].m["x"] != &n.nodes[2] {
+		t.Fatal("map value")
+	}
+	n.nodes[0].m["y"] = nil
+	if len(n.nodes[1].m) != 2 || len(r.nodes[0].m) != 1 {
+		t.Fatal("map sharing")
+	}
+	if n.nodes[1].any.(*node) != &n.nodes[0] || n.nodes[2].any.(struct{ p *node }).p != &n.nodes[1] {
+		t.Fatal("interfaces")
+	}
+	n.nodes[0].vals[0] = 99
+	if r.nodes[0].vals[0] != 0 || n.nodes[0].f() != 7 {
+		t.Fatal("vals")
+	}
+	t.Logf("%+v", st)
+}
+
+// TestCopyOverlappingSlices: slices of one backing array met tail first
+// share one array in the copy, as in the source.
+func TestCopyOverlappingSlices(t *testing.T) {
+	type two struct {
+		tail, whole []*int
+		p           *int
+	}
+	arr := make([]*int, 4, 6)
+	for i := range arr {
+		v := i
+		arr[i] = &v
+	}
+	src := &two{tail: arr[2:], whole: arr, p: arr[3]}
+	out, _, err := Copy(New(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &out.tail[0] != &out.whole[2] || &out.whole[0] == &arr[0] || cap(out.tail) != 4 || cap(out.whole) != 6 {
+		t.Fatal("backing array not shared")
+	}
+	if out.p != out.whole[3] || out.p == arr[3] || *out.p != 3 {
+		t.Fatal("pointer not translated")
+	}
+}

@@ -149,6 +149,9 @@ func (w *World) runRest(s *Setup, maxEv int64, resumed bool) (*Result, error) {
 	pending, abandoned := w.pending()
 	w.repl.finalLogs(w, end) // world_repl.go
 	w.loop.Trim(finalKeep)   // a backlog's queue is not kept past the run
+	for _, in := range w.instances {
+		in.prod.TrimLists() // nor a backlog's batch lists
+	}
 	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stopText, N: pending, Abandoned: abandoned, Until: w.planEnd})
 
 	counts, vs := w.chk.Finish()

@@ -22,7 +22,7 @@ func TestMemberFaultsRoundTrip(t *testing.T) {
 		if !ok || k.Max <= 0 || !k.Duration {
 			t.Fatalf("%q: weaken %v %v", line, k, ok)
 		}
-		if w := k.With(k.Max / 2); w.Equal(p.Actions[0].Action) || !strings.Contains(string(w.AppendTo(nil)), (time.Duration(k.Max) / 2).String()) {
+		if w := k.With(k.Max / 2); w.Equal(p.Actions[0].Action) || !strings.Contains(string(w.AppendTo(nil)), (time.Duration(k.Max)/2).String()) {
 			t.Errorf("%q weakened to %q", line, w.AppendTo(nil))
 		}
 	}

@@ -138,6 +138,19 @@ type Target interface {
 	Reassign(part int32, replicas []string)
 }
 
+// MemberTarget is a [Target] with consumer group members: the faults of
+// a member ([SlowPoll], [MuteHeartbeat]) apply through it, and do nothing
+// on a Target without it (one that runs no group).
+type MemberTarget interface {
+	Target
+	// SlowPoll has group member node's application take a processing
+	// step of d: no poll, send or commit meanwhile ([SlowPoll]).
+	SlowPoll(node string, d time.Duration)
+	// MuteHeartbeat silences group member node's heartbeat thread for d
+	// ([MuteHeartbeat]).
+	MuteHeartbeat(node string, d time.Duration)
+}
+
 // Span is how long an action's effect lasts, as a timeline draws it.
 // Every interval ends at the plan's end at the latest.
 type Span uint8
@@ -188,6 +201,9 @@ type Nodes struct {
 	// Partitions is the topic's partition count (delete-records and
 	// abort-transaction name one of them).
 	Partitions int32
+	// Members are the Clients that are consumer group members (a group
+	// application's instances): slow-poll and mute-heartbeat name them.
+	Members []string
 }
 
 // all returns every node name.

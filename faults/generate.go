@@ -58,6 +58,14 @@ const (
 	// brokers in a random order; only in a replicated world. It is not in
 	// GenAll: name it.
 	GenReassign
+	// GenSlowPoll ("slow-poll") has a consumer group member's application
+	// take a processing step of up to MaxDuration without polling; only
+	// in a world with group members. It is not in GenAll: name it.
+	GenSlowPoll
+	// GenMuteHeartbeat ("mute-heartbeat") silences a consumer group
+	// member's heartbeat thread for up to MaxDuration; only in a world
+	// with group members. It is not in GenAll: name it.
+	GenMuteHeartbeat
 
 	// GenAll ("all") is the kinds the generator had before stall was
 	// added: pause, crash, partition, oneway, drop and drift. It stays
@@ -66,11 +74,12 @@ const (
 	GenAll = GenPause | GenCrash | GenCut | GenCutOneWay | GenDrop | GenDrift
 )
 
-var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall", "delete-records", "shutdown", "elect-preferred", "reassign"}
+var kindNames = [...]string{"pause", "crash", "partition", "oneway", "drop", "drift", "stall", "delete-records", "shutdown", "elect-preferred", "reassign", "slow-poll", "mute-heartbeat"}
 
 // ParseKinds parses a comma-separated list of kind names (pause, crash,
 // partition, oneway, drop, drift, stall, delete-records, shutdown,
-// elect-preferred, reassign, and "all" for the first six).
+// elect-preferred, reassign, slow-poll, mute-heartbeat, and "all" for
+// the first six).
 func ParseKinds(s string) (Kinds, error) {
 	if s == "all" {
 		return GenAll, nil
@@ -176,7 +185,8 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 		if (k == GenCut || k == GenCutOneWay || k == GenDrop) && !haveLinks || k == GenStall && len(servers) == 0 || len(all) == 0 ||
 			k == GenDeleteRecords && (len(opts.Nodes.Brokers) == 0 || opts.Nodes.Partitions <= 0) ||
 			(k == GenShutdown || k == GenElectPreferred) && (len(opts.Nodes.Controllers) == 0 || len(opts.Nodes.Brokers) == 0) ||
-			k == GenReassign && (len(opts.Nodes.Controllers) == 0 || len(opts.Nodes.Brokers) == 0 || opts.Nodes.Partitions <= 0) {
+			k == GenReassign && (len(opts.Nodes.Controllers) == 0 || len(opts.Nodes.Brokers) == 0 || opts.Nodes.Partitions <= 0) ||
+			(k == GenSlowPoll || k == GenMuteHeartbeat) && len(opts.Nodes.Members) == 0 {
 			continue
 		}
 		enabled = append(enabled, k)
@@ -361,6 +371,17 @@ func Generate(rng *rand.Rand, opts GenOptions) Plan {
 				rs = append(rs, opts.Nodes.Brokers[j])
 			}
 			add(at, Reassign{Part: part, Replicas: rs})
+		case GenSlowPoll, GenMuteHeartbeat:
+			d := dur()
+			ns := free(opts.Nodes.Members, at, at, true, false)
+			if len(ns) == 0 {
+				continue // every member is crashed then
+			}
+			if n := pick(ns); k == GenSlowPoll {
+				add(at, SlowPoll{Node: n, For: d})
+			} else {
+				add(at, MuteHeartbeat{Node: n, For: d})
+			}
 		}
 	}
 	p.SortByTime()

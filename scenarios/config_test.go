@@ -166,7 +166,7 @@ func TestStructuredValuesCheckedWhenSet(t *testing.T) {
 		}
 	}
 	fs, err := ParseScenarioFile("f.yaml", []byte("name: x\nbase: ackloss\nparams:\n  records: 3\n  fault.kinds: nope\n"))
-	if err == nil || err.Error() != fmt.Sprintf("f.yaml:5: fault.kinds: unknown kind %q (allowed: all, or a list of pause, crash, partition, oneway, drop, drift, stall, delete-records, shutdown, elect-preferred, reassign)", "nope") {
+	if err == nil || err.Error() != fmt.Sprintf("f.yaml:5: fault.kinds: unknown kind %q (allowed: all, or a list of pause, crash, partition, oneway, drop, drift, stall, delete-records, shutdown, elect-preferred, reassign, slow-poll, mute-heartbeat)", "nope") {
 		t.Errorf("scenario file: %v %v", fs, err)
 	}
 }

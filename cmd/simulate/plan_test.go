@@ -58,7 +58,7 @@ func TestPlanFileErrors(t *testing.T) {
 	}{
 		{[]string{"-plan-file", bad}, "simulate: -plan-file " + bad + `: line 2: pause length "soon" is not a duration (e.g. 250ms, 3.2s, 1m30s)` + "\n"},
 		{[]string{"-plan-file", filepath.Join(dir, "none.txt")}, "simulate: -plan-file: cannot read " + filepath.Join(dir, "none.txt") + ": no such file or directory\n"},
-		{[]string{"-set", "fault.kinds=rain"}, `simulate: fault.kinds: unknown kind "rain" (allowed: all, or a list of pause, crash, partition, oneway, drop, drift, stall, delete-records, shutdown, elect-preferred, reassign)` + "\n"},
+		{[]string{"-set", "fault.kinds=rain"}, `simulate: fault.kinds: unknown kind "rain" (allowed: all, or a list of pause, crash, partition, oneway, drop, drift, stall, delete-records, shutdown, elect-preferred, reassign, slow-poll, mute-heartbeat)` + "\n"},
 		{[]string{"-set", "net.reorder=0.1"}, "simulate: net.reorder=0.1 needs net.mode=datagram (tcp never reorders a connection)\n"},
 	}
 	for _, c := range cases {

@@ -105,6 +105,13 @@ type Menu struct {
 	// Each is offered once at every time choice point.
 	Elect    bool
 	Reassign []string
+	// SlowPoll: a group member's processing step without a poll, of each
+	// of SlowPolls; MuteHeartbeat: its heartbeat thread silent for each
+	// of Mutes (a group application, only when fault.kinds names
+	// slow-poll or mute-heartbeat). The basic menu offers one length just
+	// past max.poll.interval.ms (session.timeout.ms), the full menu one
+	// on either side of it.
+	SlowPolls, Mutes []time.Duration
 	// The full menu's (-explore-menu full): Lengths are the downtimes,
 	// pauses and stalls offered, shortest first; Clean offers a broker's
 	// clean restart beside the unclean one; Stall stalls a server's
@@ -170,8 +177,27 @@ func (m Menu) String() string {
 	return strings.Join(s, ", ")
 }
 
-// operatorFaults appends the operator actions on the menu.
+// memberFaults appends the group members' faults on the menu.
+func (m Menu) memberFaults(s []string) []string {
+	for _, k := range []struct {
+		name string
+		ls   []time.Duration
+	}{{"slow-poll ", m.SlowPolls}, {"mute-heartbeat ", m.Mutes}} {
+		if len(k.ls) > 0 {
+			var ls []string
+			for _, l := range k.ls {
+				ls = append(ls, l.String())
+			}
+			s = append(s, k.name+"(members) "+strings.Join(ls, ", "))
+		}
+	}
+	return s
+}
+
+// operatorFaults appends the operator actions on the menu, and the
+// group members' faults.
 func (m Menu) operatorFaults(s []string) []string {
+	s = m.memberFaults(s)
 	if m.Elect {
 		s = append(s, "elect-preferred")
 	}
@@ -315,6 +341,18 @@ func prepare(cfg Config) (*setup, error) {
 		for i := range c.ReplicationFactor() {
 			m.Reassign = append(m.Reassign, "b"+strconv.Itoa((i+1)%c.Brokers+1))
 		}
+	}
+	around := func(t time.Duration) []time.Duration {
+		if cfg.FullMenu {
+			return []time.Duration{t - t/10, t + t/10}
+		}
+		return []time.Duration{t + t/10}
+	}
+	if kinds&faults.GenSlowPoll != 0 && c.App.Mode.Grouped() {
+		m.SlowPolls = around(c.App.MaxPollInterval)
+	}
+	if kinds&faults.GenMuteHeartbeat != 0 && c.App.Mode.Grouped() {
+		m.Mutes = around(c.App.SessionTimeout)
 	}
 	if cfg.FullMenu {
 		var txn time.Duration

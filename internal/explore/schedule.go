@@ -28,6 +28,8 @@ const (
 	fShutdown
 	fElect
 	fReassign
+	fSlowPoll
+	fMute
 )
 
 // fault is one injected fault: a menu item at a choice point.
@@ -102,9 +104,9 @@ func (s *setup) appendLines(b []byte, f fault) []byte {
 		b = append(b, ' ')
 		b = append(b, f.length.String()...)
 		return append(b, '\n')
-	case fShutdown:
+	case fShutdown, fSlowPoll, fMute:
 		b = append(b, atTime(f.at)...)
-		b = append(b, " shutdown "...)
+		b = append(b, [...]string{fShutdown: " shutdown ", fSlowPoll: " slow-poll ", fMute: " mute-heartbeat "}[f.kind]...)
 		b = append(b, f.node...)
 		b = append(b, ' ')
 		b = append(b, f.length.String()...)
@@ -251,6 +253,17 @@ func (s *setup) options(p *point, dst []fault) []fault {
 				dst = append(dst, f)
 			}
 		}
+		if role == world.RoleProducer {
+			for _, k := range [2]struct {
+				kind faultKind
+				ls   []time.Duration
+			}{{fSlowPoll, m.SlowPolls}, {fMute, m.Mutes}} {
+				for _, l := range k.ls {
+					f.kind, f.length = k.kind, l
+					dst = append(dst, f)
+				}
+			}
+		}
 		if m.Drift {
 			f.length = 0
 			for _, ppm := range [2]int32{m.DriftPPM, -m.DriftPPM} {
@@ -306,7 +319,7 @@ func (r *recorder) Choice(cp *world.ChoicePoint) {
 		r.next++
 		ok := false
 		switch f.kind {
-		case fCrash, fPause, fStall, fDrift, fShutdown:
+		case fCrash, fPause, fStall, fDrift, fShutdown, fSlowPoll, fMute:
 			ok = cp.Kind == world.ChoiceTime && cp.At == f.at && slices.Contains(cp.Up, f.node)
 		case fElect, fReassign:
 			ok = cp.Kind == world.ChoiceTime && cp.At == f.at

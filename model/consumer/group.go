@@ -65,6 +65,9 @@ type member struct {
 	// is enabled (between a JoinGroup answer and a reset).
 	hbToken uint64
 	hbOn    bool
+	// muteUntil: the heartbeat thread is starved and sends nothing
+	// before it ([Consumer.MuteHeartbeat]).
+	muteUntil sim.Time
 	// assignSeq counts the assignments, so that a committed-offsets
 	// answer for an older one is dropped.
 	assignSeq uint64
@@ -401,7 +404,7 @@ func (c *Consumer) enableHeartbeat(now sim.Time) {
 // next heartbeat, or the end of the poll interval if sooner.
 func (c *Consumer) scheduleHeartbeat() {
 	c.grp.hbToken++
-	at := min(c.grp.nextHeartbeat, c.grp.lastPoll.Add(c.cfg.MaxPollInterval))
+	at := max(min(c.grp.nextHeartbeat, c.grp.lastPoll.Add(c.cfg.MaxPollInterval)), c.grp.muteUntil)
 	c.out = append(c.out, model.Out{Kind: model.OutWake, At: at, Timer: hbBit | c.grp.hbToken})
 }
 
@@ -416,6 +419,10 @@ func (c *Consumer) heartbeatWake(now sim.Time, token uint64) {
 	}
 	if c.grp.state != memCompleting && c.grp.state != memStable {
 		c.grp.hbOn = false
+		return
+	}
+	if now < c.grp.muteUntil {
+		c.scheduleHeartbeat() // starved: it wakes at the mute's end
 		return
 	}
 	if now >= c.grp.lastPoll.Add(c.cfg.MaxPollInterval) {
@@ -520,4 +527,19 @@ func (c *Consumer) Process(now sim.Time, d time.Duration) []model.Out {
 	}
 	c.flushObs()
 	return c.out
+}
+
+// MuteHeartbeat starves the heartbeat thread until until: it sends no
+// heartbeat (and does not check the poll timer) before then, while the
+// application polls, sends and commits on. The group coordinator removes
+// the member once session.timeout.ms passes without a heartbeat (or a
+// join or sync); the member learns it from the answer to its next
+// heartbeat or commit (UNKNOWN_MEMBER_ID, or ILLEGAL_GENERATION after a
+// rebalance without it: heartbeatAnswered, groupCommitted, and for a
+// transactional commit the producer's TxnOffsetCommit), resets its
+// generation and rejoins at its next poll. A heartbeat due meanwhile goes
+// at the mute's end (HeartbeatThread.run then finds it due). A crash ends
+// the mute (startGroup).
+func (c *Consumer) MuteHeartbeat(until sim.Time) {
+	c.grp.muteUntil = max(c.grp.muteUntil, until)
 }

@@ -547,3 +547,38 @@ func BenchmarkGroupHeartbeat(b *testing.B) {
 		b.Fatalf("not Stable, or %d heartbeats for %d", c.Stats().Heartbeats, b.N)
 	}
 }
+
+// TestGroupMuteHeartbeat: a member whose heartbeat thread is starved
+// past session.timeout.ms while its application polls on is removed by
+// the coordinator (the other takes every partition); its first heartbeat
+// after the silence is refused, it resets its generation, rejoins, and
+// the group splits 2/2 again. A silence shorter than the session changes
+// nothing. Without auto-commit: an accepted OffsetCommit restarts the
+// member's session too (OffsetMetadataManager.commitOffset), so a member
+// that auto-commits each second is not removed.
+func TestGroupMuteHeartbeat(t *testing.T) {
+	w := newGWorld(t)
+	w.produce(5)
+	ca, cb := gCfg(0), gCfg(1)
+	ca.AutoCommit, cb.AutoCommit = false, false
+	a, b := w.add(ca), w.add(cb)
+	w.run(5 * time.Second)
+	w.checkSplit(1, []int{2, 2}, a, b)
+	w.cs[a].MuteHeartbeat(w.now.Add(gSession / 2))
+	w.run(5*time.Second + gSession)
+	if _, _, _, members, _ := w.g.Group(gGroup); len(members) != 2 {
+		t.Fatalf("members %d after a short silence, want 2", len(members))
+	}
+	hb := w.cs[a].Stats().Heartbeats
+	w.cs[a].MuteHeartbeat(w.now.Add(gSession + 10*time.Second))
+	w.run(5*time.Second + 2*gSession + 6*time.Second)
+	if s := w.cs[a].Stats(); s.Heartbeats != hb {
+		t.Fatalf("%d heartbeats during the silence", s.Heartbeats-hb)
+	}
+	w.checkSplit(2, []int{4}, b)
+	w.run(5*time.Second + 3*gSession + 30*time.Second)
+	if s := w.cs[a].Stats(); s.Heartbeats == hb || s.Joins < 2 {
+		t.Fatalf("stats %+v: want heartbeats and a rejoin after the silence", s)
+	}
+	w.checkSplit(3, []int{2, 2}, a, b)
+}

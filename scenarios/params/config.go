@@ -124,9 +124,11 @@ type AppParams struct {
 	InputAborted    int64
 	// Instances is app.instances (1..16): the instances a group
 	// application (AppMode.Grouped) runs at once; SessionTimeout is
-	// session.timeout.ms, their consumers' group session.
-	Instances      int
-	SessionTimeout time.Duration
+	// session.timeout.ms, their consumers' group session;
+	// MaxPollInterval is max.poll.interval.ms.
+	Instances       int
+	SessionTimeout  time.Duration
+	MaxPollInterval time.Duration
 	// CommitInterval is commit.interval.ms: an at-least-once group
 	// application's consumers commit their positions that often
 	// (enable.auto.commit's auto.commit.interval.ms).
@@ -464,6 +466,7 @@ var fields = map[string]func(c *Config) any{
 	"app.instances":                           func(c *Config) any { return &c.App.Instances },
 	"session.timeout.ms":                      func(c *Config) any { return &c.App.SessionTimeout },
 	"commit.interval.ms":                      func(c *Config) any { return &c.App.CommitInterval },
+	"max.poll.interval.ms":                    func(c *Config) any { return &c.App.MaxPollInterval },
 	"partitions":                              func(c *Config) any { return &c.Partitions },
 	"brokers":                                 func(c *Config) any { return &c.Brokers },
 	"replication.factor":                      func(c *Config) any { return &c.Replication.Factor },

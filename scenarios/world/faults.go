@@ -149,6 +149,9 @@ func (w *World) faultNodes(buf []string) faults.Nodes {
 		}
 	}
 	nodes.Partitions = int32(len(w.topo.Leaders))
+	if w.groupApp {
+		nodes.Members = nodes.Clients // world_member.go
+	}
 	return nodes
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -49,3 +50,6 @@ func TestPlanErr(t *testing.T) {
 		t.Error("PlanFile")
 	}
 }
+
+// The World carries out a group member's faults (world_member.go).
+var _ faults.MemberTarget = actuator{}

@@ -443,6 +443,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 			cc := w.input.Consumer(in.app.id, leaders, metaBrokers, loop, cfg.App.SendInterval)
 			if cfg.App.GroupApp() {
 				w.input.GroupConsumer(&cc, in.name, cfg.App.SessionTimeout, in.pcfg.GroupID != "", cfg.App.CommitInterval)
+				cc.MaxPollInterval = cfg.App.MaxPollInterval
 			}
 			in.cons = consumer.New(cc)
 			in.cconns = zeroed(in.cconns, w.connSlots())

@@ -44,12 +44,12 @@ var worldFields = map[string]string{
 	"ended":    "hashed", "resend": "hashed",
 	"limit": "hashed", "beyond": "hashed", "maxState": "constant", "overState": "hashed",
 	"realized": "report only", "readers": "report only", "bumps": "report only (a counter reader)",
-	"starts":   "empty once the run starts: the start events are then on the loop, which is hashed",
-	"mf":       "hashed: delays, dups and held (prearmed only matters at 0s)",
-	"probe":    "the explorer's hook",
-	"script":   "nil in a run",
-	"repl":     "hashed: the controller as a node, the replication messages on the wire",
-	"txnHost":  "hashed (replicated runs): the coordinator's host and its pending move",
+	"starts":  "empty once the run starts: the start events are then on the loop, which is hashed",
+	"mf":      "hashed: delays, dups and held (prearmed only matters at 0s)",
+	"probe":   "the explorer's hook",
+	"script":  "nil in a run",
+	"repl":    "hashed: the controller as a node, the replication messages on the wire",
+	"txnHost": "hashed (replicated runs): the coordinator's host and its pending move",
 }
 
 func TestStateHashCoversWorld(t *testing.T) {

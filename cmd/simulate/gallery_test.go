@@ -34,6 +34,8 @@ var galleryCharts = []struct {
 		[]string{"-scenario", "rolling", "-seed", "1", "-latency-chart", "rolling-latency.png"}},
 	{"lsolag-live-read", "live_read", "docs/consumers.md",
 		[]string{"-scenario", "lsolag", "-idempotence=true", "-runs", "20", "-set", "pause.ms=30000", "-vary", "transaction.timeout.ms=2000:20000:1000", "-out", "lsolag-sweep"}},
+	{"rebalance-duplicates", "duplicate_rate", "docs/consumers.md",
+		[]string{"-scenario", "rebalance", "-idempotence=true", "-runs", "100", "-vary", "commit.interval.ms=250,1000,2500,5000", "-out", "rebalance-sweep"}},
 }
 
 // TestGallery: every chart in docs/img is what its command draws today,

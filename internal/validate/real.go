@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/idemsim/idemsim/internal/validate/groupapp"
 	"github.com/idemsim/idemsim/internal/validate/proxy"
 	stdnet "net"
 	"slices"
@@ -471,7 +472,7 @@ func (r *realRun) drive(ctx context.Context) error {
 		defer t.Stop()
 	}
 	for _, ev := range evs {
-		if err := sleepUntil(ctx, r.start.Add(ev.at)); err != nil {
+		if err := groupapp.SleepUntil(ctx, r.start.Add(ev.at)); err != nil {
 			return fmt.Errorf("validate: run did not finish in %v", r.spec.Deadline)
 		}
 		r.releaseHeld(ctx)
@@ -524,7 +525,7 @@ func (r *realRun) drive(ctx context.Context) error {
 	if end := r.spec.Plan.End; end > 0 && resume.After(r.start.Add(r.d(end))) {
 		resume = r.start.Add(r.d(end))
 	}
-	if err := sleepUntil(ctx, resume); err != nil {
+	if err := groupapp.SleepUntil(ctx, resume); err != nil {
 		return fmt.Errorf("validate: run did not finish in %v", r.spec.Deadline)
 	}
 	r.endFaults()
@@ -554,24 +555,9 @@ func (r *realRun) drive(ctx context.Context) error {
 			return nil
 		}
 		r.releaseHeld(ctx)
-		if err := sleepUntil(ctx, time.Now().Add(2*time.Millisecond)); err != nil {
+		if err := groupapp.SleepUntil(ctx, time.Now().Add(2*time.Millisecond)); err != nil {
 			return fmt.Errorf("validate: %d records without an outcome after %v", open, r.spec.Deadline)
 		}
-	}
-}
-
-func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
 	}
 }
 

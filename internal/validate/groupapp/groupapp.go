@@ -273,7 +273,7 @@ func (g *groupRun) pausedUntil(i int, now time.Time) time.Time {
 // the instance's proxy holds both directions and its loop stops for the
 // pause's length.
 func (g *groupRun) pause(ctx context.Context, p Pause) {
-	if sleepUntil(ctx, g.start.Add(g.d(p.At))) != nil {
+	if SleepUntil(ctx, g.start.Add(g.d(p.At))) != nil {
 		return
 	}
 	select {
@@ -289,7 +289,7 @@ func (g *groupRun) pause(ctx context.Context, p Pause) {
 	px := g.proxies[p.Instance]
 	px.Hold(simnet.Request, until)
 	px.Hold(simnet.Response, until)
-	if sleepUntil(ctx, until) == nil {
+	if SleepUntil(ctx, until) == nil {
 		px.Release()
 	}
 }
@@ -349,7 +349,7 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 		}
 	}
 	g.mu.Unlock()
-	if sleepUntil(ctx, resume) != nil {
+	if SleepUntil(ctx, resume) != nil {
 		finished = false
 	}
 	stop()
@@ -365,7 +365,7 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 func (g *groupRun) loop(ctx, pollCtx context.Context, i int, sess *kgo.GroupTransactSession) {
 	for pollCtx.Err() == nil {
 		if until := g.pausedUntil(i, time.Now()); !until.IsZero() {
-			if sleepUntil(ctx, until) != nil {
+			if SleepUntil(ctx, until) != nil {
 				return
 			}
 			continue
@@ -385,7 +385,7 @@ func (g *groupRun) loop(ctx, pollCtx context.Context, i int, sess *kgo.GroupTran
 		next := time.Now()
 		for _, r := range recs {
 			next = next.Add(g.d(g.spec.Interval))
-			if sleepUntil(ctx, next) != nil {
+			if SleepUntil(ctx, next) != nil {
 				break
 			}
 			sess.Produce(ctx, &kgo.Record{Partition: r.Partition, Value: r.Value}, nil)
@@ -393,7 +393,7 @@ func (g *groupRun) loop(ctx, pollCtx context.Context, i int, sess *kgo.GroupTran
 		// A pause that starts while the transaction is open holds the
 		// loop here, before the end, as the simulated pause does.
 		if until := g.pausedUntil(i, time.Now()); !until.IsZero() {
-			if sleepUntil(ctx, until) != nil {
+			if SleepUntil(ctx, until) != nil {
 				return
 			}
 		}
@@ -544,9 +544,14 @@ func committedTotal(ctx context.Context, cl *kgo.Client) int64 {
 	return sum
 }
 
-// sleepUntil waits until t or ctx's end, and returns ctx's error then.
-func sleepUntil(ctx context.Context, t time.Time) error {
-	tm := time.NewTimer(time.Until(t))
+// SleepUntil waits until t or ctx's end, and returns ctx's error then (at
+// once when t has passed). The real runs of internal/validate use it too.
+func SleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	tm := time.NewTimer(d)
 	defer tm.Stop()
 	select {
 	case <-ctx.Done():

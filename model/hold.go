@@ -32,6 +32,10 @@ type EffectHolder interface {
 	HoldEffects(outs []Out) bool
 	// ReleaseEffects ends the newest hold.
 	ReleaseEffects()
+	// ClearSpare zeroes the stale elements the node's buffers keep past
+	// their lengths and in their spare depths (EffectStack.ClearSpare),
+	// at a run's end: they point into the run's messages and records.
+	ClearSpare()
 }
 
 // EffectBufs are the buffers of one call's effects.
@@ -92,6 +96,32 @@ func (s *EffectStack) Depth() int { return s.depth }
 
 // Levels returns the number of depths that have buffers, held or spare.
 func (s *EffectStack) Levels() int { return len(s.bufs) }
+
+// ClearSpare zeroes what no hold uses: the whole storage of the spare
+// depths (bufs[depth:]) and the elements past the length of the held
+// ones. Those elements are stale (a spare buffer keeps them until they
+// are written over), but they point into the run: effects to its
+// messages, notes to its batches and records, so a buffer that kept them
+// past the run's end kept the run's request and record chunks alive. A
+// run's end calls it (Producer.TrimLists); nothing reads the elements it
+// clears.
+func (s *EffectStack) ClearSpare() {
+	for i := range s.bufs {
+		b := &s.bufs[i]
+		if i >= s.depth {
+			*b = EffectBufs{out: b.out[:0], obs: b.obs[:0], Notes: b.Notes[:0], IDs: b.IDs[:0], Results: b.Results[:0], Txns: b.Txns[:0]}
+		}
+		ClearTail(b.out)
+		ClearTail(b.obs)
+		ClearTail(b.Notes)
+		ClearTail(b.IDs)
+		ClearTail(b.Results)
+		ClearTail(b.Txns)
+	}
+}
+
+// ClearTail zeroes l's elements between its length and its capacity.
+func ClearTail[T any](l []T) { clear(l[len(l):cap(l)]) }
 
 // Reset empties the stack for a new run: nothing held; the buffers keep
 // their storage, their elements zeroed (they point into the old run).

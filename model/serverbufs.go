@@ -26,6 +26,16 @@ func (s *ServerBufs) HoldEffects(outs []Out) bool {
 // ReleaseEffects ends the newest hold ([EffectHolder]).
 func (s *ServerBufs) ReleaseEffects() { s.held.Release() }
 
+// ClearSpare zeroes the stale elements the buffers keep past their
+// lengths, and the spare depths' ([EffectHolder]): at a run's end, a
+// broker's last observations beyond its last call's still pointed at
+// the run's batches, and through them at the producers' record chunks.
+func (s *ServerBufs) ClearSpare() {
+	s.held.ClearSpare()
+	ClearTail(s.Outs)
+	ClearTail(s.Obs.obs)
+}
+
 // Clear empties the buffers for a new run, keeping their memory, as a
 // new node's.
 func (s *ServerBufs) Clear() {

@@ -54,6 +54,13 @@ func (s *Slab[T]) Rewind() {
 	s.free, s.size, s.next = nil, 0, 0
 }
 
+// Seal lets go of the current chunk's unused rest: the next value comes
+// from a new chunk. The values handed out are untouched; a chunk that is
+// not among the kept ones is then held only by what holds its values, so
+// it goes when they do (a run's end: the chunk's earlier values point to
+// the run's records).
+func (s *Slab[T]) Seal() { s.free = nil }
+
 // New returns a pointer to a fresh zero T.
 func (s *Slab[T]) New() *T {
 	if len(s.free) == 0 {

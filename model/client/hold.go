@@ -19,4 +19,17 @@ func (p *Producer) HoldEffects(outs []model.Out) bool {
 // ReleaseEffects ends the newest hold ([model.EffectHolder]).
 func (p *Producer) ReleaseEffects() { p.held.Release() }
 
+// ClearSpare zeroes the stale elements the instance's effect buffers
+// keep past their lengths and in their spare depths ([model.EffectHolder]):
+// effects pointing at the run's requests, notes and results at its
+// batches and records. TrimLists calls it at a run's end.
+func (p *Producer) ClearSpare() {
+	p.held.ClearSpare()
+	model.ClearTail(p.out)
+	model.ClearTail(p.pool.notes)
+	model.ClearTail(p.pool.txnIDs)
+	model.ClearTail(p.pool.results)
+	model.ClearTail(p.pool.txns)
+}
+
 var _ model.EffectHolder = (*Producer)(nil)

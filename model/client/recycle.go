@@ -138,14 +138,18 @@ func (p *Producer) newBatch() *pbatch {
 // maybeFreeBatch recycles b if nothing refers to it any more. Its Records
 // are dropped, not reused: they may be held outside the instance.
 func (p *Producer) maybeFreeBatch(b *pbatch) {
-	if !b.done || b.refs > 0 || b.inLive || b.queued || b.req != nil || len(p.pool.freeBatches) >= freeBatchesMax {
+	if !b.done || b.refs > 0 || b.inLive || b.queued || b.req != nil {
 		return
 	}
 	if debugRecycle {
 		p.checkUnreferenced(b, nil)
 	}
+	// Zeroed even when the free list is full: the batch stays in its
+	// arena chunk, and its records would keep their chunk alive.
 	*b = pbatch{}
-	p.pool.freeBatches = append(p.pool.freeBatches, b)
+	if len(p.pool.freeBatches) < freeBatchesMax {
+		p.pool.freeBatches = append(p.pool.freeBatches, b)
+	}
 }
 
 // debugRecycle makes every recycling check that nothing of the instance

@@ -50,6 +50,15 @@ func (p *Producer) TrimLists() {
 		}
 		clear((*l)[len(*l):cap(*l)])
 	}
+	p.ClearSpare()
+	// The slabs' and record stores' current chunks hold the run's last
+	// requests and records; a new run starts new ones (or rewinds to
+	// the kept first chunks) anyway.
+	p.pool.reqSlab.Seal()
+	p.pool.batchSlab.Seal()
+	for i := range p.pool.recs {
+		p.pool.recs[i].buf = nil
+	}
 	for _, ps := range p.parts {
 		trim(&ps.queue)
 		trim(&ps.live)

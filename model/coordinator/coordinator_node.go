@@ -749,4 +749,7 @@ func (c *Coordinator) HoldEffects(outs []model.Out) bool { return c.node.HoldEff
 // ReleaseEffects ends the newest hold ([model.EffectHolder]).
 func (c *Coordinator) ReleaseEffects() { c.node.ReleaseEffects() }
 
+// ClearSpare zeroes the buffers' stale elements ([model.EffectHolder]).
+func (c *Coordinator) ClearSpare() { c.node.ClearSpare() }
+
 var _ model.EffectHolder = (*Coordinator)(nil)

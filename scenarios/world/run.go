@@ -152,6 +152,11 @@ func (w *World) runRest(s *Setup, maxEv int64, resumed bool) (*Result, error) {
 	for _, in := range w.instances {
 		in.prod.TrimLists() // nor a backlog's batch lists
 	}
+	for i := range w.nodes {
+		if h := w.nodes[i].holder; h != nil {
+			h.ClearSpare() // nor stale effects pointing into the run
+		}
+	}
 	w.emit(model.Obs{Kind: model.ObsRunEnd, At: end, Node: -1, Peer: -1, Text: stopText, N: pending, Abandoned: abandoned, Until: w.planEnd})
 
 	counts, vs := w.chk.Finish()

@@ -160,3 +160,24 @@ func TestCoordResignAnswersInFlightWrite(t *testing.T) {
 	}
 	t.Logf("%d of 20 runs answered a write in flight NOT_COORDINATOR", caught)
 }
+
+// TestCoordMovesToDownBroker: the controller does not know that b2
+// crashed until its session expires, so b1's controlled shutdown elects
+// b2 for the coordinators' partitions; c1 goes down with its new host
+// and moves on to b3, loading the log, when the controller fences b2.
+func TestCoordMovesToDownBroker(t *testing.T) {
+	sc, err := Lookup("coordmove")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, Spec{Scenario: sc, Seed: 1, KeepTrace: true, Sets: []params.KV{{Key: "records", Value: "200"}}, PlanText: "3s crash b2\n3.5s shutdown b1 1s\n"})
+	if len(r.Violations) > 0 || r.Acked != r.Sent {
+		t.Fatalf("violations %v, %d of %d acked\nreproduce: %s", r.Violations, r.Acked, r.Sent, r.Reproduce)
+	}
+	i, down := coordLineAt(t, r.Trace, " c1 moves to b2, the new __transaction_state leader, which is down")
+	j, fenced := coordLineAt(t, r.Trace, " b2 fenced")
+	k, moved := coordLineAt(t, r.Trace, " c1 moves to b3, the new __transaction_state leader, and loads the log")
+	if i < 0 || j < 0 || k < 0 || down > fenced || moved != fenced {
+		t.Fatalf("c1 down on b2 at %v (line %d), b2 fenced at %v (line %d), c1 on b3 at %v (line %d): want down on b2, then on b3 at b2's fence", down, i, fenced, j, moved, k)
+	}
+}

@@ -93,6 +93,7 @@ func (w *World) coordFollow(now sim.Time, m *model.MetadataUpdate) {
 		}
 		from := w.names[w.brokerNode[*h]]
 		switch *h = b; {
+		case nd.fault.crashed && k == 1: // g1 crashed by the plan: it restarts on b
 		case k == 1 || !nd.fault.crashed && !w.nodes[w.brokerNode[b]].fault.crashed:
 			w.note(now, n, "resigns on "+from+" and moves to "+w.names[w.brokerNode[b]]+why)
 			if k == 0 {

@@ -80,7 +80,12 @@ func parseReassign(args []string) (Action, error) {
 	if len(args) != 2 {
 		return nil, fmt.Errorf("want \"reassign PARTITION BROKERS\", e.g. 10s reassign p0 b2,b3,b4")
 	}
-	ps, err := parseParts(args[0])
+	if ps, err := parseParts(args[0], true); err == nil && len(ps) == 1 && internalName(ps[0]) != "" {
+		// The model does not replicate the coordinators' logs: a
+		// reassignment would have nothing to copy (docs/operations.md).
+		return nil, fmt.Errorf("reassign: partition %q is not allowed (allowed: one partition, p0, p1, ...; the coordinators' internal partitions are not reassigned, elect-preferred moves them)", args[0])
+	}
+	ps, err := parseParts(args[0], false)
 	if err != nil || len(ps) != 1 {
 		return nil, fmt.Errorf("reassign: partition %q is not allowed (allowed: one partition, p0, p1, ...)", args[0])
 	}

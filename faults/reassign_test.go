@@ -2,6 +2,7 @@ package faults
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,7 @@ import (
 // partitions) and reassign parse and print back unchanged, and equal
 // themselves but not each other's variants.
 func TestOperatorActionsRoundTrip(t *testing.T) {
-	for _, line := range []string{"10s elect-preferred", "10s elect-preferred p0", "1.5s elect-preferred p2,p0", "10s reassign p0 b2,b3,b4", "3s reassign p7 b1"} {
+	for _, line := range []string{"10s elect-preferred", "10s elect-preferred p0", "1.5s elect-preferred p2,p0", "2s elect-preferred __transaction_state", "2s elect-preferred p1,__consumer_offsets,__transaction_state", "10s reassign p0 b2,b3,b4", "3s reassign p7 b1"} {
 		p, err := Parse(line)
 		if err != nil || len(p.Actions) != 1 {
 			t.Fatalf("%s: %v", line, err)
@@ -20,6 +21,9 @@ func TestOperatorActionsRoundTrip(t *testing.T) {
 		if a.String() != line || !a.Equal(a) {
 			t.Errorf("%s prints %q", line, a.String())
 		}
+	}
+	if p, err := Parse("2s elect-preferred __transaction_state,__consumer_offsets"); err != nil || !slices.Equal(p.Actions[0].Action.(ElectPreferred).Parts, []int32{TxnStatePartition, OffsetsPartition}) {
+		t.Errorf("internal partitions parse as %+v, %v", p, err)
 	}
 	if (ElectPreferred{Parts: []int32{0}}).Equal(ElectPreferred{}) || (Reassign{Part: 0, Replicas: []string{"b1"}}).Equal(Reassign{Part: 1, Replicas: []string{"b1"}}) {
 		t.Error("different actions compare equal")
@@ -37,6 +41,9 @@ func TestOperatorActionsRefused(t *testing.T) {
 		{"1s elect-preferred p0 p1", `want "elect-preferred" or "elect-preferred PARTITIONS"`},
 		{"1s elect-preferred px", `elect-preferred: partition "px" is not allowed`},
 		{"1s elect-preferred p1,p1", "elect-preferred: partition p1 is listed twice"},
+		{"1s elect-preferred __consumer_offsets,__consumer_offsets", "elect-preferred: partition __consumer_offsets is listed twice"},
+		{"1s elect-preferred __offsets", `elect-preferred: partition "__offsets" is not allowed (allowed: p0, p1, ..., __transaction_state, __consumer_offsets`},
+		{"1s reassign __transaction_state b1", `reassign: partition "__transaction_state" is not allowed (allowed: one partition, p0, p1, ...; the coordinators' internal partitions are not reassigned`},
 	} {
 		_, err := Parse(c.line)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {

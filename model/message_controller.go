@@ -169,6 +169,53 @@ type MetadataUpdate struct {
 	// offset); a full update to a broker that missed some carries the
 	// latest.
 	Offset int64
+	// CoordLeaders are the leaders (broker indexes, -1 for none) of the
+	// coordinators' internal partitions, by [CoordLogIndex]: where the
+	// transaction coordinator and the group coordinator live. Every
+	// publication carries them; nil when the controller hosts none
+	// (model/controller/coordparts.go).
+	CoordLeaders []int32
+}
+
+// TxnStatePartition stands for the transaction coordinator's
+// __transaction_state partition where an operator's request names
+// partitions (elect-preferred); [OffsetsPartition] stands for the group
+// coordinator's __consumer_offsets partition there too. The model gives
+// each coordinator's log one partition.
+const TxnStatePartition int32 = -2
+
+// CoordPartitions is how many internal partitions there are: the
+// transaction coordinator's and the group coordinator's.
+const CoordPartitions = 2
+
+// CoordLogIndex returns internal partition id's index in
+// [MetadataUpdate.CoordLeaders] (0 for [TxnStatePartition], 1 for
+// [OffsetsPartition]), -1 for a data partition.
+func CoordLogIndex(id int32) int {
+	switch id {
+	case TxnStatePartition:
+		return 0
+	case OffsetsPartition:
+		return 1
+	}
+	return -1
+}
+
+// CoordLogID returns the internal partition at index k of
+// [MetadataUpdate.CoordLeaders].
+func CoordLogID(k int) int32 {
+	if k == 1 {
+		return OffsetsPartition
+	}
+	return TxnStatePartition
+}
+
+// CoordLogName returns internal partition id's topic name.
+func CoordLogName(id int32) string {
+	if id == OffsetsPartition {
+		return "__consumer_offsets"
+	}
+	return "__transaction_state"
 }
 
 // AppendDescription appends "Metadata {p0 leader=2 e=1 pe=3 isr=[2,3]} fenced=[1]".

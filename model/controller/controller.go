@@ -60,6 +60,9 @@ type ControllerConfig struct {
 	// LeaderImbalanceCheckInterval is
 	// leader.imbalance.check.interval.seconds (300 s).
 	LeaderImbalanceCheckInterval time.Duration
+	// Coordinators has the controller keep the coordinators' internal
+	// partitions, both led by broker 0 at the start (coordparts.go).
+	Coordinators bool
 }
 
 func (c ControllerConfig) session() time.Duration {
@@ -132,6 +135,12 @@ type Controller struct {
 	// moves holds each partition's reassignment in progress, by index in
 	// parts (operations.go).
 	moves []move
+	// coords are the coordinators' internal partitions, by
+	// model.CoordLogIndex; nil without ControllerConfig.Coordinators
+	// (coordparts.go). coordChanged: one changed since the last
+	// publication.
+	coords       []coordPart
+	coordChanged bool
 
 	changed []int
 	// offset counts the publications.
@@ -155,6 +164,9 @@ func NewController(cfg ControllerConfig, brokers int, parts []model.PartitionSta
 	}
 	slices.SortFunc(c.parts, func(a, b model.PartitionState) int { return int(a.Partition) - int(b.Partition) })
 	c.moves = make([]move, len(c.parts))
+	if cfg.Coordinators {
+		c.coords = make([]coordPart, model.CoordPartitions)
+	}
 	return c
 }
 
@@ -249,6 +261,7 @@ func (c *Controller) Step(now sim.Time, from model.Peer, m model.Message) []mode
 					c.change(i, p.ISR, -1)
 				}
 			}
+			c.coordUnfenced(b)
 			c.publish()
 		}
 		c.out = append(c.out, model.Out{Kind: model.OutReply, Peer: from, Msg: &model.BrokerHeartbeatResponse{BrokerID: b, Fenced: c.brokers[b].fenced}})
@@ -419,8 +432,10 @@ func (c *Controller) fence(b int32) {
 }
 
 // remove takes broker b out of every ISR and leadership
-// (RCM#generateLeaderAndIsrUpdates:1888 with brokerToRemove = b).
+// (RCM#generateLeaderAndIsrUpdates:1888 with brokerToRemove = b), the
+// internal partitions' included (coordparts.go).
 func (c *Controller) remove(b int32) {
+	c.coordRemove(b)
 	for i := range c.parts {
 		p := &c.parts[i]
 		if !slices.Contains(p.ISR, b) && p.Leader != b {
@@ -566,10 +581,10 @@ func (c *Controller) dropFromELR(b int32) {
 // publish sends the changed partitions and the fenced brokers to every
 // broker, if anything changed.
 func (c *Controller) publish() {
-	if len(c.changed) == 0 && !c.fencing {
+	if len(c.changed) == 0 && !c.fencing && !c.coordChanged {
 		return
 	}
-	c.fencing = false
+	c.fencing, c.coordChanged = false, false
 	slices.Sort(c.changed)
 	c.changed = slices.Compact(c.changed)
 	c.offset++
@@ -577,7 +592,7 @@ func (c *Controller) publish() {
 	for _, i := range c.changed {
 		m.Partitions = append(m.Partitions, c.parts[i].Clone())
 	}
-	m.Fenced, m.ShuttingDown = c.fencedList(), c.shuttingList()
+	m.Fenced, m.ShuttingDown, m.CoordLeaders = c.fencedList(), c.shuttingList(), c.coordLeaders()
 	for b := range c.brokers {
 		c.out = append(c.out, model.Out{Kind: model.OutSend, Dest: int32(b), Msg: m})
 	}
@@ -612,7 +627,8 @@ func (c *Controller) Metadata() *model.MetadataUpdate { return c.full() }
 // full returns every partition's registration and the fenced brokers at
 // the latest offset.
 func (c *Controller) full() *model.MetadataUpdate {
-	m := &model.MetadataUpdate{Partitions: make([]model.PartitionState, 0, len(c.parts)), Offset: c.offset, Fenced: c.fencedList(), ShuttingDown: c.shuttingList()}
+	m := &model.MetadataUpdate{Partitions: make([]model.PartitionState, 0, len(c.parts)), Offset: c.offset, Fenced: c.fencedList(), ShuttingDown: c.shuttingList(),
+		CoordLeaders: c.coordLeaders()}
 	for i := range c.parts {
 		m.Partitions = append(m.Partitions, c.parts[i].Clone())
 	}

@@ -57,7 +57,10 @@ func (c *Controller) Reassigning(id int32) bool {
 // is in the ISR and active (unfenced, not in controlled shutdown), and
 // else changes nothing (PREFERRED_LEADER_NOT_AVAILABLE). The old leader
 // learns from the publication that it is a follower; its clients get
-// NOT_LEADER_OR_FOLLOWER. Each outcome is a note.
+// NOT_LEADER_OR_FOLLOWER. Each outcome is a note. The ids may name the
+// coordinators' internal partitions (model.TxnStatePartition,
+// model.OffsetsPartition), which an election of every partition includes
+// (coordparts.go).
 func (c *Controller) ElectPreferred(now sim.Time, ids []int32) []model.Out {
 	c.out = c.out[:0]
 	c.changed = c.changed[:0]
@@ -78,6 +81,12 @@ func (c *Controller) ElectPreferred(now sim.Time, ids []int32) []model.Out {
 		c.build(i, p.ISR, -1, true)
 		if len(c.changed) == n || p.Leader != p.Replicas[0] {
 			c.note(tag + " preferred leader b" + strconv.FormatInt(int64(p.Replicas[0])+1, 10) + " not available: not in the ISR or not active (PREFERRED_LEADER_NOT_AVAILABLE)")
+		}
+	}
+	for k := range c.coords {
+		named := slices.Contains(ids, model.CoordLogID(k))
+		if len(ids) == 0 || named {
+			c.coordPreferred(k, named)
 		}
 	}
 	c.publish()
@@ -203,6 +212,9 @@ func (c *Controller) balance() {
 			c.build(i, c.parts[i].ISR, -1, true)
 		}
 	}
+	for k := range c.coords {
+		c.coordPreferred(k, false)
+	}
 }
 
 // armBalance schedules the preferred-leader check when
@@ -214,8 +226,8 @@ func (c *Controller) armBalance(now sim.Time) {
 	if !c.cfg.AutoLeaderRebalance || c.balanceAt >= 0 {
 		return
 	}
-	for i := range c.parts {
-		if imbalanced(&c.parts[i]) {
+	for i := 0; i <= len(c.parts); i++ {
+		if i == len(c.parts) && c.coordImbalanced() || i < len(c.parts) && imbalanced(&c.parts[i]) {
 			d := c.cfg.LeaderImbalanceCheckInterval
 			if d <= 0 {
 				d = DefaultLeaderImbalanceCheckInterval

@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"slices"
+
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -95,4 +97,52 @@ func (c *Coordinator) gated(now sim.Time, from model.Peer, m model.Message) bool
 		c.reply(from, model.Carve(&c.node.msgs.txnResps, model.TxnResponse{CorrelationID: corr, Op: op, Err: err, PID: model.NoProducerID, Epoch: model.NoEpoch}))
 	}
 	return true
+}
+
+// Resign answers, as the transaction coordinator leaves its host for
+// another broker (a move: the old host goes on running), every client
+// request whose transition is still being written
+// (CoordinatorConfig.LogAppendTime) NOT_COORDINATOR, in the order the
+// writes started; the client looks the coordinator up again at once. In
+// Kafka the old host becomes a follower of __transaction_state: the
+// append waiting for its replicas completes with NOT_LEADER_OR_FOLLOWER
+// (ReplicaManager's become-follower path completes the delayed produce;
+// Partition.checkEnoughReplicasReachOffset), and the append callback of
+// TransactionStateManager.appendTransactionToLog maps it to
+// NOT_COORDINATOR; had the append succeeded, the callback would find the
+// partition's cache entry gone (removeTransactionsForTxnTopicPartition)
+// or its coordinator epoch changed and answer NOT_COORDINATOR too
+// (core/src/main/scala/kafka/coordinator/transaction/TransactionStateManager.scala,
+// 3.x: updateCacheCallback's error mapping "NOT_LEADER_OR_FOLLOWER |
+// KAFKA_STORAGE_ERROR => NOT_COORDINATOR", its "Right(None)" branch and,
+// 3.8.0 l.681-689, its coordinator epoch check). Either way the pending
+// transition is never completed (its metadata goes with the cache
+// entry), and the new host loads a log that does not hold the write.
+//
+// A write no client waits for (a Complete*) goes unanswered, and a
+// broker's verification waits on a connection that the move breaks. The
+// caller then crashes the coordinator and restarts it on the new host,
+// which drops the writes (Crash).
+func (c *Coordinator) Resign() []model.Out {
+	n := &c.node
+	n.Outs = n.Outs[:0]
+	n.Obs.Reset()
+	ks := make([]uint64, 0, len(n.writes))
+	for k := range n.writes {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	for _, k := range ks {
+		w := n.writes[k]
+		switch r := w.reply.(type) {
+		case *model.InitProducerIDResponse:
+			r.Err, r.PID, r.Epoch = model.ErrNotCoordinator, model.NoProducerID, model.NoEpoch
+		case *model.TxnResponse:
+			r.Err, r.PID, r.Epoch = model.ErrNotCoordinator, model.NoProducerID, model.NoEpoch
+		default:
+			continue
+		}
+		c.reply(w.to, w.reply)
+	}
+	return n.Outs
 }

@@ -41,10 +41,6 @@ const (
 	// evReplDeliver: replication message msg arrives at node
 	// (world_repl.go).
 	evReplDeliver
-	// evCoordMove: the crashed coordinator moves to a new
-	// __transaction_state leader (world_txnhost.go); n is the move's
-	// generation.
-	evCoordMove
 	// evShutdown: broker node stops, to restart at n-1, or restarts (n=0).
 	evShutdown
 	// evAppPoll: the poll timer n of instance node's consumer
@@ -52,7 +48,7 @@ const (
 	evAppPoll
 )
 
-var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume", "repl-start", "repl-deliver", "coord-move", "shutdown", "app-poll"}
+var evNames = [...]string{"app-send", "deliver", "wake", "start", "fault", "resume", "disconnect", "metaflap", "handled", "unstall", "app-resume", "repl-start", "repl-deliver", "shutdown", "app-poll"}
 
 // Event is one pending world event: a small value, so the loop's queue holds
 // it without allocating.

@@ -584,8 +584,6 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		w.repl.start(w, now)
 	case evReplDeliver:
 		w.repl.deliver(w, now, ev)
-	case evCoordMove:
-		w.coordMove(now, ev)
 	case evShutdown:
 		w.shutdownEvent(now, ev)
 	default:

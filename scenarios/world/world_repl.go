@@ -171,7 +171,7 @@ func (w *World) addController() {
 	}
 	ctl := controller.NewController(controller.ControllerConfig{UncleanLeaderElection: w.cfg.Replication.Unclean, Version: w.cfg.BrokerVersionNumber(),
 		ELR: w.cfg.Replication.ELRVersion >= 1, MinISR: w.cfg.Replication.MinISR, AutoLeaderRebalance: w.cfg.Replication.AutoLeaderRebalance,
-		LeaderImbalanceCheckInterval: time.Duration(w.cfg.Replication.LeaderImbalanceCheckSeconds) * time.Second}, w.topo.Brokers, parts)
+		LeaderImbalanceCheckInterval: time.Duration(w.cfg.Replication.LeaderImbalanceCheckSeconds) * time.Second, Coordinators: true}, w.topo.Brokers, parts)
 	w.repl = &replState{ctlNode: simnet.NodeID(len(w.nodes)), ctl: ctl, rng: w.rngFor("net/replication"), wire: map[uint64]replMsg{}}
 	w.nodes = append(w.nodes, node{kind: kindController, name: w.topo.ControllerName(), srv: ctl})
 	w.schedule(0, Event{kind: evReplStart, bg: true})

@@ -5,37 +5,34 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/model"
-	"github.com/idemsim/idemsim/model/controller"
 	simnet "github.com/idemsim/idemsim/net"
-	"github.com/idemsim/idemsim/scenarios/world/internal/repl"
 	"github.com/idemsim/idemsim/sim"
 )
 
 // In a replicated run the transaction coordinator c1 lives on the broker
 // that leads __transaction_state (TransactionStateManager.partitionFor;
-// TransactionCoordinator.onElection / onResignation), txnHost.host. It
-// crashes with its host; after broker.session.timeout.ms the controller
-// has fenced the host and elected the next live replica, whose coordinator
-// reloads the log under coordinator epoch + 1 and sends the markers of
-// every Prepare* again (coordinator.Coordinator's Restart). If the host
-// comes back first, the coordinator restarts on it. With a transactional
-// producer (txnHosting.on) both coordinators follow their hosts
-// (docs/operations.md, "Coordinator migration"): c1 and g1 (on the
-// __consumer_offsets leader, b1 at first) share their host's partitions
-// (net's Follow) and answer a request sent to another broker
-// NOT_COORDINATOR, and for coordinator.load.ms after a move
+// TransactionCoordinator.onElection / onResignation), txnHost.host, and
+// the group coordinator g1 on the leader of __consumer_offsets: the
+// controller keeps both partitions (model/controller/coordparts.go) and
+// publishes their leaders, and coordFollow moves each coordinator to its
+// partition's leader. c1 crashes with its host; once the controller has
+// fenced the host and elected another leader, c1 reloads the log there
+// under coordinator epoch + 1 and sends the markers of every Prepare*
+// again (coordinator.Coordinator's Restart). If the host comes back
+// first, the coordinator restarts on it. With a transactional producer
+// (txnHosting.on) both coordinators follow their hosts
+// (docs/operations.md, "Coordinator migration"): c1 and g1 share their
+// host's partitions (net's Follow) and answer a request sent to another
+// broker NOT_COORDINATOR, and for coordinator.load.ms after a move
 // COORDINATOR_LOAD_IN_PROGRESS (coordinator.Hosting); the brokers answer
-// FindCoordinator with the host; and a publication that fences the host or
-// puts it in controlled shutdown moves the coordinator (coordFollow).
+// FindCoordinator with the host.
 
 // txnHosting is the coordinators' hosts in a replicated run.
 type txnHosting struct {
 	// host is the transaction coordinator's broker index, group the
-	// group coordinator's; gen numbers the pending move (a host restart
-	// or a new election cancels an older one).
+	// group coordinator's; down: c1 went down with its host.
 	host, group int
-	gen         uint64
-	on          bool
+	down, on    bool
 	// load is coordinator.load.ms, once both coordinators are placed.
 	load time.Duration
 }
@@ -71,50 +68,66 @@ func (w *World) place(now sim.Time, group bool) {
 	}
 }
 
-// coordFollow moves each coordinator whose host publication m fences or
-// puts in controlled shutdown to the next active broker, which loads its
-// log (TransactionCoordinator.onResignation on the old host, onElection
-// on the new). Its clients' connections stay; its own to other servers
-// break, as a crash's do (its marker channel goes).
+// coordFollow moves each coordinator to the leader of its partition that
+// publication m names, when that leader changed (a fence, a controlled
+// shutdown, a preferred-leader election): TransactionCoordinator's
+// onResignation on the old host, onElection on the new, which loads the
+// log. c1's requests whose writes were in flight are answered
+// NOT_COORDINATOR (coordinator.Coordinator's Resign); its clients'
+// connections stay; its own to other servers break, as a crash's do (its
+// marker channel goes). g1 follows only with a transactional producer.
 func (w *World) coordFollow(now sim.Time, m *model.MetadataUpdate) {
-	gone := func(b int) bool {
-		return slices.Contains(m.Fenced, int32(b)) || slices.Contains(m.ShuttingDown, int32(b))
-	}
-	for _, group := range []bool{false, true} {
+	for k, to := range m.CoordLeaders {
 		h, n := &w.txnHost.host, w.coordNode
-		if group {
+		if k == 1 {
 			h, n = &w.txnHost.group, w.kindNode[kindIndex(model.DestGroupCoordinator)]
 		}
-		if !w.txnHost.on || n < 0 || w.nodes[n].fault.crashed || !gone(*h) {
+		b := int(to)
+		if b < 0 || b == *h || n < 0 || k == 1 && !w.txnHost.on {
 			continue
 		}
-		b := repl.NextHost(*h, len(w.brokerNode), func(b int) bool { return !gone(b) && !w.nodes[w.brokerNode[b]].fault.crashed })
-		if b < 0 || b == *h {
-			continue
+		nd := &w.nodes[n]
+		why := ", the new leader of its log, which loads it"
+		if !slices.Contains(m.Fenced, int32(*h)) && !slices.Contains(m.ShuttingDown, int32(*h)) {
+			why = ", its log's preferred leader (a preferred-leader election), which loads it"
 		}
-		w.note(now, n, "resigns on "+w.names[w.brokerNode[*h]]+" and moves to "+w.names[w.brokerNode[b]]+", the new leader of its log, which loads it")
-		if *h = b; !group {
-			w.txnHost.gen++
-			w.coord.Crash()
-			w.closeServerConns(n)
-			w.takeNotices(now)
-			w.serverOuts(now, n, w.coord.Restart(now, false))
+		from := w.names[w.brokerNode[*h]]
+		switch *h = b; {
+		case nd.fault.crashed && k == 1: // g1 crashed by the plan: it restarts on b
+		case k == 1 || !nd.fault.crashed && !w.nodes[w.brokerNode[b]].fault.crashed:
+			w.note(now, n, "resigns on "+from+" and moves to "+w.names[w.brokerNode[b]]+why)
+			if k == 0 {
+				w.serverOuts(now, n, w.coord.Resign())
+				w.coord.Crash()
+				w.closeServerConns(n)
+				w.takeNotices(now)
+				w.serverOuts(now, n, w.coord.Restart(now, false))
+				w.repl.coordMetadata(w, now)
+			}
+		case !nd.fault.crashed: // its new host is down, not yet fenced
+			w.serverOuts(now, n, w.coord.Resign())
+			w.note(now, n, "moves to "+w.names[w.brokerNode[b]]+", the new __transaction_state leader, which is down")
+			w.crash(now, n)
+			w.txnHost.down = true
+		case w.txnHost.down && !w.nodes[w.brokerNode[b]].fault.crashed:
+			w.txnHost.down = false
+			w.note(now, n, "moves to "+w.names[w.brokerNode[b]]+", the new __transaction_state leader, and loads the log")
+			w.restart(now, n, false)
 			w.repl.coordMetadata(w, now)
 		}
-		w.place(now, group)
+		w.place(now, k == 1)
 	}
 }
 
-// hostCrashed crashes the coordinator with its host broker n and schedules
-// its move to the next live broker after broker.session.timeout.ms.
+// hostCrashed crashes the coordinator with its host broker n; it moves
+// when the controller elects another leader (coordFollow).
 func (w *World) hostCrashed(now sim.Time, n simnet.NodeID) {
 	if !w.hostsCoordinator(n) || w.nodes[w.coordNode].fault.crashed {
 		return
 	}
 	w.note(now, w.coordNode, "crashes with its host "+w.names[n]+" (the __transaction_state leader)")
 	w.crash(now, w.coordNode)
-	w.txnHost.gen++
-	w.schedule(now.Add(controller.DefaultBrokerSessionTimeout), Event{kind: evCoordMove, n: w.txnHost.gen})
+	w.txnHost.down = true
 }
 
 // hostRestarted restarts a coordinator that went down with broker n, when n
@@ -123,27 +136,9 @@ func (w *World) hostRestarted(now sim.Time, n simnet.NodeID) {
 	if !w.hostsCoordinator(n) || !w.nodes[w.coordNode].fault.crashed {
 		return
 	}
-	w.txnHost.gen++
+	w.txnHost.down = false
 	w.note(now, w.coordNode, "restarts on "+w.names[n]+", its host again")
 	w.restart(now, w.coordNode, false)
 	w.repl.coordMetadata(w, now)
 	w.place(now, false)
-}
-
-// coordMove moves a crashed coordinator to the first live broker after its
-// host (the controller's election of a new __transaction_state leader).
-func (w *World) coordMove(now sim.Time, ev Event) {
-	c := w.coordNode
-	if ev.n != w.txnHost.gen || !w.nodes[c].fault.crashed {
-		return
-	}
-	// With no live broker the next host restart brings it back
-	// (hostRestarted, with the host unchanged).
-	if b := repl.NextHost(w.txnHost.host, len(w.brokerNode), func(b int) bool { return !w.nodes[w.brokerNode[b]].fault.crashed }); b >= 0 {
-		w.txnHost.host = b
-		w.note(now, c, "moves to "+w.names[w.brokerNode[b]]+", the new __transaction_state leader, and loads the log")
-		w.restart(now, c, false)
-		w.repl.coordMetadata(w, now)
-		w.place(now, false)
-	}
 }

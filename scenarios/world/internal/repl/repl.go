@@ -24,16 +24,3 @@ func IsMsg(m model.Message) bool {
 	}
 	return false
 }
-
-// NextHost returns the first of brokers 0..n-1 after host, in index order
-// and wrapping, that ok accepts (host itself last), or -1: where the
-// controller's election moves a coordinator's log partition when its
-// leader goes.
-func NextHost(host, n int, ok func(b int) bool) int {
-	for i := 1; i <= n; i++ {
-		if b := (host + i) % n; ok(b) {
-			return b
-		}
-	}
-	return -1
-}

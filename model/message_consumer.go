@@ -179,6 +179,10 @@ type OffsetCommitRequest struct {
 	// GroupMetadata is the committing member's membership; the zero value
 	// is none (generation -1), a simple consumer's commit.
 	GroupMetadata
+	// Coord is simulation metadata, never on the wire: the broker the
+	// consumer sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "OffsetCommit#5 group=r1 p0=10 p1=4", then
@@ -225,6 +229,10 @@ type ConsumerOffsetFetchRequest struct {
 	// .RequireStable), the only one whose partitions' offsets are
 	// committed in transactions; the trace line then says so.
 	RequireStable bool
+	// Coord is simulation metadata, never on the wire: the broker the
+	// consumer sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "COffsetFetch#1 group=r1", then

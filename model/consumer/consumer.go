@@ -427,10 +427,17 @@ func (c *Consumer) failDest(now sim.Time, dest int32) {
 	}
 }
 
-// metadata applies a Metadata response.
+// metadata applies a Metadata response. A partition whose leader epoch
+// in the answer is older than the one the consumer has keeps its leader
+// (Metadata.updateLatestMetadata, KIP-320: "ignore the new metadata and
+// use the previously cached info"), as after a KIP-951 hint that came
+// before a stale answer.
 func (c *Consumer) metadata(m *model.MetadataResponse) {
 	c.needMeta = false
 	for i := range c.leaders {
+		if i < len(m.Epochs) && m.Epochs[i] >= 0 && m.Epochs[i] < c.epochs[i] {
+			continue
+		}
 		if i < len(m.Leaders) {
 			c.leaders[i], c.epochs[i] = m.Leaders[i], m.Epochs[i]
 			if m.Leaders[i] < 0 {
@@ -674,7 +681,7 @@ func (c *Consumer) sendFetches(now sim.Time) {
 			continue
 		}
 		c.send(now, reqFetch, leader, i, &model.ConsumerFetchRequest{CorrelationID: c.corr(), Partition: ps.part, FetchOffset: ps.position,
-			CurrentLeaderEpoch: c.epoch(ps.part), ReadCommitted: c.cfg.ReadCommitted})
+			CurrentLeaderEpoch: c.epoch(ps.part), ReadCommitted: c.cfg.ReadCommitted, LeaderHints: c.readsLeaderHints()})
 	}
 }
 
@@ -702,6 +709,7 @@ func (c *Consumer) fetched(now sim.Time, i int, m *model.ConsumerFetchResponse) 
 			Result: model.AppendResult{FirstOffset: old, LastOffset: -1}})
 		return
 	default:
+		c.applyLeaderHint(m) // leaderhint.go
 		c.leaderError(now, i, m.Err)
 		return
 	}

@@ -29,6 +29,12 @@ type ConsumerFetchRequest struct {
 	CurrentLeaderEpoch int32
 	// ReadCommitted is isolation.level=read_committed.
 	ReadCommitted bool
+	// LeaderHints marks Fetch v16 or later, which the Java consumer sends
+	// from its 3.7 release on (KIP-951): a broker of 3.7 or later then
+	// fills [ConsumerFetchResponse.HasCurrentLeader] on
+	// NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH
+	// (KafkaApis.handleFetchRequest, "versionId >= 16").
+	LeaderHints bool
 }
 
 // AppendDescription appends "CFetch#4 p0 off=105 e=1 rc".
@@ -69,12 +75,15 @@ type ConsumerFetchResponse struct {
 	// leader's when it served the fetch (-1 on an error).
 	HighWatermark, LastStableOffset, LogStartOffset int64
 	// LeaderEpoch is the answering leader's own epoch, -1 from a broker
-	// that does not lead the partition. It is not KIP-951's CurrentLeader
-	// hint (Fetch v16, Kafka 3.7), which a broker that does not lead
-	// would fill with the leader it knows: the model's brokers send no
-	// hint to consumers and the consumer reads none, at every version, as
-	// before 3.7 (docs/versions.md).
+	// that does not lead the partition (for the epoch check; not the
+	// hint below).
 	LeaderEpoch int32
+	// HasCurrentLeader marks KIP-951's CurrentLeader hint (Fetch v16,
+	// Kafka 3.7): on NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH, the
+	// partition's leader (a broker index, -1 for none) and its epoch (-1
+	// for none) as the answering broker knows them.
+	HasCurrentLeader                  bool
+	CurrentLeader, CurrentLeaderEpoch int32
 	// Entries are the log entries from the one holding FetchOffset up to
 	// the isolation's bound, markers included, as the log holds them.
 	Entries []LogEntry
@@ -84,7 +93,8 @@ type ConsumerFetchResponse struct {
 	Aborted []AbortedTransaction
 }
 
-// AppendDescription appends "CFetchResp#4 p0 NONE hw=10 lso=8 n=2 [5..7] aborted=1".
+// AppendDescription appends "CFetchResp#4 p0 NONE hw=10 lso=8 n=2 [5..7] aborted=1",
+// or on an error with a leader hint "CFetchResp#4 p0 NOT_LEADER_OR_FOLLOWER leader=b2 e=1".
 func (r *ConsumerFetchResponse) AppendDescription(b []byte) []byte {
 	b = append(b, "CFetchResp#"...)
 	b = strconv.AppendInt(b, r.CorrelationID, 10)
@@ -93,6 +103,16 @@ func (r *ConsumerFetchResponse) AppendDescription(b []byte) []byte {
 	b = append(b, ' ')
 	b = append(b, r.Err.String()...)
 	if r.Err != ErrNone {
+		if r.HasCurrentLeader {
+			b = append(b, " leader="...)
+			if r.CurrentLeader < 0 {
+				b = append(b, '-')
+			} else {
+				b = strconv.AppendInt(append(b, 'b'), int64(r.CurrentLeader)+1, 10)
+			}
+			b = append(b, " e="...)
+			b = strconv.AppendInt(b, int64(r.CurrentLeaderEpoch), 10)
+		}
 		return b
 	}
 	b = append(b, " hw="...)
@@ -179,6 +199,10 @@ type OffsetCommitRequest struct {
 	// GroupMetadata is the committing member's membership; the zero value
 	// is none (generation -1), a simple consumer's commit.
 	GroupMetadata
+	// Coord is simulation metadata, never on the wire: the broker the
+	// consumer sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "OffsetCommit#5 group=r1 p0=10 p1=4", then
@@ -225,6 +249,10 @@ type ConsumerOffsetFetchRequest struct {
 	// .RequireStable), the only one whose partitions' offsets are
 	// committed in transactions; the trace line then says so.
 	RequireStable bool
+	// Coord is simulation metadata, never on the wire: the broker the
+	// consumer sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "COffsetFetch#1 group=r1", then

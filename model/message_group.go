@@ -126,6 +126,10 @@ type JoinGroupRequest struct {
 	// max.poll.interval.ms.
 	SessionTimeout   time.Duration
 	RebalanceTimeout time.Duration
+	// Coord is simulation metadata, never on the wire: the broker the
+	// consumer sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "JoinGroup#3 group=app-0 member=c-1 instance=i protocols=range".
@@ -208,6 +212,10 @@ type SyncGroupRequest struct {
 	ProtocolName string
 	// Assignments is the leader's assignment, empty for the others.
 	Assignments []GroupAssignment
+	// Coord is simulation metadata, never on the wire: the broker the
+	// consumer sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "SyncGroup#4 group=app-0 member=c-1 gen=1 assignments=2".
@@ -249,6 +257,10 @@ type HeartbeatRequest struct {
 	CorrelationID int64
 	GroupID       string
 	GroupMetadata
+	// Coord is simulation metadata, never on the wire: the broker the
+	// consumer sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "Heartbeat#5 group=app-0 member=c-1 gen=1".
@@ -276,6 +288,10 @@ type LeaveGroupRequest struct {
 	GroupID         string
 	MemberID        string
 	GroupInstanceID string
+	// Coord is simulation metadata, never on the wire: the broker the
+	// consumer sent the request to, as [CoordTag] of its FindCoordinator
+	// answer (0: the coordinator's own node, or no lookup).
+	Coord int32
 }
 
 // AppendDescription appends "LeaveGroup#6 group=app-0 member=c-1".

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"github.com/idemsim/idemsim/scenarios/params"
 )
 
 // TestCoordMoveInvariants holds scenario coordmove to its story over 20
@@ -56,6 +58,65 @@ func TestCoordMoveInvariants(t *testing.T) {
 		}
 		if c.loading && loaded*10 < seeds*9 {
 			t.Errorf("%s: COORDINATOR_LOAD_IN_PROGRESS in %d of %d runs, want at least 90%%", c.name, loaded, seeds)
+		}
+	}
+}
+
+// TestCoordMoveGroupMembers runs coordmove with a group application (two
+// exactly-once-v2 instances, each a consumer in group app-0) over 10
+// seeds (50 with -long): when b1 stops, the group coordinator g1 moves to
+// b2, and each member's next group request to b1 is answered
+// NOT_COORDINATOR; the member looks the coordinator up again and its
+// group requests are then served by b2 (a Heartbeat, JoinGroup or
+// SyncGroup answered NONE after the move; the old host would answer
+// NOT_COORDINATOR). Nothing is lost or duplicated and no invariant fails.
+func TestCoordMoveGroupMembers(t *testing.T) {
+	sc, err := Lookup("coordmove")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := uint64(10)
+	if *long {
+		seeds = 50
+	}
+	sets := []params.KV{{Key: "app.mode", Value: "exactly-once-v2"}, {Key: "app.input", Value: "topic"}, {Key: "app.instances", Value: "2"}}
+	groupOps := []string{"JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetFetch", "OffsetCommit"}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		r := mustRun(t, Spec{Scenario: sc, Seed: seed, KeepTrace: true, Sets: sets})
+		if len(r.Violations) > 0 || r.Acked != r.Sent || r.Stop != "drained" {
+			t.Fatalf("seed %d: violations %v, %d of %d acked, stop %s\nreproduce: %s", seed, r.Violations, r.Acked, r.Sent, r.Stop, r.Reproduce)
+		}
+		moved := -1
+		for i, l := range r.Trace {
+			if strings.Contains(l, " g1 resigns on b1 and moves to b2") {
+				moved = i
+				break
+			}
+		}
+		if moved < 0 {
+			t.Fatalf("seed %d: g1 did not move to b2", seed)
+		}
+		looked := false
+		for _, member := range []string{"p1", "p2"} {
+			served := false
+			for _, l := range r.Trace[moved:] {
+				for _, op := range groupOps {
+					if strings.Contains(l, " "+member+" "+op+" NOT_COORDINATOR: looking the group coordinator up again (was b1)") {
+						looked = true
+					}
+				}
+				for _, resp := range []string{"HeartbeatResp#", "JoinGroupResp#", "SyncGroupResp#"} {
+					if strings.Contains(l, " "+member+" recv "+resp) && strings.Contains(l, "group=app-0 NONE") {
+						served = true
+					}
+				}
+			}
+			if !served {
+				t.Errorf("seed %d: no group request of %s served after the move\nreproduce: %s", seed, member, r.Reproduce)
+			}
+		}
+		if !looked {
+			t.Errorf("seed %d: no member looked the group coordinator up again after NOT_COORDINATOR\nreproduce: %s", seed, r.Reproduce)
 		}
 	}
 }

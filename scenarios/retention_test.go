@@ -83,7 +83,7 @@ func TestConsumerResetsPastLogStart(t *testing.T) {
 		reset string
 		want  []string
 	}{
-		{"earliest", []string{" b1 log start p0 0 -> 12 (delete-records)", " r1 recv CFetchResp#8 p0 OFFSET_OUT_OF_RANGE",
+		{"earliest", []string{" b1 log start p0 0 -> 12 (delete-records)", " r1 recv CFetchResp#9 p0 OFFSET_OUT_OF_RANGE",
 			" r1 resets p0 position 11 -> -1 (out of range)", " r1 resets p0 position -1 -> 12 (earliest)"}},
 	} {
 		r := mustRun(t, Spec{Scenario: sc, Seed: 1, Sets: kv("enable.idempotence", "true", "auto.offset.reset", c.reset), PlanText: plan, KeepTrace: true})

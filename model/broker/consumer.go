@@ -45,6 +45,9 @@ func (b *Broker) consumerFetch(from model.Peer, m *model.ConsumerFetchRequest) {
 	resp := &model.ConsumerFetchResponse{CorrelationID: m.CorrelationID, Partition: m.Partition, FetchOffset: m.FetchOffset,
 		HighWatermark: -1, LastStableOffset: -1, LogStartOffset: -1}
 	resp.Err, resp.LeaderEpoch = b.leaderEpochCheck(m.Partition, m.CurrentLeaderEpoch)
+	if (resp.Err == model.ErrNotLeaderOrFollower || resp.Err == model.ErrFencedLeaderEpoch) && m.LeaderHints && b.sendsLeaderHints() {
+		b.fillFetchLeaderHint(resp)
+	}
 	if resp.Err == model.ErrNone {
 		p := b.Partition(m.Partition)
 		if m.FetchOffset < p.LogStartOffset() || m.FetchOffset > p.LogEndOffset() {

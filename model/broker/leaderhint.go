@@ -44,3 +44,21 @@ func (b *Broker) fillLeaderHints(resp *model.ProduceResponse) {
 		}
 	}
 }
+
+// KIP-951 for consumers (Kafka 3.7.0): KafkaApis.handleFetchRequest
+// (core/src/main/scala/kafka/server/KafkaApis.scala at the 3.7.0 tag)
+// fills a Fetch v16 answer's PartitionData.currentLeader for every
+// partition answered NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH, from
+// the same KafkaApis.getCurrentLeader, and adds the leader's endpoint to
+// NodeEndpoints. A consumer's fetch is answered at once (no purgatory),
+// so the hint comes from the metadata the broker has applied when it
+// answers. Fetch v16 is absent from 3.6.0.
+
+// fillFetchLeaderHint sets the hint on consumer fetch answer resp.
+func (b *Broker) fillFetchLeaderHint(resp *model.ConsumerFetchResponse) {
+	resp.HasCurrentLeader, resp.CurrentLeader, resp.CurrentLeaderEpoch = true, -1, -1
+	if int(resp.Partition) < len(b.meta) {
+		st := &b.meta[resp.Partition]
+		resp.CurrentLeader, resp.CurrentLeaderEpoch = st.Leader, st.LeaderEpoch
+	}
+}

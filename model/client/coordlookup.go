@@ -1,8 +1,6 @@
 package client
 
 import (
-	"strconv"
-
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/sim"
 )
@@ -42,19 +40,9 @@ import (
 // answers it), and so does the producer.whatif.fence_only what-if (a
 // transactional id without transactions, which Kafka's send() refuses).
 
-// coordLookup is the producer's knowledge of one coordinator.
-type coordLookup struct {
-	// known: an answer is in hand; tag is its [model.CoordTag], stamped on
-	// the requests to that coordinator.
-	known bool
-	tag   int32
-	// busy: a FindCoordinator is on the wire; retryAt is when a failed
-	// one may be sent again; tries counts the failed ones (they move the
-	// lookup to the next broker).
-	busy    bool
-	retryAt sim.Time
-	tries   int32
-}
+// coordLookup is the producer's knowledge of one coordinator (the
+// shared [model.CoordLookup]).
+type coordLookup = model.CoordLookup
 
 // lookups reports whether the producer finds its coordinators with
 // FindCoordinator: it runs transactions.
@@ -65,13 +53,13 @@ func (p *Producer) lookups() bool { return p.txnMode() }
 // is on the wire and returns false.
 func (p *Producer) coordReady(now sim.Time, t model.CoordKeyType) (int32, bool) {
 	l := &p.coords[t]
-	if l.known {
-		return l.tag, true
+	if l.Known {
+		return l.Tag, true
 	}
-	if l.busy || now < l.retryAt {
+	if !l.Due(now) {
 		return 0, false
 	}
-	dest := p.findDest(l.tries)
+	dest := l.Dest(p.cfg.Brokers, p.leaders)
 	c := p.conn(dest)
 	if !p.ensureConn(now, c) {
 		return 0, false
@@ -82,39 +70,24 @@ func (p *Producer) coordReady(now sim.Time, t model.CoordKeyType) (int32, bool) 
 	}
 	q := p.newRequest(dest, now)
 	q.find = uint8(t) + 1
-	l.busy = true
+	l.Busy = true
 	c.inflight = append(grab(c.inflight, &c.spare), q)
 	p.out = append(p.out, model.Out{Kind: model.OutSend, Dest: dest, Msg: &model.FindCoordinatorRequest{CorrelationID: q.corr, KeyType: t, Key: key}})
 	return 0, false
 }
 
-// findDest is the broker the next lookup goes to, after tries failed ones.
-func (p *Producer) findDest(tries int32) int32 {
-	if n := int32(p.cfg.Brokers); n > 0 {
-		return tries % n
-	}
-	return p.leaders[int(tries)%len(p.leaders)]
-}
-
 // handleFind takes a FindCoordinator answer.
 func (p *Producer) handleFind(now sim.Time, r *model.FindCoordinatorResponse) {
-	l := &p.coords[r.KeyType]
-	l.busy = false
-	if r.Err == model.ErrNone {
-		l.known, l.tag = true, model.CoordTag(r.Node)
+	if p.coords[r.KeyType].Found(now, r, p.cfg.RetryBackoff) {
 		return
 	}
-	l.tries++
-	l.retryAt = now.Add(p.cfg.RetryBackoff)
 	p.note(model.NoteRetry, "FindCoordinator "+r.Err.String()+", retrying")
 }
 
 // findLost forgets a FindCoordinator lost with its connection: the next
 // lookup asks the next broker.
 func (p *Producer) findLost(q *prequest) {
-	l := &p.coords[q.find-1]
-	l.busy = false
-	l.tries++
+	p.coords[q.find-1].LostFind()
 }
 
 // coordLost forgets the coordinator of key type t after a coordinator
@@ -136,35 +109,22 @@ func (p *Producer) coordLost(now sim.Time, t model.CoordKeyType, op string, err 
 	default:
 		return false
 	}
-	l := &p.coords[t]
-	if l.known && err != model.ErrNetworkException {
+	if was, known := p.coords[t].Forget(); known && err != model.ErrNetworkException {
 		kind := "transaction"
 		if t == model.CoordKeyGroup {
 			kind = "group"
 		}
-		p.note(model.NoteRetry, op+" "+err.String()+": looking the "+kind+" coordinator up again (was "+coordName(l.tag, t)+")")
+		p.note(model.NoteRetry, op+" "+err.String()+": looking the "+kind+" coordinator up again (was "+string(model.AppendCoordName(nil, was, t))+")")
 	}
-	l.known = false
 	if err != model.ErrNetworkException {
 		p.coordReady(now, t)
 	}
 	return true
 }
 
-// coordName names the node a tag stands for, as the trace does.
-func coordName(tag int32, t model.CoordKeyType) string {
-	switch {
-	case tag > 0:
-		return "b" + strconv.Itoa(int(tag))
-	case t == model.CoordKeyGroup:
-		return "g1"
-	}
-	return "c1"
-}
-
 // coordRetry reports whether a coordinator answer err asks for the
 // request again after retry.backoff.ms: the coordinator moved or is
 // loading (coordLost looks it up again).
 func coordRetry(err model.ErrCode) bool {
-	return err == model.ErrNotCoordinator || err == model.ErrCoordinatorNotAvailable || err == model.ErrCoordinatorLoadInProgress
+	return model.CoordMoved(err) || err == model.ErrCoordinatorLoadInProgress
 }

@@ -499,10 +499,10 @@ func (p *Producer) scheduleWake(now sim.Time) {
 		at(p.initRetryAt)
 	}
 	for i := range p.coords {
-		if l := &p.coords[i]; !l.known && l.retryAt > now {
+		if l := &p.coords[i]; !l.Known && l.RetryAt > now {
 			// A FindCoordinator answered COORDINATOR_NOT_AVAILABLE
 			// (coordlookup.go).
-			at(l.retryAt)
+			at(l.RetryAt)
 		}
 	}
 	if p.metaStale && !p.metaInflight && p.metaRetryAt > now {

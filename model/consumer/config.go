@@ -115,6 +115,10 @@ type Config struct {
 	// consumer always does, ConsumerCoordinator.sendOffsetFetchRequest):
 	// UNSTABLE_OFFSET_COMMIT is retried after retry.backoff.ms.
 	RequireStable bool
+	// ClientVersion is the consumer's Kafka release as major*100+minor
+	// (3.7 is 307), 0 for the newest: from 3.7 it sends Fetch v16 and
+	// reads KIP-951's leader hints (leaderhint.go).
+	ClientVersion int
 	// AppRevoke: the application's ConsumerRebalanceListener
 	// .onPartitionsRevoked commits its open transaction before a rejoin
 	// revokes its partitions: the consumer waits in [Consumer.Revoking]

@@ -49,10 +49,15 @@ type Consumer struct {
 	rr int
 	// grp is the group membership (Config.Protocol, group.go).
 	grp member
-	out []model.Out
-	obs []model.Obs
-	ids []model.RecordID
-	log []model.LogEntry
+	// coord is what the consumer knows of its group coordinator
+	// (coordlookup.go); commitAt is when a commit refused for the
+	// coordinator's move or load may go again.
+	coord    model.CoordLookup
+	commitAt sim.Time
+	out      []model.Out
+	obs      []model.Obs
+	ids      []model.RecordID
+	log      []model.LogEntry
 }
 
 // partition states.
@@ -92,6 +97,7 @@ const (
 	reqSync
 	reqHeartbeat
 	reqLeave
+	reqFind
 )
 
 // request is a request in flight.
@@ -194,6 +200,7 @@ func (c *Consumer) startAt(now sim.Time, positions []int64) {
 	c.inflight = c.inflight[:0]
 	c.needMeta = true
 	c.committing, c.syncWait, c.held = false, false, false
+	c.coord, c.commitAt = model.CoordLookup{}, 0
 	c.offsets = c.offsets[:0]
 	for range c.parts {
 		c.offsets = append(c.offsets, -1)
@@ -254,6 +261,8 @@ func requestCorr(m model.Message) int64 {
 	case *model.HeartbeatRequest:
 		return m.CorrelationID
 	case *model.LeaveGroupRequest:
+		return m.CorrelationID
+	case *model.FindCoordinatorRequest:
 		return m.CorrelationID
 	}
 	panic("consumer: no correlation id in " + string(m.AppendDescription(nil)))
@@ -341,10 +350,15 @@ func (c *Consumer) Step(now sim.Time, from model.Peer, m model.Message) []model.
 				c.committed(now, r, m.Err)
 			}
 		case *model.ConsumerOffsetFetchResponse:
-			if r, ok := c.take(m.CorrelationID); ok && r.seq == c.grp.assignSeq {
-				c.offsetsFetched(now, m)
-			} else if ok {
-				c.needOffsets = c.cfg.Commits && len(c.parts) > 0
+			if r, ok := c.take(m.CorrelationID); ok {
+				if c.coordAnswer(now, "OffsetFetch", m.Err) {
+					c.offsetsAt = now.Add(c.cfg.RetryBackoff) // fetchCommittedOffsets: timer.sleep(retryBackoffMs)
+				}
+				if r.seq == c.grp.assignSeq {
+					c.offsetsFetched(now, m)
+				} else {
+					c.needOffsets = c.cfg.Commits && len(c.parts) > 0
+				}
 			}
 		case *model.JoinGroupResponse:
 			if r, ok := c.take(m.CorrelationID); ok {
@@ -356,10 +370,16 @@ func (c *Consumer) Step(now sim.Time, from model.Peer, m model.Message) []model.
 			}
 		case *model.HeartbeatResponse:
 			if r, ok := c.take(m.CorrelationID); ok {
-				c.heartbeatAnswered(r, m)
+				c.heartbeatAnswered(now, r, m)
 			}
 		case *model.LeaveGroupResponse:
-			c.take(m.CorrelationID)
+			if _, ok := c.take(m.CorrelationID); ok {
+				c.coordAnswer(now, "LeaveGroup", m.Err)
+			}
+		case *model.FindCoordinatorResponse:
+			if _, ok := c.take(m.CorrelationID); ok {
+				c.found(now, m)
+			}
 		case *model.Disconnected:
 			c.failDest(now, m.Dest)
 		}
@@ -378,7 +398,12 @@ func (c *Consumer) failDest(now sim.Time, dest int32) {
 			continue
 		}
 		c.take(r.corr)
+		if dest == model.DestGroupCoordinator {
+			c.coordDisconnected()
+		}
 		switch r.kind {
+		case reqFind:
+			c.coord.LostFind()
 		case reqFetch, reqList:
 			if r.part >= 0 {
 				c.parts[r.part].nextFetch = now.Add(c.cfg.RetryBackoff)
@@ -402,10 +427,17 @@ func (c *Consumer) failDest(now sim.Time, dest int32) {
 	}
 }
 
-// metadata applies a Metadata response.
+// metadata applies a Metadata response. A partition whose leader epoch
+// in the answer is older than the one the consumer has keeps its leader
+// (Metadata.updateLatestMetadata, KIP-320: "ignore the new metadata and
+// use the previously cached info"), as after a KIP-951 hint that came
+// before a stale answer.
 func (c *Consumer) metadata(m *model.MetadataResponse) {
 	c.needMeta = false
 	for i := range c.leaders {
+		if i < len(m.Epochs) && m.Epochs[i] >= 0 && m.Epochs[i] < c.epochs[i] {
+			continue
+		}
 		if i < len(m.Leaders) {
 			c.leaders[i], c.epochs[i] = m.Leaders[i], m.Epochs[i]
 			if m.Leaders[i] < 0 {
@@ -468,16 +500,9 @@ func (c *Consumer) poll(now sim.Time) {
 		c.send(now, reqMeta, c.metaBroker, -1, &model.MetadataRequest{CorrelationID: c.corr()})
 	}
 	if c.needOffsets && !c.pending(reqOffsets) && now >= c.offsetsAt {
-		c.needOffsets = false
-		parts := c.cfg.Partitions
-		if c.grouped() {
-			parts = c.Assigned()
-		}
-		c.send(now, reqOffsets, model.DestGroupCoordinator, -1, &model.ConsumerOffsetFetchRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, Partitions: parts,
-			RequireStable: c.cfg.RequireStable})
-		c.inflight[len(c.inflight)-1].seq = c.grp.assignSeq
+		c.sendOffsetFetch(now)
 	}
-	if c.syncWait && !c.committing && ready {
+	if c.syncWait && !c.committing && ready && now >= c.commitAt {
 		c.commit(now) // commitSync retries a commit that failed
 	}
 	if !c.syncWait && !c.held && ready {
@@ -492,9 +517,14 @@ func (c *Consumer) poll(now sim.Time) {
 		}
 		c.sendFetches(now)
 		if c.cfg.AutoCommit && c.cfg.Commits && now >= c.nextAutoCommit {
-			c.nextAutoCommit = now.Add(c.cfg.AutoCommitInterval)
-			if !c.committing {
-				c.commit(now)
+			// An unknown coordinator is looked up first, and the commit
+			// goes once it is found (commitOffsetsAsync:
+			// lookupCoordinator, then doCommitOffsetsAsync).
+			if _, found := c.coordReady(now); found || c.committing {
+				c.nextAutoCommit = now.Add(c.cfg.AutoCommitInterval)
+				if !c.committing {
+					c.commit(now)
+				}
 			}
 		}
 	}
@@ -525,6 +555,24 @@ func (c *Consumer) owed(now sim.Time) bool {
 		}
 	}
 	return false
+}
+
+// sendOffsetFetch fetches the committed offsets of the assigned
+// partitions (ConsumerCoordinator.fetchCommittedOffsets), once the
+// group coordinator is known.
+func (c *Consumer) sendOffsetFetch(now sim.Time) {
+	tag, ok := c.coordReady(now)
+	if !ok {
+		return
+	}
+	c.needOffsets = false
+	parts := c.cfg.Partitions
+	if c.grouped() {
+		parts = c.Assigned()
+	}
+	c.send(now, reqOffsets, model.DestGroupCoordinator, -1, &model.ConsumerOffsetFetchRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, Partitions: parts,
+		RequireStable: c.cfg.RequireStable, Coord: tag})
+	c.inflight[len(c.inflight)-1].seq = c.grp.assignSeq
 }
 
 func (c *Consumer) pending(k reqKind) bool {
@@ -633,7 +681,7 @@ func (c *Consumer) sendFetches(now sim.Time) {
 			continue
 		}
 		c.send(now, reqFetch, leader, i, &model.ConsumerFetchRequest{CorrelationID: c.corr(), Partition: ps.part, FetchOffset: ps.position,
-			CurrentLeaderEpoch: c.epoch(ps.part), ReadCommitted: c.cfg.ReadCommitted})
+			CurrentLeaderEpoch: c.epoch(ps.part), ReadCommitted: c.cfg.ReadCommitted, LeaderHints: c.readsLeaderHints()})
 	}
 }
 
@@ -661,6 +709,7 @@ func (c *Consumer) fetched(now sim.Time, i int, m *model.ConsumerFetchResponse) 
 			Result: model.AppendResult{FirstOffset: old, LastOffset: -1}})
 		return
 	default:
+		c.applyLeaderHint(m) // leaderhint.go
 		c.leaderError(now, i, m.Err)
 		return
 	}
@@ -796,6 +845,11 @@ func (c *Consumer) commit(now sim.Time) {
 		c.syncWait = false
 		return
 	}
+	tag, ok := c.coordReady(now)
+	if !ok {
+		return // commitSync waits for the lookup (ensureCoordinatorReady)
+	}
+	req.Coord = tag
 	c.committing = true
 	c.send(now, reqCommit, model.DestGroupCoordinator, -1, req)
 	c.inflight[len(c.inflight)-1].seq = c.grp.genSeq
@@ -805,6 +859,9 @@ func (c *Consumer) commit(now sim.Time) {
 // a failed commit after retry.backoff.ms (at the next poll turn).
 func (c *Consumer) committed(now sim.Time, r request, e model.ErrCode) {
 	c.committing = false
+	if c.coordAnswer(now, "OffsetCommit", e) {
+		c.commitAt = now.Add(c.cfg.RetryBackoff) // commitOffsetsSync: timer.sleep(retryBackoffMs)
+	}
 	if c.grouped() {
 		if e != model.ErrNone && c.groupCommitted(r, e) {
 			c.syncWait = false

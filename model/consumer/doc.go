@@ -53,9 +53,14 @@
 //     heartbeat thread, LeaveGroup when max.poll.interval.ms passes
 //     without a poll, commits with the member id and generation, and
 //     the generation resets and rejoins of ILLEGAL_GENERATION,
-//     UNKNOWN_MEMBER_ID and REBALANCE_IN_PROGRESS.
+//     UNKNOWN_MEMBER_ID and REBALANCE_IN_PROGRESS;
+//   - the group coordinator (coordlookup.go): found with FindCoordinator
+//     before the first request to it, and again after NOT_COORDINATOR,
+//     COORDINATOR_NOT_AVAILABLE or a lost connection
+//     (AbstractCoordinator.ensureCoordinatorReady, markCoordinatorUnknown);
+//   - KIP-951 leader hints in fetch answers, from 3.7 (leaderhint.go).
 //
-// Simplified: no FindCoordinator (the group coordinator is known), the
+// Simplified: the
 // eager rebalance protocol only (no cooperative-sticky), one input
 // topic; one fetch per partition instead of one per broker; no fetch sessions
 // (KIP-227), no fetch from followers (KIP-392), no byte limits; a fetch

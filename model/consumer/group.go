@@ -14,9 +14,9 @@ import (
 // AbstractCoordinator.java (the membership: JoinGroup, SyncGroup, the
 // heartbeat thread, LeaveGroup) and ConsumerCoordinator.java (the
 // consumer's part: the assignment, the commits, onJoinPrepare and
-// onJoinComplete). The group coordinator is the one the consumer
-// already commits to (model.DestGroupCoordinator): FindCoordinator is
-// not modelled.
+// onJoinComplete). The consumer finds its group coordinator with
+// FindCoordinator before it joins, and again after it moved
+// (coordlookup.go).
 
 // Member states (AbstractCoordinator.MemberState).
 const (
@@ -71,6 +71,10 @@ type member struct {
 	// assignSeq counts the assignments, so that a committed-offsets
 	// answer for an older one is dropped.
 	assignSeq uint64
+	// joinAt: no (re)join before it (a JoinGroup or SyncGroup refused
+	// for the coordinator's move or load waits retry.backoff.ms,
+	// joinGroupIfNeeded's timer.sleep(retryBackoffMs)).
+	joinAt sim.Time
 	// revoking: the application's onPartitionsRevoked runs
 	// (Config.AppRevoke); the JoinGroup waits for [Consumer.Revoked].
 	revoking bool
@@ -177,8 +181,12 @@ func (c *Consumer) resetGeneration(resetMember bool) {
 // rejoin is pending).
 func (c *Consumer) groupPoll(now sim.Time) bool {
 	c.grp.lastPoll = now
-	if c.grp.rejoin && c.grp.state != memPreparing && c.grp.state != memCompleting && !c.grp.prepCommit && !c.grp.revoking {
-		c.joinPrepare(now)
+	if c.grp.rejoin && c.grp.state != memPreparing && c.grp.state != memCompleting && !c.grp.prepCommit && !c.grp.revoking && now >= c.grp.joinAt {
+		// ConsumerCoordinator.poll: coordinatorUnknownAndUnreadySync
+		// first; a rejoin waits for the lookup.
+		if _, ok := c.coordReady(now); ok {
+			c.joinPrepare(now)
+		}
 	}
 	return c.grp.state == memStable && !c.grp.rejoin
 }
@@ -273,11 +281,16 @@ func (c *Consumer) revokeAll() {
 // its client-side timeout is the rebalance timeout plus 5 s, at least
 // request.timeout.ms.
 func (c *Consumer) sendJoin(now sim.Time) {
+	tag, ok := c.coordReady(now)
+	if !ok {
+		c.grp.state, c.grp.rejoin = memUnjoined, true // after the lookup
+		return
+	}
 	c.grp.state = memPreparing
 	c.grp.stats.Joins++
 	m := &model.JoinGroupRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, MemberID: c.grp.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
 		ClientID: c.cfg.ClientID, Protocols: []string{model.RangeAssignorName}, Topics: []string{inputTopic},
-		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}
+		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval, Coord: tag}
 	c.send(now, reqJoin, model.DestGroupCoordinator, -1, m)
 	c.inflight[len(c.inflight)-1].deadline = now.Add(max(c.cfg.RequestTimeout, c.cfg.MaxPollInterval+5*time.Second))
 	c.inflight[len(c.inflight)-1].seq = c.grp.genSeq
@@ -291,10 +304,15 @@ func (c *Consumer) joined(now sim.Time, r request, m *model.JoinGroupResponse) {
 	c.grp.state = memUnjoined
 	switch m.Err {
 	case model.ErrNone:
+		tag, ok := c.coordReady(now)
+		if !ok {
+			c.grp.rejoin = true // the coordinator was forgotten meanwhile
+			return
+		}
 		c.grp.state = memCompleting
 		c.setGeneration(m.GenerationID, m.MemberID, m.ProtocolName)
 		c.enableHeartbeat(now)
-		sync := &model.SyncGroupRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, ProtocolName: m.ProtocolName,
+		sync := &model.SyncGroupRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, ProtocolName: m.ProtocolName, Coord: tag,
 			GroupMetadata: model.GroupMetadata{MemberID: m.MemberID, GroupInstanceID: c.cfg.GroupInstanceID, GenerationID: m.GenerationID}}
 		if m.Leader == m.MemberID && !m.SkipAssignment {
 			// onLeaderElected: ConsumerCoordinator.onLeaderElected runs
@@ -330,9 +348,13 @@ func (c *Consumer) joined(now sim.Time, r request, m *model.JoinGroupResponse) {
 	case model.ErrFencedInstanceID, model.ErrInconsistentGroupProtocol, model.ErrInvalidSessionTimeout:
 		c.fail(m.Err)
 	default:
-		// COORDINATOR_NOT_AVAILABLE, ...: retry at the next poll turn
-		// (Kafka: after retry.backoff.ms).
+		// COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR,
+		// COORDINATOR_LOAD_IN_PROGRESS (after retry.backoff.ms), ...:
+		// retry at the next poll turn.
 		c.grp.rejoin = true
+		if c.coordAnswer(now, "JoinGroup", m.Err) {
+			c.grp.joinAt = now.Add(c.cfg.RetryBackoff)
+		}
 	}
 }
 
@@ -357,8 +379,12 @@ func (c *Consumer) synced(now sim.Time, r request, m *model.SyncGroupResponse) {
 		}
 		c.grp.state, c.grp.rejoin = memUnjoined, true
 	default:
-		// REBALANCE_IN_PROGRESS and the rest: rejoin.
+		// REBALANCE_IN_PROGRESS and the rest: rejoin; after the
+		// coordinator's move or load, after retry.backoff.ms.
 		c.grp.state, c.grp.rejoin = memUnjoined, true
+		if c.coordAnswer(now, "SyncGroup", m.Err) {
+			c.grp.joinAt = now.Add(c.cfg.RetryBackoff)
+		}
 	}
 }
 
@@ -430,11 +456,17 @@ func (c *Consumer) heartbeatWake(now sim.Time, token uint64) {
 		return
 	}
 	if now >= c.grp.nextHeartbeat {
-		c.grp.nextHeartbeat = now.Add(c.cfg.HeartbeatInterval)
-		c.grp.stats.Heartbeats++
-		c.send(now, reqHeartbeat, model.DestGroupCoordinator, -1, &model.HeartbeatRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID,
-			GroupMetadata: model.GroupMetadata{MemberID: c.grp.memberID, GroupInstanceID: c.cfg.GroupInstanceID, GenerationID: c.grp.generation}})
-		c.inflight[len(c.inflight)-1].seq = c.grp.genSeq
+		if tag, ok := c.coordReady(now); !ok {
+			// HeartbeatThread.run: coordinatorUnknown, lookupCoordinator,
+			// then a wait of retry.backoff.ms.
+			c.grp.nextHeartbeat = now.Add(c.cfg.RetryBackoff)
+		} else {
+			c.grp.nextHeartbeat = now.Add(c.cfg.HeartbeatInterval)
+			c.grp.stats.Heartbeats++
+			c.send(now, reqHeartbeat, model.DestGroupCoordinator, -1, &model.HeartbeatRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID,
+				GroupMetadata: model.GroupMetadata{MemberID: c.grp.memberID, GroupInstanceID: c.cfg.GroupInstanceID, GenerationID: c.grp.generation}, Coord: tag})
+			c.inflight[len(c.inflight)-1].seq = c.grp.genSeq
+		}
 	}
 	c.scheduleHeartbeat()
 }
@@ -445,7 +477,12 @@ func (c *Consumer) heartbeatWake(now sim.Time, token uint64) {
 // FENCED_INSTANCE_ID for the current generation reset it (the member id
 // too, except for ILLEGAL_GENERATION) and ask for a rejoin;
 // FENCED_INSTANCE_ID is then fatal (HeartbeatThread.run's failure).
-func (c *Consumer) heartbeatAnswered(r request, m *model.HeartbeatResponse) {
+func (c *Consumer) heartbeatAnswered(now sim.Time, r request, m *model.HeartbeatResponse) {
+	if c.coordAnswer(now, "Heartbeat", m.Err) && c.grp.hbOn {
+		// Heartbeat.failHeartbeat: the next one after retry.backoff.ms.
+		c.grp.nextHeartbeat = min(c.grp.nextHeartbeat, now.Add(c.cfg.RetryBackoff))
+		c.scheduleHeartbeat()
+	}
 	switch m.Err {
 	case model.ErrRebalanceInProgress:
 		if c.grp.state == memStable {
@@ -467,9 +504,10 @@ func (c *Consumer) heartbeatAnswered(r request, m *model.HeartbeatResponse) {
 // Either way the generation and member id are reset and a rejoin is due
 // at the next poll (resetGenerationOnLeaveGroup).
 func (c *Consumer) leaveGroup(now sim.Time) {
-	if c.cfg.GroupInstanceID == "" && c.grp.state != memUnjoined && c.grp.memberID != "" {
+	if c.cfg.GroupInstanceID == "" && c.grp.state != memUnjoined && c.grp.memberID != "" && (c.coord.Known || !c.lookups()) {
 		c.grp.stats.Leaves++
-		c.send(now, reqLeave, model.DestGroupCoordinator, -1, &model.LeaveGroupRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, MemberID: c.grp.memberID})
+		c.send(now, reqLeave, model.DestGroupCoordinator, -1, &model.LeaveGroupRequest{CorrelationID: c.corr(), GroupID: c.cfg.GroupID, MemberID: c.grp.memberID,
+			Coord: c.coord.Tag})
 	}
 	c.resetGeneration(true)
 }

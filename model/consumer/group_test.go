@@ -33,8 +33,9 @@ type gWorld struct {
 	frozen []bool
 	drop   func(i int, m model.Message, req bool) bool
 	// got is what each consumer's polls returned: record numbers by
-	// partition.
-	got []map[int32][]int64
+	// partition; notes are their trace notes.
+	got   []map[int32][]int64
+	notes []string
 }
 
 const (
@@ -140,6 +141,8 @@ func (w *gWorld) outs(i int, outs []model.Out) {
 			}
 		case model.OutClose:
 			w.deliver(i, &model.Disconnected{Dest: o.Dest})
+		case model.OutNote:
+			w.notes = append(w.notes, o.Note)
 		}
 	}
 }

@@ -130,10 +130,15 @@ func (g *GroupCoordinator) Committed(group string) int64 {
 }
 
 // Step handles TxnOffsetCommit, OffsetFetch, the transaction
-// coordinator's markers and its answers to the implicit adds.
+// coordinator's markers and its answers to the implicit adds, and the
+// consumers' group requests; a request sent to a host the coordinator
+// left, or reaching it while it loads, is answered by gated (hosting.go).
 func (g *GroupCoordinator) Step(now sim.Time, from model.Peer, m model.Message) []model.Out {
 	g.Outs = g.Outs[:0]
 	g.Obs.Reset()
+	if g.gated(now, from, m) {
+		return g.Outs
+	}
 	switch m := m.(type) {
 	case *model.TxnOffsetCommitRequest:
 		if err := g.hosting.Gate(now, m.Coord); err != model.ErrNone {

@@ -146,3 +146,64 @@ func (c *Coordinator) Resign() []model.Out {
 	}
 	return n.Outs
 }
+
+// gated answers a consumer's group request that the group coordinator
+// does not handle (see [Hosting]) and reports whether it did: JoinGroup,
+// SyncGroup, Heartbeat, LeaveGroup, OffsetCommit and OffsetFetch get
+// NOT_COORDINATOR from the old host and COORDINATOR_LOAD_IN_PROGRESS
+// from the new one while it loads, but for a Heartbeat, which a loading
+// coordinator answers NONE ("the group is still loading, so respond just
+// blindly"). Kafka 3.x's classic coordinator checks every group request
+// so (core/src/main/scala/kafka/coordinator/group/GroupCoordinator.scala,
+// validateGroupStatus: COORDINATOR_LOAD_IN_PROGRESS while
+// isCoordinatorLoadInProgress, NOT_COORDINATOR when not
+// isCoordinatorForGroup; handleHeartbeat answers NONE for the first);
+// from 4.0 the group coordinator runtime does
+// (CoordinatorRuntime.withActiveContextOrThrow, scheduleWriteOperation
+// and scheduleReadOperation: NOT_COORDINATOR for a partition it does not
+// own, COORDINATOR_LOAD_IN_PROGRESS while it loads;
+// GroupCoordinatorService.heartbeat answers NONE for the latter). The
+// rejected request changes nothing: no member joins, no session is
+// refreshed, no offset is stored.
+func (g *GroupCoordinator) gated(now sim.Time, from model.Peer, m model.Message) bool {
+	var coord int32
+	switch m := m.(type) {
+	case *model.JoinGroupRequest:
+		coord = m.Coord
+	case *model.SyncGroupRequest:
+		coord = m.Coord
+	case *model.HeartbeatRequest:
+		coord = m.Coord
+	case *model.LeaveGroupRequest:
+		coord = m.Coord
+	case *model.OffsetCommitRequest:
+		coord = m.Coord
+	case *model.ConsumerOffsetFetchRequest:
+		coord = m.Coord
+	default:
+		return false
+	}
+	err := g.hosting.Gate(now, coord)
+	if err == model.ErrNone {
+		return false
+	}
+	switch m := m.(type) {
+	case *model.JoinGroupRequest:
+		g.reply(from, model.Carve(&g.msgs.joinResps, model.JoinGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: err,
+			GenerationID: model.NoGeneration, MemberID: m.MemberID}))
+	case *model.SyncGroupRequest:
+		g.reply(from, model.Carve(&g.msgs.syncResps, model.SyncGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: err}))
+	case *model.HeartbeatRequest:
+		if err == model.ErrCoordinatorLoadInProgress {
+			err = model.ErrNone
+		}
+		g.reply(from, model.Carve(&g.msgs.hbResps, model.HeartbeatResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: err}))
+	case *model.LeaveGroupRequest:
+		g.reply(from, model.Carve(&g.msgs.leaveResps, model.LeaveGroupResponse{CorrelationID: m.CorrelationID, GroupID: m.GroupID, Err: err}))
+	case *model.OffsetCommitRequest:
+		g.reply(from, &model.OffsetCommitResponse{CorrelationID: m.CorrelationID, Err: err})
+	case *model.ConsumerOffsetFetchRequest:
+		g.reply(from, &model.ConsumerOffsetFetchResponse{CorrelationID: m.CorrelationID, Err: err})
+	}
+	return true
+}

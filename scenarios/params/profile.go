@@ -175,6 +175,12 @@ func (c *Config) BrokerVersionNumber() int {
 	return int(parseKafkaVersion(c.Versions.BrokerVersion()))
 }
 
+// ClientVersionNumber returns client.version as major*100+minor (3.7 is
+// 307), the form the model's clients' version gates compare.
+func (c *Config) ClientVersionNumber() int {
+	return int(parseKafkaVersion(c.Versions.ClientVersion()))
+}
+
 // VersionLabel names the run's versions as reports print them
 // ([Versions.String]), followed by the client release the client policy
 // models when it is not the Java client's ("kafka=4.1

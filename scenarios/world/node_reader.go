@@ -13,6 +13,7 @@ func init() {
 		present: func(w *World) bool { return w.cfg.Extra.Consumer.On },
 		build: func(w *World, spare model.Server) model.Server {
 			cfg := w.cfg.Extra.Consumer.Model(w.topo.Leaders, w.topo.Brokers)
+			cfg.ClientVersion = w.cfg.ClientVersionNumber()
 			if c, ok := spare.(*consumer.Consumer); ok {
 				c.Reset(cfg)
 				return c

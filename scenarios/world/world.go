@@ -441,6 +441,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 		in.conns = zeroed(in.conns, w.connSlots())
 		if in.cons = nil; w.input.Parts > 0 {
 			cc := w.input.Consumer(in.app.id, leaders, metaBrokers, loop, cfg.App.SendInterval)
+			cc.ClientVersion = pcfg.ClientVersion
 			if cfg.App.GroupApp() {
 				w.input.GroupConsumer(&cc, in.name, cfg.App.SessionTimeout, in.pcfg.GroupID != "", cfg.App.CommitInterval)
 				cc.MaxPollInterval = cfg.App.MaxPollInterval

@@ -51,6 +51,8 @@ func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
 			w.nw.Close(in.cconns[k])
 			in.cconns[k] = simnet.Conn{}
 			w.mode.connsDown(w, now)
+		case model.OutNote: // its group coordinator lookup's (model/consumer)
+			w.emit(model.Obs{Kind: model.ObsNote, At: now, Node: int32(in.node), Peer: -1, App: in.app.id, Text: o.Note, NoteKind: o.NoteKind})
 		case model.OutWake:
 			w.schedule(w.drifted(now, in.node, o.At), Event{kind: evAppPoll, node: int32(in.node), n: o.Timer, gen: w.nodes[in.node].inc, bg: !o.Owed})
 		case model.OutObserve:

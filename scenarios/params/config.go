@@ -133,6 +133,10 @@ type AppParams struct {
 	// application's consumers commit their positions that often
 	// (enable.auto.commit's auto.commit.interval.ms).
 	CommitInterval time.Duration
+	// UnstableBound is unstable.bound.ms, LIVE-OFFSETS' bound: how long
+	// a group member may be answered UNSTABLE_OFFSET_COMMIT, 0..1h; 0
+	// means transaction.timeout.ms + the abort cleanup interval + 5 s.
+	UnstableBound time.Duration
 }
 
 // TopicInput reports whether applications read an input topic.
@@ -430,6 +434,9 @@ type ExtraParams struct {
 	// LateFor is late.ms (txnlate, hanging): how long the request is held,
 	// before jitter, 0..1h.
 	LateFor time.Duration
+	// PauseTxn is pause.txn (unstable): after which of p1's accepted
+	// TxnOffsetCommits its pause starts, 1..1000.
+	PauseTxn int64
 	// LeaderDown is leader.down.ms (acks1, unclean, coordfailover): how long the crashed
 	// leader stays down, 0..1h.
 	LeaderDown time.Duration
@@ -467,6 +474,7 @@ var fields = map[string]func(c *Config) any{
 	"session.timeout.ms":                      func(c *Config) any { return &c.App.SessionTimeout },
 	"commit.interval.ms":                      func(c *Config) any { return &c.App.CommitInterval },
 	"max.poll.interval.ms":                    func(c *Config) any { return &c.App.MaxPollInterval },
+	"unstable.bound.ms":                       func(c *Config) any { return &c.App.UnstableBound },
 	"partitions":                              func(c *Config) any { return &c.Partitions },
 	"brokers":                                 func(c *Config) any { return &c.Brokers },
 	"replication.factor":                      func(c *Config) any { return &c.Replication.Factor },
@@ -580,6 +588,7 @@ var fields = map[string]func(c *Config) any{
 	"cut.ms":            func(c *Config) any { return &c.Extra.Cut },
 	"late.txn":          func(c *Config) any { return &c.Extra.LateTxn },
 	"late.ms":           func(c *Config) any { return &c.Extra.LateFor },
+	"pause.txn":         func(c *Config) any { return &c.Extra.PauseTxn },
 }
 
 // Decode returns the values as a typed Config. Resolve calls it once per

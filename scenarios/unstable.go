@@ -47,7 +47,7 @@ the pending offsets, and p2's next fetch succeeds. p2 stalls from its first
 UNSTABLE_OFFSET_COMMIT answer to that fetch (offset_fetch_stall_ms): about
 transaction.timeout.ms less the time the group took to move the partition
 (session.timeout.ms and the rebalance), plus up to one cleanup interval.
-That is Kafka's design, not a defect: LIVE-OFFSETS fails only past
+That is Kafka's design, not a defect: LIVE-OFFSET fails only past
 unstable.bound.ms (0: transaction.timeout.ms + the cleanup interval + 5s).
 When p1 wakes its EndTxn is fenced by the epoch the abort bumped, its
 records of that transaction were aborted, and p2 has read them again from
@@ -60,7 +60,7 @@ consumers commit their positions every 5s (enable.auto.commit), no
 offset is ever pending, p2 never stalls, and it reads p1's partition from
 p1's last commit, writing again what p1 wrote since (INV-DUP).`,
 		ExpectOff: "no transactions, no stall: the consumers auto-commit every 5s; p2 reads p1's partition from p1's last commit and writes those records again (INV-DUP)",
-		ExpectOn:  "p2 is answered UNSTABLE_OFFSET_COMMIT until the coordinator aborts p1's transaction on its timeout (offset_fetch_stall_ms about transaction.timeout.ms less session.timeout.ms, plus up to one cleanup interval); no duplicates; INV-EOS holds; LIVE-OFFSETS holds below unstable.bound.ms",
+		ExpectOn:  "p2 is answered UNSTABLE_OFFSET_COMMIT until the coordinator aborts p1's transaction on its timeout (offset_fetch_stall_ms about transaction.timeout.ms less session.timeout.ms, plus up to one cleanup interval); no duplicates; INV-EOS holds; LIVE-OFFSET holds below unstable.bound.ms",
 		Defaults:  append(eosv2Defaults("exactly-once-v2"), params.KV{Key: "transaction.timeout.ms", Value: "20000"}),
 		Extra: []params.Param{
 			{Key: "pause.txn", Kind: params.Int, Default: "3", Doc: "p1 pauses right after the group coordinator accepts the TxnOffsetCommit of this transaction of p1's, before its EndTxn (the time read from a first run of the seed without the pause)", Min: 1, Max: 1000},

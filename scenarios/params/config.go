@@ -133,10 +133,24 @@ type AppParams struct {
 	// application's consumers commit their positions that often
 	// (enable.auto.commit's auto.commit.interval.ms).
 	CommitInterval time.Duration
-	// UnstableBound is unstable.bound.ms, LIVE-OFFSETS' bound: how long
+	// UnstableBound is unstable.bound.ms, LIVE-OFFSET' bound: how long
 	// a group member may be answered UNSTABLE_OFFSET_COMMIT, 0..1h; 0
 	// means transaction.timeout.ms + the abort cleanup interval + 5 s.
 	UnstableBound time.Duration
+}
+
+// OffsetStallBound returns LIVE-OFFSET' bound: unstable.bound.ms, or
+// when it is 0 transaction.timeout.ms plus
+// transaction.abort.timed.out.transaction.cleanup.interval.ms plus 5 s,
+// the longest a coordinator that works leaves a transaction, and so its
+// pending offsets, open (it aborts a transaction at the first check of
+// its abort timer after the timeout) with room for the abort's markers
+// and the member's retry.
+func (c *Config) OffsetStallBound() time.Duration {
+	if c.App.UnstableBound > 0 {
+		return c.App.UnstableBound
+	}
+	return c.Producer.TransactionTimeout + c.Coordinator.AbortCleanupInterval + 5*time.Second
 }
 
 // TopicInput reports whether applications read an input topic.

@@ -12,7 +12,7 @@ import (
 // error (a new owner of a partition that an open transaction's
 // TxnOffsetCommit left pending: KIP-447). Max is the longest stall that
 // ended, Total the sum of them, both in simulated time (>= 0); a stall
-// still open at the run's end is in neither (LIVE-OFFSETS judges it).
+// still open at the run's end is in neither (LIVE-OFFSET judges it).
 type OffsetStall struct {
 	// since holds each stalled member's stall start, by node id; its
 	// entries are few (one per member) and looked up, never ranged over.

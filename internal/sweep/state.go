@@ -213,8 +213,8 @@ type Acc struct {
 	// group member's longest stall on UNSTABLE_OFFSET_COMMIT, ms); nil
 	// while every run's is 0.
 	OffsetStall *Moments `json:"offset_fetch_stall_ms,omitempty"`
-	ClientBumps  int64            `json:"client_epoch_bumps"`
-	CoordBumps   int64            `json:"coordinator_epoch_bumps"`
+	ClientBumps int64    `json:"client_epoch_bumps"`
+	CoordBumps  int64    `json:"coordinator_epoch_bumps"`
 	// Errors are per-run moments of each Kafka error's count.
 	Errors map[string]*Moments `json:"errors"`
 	// Latency is the send-to-ack histogram in nanoseconds.

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/idemsim/idemsim/model"
-	"github.com/idemsim/idemsim/sim"
 )
 
 // TestOffsetStall: a member's stall runs from its first
@@ -13,9 +12,10 @@ import (
 // member's answers neither end nor start it; a stall still open at the
 // end is not counted.
 func TestOffsetStall(t *testing.T) {
-	at := func(ms int64) sim.Time { return sim.Time(ms * int64(time.Millisecond)) }
 	fetch := func(ms int64, node int32, err model.ErrCode) *model.Obs {
-		return &model.Obs{Kind: model.ObsOffsets, At: at(ms), Peer: node, Text: "offset-fetch", Err: err}
+		o := &model.Obs{Kind: model.ObsOffsets, Peer: node, Text: "offset-fetch", Err: err}
+		o.At = o.At.Add(time.Duration(ms) * time.Millisecond)
+		return o
 	}
 	u := model.ErrUnstableOffsetCommit
 	var s OffsetStall
@@ -23,7 +23,7 @@ func TestOffsetStall(t *testing.T) {
 		fetch(3000, 1, u), fetch(3500, 1, model.ErrNone), fetch(4000, 2, u)} {
 		s.Observe(o)
 	}
-	if s.MaxMillis() != 2500 || s.Total != at(3000) || s.N != 2 {
+	if s.MaxMillis() != 2500 || s.Total != 3*time.Second || s.N != 2 {
 		t.Fatalf("max %d ms, total %v, stalls %d; want 2500 ms, 3s, 2", s.MaxMillis(), s.Total, s.N)
 	}
 }

@@ -89,7 +89,9 @@ func unstablePause(c *params.Config) time.Duration {
 // without the pause (the same seed, the same world up to the pause's
 // time, as no fault acts before it) to find when the group coordinator
 // accepts p1's pause.txn-th TxnOffsetCommit and when its answer reaches
-// p1, and pauses p1 half way between. Without such a commit (no
+// p1, and pauses p1 half way between. Noise (fault.count) is drawn
+// around the pause afterwards: a noise fault before the pause can move
+// the window, and the pause may then miss it. Without such a commit (no
 // transactions, or a run too short) p1 pauses as in eosv2, at 2.5s
 // jittered by up to 1s.
 func unstablePlan(s world.Setup) world.PlanFunc {

@@ -147,8 +147,6 @@ func TestAgreesWithInvariants(t *testing.T) {
 		name  string
 		spec  scenarios.Spec
 		seeds uint64
-		// skip, if set, is why the job is not run.
-		skip string
 	}
 	var jobs []job
 	idem := func(on bool) []params.KV {
@@ -156,7 +154,7 @@ func TestAgreesWithInvariants(t *testing.T) {
 	}
 	for _, sc := range scenarios.All() {
 		for _, on := range []bool{false, true} {
-			jobs = append(jobs, job{fmt.Sprintf("%s/idempotence=%v", sc.Name, on), scenarios.Spec{Scenario: sc, Sets: idem(on)}, n, ""})
+			jobs = append(jobs, job{fmt.Sprintf("%s/idempotence=%v", sc.Name, on), scenarios.Spec{Scenario: sc, Sets: idem(on)}, n})
 		}
 	}
 	for _, b := range params.Bugs() {
@@ -164,24 +162,12 @@ func TestAgreesWithInvariants(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		jobs = append(jobs, job{fmt.Sprintf("%s/bug=%s", sc.Name, b.ID), scenarios.Spec{Scenario: sc, Bugs: []string{b.ID}}, n, ""})
+		jobs = append(jobs, job{fmt.Sprintf("%s/bug=%s", sc.Name, b.ID), scenarios.Spec{Scenario: sc, Bugs: []string{b.ID}}, n})
 	}
 	for _, sc := range scenarios.All() {
 		for _, on := range []bool{false, true} {
-			j := job{fmt.Sprintf("%s/idempotence=%v/faults", sc.Name, on),
-				scenarios.Spec{Scenario: sc, Sets: append(idem(on), faultSets...)}, max(n/5, 2), ""}
-			if sc.Name == "unstable" && on {
-				// A known disagreement, not unstable's: with a transaction
-				// timeout of 20 s under these faults a group application's
-				// history puts records of a committed transaction (resent
-				// after a rebalance) into a later transaction that fails,
-				// which the checker reads as aborted reads and INV-TXN,
-				// rightly, does not. eosv2 shows it too (-set
-				// transaction.timeout.ms=20000 with these faults: seeds 2,
-				// 14, 15, 20, 25, 47, 49, 64, 75 of 1-80).
-				j.skip = "the history's grouping of a group application's resent records after a transaction timeout (see the comment)"
-			}
-			jobs = append(jobs, j)
+			jobs = append(jobs, job{fmt.Sprintf("%s/idempotence=%v/faults", sc.Name, on),
+				scenarios.Spec{Scenario: sc, Sets: append(idem(on), faultSets...)}, max(n/5, 2)})
 		}
 	}
 	var mu sync.Mutex
@@ -189,9 +175,6 @@ func TestAgreesWithInvariants(t *testing.T) {
 	t.Run("runs", func(t *testing.T) {
 		for _, j := range jobs {
 			t.Run(j.name, func(t *testing.T) {
-				if j.skip != "" {
-					t.Skip(j.skip)
-				}
 				t.Parallel()
 				for seed := uint64(1); seed <= j.seeds; seed++ {
 					spec := j.spec

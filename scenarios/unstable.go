@@ -49,10 +49,11 @@ transaction.timeout.ms less the time the group took to move the partition
 (session.timeout.ms and the rebalance), plus up to one cleanup interval.
 That is Kafka's design, not a defect: LIVE-OFFSET fails only past
 unstable.bound.ms (0: transaction.timeout.ms + the cleanup interval + 5s).
-When p1 wakes its EndTxn is fenced by the epoch the abort bumped, its
-records of that transaction were aborted, and p2 has read them again from
-the last committed offset: every input record appears once in the
-committed output (INV-EOS). Kafka 2.5 and later (KIP-447; the models run
+When p1 wakes, its EndTxn(COMMIT) at the old epoch is answered
+INVALID_TXN_STATE (the abort bumped the epoch; the model of 4.1), fatal to
+its producer; its records of that transaction were aborted, and p2 has
+read them again from the last committed offset: every input record
+appears once in the committed output (INV-EOS). Kafka 2.5 and later (KIP-447; the models run
 4.1 by default, 3.9 with -set kafka.version=3.9).
 
 Without idempotence (-idempotence=false) there are no transactions: the

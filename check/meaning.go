@@ -19,6 +19,7 @@ var meanings = map[string]string{
 	InvRead:    "a read_committed consumer returning aborted or unstable data",
 	InvPos:     "a consumer position moving back without a logged reset",
 	LiveRead:   "a read_committed consumer stuck behind the last stable offset",
+	LiveOffset: "a group member stuck on UNSTABLE_OFFSET_COMMIT",
 	SimOutcome: "the simulator's own accounting broken",
 }
 

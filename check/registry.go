@@ -46,6 +46,7 @@ var registry = []struct {
 	{InvRead, newRead},
 	{InvPos, newPos},
 	{LiveRead, newLiveRead},
+	{LiveOffset, newLiveOffset},
 	{SimOutcome, newOutcome},
 }
 
@@ -78,6 +79,10 @@ type Config struct {
 	// consumer may wait at a last stable offset that does not move (the
 	// consumer.stuck.ms parameter); 0 means 10 s.
 	ConsumerStuck time.Duration
+	// UnstableBound is LIVE-OFFSET' bound: how long a group member's
+	// require_stable offset fetches may be answered UNSTABLE_OFFSET_COMMIT
+	// (unstable.bound.ms, or its derived default); 0 means 90 s.
+	UnstableBound time.Duration
 	// InputBase, InputParts and InputSkip0 place the applications' input
 	// topic (app.input=topic): application a's input record n is at
 	// offset n/InputParts of partition InputBase + a*InputParts +

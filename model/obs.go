@@ -99,8 +99,9 @@ const (
 	// Err), "offsets committed" or "offsets aborted" (a marker for PID
 	// made offset N committed or dropped it), "input offsets committed"
 	// or "input offsets aborted" (the same for input Partition's offset
-	// N, of a per-partition commit), or "offset-fetch" (answer Err,
-	// offset N; -1 for a consumer's require_stable fetch).
+	// N, of a per-partition commit), or "offset-fetch" (from member
+	// Peer, answer Err, offset N; -1 for a consumer's require_stable
+	// fetch). The markers' lines have no Peer (-1).
 	ObsOffsets
 	// ObsAppResume: exactly-once application App resumes its input at
 	// offset N through instance Node (the committed offset, or 0).

@@ -1,7 +1,8 @@
 // Package scenarios is the catalogue of scenarios and the way to run
 // them: each [Scenario] is data (name, story, parameter defaults, what to
 // expect) plus a build function over [world.Builder] and, optionally, a
-// fault-plan function. A [Spec] names a scenario, a seed and the
+// fault-plan function (or one timed from a first run of the same seed,
+// as unstable's is: unstable.go). A [Spec] names a scenario, a seed and the
 // parameter overrides; [Resolve] applies the levels of precedence
 // (package scenarios/params), and [Run] builds the world (package
 // scenarios/world) and runs it. Scenario files ([ParseScenarioFile]) are

@@ -102,6 +102,12 @@ func TestEOSv2Unstable(t *testing.T) {
 		t.Fatalf("violations %v, duplicates %d, unstable fetches %d, commits fenced by generation %d\nreproduce: %s",
 			r.Violations, r.Duplicates, r.OffsetFetchUnstable, r.CommitsFencedByGeneration, r.Reproduce)
 	}
+	// p2 waits from its first UNSTABLE_OFFSET_COMMIT answer (15.3 s)
+	// until p1 wakes and commits (29.3 s, the pause's end plus a round
+	// trip): offset_fetch_stall_ms measures that.
+	if s := r.OffsetFetchStallMs; s < 13000 || s > 15000 {
+		t.Errorf("offset_fetch_stall_ms %d, want about 14000 (15.3 s to 29.3 s)", s)
+	}
 }
 
 // TestRebalanceCommitInterval: an at-least-once group application's

@@ -41,10 +41,14 @@ func (r *Runner) Recycle(res *Result) { r.w.Recycle(res) }
 // setup is the World's view of the spec's run, resolved as res.
 func (spec *Spec) setup(res *Resolved) world.Setup {
 	sc := spec.Scenario
-	return world.Setup{
+	s := world.Setup{
 		Name: sc.Name, Build: sc.build, Plan: sc.plan, Resolved: &res.Resolved,
 		Seed: spec.Seed, Bugs: spec.Bugs, PlanText: spec.PlanText, PlanSource: spec.PlanSource,
 		Trace: spec.Trace, KeepTrace: spec.KeepTrace, MaxEvents: spec.MaxEvents, MaxState: spec.MaxState,
 		Realize: spec.Realize, Readers: spec.Readers, Probe: spec.Probe, HashCache: spec.HashCache,
 	}
+	if sc.planFor != nil {
+		s.Plan = sc.planFor(s)
+	}
+	return s
 }

@@ -58,6 +58,10 @@ type Scenario struct {
 	// fault.count=0 gives a plan with no actions. It reads the parameters
 	// from v.Config(), decoded by Resolve.
 	plan func(rng *rand.Rand, v *params.Values, nodes faults.Nodes) faults.Plan
+	// planFor, if set, replaces plan: it returns the plan function of
+	// the run s, for a plan that depends on the run's seed beyond the
+	// "faults" stream (unstable's, timed from a first run of the seed).
+	planFor func(s world.Setup) world.PlanFunc
 }
 
 // Values returns the scenario's parameters at their defaults.

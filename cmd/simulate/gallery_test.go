@@ -36,6 +36,8 @@ var galleryCharts = []struct {
 		[]string{"-scenario", "lsolag", "-idempotence=true", "-runs", "20", "-set", "pause.ms=30000", "-vary", "transaction.timeout.ms=2000:20000:1000", "-out", "lsolag-sweep"}},
 	{"rebalance-duplicates", "duplicate_rate", "docs/consumers.md",
 		[]string{"-scenario", "rebalance", "-idempotence=true", "-runs", "100", "-vary", "commit.interval.ms=250,1000,2500,5000", "-out", "rebalance-sweep"}},
+	{"unstable-stall", "offset_fetch_stall", "docs/consumers.md",
+		[]string{"-scenario", "unstable", "-idempotence=true", "-runs", "50", "-vary", "transaction.timeout.ms=10000,20000,40000,60000", "-out", "unstable-sweep"}},
 }
 
 // TestGallery: every chart in docs/img is what its command draws today,

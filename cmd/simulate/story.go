@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
@@ -50,6 +51,10 @@ func writeStory(w io.Writer, r *scenarios.Result) {
 	if r.CommitsFencedByGeneration+r.OffsetFetchUnstable > 0 {
 		line("the group refused %s on the generation (commits_fenced_by_generation); %s answered UNSTABLE_OFFSET_COMMIT (offset_fetch_unstable)",
 			plural(r.CommitsFencedByGeneration, "offset commit", "offset commits"), plural(r.OffsetFetchUnstable, "offset fetch", "offset fetches"))
+	}
+	if r.OffsetFetchStallMs > 0 {
+		line("a member stalled on UNSTABLE_OFFSET_COMMIT for %v before its offset fetch succeeded, the longest stall (offset_fetch_stall_ms)",
+			time.Duration(r.OffsetFetchStallMs)*time.Millisecond)
 	}
 	if fatal := fatalErrors(r.Errors); fatal != "" {
 		line("fatal errors: %s", fatal)

@@ -62,3 +62,24 @@ func TestCoordinatorBumpsCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestUnstableStoryStall: the story of an unstable run names the new
+// owner's stall on UNSTABLE_OFFSET_COMMIT, the -json report has it as
+// offset_fetch_stall_ms, and a run without a stall has neither.
+func TestUnstableStoryStall(t *testing.T) {
+	code, out, e := runCLI("-seed", "1", "-scenario", "unstable")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	story, _, _ := strings.Cut(out, "\nparameters")
+	if !strings.Contains(strings.Join(strings.Fields(story), " "), "a member stalled on UNSTABLE_OFFSET_COMMIT for 11.8s before its offset fetch succeeded, the longest stall (offset_fetch_stall_ms)") {
+		t.Errorf("the story lacks the stall:\n%s", story)
+	}
+	if _, js, _ := runCLI("-seed", "1", "-scenario", "unstable", "-json"); !strings.Contains(js, `"offset_fetch_stall_ms":11800`) && !strings.Contains(js, `"offset_fetch_stall_ms": 11800`) {
+		t.Errorf("-json lacks offset_fetch_stall_ms 11800")
+	}
+	_, out, _ = runCLI("-seed", "1", "-scenario", "eosv2")
+	if strings.Contains(out, "stalled on UNSTABLE_OFFSET_COMMIT") {
+		t.Errorf("eosv2 seed 1 (no fetch answered UNSTABLE_OFFSET_COMMIT) tells a stall:\n%s", out)
+	}
+}

@@ -410,6 +410,16 @@ func (h *historian) handed(o *model.Obs) {
 			g.alone[s.id] = op
 			return
 		}
+		if i := slices.IndexFunc(g.handed, func(e hsend) bool { return e.id == s.id }); i >= 0 {
+			// A record handed again to the same live instance while its
+			// earlier send has no outcome (a group application that seeks
+			// back after an abort resends what it had handed and the
+			// producer never sent): the earlier send ends, unknown, in an
+			// operation of its own, so that the record's outcome goes to
+			// the send that made it.
+			h.txnOp(o.Node, []hsend{g.handed[i]}, OpInfo, "pending", o.At, h.next())
+			g.handed = slices.Delete(g.handed, i, i+1)
+		}
 		g.handed = append(g.handed, s)
 		return
 	}

@@ -289,6 +289,26 @@ func (s *Summary) charts() (out []NamedChart, skipped []string) {
 		} else {
 			skipped = append(skipped, "fencing_rate", "zombie_writes") // undefined: no superseded instance sent
 		}
+		// A group member's stall on UNSTABLE_OFFSET_COMMIT: drawn (and
+		// named in ChartsSkipped) only in a sweep where one stalled, as
+		// other scenarios have no group members to stall.
+		stalled := false
+		for _, pt := range s.Points {
+			for _, st := range pt.Modes {
+				stalled = stalled || st.OffsetFetchStallMs != nil
+			}
+		}
+		if stalled {
+			add("offset_fetch_stall", &plots.Chart{
+				Title: title("a group member's longest stall on UNSTABLE_OFFSET_COMMIT"), XLabel: xl, YLabel: "offset_fetch_stall_ms per run (ms)",
+				Footnote: foot, YMin0: true, Series: s.seriesOf("", func(st *Stats) (v, lo, hi *float64) {
+					m := mean(Moments{}, st.Runs) // no run stalled: 0, with its interval
+					if st.OffsetFetchStallMs != nil {
+						m = *st.OffsetFetchStallMs
+					}
+					return m.Mean, m.Lo, m.Hi
+				})})
+		}
 		if c := s.Crossing; c != nil && !slices.Contains([]string{"violations", "duplicate_rate", "fencing_rate"}, c.Metric) {
 			add(chartName(c.Metric), &plots.Chart{
 				Title: title(metricLabel(c.Metric)), XLabel: xl, YLabel: metricLabel(c.Metric),

@@ -23,7 +23,7 @@ import (
 var csvSkip = map[string]bool{"params": true, "seed": true, "idempotence": true,
 	// A group application's counters (omitted from -json when 0) are not
 	// runs.csv columns yet: the header stays pinned.
-	"commits_fenced_by_generation": true, "offset_fetch_unstable": true}
+	"commits_fenced_by_generation": true, "offset_fetch_unstable": true, "offset_fetch_stall_ms": true}
 
 // resultColumn is one runs.csv column taken from a Result field.
 type resultColumn struct {

@@ -209,8 +209,12 @@ type Acc struct {
 	LostAcked    Ratio            `json:"lost_acked"` // lost_acked / acked
 	Fencing      Ratio            `json:"fencing"`    // zombie_rejected / zombie_attempts
 	ZombieWrites Moments          `json:"zombie_writes"`
-	ClientBumps  int64            `json:"client_epoch_bumps"`
-	CoordBumps   int64            `json:"coordinator_epoch_bumps"`
+	// OffsetStall are the per-run moments of offset_fetch_stall_ms (a
+	// group member's longest stall on UNSTABLE_OFFSET_COMMIT, ms); nil
+	// while every run's is 0.
+	OffsetStall *Moments `json:"offset_fetch_stall_ms,omitempty"`
+	ClientBumps int64    `json:"client_epoch_bumps"`
+	CoordBumps  int64    `json:"coordinator_epoch_bumps"`
 	// Errors are per-run moments of each Kafka error's count.
 	Errors map[string]*Moments `json:"errors"`
 	// Latency is the send-to-ack histogram in nanoseconds.
@@ -276,6 +280,12 @@ func (a *Acc) add(r *scenarios.Result, k int) {
 	a.LostAcked.add(r.LostAcked, r.Acked)
 	a.Fencing.add(r.ZombieRejected, r.ZombieAttempts)
 	a.ZombieWrites.add(r.ZombieWrite)
+	if r.OffsetFetchStallMs > 0 {
+		if a.OffsetStall == nil {
+			a.OffsetStall = &Moments{}
+		}
+		a.OffsetStall.add(r.OffsetFetchStallMs)
+	}
 	a.ClientBumps += r.ClientEpochBumps
 	a.CoordBumps += r.CoordinatorEpochBumps
 	for name, n := range r.Errors {
@@ -314,6 +324,12 @@ func (a *Acc) merge(o *Acc, k int) {
 	a.LostAcked.merge(o.LostAcked)
 	a.Fencing.merge(o.Fencing)
 	a.ZombieWrites.merge(o.ZombieWrites)
+	if o.OffsetStall != nil {
+		if a.OffsetStall == nil {
+			a.OffsetStall = &Moments{}
+		}
+		a.OffsetStall.merge(*o.OffsetStall)
+	}
 	a.ClientBumps += o.ClientBumps
 	a.CoordBumps += o.CoordBumps
 	for name, m := range o.Errors {

@@ -70,11 +70,14 @@ type Point struct {
 // Stats is one (point, mode): counts, proportions and rates with 95%
 // intervals, and the exact state they were computed from.
 type Stats struct {
-	Runs               int64            `json:"runs"`
-	AnyViolation       Prop             `json:"any_violation"`
-	Violations         map[string]Prop  `json:"violations"`
-	Rates              map[string]Rate  `json:"rates"`
-	ZombieWritesPerRun Mean             `json:"zombie_writes_per_run"`
+	Runs               int64           `json:"runs"`
+	AnyViolation       Prop            `json:"any_violation"`
+	Violations         map[string]Prop `json:"violations"`
+	Rates              map[string]Rate `json:"rates"`
+	ZombieWritesPerRun Mean            `json:"zombie_writes_per_run"`
+	// OffsetFetchStallMs is the mean per run of offset_fetch_stall_ms
+	// (0 for a run without a stall), when any run stalled.
+	OffsetFetchStallMs *Mean            `json:"offset_fetch_stall_ms,omitempty"`
 	Errors             map[string]int64 `json:"errors"`
 	ClientEpochBumps   int64            `json:"client_epoch_bumps"`
 	CoordEpochBumps    int64            `json:"coordinator_epoch_bumps"`
@@ -149,6 +152,10 @@ func stats(a *Acc, reproduce func(seed uint64) string) *Stats {
 		LatencyMs:          latency(a.Latency),
 		Failing:            []Failing{},
 		State:              a,
+	}
+	if a.OffsetStall != nil {
+		m := mean(*a.OffsetStall, n)
+		s.OffsetFetchStallMs = &m
 	}
 	for _, inv := range Invariants {
 		s.Violations[inv] = wilson(a.Violations[inv], n)

@@ -134,6 +134,7 @@ func Supports(name string) (Support, bool) {
 // Unsupported explains, for the scenarios validate does not run, why.
 var Unsupported = map[string]string{
 	"rebalance":     "consumer groups at least once: the real application is the transactional GroupTransactSession (groupapp); a consumer that commits with commitSync or auto-commit is not wired",
+	"unstable":      "consumer groups with a pause aimed between an accepted TxnOffsetCommit and its EndTxn (timed from a first simulated run of the seed): franz-go's GroupTransactSession.End sends both in one call, and no hook pauses the real process between them",
 	"expiry":        "producer-state expiry needs broker configuration kfake does not expose per run",
 	"retention":     "retention.ms and producer-state expiry need broker configuration kfake does not expose per run",
 	"groupid":       "the deprecated sendOffsetsToTransaction(offsets, groupId) has no franz-go counterpart: GroupTransactSession always commits with the consumer's group metadata (pkg/kgo/txn.go, End); a TxnOffsetCommit without it is not wired (docs/validate.md)",

@@ -87,7 +87,7 @@ func (g *GroupCoordinator) completePartitions(m *model.WriteTxnMarkersRequest, m
 		if mk.Marker == model.MarkerCommit {
 			g.consumed[groupPartition{p.group, part}] = p.offs[i]
 		}
-		g.observe(model.Obs{Kind: model.ObsOffsets, Text: text, Msg: m, PID: mk.PID, Epoch: mk.Epoch, N: p.offs[i], Partition: part, Marker: mk.Marker, Group: p.group})
+		g.observe(model.Obs{Kind: model.ObsOffsets, Peer: -1, Text: text, Msg: m, PID: mk.PID, Epoch: mk.Epoch, N: p.offs[i], Partition: part, Marker: mk.Marker, Group: p.group})
 	}
 }
 

@@ -181,7 +181,7 @@ func (g *GroupCoordinator) Step(now sim.Time, from model.Peer, m model.Message) 
 				g.committed[p.group] = p.offset
 				text = "offsets committed"
 			}
-			g.observe(model.Obs{Kind: model.ObsOffsets, Text: text, Msg: m, PID: mk.PID, Epoch: mk.Epoch, N: p.offset, Marker: mk.Marker, Group: p.group})
+			g.observe(model.Obs{Kind: model.ObsOffsets, Peer: -1, Text: text, Msg: m, PID: mk.PID, Epoch: mk.Epoch, N: p.offset, Marker: mk.Marker, Group: p.group})
 			resp.Errs[i] = model.ErrNone
 		}
 		g.Outs = append(g.Outs, model.Out{Kind: model.OutReply, Peer: from, Msg: resp})

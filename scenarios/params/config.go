@@ -133,6 +133,24 @@ type AppParams struct {
 	// application's consumers commit their positions that often
 	// (enable.auto.commit's auto.commit.interval.ms).
 	CommitInterval time.Duration
+	// UnstableBound is unstable.bound.ms, LIVE-OFFSET' bound: how long
+	// a group member may be answered UNSTABLE_OFFSET_COMMIT, 0..1h; 0
+	// means transaction.timeout.ms + the abort cleanup interval + 5 s.
+	UnstableBound time.Duration
+}
+
+// OffsetStallBound returns LIVE-OFFSET' bound: unstable.bound.ms, or
+// when it is 0 transaction.timeout.ms plus
+// transaction.abort.timed.out.transaction.cleanup.interval.ms plus 5 s,
+// the longest a coordinator that works leaves a transaction, and so its
+// pending offsets, open (it aborts a transaction at the first check of
+// its abort timer after the timeout) with room for the abort's markers
+// and the member's retry.
+func (c *Config) OffsetStallBound() time.Duration {
+	if c.App.UnstableBound > 0 {
+		return c.App.UnstableBound
+	}
+	return c.Producer.TransactionTimeout + c.Coordinator.AbortCleanupInterval + 5*time.Second
 }
 
 // TopicInput reports whether applications read an input topic.
@@ -430,6 +448,9 @@ type ExtraParams struct {
 	// LateFor is late.ms (txnlate, hanging): how long the request is held,
 	// before jitter, 0..1h.
 	LateFor time.Duration
+	// PauseTxn is pause.txn (unstable): after which of p1's accepted
+	// TxnOffsetCommits its pause starts, 1..1000.
+	PauseTxn int64
 	// LeaderDown is leader.down.ms (acks1, unclean, coordfailover): how long the crashed
 	// leader stays down, 0..1h.
 	LeaderDown time.Duration
@@ -467,6 +488,7 @@ var fields = map[string]func(c *Config) any{
 	"session.timeout.ms":                      func(c *Config) any { return &c.App.SessionTimeout },
 	"commit.interval.ms":                      func(c *Config) any { return &c.App.CommitInterval },
 	"max.poll.interval.ms":                    func(c *Config) any { return &c.App.MaxPollInterval },
+	"unstable.bound.ms":                       func(c *Config) any { return &c.App.UnstableBound },
 	"partitions":                              func(c *Config) any { return &c.Partitions },
 	"brokers":                                 func(c *Config) any { return &c.Brokers },
 	"replication.factor":                      func(c *Config) any { return &c.Replication.Factor },
@@ -580,6 +602,7 @@ var fields = map[string]func(c *Config) any{
 	"cut.ms":            func(c *Config) any { return &c.Extra.Cut },
 	"late.txn":          func(c *Config) any { return &c.Extra.LateTxn },
 	"late.ms":           func(c *Config) any { return &c.Extra.LateFor },
+	"pause.txn":         func(c *Config) any { return &c.Extra.PauseTxn },
 }
 
 // Decode returns the values as a typed Config. Resolve calls it once per

@@ -37,9 +37,11 @@ type Result struct {
 	ZombieAttempts int64 `json:"zombie_attempts"`
 	ZombieRejected int64 `json:"zombie_rejected"`
 	// CommitsFencedByGeneration and OffsetFetchUnstable are a group
-	// application's tally.Group (world_group.go).
+	// application's tally.Group (world_group.go); OffsetFetchStallMs its
+	// longest stall on UNSTABLE_OFFSET_COMMIT, in ms (tally.OffsetStall).
 	CommitsFencedByGeneration int64 `json:"commits_fenced_by_generation,omitempty"`
 	OffsetFetchUnstable       int64 `json:"offset_fetch_unstable,omitempty"`
+	OffsetFetchStallMs        int64 `json:"offset_fetch_stall_ms,omitempty"`
 	// ClientEpochBumps counts the epoch bumps producers made or asked
 	// for; CoordinatorEpochBumps the bumps coordinators handed out in
 	// InitProducerId and EndTxn answers (internal/tally), such as the one that fences
@@ -186,7 +188,7 @@ func (w *World) runRest(s *Setup, maxEv int64, resumed bool) (*Result, error) {
 		Params: res.Params, ConfigNotes: notes, Versions: res.Versions,
 		Counts:    counts,
 		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
-		CommitsFencedByGeneration: st.group.Fenced, OffsetFetchUnstable: st.group.Unstable,
+		CommitsFencedByGeneration: st.group.Fenced, OffsetFetchUnstable: st.group.Unstable, OffsetFetchStallMs: st.group.Stall.MaxMillis(),
 		Latencies: lat, Trace: w.trace.Lines(), Plan: w.planText(), Violations: vs,
 	}
 	if r.ConfigNotes == nil {

@@ -454,7 +454,7 @@ func newWorld(old *World, s *Setup) (*World, error) {
 	w.trace = trace.New(w.names, w.trace)
 	w.stats = newStats(w, w.stats)
 	ccfg := check.Config{Seq: pcfg.Seq, MaxEpoch: w.coord.Config().MaxEpoch(), Names: w.names, Replicated: w.repl.replicated(),
-		ConsumerStuck: w.cfg.Extra.Consumer.LagBound, InputBase: w.input.Base, InputParts: w.input.Parts, InputSkip0: w.input.Skip0()}
+		ConsumerStuck: w.cfg.Extra.Consumer.LagBound, UnstableBound: w.cfg.OffsetStallBound(), InputBase: w.input.Base, InputParts: w.input.Parts, InputSkip0: w.input.Skip0()}
 	if w.chk == nil {
 		w.chk = check.NewSuite(ccfg)
 	} else {

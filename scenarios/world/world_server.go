@@ -100,7 +100,7 @@ func (w *World) serverEffects(now sim.Time, n simnet.NodeID, outs []model.Out) {
 			// it there.
 			ob := o.Obs
 			ob.At, ob.Node = now, int32(n)
-			if ob.Kind != model.ObsVerdict && ob.Kind != model.ObsEpoch && ob.Kind != model.ObsTxnOp {
+			if ob.Kind != model.ObsVerdict && ob.Kind != model.ObsEpoch && ob.Kind != model.ObsTxnOp && ob.Kind != model.ObsOffsets {
 				ob.Peer = -1
 			}
 			w.fire(ob)

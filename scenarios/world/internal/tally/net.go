@@ -25,11 +25,16 @@ type NetStats struct {
 // (app.mode=exactly-once-v2, exactly-once-groupid): Fenced the
 // TxnOffsetCommits refused on the sender's membership
 // (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID), Unstable
-// the require_stable offset fetches answered UNSTABLE_OFFSET_COMMIT.
-type Group struct{ Fenced, Unstable int64 }
+// the require_stable offset fetches answered UNSTABLE_OFFSET_COMMIT,
+// Stall how long members stayed stuck on that answer.
+type Group struct {
+	Fenced, Unstable int64
+	Stall            OffsetStall
+}
 
 // Observe counts o, a group coordinator's model.ObsOffsets.
 func (g *Group) Observe(o *model.Obs) {
+	g.Stall.Observe(o)
 	switch {
 	case o.Text == "txn-offset-commit" && (o.Err == model.ErrIllegalGeneration || o.Err == model.ErrUnknownMemberID || o.Err == model.ErrFencedInstanceID):
 		g.Fenced++

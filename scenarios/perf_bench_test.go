@@ -108,13 +108,13 @@ func BenchmarkPerEvent(b *testing.B) {
 	}
 }
 
-// BenchmarkRuns runs whole ackloss and zombie runs, both modes, as a
+// BenchmarkRuns runs whole ackloss, zombie and eosv2 runs, both modes, as a
 // sweep does, without the yardstick BenchmarkPerEvent measures beside
 // them: the benchmark to count instructions with (docs/performance.md,
 // "Counting instructions"), where the shared machine's noise does not
 // reach.
 func BenchmarkRuns(b *testing.B) {
-	for _, name := range []string{"ackloss", "zombie"} {
+	for _, name := range []string{"ackloss", "zombie", "eosv2"} {
 		for _, on := range []bool{false, true} {
 			b.Run(fmt.Sprintf("%s/idempotence=%v", name, on), func(b *testing.B) {
 				events, allocs := sweepRuns(b, name, idem(on))

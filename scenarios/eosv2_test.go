@@ -141,3 +141,36 @@ func TestRebalanceCommitInterval(t *testing.T) {
 		last = rate
 	}
 }
+
+// TestRebalanceCommitSync: with commit.interval.ms=0 the group
+// application commits with commitSync after each poll whose records are
+// acknowledged, so a new owner reads again at most the one poll (one
+// record, max.poll.records 1) the paused instance had in hand: at most
+// one duplicate a run, some runs with one, and fewer than auto-commit
+// every 250 ms gives on the same seeds.
+func TestRebalanceCommitSync(t *testing.T) {
+	sc := mustLookup(t, "rebalance")
+	seeds := uint64(60)
+	if testing.Short() {
+		seeds = 15
+	}
+	var syncDup, autoDup int64
+	for seed := uint64(1); seed <= seeds; seed++ {
+		r := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: []params.KV{{Key: "commit.interval.ms", Value: "0"}}})
+		for inv := range fired(r) {
+			if inv != "INV-DUP" && inv != "INV-ORDER" {
+				t.Fatalf("violations %v, want INV-DUP and INV-ORDER at most\nreproduce: %s", r.Violations, r.Reproduce)
+			}
+		}
+		if r.Duplicates > 1 {
+			t.Fatalf("%d duplicates, want at most the one record in hand\nreproduce: %s", r.Duplicates, r.Reproduce)
+		}
+		syncDup += r.Duplicates
+		a := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: []params.KV{{Key: "commit.interval.ms", Value: "250"}}})
+		autoDup += a.Duplicates
+	}
+	t.Logf("duplicates over %d seeds: commitSync %d, auto-commit every 250 ms %d", seeds, syncDup, autoDup)
+	if syncDup == 0 || syncDup >= autoDup {
+		t.Fatalf("duplicates: commitSync %d, auto-commit every 250 ms %d: want some with commitSync, and fewer", syncDup, autoDup)
+	}
+}

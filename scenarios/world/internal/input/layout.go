@@ -233,12 +233,21 @@ func (l Layout) GroupProducer(pc *client.ProducerConfig, app int32, index int) {
 // transactions (txn false: at least once, or no idempotence) the
 // consumer commits its positions itself, Kafka's default
 // enable.auto.commit=true every auto.commit.interval.ms (commit, the
-// commit.interval.ms parameter; 5 s by default) and before a rejoin.
+// commit.interval.ms parameter; 5 s by default) and before a rejoin, or,
+// with commit 0, the application commits them with commitSync after each
+// poll whose records are all acknowledged.
 func (l Layout) GroupConsumer(cfg *consumer.Config, name string, session time.Duration, txn bool, commit time.Duration) {
 	cfg.Protocol, cfg.ClientID, cfg.SessionTimeout = consumer.ProtocolClassic, name, session
 	cfg.TopicPartitions, cfg.Partitions = cfg.Partitions, nil
 	cfg.RequireStable, cfg.AppRevoke = true, true
-	if !txn {
+	switch {
+	case txn:
+	case commit == 0:
+		// The at-least-once loop: poll, produce, and commitSync once the
+		// poll's records are acknowledged (AppCommits), with the
+		// group metadata; no auto-commit.
+		cfg.AppOffsets, cfg.AppCommits, cfg.AutoCommit = false, true, false
+	default:
 		cfg.AppOffsets, cfg.AppCommits, cfg.AutoCommit, cfg.AutoCommitInterval = false, false, true, commit
 	}
 }

@@ -69,8 +69,7 @@ var supported = map[string]Support{
 	"ackloss": {Off: true, On: true, Scale: 0.05, Instances: 1,
 		Timing: "with requests in flight, the proxy's timers (at least about 1 ms on a loaded machine) and kgo's ApiVersions round trip at every reconnect weigh more against the 5 ms send interval of time scale 0.05 than their scaled counterparts do in the simulator: more records wait during a reconnect and more answers are lost with a lost one (docs/validate.md); at -time-scale 1 the duplicates agree more closely"},
 	"reorder": {Off: true, On: true, Scale: 1, Instances: 1,
-		Note:   "broker.transient_error is the proxy answering NOT_ENOUGH_REPLICAS in the broker's place",
-		Timing: "kgo handles answers that arrive together before its drain goroutine refills their in-flight slots (pkg/kgo/sink.go, produce and drain), where the simulated producer sends at each answer: fewer batches are on the wire behind a failure on the real side, so fewer duplicates (off) and OUT_OF_ORDER_SEQUENCE_NUMBER answers (on) (docs/validate.md)"},
+		Note: "broker.transient_error is the proxy answering NOT_ENOUGH_REPLICAS in the broker's place"},
 	// inflight6 at 0.5, not 0.05: on a loaded machine (load average 12
 	// on 2 cores) its real side at 0.05 reordered 2.4% of records and
 	// duplicated 0.33 against 0.45 simulated, at 0.5 neither

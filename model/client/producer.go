@@ -237,6 +237,9 @@ type Producer struct {
 	// hintReplaces: a usable hint stands for the Metadata request
 	// (clientPolicy.hintReplacesMetadata, with hints).
 	hintReplaces bool
+	// drainAfter: a produce answer defers the drain to a wake at the
+	// same instant (clientPolicy.drainAfterAnswers, chosen by Reset).
+	drainAfter bool
 }
 
 // NewProducer returns a producer instance for application app, writing to
@@ -400,7 +403,7 @@ func (p *Producer) Receive(now sim.Time, dest int32, m model.Message) []model.Ou
 	switch r := m.(type) {
 	case *model.ProduceResponse:
 		c.answered = true
-		p.drainLater = p.policy.drainAfterAnswers()
+		p.drainLater = p.drainAfter
 		for _, b := range q.batches {
 			if b.req != q {
 				continue

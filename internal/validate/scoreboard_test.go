@@ -168,6 +168,18 @@ func TestScoreboardMerge(t *testing.T) {
 	if strings.Count(out, " cells: ") != 1 {
 		t.Errorf("%d counts lines, want 1", strings.Count(out, " cells: "))
 	}
+	// Merging the same scenarios again replaces the earlier merge's note
+	// instead of adding a second one.
+	var again strings.Builder
+	if err := sb.MergeMarkdown(out, a.Only, &again); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(again.String(), "Rows of `ackloss`"); n != 1 {
+		t.Errorf("merging ackloss twice left %d notes naming it, want 1", n)
+	}
+	if !strings.Contains(again.String(), full.Command) {
+		t.Error("merging again dropped the first command's paragraph")
+	}
 	if err := sb.MergeMarkdown("# something else\n", a.Only, &md); err == nil {
 		t.Error("merging into a file that is not a scoreboard succeeded")
 	}

@@ -60,8 +60,9 @@ func TestProducerLeaderHint(t *testing.T) {
 		if req.LeaderHints != c.v10 {
 			t.Fatalf("%s: Produce v10 %v, want %v", c.name, req.LeaderHints, c.v10)
 		}
-		outs = p.Receive(ms(20), 0, &model.ProduceResponse{CorrelationID: req.CorrelationID, Partitions: []model.PartitionResponse{{Partition: 0,
-			Err: model.ErrNotLeaderOrFollower, BaseOffset: -1, HasCurrentLeader: true, CurrentLeader: c.leader, CurrentLeaderEpoch: c.epoch}}})
+		outs = keepOuts(p.Receive(ms(20), 0, &model.ProduceResponse{CorrelationID: req.CorrelationID, Partitions: []model.PartitionResponse{{Partition: 0,
+			Err: model.ErrNotLeaderOrFollower, BaseOffset: -1, HasCurrentLeader: true, CurrentLeader: c.leader, CurrentLeaderEpoch: c.epoch}}}))
+		outs = append(outs, sameInstant(p, ms(20), outs)...)
 		first, meta := int32(-2), false
 		for _, o := range outs {
 			if o.Kind != model.OutSend {

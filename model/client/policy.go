@@ -90,8 +90,9 @@ func (c ClientPolicy) Release() string { return c.behaviour().release() }
 // the producer (Producer.policy) follows the Java client everywhere else,
 // and asks its policy at each of these points. The wire protocol is the
 // same for all. A policy holds no state: what it remembers lives in the
-// producer and its partitions (Producer.rdkBump, partState.ppNext,
-// drainWait, fgOK), so that a reset clears it and the state hash sees it.
+// producer and its partitions (Producer.rdkBump, drainLater,
+// partState.ppNext, drainWait, fgOK), so that a reset clears it and the
+// state hash sees it.
 //
 // Sequences are numbers of the producer's [model.SeqSpace]. A method that
 // takes a batch is called only for a sequenced one (b.hasSeq) unless it
@@ -131,6 +132,12 @@ type clientPolicy interface {
 	// equal or older one retries after the backoff, and neither asks for
 	// Metadata (false: the Java client asks for Metadata either way).
 	hintReplacesMetadata() bool
+
+	// drainAfterAnswers reports whether the requests that refill the
+	// in-flight slots a produce answer frees wait until every answer
+	// arriving at the same instant is handled (true), or go as each
+	// answer is handled (false).
+	drainAfterAnswers() bool
 
 	// lookupOnLoad reports whether a COORDINATOR_LOAD_IN_PROGRESS answer
 	// makes the client find its coordinator again (coordlookup.go), as

@@ -34,6 +34,8 @@ func init() { registerPolicy(PolicyFranzGo, &franzGoPolicy{}) }
 //     last produce response was a success (recBuf.okOnSink in
 //     sink.createReq): at the start and after every error response it
 //     sends one request at a time;
+//   - answers that arrive together are all handled before the requests
+//     that refill their in-flight slots go (drainAfterAnswers);
 //   - OUT_OF_ORDER_SEQUENCE_NUMBER or UNKNOWN_PRODUCER_ID on that
 //     first batch of an idempotent, non-transactional producer fails
 //     the producer id (failProducerID): the epoch goes up for the
@@ -109,6 +111,17 @@ func (*franzGoPolicy) hintReplacesMetadata() bool { return true }
 // COORDINATOR_NOT_AVAILABLE, and finds it again before the retry
 // (pkg/kgo/client.go, Client.maybeDeleteStaleCoordinator).
 func (*franzGoPolicy) lookupOnLoad() bool { return true }
+
+// drainAfterAnswers: kgo handles a connection's produce answers on one
+// goroutine (sink.go handleSeqResps, l.627-632 at v1.22.3) and writes
+// requests on another (drain, waiting on the in-flight semaphore at
+// l.317); an answer frees its slot only once handled (produce's promise,
+// l.584-587), and the drain that fills it runs after the answers already
+// read: its debug log shows several "read Produce" lines, then the
+// rewind of a failure among them, with no "wrote Produce" between. So a
+// failure in a bunch of answers finds the refills for the answers before
+// it not yet sent (docs/validate.md, "Timing of the real side").
+func (*franzGoPolicy) drainAfterAnswers() bool { return true }
 
 // responded: franz-go pipelines a partition's requests only while its
 // last response was a success (recBuf.okOnSink, sink.go createReq); a

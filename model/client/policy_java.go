@@ -59,6 +59,12 @@ func (*javaPolicy) hintReplacesMetadata() bool { return false }
 // without lookupCoordinator).
 func (*javaPolicy) lookupOnLoad() bool { return false }
 
+// drainAfterAnswers: the Java client's sender thread handles the answers
+// one poll returns and then drains (Sender.runOnce: sendProducerData,
+// then client.poll); the model sends as each answer is handled, as
+// before.
+func (*javaPolicy) drainAfterAnswers() bool { return false }
+
 // responded: the Java client pipelines a partition whatever its last
 // response was.
 func (*javaPolicy) responded(*partState, model.ErrCode) {}

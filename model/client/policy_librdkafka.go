@@ -76,6 +76,10 @@ func (*librdkafkaPolicy) hintReplacesMetadata() bool { return false }
 // rd_kafka_coord_cache_evict).
 func (*librdkafkaPolicy) lookupOnLoad() bool { return false }
 
+// drainAfterAnswers: not modelled for librdkafka; it sends as each
+// answer is handled.
+func (*librdkafkaPolicy) drainAfterAnswers() bool { return false }
+
 // responded: librdkafka's pipelining does not depend on the last
 // response (it waits for the wire to drain instead, drainsNext).
 func (*librdkafkaPolicy) responded(*partState, model.ErrCode) {}

@@ -270,3 +270,48 @@ func TestPolicyTransactionVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestDrainAfterAnswers: two answers arrive at the same instant, the
+// first a success that frees an in-flight slot and the second a
+// NOT_ENOUGH_REPLICAS. The Java client's model sends the queued batch at
+// the first answer, so the failure finds it on the wire; franz-go
+// handles both answers before its drain (kgo sink.go: answers on one
+// goroutine, requests on another), so the queued batch is not sent until
+// the same-instant wake, after the failure, and is not resent.
+func TestDrainAfterAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		pol          ClientPolicy
+		atFirst      int // produce requests the first answer sends
+		afterBunch   int // produce requests sent by the whole bunch, wake included
+		queuedOnWire bool
+	}{
+		{PolicyJava, 1, 1, true},
+		{PolicyFranzGo, 0, 0, false},
+	} {
+		pt := newPTest(t, func(c *ProducerConfig) {
+			c.Policy, c.EnableIdempotence, c.MaxInFlight = tc.pol, false, 3
+		})
+		pt.respond(pt.send(), model.ErrNone, 0, 0) // a success: franz-go pipelines from here
+		r1, r2 := pt.send(), pt.send()
+		pt.send()
+		// A fourth record waits for a slot.
+		pt.take(pt.p.Send(pt.now, model.Record{ID: model.RecordID{App: 0, N: pt.n}}))
+		pt.n++
+		before := len(pt.reqs)
+		outs := pt.take(pt.p.Receive(pt.now, 0, &model.ProduceResponse{CorrelationID: r1.CorrelationID,
+			Partitions: []model.PartitionResponse{{Partition: 0, BaseOffset: 1, LogStartOffset: 0}}}))
+		if got := len(pt.reqs) - before; got != tc.atFirst {
+			t.Errorf("%s: the first answer sent %d requests, want %d", tc.pol, got, tc.atFirst)
+		}
+		outs = append(outs, pt.take(pt.p.Receive(pt.now, 0, &model.ProduceResponse{CorrelationID: r2.CorrelationID,
+			Partitions: []model.PartitionResponse{{Partition: 0, Err: model.ErrNotEnoughReplicas, BaseOffset: -1, LogStartOffset: -1}}}))...)
+		pt.take(sameInstant(pt.p, pt.now, outs))
+		if got := len(pt.reqs) - before; got != tc.afterBunch {
+			t.Errorf("%s: the bunch sent %d requests, want %d", tc.pol, got, tc.afterBunch)
+		}
+		fourth := pt.p.parts[0].live[len(pt.p.parts[0].live)-1]
+		if onWire := fourth.attempts > 0; onWire != tc.queuedOnWire {
+			t.Errorf("%s: the queued batch went on the wire %v, want %v\n%s", tc.pol, onWire, tc.queuedOnWire, pt.p.DescribeState())
+		}
+	}
+}

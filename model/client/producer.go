@@ -200,8 +200,12 @@ type Producer struct {
 	// rdkBump (librdkafka and franz-go policies) asks for a
 	// producer-wide epoch bump once nothing is on the wire.
 	rdkBump bool
-	bumps   int
-	txn     txnState
+	// drainLater (policies whose drainAfterAnswers is true): a produce
+	// answer was handled, and the drain waits for a wake at the same
+	// instant, after the answers already due then.
+	drainLater bool
+	bumps      int
+	txn        txnState
 	// groupMeta is the group metadata the application passes with its
 	// offsets (SetGroupMetadata).
 	groupMeta model.GroupMetadata
@@ -233,6 +237,9 @@ type Producer struct {
 	// hintReplaces: a usable hint stands for the Metadata request
 	// (clientPolicy.hintReplacesMetadata, with hints).
 	hintReplaces bool
+	// drainAfter: a produce answer defers the drain to a wake at the
+	// same instant (clientPolicy.drainAfterAnswers, chosen by Reset).
+	drainAfter bool
 }
 
 // NewProducer returns a producer instance for application app, writing to
@@ -349,6 +356,7 @@ func (p *Producer) Wake(now sim.Time, token uint64) []model.Out {
 		return p.out
 	}
 	p.wakeAt = -1
+	p.drainLater = false
 	p.poll(now)
 	return p.out
 }
@@ -395,6 +403,7 @@ func (p *Producer) Receive(now sim.Time, dest int32, m model.Message) []model.Ou
 	switch r := m.(type) {
 	case *model.ProduceResponse:
 		c.answered = true
+		p.drainLater = p.drainAfter
 		for _, b := range q.batches {
 			if b.req != q {
 				continue

@@ -95,8 +95,22 @@ func (pt *ptest) send() *model.ProduceRequest {
 }
 
 func (pt *ptest) respond(req *model.ProduceRequest, err model.ErrCode, off, logStart int64) []model.Out {
-	return pt.take(pt.p.Receive(pt.now, 0, &model.ProduceResponse{CorrelationID: req.CorrelationID,
+	outs := pt.take(pt.p.Receive(pt.now, 0, &model.ProduceResponse{CorrelationID: req.CorrelationID,
 		Partitions: []model.PartitionResponse{{Partition: 0, Err: err, BaseOffset: off, LogStartOffset: logStart}}}))
+	return append(outs, pt.take(sameInstant(pt.p, pt.now, outs))...)
+}
+
+// sameInstant runs the wake at now that a produce answer's deferred
+// drain asked for (policies whose drainAfterAnswers is true), as the
+// world does once the events already due at now are handled, and
+// returns its outputs (none when outs asked for no such wake).
+func sameInstant(p *Producer, now sim.Time, outs []model.Out) []model.Out {
+	for _, o := range outs {
+		if o.Kind == model.OutWake && o.At == now && o.Timer == p.wakeToken && p.drainLater {
+			return p.Wake(now, o.Timer)
+		}
+	}
+	return nil
 }
 
 // advance fires the producer's wake-ups up to now+d.

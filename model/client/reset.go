@@ -22,6 +22,7 @@ func (p *Producer) Reset(cfg ProducerConfig, app int32, leaders []int32, rng *ra
 	*p = Producer{cfg: cfg, policy: cfg.Policy.behaviour(), app: app, rng: rng, leaders: leaders, pid: model.NoProducerID, epoch: model.NoEpoch, wakeAt: -1,
 		parts: p.resetParts(len(leaders)), out: model.EmptiedNonNil(p.out), held: p.held, pool: p.pool}
 	p.hints = p.policy.leaderHints(cfg.ClientVersion)
+	p.drainAfter = p.policy.drainAfterAnswers()
 	p.hintReplaces = p.hints && p.policy.hintReplacesMetadata()
 	if n := len(leaders); cap(p.pool.recs) >= n {
 		p.pool.recs = p.pool.recs[:n] // rewound or zeroed by takeBack

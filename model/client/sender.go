@@ -64,7 +64,7 @@ func (p *Producer) poll(now sim.Time) {
 		// NetworkClient.poll sends the Metadata request the error asked
 		// for (DefaultMetadataUpdater.maybeUpdate).
 		p.hintMoved = false
-		if drains {
+		if drains && !p.drainLater {
 			p.drain(now)
 		}
 		p.maybeUpdateMetadata(now)
@@ -72,7 +72,7 @@ func (p *Producer) poll(now sim.Time) {
 		return
 	}
 	p.maybeUpdateMetadata(now)
-	if drains {
+	if drains && !p.drainLater {
 		p.drain(now)
 	}
 	p.scheduleWake(now)
@@ -538,6 +538,11 @@ func (p *Producer) scheduleWake(now sim.Time) {
 				}
 			}
 		}
+	}
+	if p.drainLater {
+		// The drain a produce answer deferred: at this instant, after
+		// the events already due at it (a later wake replaces it).
+		next = now
 	}
 	if next == math.MaxInt64 {
 		return

@@ -56,8 +56,9 @@ type Loop[E Event] struct {
 	stop   bool
 	// fg counts the pending foreground events.
 	fg int
-	// pending is EachPending's buffer.
-	pending []entry[E]
+	// pending is EachPending's buffer (keys only: the events stay in
+	// the queue's store).
+	pending []key
 }
 
 // Now returns the current simulated time: the time of the event being

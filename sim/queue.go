@@ -10,13 +10,6 @@ type Event interface {
 // Describe returns e's one-line description.
 func Describe(e Event) string { return string(e.AppendDescription(nil)) }
 
-// entry is one pending event with its ordering key (EachPending's view).
-type entry[E any] struct {
-	at  Time
-	seq uint64
-	ev  E
-}
-
 // key is a pending event's place in the heap: its ordering key and the
 // slot of the queue's event store that holds the event itself. The heap
 // moves keys (24 bytes), not events (a world's are 56), as it sifts.

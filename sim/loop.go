@@ -56,8 +56,13 @@ type Loop[E Event] struct {
 	stop   bool
 	// fg counts the pending foreground events.
 	fg int
-	// pending is EachPending's buffer.
-	pending []entry[E]
+	// EachPending's state (pending.go): sorted are the queue's keys in
+	// order as of its last call, when the queue's next sequence number
+	// was sortedNext and its generation sortedGen (sortedOK: sorted is
+	// set); pending and spare are its buffers.
+	sorted, pending, spare []key
+	sortedNext, sortedGen  uint64
+	sortedOK               bool
 }
 
 // Now returns the current simulated time: the time of the event being
@@ -180,8 +185,8 @@ func (l *Loop[E]) Run(lim Limits, h Handler[E]) StopReason {
 // ever had. The events and their order are unchanged.
 func (l *Loop[E]) Trim(keep int) {
 	l.q.trim(keep)
-	if cap(l.pending) > keep {
-		l.pending = nil
+	if cap(l.pending) > keep || cap(l.sorted) > keep || cap(l.spare) > keep {
+		l.pending, l.sorted, l.spare, l.sortedOK = nil, nil, nil, false
 	}
 }
 
@@ -193,6 +198,6 @@ func (l *Loop[E]) Trim(keep int) {
 func (l *Loop[E]) Reset() {
 	l.q.reset()
 	l.now, l.events, l.stop, l.fg = 0, 0, false, 0
-	clear(l.pending[:cap(l.pending)])
-	l.pending = l.pending[:0]
+	l.pending, l.sorted, l.spare = l.pending[:0], l.sorted[:0], l.spare[:0]
+	l.sortedNext, l.sortedGen, l.sortedOK = 0, 0, false
 }

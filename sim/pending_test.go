@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"slices"
+	"testing"
+	"time"
+)
 
 type pendH struct{ got []int }
 
@@ -30,6 +34,56 @@ func TestEachPending(t *testing.T) {
 	for i := range want {
 		if h.got[i] != want[i] {
 			t.Fatalf("ran %v, want %v", h.got, want)
+		}
+	}
+}
+
+// TestEachPendingIncremental: across pushes, pops, shifts, trims and
+// resets in random order, EachPending (which keeps its sorted keys from
+// one call to the next) lists what a fresh sort of the queue lists.
+func TestEachPendingIncremental(t *testing.T) {
+	r := NewRand(7, 1)
+	var l Loop[tev]
+	id := 0
+	var h pendH
+	for step := range 20000 {
+		switch op := r.IntN(100); {
+		case op < 45:
+			at := l.Now().Add(time.Duration(r.IntN(50)) * time.Millisecond)
+			if r.IntN(4) == 0 {
+				l.Background(at, tev{id: id})
+			} else {
+				l.At(at, tev{id: id})
+			}
+			id++
+		case op < 80:
+			if at, ok := l.Next(); ok {
+				l.RunToLimit(at, 1+int64(r.IntN(3)), &h)
+			}
+		case op < 84:
+			l.Shift(time.Duration(1+r.IntN(20))*time.Millisecond, func(ev tev) bool { return ev.id%3 == 0 })
+		case op < 87:
+			l.Trim(l.Pending() + r.IntN(4))
+		case op < 88:
+			l.Reset()
+		}
+		if r.IntN(3) > 0 {
+			continue
+		}
+		type seen struct {
+			at Time
+			id int
+			bg bool
+		}
+		var got []seen
+		l.EachPending(func(at Time, ev tev, bg bool) { got = append(got, seen{at, ev.id, bg}) })
+		var fresh Loop[tev]
+		fresh.q.h = append([]key(nil), l.q.h...)
+		fresh.q.evs = l.q.evs
+		var want []seen
+		fresh.EachPending(func(at Time, ev tev, bg bool) { want = append(want, seen{at, ev.id, bg}) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: EachPending lists %v, a fresh sort %v", step, got, want)
 		}
 	}
 }

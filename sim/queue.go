@@ -10,13 +10,6 @@ type Event interface {
 // Describe returns e's one-line description.
 func Describe(e Event) string { return string(e.AppendDescription(nil)) }
 
-// entry is one pending event with its ordering key (EachPending's view).
-type entry[E any] struct {
-	at  Time
-	seq uint64
-	ev  E
-}
-
 // key is a pending event's place in the heap: its ordering key and the
 // slot of the queue's event store that holds the event itself. The heap
 // moves keys (24 bytes), not events (a world's are 56), as it sifts.
@@ -43,6 +36,10 @@ type Queue[E any] struct {
 	evs  []E     // the events, by slot
 	free []int32 // slots of evs not in use
 	seq  uint64  // sequence number given to the next pushed event
+	// gen counts the changes other than a push or a pop (a shift of
+	// keys, a trim that moves slots, a reset): EachPending's sorted
+	// copy of the keys is good only within one generation.
+	gen uint64
 }
 
 // Len returns the number of pending events.
@@ -152,6 +149,7 @@ func (q *Queue[E]) trim(keep int) {
 		h[i] = k
 	}
 	q.h, q.evs, q.free = h, evs, nil
+	q.gen++
 }
 
 // reset empties the queue and keeps its storage; its events are dropped
@@ -159,4 +157,5 @@ func (q *Queue[E]) trim(keep int) {
 func (q *Queue[E]) reset() {
 	clear(q.evs[:cap(q.evs)])
 	q.h, q.evs, q.free, q.seq = q.h[:0], q.evs[:0], q.free[:0], 0
+	q.gen++
 }

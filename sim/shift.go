@@ -44,6 +44,7 @@ func (l *Loop[E]) Shift(d time.Duration, match func(ev E) bool) int {
 // The order the queue pops in depends on the keys alone (time, then the
 // unique sequence number), not on the heap's layout.
 func (q *Queue[E]) heapify() {
+	q.gen++
 	h := q.h
 	n := len(h)
 	for i := n/2 - 1; i >= 0; i-- {

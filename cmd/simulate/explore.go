@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -28,10 +30,11 @@ type exploreFlags struct {
 	reduce    *bool
 	all       *bool
 	menu      *string
+	memory    *string
 }
 
 // exploreOnly are the flags only -explore takes.
-var exploreOnly = []string{"max-faults", "explore-budget", "explore-prune", "explore-reduce", "all", "explore-menu"}
+var exploreOnly = []string{"max-faults", "explore-budget", "explore-prune", "explore-reduce", "all", "explore-menu", "explore-memory"}
 
 func addExploreFlags(fs *flag.FlagSet) *exploreFlags {
 	return &exploreFlags{
@@ -41,6 +44,7 @@ func addExploreFlags(fs *flag.FlagSet) *exploreFlags {
 		prune:     fs.Bool("explore-prune", true, "explore: skip schedules that reach a state already explored with as many faults left"),
 		reduce:    fs.Bool("explore-reduce", true, "explore: skip faults on a message whose number on its link an earlier message had (a response to a duplicated request): a plan rule would take the earlier one"),
 		all:       fs.Bool("all", false, "explore: search up to -max-faults for one counterexample per violated invariant"),
+		memory:    fs.String("explore-memory", "2GiB", "explore: bound what the search keeps (visited states, the frontier of schedules and their choice points), counted from the sizes of what it stores, e.g. 512MiB, 2GiB (0: no bound); the result is then incomplete"),
 		menu:      fs.String("explore-menu", "basic", "explore: the faults offered: basic (one pause length and one crash downtime, fault.max_duration), or full (lengths around the timeouts, clean restarts, stalls, drifts); see docs/explore.md"),
 	}
 }
@@ -93,6 +97,11 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 	if cfg.Budget < 0 {
 		return usageErr(stderr, fmt.Sprintf("-explore-budget %d is not allowed (allowed: an integer >= 1, or 0 for no limit)", cfg.Budget))
 	}
+	mem, err := explore.ParseSize(*a.f.memory)
+	if err != nil {
+		return usageErr(stderr, "-explore-memory "+err.Error())
+	}
+	cfg.Memory = mem
 	if cfg.Parallel < 1 || cfg.Parallel > 4096 {
 		return usageErr(stderr, fmt.Sprintf("-parallel %d is not allowed (allowed: 1..4096)", cfg.Parallel))
 	}
@@ -119,15 +128,12 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 	defer stop()
 	bar := newExploreProgress(stderr)
 	cfg.Progress = bar.update
-	start := time.Now()
 	r, err := explore.Run(ctx, cfg)
 	bar.finish()
 	if err != nil {
 		return usageErr(stderr, err.Error())
 	}
-	elapsed := time.Since(start).Seconds()
-	fmt.Fprintf(stderr, "simulate: explored %s schedules in %.2fs (%.0f schedules/s, %.0f distinct states/s, -parallel %d)%s\n",
-		explore.Count(r.Schedules), elapsed, float64(r.Schedules)/elapsed, float64(r.States)/elapsed, cfg.Parallel, timeSplit(r.Timing))
+	fmt.Fprintln(stderr, "simulate: "+r.Timing.Line())
 	// Counterexamples' plans and diagrams are files only in an -out
 	// directory: without -out nothing is written, and the plans are
 	// printed.
@@ -137,6 +143,12 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		if err := r.WriteDir(od.tmp); err != nil {
+			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
+			return exitUsage
+		}
+		// Wall-clock times go to their own file: summary.json and
+		// report.md are the same bytes for the same exploration.
+		if err := writeTiming(od.tmp, r.Timing); err != nil {
 			fmt.Fprintln(stderr, "simulate: -out: "+err.Error())
 			return exitUsage
 		}
@@ -248,12 +260,11 @@ func (p *exploreProgress) finish() {
 	}
 }
 
-// timeSplit says how much of the workers' time the runs' state hashes
-// took: "; runs 1.62s, of which state hashing 93%". Empty when the runs
-// took no measurable time.
-func timeSplit(t explore.Timing) string {
-	if t.Runs <= 0 {
-		return ""
+// writeTiming writes timing.json (explore.TimingFile) into dir.
+func writeTiming(dir string, t explore.Timing) error {
+	b, err := t.JSON()
+	if err != nil {
+		return err
 	}
-	return fmt.Sprintf("; runs %.2fs, of which state hashing %.0f%%", t.Runs.Seconds(), 100*t.Hashing.Seconds()/t.Runs.Seconds())
+	return os.WriteFile(filepath.Join(dir, explore.TimingFile), b, 0o644)
 }

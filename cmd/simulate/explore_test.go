@@ -23,6 +23,9 @@ func TestExploreExitCodes(t *testing.T) {
 		{[]string{"-explore", "-scenario", "ackloss", "-idempotence=false", "-set", "records=2", "-max-faults", "1"}, 1, "shortest counterexample: INV-", ""},
 		{[]string{"-explore", "-scenario", "ackloss", "-set", "records=2", "-max-faults", "2", "-explore-budget", "3"}, 3, "incomplete (the budget ran out): 3 of at least", ""},
 		{[]string{"-explore", "-scenario", "ackloss", "-max-faults", "99"}, 2, "", "simulate: -max-faults 99 is not allowed (allowed: 0..8)"},
+		{[]string{"-explore", "-scenario", "ackloss", "-set", "records=3", "-max-faults", "2", "-explore-memory", "64KiB"}, 3, "incomplete (memory bound reached: 64 KiB, -explore-memory): ", ""},
+		{[]string{"-explore", "-scenario", "ackloss", "-explore-memory", "2G"}, 2, "", "simulate: -explore-memory \"2G\" is not allowed (allowed: a size such as 512MiB, 2GiB or 4GB;"},
+		{[]string{"-scenario", "ackloss", "-seed", "1", "-explore-memory", "1GiB"}, 2, "", "simulate: -explore-memory is only allowed with -explore"},
 		{[]string{"-explore", "-scenario", "ackloss", "-explore-menu", "wide"}, 2, "", "simulate: -explore-menu \"wide\" is not allowed (allowed: basic, full)"},
 		{[]string{"-scenario", "ackloss", "-seed", "1", "-explore-menu", "full"}, 2, "", "simulate: -explore-menu is only allowed with -explore"},
 		{[]string{"-explore", "-scenario", "ackloss", "-set", "records=2", "-max-faults", "1", "-explore-menu", "full"}, 0, "menu: full: drop, delay, crash (", ""},
@@ -62,6 +65,10 @@ func TestExploreOutReproduce(t *testing.T) {
 	}
 	if r.Verdict != "violated" || len(r.Counterexamples) == 0 || !strings.Contains(r.Statement, "violated") {
 		t.Fatalf("summary: %s", b)
+	}
+	// Wall-clock times are in timing.json, not in summary.json.
+	if tb, err := os.ReadFile(filepath.Join(dir, explore.TimingFile)); err != nil || !strings.Contains(string(tb), `"fractions"`) || strings.Contains(string(b), "fractions") {
+		t.Errorf("timing.json: %v\n%s", err, tb)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, explore.ReportFile))
 	if err != nil || !strings.Contains(string(md), r.Statement) || !strings.Contains(string(md), "```mermaid") {

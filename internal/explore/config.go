@@ -33,6 +33,11 @@ type Config struct {
 	MaxFaults int
 	// Budget bounds the runs (0: none); the result is then incomplete.
 	Budget int64
+	// Memory bounds what the search keeps, in bytes counted from the
+	// sizes of what it stores (memory.go; 0: none): when the next
+	// schedule would not fit, the search stops and the result is
+	// incomplete, as for the budget.
+	Memory int64
 	// Prune skips the children of a schedule whose state was explored
 	// already with at least as many faults to spend.
 	Prune bool
@@ -297,6 +302,9 @@ func prepare(cfg Config) (*setup, error) {
 	}
 	if cfg.Budget < 0 {
 		return nil, fmt.Errorf("-explore-budget %d is not allowed (allowed: >= 1, or 0 for none)", cfg.Budget)
+	}
+	if cfg.Memory < 0 {
+		return nil, fmt.Errorf("-explore-memory %d is not allowed (allowed: a size >= 1 byte, or 0 for no bound)", cfg.Memory)
 	}
 	if cfg.Parallel < 1 {
 		cfg.Parallel = 1

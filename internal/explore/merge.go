@@ -88,6 +88,11 @@ func Merge(out string, dirs []string) (*Result, error) {
 			m.Stop = r.Stop
 		}
 		m.Remaining += r.Remaining
+		// Each shard is its own process: the most any one kept.
+		m.Memory.Peak = max(m.Memory.Peak, r.Memory.Peak)
+		if r.Memory.FrontierBytes > m.Memory.FrontierBytes {
+			m.Memory.FrontierBytes, m.Memory.FrontierSchedules = r.Memory.FrontierBytes, r.Memory.FrontierSchedules
+		}
 		for _, ce := range r.Counterexamples {
 			j := slices.IndexFunc(m.Counterexamples, func(c Counterexample) bool { return c.Invariant == ce.Invariant })
 			switch {
@@ -152,8 +157,8 @@ func compatible(a, b *Result) error {
 		return fmt.Errorf("parameters %v, not %v", b.Sets, a.Sets)
 	case !slices.Equal(a.Bugs, b.Bugs):
 		return fmt.Errorf("-bug %v, not %v", b.Bugs, a.Bugs)
-	case a.MaxFaults != b.MaxFaults || a.Prune != b.Prune || a.ReduceOff != b.ReduceOff || a.All != b.All || a.Budget != b.Budget || a.Menu != b.Menu:
-		return errors.New("different -max-faults, -explore-prune, -explore-reduce, -all, -explore-budget or menu")
+	case a.MaxFaults != b.MaxFaults || a.Prune != b.Prune || a.ReduceOff != b.ReduceOff || a.All != b.All || a.Budget != b.Budget || a.Menu != b.Menu || a.Memory.Bound != b.Memory.Bound:
+		return errors.New("different -max-faults, -explore-prune, -explore-reduce, -all, -explore-budget, -explore-memory or menu")
 	}
 	return nil
 }

@@ -125,6 +125,7 @@ func (r *Result) WriteText(w io.Writer) {
 	for _, l := range r.levelTable() {
 		fmt.Fprintln(w, "  "+l)
 	}
+	fmt.Fprintln(w, "memory: "+r.Memory.String())
 	for i, ce := range r.Counterexamples {
 		fmt.Fprintln(w)
 		what := "shortest counterexample"
@@ -180,6 +181,7 @@ func (r *Result) WriteMarkdown(w io.Writer, dir string) {
 		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %t |\n", l.Faults, Count(l.Schedules), Count(l.Violating), Count(l.Pruned), Count(l.States), l.Complete)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Memory kept: %s.\n\n", r.Memory.String())
 	fmt.Fprintln(w, "| invariant | verdict |")
 	fmt.Fprintln(w, "|---|---|")
 	for _, v := range r.Invariants {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/idemsim/idemsim/internal/shard"
 	"github.com/idemsim/idemsim/scenarios"
@@ -38,17 +39,19 @@ type Result struct {
 	// ReduceOff: -explore-reduce=false (left out when the reduction is
 	// on, so that the summaries of earlier explorations stay as they
 	// were).
-	ReduceOff bool         `json:"reduce_off,omitempty"`
-	All       bool         `json:"all"`
-	Budget    int64        `json:"budget"`
-	Menu      string       `json:"menu"`
-	Shard     *resultShard `json:"shard,omitempty"`
+	ReduceOff bool  `json:"reduce_off,omitempty"`
+	All       bool  `json:"all"`
+	Budget    int64 `json:"budget"`
+	// Memory is what the search kept (memory.go), with its bound.
+	Memory Memory       `json:"memory"`
+	Menu   string       `json:"menu"`
+	Shard  *resultShard `json:"shard,omitempty"`
 	// Merged is the number of shards a merged result adds up.
 	Merged int `json:"merged_shards,omitempty"`
 
 	// Complete: the search ran every schedule it set out to (up to
 	// MaxFaults, or the level of the first counterexample); Stop says
-	// why not ("budget", "interrupted").
+	// why not ("budget", "memory", "interrupted").
 	Complete bool   `json:"complete"`
 	Stop     string `json:"stop,omitempty"`
 	// Verdict is "clean", "violated" or "incomplete".
@@ -125,7 +128,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	e := &engine{s: s, ctx: ctx, visited: map[world.StateHash]visit{}, best: map[string]*candidate{}, progress: cfg.Progress}
+	e.mem = Memory{Bound: cfg.Memory, StateBytes: visitBytes}
+	e.timing.Workers = s.cfg.Parallel
+	start := time.Now()
 	e.search()
+	e.timing.Wall = time.Since(start)
 	if e.err != nil {
 		return nil, e.err
 	}
@@ -133,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r := &Result{Format: Format, Kind: "explore", Scenario: c.Scenario.Name, ScenarioFile: c.ScenarioFile, Version: scenarios.Version,
 		Seed: c.Seed, Idempotence: s.idempotence, File: nonNil(c.File), Bugs: nonNilS(c.Bugs), Sets: nonNil(c.Sets), Fixed: nonNil(s.fixed),
 		MaxFaults: c.MaxFaults, Prune: c.Prune, ReduceOff: !c.Reduce, All: c.All, Budget: c.Budget, Menu: s.menu.String(),
-		Stop: e.stop, Levels: e.levels, Remaining: e.remain, Timing: e.timing}
+		Stop: e.stop, Levels: e.levels, Remaining: e.remain, Timing: e.timing, Memory: e.mem}
 	if c.Shard.Count > 1 {
 		sh := resultShard(c.Shard)
 		r.Shard = &sh
@@ -143,6 +150,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			Plan: s.plan(b.s), Violation: b.v, Also: b.also})
 	}
 	r.finish()
+	r.Timing.Schedules, r.Timing.States = r.Schedules, r.States
 	return r, nil
 }
 
@@ -249,8 +257,11 @@ func (r *Result) statement(holds, broken []string) string {
 	var b strings.Builder
 	if !r.Complete {
 		why := "the budget ran out"
-		if r.Stop == "interrupted" {
+		switch r.Stop {
+		case "interrupted":
 			why = "interrupted"
+		case "memory":
+			why = "memory bound reached: " + Size(r.Memory.Bound) + ", -explore-memory"
 		}
 		fmt.Fprintf(&b, "incomplete (%s): %s of at least %s schedules with ≤ %s (%s)", why, Count(r.Schedules), Count(r.Schedules+r.Remaining), plural(bound, "fault"), states)
 		if r.Depth >= 0 {

@@ -302,6 +302,12 @@ type recorder struct {
 	reduce  bool
 	sends   map[sendKey]struct{}
 	skipped int64
+	// lastUp and lastRoles are the node list of the last time point
+	// kept: the next point that lists the same nodes shares it; upBytes
+	// counts the lists kept (Memory).
+	lastUp    []string
+	lastRoles []world.Role
+	upBytes   int64
 }
 
 // sendKey names a message as a plan rule does: its direction, its
@@ -361,13 +367,22 @@ func (r *recorder) Choice(cp *world.ChoicePoint) {
 			return
 		}
 	} else {
-		p.up, p.roles = slices.Clone(cp.Up), slices.Clone(cp.UpRole)
+		shared := r.lastUp != nil && slices.Equal(cp.Up, r.lastUp) && slices.Equal(cp.UpRole, r.lastRoles)
+		if shared {
+			p.up, p.roles = r.lastUp, r.lastRoles
+		} else {
+			p.up, p.roles = slices.Clone(cp.Up), slices.Clone(cp.UpRole)
+		}
 		if r.hashing {
 			t := time.Now()
 			p.hash = cp.StateHash()
 			r.hashTime += time.Since(t)
 		} else if len(r.s.options(&p, r.opts[:0])) == 0 {
 			return
+		}
+		if !shared {
+			r.lastUp, r.lastRoles = p.up, p.roles
+			r.upBytes += upListBytes(p.up, p.roles)
 		}
 	}
 	r.points = append(r.points, p)
@@ -388,6 +403,8 @@ type outcome struct {
 	// skipped counts the faults not offered at repeated message numbers
 	// (Config.Reduce).
 	skipped int64
+	// upBytes is what the points' node lists take (keptBytes).
+	upBytes int64
 }
 
 type violation struct {
@@ -415,7 +432,7 @@ func (s *setup) run(x *sched, list, hashing bool, res *scenarios.Resolved, hc *w
 	if rec.bad != "" || rec.next != len(rec.fs) {
 		return nil, &inconsistency{plan: spec.PlanText, why: rec.bad}
 	}
-	o := &outcome{events: out.Events, points: rec.points, runTime: took, hashTime: rec.hashTime, skipped: rec.skipped}
+	o := &outcome{events: out.Events, points: rec.points, runTime: took, hashTime: rec.hashTime, skipped: rec.skipped, upBytes: rec.upBytes}
 	for _, v := range out.Violations {
 		if !slices.ContainsFunc(o.violated, func(w violation) bool { return w.Invariant == v.Invariant }) {
 			o.violated = append(o.violated, violation{Invariant: v.Invariant, Detail: v.Detail, AtNs: v.AtNs})

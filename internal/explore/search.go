@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"sync"
-	"time"
 
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/world"
@@ -58,7 +57,7 @@ type engine struct {
 	visited map[world.StateHash]visit
 
 	runs     int64
-	stop     string // "", "budget", "interrupted"
+	stop     string // "", "budget", "memory", "interrupted"
 	levels   []Level
 	best     map[string]*candidate // per invariant
 	err      error
@@ -66,14 +65,23 @@ type engine struct {
 	progress func(Progress)
 	// timing adds up the runs' wall-clock times (Result.Timing).
 	timing Timing
+
+	// Memory (memory.go): states counts the visited set's entries,
+	// oldScheds the bytes of the schedules of earlier frontiers (the
+	// visited set names them), prevBytes and prevCount the frontier the
+	// level runs from; mem is what the result reports.
+	states    int64
+	oldScheds int64
+	prevBytes int64
+	prevCount int64
+	mem       Memory
 }
 
-// Timing is where an exploration's wall-clock time went, added up over
-// its workers: running the schedules, and of that, hashing the states
-// at their choice points. It is never part of a result's file (the same
-// exploration gives the same bytes); the command prints it on stderr.
-type Timing struct {
-	Runs, Hashing time.Duration
+// kept returns the bytes the search keeps besides the frontier of the
+// level being run: the visited set, the earlier frontiers' schedules and
+// the frontier the level runs from.
+func (e *engine) kept() int64 {
+	return e.states*visitBytes + e.oldScheds + e.prevBytes
 }
 
 // Level is what the search did with the schedules of one number of
@@ -141,6 +149,13 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 		i int
 		x *sched
 	}
+	bound := s.cfg.Memory
+	// keptRT adds up the kept bytes of the level's runs as they complete
+	// (any order); usedAt[i] is kept() when schedule i was handed out
+	// (in order). The memory cut is taken from these in order after the
+	// level (below), so it does not depend on the workers' timing.
+	var keptRT int64
+	var usedAt []int64
 	jobs := make(chan job, 4*s.cfg.Parallel)
 	var mu sync.Mutex
 	var out []node
@@ -169,14 +184,18 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 					mu.Unlock()
 					continue
 				}
-				e.record(d, j.x, o)
 				e.timing.Runs += o.runTime
 				e.timing.Hashing += o.hashTime
 				if internal {
+					// Recorded in order after the level, up to the
+					// memory cut.
 					for len(out) <= j.i {
 						out = append(out, node{})
 					}
 					out[j.i] = node{s: j.x, o: o}
+					keptRT += o.keptBytes()
+				} else {
+					e.record(d, j.x, o)
 				}
 				e.runs++
 				if e.progress != nil {
@@ -212,6 +231,24 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 			e.remain++
 			return true
 		}
+		if bound > 0 {
+			used := e.kept()
+			mu.Lock()
+			rt := keptRT
+			mu.Unlock()
+			if used+rt > bound {
+				// The schedules completed so far already keep too
+				// much: the cut (below) is at i or before, whatever
+				// the schedules not yet complete keep.
+				e.stop = "memory"
+				counting = true
+				e.remain++
+				return true
+			}
+			if internal {
+				usedAt = append(usedAt, used)
+			}
+		}
 		if s.cfg.onSchedule != nil {
 			s.cfg.onSchedule(s.plan(x))
 		}
@@ -221,6 +258,37 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 	})
 	close(jobs)
 	wg.Wait()
+	if internal {
+		limit := i
+		if bound > 0 {
+			// The cut: the first schedule whose kept bytes, added to
+			// those of the schedules before it and to what the search
+			// kept when it was handed out, do not fit.
+			var sum int64
+			for k := range i {
+				if out[k].o != nil {
+					sum += out[k].o.keptBytes()
+				}
+				if usedAt[k]+sum > bound {
+					limit = k
+					break
+				}
+			}
+		}
+		if limit < i {
+			e.stop = "memory"
+			e.remain += int64(i - limit)
+			out = out[:limit]
+		}
+		for k := range min(limit, len(out)) {
+			if out[k].o != nil {
+				e.record(d, out[k].s, out[k].o)
+			}
+		}
+		e.frontier(out)
+	} else {
+		e.frontier(nil)
+	}
 	if e.stop != "" {
 		lv.Complete = false
 	}
@@ -229,6 +297,27 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 		*lv = Level{Faults: 0, Complete: lv.Complete}
 	}
 	return out
+}
+
+// frontier makes out the frontier the next level runs from and updates
+// the memory account: the previous frontier's outcomes are let go, its
+// schedules stay (the visited set names them).
+func (e *engine) frontier(out []node) {
+	var n, b int64
+	for _, x := range out {
+		if x.o != nil {
+			n++
+			b += x.o.keptBytes()
+		}
+	}
+	// The peak: at a level's end the visited set is at its largest and
+	// both frontiers are held.
+	e.mem.Peak = max(e.mem.Peak, e.kept()+b)
+	if b > e.mem.FrontierBytes {
+		e.mem.FrontierBytes, e.mem.FrontierSchedules = b, n
+	}
+	e.oldScheds += e.prevCount * schedBytes
+	e.prevBytes, e.prevCount = b, n
 }
 
 // runsBefore is the number of runs in the levels before d (the budget
@@ -302,6 +391,7 @@ func (e *engine) expand(prev []node, d int, yield func(*sched) bool) {
 				} else {
 					if !ok {
 						lv.States++
+						e.states++
 					}
 					e.visited[p.hash] = visit{r: r, events: p.events, s: n.s}
 				}

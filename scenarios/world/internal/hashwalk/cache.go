@@ -76,6 +76,15 @@ type typeInfo struct {
 	fields  []int
 	kids    []*typeInfo
 	elem    *typeInfo
+	// scalars, parallel to fields, is the kind of each walked field that
+	// the walk reads in place (a bool, integer or string: walk's first
+	// cases), reflect.Invalid for the others; offs are the fields'
+	// offsets. A struct the walk reaches in memory (addressable) has its
+	// scalar fields read there, without a reflect.Value each.
+	scalars []reflect.Kind
+	offs    []uintptr
+	// anyScalar: some walked field is read in place.
+	anyScalar bool
 }
 
 // infoOf returns what the walk needs to know of type t.
@@ -88,6 +97,16 @@ func (c *Cache) infoOf(t reflect.Type) *typeInfo {
 	if t.Kind() == reflect.Struct {
 		ti.fields = c.fieldsOf(t)
 		ti.kids = make([]*typeInfo, len(ti.fields))
+		ti.scalars = make([]reflect.Kind, len(ti.fields))
+		ti.offs = make([]uintptr, len(ti.fields))
+		for j, i := range ti.fields {
+			f := t.Field(i)
+			ti.offs[j] = f.Offset
+			if inPlace(f.Type.Kind()) {
+				ti.scalars[j] = f.Type.Kind()
+				ti.anyScalar = true
+			}
+		}
 	}
 	if ti.special != nil {
 		for _, name := range ti.special.Fields {

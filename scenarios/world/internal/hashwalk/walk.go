@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"unsafe"
 )
 
 // Value walks v into the hash.
@@ -39,6 +40,17 @@ func (h *Hasher) walk(v reflect.Value, ti *typeInfo) {
 		return
 	}
 	if v.Kind() == reflect.Struct {
+		if ti.anyScalar && v.CanAddr() {
+			base := v.Addr().UnsafePointer()
+			for j, i := range ti.fields {
+				if k := ti.scalars[j]; k != reflect.Invalid {
+					h.scalarAt(unsafe.Add(base, ti.offs[j]), k)
+					continue
+				}
+				h.walk(v.Field(i), h.c.kid(ti, j))
+			}
+			return
+		}
 		for j, i := range ti.fields {
 			h.walk(v.Field(i), h.c.kid(ti, j))
 		}
@@ -64,6 +76,53 @@ func (h *Hasher) walk(v reflect.Value, ti *typeInfo) {
 		for i := range n {
 			h.walk(v.Index(i), et)
 		}
+	}
+}
+
+// inPlace reports whether walk reads a struct field of kind k in place
+// (scalarAt): the kinds walk hashes at once, bool, integers and strings.
+func inPlace(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr, reflect.String:
+		return true
+	}
+	return false
+}
+
+// scalarAt adds the value of kind k at p as walk adds it from a
+// reflect.Value: a bool as BoolBits, a signed integer sign-extended, an
+// unsigned one zero-extended, a string by Str.
+func (h *Hasher) scalarAt(p unsafe.Pointer, k reflect.Kind) {
+	switch k {
+	case reflect.Bool:
+		h.U64(BoolBits(*(*bool)(p)))
+	case reflect.Int:
+		h.I64(int64(*(*int)(p)))
+	case reflect.Int8:
+		h.I64(int64(*(*int8)(p)))
+	case reflect.Int16:
+		h.I64(int64(*(*int16)(p)))
+	case reflect.Int32:
+		h.I64(int64(*(*int32)(p)))
+	case reflect.Int64:
+		h.I64(*(*int64)(p))
+	case reflect.Uint:
+		h.U64(uint64(*(*uint)(p)))
+	case reflect.Uint8:
+		h.U64(uint64(*(*uint8)(p)))
+	case reflect.Uint16:
+		h.U64(uint64(*(*uint16)(p)))
+	case reflect.Uint32:
+		h.U64(uint64(*(*uint32)(p)))
+	case reflect.Uint64:
+		h.U64(*(*uint64)(p))
+	case reflect.Uintptr:
+		h.U64(uint64(*(*uintptr)(p)))
+	case reflect.String:
+		h.Str(*(*string)(p))
+	default:
+		panic("hashwalk: not a scalar kind: " + k.String())
 	}
 }
 

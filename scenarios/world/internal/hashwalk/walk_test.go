@@ -86,3 +86,72 @@ func TestWalk(t *testing.T) {
 		t.Error("a second walk with the same cache hashed differently")
 	}
 }
+
+type level int8
+
+type scalars struct {
+	B   bool
+	I   int
+	I8  level
+	I16 int16
+	I32 int32
+	I64 int64
+	U   uint
+	U8  uint8
+	U16 uint16
+	U32 uint32
+	U64 uint64
+	P   uintptr
+	S   string
+	F   float64
+	In  struct{ X int32 }
+	L   []scalars
+}
+
+// TestInPlaceMatchesReflect: a struct reached in memory (its scalar
+// fields read in place) hashes as the same struct reached as a copy (each
+// field through a reflect.Value), for every scalar kind, and a change of
+// any field changes the hash.
+func TestInPlaceMatchesReflect(t *testing.T) {
+	v := scalars{B: true, I: -3, I8: -128, I16: -2, I32: -70000, I64: -1 << 40, U: 7, U8: 255, U16: 65535, U32: 1 << 31, U64: 1<<64 - 1,
+		P: 9, S: "a string longer than eight", F: -0.5, In: struct{ X int32 }{-1}}
+	v.L = []scalars{{I: 1, S: "x"}, {B: true, U8: 2}}
+	hashBoth := func(v scalars) [2]uint64 {
+		c := NewCache(Options{})
+		h := c.Begin(nil)
+		h.Value(reflect.ValueOf(&v).Elem()) // addressable: in place
+		inPlace := h.Sum()
+		h = c.Begin(nil)
+		h.Value(reflect.ValueOf(v)) // a copy: through reflect
+		if copied := h.Sum(); copied != inPlace {
+			t.Fatalf("in place %x, through reflect %x for %+v", inPlace, copied, v)
+		}
+		return inPlace
+	}
+	base := hashBoth(v)
+	rv := reflect.ValueOf(&v).Elem()
+	for i := range rv.NumField() {
+		w := v
+		w.L = []scalars{v.L[0], v.L[1]}
+		f := reflect.ValueOf(&w).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(!f.Bool())
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			f.SetInt(f.Int() + 1)
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			f.SetUint(f.Uint() - 1)
+		case reflect.String:
+			f.SetString(f.String() + "!")
+		case reflect.Float64:
+			f.SetFloat(0.5)
+		case reflect.Struct:
+			w.In.X++
+		case reflect.Slice:
+			w.L[1].U8++
+		}
+		if hashBoth(w) == base {
+			t.Errorf("a change of field %s leaves the hash", rv.Type().Field(i).Name)
+		}
+	}
+}

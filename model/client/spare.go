@@ -39,7 +39,11 @@ const listKeep = 64
 // pointed at the run's batches, and through them at their record chunks,
 // so a backlog's memory outlived the run (64 partitions held about 55
 // bytes a record of crossbump's 100,000). The lists read the same
-// afterwards; only capacities differ, which nothing observes.
+// afterwards; only capacities differ, which nothing observes. It also
+// clears the stale effects (ClearSpare), seals the request and batch
+// slabs' current chunks and drops the record stores' current chunks, the
+// other holders of the run's records (docs/performance.md, "Memory per
+// record").
 func (p *Producer) TrimLists() {
 	trim := func(l *[]*pbatch) {
 		if cap(*l) > listKeep {

@@ -124,7 +124,11 @@ func TestBranchMatchesReplay(t *testing.T) {
 							refused++ // the plan's check refuses it (a fault on a node the plan crashes later)
 							continue
 						}
-						got, err := p.saved.Branch(ss, &saveAt{t: t, at: -1}, child.PlanText)
+						sv, err := p.saved.Restore(ss)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := sv.Branch(&saveAt{t: t, at: -1}, child.PlanText)
 						if err != nil {
 							t.Fatalf("%s seed %d: branch at time point %d with\n%s: %v", sc.Name, spec.Seed, p.at, lines, err)
 						}

@@ -63,16 +63,23 @@ func (sv *Saved) Resume(ss *Snapshots, p Probe) (*Result, error) {
 	return w.runRest(w.setup, cmp.Or(w.setup.MaxEvents, DefaultMaxEvents), true)
 }
 
-// Branch runs a copy of the saved world on under plan, the saved run's
-// plan with actions added at or after the saved time (a fault chosen
-// there, after the plan's own actions of their times), as a run of plan
-// from the start goes on: the added actions are scheduled before the
-// pending events at their times, the plan's own actions renumbered.
-func (sv *Saved) Branch(ss *Snapshots, p Probe, plan string) (*Result, error) {
+// Restore returns a copy of the saved state, for one Branch.
+func (sv *Saved) Restore(ss *Snapshots) (*Saved, error) {
+	w, st, err := ss.copyWorld(sv.w)
+	return &Saved{w: w, ev: sv.ev, seq: sv.seq, Stats: st}, err
+}
+
+// Branch runs the saved world itself on (it is used up: Restore a copy
+// for each branch) under plan, the saved run's plan with actions added
+// at or after the saved time (a fault chosen there, after the plan's own
+// actions of their times), as a run of plan from the start goes on: the
+// added actions are scheduled before the pending events at their times,
+// the plan's own actions renumbered.
+func (sv *Saved) Branch(p Probe, plan string) (*Result, error) {
 	np, err := faults.Parse(plan)
-	w, _, cerr := ss.copyWorld(sv.w)
-	if err != nil || cerr != nil || np.End != w.plan.End {
-		return nil, cmp.Or(err, cerr, errors.New("scenarios: a branch's plan ends elsewhere"))
+	w := sv.w
+	if sv.w = nil; err != nil || w == nil || np.End != w.plan.End {
+		return nil, cmp.Or(err, errors.New("scenarios: a branch's plan ends elsewhere, or its state is used up"))
 	}
 	old, now, idx, added := w.plan.Actions, w.loop.Now(), make([]uint64, 0, len(np.Actions)), []int(nil)
 	for i, a := range np.Actions {

@@ -88,7 +88,7 @@ func TestBranchMatchesReplay(t *testing.T) {
 		seeds = 60
 	}
 	rng := rand.New(rand.NewPCG(36, 2))
-	ss := world.NewSnapshots()
+	ss, hc := world.NewSnapshots(), world.NewHashCache()
 	var branches, refused, settling int
 	for _, sc := range All() {
 		for seed := range uint64(seeds) {
@@ -128,7 +128,7 @@ func TestBranchMatchesReplay(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						got, err := sv.Branch(&saveAt{t: t, at: -1}, child.PlanText)
+						got, err := sv.Branch(&saveAt{t: t, at: -1}, hc, child.PlanText)
 						if err != nil {
 							t.Fatalf("%s seed %d: branch at time point %d with\n%s: %v", sc.Name, spec.Seed, p.at, lines, err)
 						}

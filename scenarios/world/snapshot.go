@@ -74,8 +74,8 @@ func (sv *Saved) Restore(ss *Snapshots) (*Saved, error) {
 // at or after the saved time (a fault chosen there, after the plan's own
 // actions of their times), as a run of plan from the start goes on: the
 // added actions are scheduled before the pending events at their times,
-// the plan's own actions renumbered.
-func (sv *Saved) Branch(p Probe, plan string) (*Result, error) {
+// the plan's own actions renumbered; p watches the points after it.
+func (sv *Saved) Branch(p Probe, hc *HashCache, plan string) (*Result, error) {
 	np, err := faults.Parse(plan)
 	w := sv.w
 	if sv.w = nil; err != nil || w == nil || np.End != w.plan.End {
@@ -93,7 +93,7 @@ func (sv *Saved) Branch(p Probe, plan string) (*Result, error) {
 		return nil, errors.New("scenarios: a branch's plan lacks an action of its saved run")
 	}
 	w.mf.prearmed = append(w.mf.prearmed, make([]bool, len(added))...) // the added actions are not at 0s
-	w.plan, w.probe.p = np, p
+	w.plan, w.probe.p, w.probe.cache = np, p, hc.c // hc: the caller's (not nil)
 	w.loop.Requeue(sv.seq, sv.ev, sv.ev.bg)
 	w.loop.Edit(func(ev *Event) {
 		if ev.kind == evFault || ev.kind == evResume || ev.kind == evUnstall {

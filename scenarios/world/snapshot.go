@@ -93,7 +93,7 @@ func (sv *Saved) Branch(p Probe, hc *HashCache, plan string) (*Result, error) {
 		return nil, errors.New("scenarios: a branch's plan lacks an action of its saved run")
 	}
 	w.mf.prearmed = append(w.mf.prearmed, make([]bool, len(added))...) // the added actions are not at 0s
-	w.plan, w.probe.p, w.probe.cache = np, p, hc.c // hc: the caller's (not nil)
+	w.plan, w.probe.p, w.probe.cache = np, p, hc.c                     // hc: the caller's (not nil)
 	w.loop.Requeue(sv.seq, sv.ev, sv.ev.bg)
 	w.loop.Edit(func(ev *Event) {
 		if ev.kind == evFault || ev.kind == evResume || ev.kind == evUnstall {

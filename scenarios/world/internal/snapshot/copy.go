@@ -53,6 +53,7 @@ type plan struct {
 	t      reflect.Type
 	size   uintptr
 	ptrs   bool // values hold references (slots is not empty)
+	direct bool // an interface holds a value in its data word (direct)
 	slots  []slot
 	sliceT reflect.Type // []t, made when first needed
 }
@@ -75,6 +76,29 @@ type slot struct {
 	shared bool         // sPtr: to a shared type, kept as it is
 }
 
+// ptrSize is a pointer's size: an interface's data word is its second.
+const ptrSize = unsafe.Sizeof(uintptr(0))
+
+// ifaceData returns the data word of interface v (addressable).
+func ifaceData(v reflect.Value) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(v.UnsafeAddr()), ptrSize))
+}
+
+// direct reports whether an interface holds a value of type t in its
+// data word itself (a pointer-shaped type, as the compiler decides it)
+// rather than a pointer to it.
+func direct(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return true
+	case reflect.Struct:
+		return t.NumField() == 1 && direct(t.Field(0).Type)
+	case reflect.Array:
+		return t.Len() == 1 && direct(t.Elem())
+	}
+	return false
+}
+
 // sliceHeader is a slice's memory.
 type sliceHeader struct {
 	data     unsafe.Pointer
@@ -86,7 +110,7 @@ func (c *Copier) planOf(t reflect.Type) *plan {
 	if pl, ok := c.plans[t]; ok {
 		return pl
 	}
-	pl := &plan{t: t, size: t.Size(), ptrs: c.hasPtrs(t)}
+	pl := &plan{t: t, size: t.Size(), ptrs: c.hasPtrs(t), direct: direct(t)}
 	c.plans[t] = pl // before the slots: a pointer to t in t finds it
 	if pl.ptrs {
 		c.addSlots(pl, t, 0)
@@ -158,6 +182,7 @@ type state struct {
 	mapSeen        map[uintptr]bool
 	stats          Stats
 	err            error
+	last           *region // translate's last root
 }
 
 // Copy returns a deep copy of *root (root must be a non-nil pointer):
@@ -176,12 +201,13 @@ func (c *Copier) Copy(root any) (any, Stats, error) {
 	clear(st.seen)
 	clear(st.maps)
 	clear(st.mapSeen)
-	st.regions, st.stats, st.err = st.regions[:0], Stats{}, nil
+	st.regions, st.stats, st.err, st.last = st.regions[:0], Stats{}, nil, nil
 	defer func() {
 		// Let the source and the copy go: the buffers keep no pointer.
 		clear(st.maps)
 		clear(st.regions)
 		clear(st.spare[:cap(st.spare)])
+		st.last = nil
 	}()
 	c.collectPtr(v)
 	if st.err != nil {
@@ -338,7 +364,14 @@ func (c *Copier) collect(v reflect.Value) {
 		if v.IsNil() {
 			return
 		}
-		c.collectCopy(v.Elem())
+		e := v.Elem()
+		if pl := c.planOf(e.Type()); pl.direct {
+			c.collectCopy(e)
+		} else if pl.ptrs {
+			// The value the interface holds, read in place: its data
+			// word points to it (it is never changed in place).
+			c.collectAt(ifaceData(v), pl)
+		}
 	case reflect.Func:
 		if !v.IsNil() {
 			st.stats.Funcs++
@@ -419,6 +452,9 @@ func (c *Copier) merge() error {
 // translate returns the copy's address of source address p.
 func (c *Copier) translate(sp unsafe.Pointer) unsafe.Pointer {
 	rs, p := c.st.regions, uintptr(sp)
+	if r := c.st.last; r != nil && p >= r.start && p < r.end {
+		return unsafe.Add(r.newBase, p-r.start) // the last root hit again
+	}
 	i, _ := slices.BinarySearchFunc(rs, p, func(r region, p uintptr) int {
 		if r.start <= p {
 			return -1
@@ -429,6 +465,7 @@ func (c *Copier) translate(sp unsafe.Pointer) unsafe.Pointer {
 	for i--; i >= 0; i-- {
 		r := &rs[rs[i].root]
 		if p >= r.start && p < r.end {
+			c.st.last = r
 			return unsafe.Add(r.newBase, p-r.start)
 		}
 		if rs[i].root == i {
@@ -479,6 +516,14 @@ func (c *Copier) fix(v reflect.Value) {
 		}
 		e := v.Elem()
 		if e.Kind() == reflect.Pointer && (c.shared[e.Type().Elem()] || e.IsNil()) || !c.hasPtrs(e.Type()) {
+			return
+		}
+		if e.Kind() == reflect.Pointer {
+			// The data word is the pointer: translated in place.
+			if e.Type().Elem().Size() > 0 {
+				q := (*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(v.UnsafeAddr()), ptrSize))
+				*q = c.translate(*q)
+			}
 			return
 		}
 		writable(v).Set(c.copyValue(e))

@@ -121,7 +121,7 @@ func TestBranchMatchesReplay(t *testing.T) {
 						child.PlanText, child.Probe = withLines(ref.Plan, lines), &saveAt{t: t, at: -1} // a probe, as the branch has (skipIdle)
 						want, err := Run(child)
 						if err != nil {
-							refused++ // the plan's check refuses it (a fault on a node the plan crashes later)
+							refused++ // the plan's check refuses it
 							continue
 						}
 						sv, err := p.saved.Restore(ss)

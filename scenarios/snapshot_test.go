@@ -117,8 +117,10 @@ func TestSnapshotResumeMatchesReplay(t *testing.T) {
 	}
 }
 
-// BenchmarkSnapshot measures a save and a resume's copy at a time point
-// half way through a run of each scenario named, beside the whole run.
+// BenchmarkSnapshot measures, at a time point half way through a run of
+// each scenario named, beside the whole run (run): a run with a save
+// there (save), a resume (a copy of the saved state and the rest of the
+// run) and a restore (the copy alone, with the saved state's bytes).
 func BenchmarkSnapshot(b *testing.B) {
 	for _, name := range []string{"ackloss", "zombie", "coordfailover", "failover"} {
 		sc, err := Lookup(name)
@@ -159,6 +161,14 @@ func BenchmarkSnapshot(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+		b.Run(name+"/restore", func(b *testing.B) {
+			for range b.N {
+				if _, err := p.saved.Restore(ss); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(p.saved.Stats.Bytes), "bytes/state")
 		})
 		b.Logf("%s: save at time point %d of %d: %+v", name, p.at, n, p.saved.Stats)
 	}

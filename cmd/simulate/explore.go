@@ -31,10 +31,11 @@ type exploreFlags struct {
 	all       *bool
 	menu      *string
 	memory    *string
+	branch    *string
 }
 
 // exploreOnly are the flags only -explore takes.
-var exploreOnly = []string{"max-faults", "explore-budget", "explore-prune", "explore-reduce", "all", "explore-menu", "explore-memory"}
+var exploreOnly = []string{"max-faults", "explore-budget", "explore-prune", "explore-reduce", "all", "explore-menu", "explore-memory", "explore-branch"}
 
 func addExploreFlags(fs *flag.FlagSet) *exploreFlags {
 	return &exploreFlags{
@@ -45,6 +46,7 @@ func addExploreFlags(fs *flag.FlagSet) *exploreFlags {
 		reduce:    fs.Bool("explore-reduce", true, "explore: skip faults on a message whose number on its link an earlier message had (a response to a duplicated request): a plan rule would take the earlier one"),
 		all:       fs.Bool("all", false, "explore: search up to -max-faults for one counterexample per violated invariant"),
 		memory:    fs.String("explore-memory", "2GiB", "explore: bound what the search keeps (visited states, the frontier of schedules and their choice points), counted from the sizes of what it stores, e.g. 512MiB, 2GiB (0: no bound); the result is then incomplete"),
+		branch:    fs.String("explore-branch", "off", "explore: on runs the children of a schedule from its states saved at their choice points (node faults) instead of replaying each from the start; the result is the same (see docs/explore.md, Saved states)"),
 		menu:      fs.String("explore-menu", "basic", "explore: the faults offered: basic (one pause length and one crash downtime, fault.max_duration), or full (lengths around the timeouts, clean restarts, stalls, drifts); see docs/explore.md"),
 	}
 }
@@ -77,6 +79,13 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 	}
 	cfg := explore.Config{Scenario: a.sc, ScenarioFile: a.scenFile, File: a.file, Bugs: a.bugs, Sets: a.sets, Seed: 1,
 		MaxFaults: *a.f.maxFaults, Budget: *a.f.budget, Prune: *a.f.prune, Reduce: *a.f.reduce, All: *a.f.all, Parallel: a.sw.parallel}
+	switch *a.f.branch {
+	case "off":
+	case "on":
+		cfg.Branch = true
+	default:
+		return usageErr(stderr, fmt.Sprintf("-explore-branch %q is not allowed (allowed: off, on)", *a.f.branch))
+	}
 	switch *a.f.menu {
 	case "basic":
 	case "full":

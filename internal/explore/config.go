@@ -51,6 +51,10 @@ type Config struct {
 	All bool
 	// Parallel is the number of runs at once (>= 1).
 	Parallel int
+	// Branch runs the children of a schedule from its states saved at
+	// their choice points instead of replaying each from the start
+	// (-explore-branch, branch.go); the result is the same.
+	Branch bool
 	// Shard splits the search at the first choice points: shard i of n
 	// explores the i-th, (i+n)-th, ... one-fault schedules and what
 	// grows from them. Count 0 or 1: no split.

@@ -23,7 +23,11 @@ import (
 //     shared between points that list the same nodes), its violations,
 //     and its sched (schedBytes each, kept for as long as the visited set
 //     names it);
-//   - no saved states: the explorer replays every schedule.
+//   - with branching (Config.Branch), a saved state at a time: a worker
+//     saves the state of a parent at one choice point, runs the children
+//     chosen there from it and lets it go before the next; the peak
+//     counts the largest state saved once, whatever -parallel is, so
+//     that it stays the same for every -parallel.
 //
 // What it does not count: a worker's run under way (one World per
 // worker, freed after each run), the hash caches (one per worker, per
@@ -83,8 +87,12 @@ type Memory struct {
 	// (the schedules of one level kept with their choice points).
 	FrontierSchedules int64 `json:"frontier_schedules"`
 	FrontierBytes     int64 `json:"frontier_bytes"`
-	// Saved states: none (the explorer replays every schedule).
-	SavedStates int64 `json:"saved_states"`
+	// SavedStates is the number of states saved to branch from
+	// (-explore-branch; 0 when the explorer replays every schedule);
+	// SavedStateBytes the largest of them, in bytes (its copy's
+	// allocations), counted in Peak and by the bound.
+	SavedStates     int64 `json:"saved_states"`
+	SavedStateBytes int64 `json:"saved_state_bytes,omitempty"`
 }
 
 // String is the report's memory line, e.g. "1.2 MiB at most of a 2 GiB
@@ -102,7 +110,11 @@ func (m Memory) String() string {
 	if m.FrontierSchedules > 0 {
 		fmt.Fprintf(&b, ", the largest frontier %s in %s (%s each)", plural64(m.FrontierSchedules, "schedule"), Size(m.FrontierBytes), Size(m.FrontierBytes/m.FrontierSchedules))
 	}
-	b.WriteString(", no saved states")
+	if m.SavedStates == 0 {
+		b.WriteString(", no saved states")
+	} else {
+		fmt.Fprintf(&b, ", %s saved (one at a time per worker) of at most %s", plural64(m.SavedStates, "state"), Size(m.SavedStateBytes))
+	}
 	return b.String()
 }
 

@@ -57,7 +57,7 @@ func Merge(out string, dirs []string) (*Result, error) {
 		return nil, err
 	}
 	m := *rs[0]
-	m.Shard, m.Merged, m.Stop, m.Levels, m.Remaining = nil, set.Count(), "", nil, 0
+	m.Shard, m.Merged, m.Stop, m.Levels, m.Remaining, m.Memory.SavedStates = nil, set.Count(), "", nil, 0, 0
 	m.Counterexamples = nil
 	// One process without -all stops after the level of its first
 	// counterexample: add the shards' levels up to there.
@@ -90,6 +90,8 @@ func Merge(out string, dirs []string) (*Result, error) {
 		m.Remaining += r.Remaining
 		// Each shard is its own process: the most any one kept.
 		m.Memory.Peak = max(m.Memory.Peak, r.Memory.Peak)
+		m.Memory.SavedStates += r.Memory.SavedStates
+		m.Memory.SavedStateBytes = max(m.Memory.SavedStateBytes, r.Memory.SavedStateBytes)
 		if r.Memory.FrontierBytes > m.Memory.FrontierBytes {
 			m.Memory.FrontierBytes, m.Memory.FrontierSchedules = r.Memory.FrontierBytes, r.Memory.FrontierSchedules
 		}

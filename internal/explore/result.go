@@ -133,6 +133,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	start := time.Now()
 	e.search()
 	e.timing.Wall = time.Since(start)
+	e.timing.Branch = e.branch
+	e.mem.SavedStates, e.mem.SavedStateBytes = e.branch.Saves, e.branch.SavedMax
 	if e.err != nil {
 		return nil, e.err
 	}

@@ -428,9 +428,14 @@ func (s *setup) run(x *sched, list, hashing bool, res *scenarios.Resolved, hc *w
 	if err != nil {
 		return nil, err
 	}
-	took := time.Since(start)
+	return s.outcomeOf(out, rec, spec.PlanText, time.Since(start))
+}
+
+// outcomeOf is what the search keeps of out, the run of plan under rec
+// that took took.
+func (s *setup) outcomeOf(out *scenarios.Result, rec *recorder, plan string, took time.Duration) (*outcome, error) {
 	if rec.bad != "" || rec.next != len(rec.fs) {
-		return nil, &inconsistency{plan: spec.PlanText, why: rec.bad}
+		return nil, &inconsistency{plan: plan, why: rec.bad}
 	}
 	o := &outcome{events: out.Events, points: rec.points, runTime: took, hashTime: rec.hashTime, skipped: rec.skipped, upBytes: rec.upBytes}
 	for _, v := range out.Violations {

@@ -63,8 +63,10 @@ type engine struct {
 	err      error
 	remain   int64 // schedules generated but not run (budget)
 	progress func(Progress)
-	// timing adds up the runs' wall-clock times (Result.Timing).
+	// timing adds up the runs' wall-clock times (Result.Timing);
+	// branch what branching did (Config.Branch, branch.go).
 	timing Timing
+	branch groupStats
 
 	// Memory (memory.go): states counts the visited set's entries,
 	// oldScheds the bytes of the schedules of earlier frontiers (the
@@ -145,10 +147,14 @@ func (e *engine) search() {
 func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal bool) []node {
 	s := e.s
 	lv := e.level(d)
+	// A job is a schedule, or with branching a group of consecutive
+	// children of one parent (branch.go); i is its first schedule's
+	// place in the level.
 	type job struct {
-		i int
-		x *sched
+		i  int
+		xs []*sched
 	}
+	branching := s.cfg.Branch && d > 0
 	bound := s.cfg.Memory
 	// keptRT adds up the kept bytes of the level's runs as they complete
 	// (any order); usedAt[i] is kept() when schedule i was handed out
@@ -156,10 +162,42 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 	// level (below), so it does not depend on the workers' timing.
 	var keptRT int64
 	var usedAt []int64
+	var savedAt []int64 // with branching: the bytes of the state schedule i ran from
 	jobs := make(chan job, 4*s.cfg.Parallel)
 	var mu sync.Mutex
 	var out []node
 	hashing := internal && s.cfg.Prune
+	// done records schedule i's outcome (with mu held).
+	done := func(i int, x *sched, o *outcome, saved int64) {
+		if internal {
+			// Recorded in order after the level, up to the
+			// memory cut.
+			for len(out) <= i {
+				out = append(out, node{})
+			}
+			out[i] = node{s: x, o: o}
+			keptRT += o.keptBytes()
+		} else {
+			e.record(d, x, o)
+		}
+		if branching {
+			for len(savedAt) <= i {
+				savedAt = append(savedAt, 0)
+			}
+			savedAt[i] = saved
+		}
+		e.runs++
+		if e.progress != nil {
+			e.progress(Progress{Level: d, Runs: e.runs})
+		}
+	}
+	fail := func(err error) {
+		mu.Lock()
+		if e.err == nil {
+			e.err = err
+		}
+		mu.Unlock()
+	}
 	var wg sync.WaitGroup
 	for range s.cfg.Parallel {
 		wg.Add(1)
@@ -168,42 +206,58 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 			// Each worker resolves the parameters once for its runs.
 			res, rerr := scenarios.Resolve(s.base)
 			hc := world.NewHashCache()
+			var ss *world.Snapshots
+			if branching {
+				ss = world.NewSnapshots()
+			}
 			for j := range jobs {
 				if rerr != nil {
-					mu.Lock()
-					e.err = rerr
-					mu.Unlock()
+					fail(rerr)
 					continue
 				}
-				o, err := s.run(j.x, internal, hashing, res, hc)
-				mu.Lock()
-				if err != nil {
-					if e.err == nil {
-						e.err = err
+				if len(j.xs) > 1 {
+					os, saved, st, took, err := s.runGroup(j.xs, internal, hashing, res, hc, ss)
+					if err != nil {
+						fail(err)
+						continue
+					}
+					mu.Lock()
+					e.timing.Runs += took
+					e.timing.Saving += st.Saving
+					e.timing.Restoring += st.Restoring
+					e.branch.add(st)
+					for k, x := range j.xs {
+						e.timing.Hashing += os[k].hashTime
+						done(j.i+k, x, os[k], saved[k])
 					}
 					mu.Unlock()
 					continue
 				}
+				o, err := s.run(j.xs[0], internal, hashing, res, hc)
+				if err != nil {
+					fail(err)
+					continue
+				}
+				mu.Lock()
 				e.timing.Runs += o.runTime
 				e.timing.Hashing += o.hashTime
-				if internal {
-					// Recorded in order after the level, up to the
-					// memory cut.
-					for len(out) <= j.i {
-						out = append(out, node{})
-					}
-					out[j.i] = node{s: j.x, o: o}
-					keptRT += o.keptBytes()
-				} else {
-					e.record(d, j.x, o)
+				if branching {
+					e.branch.Replayed++
 				}
-				e.runs++
-				if e.progress != nil {
-					e.progress(Progress{Level: d, Runs: e.runs})
-				}
+				done(j.i, j.xs[0], o, 0)
 				mu.Unlock()
 			}
 		}()
+	}
+	// group holds the children handed out and not yet sent, with
+	// branching; first is the first one's place.
+	var group []*sched
+	first := 0
+	flush := func() {
+		if len(group) > 0 {
+			jobs <- job{first, group}
+			group = nil
+		}
 	}
 	i := 0
 	counting := false
@@ -252,10 +306,22 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 		if s.cfg.onSchedule != nil {
 			s.cfg.onSchedule(s.plan(x))
 		}
-		jobs <- job{i, x}
+		if !branching {
+			jobs <- job{i, []*sched{x}}
+			i++
+			return true
+		}
+		if n := len(group); n > 0 && (x.parent != group[0].parent || n >= groupMax && x.f.cp != group[n-1].f.cp) {
+			flush()
+		}
+		if len(group) == 0 {
+			first = i
+		}
+		group = append(group, x)
 		i++
 		return true
 	})
+	flush()
 	close(jobs)
 	wg.Wait()
 	if internal {
@@ -269,7 +335,7 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 				if out[k].o != nil {
 					sum += out[k].o.keptBytes()
 				}
-				if usedAt[k]+sum > bound {
+				if usedAt[k]+sum+at(savedAt, k) > bound {
 					limit = k
 					break
 				}
@@ -312,7 +378,8 @@ func (e *engine) frontier(out []node) {
 	}
 	// The peak: at a level's end the visited set is at its largest and
 	// both frontiers are held.
-	e.mem.Peak = max(e.mem.Peak, e.kept()+b)
+	e.mem.Peak = max(e.mem.Peak, e.kept()+b+e.branch.SavedMax) // a worker's saved state: the largest
+
 	if b > e.mem.FrontierBytes {
 		e.mem.FrontierBytes, e.mem.FrontierSchedules = b, n
 	}
@@ -424,4 +491,12 @@ func (e *engine) covers(v visit, r int, events int64, x *sched) bool {
 		return c < 0
 	}
 	return e.s.actions(v.s) <= e.s.actions(x)
+}
+
+// at returns xs[k], or 0 past its end.
+func at(xs []int64, k int) int64 {
+	if k < len(xs) {
+		return xs[k]
+	}
+	return 0
 }

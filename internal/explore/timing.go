@@ -17,12 +17,15 @@ type Timing struct {
 	Workers int
 	// Runs adds up the workers' time in the runs, Hashing the part of
 	// it the state hashes at choice points took (pruning). Saving and
-	// Restoring would be the time spent copying and resuming saved
-	// states: the explorer does not save states (it replays every
-	// schedule), so they are 0.
+	// Restoring are the parts of it spent copying states at choice
+	// points and copying saved states for branches (-explore-branch;
+	// 0 without it).
 	Runs, Hashing     time.Duration
 	Saving, Restoring time.Duration
 	Schedules, States int64
+	// Branch counts the states saved and the schedules branched from
+	// them and replayed (-explore-branch).
+	Branch groupStats
 }
 
 // TimingFile is the -out directory's file of where the time went.
@@ -76,27 +79,39 @@ func (t Timing) Line() string {
 	}
 	f := t.Fractions()
 	pc := func(x float64) int { return int(100*x + 0.5) }
-	return s + fmt.Sprintf("; of the workers' time: running %d%%, hashing %d%%, saving %d%%, restoring %d%%, idle %d%% (runs %.2fs)",
+	s += fmt.Sprintf("; of the workers' time: running %d%%, hashing %d%%, saving %d%%, restoring %d%%, idle %d%% (runs %.2fs)",
 		pc(f.Running), pc(f.Hashing), pc(f.Saving), pc(f.Restoring), pc(f.Idle), t.Runs.Seconds())
+	if b := t.Branch; b.Saves+b.Branched+b.Replayed > 0 {
+		s += fmt.Sprintf("; branched %s from %s saved, replayed %s", Count(b.Branched), Count(b.Saves), Count(b.Replayed))
+	}
+	return s
 }
 
 // timingJSON is timing.json.
 type timingJSON struct {
-	WallSeconds     float64   `json:"wall_seconds"`
-	Workers         int       `json:"workers"`
-	Schedules       int64     `json:"schedules"`
-	States          int64     `json:"distinct_states"`
-	SchedulesPerSec float64   `json:"schedules_per_second"`
-	StatesPerSec    float64   `json:"distinct_states_per_second"`
-	RunSeconds      float64   `json:"run_seconds"`
-	HashSeconds     float64   `json:"hash_seconds"`
-	Fractions       Fractions `json:"fractions"`
+	WallSeconds     float64 `json:"wall_seconds"`
+	Workers         int     `json:"workers"`
+	Schedules       int64   `json:"schedules"`
+	States          int64   `json:"distinct_states"`
+	SchedulesPerSec float64 `json:"schedules_per_second"`
+	StatesPerSec    float64 `json:"distinct_states_per_second"`
+	RunSeconds      float64 `json:"run_seconds"`
+	HashSeconds     float64 `json:"hash_seconds"`
+	SaveSeconds     float64 `json:"save_seconds"`
+	RestoreSeconds  float64 `json:"restore_seconds"`
+	// SavedStates, Branched and Replayed: -explore-branch's states
+	// saved, schedules run from them and schedules replayed.
+	SavedStates int64     `json:"saved_states"`
+	Branched    int64     `json:"branched"`
+	Replayed    int64     `json:"replayed"`
+	Fractions   Fractions `json:"fractions"`
 }
 
 // JSON returns timing.json: wall-clock times, rates and fractions.
 func (t Timing) JSON() ([]byte, error) {
 	b, err := json.MarshalIndent(timingJSON{WallSeconds: t.Wall.Seconds(), Workers: t.Workers, Schedules: t.Schedules, States: t.States,
 		SchedulesPerSec: t.rate(t.Schedules), StatesPerSec: t.rate(t.States), RunSeconds: t.Runs.Seconds(), HashSeconds: t.Hashing.Seconds(),
+		SaveSeconds: t.Saving.Seconds(), RestoreSeconds: t.Restoring.Seconds(), SavedStates: t.Branch.Saves, Branched: t.Branch.Branched, Replayed: t.Branch.Replayed,
 		Fractions: t.Fractions()}, "", "  ")
 	if err != nil {
 		return nil, err

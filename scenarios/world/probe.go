@@ -70,8 +70,9 @@ type ChoicePoint struct {
 	Up     []string
 	UpRole []Role
 
-	w  *World
-	ev Event
+	w   *World
+	ev  Event
+	seq uint64 // ev's scheduling sequence number
 }
 
 // StateHash returns the fingerprint of the world's state at a ChoiceTime
@@ -125,14 +126,14 @@ type probeState struct {
 func (w *World) faultPhase(now sim.Time) bool { return !w.ended && now < w.planEnd }
 
 // probeTime calls the probe at the first event of a new time.
-func (w *World) probeTime(now sim.Time, ev Event) {
+func (w *World) probeTime(now sim.Time, seq uint64, ev Event) {
 	ps := &w.probe
 	ps.lastAt = now
 	if !w.faultPhase(now) {
 		return
 	}
 	cp := &ps.cp
-	*cp = ChoicePoint{Kind: ChoiceTime, Index: ps.n, At: now, Events: w.loop.Events() - 1, Up: cp.Up[:0], UpRole: cp.UpRole[:0], w: w, ev: ev}
+	*cp = ChoicePoint{Kind: ChoiceTime, Index: ps.n, At: now, Events: w.loop.Events() - 1, Up: cp.Up[:0], UpRole: cp.UpRole[:0], w: w, ev: ev, seq: seq}
 	ps.n++
 	for i := range w.nodes {
 		nd := &w.nodes[i]

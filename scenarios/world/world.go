@@ -529,7 +529,7 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 		return
 	}
 	if w.probe.p != nil && now > w.probe.lastAt {
-		w.probeTime(now, ev) // probe.go
+		w.probeTime(now, seq, ev) // probe.go
 	}
 	if n := w.target(ev); n >= 0 && w.gate(now, n, ev) {
 		return

@@ -8,12 +8,14 @@ import (
 )
 
 // Copier deep-copies object graphs. It keeps per-type facts between
-// copies; it is not safe for concurrent use.
+// copies (a copy plan per type: where a value's pointers, slices, maps
+// and interfaces lie) and its buffers; it is not safe for concurrent use.
 type Copier struct {
 	shared map[reflect.Type]bool
 	ptrs   map[reflect.Type]bool  // whether a type holds pointers
-	fields map[reflect.Type][]int // a struct type's fields that hold pointers
+	plans  map[reflect.Type]*plan // copy plans, per type
 	st     state
+	keys   []regionKey // merge's buffer
 }
 
 // Stats are what the last copy did.
@@ -28,7 +30,8 @@ type Stats struct {
 // type *T with T among them, or an interface holding one, is kept as it
 // is (configuration read only, caches, sinks outside the copied state).
 func New(shared ...reflect.Type) *Copier {
-	c := &Copier{shared: map[reflect.Type]bool{}, ptrs: map[reflect.Type]bool{}, fields: map[reflect.Type][]int{}}
+	c := &Copier{shared: map[reflect.Type]bool{}, ptrs: map[reflect.Type]bool{}, plans: map[reflect.Type]*plan{}}
+	c.st = state{seen: map[visitKey]bool{}, maps: map[uintptr]reflect.Value{}, mapSeen: map[uintptr]bool{}}
 	for _, t := range shared {
 		c.shared[t] = true
 	}
@@ -44,33 +47,142 @@ func Copy[T any](c *Copier, root *T) (*T, Stats, error) {
 	return x.(*T), st, nil
 }
 
+// plan is a type's copy plan: the places in a value of it (flattened
+// through its structs and arrays) that hold references.
+type plan struct {
+	t      reflect.Type
+	size   uintptr
+	ptrs   bool // values hold references (slots is not empty)
+	direct bool // an interface holds a value in its data word (direct)
+	slots  []slot
+	sliceT reflect.Type // []t, made when first needed
+}
+
+// slotKind is what a slot holds.
+type slotKind uint8
+
+const (
+	sPtr   slotKind = iota // a pointer
+	sSlice                 // a slice
+	sOther                 // a map, an interface, a function, a channel: by reflection
+)
+
+// slot is a reference at offset off of a value.
+type slot struct {
+	off    uintptr
+	kind   slotKind
+	t      reflect.Type // the slot's type
+	elem   *plan        // sPtr: the pointee's plan; sSlice: the element's
+	shared bool         // sPtr: to a shared type, kept as it is
+}
+
+// ptrSize is a pointer's size: an interface's data word is its second.
+const ptrSize = unsafe.Sizeof(uintptr(0))
+
+// ifaceData returns the data word of interface v (addressable).
+func ifaceData(v reflect.Value) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(v.UnsafeAddr()), ptrSize))
+}
+
+// direct reports whether an interface holds a value of type t in its
+// data word itself (a pointer-shaped type, as the compiler decides it)
+// rather than a pointer to it.
+func direct(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return true
+	case reflect.Struct:
+		return t.NumField() == 1 && direct(t.Field(0).Type)
+	case reflect.Array:
+		return t.Len() == 1 && direct(t.Elem())
+	}
+	return false
+}
+
+// sliceHeader is a slice's memory.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// planOf returns t's copy plan, made once.
+func (c *Copier) planOf(t reflect.Type) *plan {
+	if pl, ok := c.plans[t]; ok {
+		return pl
+	}
+	pl := &plan{t: t, size: t.Size(), ptrs: c.hasPtrs(t), direct: direct(t)}
+	c.plans[t] = pl // before the slots: a pointer to t in t finds it
+	if pl.ptrs {
+		c.addSlots(pl, t, 0)
+	}
+	return pl
+}
+
+// addSlots adds the references a value of type t at offset off holds.
+func (c *Copier) addSlots(pl *plan, t reflect.Type, off uintptr) {
+	switch t.Kind() {
+	case reflect.Pointer:
+		pl.slots = append(pl.slots, slot{off: off, kind: sPtr, t: t, elem: c.planOf(t.Elem()), shared: c.shared[t.Elem()]})
+	case reflect.Slice:
+		pl.slots = append(pl.slots, slot{off: off, kind: sSlice, t: t, elem: c.planOf(t.Elem())})
+	case reflect.Array:
+		if et := t.Elem(); c.hasPtrs(et) {
+			for i := range t.Len() {
+				c.addSlots(pl, et, off+uintptr(i)*et.Size())
+			}
+		}
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); c.hasPtrs(f.Type) {
+				c.addSlots(pl, f.Type, off+f.Offset)
+			}
+		}
+	case reflect.Map, reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		pl.slots = append(pl.slots, slot{off: off, kind: sOther, t: t})
+	}
+}
+
+// slice returns []t.
+func (pl *plan) slice() reflect.Type {
+	if pl.sliceT == nil {
+		pl.sliceT = reflect.SliceOf(pl.t)
+	}
+	return pl.sliceT
+}
+
 // region is one allocation the source graph reaches: a pointed-to
 // value, or the backing array of slices, from start to end.
 type region struct {
 	start, end uintptr
 	sp         unsafe.Pointer // start, as a pointer
-	t          reflect.Type   // the value's type (the element's for an array)
+	pl         *plan          // the value's plan (the element's for an array)
 	n          int            // an array's length; -1 for a single value
 	// root is the index of the region that contains this one (itself
-	// for a root); base the new copy's address (roots only).
+	// for a root); newBase the new copy's address (roots only).
 	root    int
 	newBase unsafe.Pointer
-	nv      reflect.Value // the new allocation, a pointer (roots only)
+}
+
+// regionKey is a region's place in merge's sort.
+type regionKey struct {
+	start, end uintptr
+	i          int
 }
 
 type visitKey struct {
-	p uintptr
-	t reflect.Type
-	n int
+	p  uintptr
+	pl *plan
+	n  int
 }
 
 type state struct {
-	regions []region
-	seen    map[visitKey]bool
-	maps    map[uintptr]reflect.Value // old map pointer -> new map (pass 2)
-	mapSeen map[uintptr]bool
-	stats   Stats
-	err     error
+	regions, spare []region
+	seen           map[visitKey]bool
+	maps           map[uintptr]reflect.Value // old map pointer -> new map (pass 2)
+	mapSeen        map[uintptr]bool
+	stats          Stats
+	err            error
+	last           *region // translate's last root
 }
 
 // Copy returns a deep copy of *root (root must be a non-nil pointer):
@@ -85,8 +197,18 @@ func (c *Copier) Copy(root any) (any, Stats, error) {
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return nil, Stats{}, fmt.Errorf("snapshot: Copy of a %T", root)
 	}
-	c.st = state{seen: map[visitKey]bool{}, maps: map[uintptr]reflect.Value{}, mapSeen: map[uintptr]bool{}}
 	st := &c.st
+	clear(st.seen)
+	clear(st.maps)
+	clear(st.mapSeen)
+	st.regions, st.stats, st.err, st.last = st.regions[:0], Stats{}, nil, nil
+	defer func() {
+		// Let the source and the copy go: the buffers keep no pointer.
+		clear(st.maps)
+		clear(st.regions)
+		clear(st.spare[:cap(st.spare)])
+		st.last = nil
+	}()
 	c.collectPtr(v)
 	if st.err != nil {
 		return nil, st.stats, st.err
@@ -101,13 +223,15 @@ func (c *Copier) Copy(root any) (any, Stats, error) {
 			continue
 		}
 		if r.n < 0 {
-			r.nv = reflect.New(r.t)
-			r.nv.Elem().Set(reflect.NewAt(r.t, r.sp).Elem())
+			nv := reflect.New(r.pl.t)
+			nv.Elem().Set(reflect.NewAt(r.pl.t, r.sp).Elem())
+			r.newBase = nv.UnsafePointer()
 		} else {
-			r.nv = reflect.MakeSlice(reflect.SliceOf(r.t), r.n, r.n)
-			reflect.Copy(r.nv, reflect.SliceAt(r.t, r.sp, r.n))
+			nv := reflect.MakeSlice(r.pl.slice(), r.n, r.n)
+			h := sliceHeader{r.sp, r.n, r.n}
+			reflect.Copy(nv, reflect.NewAt(r.pl.slice(), unsafe.Pointer(&h)).Elem())
+			r.newBase = nv.UnsafePointer()
 		}
-		r.newBase = r.nv.UnsafePointer()
 		st.stats.Regions++
 		st.stats.Bytes += int(r.end - r.start)
 	}
@@ -115,12 +239,12 @@ func (c *Copier) Copy(root any) (any, Stats, error) {
 	for i := range st.regions {
 		r := &st.regions[i]
 		switch {
-		case r.root != i || !c.hasPtrs(r.t):
+		case r.root != i || !r.pl.ptrs:
 		case r.n < 0:
-			c.fix(r.nv.Elem())
+			c.fixAt(r.newBase, r.pl)
 		default:
 			for j := range r.n {
-				c.fix(r.nv.Index(j))
+				c.fixAt(unsafe.Add(r.newBase, uintptr(j)*r.pl.size), r.pl)
 			}
 		}
 	}
@@ -157,34 +281,42 @@ func (c *Copier) hasPtrs(t reflect.Type) bool {
 	return b
 }
 
-// ptrFields returns the fields of struct type t that hold pointers.
-func (c *Copier) ptrFields(t reflect.Type) []int {
-	fs, ok := c.fields[t]
-	if !ok {
-		for i := range t.NumField() {
-			if c.hasPtrs(t.Field(i).Type) {
-				fs = append(fs, i)
-			}
-		}
-		c.fields[t] = fs
-	}
-	return fs
-}
-
 // addRegion notes an allocation; it reports whether it is new.
-// An array of n t's has n >= 0; a single value n = -1.
-func (c *Copier) addRegion(sp unsafe.Pointer, t reflect.Type, n int) bool {
+// An array of n values has n >= 0; a single value n = -1.
+func (c *Copier) addRegion(sp unsafe.Pointer, pl *plan, n int) bool {
 	st := &c.st
 	p := uintptr(sp)
-	k := visitKey{p, t, n}
+	k := visitKey{p, pl, n}
 	if st.seen[k] {
 		return false
 	}
 	st.seen[k] = true
-	if size := t.Size() * uintptr(max(n, 1)); size > 0 {
-		st.regions = append(st.regions, region{start: p, end: p + size, sp: sp, t: t, n: n})
+	if size := pl.size * uintptr(max(n, 1)); size > 0 {
+		st.regions = append(st.regions, region{start: p, end: p + size, sp: sp, pl: pl, n: n})
 	}
 	return true
+}
+
+// collectAt collects what the value of plan pl at p reaches.
+func (c *Copier) collectAt(p unsafe.Pointer, pl *plan) {
+	for i := range pl.slots {
+		s := &pl.slots[i]
+		a := unsafe.Add(p, s.off)
+		switch s.kind {
+		case sPtr:
+			if q := *(*unsafe.Pointer)(a); q != nil && !s.shared && c.addRegion(q, s.elem, -1) && s.elem.ptrs {
+				c.collectAt(q, s.elem)
+			}
+		case sSlice:
+			if h := (*sliceHeader)(a); h.data != nil && h.cap > 0 && c.addRegion(h.data, s.elem, h.cap) && s.elem.ptrs {
+				for j := range h.cap {
+					c.collectAt(unsafe.Add(h.data, uintptr(j)*s.elem.size), s.elem)
+				}
+			}
+		default:
+			c.collect(reflect.NewAt(s.t, a).Elem())
+		}
+	}
 }
 
 // collectPtr collects what pointer v reaches.
@@ -192,9 +324,9 @@ func (c *Copier) collectPtr(v reflect.Value) {
 	if v.IsNil() || c.shared[v.Type().Elem()] {
 		return
 	}
-	et := v.Type().Elem()
-	if c.addRegion(v.UnsafePointer(), et, -1) && c.hasPtrs(et) {
-		c.collect(v.Elem())
+	pl := c.planOf(v.Type().Elem())
+	if p := v.UnsafePointer(); c.addRegion(p, pl, -1) && pl.ptrs {
+		c.collectAt(p, pl)
 	}
 }
 
@@ -204,27 +336,8 @@ func (c *Copier) collect(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer:
 		c.collectPtr(v)
-	case reflect.Slice:
-		if v.IsNil() || v.Cap() == 0 {
-			return
-		}
-		et, p := v.Type().Elem(), v.UnsafePointer()
-		if c.addRegion(p, et, v.Cap()) && c.hasPtrs(et) {
-			a := reflect.SliceAt(et, p, v.Cap())
-			for i := range v.Cap() {
-				c.collect(a.Index(i))
-			}
-		}
-	case reflect.Array:
-		if c.hasPtrs(v.Type().Elem()) {
-			for i := range v.Len() {
-				c.collect(v.Index(i))
-			}
-		}
-	case reflect.Struct:
-		for _, i := range c.ptrFields(v.Type()) {
-			c.collect(writable(v.Field(i)))
-		}
+	case reflect.Slice, reflect.Array, reflect.Struct:
+		c.collectAt(unsafe.Pointer(v.UnsafeAddr()), c.planOf(v.Type()))
 	case reflect.Map:
 		if v.IsNil() {
 			return
@@ -251,7 +364,14 @@ func (c *Copier) collect(v reflect.Value) {
 		if v.IsNil() {
 			return
 		}
-		c.collectCopy(v.Elem())
+		e := v.Elem()
+		if pl := c.planOf(e.Type()); pl.direct {
+			c.collectCopy(e)
+		} else if pl.ptrs {
+			// The value the interface holds, read in place: its data
+			// word points to it (it is never changed in place).
+			c.collectAt(ifaceData(v), pl)
+		}
 	case reflect.Func:
 		if !v.IsNil() {
 			st.stats.Funcs++
@@ -282,8 +402,11 @@ func (c *Copier) collectCopy(v reflect.Value) {
 // merged into one.
 func (c *Copier) merge() error {
 	st := &c.st
-	rs := st.regions
-	slices.SortFunc(rs, func(a, b region) int {
+	keys := c.keys[:0]
+	for i := range st.regions {
+		keys = append(keys, regionKey{st.regions[i].start, st.regions[i].end, i})
+	}
+	slices.SortFunc(keys, func(a, b regionKey) int {
 		if a.start != b.start {
 			if a.start < b.start {
 				return -1
@@ -299,17 +422,23 @@ func (c *Copier) merge() error {
 		}
 		return 0
 	})
+	c.keys = keys
+	rs := slices.Grow(st.spare[:0], len(keys))
+	for _, k := range keys {
+		rs = append(rs, st.regions[k.i])
+	}
+	st.regions, st.spare = rs, st.regions
 	cur := -1
 	for i := range rs {
 		r := &rs[i]
 		if cur >= 0 && r.start < rs[cur].end {
 			if r.end > rs[cur].end {
 				root := &rs[cur]
-				if root.n < 0 || r.n < 0 || root.t != r.t {
-					return fmt.Errorf("snapshot: a %s and a %s overlap", root.t, r.t)
+				if root.n < 0 || r.n < 0 || root.pl != r.pl {
+					return fmt.Errorf("snapshot: a %s and a %s overlap", root.pl.t, r.pl.t)
 				}
 				root.end = r.end
-				root.n = int((root.end - root.start) / root.t.Size())
+				root.n = int((root.end - root.start) / root.pl.size)
 			}
 			r.root = cur
 			continue
@@ -323,6 +452,9 @@ func (c *Copier) merge() error {
 // translate returns the copy's address of source address p.
 func (c *Copier) translate(sp unsafe.Pointer) unsafe.Pointer {
 	rs, p := c.st.regions, uintptr(sp)
+	if r := c.st.last; r != nil && p >= r.start && p < r.end {
+		return unsafe.Add(r.newBase, p-r.start) // the last root hit again
+	}
 	i, _ := slices.BinarySearchFunc(rs, p, func(r region, p uintptr) int {
 		if r.start <= p {
 			return -1
@@ -333,6 +465,7 @@ func (c *Copier) translate(sp unsafe.Pointer) unsafe.Pointer {
 	for i--; i >= 0; i-- {
 		r := &rs[rs[i].root]
 		if p >= r.start && p < r.end {
+			c.st.last = r
 			return unsafe.Add(r.newBase, p-r.start)
 		}
 		if rs[i].root == i {
@@ -345,33 +478,33 @@ func (c *Copier) translate(sp unsafe.Pointer) unsafe.Pointer {
 	return sp
 }
 
+// fixAt rewrites the references the value of plan pl at p (in the
+// copy) holds to their copies.
+func (c *Copier) fixAt(p unsafe.Pointer, pl *plan) {
+	for i := range pl.slots {
+		s := &pl.slots[i]
+		a := unsafe.Add(p, s.off)
+		switch s.kind {
+		case sPtr:
+			if q := (*unsafe.Pointer)(a); *q != nil && !s.shared && s.elem.size > 0 {
+				*q = c.translate(*q)
+			}
+		case sSlice:
+			if h := (*sliceHeader)(a); h.data != nil && h.cap > 0 && s.elem.size > 0 {
+				h.data = c.translate(h.data)
+			}
+		default:
+			c.fix(reflect.NewAt(s.t, a).Elem())
+		}
+	}
+}
+
 // fix rewrites the references v (addressable, in the copy) holds to
 // their copies.
 func (c *Copier) fix(v reflect.Value) {
 	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() || c.shared[v.Type().Elem()] || v.Type().Elem().Size() == 0 {
-			return
-		}
-		setPtr(v, c.translate(v.UnsafePointer()))
-	case reflect.Slice:
-		if v.IsNil() || v.Cap() == 0 || v.Type().Elem().Size() == 0 {
-			return
-		}
-		np := c.translate(v.UnsafePointer())
-		n, k := v.Len(), v.Cap()
-		s := reflect.SliceAt(v.Type().Elem(), np, k).Slice(0, n)
-		writable(v).Set(s.Convert(v.Type()))
-	case reflect.Array:
-		if c.hasPtrs(v.Type().Elem()) {
-			for i := range v.Len() {
-				c.fix(v.Index(i))
-			}
-		}
-	case reflect.Struct:
-		for _, i := range c.ptrFields(v.Type()) {
-			c.fix(writable(v.Field(i)))
-		}
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Struct:
+		c.fixAt(unsafe.Pointer(v.UnsafeAddr()), c.planOf(v.Type()))
 	case reflect.Map:
 		if v.IsNil() {
 			return
@@ -383,6 +516,14 @@ func (c *Copier) fix(v reflect.Value) {
 		}
 		e := v.Elem()
 		if e.Kind() == reflect.Pointer && (c.shared[e.Type().Elem()] || e.IsNil()) || !c.hasPtrs(e.Type()) {
+			return
+		}
+		if e.Kind() == reflect.Pointer {
+			// The data word is the pointer: translated in place.
+			if e.Type().Elem().Size() > 0 {
+				q := (*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(v.UnsafeAddr()), ptrSize))
+				*q = c.translate(*q)
+			}
 			return
 		}
 		writable(v).Set(c.copyValue(e))
@@ -430,10 +571,4 @@ func writable(v reflect.Value) reflect.Value {
 		return v
 	}
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
-}
-
-// setPtr sets pointer v to address p.
-func setPtr(v reflect.Value, p unsafe.Pointer) {
-	w := writable(v)
-	w.Set(reflect.NewAt(v.Type().Elem(), p).Convert(v.Type()))
 }

@@ -36,6 +36,12 @@ func TestCopySharing(t *testing.T) {
 	r.nodes[1].m = r.nodes[0].m
 	r.nodes[1].any = &r.nodes[0]
 	r.nodes[2].any = struct{ p *node }{&r.nodes[1]}
+	type boxed struct {
+		n int
+		p *node
+	}
+	r.nodes[1].any = boxed{7, &r.nodes[2]} // held through the data word
+	r.nodes[0].any = &r.nodes[1]
 	r.nodes[2].arr[1] = r.first
 	r.nodes[0].f = func() int { return 7 }
 	c := New()
@@ -60,7 +66,10 @@ func TestCopySharing(t *testing.T) {
 	if len(n.nodes[1].m) != 2 || len(r.nodes[0].m) != 1 {
 		t.Fatal("map sharing")
 	}
-	if n.nodes[1].any.(*node) != &n.nodes[0] || n.nodes[2].any.(struct{ p *node }).p != &n.nodes[1] {
+	if b := n.nodes[1].any.(boxed); b.p != &n.nodes[2] || b.n != 7 || r.nodes[1].any.(boxed).p != &r.nodes[2] {
+		t.Fatal("an interface holding a struct")
+	}
+	if n.nodes[0].any.(*node) != &n.nodes[1] || n.nodes[2].any.(struct{ p *node }).p != &n.nodes[1] {
 		t.Fatal("interfaces")
 	}
 	n.nodes[0].vals[0] = 99

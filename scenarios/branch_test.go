@@ -1,0 +1,159 @@
+package scenarios
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemsim/idemsim/scenarios/world"
+	"github.com/idemsim/idemsim/sim"
+)
+
+// branchAt is saveAt that also keeps the saved point's time and the
+// nodes up there, for a fault to add at it.
+type branchAt struct {
+	saveAt
+	when  sim.Time
+	up    []string
+	roles []world.Role
+}
+
+func (p *branchAt) Choice(cp *world.ChoicePoint) {
+	if cp.Kind == world.ChoiceTime && p.n == p.at {
+		p.when, p.up, p.roles = cp.At, slices.Clone(cp.Up), slices.Clone(cp.UpRole)
+	}
+	p.saveAt.Choice(cp)
+}
+
+// atText is a plan time as an explorer writes it.
+func atText(t sim.Time) string { return time.Duration(t).String() }
+
+// branchFault returns the plan lines of a random node fault at the saved
+// point: a crash (restarted unclean or, for a broker, clean), a pause, a
+// stall of a server or a drift, of a random node up; "" when the crash
+// would restart after the plan's end.
+func branchFault(rng *rand.Rand, p *branchAt, end time.Duration) string {
+	i := rng.IntN(len(p.up))
+	n, at := p.up[i], atText(p.when)
+	d := []time.Duration{time.Second, 10 * time.Second, 27 * time.Second}[rng.IntN(3)]
+	switch k := rng.IntN(4); {
+	case k == 0:
+		if time.Duration(p.when)+d > end {
+			return ""
+		}
+		clean := ""
+		if p.roles[i] == world.RoleBroker && rng.IntN(2) == 0 {
+			clean = " clean"
+		}
+		return at + " crash " + n + "\n" + atText(p.when.Add(d)) + " restart " + n + clean + "\n"
+	case k == 1 && (p.roles[i] == world.RoleBroker || p.roles[i] == world.RoleCoordinator):
+		return at + " stall " + n + " " + d.String() + "\n"
+	case k == 2:
+		return at + " drift " + n + " " + []string{"+200ppm", "-200ppm"}[rng.IntN(2)] + "\n"
+	}
+	return at + " pause " + n + " " + d.String() + "\n"
+}
+
+// withLines returns plan with lines added, sorted by time as an explorer
+// sorts a schedule's lines: the plan's own lines first at equal times.
+func withLines(plan, lines string) string {
+	body, end, _ := strings.Cut(plan, "end ")
+	ls := slices.Concat(strings.SplitAfter(strings.TrimSuffix(body, "\n"), "\n"), strings.SplitAfter(strings.TrimSuffix(lines, "\n"), "\n"))
+	ls = slices.DeleteFunc(ls, func(l string) bool { return strings.TrimSpace(l) == "" })
+	at := func(l string) time.Duration {
+		d, _ := time.ParseDuration(l[:strings.IndexByte(l, ' ')])
+		return d
+	}
+	slices.SortStableFunc(ls, func(a, b string) int { return cmp.Compare(at(a), at(b)) })
+	for i := range ls {
+		ls[i] = strings.TrimSuffix(ls[i], "\n") + "\n"
+	}
+	return strings.Join(ls, "") + "end " + end
+}
+
+// TestBranchMatchesReplay: a run branched from a saved state with a fault
+// added at the saved point ends exactly as the run of the plan with that
+// fault from the start: the trace hash, the verdicts, the counters, the
+// latencies, the whole JSON report and the plan. For random seeds of
+// every catalogue scenario, idempotence on and off, the seed's own plan
+// is the parent, a random time choice point of its run the branch point
+// and a random node fault of a node up there the added fault; each saved
+// state branches twice. -long runs thousands.
+func TestBranchMatchesReplay(t *testing.T) {
+	seeds := 3
+	if *long {
+		seeds = 60
+	}
+	rng := rand.New(rand.NewPCG(36, 2))
+	ss, hc := world.NewSnapshots(), world.NewHashCache()
+	var branches, refused, settling int
+	for _, sc := range All() {
+		for seed := range uint64(seeds) {
+			for _, on := range []bool{true, false} {
+				spec := Spec{Scenario: sc, Seed: seed*7717 + 5, Sets: idem(on)}
+				count := &saveAt{t: t, at: -1}
+				spec.Probe = count
+				ref := mustRun(t, spec)
+				if count.n == 0 {
+					continue
+				}
+				spec.PlanText = ref.Plan
+				end := planEnd(t, ref.Plan)
+				for range 2 {
+					p := &branchAt{saveAt: saveAt{t: t, ss: ss, at: rng.IntN(count.n)}}
+					spec.Probe = p
+					if src := mustRun(t, spec); resultBytes(src) != resultBytes(ref) {
+						t.Fatalf("%s seed %d: the plan as text runs otherwise than the seed's", sc.Name, spec.Seed)
+					}
+					if p.saved == nil {
+						settling++
+						continue
+					}
+					for range 2 {
+						lines := branchFault(rng, p, end)
+						if lines == "" {
+							continue
+						}
+						child := spec
+						child.PlanText, child.Probe = withLines(ref.Plan, lines), &saveAt{t: t, at: -1} // a probe, as the branch has (skipIdle)
+						want, err := Run(child)
+						if err != nil {
+							refused++ // the plan's check refuses it
+							continue
+						}
+						sv, err := p.saved.Restore(ss)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := sv.Branch(&saveAt{t: t, at: -1}, hc, child.PlanText)
+						if err != nil {
+							t.Fatalf("%s seed %d: branch at time point %d with\n%s: %v", sc.Name, spec.Seed, p.at, lines, err)
+						}
+						if a, b := resultBytes(got)+got.Plan, resultBytes(want)+want.Plan; a != b {
+							t.Fatalf("%s seed %d idempotence=%v: branched at time point %d of %d with\n%sdiffers from the replay of\n%s\nbranched %s\nreplay   %s",
+								sc.Name, spec.Seed, on, p.at, count.n, lines, child.PlanText, a, b)
+						}
+						branches++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d branches identical to their replays; %d plans refused by the check, %d points in replication's settling", branches, refused, settling)
+	if branches < 50*seeds {
+		t.Fatalf("only %d branches compared", branches)
+	}
+}
+
+// planEnd returns a plan text's end.
+func planEnd(t *testing.T, plan string) time.Duration {
+	_, end, ok := strings.Cut(plan, "end ")
+	d, err := time.ParseDuration(strings.TrimSpace(end))
+	if !ok || err != nil {
+		t.Fatalf("plan without an end:\n%s", plan)
+	}
+	return d
+}

@@ -78,6 +78,18 @@ var exploreCases = []violationCase{
 		trace: []string{"p2 fatal PRODUCER_FENCED: instance stops", "p1 app resumes its input at offset 0", "p1 transaction committed (10 records)"},
 	},
 	{
+		// The full menu's shortest LIVE-PROD once the one above commits
+		// its input: v2 paused past transaction.timeout.ms between its
+		// append and its TxnOffsetCommit; the coordinator's timeout abort
+		// bumps the epoch and the TxnOffsetCommit is fenced, fatal in the
+		// Java client (TxnOffsetCommitHandler). No newer instance exists:
+		// LIVE-PROD's spurious fatal, as Kafka does it.
+		plan: "explore-zombie-timeout-fence.plan", scenario: "zombie", seed: 1,
+		sets:  kv("net.latency", "constant"),
+		shows: []string{"LIVE-PROD"},
+		trace: []string{"c1 aborts timed-out transactions", "p2 TxnOffsetCommit PRODUCER_FENCED", "p2 fatal PRODUCER_FENCED: instance stops"},
+	},
+	{
 		// A crashed exactly-once instance restarted and went on sending
 		// from where its crashed incarnation was, skipping the records
 		// that incarnation had not committed (model bug: INV-EOS); it

@@ -62,7 +62,32 @@ var exploreCases = []violationCase{
 		sets:  kv("records", "3", "net.latency", "constant", "app.input", "synthetic", "pause.at", "2.9s"),
 		shows: []string{"LIVE-PROD"},
 		doc:   "if v1's InitProducerId is delayed past v2's",
-		trace: []string{"p2 fatal PRODUCER_FENCED: instance stops"},
+		trace: []string{"p2 fatal PRODUCER_FENCED: instance stops", "p1 app resumes its input at offset 0", "p1 transaction committed (3 records)"},
+	},
+	{
+		// The same with the scenario's defaults (its input topic), found
+		// by the full menu with 1 fault. v2 is fenced as Kafka fences it
+		// (LIVE-PROD); v1 used to commit nothing: the application stayed
+		// on its newest instance, which had stopped, and no instance read
+		// the input (60 records failed, model bug). v1's loop now goes on
+		// from the committed position and commits all 60 once.
+		plan: "explore-zombie-fenced-by-older.plan", scenario: "zombie", seed: 1,
+		sets:  kv("net.latency", "constant"),
+		shows: []string{"LIVE-PROD"},
+		doc:   "v1 commits the input and nothing is lost or",
+		trace: []string{"p2 fatal PRODUCER_FENCED: instance stops", "p1 app resumes its input at offset 0", "p1 transaction committed (10 records)"},
+	},
+	{
+		// The full menu's shortest LIVE-PROD once the one above commits
+		// its input: v2 paused past transaction.timeout.ms between its
+		// append and its TxnOffsetCommit; the coordinator's timeout abort
+		// bumps the epoch and the TxnOffsetCommit is fenced, fatal in the
+		// Java client (TxnOffsetCommitHandler). No newer instance exists:
+		// LIVE-PROD's spurious fatal, as Kafka does it.
+		plan: "explore-zombie-timeout-fence.plan", scenario: "zombie", seed: 1,
+		sets:  kv("net.latency", "constant"),
+		shows: []string{"LIVE-PROD"},
+		trace: []string{"c1 aborts timed-out transactions", "p2 TxnOffsetCommit PRODUCER_FENCED", "p2 fatal PRODUCER_FENCED: instance stops"},
 	},
 	{
 		// A crashed exactly-once instance restarted and went on sending

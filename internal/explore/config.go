@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/internal/shard"
+	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios"
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/sim"
@@ -281,6 +282,30 @@ var randomOff = []params.KV{
 	{Key: "fault.realized", Value: "false"},
 }
 
+// checkLinks accepts per-link latencies (net.link.latency) that draw
+// nothing: a constant distribution without a tail. Each such link runs
+// at its own base latency, as in a seed's run, so a scenario's topology
+// (a far zone, a slow coordinator link) stays what the scenario says;
+// a random link would be a random fault source the explorer cannot
+// switch off without changing the link. The latency's Draw takes no
+// random number for them, so the network's stream is not touched.
+func checkLinks(links []simnet.LinkLatency) error {
+	for _, l := range links {
+		what := ""
+		switch {
+		case l.Latency.Dist != simnet.Constant:
+			what = l.Latency.Dist.String()
+		case l.Latency.TailProb != 0:
+			what = "constant with tail_prob=" + strconv.FormatFloat(l.Latency.TailProb, 'g', -1, 64)
+		default:
+			continue
+		}
+		return fmt.Errorf("-explore: net.link.latency %s>%s is %s, a random source (allowed: constant links without a tail, e.g. %q)",
+			l.From, l.To, what, l.From+">"+l.To+" constant base="+l.Latency.Base.String())
+	}
+	return nil
+}
+
 // setup is what a search derives from its Config before it runs.
 type setup struct {
 	cfg  Config
@@ -331,8 +356,8 @@ func prepare(cfg Config) (*setup, error) {
 	if p := c.Net.DisconnectNotice; p != 0 && p != 1 {
 		return nil, fmt.Errorf("-explore: net.disconnect_notice=%v is random (allowed: 0 or 1)", p)
 	}
-	if len(c.Net.Links) > 0 {
-		return nil, errors.New("-explore: net.link.latency is not allowed (the explorer runs every link at the constant net.latency.base)")
+	if err := checkLinks(c.Net.Links); err != nil {
+		return nil, err
 	}
 	kinds := c.Fault.Kinds
 	m := Menu{

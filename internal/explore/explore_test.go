@@ -237,6 +237,10 @@ func TestStateHashSound(t *testing.T) {
 		cfgFor(t, "ackloss", 1, "enable.idempotence=false", "records=3"),
 		cfgFor(t, "reorder", 1, "records=3"),
 		cfgFor(t, "zombie", 1, "records=3", "transaction.records=2"),
+		// Replicated, with its own per-link latencies (20 ms to the
+		// followers): a delayed message waits for an arrival on another
+		// link at or after its own link's arrival time.
+		cfgFor(t, "failover", 1, "records=4", "fault.kinds=drop,partition"),
 	} {
 		s, err := prepare(c)
 		if err != nil {

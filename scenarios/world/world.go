@@ -127,6 +127,9 @@ type app struct {
 	// pauses its sends for idle (0: never).
 	idleAfter int64
 	idle      time.Duration
+	// handBack: an exactly-once app goes back to an older instance when
+	// its newest stops on a fatal error (current).
+	handBack bool
 }
 
 // wire is a message on the network between the client end of a

@@ -19,7 +19,7 @@ import (
 func (w *World) addApp(start sim.Time) *app {
 	ac := &w.cfg.App
 	a := w.spare.app()
-	*a = app{id: int32(len(w.apps)), records: ac.Records, interval: ac.SendInterval, idleAfter: ac.IdleAfter, idle: ac.Idle,
+	*a = app{id: int32(len(w.apps)), handBack: w.eosFetch(nil), records: ac.Records, interval: ac.SendInterval, idleAfter: ac.IdleAfter, idle: ac.Idle,
 		resolved: a.resolved[:0], abandoned: a.abandoned[:0], instances: a.instances[:0]}
 	w.apps = append(w.apps, a)
 	for i := 0; i == 0 || ac.GroupApp() && i < ac.Instances; i++ {
@@ -42,14 +42,26 @@ func (w *World) addInstance(a *app, start sim.Time) *instance {
 	return in
 }
 
-// current returns the app's newest started instance.
+// current returns the instance the app runs on: its newest started one;
+// in an exactly-once app whose newest instance stopped on a fatal error
+// (fenced by an older instance whose InitProducerId reached the
+// coordinator last, and so got the newer epoch), the newest older one
+// that holds a producer id and no fatal error, whose process goes on
+// with its consume-transform-produce loop.
 func (a *app) current() *instance {
+	var newest *instance
 	for i := len(a.instances) - 1; i >= 0; i-- {
-		if a.instances[i].started {
-			return a.instances[i]
+		switch in := a.instances[i]; {
+		case !in.started:
+		case newest == nil:
+			if newest = in; !a.handBack || in.prod.Fatal() == model.ErrNone {
+				return in
+			}
+		case in.active && in.prod.Fatal() == model.ErrNone:
+			return in
 		}
 	}
-	return nil
+	return newest
 }
 
 // start starts producer instance in.
@@ -337,6 +349,13 @@ func (w *World) applyOuts(now sim.Time, in *instance, outs []model.Out) {
 			w.emit(ob)
 			if o.NoteKind == model.NotePID {
 				w.activate(now, in)
+			}
+			if o.NoteKind == model.NoteFatal && in.app.handBack && w.eosFetch(in) {
+				if c := in.app.current(); c.index < in.index && c.active {
+					// The older instance's loop goes on: it polls from
+					// the committed position (current).
+					w.schedule(now, Event{kind: evAppResume, node: int32(c.node)})
+				}
 			}
 		}
 	}

@@ -76,7 +76,7 @@ var supported = map[string]Support{
 	// (docs/validate.md).
 	"inflight6": {Off: true, Scale: 0.5, Instances: 1,
 		Note:   "idempotence off only: franz-go refuses MaxProduceRequestsInflightPerBroker with idempotence and keeps 5 in flight",
-		Timing: "kfake answers a connection's requests one at a time (client_conn.go, read), each taking a real fraction of a millisecond, more on a loaded machine, where the simulated broker answers at once: requests sent together are answered spread out, so fewer answers are lost with a lost one and the real side duplicates less; librdkafka's gap is larger than this explains, and the rest is not traced (docs/validate.md)"},
+		Timing: "kfake answers a connection's requests one at a time (client_conn.go, read), each taking a real fraction of a millisecond, more on a loaded machine, where the simulated broker answers at once: requests sent together are answered spread out, so fewer answers are lost with a lost one and the real side duplicates less (docs/validate.md); librdkafka's larger gap was its socket's Nagle hold, now modelled (client.policy=librdkafka, model/client/nagle.go)"},
 	"restart": {Off: true, On: true, Scale: 1, Instances: 1,
 		Note: "real time scale 1: the crash races the acknowledgement, so latencies must be comparable"},
 	// txnlate: the proxy holds the EndTxn (Proxy.ArmLate) and the

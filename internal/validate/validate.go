@@ -112,7 +112,7 @@ var supported = map[string]Support{
 		ClientsNote: "the real applications are franz-go's GroupTransactSession and sarama's consumer group with a transactional producer (groupapp); librdkafka's is not written",
 		Note:        "idempotence on only: without it the simulated instances run no transactions, and the real application is transactional; the pause is a hold of the instance's proxy that also stops its loop before the transaction's end",
 		ClientDiffs: map[string]string{
-			"txn_aborted": "at a rebalance kgo's GroupTransactSession aborts the live instance's open transaction (End's revoked check, pkg/kgo/txn.go), where the Java application idemsim models commits it in onPartitionsRevoked (docs/validate.md)",
+			"txn_aborted": "at a rebalance kgo's GroupTransactSession aborts the live instance's open transaction (End's revoked check, pkg/kgo/txn.go), and sarama's application aborts every transaction whose commit fails and ends its claim (internal/validate/groupapp/sarama.go), where the Java application idemsim models commits in onPartitionsRevoked (docs/validate.md)",
 		}},
 	// groupid: eosv2 with the deprecated offsets form, which only
 	// sarama's application sends (AddOffsetsToTxn(offsets, groupId)).

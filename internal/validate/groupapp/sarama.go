@@ -171,6 +171,14 @@ func (si *saramaInst) ConsumeClaim(sess sarama.ConsumerGroupSession, claim saram
 				break fill
 			}
 		}
+		// A pause that starts between transactions holds the instance
+		// before the next one begins, as kgo's loop waits before its
+		// next poll.
+		if until := si.g.pausedUntil(si.i, time.Now()); !until.IsZero() {
+			if SleepUntil(si.ctx, until) != nil {
+				return nil
+			}
+		}
 		if sess.Context().Err() != nil {
 			// The session ended (a rebalance, or the heartbeat found
 			// the member gone) while records were ready: the select
@@ -200,6 +208,15 @@ func (si *saramaInst) transact(sess sarama.ConsumerGroupSession, batch []*sarama
 		next = next.Add(g.d(g.spec.Interval))
 		if SleepUntil(si.ctx, next) != nil {
 			break
+		}
+		// A paused process hands its client nothing: a pause that
+		// starts inside the transaction holds the records not yet sent,
+		// as the simulated application's are.
+		if until := g.pausedUntil(si.i, time.Now()); !until.IsZero() {
+			if SleepUntil(si.ctx, until) != nil {
+				break
+			}
+			next = time.Now()
 		}
 		si.prod.Input() <- &sarama.ProducerMessage{Topic: groupOutput, Partition: m.Partition, Value: sarama.ByteEncoder(m.Value)}
 		last[m.Partition] = m.Offset

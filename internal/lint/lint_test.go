@@ -101,7 +101,7 @@ var allowed = map[string][]string{
 	// validate's proxy reads the Kafka framing with franz-go's kmsg and
 	// kerr, and the simulated network's latency draws.
 	"internal/validate/proxy":    {"net", "ext:github.com/twmb/franz-go"},
-	"internal/validate/groupapp": {"internal/validate/proxy", "net", "scenarios/world", "ext:github.com/twmb/franz-go"},
+	"internal/validate/groupapp": {"internal/validate/proxy", "net", "scenarios/world", "ext:github.com/twmb/franz-go", "ext:github.com/IBM/sarama", "ext:github.com/rcrowley/go-metrics"},
 	"internal/leaktest":          {},
 	"cmd/simulate":               {"*"},
 }

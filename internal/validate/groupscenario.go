@@ -7,18 +7,29 @@ import (
 
 	"github.com/idemsim/idemsim/faults"
 	"github.com/idemsim/idemsim/internal/validate/groupapp"
+	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/world"
 )
 
 // runGroupScenario runs a consumer-group scenario's real side
-// (app.mode=exactly-once-v2): the resolved configuration and the plan
-// become a RealGroupSpec, and its counts the compared Counts. The plan
-// may pause instances only.
+// (app.mode=exactly-once-v2 with franz-go's or sarama's application,
+// exactly-once-groupid with sarama's): the resolved configuration and
+// the plan become a groupapp.Spec, and its counts the compared Counts.
+// The plan may pause instances only.
 func runGroupScenario(ctx context.Context, spec RealSpec) (Counts, error) {
 	cfg := spec.Resolved.Config
 	pc := spec.Resolved.Producer
-	if spec.Client != "" && spec.Client != ClientFranzGo {
-		return Counts{}, fmt.Errorf("a consumer-group application runs with franz-go only: %w", ErrUnsupported)
+	client := groupapp.ClientFranzGo
+	switch spec.Client {
+	case "", ClientFranzGo:
+	case ClientSarama:
+		client = groupapp.ClientSarama
+	default:
+		return Counts{}, fmt.Errorf("a consumer-group application runs with franz-go or sarama: %w", ErrUnsupported)
+	}
+	groupIDOnly := cfg.App.Mode == params.AppExactlyOnceGroupID
+	if groupIDOnly && client != groupapp.ClientSarama {
+		return Counts{}, fmt.Errorf("offsets with the group id alone run with sarama only (kgo's GroupTransactSession always sends the group metadata): %w", ErrUnsupported)
 	}
 	if spec.Bootstrap != "" {
 		return Counts{}, fmt.Errorf("a consumer-group application runs against kfake only (-bootstrap): %w", ErrUnsupported)
@@ -26,7 +37,8 @@ func runGroupScenario(ctx context.Context, spec RealSpec) (Counts, error) {
 	gs := groupapp.Spec{Instances: cfg.App.Instances, Partitions: cfg.App.InputPartitions, Records: int(cfg.App.Records),
 		PerTxn: int(pc.TransactionRecords), Interval: cfg.App.SendInterval, SessionTimeout: cfg.App.SessionTimeout,
 		RebalanceTimeout: groupRebalanceTimeout, TransactionTimeout: pc.TransactionTimeout, Scale: spec.Scale,
-		Deadline: spec.Deadline, Seed: spec.Seed, Encode: func(n int64) []byte { return payload(0, n) }, Decode: decodeN, Logger: debugLogger}
+		Deadline: spec.Deadline, Seed: spec.Seed, Encode: func(n int64) []byte { return payload(0, n) }, Decode: decodeN, Logger: debugLogger,
+		Client: client, GroupIDOnly: groupIDOnly}
 	for _, a := range spec.Plan.Actions {
 		p, ok := a.Action.(faults.Pause)
 		if !ok {
@@ -47,7 +59,12 @@ func runGroupScenario(ctx context.Context, spec RealSpec) (Counts, error) {
 	}
 	c := Counts{Sent: gc.Input, Acked: gc.Unique, Failed: gc.Lost, Appended: gc.Output + gc.Aborted, Duplicates: gc.Duplicates,
 		LostAcked: 0, Fenced: gc.Fenced, TxnAborted: gc.Aborts}
-	if gc.MemberRefused > 0 {
+	// The group fenced the zombie: kgo's GroupTransactSession.End aborts
+	// without committing when a heartbeat's refusal came first, so any
+	// refusal of the member counts; sarama commits whatever its
+	// heartbeat said, so only a refused TxnOffsetCommit does (none with
+	// the group id alone, whose generation is not checked).
+	if refused := gc.MemberRefused; client == groupapp.ClientSarama && gc.CommitsRefused > 0 || client != groupapp.ClientSarama && refused > 0 {
 		c.GroupFenced = 1
 	}
 	return c, nil

@@ -69,6 +69,7 @@ func newRdkafka(r *realRun, i int) (producer, error) {
 		"linger.ms":                             ms(r.d(pc.Linger), 0),
 		"batch.num.messages":                    pc.BatchSize,
 		"compression.type":                      "none",
+		"socket.nagle.disable":                  pc.NagleDisable,
 		"request.timeout.ms":                    ms(r.d(pc.RequestTimeout), 10),
 		"socket.timeout.ms":                     ms(r.d(pc.RequestTimeout), 10),
 		"retry.backoff.ms":                      ms(r.d(pc.RetryBackoff), 1),

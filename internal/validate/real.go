@@ -132,6 +132,10 @@ func parsePayload(v []byte) (model.RecordID, bool) {
 	return model.RecordID{App: int32(ai), N: ni}, true
 }
 
+// proxyStatsHook, when set (by a test), gets each proxy's counters at a
+// real run's end (the in-flight probe, inflight_probe_test.go).
+var proxyStatsHook func(proxy.Stats)
+
 // debugLogger, when set (by a test), logs the real clients.
 var debugLogger kgo.Logger
 
@@ -1109,6 +1113,9 @@ func (r *realRun) count(ctx context.Context) (Counts, error) {
 	for _, row := range r.proxies {
 		for _, p := range row {
 			st := p.Stats()
+			if proxyStatsHook != nil {
+				proxyStatsHook(st)
+			}
 			for k, v := range st.Errors {
 				c.Errors[k] += v
 			}

@@ -76,7 +76,7 @@ var supported = map[string]Support{
 	// (docs/validate.md).
 	"inflight6": {Off: true, Scale: 0.5, Instances: 1,
 		Note:   "idempotence off only: franz-go refuses MaxProduceRequestsInflightPerBroker with idempotence and keeps 5 in flight",
-		Timing: "kfake answers a connection's requests one at a time (client_conn.go, read), each taking a real fraction of a millisecond, more on a loaded machine, where the simulated broker answers at once: requests sent together are answered spread out, so fewer answers are lost with a lost one and the real side duplicates less; librdkafka's gap is larger than this explains, and the rest is not traced (docs/validate.md)"},
+		Timing: "kfake answers a connection's requests one at a time (client_conn.go, read), each taking a real fraction of a millisecond, more on a loaded machine, where the simulated broker answers at once: requests sent together are answered spread out, so fewer answers are lost with a lost one and the real side duplicates less (docs/validate.md); librdkafka's larger gap was its socket's Nagle hold, now modelled (client.policy=librdkafka, model/client/nagle.go)"},
 	"restart": {Off: true, On: true, Scale: 1, Instances: 1,
 		Note: "real time scale 1: the crash races the acknowledgement, so latencies must be comparable"},
 	// txnlate: the proxy holds the EndTxn (Proxy.ArmLate) and the
@@ -108,12 +108,18 @@ var supported = map[string]Support{
 	// eosv2: the real application is franz-go's GroupTransactSession
 	// (groupapp.go), compared on groupCounters.
 	"eosv2": {On: true, Scale: 0.1, Instances: 2, Group: true,
-		Clients:     []string{ClientFranzGo},
-		ClientsNote: "the real application is franz-go's GroupTransactSession; librdkafka's and sarama's group transactions are not wired",
+		Clients:     []string{ClientFranzGo, ClientSarama},
+		ClientsNote: "the real applications are franz-go's GroupTransactSession and sarama's consumer group with a transactional producer (groupapp); librdkafka's is not written",
 		Note:        "idempotence on only: without it the simulated instances run no transactions, and the real application is transactional; the pause is a hold of the instance's proxy that also stops its loop before the transaction's end",
 		ClientDiffs: map[string]string{
-			"txn_aborted": "at a rebalance kgo's GroupTransactSession aborts the live instance's open transaction (End's revoked check, pkg/kgo/txn.go), where the Java application idemsim models commits it in onPartitionsRevoked (docs/validate.md)",
+			"txn_aborted": "at a rebalance kgo's GroupTransactSession aborts the live instance's open transaction (End's revoked check, pkg/kgo/txn.go), and sarama's application aborts every transaction whose commit fails and ends its claim (internal/validate/groupapp/sarama.go), where the Java application idemsim models commits in onPartitionsRevoked (docs/validate.md)",
 		}},
+	// groupid: eosv2 with the deprecated offsets form, which only
+	// sarama's application sends (AddOffsetsToTxn(offsets, groupId)).
+	"groupid": {On: true, Scale: 0.1, Instances: 2, Group: true,
+		Clients:     []string{ClientSarama},
+		ClientsNote: "the deprecated sendOffsetsToTransaction(offsets, groupId): sarama's AddOffsetsToTxn(offsets, groupId) sends it (generation -1, no member id: consumer_group_metadata.go NewConsumerGroupMetadata), which kfake accepts as Kafka does (groups.go validateMemberGeneration); franz-go has no counterpart (GroupTransactSession always commits with the consumer's group metadata, pkg/kgo/txn.go End), and librdkafka's application (NewTestConsumerGroupMetadata) is not written",
+		Note:        "idempotence on only: without it the simulated instances run no transactions, and the real application is transactional; the pause is a hold of the instance's proxy that also stops its loop before the transaction's end"},
 	"zombie": {Off: true, On: true, Scale: 0.1, Instances: 2,
 		Sets:       []params.KV{{Key: "transaction.records", Value: "10"}, {Key: "app.mode", Value: "at-least-once"}},
 		Note:       "transactional and at least once (the real application commits no consumer offsets: app.mode=exactly-once is not validated yet); the pause of p1 is a proxy hold of its connections: its client's timers keep running, a paused process's do not",
@@ -144,7 +150,6 @@ var Unsupported = map[string]string{
 	"unstable":      "consumer groups with a pause aimed between an accepted TxnOffsetCommit and its EndTxn (timed from a first simulated run of the seed): franz-go's GroupTransactSession.End sends both in one call, and no hook pauses the real process between them",
 	"expiry":        "producer-state expiry needs broker configuration kfake does not expose per run",
 	"retention":     "retention.ms and producer-state expiry need broker configuration kfake does not expose per run",
-	"groupid":       "the deprecated sendOffsetsToTransaction(offsets, groupId): franz-go has no counterpart (GroupTransactSession always commits with the consumer's group metadata, pkg/kgo/txn.go, End); sarama has one (AddOffsetsToTxn(offsets, groupId) sends generation -1 and no member id, consumer_group_metadata.go NewConsumerGroupMetadata), which kfake accepts as Kafka does (groups.go validateMemberGeneration), and librdkafka can build one (NewTestConsumerGroupMetadata, rd_kafka_consumer_group_metadata_new), but the real group application is franz-go's GroupTransactSession and neither client's consume-transform-produce application is written (docs/validate.md)",
 	"statelost":     "needs a broker crash and restart that loses producer state; kfake restarts only as Close and a new cluster on its DataDir, which saves every producer's whole 5-batch cache at Close and reloads it (persist.go saveSeqWindows, persistSeqWindowEntry.Entries [5]), where Kafka's restart keeps the newest batch only, so the state the scenario loses is never lost (docs/validate.md)",
 	"wrap":          "sequence.bits narrower than 31 has no real counterpart; kfake wraps sequences modulo 2^31-1",
 	"epochx":        "epoch.bits narrower than 16 has no real counterpart",

@@ -115,6 +115,10 @@ type ProducerConfig struct {
 	// numbers for the next records instead of leaving the partition
 	// unresolved (franz-go #1217, -bug Z11f).
 	BugReuseExpiredSeq bool
+	// NagleDisable is librdkafka's socket.nagle.disable: with the
+	// librdkafka policy, true sets TCP_NODELAY (no Nagle hold,
+	// nagle.go); the other policies always have it.
+	NagleDisable bool
 	// WhatIfNoSkipBump: with the librdkafka policy, an
 	// OUT_OF_ORDER_SEQUENCE_NUMBER for a batch after the head ("skipped
 	// sequence numbers") only re-enqueues the batch, without the epoch bump

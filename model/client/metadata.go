@@ -64,7 +64,11 @@ func (p *Producer) maybeUpdateMetadata(now sim.Time) {
 	q.meta = true
 	c.inflight = append(grab(c.inflight, &c.spare), q)
 	p.metaInflight = true
-	p.out = append(p.out, model.Out{Kind: model.OutSend, Dest: best, Msg: &model.MetadataRequest{CorrelationID: p.nextCorr}})
+	if req := (&model.MetadataRequest{CorrelationID: p.nextCorr}); p.nagle {
+		p.nagleWrite(now, c, q.corr, req) // nagle.go
+	} else {
+		p.out = append(p.out, model.Out{Kind: model.OutSend, Dest: best, Msg: req})
+	}
 }
 
 // handleMetadata applies a Metadata answer.

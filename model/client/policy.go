@@ -139,6 +139,12 @@ type clientPolicy interface {
 	// answer is handled (false).
 	drainAfterAnswers() bool
 
+	// nagle reports whether the client's broker sockets run Nagle's
+	// algorithm (no TCP_NODELAY): a request written while an earlier
+	// segment on the connection is unacknowledged waits in the socket
+	// for the acknowledgement (nagle.go).
+	nagle() bool
+
 	// lookupOnLoad reports whether a COORDINATOR_LOAD_IN_PROGRESS answer
 	// makes the client find its coordinator again (coordlookup.go), as
 	// NOT_COORDINATOR does, or only retry the request.

@@ -123,6 +123,11 @@ func (*franzGoPolicy) lookupOnLoad() bool { return true }
 // it not yet sent (docs/validate.md, "Timing of the real side").
 func (*franzGoPolicy) drainAfterAnswers() bool { return true }
 
+// nagle: kgo dials with Go's net package, whose TCP connections have
+// TCP_NODELAY set by default (net.TCPConn.SetNoDelay: "The default is
+// true (no delay)").
+func (*franzGoPolicy) nagle() bool { return false }
+
 // responded: franz-go pipelines a partition's requests only while its
 // last response was a success (recBuf.okOnSink, sink.go createReq); a
 // broken or timed-out connection does not count as a response.

@@ -65,6 +65,10 @@ func (*javaPolicy) lookupOnLoad() bool { return false }
 // before.
 func (*javaPolicy) drainAfterAnswers() bool { return false }
 
+// nagle: the Java client's sockets have TCP_NODELAY (Kafka's
+// Selector.configureSocketChannel, setTcpNoDelay(true)).
+func (*javaPolicy) nagle() bool { return false }
+
 // responded: the Java client pipelines a partition whatever its last
 // response was.
 func (*javaPolicy) responded(*partState, model.ErrCode) {}

@@ -27,8 +27,11 @@ func init() { registerPolicy(PolicyLibrdkafka, &librdkafkaPolicy{}) }
 // v2.2.0); and it
 // resends after an error only once the partition has nothing on the wire,
 // with no one-in-flight retry mode. Its sequence comparisons wrap
-// (wrapSeqs). Only the idempotent path differs: without idempotence the
-// producer is the Java client's.
+// (wrapSeqs). Without idempotence the producer is the Java client's,
+// but for two things in every mode: retried batches go back at their
+// place in send order (retryInOrder), and its sockets run Nagle's
+// algorithm (nagle, nagle.go), so requests written back to back leave
+// the first alone and the others with its answer.
 type librdkafkaPolicy struct{ wrapSeqs }
 
 func (*librdkafkaPolicy) name() string { return "librdkafka" }
@@ -79,6 +82,14 @@ func (*librdkafkaPolicy) lookupOnLoad() bool { return false }
 // drainAfterAnswers: not modelled for librdkafka; it sends as each
 // answer is handled.
 func (*librdkafkaPolicy) drainAfterAnswers() bool { return false }
+
+// nagle: librdkafka 2.2.0 leaves Nagle's algorithm on: its
+// socket.nagle.disable defaults to false (src/rdkafka_conf.c l.538-539
+// at v2.2.0), and only that setting sets TCP_NODELAY
+// (src/rdkafka_transport.c l.603-613). librdkafka 2.10.0 turned it off
+// by default (CHANGELOG.md of v2.10.0: "The Nagle algorithm
+// (TCP_NODELAY) is now disabled by default", #4986).
+func (*librdkafkaPolicy) nagle() bool { return true }
 
 // responded: librdkafka's pipelining does not depend on the last
 // response (it waits for the wire to drain instead, drainsNext).

@@ -117,6 +117,15 @@ type dconn struct {
 	// spare keeps the previous run's in-flight list storage (grab); it
 	// holds no request.
 	spare []*prequest
+	// Nagle's algorithm (nagle.go): segOut, a segment written at segAt
+	// whose first request is segCorr is unacknowledged; held are the
+	// requests written since, waiting in the socket for its
+	// acknowledgement, oldest first.
+	// heldCorr is the first held request's correlation id.
+	segOut            bool
+	segAt             sim.Time
+	segCorr, heldCorr int64
+	held              []model.Message
 }
 
 // Producer models a Kafka producer instance (KafkaProducer with its Sender,
@@ -240,6 +249,9 @@ type Producer struct {
 	// drainAfter: a produce answer defers the drain to a wake at the
 	// same instant (clientPolicy.drainAfterAnswers, chosen by Reset).
 	drainAfter bool
+	// nagle: the broker connections run Nagle's algorithm
+	// (clientPolicy.nagle, chosen by Reset; nagle.go).
+	nagle bool
 }
 
 // NewProducer returns a producer instance for application app, writing to
@@ -400,6 +412,12 @@ func (p *Producer) Receive(now sim.Time, dest int32, m model.Message) []model.Ou
 	}
 	q := c.inflight[i]
 	c.inflight = slices.Delete(c.inflight, i, i+1)
+	if p.nagle && c.segOut && corr >= c.segCorr {
+		// The answer carries the acknowledgement of the outstanding
+		// segment (nagle.go), which the kernel takes before the client
+		// reads the answer.
+		p.nagleAck(now, c)
+	}
 	switch r := m.(type) {
 	case *model.ProduceResponse:
 		c.answered = true
@@ -514,6 +532,9 @@ func (p *Producer) dropConn(now sim.Time, c *dconn, err model.ErrCode) {
 	reqs := c.inflight
 	c.inflight = nil
 	c.ready = false
+	if p.nagle {
+		p.nagleReset(c) // nagle.go
+	}
 	if c.dest >= 0 {
 		// NetworkClient.processDisconnection: a broker gone may have
 		// been a leader (DefaultMetadataUpdater.handleServerDisconnect).

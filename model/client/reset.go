@@ -23,6 +23,7 @@ func (p *Producer) Reset(cfg ProducerConfig, app int32, leaders []int32, rng *ra
 		parts: p.resetParts(len(leaders)), out: model.EmptiedNonNil(p.out), held: p.held, pool: p.pool}
 	p.hints = p.policy.leaderHints(cfg.ClientVersion)
 	p.drainAfter = p.policy.drainAfterAnswers()
+	p.nagle = p.policy.nagle() && !cfg.NagleDisable
 	p.hintReplaces = p.hints && p.policy.hintReplacesMetadata()
 	if n := len(leaders); cap(p.pool.recs) >= n {
 		p.pool.recs = p.pool.recs[:n] // rewound or zeroed by takeBack

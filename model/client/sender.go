@@ -21,6 +21,9 @@ func (p *Producer) poll(now sim.Time) {
 		return
 	}
 	p.checkRequestTimeouts(now)
+	if p.nagle {
+		p.nagleTimers(now) // nagle.go
+	}
 	idem := p.cfg.EnableIdempotence
 	if idem {
 		p.maybeResolve(now)
@@ -432,7 +435,11 @@ func (p *Producer) sendProduce(now sim.Time, c *dconn, batches []*pbatch) {
 		req.Batches[i] = b.b
 	}
 	c.inflight = append(grab(c.inflight, &c.spare), q)
-	p.out = append(p.out, model.Out{Kind: model.OutSend, Dest: c.dest, Msg: req})
+	if p.nagle {
+		p.nagleWrite(now, c, q.corr, req) // nagle.go
+	} else {
+		p.out = append(p.out, model.Out{Kind: model.OutSend, Dest: c.dest, Msg: req})
+	}
 	if p.cfg.Acks == 0 {
 		// acks=0: the request completes as soon as it is sent.
 		c.inflight[len(c.inflight)-1] = nil
@@ -521,6 +528,9 @@ func (p *Producer) scheduleWake(now sim.Time) {
 		if len(c.inflight) > 0 {
 			// Requests are sent, and so time out, in order.
 			at(c.inflight[0].sentAt.Add(p.cfg.RequestTimeout))
+		}
+		if c.segOut && len(c.held) > 0 {
+			at(c.segAt.Add(delayedAck)) // nagle.go
 		}
 	}
 	if p.fatal == model.ErrNone {

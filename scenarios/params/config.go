@@ -276,6 +276,8 @@ type ProducerParams struct {
 	BugMetaflapReset bool
 	// BugReuseExpiredSeq is producer.bug.reuse_expired_seq (-bug Z11f).
 	BugReuseExpiredSeq bool
+	// NagleDisable is socket.nagle.disable.
+	NagleDisable bool
 	// WhatIfNoSkipBump is producer.whatif.librdkafka_no_skip_bump.
 	WhatIfNoSkipBump bool
 	// BugTxnBumpInTxn is producer.bug.txn_bump_in_txn (-bug Z17).
@@ -527,6 +529,7 @@ var fields = map[string]func(c *Config) any{
 	"producer.whatif.fence_only":              func(c *Config) any { return &c.Producer.WhatIfFenceOnly },
 	"producer.bug.reuse_expired_seq":          func(c *Config) any { return &c.Producer.BugReuseExpiredSeq },
 	"producer.whatif.librdkafka_no_skip_bump": func(c *Config) any { return &c.Producer.WhatIfNoSkipBump },
+	"socket.nagle.disable":                    func(c *Config) any { return &c.Producer.NagleDisable },
 	"producer.bug.txn_bump_in_txn":            func(c *Config) any { return &c.Producer.BugTxnBumpInTxn },
 
 	// Broker.
@@ -808,6 +811,7 @@ func (c *Config) ProducerConfig() client.ProducerConfig {
 	pc.BugResetSeqOnMetadataFlap = p.BugMetaflapReset
 	pc.BugReuseExpiredSeq = p.BugReuseExpiredSeq
 	pc.WhatIfNoSkipBump = p.WhatIfNoSkipBump
+	pc.NagleDisable = p.NagleDisable
 	pc.BugTxnBumpInTxn = p.BugTxnBumpInTxn
 	return pc
 }

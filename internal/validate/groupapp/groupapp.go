@@ -54,9 +54,22 @@ type Spec struct {
 	// value back (false: not a record the run wrote).
 	Encode func(n int64) []byte
 	Decode func(v []byte) (int64, bool)
-	// Logger, if set, logs the real clients.
+	// Logger, if set, logs the real clients (kgo's).
 	Logger kgo.Logger
+	// Client is the application's client: "" or ClientFranzGo for
+	// franz-go's GroupTransactSession, ClientSarama for sarama's
+	// (sarama.go). GroupIDOnly (sarama only) commits the offsets with
+	// the group id alone, the deprecated form, instead of the
+	// consumer's group metadata.
+	Client      string
+	GroupIDOnly bool
 }
+
+// The applications' clients (Spec.Client).
+const (
+	ClientFranzGo = "franz-go"
+	ClientSarama  = "sarama"
+)
 
 // Counts are what a real group run produced.
 type Counts struct {
@@ -105,6 +118,10 @@ func (s *Spec) Check() error {
 		return fmt.Errorf("no record encoding (Encode, Decode)")
 	case s.Scale <= 0 || s.Scale > 1:
 		return fmt.Errorf("time scale %g (allowed: above 0, at most 1)", s.Scale)
+	case s.Client != "" && s.Client != ClientFranzGo && s.Client != ClientSarama:
+		return fmt.Errorf("client %q (allowed: %s, %s)", s.Client, ClientFranzGo, ClientSarama)
+	case s.GroupIDOnly && s.Client != ClientSarama:
+		return fmt.Errorf("offsets with the group id alone need the sarama application (kgo's GroupTransactSession always sends the group metadata)")
 	}
 	for _, p := range s.Pauses {
 		if p.Instance < 0 || p.Instance >= s.Instances || p.At < 0 || p.For <= 0 {
@@ -298,16 +315,30 @@ func (g *groupRun) pause(ctx context.Context, p Pause) {
 // or the deadline passes (false).
 func (g *groupRun) drive(ctx context.Context) (bool, error) {
 	s := &g.spec
-	sessions := make([]*kgo.GroupTransactSession, s.Instances)
-	for i := range sessions {
-		sess, err := g.session(i)
+	var sessions []*kgo.GroupTransactSession
+	var sinsts []*saramaInst
+	for i := 0; i < s.Instances; i++ {
+		var err error
+		if s.Client == ClientSarama {
+			var si *saramaInst
+			if si, err = g.newSaramaInst(ctx, i); err == nil {
+				sinsts = append(sinsts, si)
+			}
+		} else {
+			var sess *kgo.GroupTransactSession
+			if sess, err = g.session(i); err == nil {
+				sessions = append(sessions, sess)
+			}
+		}
 		if err != nil {
-			for _, o := range sessions[:i] {
+			for _, o := range sessions {
 				o.Close()
+			}
+			for _, o := range sinsts {
+				o.close()
 			}
 			return false, err
 		}
-		sessions[i] = sess
 	}
 	g.start = time.Now()
 	// The pauses' holds: each proxy holds both directions over its
@@ -334,6 +365,13 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 			g.loop(ctx, appCtx, i, sess)
 		}(i, sess)
 	}
+	for _, si := range sinsts {
+		wg.Add(1)
+		go func(si *saramaInst) {
+			defer wg.Done()
+			si.run(appCtx)
+		}(si)
+	}
 	finished := g.waitCommitted(ctx)
 	// A paused instance resumes and ends its transaction before the
 	// instances stop polling: an open transaction would hold the output's
@@ -356,6 +394,9 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 	wg.Wait()
 	for _, sess := range sessions {
 		sess.Close()
+	}
+	for _, si := range sinsts {
+		si.close()
 	}
 	return finished, nil
 }

@@ -98,6 +98,17 @@ type Stats struct {
 	// Rewritten counts Metadata and FindCoordinator responses whose
 	// advertised brokers were rewritten (-bootstrap).
 	Rewritten int64
+	// Doomed counts modelled requests whose response is to be lost
+	// (drawn or by a plan's drop), and DoomedInFlight sums, over them,
+	// the modelled requests sent earlier on the same connection whose
+	// answers had not yet been written to the client when the doomed
+	// one arrived: the requests in flight ahead of it.
+	Doomed, DoomedInFlight int64
+	// LostWith sums, over lost responses, the answers to earlier
+	// modelled requests still waiting in the proxy to be written to the
+	// client when the lost one broke the connection: answers lost with
+	// it, whose requests the broker had handled.
+	LostWith int64
 	// Errors counts error codes, by Kafka name, in the modelled responses
 	// the client received (forged ones included).
 	Errors map[string]int64
@@ -422,6 +433,9 @@ type frame struct {
 	at time.Time
 	// late: a held request (ArmLate), delivered through cuts and breaks.
 	late bool
+	// modelled: the answer to a modelled request (counted in
+	// pconn.waiting until it is written or swallowed).
+	modelled bool
 }
 
 // slot is a request whose response the client waits for, in order.
@@ -452,6 +466,9 @@ type pconn struct {
 	// are lost with the connection.
 	doomed bool
 	last   [2]time.Time
+	// waiting counts the answers to modelled requests queued for the
+	// client and not yet written or swallowed (Stats.LostWith).
+	waiting int64
 	// lateUntil is when the last held request goes to the broker
 	// (ArmLate); gone: the client closed its side, and only held requests
 	// still go on, while the broker's answers are dropped.
@@ -581,6 +598,9 @@ func (pc *pconn) write(dir simnet.Direction, w io.Writer) {
 			pc.breakLocked()
 		}
 		broken := pc.broken && !f.late || pc.gone && dir == simnet.Response
+		if f.modelled {
+			pc.waiting--
+		}
 		pc.p.mu.Unlock()
 		if broken {
 			continue // swallowed
@@ -763,6 +783,13 @@ func (pc *pconn) request(b []byte, key, ver int16, corr int32, body int) {
 				delete(p.drops, k)
 				s.loseResp = true
 				pc.doomed = true
+				p.stats.Doomed++
+				p.stats.DoomedInFlight += pc.waiting
+				for _, o := range pc.order {
+					if o.n > 0 {
+						p.stats.DoomedInFlight++
+					}
+				}
 			}
 		}
 		if key == 0 && preq != nil && expectResponse {
@@ -851,12 +878,18 @@ func (pc *pconn) deliverLocked(s *slot, b []byte, from time.Time) {
 		p.stats.Responses++
 		if s.loseResp {
 			p.stats.ResponsesLost++
+			p.stats.LostWith += pc.waiting
 			pc.breakLocked()
 			return
 		}
 		p.countErrors(s, b, !pc.gone)
 	} else if !pc.gone && groupAnswer(s.key) {
 		p.countGroupErrors(s, b)
+	}
+	if s.n > 0 {
+		pc.waiting++
+		pc.queue(simnet.Response, frame{b: b, at: pc.deliverAt(simnet.Response, from), modelled: true})
+		return
 	}
 	pc.sendFrom(simnet.Response, b, from)
 }

@@ -83,6 +83,7 @@ var ProducerKeys = []string{
 	"reconnect.backoff.ms", "linger.ms", "batch.size",
 	"transactional.id", "transaction.records", "transaction.timeout.ms", "client.policy",
 	"producer.whatif.fence_only", "producer.bug.metaflap_reset", "producer.bug.reuse_expired_seq", "producer.whatif.librdkafka_no_skip_bump",
+	"socket.nagle.disable",
 }
 
 // Untimed writes trace lines without their "t=TIME " prefix.

@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	// The World's replication helpers that need no World: the replica
 	// assignment, the replication messages, idle replication's checks.
 	"scenarios/world/internal/repl":  {"sim", "model", "model/broker", "model/controller", "net"},
-	"scenarios/world/internal/tally": {"model"},
+	"scenarios/world/internal/tally": {"model", "net"},
 	// The World's per-depth effect buffers.
 	"scenarios/world/internal/outbuf": {"model"},
 	// The applications' input topic: layout, records, consumer config.

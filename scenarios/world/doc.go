@@ -23,7 +23,7 @@
 // effects the node returns (messages to the network, timers to the loop,
 // replies, server-to-server messages), and emits every observation into
 // one stream. It adds no protocol of its own. Readers of the stream: the
-// trace writer (package scenarios/trace), the counters (stats.go), the
+// trace writer (package scenarios/trace), the counters (stats.go, internal/tally), the
 // invariant suite (package check), the realized-plan recorder
 // (realize.go), and the readers a Setup injects ([Reader], made from the
 // run's [Layout]): the explain log, the history, a test's.

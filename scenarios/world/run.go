@@ -177,8 +177,8 @@ func (w *World) runRest(s *Setup, maxEv int64, resumed bool) (*Result, error) {
 	} else {
 		r = new(Result)
 	}
-	if len(st.latencies) > 0 {
-		lat = append(lat, st.latencies...)
+	if len(st.Latencies) > 0 {
+		lat = append(lat, st.Latencies...)
 	} else {
 		lat = nil
 	}
@@ -187,8 +187,8 @@ func (w *World) runRest(s *Setup, maxEv int64, resumed bool) (*Result, error) {
 		TraceHash: w.trace.HashString(), Events: w.loop.Events(), SimTimeNs: int64(end), Stop: stopText,
 		Params: res.Params, ConfigNotes: notes, Versions: res.Versions,
 		Counts:    counts,
-		Abandoned: st.abandoned, Fenced: st.fenced, ZombieWrite: st.zombieWrites, ZombieAttempts: st.zombieAttempts, ZombieRejected: st.zombieRejected, Errors: st.errors, Net: st.net,
-		CommitsFencedByGeneration: st.group.Fenced, OffsetFetchUnstable: st.group.Unstable, OffsetFetchStallMs: st.group.Stall.MaxMillis(),
+		Abandoned: st.Abandoned, Fenced: st.Fenced, ZombieWrite: st.ZombieWrites, ZombieAttempts: st.ZombieAttempts, ZombieRejected: st.ZombieRejected, Errors: st.Errors, Net: st.Net,
+		CommitsFencedByGeneration: st.Group.Fenced, OffsetFetchUnstable: st.Group.Unstable, OffsetFetchStallMs: st.Group.Stall.MaxMillis(),
 		Latencies: lat, Trace: w.trace.Lines(), Plan: w.planText(), Violations: vs,
 	}
 	if r.ConfigNotes == nil {

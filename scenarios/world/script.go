@@ -256,7 +256,7 @@ func (s *Script) AddProducer(name string, appID int32, sets []params.KV) (notes 
 	if appID < 0 {
 		a = &app{id: int32(len(w.apps))}
 		w.apps = append(w.apps, a)
-		w.stats.newest = append(w.stats.newest, -1)
+		w.stats.Newest = append(w.stats.Newest, -1)
 	} else {
 		a = w.apps[appID]
 	}
@@ -271,7 +271,7 @@ func (s *Script) AddProducer(name string, appID int32, sets []params.KV) (notes 
 	// checker: the slot takes its name in place.
 	w.names[n] = name
 	w.nodes[n].name, w.nodes[n].inst = name, in
-	w.stats.app[n] = a.id
+	w.stats.App[n] = a.id
 	return notes, nil
 }
 

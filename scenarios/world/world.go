@@ -601,7 +601,7 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 // [HeldPerUnit] to a unit (the tables that keep them grow by a record or
 // an entry at a time and are held to the run's end).
 func (w *World) state() int64 {
-	n := int64(w.loop.Pending()+w.msgs.Len()) + w.stats.held/HeldPerUnit
+	n := int64(w.loop.Pending()+w.msgs.Len()) + w.stats.Held/HeldPerUnit
 	if w.realized != nil {
 		n += int64(len(w.realized.realized))
 	}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -120,6 +121,11 @@ type Suite struct {
 	// byKind lists, for each observation kind, the invariants that read
 	// it, in registry order.
 	byKind [256][]invariant
+	// touched has bit i set when an observation since the last
+	// TakeTouched may have changed part i ([Suite.Parts]); touches is
+	// the bits each observation kind sets.
+	touched uint64
+	touches [256]uint64
 }
 
 var _ model.Observer = (*Suite)(nil)
@@ -161,6 +167,45 @@ func (s *Suite) Reset(cfg Config) {
 	for _, inv := range s.invs {
 		inv.reset(cfg, s.lv)
 	}
+	if len(s.invs) > 62 {
+		panic("check: more invariants than Suite.touched has bits")
+	}
+	s.touched = 1<<(len(s.invs)+2) - 1
+	for k := range s.touches {
+		switch {
+		case model.ObsKind(k) == model.ObsSent:
+			s.touches[k] = 1
+		case !unread[k]:
+			s.touches[k] = 3
+			for i, inv := range s.invs {
+				if slices.Contains(s.byKind[k], inv) {
+					s.touches[k] |= 1 << (i + 2)
+				}
+			}
+		}
+	}
+}
+
+// Parts returns the parts of the suite's state, for a state hash that
+// walks only those an observation may have changed ([Suite.TakeTouched]):
+// the committed log view (a pointer every other part holds), the tally,
+// and each invariant in registry order. The list is the suite's: the
+// caller does not change it.
+func (s *Suite) Parts() []any {
+	ps := make([]any, 0, len(s.invs)+2)
+	ps = append(ps, s.lv, &s.tally)
+	for _, inv := range s.invs {
+		ps = append(ps, inv)
+	}
+	return ps
+}
+
+// TakeTouched returns the parts ([Suite.Parts], bit i for part i) the
+// observations since the last call may have changed, and forgets them.
+func (s *Suite) TakeTouched() uint64 {
+	t := s.touched
+	s.touched = 0
+	return t
 }
 
 // Observe reads one observation: the log view first, so that the tally and
@@ -171,6 +216,7 @@ func (s *Suite) Reset(cfg Config) {
 // message) and are read by the transaction facts alone (a send) or by no
 // one: they skip the rest (unread, tested by TestUnreadKinds).
 func (s *Suite) Observe(o *model.Obs) {
+	s.touched |= s.touches[o.Kind]
 	if o.Kind == model.ObsSent {
 		s.lv.tx.observe(o) // all that lv.observe, the tally and the invariants do with a send
 		return
@@ -214,6 +260,7 @@ var unread = func() (t [256]bool) {
 // The violations returned are the caller's: a later Finish or Reset does
 // not touch them.
 func (s *Suite) Finish() (Counts, []Violation) {
+	s.touched = 1<<(len(s.invs)+2) - 1 // the invariants' Finish may use their state as scratch
 	var each [24][]Violation // room for the registry (16 invariants) and a few more
 	parts := each[:0]
 	if len(s.invs) > len(each) {

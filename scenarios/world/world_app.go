@@ -242,6 +242,7 @@ func (w *World) activate(now sim.Time, in *instance) {
 
 // apply carries out a producer's effects.
 func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
+	w.probe.touch(in.node) // statehash.go
 	if len(outs) == 0 {
 		return
 	}

@@ -70,6 +70,7 @@ func (w *World) dropRoute(h uint64) { w.routes.Del(h) }
 
 // serverOuts carries out the effects of server node n.
 func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
+	w.probe.touch(n) // statehash.go
 	if len(outs) == 0 {
 		return
 	}

@@ -17,17 +17,6 @@ func (l *Loop[E]) EachPending(f func(at Time, ev E, bg bool)) {
 	}
 }
 
-// EachPendingSeq is EachPending with each event's scheduling sequence
-// number, unique among a run's events (until a Reset): a key under which
-// a caller may keep what it computed of an event from one call to the
-// next.
-func (l *Loop[E]) EachPendingSeq(f func(at Time, seq uint64, ev E, bg bool)) {
-	l.sortPending()
-	for _, k := range l.sorted {
-		f(k.at, k.seq>>1, l.q.evs[k.slot], k.seq&1 == 1)
-	}
-}
-
 // sortPending brings l.sorted up to date: the queue's keys by time, then
 // by scheduling sequence. The state hash calls EachPending at every
 // choice point it hashes, and a replicated world holds thousands of

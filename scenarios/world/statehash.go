@@ -169,18 +169,8 @@ func (w *World) hashParts(p *hashwalk.Parts, now sim.Time, ev Event, full bool) 
 	}
 	p.Walk(c, w, n, true, func(h *stateHasher) {
 		h.I64(int64(now))
-		hashEvent(h, w, now, ev, ev.bg, true)
-		// A pending event never changes: its digest is kept by its
-		// sequence number, but for its wire's count of deliveries.
-		w.loop.EachPendingSeq(func(at sim.Time, seq uint64, e Event, bg bool) {
-			h.I64(int64(at))
-			p.Item(h, seq, func(h *stateHasher) { hashEvent(h, w, 0, e, bg, false) })
-			if e.kind == evDeliver {
-				wr, _ := w.msgs.Get(e.msg)
-				h.I64(int64(wr.refs))
-			}
-		})
-		p.EndItems()
+		hashEvent(h, w, now, ev, ev.bg)
+		w.loop.EachPending(func(at sim.Time, e Event, bg bool) { hashEvent(h, w, at, e, bg) })
 	})
 	p.Walk(c, w, n+1, true, func(h *stateHasher) {
 		for _, a := range w.apps {
@@ -250,7 +240,7 @@ func boolBits(bs ...bool) uint64 { return hashwalk.BoolBits(bs...) }
 // hashEvent hashes a pending (or the current) event: a delivery by its
 // message rather than the message's id, a plan action by its text rather
 // than its index in the plan.
-func hashEvent(h *stateHasher, w *World, at sim.Time, ev Event, bg, refs bool) {
+func hashEvent(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
 	h.I64(int64(at))
 	h.U64(uint64(ev.kind) | boolBits(bg)<<8)
 	h.U64(uint64(uint32(ev.node)) | uint64(uint32(ev.app))<<32)
@@ -259,9 +249,6 @@ func hashEvent(h *stateHasher, w *World, at sim.Time, ev Event, bg, refs bool) {
 	switch ev.kind {
 	case evDeliver:
 		wr, _ := w.msgs.Get(ev.msg)
-		if !refs {
-			wr.refs = 0 // the caller hashes it
-		}
 		h.Value(reflect.ValueOf(wr))
 	case evFault:
 		h.Str(w.plan.Actions[ev.n].String())
@@ -285,5 +272,5 @@ func eventValue(h *stateHasher, f hashwalk.Fields) {
 		msg: f.At(3).Uint(), n: f.At(4).Uint(), gen: uint32(f.At(5).Uint()), bg: f.At(6).Bool()}
 	ev.tok = simnet.Token{Conn: simnet.Conn{Client: simnet.NodeID(f.At(7).Int()), Server: simnet.NodeID(f.At(8).Int()),
 		Gen: uint32(f.At(9).Uint())}, Dir: simnet.Direction(f.At(10).Uint()), Cut: uint32(f.At(11).Uint())}
-	hashEvent(h, h.Ctx.(*World), 0, ev, ev.bg, true)
+	hashEvent(h, h.Ctx.(*World), 0, ev, ev.bg)
 }

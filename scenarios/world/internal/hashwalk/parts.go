@@ -34,16 +34,6 @@ type Parts struct {
 	check  bool
 	owner  map[ptrOther]int
 	shared []string
-	// items are the digests of values that never change (Item), by key,
-	// of this hash (cur) and the last (old); itemPtrs is their walks'
-	// pointer map.
-	items, oldItems map[uint64]item
-	itemPtrs        map[uintptr]ptrSeen
-}
-
-type item struct {
-	sum [2]uint64
-	met []uint64
 }
 
 type part struct {
@@ -114,38 +104,6 @@ func (p *Parts) own(c *Cache, k ptrOther, i int) {
 		return
 	}
 	p.owner[k] = i
-}
-
-// Item adds to h the digest of a value that never changes while key (unique
-// in a run) names it, walked by walk in a walk of its own the first time
-// (in a check, every time), and its handles to h's. Items not met in a
-// hash are forgotten at the next ([Parts.EndItems]).
-func (p *Parts) Item(h *Hasher, key uint64, walk func(h *Hasher)) {
-	it, ok := p.oldItems[key]
-	if !ok || p.check {
-		if p.itemPtrs == nil {
-			p.itemPtrs = map[uintptr]ptrSeen{}
-		}
-		clear(p.itemPtrs)
-		ih := &Hasher{c: h.c, Ctx: h.Ctx, part: true, ptrs: p.itemPtrs}
-		walk(ih)
-		it = item{ih.Sum(), ih.met}
-	}
-	if p.items == nil {
-		p.items = map[uint64]item{}
-	}
-	p.items[key] = it
-	h.U64(it.sum[0])
-	h.U64(it.sum[1])
-	for _, x := range it.met {
-		h.Handle(x)
-	}
-}
-
-// EndItems forgets the items the hash just made did not meet.
-func (p *Parts) EndItems() {
-	clear(p.oldItems)
-	p.items, p.oldItems = p.oldItems, p.items
 }
 
 // Shared lists the pointers two parts reach, in a check (NewParts).

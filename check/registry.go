@@ -1,7 +1,6 @@
 package check
 
 import (
-	"slices"
 	"strconv"
 	"time"
 
@@ -157,33 +156,28 @@ func (s *Suite) Reset(cfg Config) {
 		for i, r := range registry {
 			s.invs[i] = r.new()
 		}
+		if len(s.invs) > 62 {
+			panic("check: more invariants than Suite.touched has bits")
+		}
 		s.byKind = [256][]invariant{}
-		for _, inv := range s.invs {
+		s.touches = [256]uint64{}
+		for i, inv := range s.invs {
 			for _, k := range inv.reads() {
 				s.byKind[k] = append(s.byKind[k], inv)
+				s.touches[k] |= 1 << (i + 2)
+			}
+		}
+		s.touches[model.ObsSent] = 1 // what lv.tx reads
+		for k := range s.touches {
+			if k != int(model.ObsSent) && !unread[k] {
+				s.touches[k] |= 3 // lv and the tally
 			}
 		}
 	}
 	for _, inv := range s.invs {
 		inv.reset(cfg, s.lv)
 	}
-	if len(s.invs) > 62 {
-		panic("check: more invariants than Suite.touched has bits")
-	}
 	s.touched = 1<<(len(s.invs)+2) - 1
-	for k := range s.touches {
-		switch {
-		case model.ObsKind(k) == model.ObsSent:
-			s.touches[k] = 1
-		case !unread[k]:
-			s.touches[k] = 3
-			for i, inv := range s.invs {
-				if slices.Contains(s.byKind[k], inv) {
-					s.touches[k] |= 1 << (i + 2)
-				}
-			}
-		}
-	}
 }
 
 // Parts returns the parts of the suite's state, for a state hash that

@@ -255,7 +255,7 @@ var unread = func() (t [256]bool) {
 // not touch them.
 func (s *Suite) Finish() (Counts, []Violation) {
 	s.touched = 1<<(len(s.invs)+2) - 1 // the invariants' Finish may use their state as scratch
-	var each [24][]Violation // room for the registry (16 invariants) and a few more
+	var each [24][]Violation           // room for the registry (16 invariants) and a few more
 	parts := each[:0]
 	if len(s.invs) > len(each) {
 		parts = make([][]Violation, 0, len(s.invs))

@@ -137,9 +137,6 @@ func (ps *probeState) touchAll() {
 // TestIncrementalHash finds a change left unmarked.
 func (w *World) touchEvent(ev Event) {
 	ps := &w.probe
-	if ps.parts == nil {
-		return
-	}
 	switch ev.kind {
 	case evAppSend:
 		for _, in := range w.apps[ev.app].instances {

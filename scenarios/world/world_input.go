@@ -33,7 +33,9 @@ func (w *World) readInput(now sim.Time, in *instance, positions []int64) bool {
 // consOuts carries out in's consumer's effects; the application processes
 // its polls unless it waits for its committed position or was taken over.
 func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
-	w.probe.touch(in.node) // statehash.go
+	if p := w.probe.parts; p != nil { // the state hash's marks (statehash.go)
+		p.Dirty(int(in.node))
+	}
 	outs = w.effs.Push(outs)
 	for i := range outs {
 		o := &outs[i]

@@ -39,9 +39,9 @@ func (p *checkProbe) Choice(cp *world.ChoicePoint) {
 // reach one pointer. A change of the state the world does not mark shows
 // here as a difference. -long runs more seeds.
 func TestIncrementalHash(t *testing.T) {
-	seeds := uint64(2)
+	seeds := uint64(1)
 	if *long {
-		seeds = 12
+		seeds = 8
 	}
 	total := 0
 	for _, sc := range All() {

@@ -120,6 +120,11 @@ type Suite struct {
 	// byKind lists, for each observation kind, the invariants that read
 	// it, in registry order.
 	byKind [256][]invariant
+	// touched has bit i set when an observation since the last
+	// TakeTouched may have changed part i ([Suite.Parts]); touches is
+	// the bits each observation kind sets.
+	touched uint64
+	touches [256]uint64
 }
 
 var _ model.Observer = (*Suite)(nil)
@@ -151,16 +156,50 @@ func (s *Suite) Reset(cfg Config) {
 		for i, r := range registry {
 			s.invs[i] = r.new()
 		}
+		if len(s.invs) > 62 {
+			panic("check: more invariants than Suite.touched has bits")
+		}
 		s.byKind = [256][]invariant{}
-		for _, inv := range s.invs {
+		s.touches = [256]uint64{}
+		for i, inv := range s.invs {
 			for _, k := range inv.reads() {
 				s.byKind[k] = append(s.byKind[k], inv)
+				s.touches[k] |= 1 << (i + 2)
+			}
+		}
+		s.touches[model.ObsSent] = 1 // what lv.tx reads
+		for k := range s.touches {
+			if k != int(model.ObsSent) && !unread[k] {
+				s.touches[k] |= 3 // lv and the tally
 			}
 		}
 	}
 	for _, inv := range s.invs {
 		inv.reset(cfg, s.lv)
 	}
+	s.touched = 1<<(len(s.invs)+2) - 1
+}
+
+// Parts returns the parts of the suite's state, for a state hash that
+// walks only those an observation may have changed ([Suite.TakeTouched]):
+// the committed log view (a pointer every other part holds), the tally,
+// and each invariant in registry order. The list is the suite's: the
+// caller does not change it.
+func (s *Suite) Parts() []any {
+	ps := make([]any, 0, len(s.invs)+2)
+	ps = append(ps, s.lv, &s.tally)
+	for _, inv := range s.invs {
+		ps = append(ps, inv)
+	}
+	return ps
+}
+
+// TakeTouched returns the parts ([Suite.Parts], bit i for part i) the
+// observations since the last call may have changed, and forgets them.
+func (s *Suite) TakeTouched() uint64 {
+	t := s.touched
+	s.touched = 0
+	return t
 }
 
 // Observe reads one observation: the log view first, so that the tally and
@@ -171,6 +210,7 @@ func (s *Suite) Reset(cfg Config) {
 // message) and are read by the transaction facts alone (a send) or by no
 // one: they skip the rest (unread, tested by TestUnreadKinds).
 func (s *Suite) Observe(o *model.Obs) {
+	s.touched |= s.touches[o.Kind]
 	if o.Kind == model.ObsSent {
 		s.lv.tx.observe(o) // all that lv.observe, the tally and the invariants do with a send
 		return
@@ -214,7 +254,8 @@ var unread = func() (t [256]bool) {
 // The violations returned are the caller's: a later Finish or Reset does
 // not touch them.
 func (s *Suite) Finish() (Counts, []Violation) {
-	var each [24][]Violation // room for the registry (16 invariants) and a few more
+	s.touched = 1<<(len(s.invs)+2) - 1 // the invariants' Finish may use their state as scratch
+	var each [24][]Violation           // room for the registry (16 invariants) and a few more
 	parts := each[:0]
 	if len(s.invs) > len(each) {
 		parts = make([][]Violation, 0, len(s.invs))

@@ -42,7 +42,7 @@ var allowed = map[string][]string{
 	// to build.
 	"scenarios/world": {"sim", "model", "model/client", "model/consumer", "model/admin", "model/storage", "model/broker", "model/coordinator", "model/controller", "net", "faults", "check", "scenarios/params", "scenarios/trace", "scenarios/world/internal/store", "scenarios/world/internal/repl", "scenarios/world/internal/tally", "scenarios/world/internal/hashwalk", "scenarios/world/internal/outbuf", "scenarios/world/internal/input", "scenarios/world/internal/topo", "scenarios/world/internal/scriptcfg", "scenarios/world/internal/snapshot"},
 	// The World's compact containers (id table, bitset, record window).
-	"scenarios/world/internal/store": {"sim", "model"},
+	"scenarios/world/internal/store": {"sim", "model", "scenarios/world/internal/hashwalk"},
 	// The World's replication helpers that need no World: the replica
 	// assignment, the replication messages, idle replication's checks.
 	"scenarios/world/internal/repl":  {"sim", "model", "model/broker", "model/controller", "net"},

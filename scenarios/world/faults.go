@@ -563,6 +563,7 @@ func (w *World) faulty() bool {
 // restart and paused ones resume.
 func (w *World) endFaults(at sim.Time) {
 	w.ended = true
+	w.probe.touchAll() // statehash.go
 	w.emit(model.Obs{Kind: model.ObsPlanEnd, At: at, Node: -1, Peer: -1})
 	w.nw.Quiet()
 	w.drops = nil

@@ -84,6 +84,14 @@ func (cp *ChoicePoint) StateHash() StateHash {
 	return cp.w.stateHash(cp.At, cp.ev)
 }
 
+// CheckStateHash hashes the state again from scratch and reports a
+// difference from [ChoicePoint.StateHash], which walks only the parts of
+// the state marked as changed, or a pointer two parts of the hash reach
+// (a test's: call it after StateHash, at a ChoiceTime point).
+func (cp *ChoicePoint) CheckStateHash(kept StateHash) error {
+	return cp.w.checkStateHash(cp.At, cp.ev, kept)
+}
+
 // Role is what a node is, for the faults that only some roles take (a
 // stall hits a server, a clean restart differs from an unclean one for
 // a broker).
@@ -119,6 +127,9 @@ type probeState struct {
 	n      int
 	cp     ChoicePoint
 	cache  *hashwalk.Cache
+	// parts are the state hash's parts (statehash.go), made at the first
+	// hash.
+	parts *hashwalk.Parts
 }
 
 // faultPhase reports whether a fault injected at now could still act:

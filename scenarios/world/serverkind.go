@@ -3,6 +3,7 @@ package world
 import (
 	"github.com/idemsim/idemsim/model"
 	simnet "github.com/idemsim/idemsim/net"
+	"github.com/idemsim/idemsim/scenarios/world/internal/hashwalk"
 )
 
 // A server kind beyond the brokers, the transaction coordinator and the
@@ -35,7 +36,7 @@ type serverKind struct {
 	// reset, or a new one.
 	build func(w *World, spare model.Server) model.Server
 	// scratch names the state machine's fields the state hash leaves
-	// out, as statehash.go's scratchFields spells them: allocator state,
+	// out, as hashwalk.Scratch spells them: allocator state,
 	// storage kept for reuse.
 	scratch []string
 }
@@ -61,7 +62,7 @@ func registerServerKind(k serverKind) {
 		panic("world: server kind " + k.name + ": its destination must be negative and its own")
 	}
 	for _, f := range k.scratch {
-		scratchFields[f] = true
+		hashwalk.Scratch[f] = true
 	}
 	serverKinds = append(serverKinds, k)
 }

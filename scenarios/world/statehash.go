@@ -1,11 +1,11 @@
 package world
 
 import (
-	"cmp"
-	"math"
+	"fmt"
 	"reflect"
 	"slices"
 
+	"github.com/idemsim/idemsim/check"
 	"github.com/idemsim/idemsim/model"
 	"github.com/idemsim/idemsim/model/broker"
 	simnet "github.com/idemsim/idemsim/net"
@@ -52,7 +52,17 @@ type HashCache struct{ c *hashwalk.Cache }
 func NewHashCache() *HashCache { return &HashCache{c: newHashCache()} }
 
 func newHashCache() *hashwalk.Cache {
-	return hashwalk.NewCache(hashwalk.Options{Scratch: scratchFields, SkipTypes: []reflect.Type{tOuts}, Specials: specials})
+	return hashwalk.NewCache(hashwalk.Options{Scratch: hashwalk.Scratch, SkipTypes: []reflect.Type{tOuts}, Specials: specials, Idents: idents,
+		Values: func(t reflect.Type) bool { return t.Implements(tMessage) }})
+}
+
+// idents are the pointers from one part of the state hash into another
+// (hashParts), hashed by their pointee's place: an instance by its node,
+// an application by its id, the checkers' log view (one a run).
+var idents = []hashwalk.Ident{
+	{Type: reflect.TypeFor[*instance](), Field: "node"},
+	{Type: reflect.TypeFor[*app](), Field: "id"},
+	{Type: reflect.TypeOf(new(check.Suite).Parts()[0])},
 }
 
 // Types the walk treats specially.
@@ -61,10 +71,10 @@ var (
 	tPendingReq  = reflect.TypeFor[pendingReq]()
 	tInternalMsg = reflect.TypeFor[internalMsg]()
 	tPeer        = reflect.TypeFor[model.Peer]()
+	tMessage     = reflect.TypeFor[model.Message]()
 	tOuts        = reflect.TypeFor[[]model.Out]()
 	tRejects     = reflect.TypeFor[[]broker.RejectRule]()
 	tRules       = reflect.TypeFor[[]dropRule]()
-	tRecordSet   = reflect.TypeFor[store.RecordSet]()
 )
 
 // specials are the types the state hash walks its own way, with the
@@ -87,96 +97,98 @@ var specials = []hashwalk.Special{
 		h.I64(f.At(1).Int())
 		h.Handle(f.At(2).Uint())
 	}},
-	{Type: tRejects, Fields: []string{"[]used"}, Walk: unusedRules},
-	{Type: tRules, Fields: []string{"[]used"}, Walk: unusedRules},
-	{Type: tRecordSet, Fields: []string{"n", "slots", "odd", "app", "off", "base", "size", "slots[]Flags", "slots[]Sent", "slots[]Part"}, Walk: recordSet},
-}
-
-// unusedRules walks a list of plan rules: used rules never fire again.
-func unusedRules(h *stateHasher, f hashwalk.Fields) {
-	v, used := f.V, f.Path(0)
-	n := 0
-	for i := range v.Len() {
-		if r := v.Index(i); !r.FieldByIndex(used).Bool() {
-			h.Value(r)
-			n++
-		}
-	}
-	h.U64(uint64(n))
-}
-
-// recordSet walks a store.RecordSet: its members, in order, made whole,
-// not the window's storage.
-func recordSet(h *stateHasher, f hashwalk.Fields) {
-	h.U64(uint64(f.At(0).Int()))
-	slots, odd, app := f.At(1), f.At(2), int32(f.At(3).Int())
-	off, base := int(f.At(4).Int()), f.At(5).Int()
-	flags, sentAt, partAt := f.Path(7), f.Path(8), f.Path(9)
-	for i := off; i < off+int(f.At(6).Int()); i++ {
-		switch sl, n := slots.Index(i), base+int64(i-off); {
-		case sl.FieldByIndex(flags).Uint()&uint64(store.SlotOdd) != 0:
-			h.Value(odd.MapIndex(reflect.ValueOf(n)))
-		case sl.FieldByIndex(flags).Uint()&uint64(store.SlotPresent) != 0:
-			sent, part := sim.Time(sl.FieldByIndex(sentAt).Int()), int32(sl.FieldByIndex(partAt).Int())
-			h.Value(reflect.ValueOf(store.Member(app, n, store.RecordSlot{Sent: sent, Part: part}, nil)))
-		}
-	}
-}
-
-var scratchFields = map[string]bool{
-	"net.Network.notices":              true, // TakeNotices' result, consumed at once
-	"net.Network.names":                true, // constant
-	"net.Network.lat":                  true, // constant but for Quiet, covered by World.ended
-	"check.logView.commits":            true, // reset at every observation
-	"check.logView.aborted":            true,
-	"check.logView.views":              true, // Finish's scratch: empty between events
-	"check.logView.rc":                 true,
-	"check.txnInv.fin":                 true,
-	"client.Producer.pool":             true, // allocator state: free lists and slabs, not knowledge
-	"client.Producer.policy":           true, // configuration: cfg.Policy's behaviour, stateless
-	"broker.Broker.pool":               true,
-	"broker.Broker.msgs":               true, // allocator state: the pool messages are carved from
-	"coordinator.coordinatorNode.msgs": true,
-	"broker.LeaderState.msgs":          true, // the broker's pool, by pointer
-	"broker.ReplicaFetcher.msgs":       true,
-	"storage.Partition.spare":          true, // storage a reset node keeps for its log
-	"model.ObsSlab.spare":              true,
-	"client.partState.sp":              true, // list storage kept for reuse, holding nothing
-	"client.dconn.spare":               true,
-	"model.ObsSlab.obs":                true, // the last call's observations, copied by the world at once
-	"storage.Partition.expiry":         true, // a cache of what the producer entries give (NextExpiry)
-	"coordinator.txnLog.spare":         true, // storage a reset coordinator keeps for its log
-	"coordinator.txnLog.reclaim":       true,
-	"check.dedup.hint":                 true, // Finish's scratch
-	// Report only: they number an application's hand-overs of a record
-	// for the run's history (docs/history.md); nothing the run does
-	// depends on them, so states that differ only there are alike.
-	"model.Record.Resend": true,
-	"world.app.resends":   true,
-	// Effects the world holds in place while it carries them out
-	// (model/hold.go): nothing is held between events.
-	"model.EffectStack.depth": true,
-	"model.EffectStack.bufs":  true,
+	{Type: tRejects, Fields: []string{"[]used"}, Walk: hashwalk.UnusedRules},
+	{Type: tRules, Fields: []string{"[]used"}, Walk: hashwalk.UnusedRules},
+	store.RecordSetHash,
 }
 
 // stateHash returns the hash of the world's state at the start of
-
-// stateHash returns the hash of the world's state at the start of
-// handling ev at now (ev has been taken off the queue).
+// handling ev at now (ev has been taken off the queue), walking again
+// only the parts of the state marked since the last hash (touch).
 func (w *World) stateHash(now sim.Time, ev Event) StateHash {
-	if w.probe.cache == nil {
-		w.probe.cache = newHashCache()
+	ps := &w.probe
+	if ps.cache == nil {
+		ps.cache = newHashCache()
 	}
-	h := w.probe.cache.Begin(w)
-	h.I64(int64(now))
-	hashEvent(h, w, now, ev, ev.bg)
-	w.loop.EachPending(func(at sim.Time, e Event, bg bool) { hashEvent(h, w, at, e, bg) })
-	h.U64(0xe0e0)
+	if ps.parts == nil {
+		ps.parts = hashwalk.NewParts(false)
+	}
+	return w.hashParts(ps.parts, now, ev, false)
+}
+
+// touch marks node n's part of the state hash to be walked again.
+func (ps *probeState) touch(n simnet.NodeID) {
+	if ps.parts != nil {
+		ps.parts.Dirty(int(n))
+	}
+}
+
+// touchAll marks every part of the state hash to be walked again.
+func (ps *probeState) touchAll() {
+	if ps.parts != nil {
+		ps.parts.DirtyAll()
+	}
+}
+
+// touchEvent marks the nodes an event may change before it runs: its
+// node, an application's instances, every node for a fault's start or end,
+// a shutdown, the start of replication and a metadata flap. What the
+// node's effects reach the funnels mark (apply, consOuts, serverOuts);
+// TestIncrementalHash finds a change left unmarked.
+func (w *World) touchEvent(ev Event) {
+	ps := &w.probe
+	switch ev.kind {
+	case evAppSend:
+		for _, in := range w.apps[ev.app].instances {
+			ps.touch(in.node)
+		}
+	case evFault, evResume, evUnstall, evShutdown, evReplStart, evMetaFlap:
+		ps.touchAll()
+	default:
+		ps.touch(simnet.NodeID(ev.node))
+	}
+}
+
+// hashParts returns the state hash from parts (hashwalk.Parts), walking
+// every part if full: each node (a producer with its instance), then the
+// time and the pending events, the applications, the rest of the world
+// (network, servers' buffers, plan rules, delayed messages, reply
+// routes), and the checkers' parts (check.Suite.Parts).
+func (w *World) hashParts(p *hashwalk.Parts, now sim.Time, ev Event, full bool) StateHash {
+	c, n := w.probe.cache, len(w.nodes)
 	for i := range w.nodes {
-		h.Value(reflect.ValueOf(&w.nodes[i]).Elem())
+		p.Walk(c, w, i, full, func(h *stateHasher) {
+			h.Value(reflect.ValueOf(&w.nodes[i]).Elem())
+			if in := w.nodes[i].inst; in != nil {
+				h.Value(reflect.ValueOf(in).Elem())
+			}
+		})
 	}
-	h.Value(reflect.ValueOf(w.apps))
-	h.Value(reflect.ValueOf(w.instances))
+	p.Walk(c, w, n, true, func(h *stateHasher) {
+		h.I64(int64(now))
+		hashEvent(h, w, now, ev, ev.bg)
+		w.loop.EachPending(func(at sim.Time, e Event, bg bool) { hashEvent(h, w, at, e, bg) })
+	})
+	p.Walk(c, w, n+1, true, func(h *stateHasher) {
+		for _, a := range w.apps {
+			h.Value(reflect.ValueOf(a).Elem())
+		}
+	})
+	p.Walk(c, w, n+2, true, func(h *stateHasher) { w.hashRest(h) })
+	touched := ^uint64(0)
+	if !full {
+		touched = w.chk.TakeTouched()
+	}
+	chk := w.chk.Parts()
+	for j, part := range chk {
+		p.Walk(c, w, n+3+j, touched&(1<<j) != 0, func(h *stateHasher) { h.Value(reflect.ValueOf(part).Elem()) })
+	}
+	return StateHash(p.Sum(n + 3 + len(chk)))
+}
+
+// hashRest walks what the nodes, the events, the applications and the
+// checkers leave: always walked again.
+func (w *World) hashRest(h *stateHasher) {
 	h.Value(reflect.ValueOf(w.srvConns))
 	h.Value(reflect.ValueOf(w.nw))
 	h.Value(reflect.ValueOf(w.reqCount))
@@ -191,34 +203,32 @@ func (w *World) stateHash(now sim.Time, ev Event) StateHash {
 	h.I64(int64(w.planEnd))
 	h.I64(int64(w.limit))
 	h.I64(w.beyond)
-	h.Value(reflect.ValueOf(w.chk))
-	// Reply routes last, ordered by their handles as the walk renumbered
-	// them (a handle the walk did not meet sorts after, by value).
-	type rt struct {
-		canon, raw uint64
-		r          route
-	}
-	var rs []rt
-	for _, hd := range w.routes.IDs(nil) {
+	// Reply routes by handle (numbered by rank: hashwalk.Parts).
+	ids := w.routes.IDs(nil)
+	slices.Sort(ids)
+	h.U64(uint64(len(ids)))
+	for _, hd := range ids {
 		r, _ := w.routes.Get(hd)
-		c, ok := h.HandleNumber(hd)
-		if !ok {
-			c = math.MaxUint64
-		}
-		rs = append(rs, rt{c, hd, r})
+		h.Handle(hd)
+		h.Value(reflect.ValueOf(r))
 	}
-	slices.SortFunc(rs, func(x, y rt) int {
-		if c := cmp.Compare(x.canon, y.canon); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.raw, y.raw)
-	})
-	h.U64(uint64(len(rs)))
-	for _, r := range rs {
-		h.U64(r.canon)
-		h.Value(reflect.ValueOf(r.r))
+}
+
+// checkStateHash hashes the state again, walking every part, and reports
+// a difference from the hash the parts kept (a part changed without being
+// marked) or a pointer two parts reach (the parts' walks would miss that
+// they share it). The World's parts are up to date: stateHash was called
+// at this point.
+func (w *World) checkStateHash(now sim.Time, ev Event, kept StateHash) error {
+	p := hashwalk.NewParts(true)
+	if full := w.hashParts(p, now, ev, true); full != kept {
+		return fmt.Errorf("at %v: the parts kept hash %x, walked again %x; parts that differ %v (nodes 0-%d, then the events, the applications, the rest, the checkers)",
+			now.Duration(), kept, full, p.Diff(w.probe.parts), len(w.nodes)-1)
 	}
-	return StateHash(h.Sum())
+	if s := p.Shared(); len(s) > 0 {
+		return fmt.Errorf("at %v: %d pointers shared by two parts, %s", now.Duration(), len(s), s)
+	}
+	return nil
 }
 
 // boolBits packs bs into a word, bs[i] at bit i.

@@ -534,6 +534,9 @@ func (w *World) Handle(now sim.Time, seq uint64, ev Event) {
 	if w.probe.p != nil && now > w.probe.lastAt {
 		w.probeTime(now, seq, ev) // probe.go
 	}
+	if w.probe.parts != nil {
+		w.touchEvent(ev) // statehash.go
+	}
 	if n := w.target(ev); n >= 0 && w.gate(now, n, ev) {
 		return
 	}

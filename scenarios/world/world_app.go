@@ -254,6 +254,9 @@ func (w *World) activate(now sim.Time, in *instance) {
 
 // apply carries out a producer's effects.
 func (w *World) apply(now sim.Time, in *instance, outs []model.Out) {
+	if p := w.probe.parts; p != nil { // the state hash's marks (statehash.go)
+		p.Dirty(int(in.node))
+	}
 	if len(outs) == 0 {
 		return
 	}

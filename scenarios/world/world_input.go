@@ -22,6 +22,7 @@ func (w *World) readInput(now sim.Time, in *instance, positions []int64) bool {
 	for _, old := range in.app.instances[:in.index] {
 		if !w.groupApp {
 			old.cons.Crash()
+			w.probe.touch(old.node) // statehash.go
 		}
 	}
 	in.resuming = false
@@ -32,6 +33,9 @@ func (w *World) readInput(now sim.Time, in *instance, positions []int64) bool {
 // consOuts carries out in's consumer's effects; the application processes
 // its polls unless it waits for its committed position or was taken over.
 func (w *World) consOuts(now sim.Time, in *instance, outs []model.Out) {
+	if p := w.probe.parts; p != nil { // the state hash's marks (statehash.go)
+		p.Dirty(int(in.node))
+	}
 	outs = w.effs.Push(outs)
 	for i := range outs {
 		o := &outs[i]

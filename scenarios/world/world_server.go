@@ -70,6 +70,9 @@ func (w *World) dropRoute(h uint64) { w.routes.Del(h) }
 
 // serverOuts carries out the effects of server node n.
 func (w *World) serverOuts(now sim.Time, n simnet.NodeID, outs []model.Out) {
+	if p := w.probe.parts; p != nil { // the state hash's marks (statehash.go)
+		p.Dirty(int(n))
+	}
 	if len(outs) == 0 {
 		return
 	}

@@ -61,6 +61,7 @@ func (w *World) place(now sim.Time, group bool) {
 	if !w.txnHost.on || n < 0 {
 		return
 	}
+	w.probe.touchAll() // statehash.go
 	w.nodes[n].srv.(interface{ Host(int32, sim.Time) }).Host(int32(host), now.Add(w.txnHost.load))
 	w.nw.Follow(n, w.brokerNode[host])
 	for _, b := range w.brokerNode {

@@ -36,6 +36,23 @@ type Options struct {
 	// SkipTypes are field types skipped wherever they are.
 	SkipTypes []reflect.Type
 	Specials  []Special
+	// Idents are the pointer types hashed by a number the caller gives
+	// their pointee (its place in the state: a producer instance's node
+	// id), not walked: the caller walks the pointee as a part of its own
+	// ([Parts]).
+	Idents []Ident
+	// Values reports the pointer types whose pointees are never changed
+	// once made (a message, once sent): parts may share them, as values
+	// ([Parts.Shared] does not list them).
+	Values func(t reflect.Type) bool
+}
+
+// Ident is a pointer type hashed by its (non-nil) pointee's integer field
+// Field, unique among the pointees of the type in one state ("": a type
+// with one pointee a state, hashed as 0).
+type Ident struct {
+	Type  reflect.Type
+	Field string
 }
 
 // Cache holds what walks in one goroutine share: per type, the fields a
@@ -85,6 +102,10 @@ type typeInfo struct {
 	offs    []uintptr
 	// anyScalar: some walked field is read in place.
 	anyScalar bool
+	// ident: a pointer of an Ident type, hashed by the pointee's field
+	// at identPath (nil: hashed as 0).
+	ident     bool
+	identPath []int
 }
 
 // infoOf returns what the walk needs to know of type t.
@@ -105,6 +126,14 @@ func (c *Cache) infoOf(t reflect.Type) *typeInfo {
 			if inPlace(f.Type.Kind()) {
 				ti.scalars[j] = f.Type.Kind()
 				ti.anyScalar = true
+			}
+		}
+	}
+	for _, id := range c.opts.Idents {
+		if id.Type == t {
+			ti.ident = true
+			if id.Field != "" {
+				ti.identPath = fieldPath(t.Elem(), id.Field)
 			}
 		}
 	}

@@ -17,6 +17,10 @@ type Hasher struct {
 	c       *Cache
 	// Ctx is the caller's, for its special walks.
 	Ctx any
+	// part: the walk of a part ([Parts]); its handles are listed in
+	// met, in the order met, and hashed only by their place there.
+	part bool
+	met  []uint64
 }
 
 type ptrSeen struct {
@@ -85,8 +89,18 @@ func avalanche(x uint64) uint64 {
 // Sum returns the fingerprint of what was added.
 func (h *Hasher) Sum() [2]uint64 { return [2]uint64{avalanche(h.a), avalanche(h.b ^ prime1)} }
 
-// Handle adds a reply-route handle by the order the walk meets it.
+// Handle adds a reply-route handle by the order the walk meets it, or,
+// in the walk of a part, a mark (0 stays 0: no handle), the handle itself
+// going to the part's list ([Parts]).
 func (h *Hasher) Handle(x uint64) {
+	if h.part {
+		if x != 0 {
+			h.met = append(h.met, x)
+			x = 1
+		}
+		h.U64(x)
+		return
+	}
 	if h.handles == nil {
 		h.handles = map[uint64]uint64{}
 	}

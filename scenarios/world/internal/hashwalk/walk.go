@@ -158,6 +158,14 @@ func (h *Hasher) other(v reflect.Value, ti *typeInfo) {
 			h.U64(0)
 			return
 		}
+		if ti.ident {
+			var id uint64
+			if ti.identPath != nil {
+				id = identOf(v.Elem().FieldByIndex(ti.identPath))
+			}
+			h.U64(id<<1 | 1)
+			return
+		}
 		if n, seen := h.pointer(v.Pointer(), t); seen {
 			h.U64(n<<1 | 1)
 		} else {
@@ -172,6 +180,14 @@ func (h *Hasher) other(v reflect.Value, ti *typeInfo) {
 	default:
 		panic("hashwalk: cannot hash a " + t.String())
 	}
+}
+
+// identOf returns an Ident's field's value as a number.
+func identOf(v reflect.Value) uint64 {
+	if v.CanInt() {
+		return uint64(v.Int())
+	}
+	return v.Uint()
 }
 
 // pointer returns the number of pointer p of type t and whether it was

@@ -5,11 +5,6 @@ import (
 	"testing"
 )
 
-// order is a handler that records the ids of the events it is given.
-type order struct{ ids []int }
-
-func (o *order) Handle(_ Time, _ uint64, e tev) { o.ids = append(o.ids, e.id) }
-
 // TestRequeueAndAtBefore: an event requeued runs again in its place and
 // is counted once; an event scheduled with AtBefore runs after the
 // pending events of its time that late does not select and before those
@@ -22,7 +17,7 @@ func TestRequeueAndAtBefore(t *testing.T) {
 	l.At(3, tev{11})
 	l.At(9, tev{12})
 	l.Background(9, tev{13})
-	var o order
+	var o pendH // records the ids of the events it is given
 	// Take the first event and put it back.
 	at, seq, e, bg := l.q.pop()
 	l.now, l.events = at, l.events+1
@@ -44,8 +39,8 @@ func TestRequeueAndAtBefore(t *testing.T) {
 	})
 	l.Run(Limits{}, &o)
 	// 13 is a background event: the run ends when only it is left.
-	if want := []int{21, 1, 3, 10, 5, 2, 4, 12}; !slices.Equal(o.ids, want) {
-		t.Fatalf("order %v, want %v", o.ids, want)
+	if want := []int{21, 1, 3, 10, 5, 2, 4, 12}; !slices.Equal(o.got, want) {
+		t.Fatalf("order %v, want %v", o.got, want)
 	}
 	if l.Events() != 8 {
 		t.Fatalf("%d events handled, want 8", l.Events())

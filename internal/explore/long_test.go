@@ -203,12 +203,7 @@ func TestLongIdempotence(t *testing.T) {
 				ec := cfgFor(t, c.scenario, k, sets...)
 				ec.All = true
 				r, d := timed(t, ec, 5*time.Minute)
-				var broken []string
-				for _, v := range r.Invariants {
-					if !v.Holds {
-						broken = append(broken, fmt.Sprintf("%s (%d)", v.Name, v.Faults))
-					}
-				}
+				broken := brokenList(r)
 				verdict := r.Verdict
 				if r.Stop == "interrupted" {
 					verdict = "not done in 5 min"
@@ -280,12 +275,7 @@ func TestLongFullMenu(t *testing.T) {
 		ec := cfgFor(t, c.scenario, c.k)
 		ec.All, ec.FullMenu, ec.Budget = true, true, c.budget
 		r, d := timed(t, ec, 30*time.Minute)
-		var broken []string
-		for _, v := range r.Invariants {
-			if !v.Holds {
-				broken = append(broken, fmt.Sprintf("%s (%d)", v.Name, v.Faults))
-			}
-		}
+		broken := brokenList(r)
 		verdict := r.Verdict
 		if r.Stop != "" {
 			verdict += " (" + r.Stop + ")"
@@ -301,4 +291,16 @@ func TestLongFullMenu(t *testing.T) {
 		}
 	}
 	tb.flush("Full menu")
+}
+
+// brokenList lists the invariants r's search broke, each with the fewest
+// faults that broke it: "INV-DUP (2)".
+func brokenList(r *Result) []string {
+	var broken []string
+	for _, v := range r.Invariants {
+		if !v.Holds {
+			broken = append(broken, fmt.Sprintf("%s (%d)", v.Name, v.Faults))
+		}
+	}
+	return broken
 }

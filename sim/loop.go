@@ -60,9 +60,10 @@ type Loop[E Event] struct {
 	// order as of its last call, when the queue's next sequence number
 	// was sortedNext and its generation sortedGen (sortedOK: sorted is
 	// set); pending and spare are its buffers.
-	sorted, pending, spare []key
-	sortedNext, sortedGen  uint64
-	sortedOK               bool
+	sorted, spare         []memoKey
+	pending               []key
+	sortedNext, sortedGen uint64
+	sortedOK              bool
 }
 
 // Now returns the current simulated time: the time of the event being

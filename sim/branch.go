@@ -21,11 +21,13 @@ func (l *Loop[E]) Requeue(seq uint64, ev E, bg bool) {
 
 // Edit calls f on every pending event; f may change an event in place,
 // but not in a way that changes when it runs (its time and order are
-// kept). f must not schedule.
+// kept). f must not schedule. The events' memos (EachPendingMemo) are
+// dropped: a new generation.
 func (l *Loop[E]) Edit(f func(ev *E)) {
 	for _, k := range l.q.h {
 		f(&l.q.evs[k.slot])
 	}
+	l.q.gen++
 }
 
 // AtBefore schedules ev (foreground) at time at, ordered before every

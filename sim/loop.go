@@ -57,12 +57,14 @@ type Loop[E Event] struct {
 	// fg counts the pending foreground events.
 	fg int
 	// EachPending's state (pending.go): sorted are the queue's keys in
-	// order as of its last call, when the queue's next sequence number
-	// was sortedNext and its generation sortedGen (sortedOK: sorted is
-	// set); pending and spare are its buffers.
-	sorted, pending, spare []key
-	sortedNext, sortedGen  uint64
-	sortedOK               bool
+	// order as of its last call, each with its memo (EachPendingMemo),
+	// when the queue's next sequence number was sortedNext and its
+	// generation sortedGen (sortedOK: sorted is set); pending and spare
+	// are its buffers.
+	sorted, spare         []memoKey
+	pending               []key
+	sortedNext, sortedGen uint64
+	sortedOK              bool
 }
 
 // Now returns the current simulated time: the time of the event being

@@ -12,8 +12,49 @@ import (
 // which only order events and are not passed to f. f must not schedule.
 func (l *Loop[E]) EachPending(f func(at Time, ev E, bg bool)) {
 	l.sortPending()
-	for _, k := range l.sorted {
+	for i := range l.sorted {
+		k := &l.sorted[i].key
 		f(k.at, l.q.evs[k.slot], k.seq&1 == 1)
+	}
+}
+
+// Memo is a caller's note on one pending event (a state hash's digest of
+// it), kept beside the event's key from one [Loop.EachPendingMemo] call
+// to the next while the event stays pending and the queue's generation
+// holds: a push or a pop keeps the other events' memos; a shift of keys,
+// an Edit, a trim, a reset or an AtBefore/Requeue drops them all. A memo
+// starts zero (OK false); the caller fills it.
+type Memo struct {
+	// Sum is the caller's digest.
+	Sum [2]uint64
+	// Aux is the caller's list of numbers to keep with it (any length).
+	Aux []uint64
+	// Ref is the caller's number to find, without the event, what it
+	// reads again at each call (a message id).
+	Ref uint64
+	// OK tells a memo the caller filled.
+	OK bool
+}
+
+// memoKey is a pending event's key in EachPending's order, with its memo.
+type memoKey struct {
+	key
+	memo Memo
+}
+
+// EachPendingMemo is [Loop.EachPending] with each event's memo, which f
+// may read and fill: a caller that digests every pending event at every
+// call (the state hash) digests an event once while it is pending. The
+// memo must depend only on the event (which does not change while it is
+// pending) and its time, never on where it is in the order. ev points at
+// the event in the queue, valid during the call only: a caller that
+// finds its memo filled need not read the event (a thousand events'
+// loads a call).
+func (l *Loop[E]) EachPendingMemo(f func(at Time, ev *E, bg bool, m *Memo)) {
+	l.sortPending()
+	for i := range l.sorted {
+		mk := &l.sorted[i]
+		f(mk.at, &l.q.evs[mk.slot], mk.seq&1 == 1, &mk.memo)
 	}
 }
 
@@ -44,21 +85,31 @@ func (l *Loop[E]) sortPending() {
 			merged := l.spare[:0]
 			i, j := 0, 0
 			for i < len(kept) && j < len(fresh) {
-				if fresh[j].less(&kept[i]) {
-					merged = append(merged, fresh[j])
+				if fresh[j].less(&kept[i].key) {
+					merged = append(merged, memoKey{key: fresh[j]})
 					j++
 				} else {
 					merged = append(merged, kept[i])
 					i++
 				}
 			}
-			merged = append(append(merged, kept[i:]...), fresh[j:]...)
+			merged = append(merged, kept[i:]...)
+			for _, k := range fresh[j:] {
+				merged = append(merged, memoKey{key: k})
+			}
+			clear(l.sorted) // the popped keys' memos
 			l.sorted, l.spare = merged, l.sorted[:0]
 			return
 		}
 	}
-	l.sorted = append(l.sorted[:0], q.h...)
-	sortKeys(l.sorted)
+	keys := append(l.pending[:0], q.h...)
+	sortKeys(keys)
+	l.pending = keys[:0]
+	clear(l.sorted)
+	l.sorted = l.sorted[:0]
+	for _, k := range keys {
+		l.sorted = append(l.sorted, memoKey{key: k})
+	}
 }
 
 // sortKeys sorts keys by time, then by scheduling sequence.

@@ -87,3 +87,68 @@ func TestEachPendingIncremental(t *testing.T) {
 		}
 	}
 }
+
+// TestEachPendingMemo: across pushes, pops, shifts, edits, trims, resets
+// and AtBefore in random order, a memo EachPendingMemo hands back filled
+// holds what a fresh digest of its event and time gives (the memos follow
+// their events through the merges, and a change of an event or of its
+// time drops them), and memos are kept: most events are digested once.
+func TestEachPendingMemo(t *testing.T) {
+	r := NewRand(11, 1)
+	var l Loop[tev]
+	id := 0
+	var h pendH
+	digest := func(at Time, ev tev) [2]uint64 { return [2]uint64{uint64(at), uint64(ev.id)} }
+	kept, filled := 0, 0
+	for step := range 20000 {
+		switch op := r.IntN(100); {
+		case op < 45:
+			at := l.Now().Add(time.Duration(r.IntN(50)) * time.Millisecond)
+			if r.IntN(4) == 0 {
+				l.Background(at, tev{id: id})
+			} else {
+				l.At(at, tev{id: id})
+			}
+			id++
+		case op < 78:
+			if at, ok := l.Next(); ok {
+				l.RunToLimit(at, 1+int64(r.IntN(3)), &h)
+			}
+		case op < 82:
+			l.Shift(time.Duration(1+r.IntN(20))*time.Millisecond, func(ev tev) bool { return ev.id%3 == 0 })
+		case op < 85:
+			l.Edit(func(ev *tev) {
+				if ev.id%2 == 0 {
+					ev.id += 1 << 40
+				}
+			})
+		case op < 87:
+			l.AtBefore(l.Now().Add(time.Duration(r.IntN(20))*time.Millisecond), tev{id: id}, func(ev tev) bool { return ev.id%2 == 1 })
+			id++
+		case op < 89:
+			l.Trim(l.Pending() + r.IntN(4))
+		case op < 90:
+			l.Reset()
+		}
+		if r.IntN(3) > 0 {
+			continue
+		}
+		l.EachPendingMemo(func(at Time, evp *tev, bg bool, m *Memo) {
+			ev := *evp
+			d := digest(at, ev)
+			if !m.OK {
+				m.Sum, m.Aux, m.OK = d, append(m.Aux[:0], uint64(ev.id)), true
+				filled++
+				return
+			}
+			kept++
+			if m.Sum != d || len(m.Aux) != 1 || m.Aux[0] != uint64(ev.id) {
+				t.Fatalf("step %d: the memo of event %d at %v holds %v %v, a fresh digest %v", step, ev.id, at, m.Sum, m.Aux, d)
+			}
+		})
+	}
+	if kept < 2*filled {
+		t.Fatalf("memos kept %d times, filled %d: the memos are not kept", kept, filled)
+	}
+	t.Logf("memos kept %d times, filled %d", kept, filled)
+}

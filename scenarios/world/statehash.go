@@ -167,7 +167,13 @@ func (w *World) hashParts(p *hashwalk.Parts, now sim.Time, ev Event, full bool) 
 	p.Walk(c, w, n, true, func(h *stateHasher) {
 		h.I64(int64(now))
 		hashEvent(h, w, now, ev, ev.bg)
-		w.loop.EachPending(func(at sim.Time, e Event, bg bool) { hashEvent(h, w, at, e, bg) })
+		if full {
+			// Every digest walked afresh: what checkStateHash compares
+			// the memos with.
+			w.loop.EachPending(func(at sim.Time, e Event, bg bool) { hashEvent(h, w, at, e, bg) })
+			return
+		}
+		w.loop.EachPendingMemo(func(at sim.Time, e *Event, bg bool, m *sim.Memo) { hashMemo(h, w, at, e, bg, m) })
 	})
 	p.Walk(c, w, n+1, true, func(h *stateHasher) {
 		for _, a := range w.apps {
@@ -236,8 +242,45 @@ func boolBits(bs ...bool) uint64 { return hashwalk.BoolBits(bs...) }
 
 // hashEvent hashes a pending (or the current) event: a delivery by its
 // message rather than the message's id, a plan action by its text rather
-// than its index in the plan.
+// than its index in the plan. All of it but a delivery's count of
+// deliveries still scheduled (which a duplicate's delivery changes) is
+// walked on its own (hashwalk.Hasher.Sub): an event and its time do not
+// change while it is pending, nor does its wire but for that count, so a
+// memo (hashMemo, sim.Loop.EachPendingMemo) keeps the digest from one
+// state hash to the next. The wire's reply handles stay listed apart,
+// numbered at each hash by their rank.
 func hashEvent(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
+	if ev.kind == evDeliver {
+		hashRefs(h, w, ev.msg)
+	}
+	h.Digest(h.Sub(func(s *stateHasher) { eventDigest(s, w, at, ev, bg) }, nil))
+}
+
+// hashMemo is hashEvent for a pending event *ev with its memo m: the
+// event read only the first time (the memo keeps a delivery's message id
+// in Ref).
+func hashMemo(h *stateHasher, w *World, at sim.Time, ev *Event, bg bool, m *sim.Memo) {
+	if !m.OK {
+		m.Sum, m.Aux = h.Sub(func(s *stateHasher) { eventDigest(s, w, at, *ev, bg) }, m.Aux)
+		m.Ref, m.OK = 0, true
+		if ev.kind == evDeliver {
+			m.Ref = ev.msg
+		}
+	}
+	if m.Ref != 0 {
+		hashRefs(h, w, m.Ref)
+	}
+	h.Digest(m.Sum, m.Aux)
+}
+
+// hashRefs adds the count of deliveries of message id still scheduled.
+func hashRefs(h *stateHasher, w *World, id uint64) {
+	wr, _ := w.msgs.Get(id)
+	h.I64(int64(wr.refs))
+}
+
+// eventDigest walks what hashEvent keeps of an event in its memo.
+func eventDigest(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
 	h.I64(int64(at))
 	h.U64(uint64(ev.kind) | boolBits(bg)<<8)
 	h.U64(uint64(uint32(ev.node)) | uint64(uint32(ev.app))<<32)
@@ -246,6 +289,7 @@ func hashEvent(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
 	switch ev.kind {
 	case evDeliver:
 		wr, _ := w.msgs.Get(ev.msg)
+		wr.refs = 0
 		h.Value(reflect.ValueOf(wr))
 	case evFault:
 		h.Str(w.plan.Actions[ev.n].String())

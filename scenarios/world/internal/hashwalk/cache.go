@@ -68,6 +68,9 @@ type Cache struct {
 	// others numbers pointers that share an address with one of another
 	// type (rare).
 	others map[ptrOther]uint64
+	// sub is the cache of Hasher.Sub's walks (made on first use): their
+	// own pointers, the type facts shared.
+	sub *Cache
 }
 
 // NewCache returns an empty cache for walks with opts.

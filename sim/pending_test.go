@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -49,13 +50,7 @@ func TestEachPendingIncremental(t *testing.T) {
 	for step := range 20000 {
 		switch op := r.IntN(100); {
 		case op < 45:
-			at := l.Now().Add(time.Duration(r.IntN(50)) * time.Millisecond)
-			if r.IntN(4) == 0 {
-				l.Background(at, tev{id: id})
-			} else {
-				l.At(at, tev{id: id})
-			}
-			id++
+			pushRandom(r, &l, &id)
 		case op < 80:
 			if at, ok := l.Next(); ok {
 				l.RunToLimit(at, 1+int64(r.IntN(3)), &h)
@@ -103,13 +98,7 @@ func TestEachPendingMemo(t *testing.T) {
 	for step := range 20000 {
 		switch op := r.IntN(100); {
 		case op < 45:
-			at := l.Now().Add(time.Duration(r.IntN(50)) * time.Millisecond)
-			if r.IntN(4) == 0 {
-				l.Background(at, tev{id: id})
-			} else {
-				l.At(at, tev{id: id})
-			}
-			id++
+			pushRandom(r, &l, &id)
 		case op < 78:
 			if at, ok := l.Next(); ok {
 				l.RunToLimit(at, 1+int64(r.IntN(3)), &h)
@@ -151,4 +140,16 @@ func TestEachPendingMemo(t *testing.T) {
 		t.Fatalf("memos kept %d times, filled %d: the memos are not kept", kept, filled)
 	}
 	t.Logf("memos kept %d times, filled %d", kept, filled)
+}
+
+// pushRandom schedules event *id within the next 50 ms, in the
+// background one time in four, and moves *id on.
+func pushRandom(r *rand.Rand, l *Loop[tev], id *int) {
+	at := l.Now().Add(time.Duration(r.IntN(50)) * time.Millisecond)
+	if r.IntN(4) == 0 {
+		l.Background(at, tev{id: *id})
+	} else {
+		l.At(at, tev{id: *id})
+	}
+	*id++
 }

@@ -135,3 +135,22 @@ func TestEOSRewindsAfterAbort(t *testing.T) {
 		t.Error("seqreuse exactly-once: no transaction aborted, so nothing was rewound")
 	}
 }
+
+// TestNagleDisableNeedsLibrdkafka: socket.nagle.disable=true is refused
+// in one line for a client that has no Nagle hold (the Java client and
+// franz-go set TCP_NODELAY), and accepted for librdkafka's.
+func TestNagleDisableNeedsLibrdkafka(t *testing.T) {
+	sc, err := Lookup("ackloss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, policy := range []string{"java", "franz-go"} {
+		_, err = Run(Spec{Scenario: sc, Seed: 1, Sets: []params.KV{{Key: "client.policy", Value: policy}, {Key: "socket.nagle.disable", Value: "true"}}})
+		if err == nil || !strings.Contains(err.Error(), "socket.nagle.disable=true with client.policy="+policy) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: err = %v, want one line refusing socket.nagle.disable", policy, err)
+		}
+	}
+	if _, err := Run(Spec{Scenario: sc, Seed: 1, Sets: []params.KV{{Key: "client.policy", Value: "librdkafka"}, {Key: "socket.nagle.disable", Value: "true"}}}); err != nil {
+		t.Errorf("librdkafka: %v", err)
+	}
+}

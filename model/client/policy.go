@@ -86,6 +86,11 @@ func (c ClientPolicy) ProduceV11(client int) bool { return c.behaviour().produce
 // client.version.
 func (c ClientPolicy) Release() string { return c.behaviour().release() }
 
+// Nagle reports whether the client's broker sockets run Nagle's
+// algorithm by default, so that socket.nagle.disable means something
+// (nagle.go).
+func (c ClientPolicy) Nagle() bool { return c.behaviour().nagle() }
+
 // clientPolicy is how a modelled client decides where the clients differ:
 // the producer (Producer.policy) follows the Java client everywhere else,
 // and asks its policy at each of these points. The wire protocol is the

@@ -61,6 +61,11 @@ func Resolve(v *Values) (*Resolved, error) {
 		pc.TransactionalID = ""
 		pc.TransactionRecords = 0
 	}
+	if cfg.Producer.NagleDisable && !cfg.Producer.Policy.Nagle() {
+		// Only librdkafka's sockets run Nagle's algorithm
+		// (model/client/nagle.go): elsewhere the setting would do nothing.
+		return nil, fmt.Errorf("socket.nagle.disable=true with client.policy=%s: that client always sets TCP_NODELAY, so there is no Nagle hold to turn off (allowed: socket.nagle.disable=true with client.policy=librdkafka)", cfg.Producer.Policy)
+	}
 	if pc.TransactionalID != "" && pc.TransactionRecords == 0 && !cfg.Producer.WhatIfFenceOnly {
 		// KafkaProducer.send -> TransactionManager.maybeAddPartition
 		// throws outside a transaction.

@@ -4,28 +4,67 @@ import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	simnet "github.com/idemsim/idemsim/net"
 	"github.com/idemsim/idemsim/scenarios/world"
 	"github.com/idemsim/idemsim/sim"
 )
 
 // branchAt is saveAt that also keeps the saved point's time and the
-// nodes up there, for a fault to add at it.
+// nodes up there, for a node fault to add at it, and the messages sent
+// after it whose number on their link was not sent before it, for a
+// message rule to add at 0s.
 type branchAt struct {
 	saveAt
 	when  sim.Time
 	up    []string
 	roles []world.Role
+	seen  map[string]bool // the messages sent before the point, as a rule names them
+	sends []sent
+}
+
+// sent is a message as a plan rule names it.
+type sent struct {
+	key     string // "request|response N CLIENT>SERVER"
+	produce bool
 }
 
 func (p *branchAt) Choice(cp *world.ChoicePoint) {
+	if cp.Kind == world.ChoiceSend {
+		k := cp.Dir.String() + " " + strconv.FormatInt(cp.ReqNo, 10) + " " + cp.Client + ">" + cp.Server
+		if p.saved != nil && !p.seen[k] {
+			p.sends = append(p.sends, sent{k, cp.Produce && cp.Dir == simnet.Request})
+		} else if p.saved == nil {
+			if p.seen == nil {
+				p.seen = map[string]bool{}
+			}
+			p.seen[k] = true
+		}
+	}
 	if cp.Kind == world.ChoiceTime && p.n == p.at {
 		p.when, p.up, p.roles = cp.At, slices.Clone(cp.Up), slices.Clone(cp.UpRole)
 	}
 	p.saveAt.Choice(cp)
+}
+
+// branchRule returns the plan line of a random message rule at 0s on a
+// message sent after the saved point: a drop, a delay, a duplicate, or a
+// reject of a produce request; "" when none was sent.
+func branchRule(rng *rand.Rand, p *branchAt) string {
+	if len(p.sends) == 0 {
+		return ""
+	}
+	m := p.sends[rng.IntN(len(p.sends))]
+	k := rng.IntN(4)
+	if k == 3 && m.produce {
+		n, link, _ := strings.Cut(strings.TrimPrefix(m.key, "request "), " ")
+		return "0s reject " + n + " " + link + " NOT_ENOUGH_REPLICAS\n"
+	}
+	return "0s " + []string{"drop", "delay", "duplicate", "drop"}[k] + " " + m.key + "\n"
 }
 
 // atText is a plan time as an explorer writes it.
@@ -80,8 +119,10 @@ func withLines(plan, lines string) string {
 // latencies, the whole JSON report and the plan. For random seeds of
 // every catalogue scenario, idempotence on and off, the seed's own plan
 // is the parent, a random time choice point of its run the branch point
-// and a random node fault of a node up there the added fault; each saved
-// state branches twice. -long runs thousands.
+// and the added fault a random node fault of a node up there or a random
+// message rule at 0s (drop, delay, duplicate, reject) on a message sent
+// after the point; each saved state branches twice with each kind.
+// -long runs thousands.
 func TestBranchMatchesReplay(t *testing.T) {
 	seeds := 3
 	if *long {
@@ -89,7 +130,7 @@ func TestBranchMatchesReplay(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(36, 2))
 	ss, hc := world.NewSnapshots(), world.NewHashCache()
-	var branches, refused, settling int
+	var branches, rules, refused, settling int
 	for _, sc := range All() {
 		for seed := range uint64(seeds) {
 			for _, on := range []bool{true, false} {
@@ -112,8 +153,11 @@ func TestBranchMatchesReplay(t *testing.T) {
 						settling++
 						continue
 					}
-					for range 2 {
+					for k := range 4 {
 						lines := branchFault(rng, p, end)
+						if k >= 2 {
+							lines = branchRule(rng, p)
+						}
 						if lines == "" {
 							continue
 						}
@@ -137,14 +181,17 @@ func TestBranchMatchesReplay(t *testing.T) {
 								sc.Name, spec.Seed, on, p.at, count.n, lines, child.PlanText, a, b)
 						}
 						branches++
+						if k >= 2 {
+							rules++
+						}
 					}
 				}
 			}
 		}
 	}
-	t.Logf("%d branches identical to their replays; %d plans refused by the check, %d points in replication's settling", branches, refused, settling)
-	if branches < 50*seeds {
-		t.Fatalf("only %d branches compared", branches)
+	t.Logf("%d branches identical to their replays, %d of them with a message rule; %d plans refused by the check, %d points in replication's settling", branches, rules, refused, settling)
+	if branches < 100*seeds || rules < 40*seeds {
+		t.Fatalf("only %d branches compared, %d with a message rule", branches, rules)
 	}
 }
 

@@ -1,11 +1,12 @@
 package sim
 
 // A world restored from a saved state (an explorer's branch, docs/
-// explore.md "Saved states") is changed in three ways before it runs on:
+// explore.md "Saved states") is changed in four ways before it runs on:
 // the event the handler was given when the state was saved goes back in
 // the queue, the pending events are renumbered to a longer fault plan,
-// and the plan's new actions are scheduled where a run with that plan
-// from the start would have had them.
+// the plan's new actions are scheduled where a run with that plan from
+// the start would have had them, and the events such a run handled at
+// its start for new actions there (a plan's 0s rules) are counted.
 
 // Requeue puts back ev, the event the handler was last given (at the
 // loop's current time, with sequence number seq and background flag bg),
@@ -18,6 +19,11 @@ func (l *Loop[E]) Requeue(seq uint64, ev E, bg bool) {
 		l.fg++
 	}
 }
+
+// Count adds n to the events handled: events a run from the start would
+// have handled before the saved state's point that the state's own run did
+// not have (a longer plan's actions at 0s).
+func (l *Loop[E]) Count(n int64) { l.events += n }
 
 // Edit calls f on every pending event; f may change an event in place,
 // but not in a way that changes when it runs (its time and order are

@@ -46,7 +46,7 @@ func addExploreFlags(fs *flag.FlagSet) *exploreFlags {
 		reduce:    fs.Bool("explore-reduce", true, "explore: skip faults on a message whose number on its link an earlier message had (a response to a duplicated request): a plan rule would take the earlier one"),
 		all:       fs.Bool("all", false, "explore: search up to -max-faults for one counterexample per violated invariant"),
 		memory:    fs.String("explore-memory", "2GiB", "explore: bound what the search keeps (visited states, the frontier of schedules and their choice points), counted from the sizes of what it stores, e.g. 512MiB, 2GiB (0: no bound); the result is then incomplete"),
-		branch:    fs.String("explore-branch", "off", "explore: on runs the children of a schedule from its states saved at their choice points (node faults) instead of replaying each from the start; the result is the same (see docs/explore.md, Saved states)"),
+		branch:    fs.String("explore-branch", "off", "explore: on runs the children of a schedule from its states saved at time choice points (a node fault's at its point, a message fault's at its message's time) instead of replaying each from the start; the result is the same (see docs/explore.md, Saved states)"),
 		menu:      fs.String("explore-menu", "basic", "explore: the faults offered: basic (one pause length and one crash downtime, fault.max_duration), or full (lengths around the timeouts, clean restarts, stalls, drifts); see docs/explore.md"),
 	}
 }

@@ -31,9 +31,10 @@ func zombieRecords() []string {
 // TestBranchSameResult: -explore-branch on gives the summary of
 // -explore-branch off (the counts, the states, the pruned schedules, the
 // counterexamples with their events, byte for byte), with the states it
-// saved added to the memory account; with branching, -parallel 1 and 3
-// give the same bytes, the memory account included, with or without a
-// memory bound that stops the search.
+// saved added to the memory account, both node and message faults
+// branched; with branching, -parallel 1 and 3 give the same bytes, the
+// memory account included, with or without a memory bound that stops
+// the search.
 func TestBranchSameResult(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -52,10 +53,10 @@ func TestBranchSameResult(t *testing.T) {
 			t.Errorf("%s: branching changes the result\noff %s\non  %s", tc.name, a, b)
 		}
 		bs := on.Timing.Branch
-		if off.Memory.SavedStates != 0 || on.Memory.SavedStates != bs.Saves || bs.Saves == 0 || bs.Branched == 0 || on.Memory.SavedStateBytes <= 0 || on.Memory.Peak < off.Memory.Peak {
+		if off.Memory.SavedStates != 0 || on.Memory.SavedStates != bs.Saves || bs.Saves == 0 || bs.Branched == 0 || bs.BranchedMsg == 0 || on.Memory.SavedStateBytes <= 0 || on.Memory.Peak < off.Memory.Peak {
 			t.Errorf("%s: memory %+v with branching (%+v), %+v without", tc.name, on.Memory, bs, off.Memory)
 		}
-		t.Logf("%s: %d schedules, %d branched from %d saved states (the largest %d B), %d replayed", tc.name, on.Schedules, bs.Branched, bs.Saves, on.Memory.SavedStateBytes, bs.Replayed)
+		t.Logf("%s: %d schedules, %d branched (%d on messages) from %d saved states (the largest %d B), %d replayed", tc.name, on.Schedules, bs.Branched, bs.BranchedMsg, bs.Saves, on.Memory.SavedStateBytes, bs.Replayed)
 		if tc.name != "ackloss K=2" {
 			continue
 		}

@@ -53,8 +53,9 @@ type Config struct {
 	// Parallel is the number of runs at once (>= 1).
 	Parallel int
 	// Branch runs the children of a schedule from its states saved at
-	// their choice points instead of replaying each from the start
-	// (-explore-branch, branch.go); the result is the same.
+	// time choice points (a node fault's at its point, a message
+	// fault's at its message's time) instead of replaying each from the
+	// start (-explore-branch, branch.go); the result is the same.
 	Branch bool
 	// Shard splits the search at the first choice points: shard i of n
 	// explores the i-th, (i+n)-th, ... one-fault schedules and what

@@ -24,8 +24,9 @@ import (
 //     and its sched (schedBytes each, kept for as long as the visited set
 //     names it);
 //   - with branching (Config.Branch), a saved state at a time: a worker
-//     saves the state of a parent at one choice point, runs the children
-//     chosen there from it and lets it go before the next; the peak
+//     saves the state of a parent at one time choice point, runs the
+//     children that branch there from it and lets it go before the
+//     next; the peak
 //     counts the largest state saved once, whatever -parallel is, so
 //     that it stays the same for every -parallel.
 //

@@ -41,9 +41,10 @@ type fault struct {
 	dir            simnet.Direction
 	reqNo          int64
 	client, server string
-	// Node faults: the node and the time; a crash's downtime, a pause's
-	// or a stall's length, whether a crash's restart is clean, a
-	// drift's rate.
+	// Node faults: the node and the time (a message fault's at is its
+	// message's send time, where a branch of it starts: branch.go); a
+	// crash's downtime, a pause's or a stall's length, whether a
+	// crash's restart is clean, a drift's rate.
 	node   string
 	at     sim.Time
 	length time.Duration
@@ -205,7 +206,7 @@ type point struct {
 func (s *setup) options(p *point, dst []fault) []fault {
 	m := &s.menu
 	if p.kind == world.ChoiceSend {
-		f := fault{cp: p.index, dir: p.dir, reqNo: p.reqNo, client: p.client, server: p.server}
+		f := fault{cp: p.index, dir: p.dir, reqNo: p.reqNo, client: p.client, server: p.server, at: p.at}
 		add := func(k faultKind) { f.kind = k; dst = append(dst, f) }
 		if m.Drop {
 			add(fDrop)

@@ -3,6 +3,7 @@ package explore
 import (
 	"cmp"
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/idemsim/idemsim/scenarios"
@@ -254,10 +255,16 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 	var group []*sched
 	first := 0
 	flush := func() {
-		if len(group) > 0 {
+		if slices.ContainsFunc(group, func(x *sched) bool { return x.f.branches() }) {
 			jobs <- job{first, group}
-			group = nil
+		} else {
+			// None branches (messages sent at 0s): no run of the
+			// parent again.
+			for k, x := range group {
+				jobs <- job{first + k, []*sched{x}}
+			}
 		}
+		group = nil
 	}
 	i := 0
 	counting := false
@@ -311,7 +318,9 @@ func (e *engine) runLevel(d int, gen func(yield func(*sched) bool), internal boo
 			i++
 			return true
 		}
-		if n := len(group); n > 0 && (x.parent != group[0].parent || n >= groupMax && x.f.cp != group[n-1].f.cp) {
+		// A group splits after groupMax at the next branch point: a
+		// time choice point, with the messages sent at its time.
+		if n := len(group); n > 0 && (x.parent != group[0].parent || n >= groupMax && x.f.at != group[n-1].f.at) {
 			flush()
 		}
 		if len(group) == 0 {

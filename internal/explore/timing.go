@@ -82,7 +82,7 @@ func (t Timing) Line() string {
 	s += fmt.Sprintf("; of the workers' time: running %d%%, hashing %d%%, saving %d%%, restoring %d%%, idle %d%% (runs %.2fs)",
 		pc(f.Running), pc(f.Hashing), pc(f.Saving), pc(f.Restoring), pc(f.Idle), t.Runs.Seconds())
 	if b := t.Branch; b.Saves+b.Branched+b.Replayed > 0 {
-		s += fmt.Sprintf("; branched %s from %s saved, replayed %s", Count(b.Branched), Count(b.Saves), Count(b.Replayed))
+		s += fmt.Sprintf("; branched %s (%s on messages) from %s saved, replayed %s", Count(b.Branched), Count(b.BranchedMsg), Count(b.Saves), Count(b.Replayed))
 	}
 	return s
 }
@@ -99,10 +99,12 @@ type timingJSON struct {
 	HashSeconds     float64 `json:"hash_seconds"`
 	SaveSeconds     float64 `json:"save_seconds"`
 	RestoreSeconds  float64 `json:"restore_seconds"`
-	// SavedStates, Branched and Replayed: -explore-branch's states
-	// saved, schedules run from them and schedules replayed.
+	// SavedStates, Branched, BranchedMsg and Replayed: -explore-branch's
+	// states saved, schedules run from them (those with a message fault
+	// last), and schedules replayed.
 	SavedStates int64     `json:"saved_states"`
 	Branched    int64     `json:"branched"`
+	BranchedMsg int64     `json:"branched_messages"`
 	Replayed    int64     `json:"replayed"`
 	Fractions   Fractions `json:"fractions"`
 }
@@ -111,7 +113,7 @@ type timingJSON struct {
 func (t Timing) JSON() ([]byte, error) {
 	b, err := json.MarshalIndent(timingJSON{WallSeconds: t.Wall.Seconds(), Workers: t.Workers, Schedules: t.Schedules, States: t.States,
 		SchedulesPerSec: t.rate(t.Schedules), StatesPerSec: t.rate(t.States), RunSeconds: t.Runs.Seconds(), HashSeconds: t.Hashing.Seconds(),
-		SaveSeconds: t.Saving.Seconds(), RestoreSeconds: t.Restoring.Seconds(), SavedStates: t.Branch.Saves, Branched: t.Branch.Branched, Replayed: t.Branch.Replayed,
+		SaveSeconds: t.Saving.Seconds(), RestoreSeconds: t.Restoring.Seconds(), SavedStates: t.Branch.Saves, Branched: t.Branch.Branched, BranchedMsg: t.Branch.BranchedMsg, Replayed: t.Branch.Replayed,
 		Fractions: t.Fractions()}, "", "  ")
 	if err != nil {
 		return nil, err

@@ -81,6 +81,12 @@ type RejectRule struct {
 	// done, so a duplicate of the request (datagram mode) is not
 	// rejected again.
 	hit bool
+	// Action and Line name the plan action that armed the rule (its
+	// index in the plan, its line without the time): the broker reports
+	// ObsFault with them when the rule fires (report only). Line is ""
+	// for a rule no plan line armed (a script's), which reports nothing.
+	Action int32
+	Line   string
 }
 
 // Broker is one broker process, leader of some partitions of the topic: it
@@ -284,6 +290,11 @@ func (b *Broker) Partition(id int32) *storage.Partition {
 
 // ArmReject arms a planned reject.
 func (b *Broker) ArmReject(r RejectRule) { b.rejects = append(b.rejects, r) }
+
+// EditRejects calls f on the armed rejects, which it may change and
+// reorder in place (a world restored from a saved state renumbers them to
+// a longer plan and orders them as a run of that plan arms them).
+func (b *Broker) EditRejects(f func([]RejectRule)) { f(b.rejects) }
 
 // Step handles a produce request, a verification answer, a marker write,
 // or the break of its connection to the coordinator.
@@ -547,6 +558,9 @@ func (b *Broker) transient(from model.Peer, part int32, r *model.AppendResult) (
 		if !rr.used && rr.N == from.ReqNo && rr.Client == from.Node && (rr.Part < 0 || rr.Part == part) {
 			if rr.Part >= 0 {
 				rr.used = true
+			}
+			if !rr.hit && rr.Line != "" {
+				b.observe(model.Obs{Kind: model.ObsFault, N: int64(rr.Action), Text: rr.Line})
 			}
 			rr.hit = true
 			*r = model.AppendResult{Err: rr.Err, FirstOffset: -1, LastOffset: -1, Reason: "plan: reject"}

@@ -69,17 +69,18 @@ func (r *scriptMode) connsDown(_ *World, now sim.Time) { r.st.loseDead(now) }
 
 // planDrop reports whether an armed drop rule takes this message, and
 // uses the rule up.
-func (w *World) planDrop(dir simnet.Direction, reqNo int64, c simnet.Conn) bool {
-	return takeRule(w.drops, dir, reqNo, c)
+func (w *World) planDrop(now sim.Time, dir simnet.Direction, reqNo int64, c simnet.Conn) bool {
+	return w.takeRule(now, w.drops, dir, reqNo, c)
 }
 
 // takeRule reports whether an unused rule of rules matches the message,
-// and uses it up.
-func takeRule(rules []dropRule, dir simnet.Direction, reqNo int64, c simnet.Conn) bool {
+// uses it up and prints its plan line.
+func (w *World) takeRule(now sim.Time, rules []dropRule, dir simnet.Direction, reqNo int64, c simnet.Conn) bool {
 	for i := range rules {
 		r := &rules[i]
 		if !r.used && r.dir == dir && r.n == reqNo && r.client == c.Client && r.server == c.Server {
 			r.used = true
+			w.ruleFired(now, r.act)
 			return true
 		}
 	}
@@ -104,7 +105,7 @@ func (w *World) send(now sim.Time, wr wire, c simnet.Conn, dir simnet.Direction)
 	}
 	// Stages 2 and 3: the plan's drop rules, then the network.
 	var s simnet.Sent
-	if w.planDrop(dir, reqNo, c) {
+	if w.planDrop(now, dir, reqNo, c) {
 		s = w.nw.SendLost(now, c, dir)
 	} else {
 		s = w.nw.Send(now, c, dir)
@@ -280,7 +281,7 @@ func (t actuator) ArmDelay(dir simnet.Direction, n int64, client, server string)
 	if t.w.prearmed(t.i) {
 		return
 	}
-	t.w.mf.delays = append(t.w.mf.delays, dropRule{dir: dir, n: n, client: t.w.nodeOf(client), server: t.w.nodeOf(server)})
+	t.w.mf.delays = append(t.w.mf.delays, dropRule{dir: dir, n: n, client: t.w.nodeOf(client), server: t.w.nodeOf(server), act: int32(t.i)})
 }
 
 // ArmDuplicate arms a duplicate rule ([faults.Duplicate]).
@@ -288,7 +289,7 @@ func (t actuator) ArmDuplicate(dir simnet.Direction, n int64, client, server str
 	if t.w.prearmed(t.i) {
 		return
 	}
-	t.w.mf.dups = append(t.w.mf.dups, dropRule{dir: dir, n: n, client: t.w.nodeOf(client), server: t.w.nodeOf(server)})
+	t.w.mf.dups = append(t.w.mf.dups, dropRule{dir: dir, n: n, client: t.w.nodeOf(client), server: t.w.nodeOf(server), act: int32(t.i)})
 }
 
 // scheduleDelivery schedules a message's arrival event at its arrival time
@@ -299,7 +300,7 @@ func (w *World) scheduleDelivery(now, at sim.Time, ev Event, wr *wire, from, to 
 	mf := &w.mf
 	c, dir := ev.tok.Conn, ev.tok.Dir
 	at = w.lateDelivery(now, at, c, dir, wr, from, to)
-	hold := takeRule(mf.delays, dir, wr.reqNo, c)
+	hold := w.takeRule(now, mf.delays, dir, wr.reqNo, c)
 	behind := false
 	if !hold && w.nw.Mode() == simnet.TCP {
 		for _, h := range mf.held {
@@ -317,7 +318,7 @@ func (w *World) scheduleDelivery(now, at sim.Time, ev Event, wr *wire, from, to 
 	} else {
 		w.schedule(at, ev)
 	}
-	if takeRule(mf.dups, dir, wr.reqNo, c) {
+	if w.takeRule(now, mf.dups, dir, wr.reqNo, c) {
 		if w.nw.Mode() != simnet.Datagram {
 			w.note(now, from, "duplicate of "+string(wr.m.AppendDescription(nil))+" ignored: tcp never duplicates")
 			return
@@ -389,8 +390,8 @@ func (w *World) prearmed(i int) bool { return i < len(w.mf.prearmed) && w.mf.pre
 // prearm arms the rules of the plan's 0s actions (drops, rejects, delays,
 // duplicates) before the run's setup events, so that they can hit a
 // message sent at setup (a producer's first InitProducerId at 0s). The
-// actions' evFault events still print their lines in plan order; their
-// rules are not armed twice.
+// actions' evFault events still run (and count) at 0s but print nothing
+// (a rule's line prints when it fires) and arm nothing twice.
 func (w *World) prearm() {
 	w.mf.prearmed = make([]bool, len(w.plan.Actions))
 	for i := range w.plan.Actions {
@@ -430,6 +431,7 @@ type lateRule struct {
 	// seen counts the link's requests of typ so far (typ != "").
 	seen int64
 	used bool
+	act  int32 // its plan action (report only, as dropRule's)
 }
 
 // lateConn is a connection whose deliveries in one direction wait behind
@@ -445,7 +447,7 @@ func (t actuator) ArmLate(typ string, n int64, client, server string, d time.Dur
 	if t.w.prearmed(t.i) {
 		return
 	}
-	t.w.mf.lates = append(t.w.mf.lates, lateRule{typ: typ, n: n, client: t.w.nodeOf(client), server: t.w.nodeOf(server), d: sim.Time(d)})
+	t.w.mf.lates = append(t.w.mf.lates, lateRule{typ: typ, n: n, client: t.w.nodeOf(client), server: t.w.nodeOf(server), d: sim.Time(d), act: int32(t.i)})
 }
 
 // requestType is a request's type name as plan lines and scripts name it:
@@ -491,6 +493,7 @@ func (w *World) lateDelivery(now, at sim.Time, c simnet.Conn, dir simnet.Directi
 			continue
 		}
 		r.used = true
+		w.ruleFired(now, r.act)
 		wr.late = true
 		at += r.d
 		mf.lateConns = append(mf.lateConns, lateConn{conn: c, dir: dir, until: at})

@@ -43,12 +43,15 @@ type nodeState struct {
 	stopped    bool // crashed by a controlled shutdown: restarts clean
 }
 
-// dropRule is an armed "drop request|response N client>server" action.
+// dropRule is an armed "drop request|response N client>server" action
+// (or a delay's, a duplicate's); act is its plan action, whose line
+// prints when the rule fires (report only: the state hash leaves it out).
 type dropRule struct {
 	dir            simnet.Direction
 	n              int64
 	client, server simnet.NodeID
 	used           bool
+	act            int32
 }
 
 // initFaults sets up the fault state and the run's fault plan: the plan
@@ -287,8 +290,16 @@ func driftGain(r sim.Time, ppm int32) sim.Time {
 // fault carries out plan action i.
 func (w *World) fault(now sim.Time, i int) {
 	a := &w.plan.Actions[i]
-	w.emit(model.Obs{Kind: model.ObsFault, At: now, Node: -1, Peer: -1, N: int64(i), Text: string(a.AppendTo(nil))})
+	if !faults.IsRule(a.Action) { // a rule's line prints when it fires (ruleFired)
+		w.ruleFired(now, int32(i))
+	}
 	a.Apply(actuator{w: w, now: now, i: i})
+}
+
+// ruleFired prints plan action i's line: a node fault when it runs, a
+// message rule when it fires.
+func (w *World) ruleFired(now sim.Time, i int32) {
+	w.emit(model.Obs{Kind: model.ObsFault, At: now, Node: -1, Peer: -1, N: int64(i), Text: string(w.plan.Actions[i].AppendTo(nil))})
 }
 
 // actuator is the world as the [faults.Target] of plan action i, carried
@@ -346,7 +357,7 @@ func (t actuator) ArmDrop(dir simnet.Direction, n int64, client, server string) 
 	if t.w.prearmed(t.i) {
 		return
 	}
-	t.w.drops = append(t.w.drops, dropRule{dir: dir, n: n, client: t.w.nodeOf(client), server: t.w.nodeOf(server)})
+	t.w.drops = append(t.w.drops, dropRule{dir: dir, n: n, client: t.w.nodeOf(client), server: t.w.nodeOf(server), act: int32(t.i)})
 }
 
 func (t actuator) SetDrift(node string, ppm int32) {
@@ -360,7 +371,8 @@ func (t actuator) ArmReject(n int64, client, server, code string, part int32) {
 		return
 	}
 	c, _ := model.ParseErrCode(code)
-	t.w.nodes[t.w.nodeOf(server)].broker.ArmReject(broker.RejectRule{N: n, Client: int32(t.w.nodeOf(client)), Err: c, Part: part})
+	t.w.nodes[t.w.nodeOf(server)].broker.ArmReject(broker.RejectRule{N: n, Client: int32(t.w.nodeOf(client)), Err: c, Part: part,
+		Action: int32(t.i), Line: string(t.w.plan.Actions[t.i].AppendTo(nil))})
 }
 
 // DeleteRecords hands the request to the broker (model/broker/logstart.go).

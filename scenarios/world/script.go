@@ -444,7 +444,7 @@ func (s *Script) Reject(id uint64, err model.ErrCode) error {
 	if _, ok := wr.m.(*model.ProduceRequest); !ok || b == nil || h.tok.Dir != simnet.Request {
 		return fmt.Errorf("cannot reject %s: not a produce request to a broker", wr.m.AppendDescription(nil))
 	}
-	b.ArmReject(broker.RejectRule{N: wr.reqNo, Client: int32(wr.client), Err: err, Part: -1})
+	b.ArmReject(broker.RejectRule{N: wr.reqNo, Client: int32(wr.client), Err: err, Part: -1, Action: -1})
 	return s.Deliver(id)
 }
 

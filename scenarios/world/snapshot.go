@@ -6,9 +6,11 @@ import (
 	"reflect"
 
 	"github.com/idemsim/idemsim/faults"
+	"github.com/idemsim/idemsim/model/broker"
 
 	"github.com/idemsim/idemsim/scenarios/params"
 	"github.com/idemsim/idemsim/scenarios/world/internal/snapshot"
+	"github.com/idemsim/idemsim/scenarios/world/internal/store"
 	"github.com/idemsim/idemsim/sim"
 )
 
@@ -72,9 +74,12 @@ func (sv *Saved) Restore(ss *Snapshots) (*Saved, error) {
 // Branch runs the saved world itself on (it is used up: Restore a copy
 // for each branch) under plan, the saved run's plan with actions added
 // at or after the saved time (a fault chosen there, after the plan's own
-// actions of their times), as a run of plan from the start goes on: the
-// added actions are scheduled before the pending events at their times,
-// the plan's own actions renumbered; p watches the points after it.
+// actions of their times) or message rules at 0s (faults.ByNumber), as
+// a run of plan from the start goes on: the added actions are scheduled
+// before the pending events at their times, the added rules armed as
+// that run arms them at setup (the caller makes sure a rule's message
+// comes after the saved point), the plan's own actions and rules
+// renumbered; p watches the points after it.
 func (sv *Saved) Branch(p Probe, hc *HashCache, plan string) (*Result, error) {
 	np, err := faults.Parse(plan)
 	w := sv.w
@@ -85,23 +90,54 @@ func (sv *Saved) Branch(p Probe, hc *HashCache, plan string) (*Result, error) {
 	for i, a := range np.Actions {
 		if j := len(idx); j < len(old) && a.Equal(old[j]) {
 			idx = append(idx, uint64(i))
-		} else if added = append(added, i); sim.Time(a.At) < now {
+		} else if added = append(added, i); sim.Time(a.At) < now && (a.At != 0 || !faults.ByNumber(a.Action)) {
 			return nil, errors.New("scenarios: a branch's plan adds an action before its point: " + a.String())
 		}
 	}
 	if len(idx) < len(old) {
 		return nil, errors.New("scenarios: a branch's plan lacks an action of its saved run")
 	}
-	w.mf.prearmed = append(w.mf.prearmed, make([]bool, len(added))...) // the added actions are not at 0s
-	w.plan, w.probe.p, w.probe.cache = np, p, hc.c                     // hc: the caller's (not nil)
+	pre := make([]bool, len(np.Actions))
+	for j, i := range idx {
+		pre[i] = w.prearmed(j)
+	}
+	w.mf.prearmed, w.plan, w.probe.p, w.probe.cache = pre, np, p, hc.c // hc: the caller's (not nil)
 	w.loop.Requeue(sv.seq, sv.ev, sv.ev.bg)
 	w.loop.Edit(func(ev *Event) {
 		if ev.kind == evFault || ev.kind == evResume || ev.kind == evUnstall {
 			ev.n = idx[ev.n]
 		}
 	})
+	w.reorderRules(idx)
+	zero := int64(0)
 	for _, i := range added {
+		if a := np.Actions[i]; sim.Time(a.At) < now { // a 0s rule: prearm's, and its 0s event, which prints nothing
+			a.Apply(armer{actuator{w: w, i: i}})
+			pre[i], zero = true, zero+1
+			continue
+		}
 		w.loop.AtBefore(sim.Time(np.Actions[i].At), Event{kind: evFault, n: uint64(i)}, func(ev Event) bool { return ev.kind != evFault && ev.kind != evMetaFlap })
 	}
+	w.reorderRules(nil)
+	w.loop.Count(zero)
 	return w.runRest(w.setup, cmp.Or(w.setup.MaxEvents, DefaultMaxEvents), true)
+}
+
+// reorderRules renumbers the armed message rules' plan actions by idx
+// (an old action's index in the new plan), or with idx nil orders them
+// as a run of the plan from the start arms them (store.Rearm).
+func (w *World) reorderRules(idx []uint64) {
+	zero := func(a int32) bool { return w.plan.Actions[a].At == 0 }
+	act := func(r *dropRule) *int32 { return &r.act }
+	store.Rearm(w.drops, act, idx, zero)
+	store.Rearm(w.mf.delays, act, idx, zero)
+	store.Rearm(w.mf.dups, act, idx, zero)
+	store.Rearm(w.mf.lates, func(r *lateRule) *int32 { return &r.act }, idx, zero)
+	for i := range w.nodes {
+		if b := w.nodes[i].broker; b != nil {
+			b.EditRejects(func(rs []broker.RejectRule) {
+				store.Rearm(rs, func(r *broker.RejectRule) *int32 { return &r.Action }, idx, zero)
+			})
+		}
+	}
 }

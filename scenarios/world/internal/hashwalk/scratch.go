@@ -34,6 +34,12 @@ var Scratch = map[string]bool{
 	// depends on them, so states that differ only there are alike.
 	"model.Record.Resend": true,
 	"world.app.resends":   true,
+	// Report only: the plan action a rule prints when it fires; a rule's
+	// matching is its message (direction, number, link).
+	"world.dropRule.act":       true,
+	"world.lateRule.act":       true,
+	"broker.RejectRule.Action": true,
+	"broker.RejectRule.Line":   true,
 	// Effects the world holds in place while it carries them out
 	// (model/hold.go): nothing is held between events.
 	"model.EffectStack.depth": true,

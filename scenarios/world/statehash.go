@@ -151,9 +151,10 @@ func (w *World) touchEvent(ev Event) {
 
 // hashParts returns the state hash from parts (hashwalk.Parts), walking
 // every part if full: each node (a producer with its instance), then the
-// time and the pending events, the applications, the rest of the world
-// (network, servers' buffers, plan rules, delayed messages, reply
-// routes), and the checkers' parts (check.Suite.Parts).
+// time and the pending events, the applications, the network (walked
+// again only when it marks itself changed: simnet.Network.TakeChanged),
+// the rest of the world (servers' buffers, plan rules, delayed messages,
+// reply routes), and the checkers' parts (check.Suite.Parts).
 func (w *World) hashParts(p *hashwalk.Parts, now sim.Time, ev Event, full bool) StateHash {
 	c, n := w.probe.cache, len(w.nodes)
 	for i := range w.nodes {
@@ -180,23 +181,23 @@ func (w *World) hashParts(p *hashwalk.Parts, now sim.Time, ev Event, full bool) 
 			h.Value(reflect.ValueOf(a).Elem())
 		}
 	})
-	p.Walk(c, w, n+2, true, func(h *stateHasher) { w.hashRest(h) })
+	p.Walk(c, w, n+2, full || w.nw.TakeChanged(), func(h *stateHasher) { h.Value(reflect.ValueOf(w.nw)) })
+	p.Walk(c, w, n+3, true, func(h *stateHasher) { w.hashRest(h) })
 	touched := ^uint64(0)
 	if !full {
 		touched = w.chk.TakeTouched()
 	}
 	chk := w.chk.Parts()
 	for j, part := range chk {
-		p.Walk(c, w, n+3+j, touched&(1<<j) != 0, func(h *stateHasher) { h.Value(reflect.ValueOf(part).Elem()) })
+		p.Walk(c, w, n+4+j, touched&(1<<j) != 0, func(h *stateHasher) { h.Value(reflect.ValueOf(part).Elem()) })
 	}
-	return StateHash(p.Sum(n + 3 + len(chk)))
+	return StateHash(p.Sum(n + 4 + len(chk)))
 }
 
-// hashRest walks what the nodes, the events, the applications and the
-// checkers leave: always walked again.
+// hashRest walks what the nodes, the events, the applications, the
+// network and the checkers leave: always walked again.
 func (w *World) hashRest(h *stateHasher) {
 	h.Value(reflect.ValueOf(w.srvConns))
-	h.Value(reflect.ValueOf(w.nw))
 	h.Value(reflect.ValueOf(w.reqCount))
 	h.Value(reflect.ValueOf(w.drops))
 	h.Value(reflect.ValueOf(w.mf.delays))
@@ -228,7 +229,7 @@ func (w *World) hashRest(h *stateHasher) {
 func (w *World) checkStateHash(now sim.Time, ev Event, kept StateHash) error {
 	p := hashwalk.NewParts(true)
 	if full := w.hashParts(p, now, ev, true); full != kept {
-		return fmt.Errorf("at %v: the parts kept hash %x, walked again %x; parts that differ %v (nodes 0-%d, then the events, the applications, the rest, the checkers)",
+		return fmt.Errorf("at %v: the parts kept hash %x, walked again %x; parts that differ %v (nodes 0-%d, then the events, the applications, the network, the rest, the checkers)",
 			now.Duration(), kept, full, p.Diff(w.probe.parts), len(w.nodes)-1)
 	}
 	if s := p.Shared(); len(s) > 0 {

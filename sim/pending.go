@@ -34,6 +34,8 @@ type Memo struct {
 	Ref uint64
 	// OK tells a memo the caller filled.
 	OK bool
+	// Every asks [Loop.SumPending] to visit the event at every call.
+	Every bool
 }
 
 // memoKey is a pending event's key in EachPending's order, with its memo.
@@ -52,6 +54,7 @@ type memoKey struct {
 // loads a call).
 func (l *Loop[E]) EachPendingMemo(f func(at Time, ev *E, bg bool, m *Memo)) {
 	l.sortPending()
+	l.sumOK = false // f fills memos in any order: SumPending sums again
 	for i := range l.sorted {
 		mk := &l.sorted[i]
 		f(mk.at, &l.q.evs[mk.slot], mk.seq&1 == 1, &mk.memo)
@@ -97,11 +100,14 @@ func (l *Loop[E]) sortPending() {
 			for _, k := range fresh[j:] {
 				merged = append(merged, memoKey{key: k})
 			}
+			l.sumPopped(l.sorted[:len(l.sorted)-old]) // pendsum.go
+			l.unfilled += len(fresh)
 			clear(l.sorted) // the popped keys' memos
 			l.sorted, l.spare = merged, l.sorted[:0]
 			return
 		}
 	}
+	l.sumOK = false // every memo dropped
 	keys := append(l.pending[:0], q.h...)
 	sortKeys(keys)
 	l.pending = keys[:0]

@@ -168,13 +168,27 @@ func (w *World) hashParts(p *hashwalk.Parts, now sim.Time, ev Event, full bool) 
 	p.Walk(c, w, n, true, func(h *stateHasher) {
 		h.I64(int64(now))
 		hashEvent(h, w, now, ev, ev.bg)
+		var sum [2]uint64
 		if full {
 			// Every digest walked afresh: what checkStateHash compares
-			// the memos with.
-			w.loop.EachPending(func(at sim.Time, e Event, bg bool) { hashEvent(h, w, at, e, bg) })
-			return
+			// the kept sum with.
+			var ps sim.PendingSum
+			w.loop.EachPending(func(at sim.Time, e Event, bg bool) {
+				d, met := h.Sub(func(s *stateHasher) { eventDigest(s, w, at, e, bg) }, nil)
+				ps.Add(at, d)
+				if e.kind == evDeliver || len(met) > 0 {
+					hashAgain(h, w, &e, d, met)
+				}
+			})
+			sum = ps.Sum()
+		} else {
+			sum = w.loop.SumPending(func(at sim.Time, e *Event, bg bool, m *sim.Memo) {
+				m.Sum, m.Aux = h.Sub(func(s *stateHasher) { eventDigest(s, w, at, *e, bg) }, m.Aux)
+				m.Every = e.kind == evDeliver || len(m.Aux) > 0
+			}, func(_ sim.Time, e *Event, _ bool, m *sim.Memo) { hashAgain(h, w, e, m.Sum, m.Aux) })
 		}
-		w.loop.EachPendingMemo(func(at sim.Time, e *Event, bg bool, m *sim.Memo) { hashMemo(h, w, at, e, bg, m) })
+		h.U64(sum[0])
+		h.U64(sum[1])
 	})
 	p.Walk(c, w, n+1, true, func(h *stateHasher) {
 		for _, a := range w.apps {
@@ -247,9 +261,11 @@ func boolBits(bs ...bool) uint64 { return hashwalk.BoolBits(bs...) }
 // deliveries still scheduled (which a duplicate's delivery changes) is
 // walked on its own (hashwalk.Hasher.Sub): an event and its time do not
 // change while it is pending, nor does its wire but for that count, so a
-// memo (hashMemo, sim.Loop.EachPendingMemo) keeps the digest from one
-// state hash to the next. The wire's reply handles stay listed apart,
-// numbered at each hash by their rank.
+// memo (sim.Loop.SumPending) keeps the digest from one state hash to the
+// next, summed with the other pending events' in their order without
+// reading them again; what does change is hashed again (hashAgain). The
+// wire's reply handles stay listed apart, numbered at each hash by their
+// rank.
 func hashEvent(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
 	if ev.kind == evDeliver {
 		hashRefs(h, w, ev.msg)
@@ -257,21 +273,17 @@ func hashEvent(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
 	h.Digest(h.Sub(func(s *stateHasher) { eventDigest(s, w, at, ev, bg) }, nil))
 }
 
-// hashMemo is hashEvent for a pending event *ev with its memo m: the
-// event read only the first time (the memo keeps a delivery's message id
-// in Ref).
-func hashMemo(h *stateHasher, w *World, at sim.Time, ev *Event, bg bool, m *sim.Memo) {
-	if !m.OK {
-		m.Sum, m.Aux = h.Sub(func(s *stateHasher) { eventDigest(s, w, at, *ev, bg) }, m.Aux)
-		m.Ref, m.OK = 0, true
-		if ev.kind == evDeliver {
-			m.Ref = ev.msg
-		}
+// hashAgain hashes, at every state hash, what may change while a pending
+// event waits, beside its digest d (kept in the pending events' sum,
+// sim.Loop.SumPending): a delivery's count of deliveries still
+// scheduled, and the reply handles met, numbered by rank at each hash.
+// The events hashed again are taken in the order they will run, which
+// the sum fixes.
+func hashAgain(h *stateHasher, w *World, ev *Event, d [2]uint64, met []uint64) {
+	if ev.kind == evDeliver {
+		hashRefs(h, w, ev.msg)
 	}
-	if m.Ref != 0 {
-		hashRefs(h, w, m.Ref)
-	}
-	h.Digest(m.Sum, m.Aux)
+	h.Digest(d, met)
 }
 
 // hashRefs adds the count of deliveries of message id still scheduled.

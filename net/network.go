@@ -143,6 +143,21 @@ type Network struct {
 	// follow[n] is the node whose partitions node n shares
 	// ([Network.Follow]); nil when no node follows another.
 	follow []NodeID
+	// changed: the network's state may have changed since the last
+	// [Network.TakeChanged] (set by every method that writes it or
+	// draws from its random streams).
+	changed bool
+}
+
+// TakeChanged reports whether the network's state (its connections,
+// partitions, random streams, broken connections, configuration) may
+// have changed since the last call, or since [New] or [Renew], and
+// clears the mark: a state hash that kept its digest of the network
+// walks it again only then.
+func (nw *Network) TakeChanged() bool {
+	c := nw.changed
+	nw.changed = false
+	return c
 }
 
 // New returns a network over the named nodes. cfg must be valid
@@ -167,6 +182,7 @@ func Renew(old *Network, cfg Config, rng *rand.Rand, names []string) *Network {
 		reqPPM:  ppm(cfg.RequestLoss), respPPM: ppm(cfg.ResponseLoss), dupPPM: ppm(cfg.Duplicate),
 		reorderPPM: ppm(cfg.Reorder), noticePPM: ppm(cfg.DisconnectNotice),
 		broken: nw.broken[:0], notices: nw.notices[:0],
+		changed: true,
 	}
 	for i := range nw.lat {
 		nw.lat[i] = cfg.Latency
@@ -200,6 +216,7 @@ func zeroed[T any](s []T, n int) []T {
 // changes is dropped at arrival if the two hosts' links were cut a
 // different number of times.
 func (nw *Network) Follow(n, host NodeID) {
+	nw.changed = true
 	if nw.follow == nil {
 		nw.follow = make([]NodeID, len(nw.names))
 		for i := range nw.follow {
@@ -227,6 +244,7 @@ func (nw *Network) hostLink(from, to NodeID) int {
 // gets a notice of every break the network makes, one latency later,
 // unless the notice's direction is cut ([Network.TakeNotices]).
 func (nw *Network) SetServers(server []bool, rng *rand.Rand) {
+	nw.changed = true
 	nw.server = server
 	nw.srvRng = rng
 	nw.srvLossPPM = ppm(nw.cfg.ServerLoss)
@@ -252,6 +270,7 @@ func (nw *Network) conn(c, s NodeID) *connState { return &nw.conns[int(c)*len(nw
 // Connect opens a new connection from client to server, abandoning any older
 // one: messages of older generations will not arrive.
 func (nw *Network) Connect(client, server NodeID) Conn {
+	nw.changed = true
 	cs := nw.conn(client, server)
 	cs.next++
 	cs.gen, cs.broken = cs.next, false
@@ -263,6 +282,7 @@ func (nw *Network) Connect(client, server NodeID) Conn {
 // Connect opened, each abandoning only an older one of its own kind.
 // Generations are the pair's, in opening order.
 func (nw *Network) ConnectAux(client, server NodeID) Conn {
+	nw.changed = true
 	cs := nw.conn(client, server)
 	cs.next++
 	cs.aux, cs.auxBroken = cs.next, false
@@ -284,8 +304,8 @@ func (cs *connState) brokenOf(gen uint32) *bool {
 // Close closes c, as a client does on a request timeout; what is still on
 // the wire is lost.
 func (nw *Network) Close(c Conn) {
-	if b := nw.conn(c.Client, c.Server).brokenOf(c.Gen); b != nil {
-		*b = true
+	if b := nw.conn(c.Client, c.Server).brokenOf(c.Gen); b != nil && !*b {
+		*b, nw.changed = true, true
 	}
 }
 
@@ -307,7 +327,7 @@ func (nw *Network) Send(now sim.Time, c Conn, dir Direction) Sent {
 // nothing: they are still drawn, so the stream stays aligned, but no
 // message is lost by chance. A run that replays its realized fault plan
 // (every random loss written out as a planned drop) mutes the loss.
-func (nw *Network) MuteLoss() { nw.muted = true }
+func (nw *Network) MuteLoss() { nw.muted, nw.changed = true, true }
 
 // SendLost is [Network.Send] for a message the caller (a fault plan) wants
 // lost: it is lost like a random loss, without a draw, unless the
@@ -335,6 +355,7 @@ func (nw *Network) send(now sim.Time, c Conn, dir Direction, lose bool) Sent {
 		s.Fate = ConnBroken
 		return s
 	}
+	nw.changed = true // a break, or draws from a random stream
 	if blocked {
 		s.Fate = Partitioned
 		nw.breakConn(c)
@@ -385,7 +406,7 @@ func (nw *Network) breakConn(c Conn) {
 		return
 	}
 	if b := nw.conn(c.Client, c.Server).brokenOf(c.Gen); b != nil && !*b {
-		*b = true
+		*b, nw.changed = true, true
 		nw.broken = append(nw.broken, c)
 	}
 }
@@ -404,6 +425,10 @@ func (nw *Network) Break(c Conn) { nw.breakConn(c) }
 // until the next call.
 func (nw *Network) TakeNotices(now sim.Time) []Notice {
 	nw.notices = nw.notices[:0]
+	if len(nw.broken) == 0 {
+		return nw.notices
+	}
+	nw.changed = true // draws, and broken emptied
 	for _, c := range nw.broken {
 		if nw.Blocked(c.Server, c.Client) {
 			continue
@@ -434,6 +459,7 @@ func (nw *Network) ServerLossPPM() uint32 { return nw.srvLossPPM }
 
 // Delay draws one delay of the directed link from -> to.
 func (nw *Network) Delay(from, to NodeID) time.Duration {
+	nw.changed = true
 	return nw.lat[int(from)*len(nw.names)+int(to)].Draw(nw.rng)
 }
 
@@ -472,11 +498,14 @@ func (nw *Network) Cut(a, b NodeID) {
 	if !nw.blocked[l] {
 		nw.blocked[l] = true
 		nw.cuts[l]++
+		nw.changed = true
 	}
 }
 
 // Heal ends a partition from a to b.
-func (nw *Network) Heal(a, b NodeID) { nw.blocked[int(a)*len(nw.names)+int(b)] = false }
+func (nw *Network) Heal(a, b NodeID) {
+	nw.blocked[int(a)*len(nw.names)+int(b)], nw.changed = false, true
+}
 
 // Blocked reports whether the link a->b is cut now, or the link it
 // follows ([Network.Follow]).
@@ -496,6 +525,7 @@ func (nw *Network) AppendConn(b []byte, c Conn) []byte { return c.appendTo(b, nw
 // no loss, no duplication, no tail delays. The world switches to it when the
 // fault plan ends (the run's second, healing phase).
 func (nw *Network) Quiet() {
+	nw.changed = true
 	nw.reqPPM, nw.respPPM, nw.dupPPM, nw.reorderPPM, nw.srvLossPPM = 0, 0, 0, 0, 0
 	nw.cfg.Latency.TailProb = 0
 	for i := range nw.lat {

@@ -65,6 +65,12 @@ type Loop[E Event] struct {
 	pending               []key
 	sortedNext, sortedGen uint64
 	sortedOK              bool
+	// SumPending's state (pendsum.go): psum sums the filled memos of
+	// sorted (sumOK: it does), of which every are marked Every; unfilled
+	// counts the memos of sorted not filled.
+	psum            PendingSum
+	sumOK           bool
+	every, unfilled int
 }
 
 // Now returns the current simulated time: the time of the event being
@@ -188,7 +194,8 @@ func (l *Loop[E]) Run(lim Limits, h Handler[E]) StopReason {
 func (l *Loop[E]) Trim(keep int) {
 	l.q.trim(keep)
 	if cap(l.pending) > keep || cap(l.sorted) > keep || cap(l.spare) > keep {
-		l.pending, l.sorted, l.spare, l.sortedOK = nil, nil, nil, false
+		l.pending, l.sorted, l.spare, l.sortedOK, l.sumOK = nil, nil, nil, false, false
+		l.psum = PendingSum{}
 	}
 }
 
@@ -201,5 +208,5 @@ func (l *Loop[E]) Reset() {
 	l.q.reset()
 	l.now, l.events, l.stop, l.fg = 0, 0, false, 0
 	l.pending, l.sorted, l.spare = l.pending[:0], l.sorted[:0], l.spare[:0]
-	l.sortedNext, l.sortedGen, l.sortedOK = 0, 0, false
+	l.sortedNext, l.sortedGen, l.sortedOK, l.sumOK = 0, 0, false, false
 }

@@ -34,6 +34,8 @@ type Memo struct {
 	Ref uint64
 	// OK tells a memo the caller filled.
 	OK bool
+	// Every asks [Loop.SumPending] to visit the event at every call.
+	Every bool
 }
 
 // memoKey is a pending event's key in EachPending's order, with its memo.
@@ -52,6 +54,7 @@ type memoKey struct {
 // loads a call).
 func (l *Loop[E]) EachPendingMemo(f func(at Time, ev *E, bg bool, m *Memo)) {
 	l.sortPending()
+	l.sumOK = false // f fills memos in any order: SumPending sums again
 	for i := range l.sorted {
 		mk := &l.sorted[i]
 		f(mk.at, &l.q.evs[mk.slot], mk.seq&1 == 1, &mk.memo)
@@ -66,42 +69,56 @@ func (l *Loop[E]) EachPendingMemo(f func(at Time, ev *E, bg bool, m *Memo)) {
 // last call that were popped since are a prefix of it; the keys pushed
 // since are those with a sequence number from the last call's next one
 // on. The rest of the last call's keys, merged with the new ones sorted,
-// are the order. A change other than a push or a pop (Shift, Trim,
-// Reset: the queue's generation) sorts everything again.
+// are the order: the popped prefix is dropped where it is and the new
+// keys are merged in from the back, so that the keys before the first
+// new one do not move (the list moves to the spare one, with room
+// behind, when it has none). A change other than a push or a pop (Shift,
+// Trim, Reset: the queue's generation) sorts everything again.
 func (l *Loop[E]) sortPending() {
 	q := &l.q
 	defer func() { l.sortedNext, l.sortedGen, l.sortedOK = q.seq, q.gen, true }()
 	if l.sortedOK && l.sortedGen == q.gen {
 		fresh := l.pending[:0]
-		for _, k := range q.h {
-			if k.seq>>1 >= l.sortedNext {
-				fresh = append(fresh, k)
+		if q.seq != l.sortedNext { // something was pushed
+			for _, k := range q.h {
+				if k.seq>>1 >= l.sortedNext {
+					fresh = append(fresh, k)
+				}
 			}
 		}
 		l.pending = fresh[:0]
 		if old := len(q.h) - len(fresh); old >= 0 && old <= len(l.sorted) {
 			sortKeys(fresh)
-			kept := l.sorted[len(l.sorted)-old:]
-			merged := l.spare[:0]
-			i, j := 0, 0
-			for i < len(kept) && j < len(fresh) {
-				if fresh[j].less(&kept[i].key) {
-					merged = append(merged, memoKey{key: fresh[j]})
-					j++
+			gone := len(l.sorted) - old
+			l.sumPopped(l.sorted[:gone]) // pendsum.go
+			l.unfilled += len(fresh)
+			clear(l.sorted[:gone]) // the popped keys' memos
+			kept := l.sorted[gone:]
+			if len(kept)+len(fresh) > cap(kept) {
+				// Out of room behind: move the kept keys to the front
+				// of the spare list, with room for half as many again.
+				moved := slices.Grow(append(l.spare[:0], kept...), len(fresh)+len(kept)/2+8)
+				clear(l.sorted[:cap(l.sorted)]) // copies of the moved memos
+				l.spare, kept = l.sorted[:0], moved
+			}
+			// Merge the fresh keys in from the back: the kept keys before
+			// the first fresh one stay where they are.
+			i, j := len(kept)-1, len(fresh)-1
+			kept = kept[:len(kept)+len(fresh)]
+			for k := len(kept) - 1; j >= 0; k-- {
+				if i >= 0 && fresh[j].less(&kept[i].key) {
+					kept[k] = kept[i]
+					i--
 				} else {
-					merged = append(merged, kept[i])
-					i++
+					kept[k] = memoKey{key: fresh[j]}
+					j--
 				}
 			}
-			merged = append(merged, kept[i:]...)
-			for _, k := range fresh[j:] {
-				merged = append(merged, memoKey{key: k})
-			}
-			clear(l.sorted) // the popped keys' memos
-			l.sorted, l.spare = merged, l.sorted[:0]
+			l.sorted = kept
 			return
 		}
 	}
+	l.sumOK = false // every memo dropped
 	keys := append(l.pending[:0], q.h...)
 	sortKeys(keys)
 	l.pending = keys[:0]

@@ -151,9 +151,10 @@ func (w *World) touchEvent(ev Event) {
 
 // hashParts returns the state hash from parts (hashwalk.Parts), walking
 // every part if full: each node (a producer with its instance), then the
-// time and the pending events, the applications, the rest of the world
-// (network, servers' buffers, plan rules, delayed messages, reply
-// routes), and the checkers' parts (check.Suite.Parts).
+// time and the pending events, the applications, the network (walked
+// again only when it marks itself changed: simnet.Network.TakeChanged),
+// the rest of the world (servers' buffers, plan rules, delayed messages,
+// reply routes), and the checkers' parts (check.Suite.Parts).
 func (w *World) hashParts(p *hashwalk.Parts, now sim.Time, ev Event, full bool) StateHash {
 	c, n := w.probe.cache, len(w.nodes)
 	for i := range w.nodes {
@@ -167,36 +168,50 @@ func (w *World) hashParts(p *hashwalk.Parts, now sim.Time, ev Event, full bool) 
 	p.Walk(c, w, n, true, func(h *stateHasher) {
 		h.I64(int64(now))
 		hashEvent(h, w, now, ev, ev.bg)
+		var sum [2]uint64
 		if full {
 			// Every digest walked afresh: what checkStateHash compares
-			// the memos with.
-			w.loop.EachPending(func(at sim.Time, e Event, bg bool) { hashEvent(h, w, at, e, bg) })
-			return
+			// the kept sum with.
+			var ps sim.PendingSum
+			w.loop.EachPending(func(at sim.Time, e Event, bg bool) {
+				d, met := h.Sub(func(s *stateHasher) { eventDigest(s, w, at, e, bg) }, nil)
+				ps.Add(at, d)
+				if e.kind == evDeliver || len(met) > 0 {
+					hashAgain(h, w, &e, d, met)
+				}
+			})
+			sum = ps.Sum()
+		} else {
+			sum = w.loop.SumPending(func(at sim.Time, e *Event, bg bool, m *sim.Memo) {
+				m.Sum, m.Aux = h.Sub(func(s *stateHasher) { eventDigest(s, w, at, *e, bg) }, m.Aux)
+				m.Every = e.kind == evDeliver || len(m.Aux) > 0
+			}, func(_ sim.Time, e *Event, _ bool, m *sim.Memo) { hashAgain(h, w, e, m.Sum, m.Aux) })
 		}
-		w.loop.EachPendingMemo(func(at sim.Time, e *Event, bg bool, m *sim.Memo) { hashMemo(h, w, at, e, bg, m) })
+		h.U64(sum[0])
+		h.U64(sum[1])
 	})
 	p.Walk(c, w, n+1, true, func(h *stateHasher) {
 		for _, a := range w.apps {
 			h.Value(reflect.ValueOf(a).Elem())
 		}
 	})
-	p.Walk(c, w, n+2, true, func(h *stateHasher) { w.hashRest(h) })
+	p.Walk(c, w, n+2, full || w.nw.TakeChanged(), func(h *stateHasher) { h.Value(reflect.ValueOf(w.nw)) })
+	p.Walk(c, w, n+3, true, func(h *stateHasher) { w.hashRest(h) })
 	touched := ^uint64(0)
 	if !full {
 		touched = w.chk.TakeTouched()
 	}
 	chk := w.chk.Parts()
 	for j, part := range chk {
-		p.Walk(c, w, n+3+j, touched&(1<<j) != 0, func(h *stateHasher) { h.Value(reflect.ValueOf(part).Elem()) })
+		p.Walk(c, w, n+4+j, touched&(1<<j) != 0, func(h *stateHasher) { h.Value(reflect.ValueOf(part).Elem()) })
 	}
-	return StateHash(p.Sum(n + 3 + len(chk)))
+	return StateHash(p.Sum(n + 4 + len(chk)))
 }
 
-// hashRest walks what the nodes, the events, the applications and the
-// checkers leave: always walked again.
+// hashRest walks what the nodes, the events, the applications, the
+// network and the checkers leave: always walked again.
 func (w *World) hashRest(h *stateHasher) {
 	h.Value(reflect.ValueOf(w.srvConns))
-	h.Value(reflect.ValueOf(w.nw))
 	h.Value(reflect.ValueOf(w.reqCount))
 	h.Value(reflect.ValueOf(w.drops))
 	h.Value(reflect.ValueOf(w.mf.delays))
@@ -228,7 +243,7 @@ func (w *World) hashRest(h *stateHasher) {
 func (w *World) checkStateHash(now sim.Time, ev Event, kept StateHash) error {
 	p := hashwalk.NewParts(true)
 	if full := w.hashParts(p, now, ev, true); full != kept {
-		return fmt.Errorf("at %v: the parts kept hash %x, walked again %x; parts that differ %v (nodes 0-%d, then the events, the applications, the rest, the checkers)",
+		return fmt.Errorf("at %v: the parts kept hash %x, walked again %x; parts that differ %v (nodes 0-%d, then the events, the applications, the network, the rest, the checkers)",
 			now.Duration(), kept, full, p.Diff(w.probe.parts), len(w.nodes)-1)
 	}
 	if s := p.Shared(); len(s) > 0 {
@@ -246,9 +261,11 @@ func boolBits(bs ...bool) uint64 { return hashwalk.BoolBits(bs...) }
 // deliveries still scheduled (which a duplicate's delivery changes) is
 // walked on its own (hashwalk.Hasher.Sub): an event and its time do not
 // change while it is pending, nor does its wire but for that count, so a
-// memo (hashMemo, sim.Loop.EachPendingMemo) keeps the digest from one
-// state hash to the next. The wire's reply handles stay listed apart,
-// numbered at each hash by their rank.
+// memo (sim.Loop.SumPending) keeps the digest from one state hash to the
+// next, summed with the other pending events' in their order without
+// reading them again; what does change is hashed again (hashAgain). The
+// wire's reply handles stay listed apart, numbered at each hash by their
+// rank.
 func hashEvent(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
 	if ev.kind == evDeliver {
 		hashRefs(h, w, ev.msg)
@@ -256,21 +273,17 @@ func hashEvent(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
 	h.Digest(h.Sub(func(s *stateHasher) { eventDigest(s, w, at, ev, bg) }, nil))
 }
 
-// hashMemo is hashEvent for a pending event *ev with its memo m: the
-// event read only the first time (the memo keeps a delivery's message id
-// in Ref).
-func hashMemo(h *stateHasher, w *World, at sim.Time, ev *Event, bg bool, m *sim.Memo) {
-	if !m.OK {
-		m.Sum, m.Aux = h.Sub(func(s *stateHasher) { eventDigest(s, w, at, *ev, bg) }, m.Aux)
-		m.Ref, m.OK = 0, true
-		if ev.kind == evDeliver {
-			m.Ref = ev.msg
-		}
+// hashAgain hashes, at every state hash, what may change while a pending
+// event waits, beside its digest d (kept in the pending events' sum,
+// sim.Loop.SumPending): a delivery's count of deliveries still
+// scheduled, and the reply handles met, numbered by rank at each hash.
+// The events hashed again are taken in the order they will run, which
+// the sum fixes.
+func hashAgain(h *stateHasher, w *World, ev *Event, d [2]uint64, met []uint64) {
+	if ev.kind == evDeliver {
+		hashRefs(h, w, ev.msg)
 	}
-	if m.Ref != 0 {
-		hashRefs(h, w, m.Ref)
-	}
-	h.Digest(m.Sum, m.Aux)
+	h.Digest(d, met)
 }
 
 // hashRefs adds the count of deliveries of message id still scheduled.

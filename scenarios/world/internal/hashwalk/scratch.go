@@ -7,6 +7,7 @@ var Scratch = map[string]bool{
 	"net.Network.notices":              true, // TakeNotices' result, consumed at once
 	"net.Network.names":                true, // constant
 	"net.Network.lat":                  true, // constant but for Quiet, covered by World.ended
+	"net.Network.changed":              true, // the state hash's own mark (Network.TakeChanged)
 	"check.logView.commits":            true, // reset at every observation
 	"check.logView.aborted":            true,
 	"check.logView.views":              true, // Finish's scratch: empty between events

@@ -220,7 +220,7 @@ func (w *World) hashRest(h *stateHasher) {
 	h.Value(reflect.ValueOf(w.mf.lates))
 	h.Value(reflect.ValueOf(w.mf.lateConns))
 	w.repl.hash(w, h)
-	h.U64(boolBits(w.ended, w.resend, w.overState))
+	h.U64(hashwalk.BoolBits(w.ended, w.resend, w.overState))
 	h.I64(int64(w.planEnd))
 	h.I64(int64(w.limit))
 	h.I64(w.beyond)
@@ -252,9 +252,6 @@ func (w *World) checkStateHash(now sim.Time, ev Event, kept StateHash) error {
 	return nil
 }
 
-// boolBits packs bs into a word, bs[i] at bit i.
-func boolBits(bs ...bool) uint64 { return hashwalk.BoolBits(bs...) }
-
 // hashEvent hashes a pending (or the current) event: a delivery by its
 // message rather than the message's id, a plan action by its text rather
 // than its index in the plan. All of it but a delivery's count of
@@ -267,10 +264,8 @@ func boolBits(bs ...bool) uint64 { return hashwalk.BoolBits(bs...) }
 // wire's reply handles stay listed apart, numbered at each hash by their
 // rank.
 func hashEvent(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
-	if ev.kind == evDeliver {
-		hashRefs(h, w, ev.msg)
-	}
-	h.Digest(h.Sub(func(s *stateHasher) { eventDigest(s, w, at, ev, bg) }, nil))
+	d, met := h.Sub(func(s *stateHasher) { eventDigest(s, w, at, ev, bg) }, nil)
+	hashAgain(h, w, &ev, d, met)
 }
 
 // hashAgain hashes, at every state hash, what may change while a pending
@@ -281,24 +276,21 @@ func hashEvent(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
 // the sum fixes.
 func hashAgain(h *stateHasher, w *World, ev *Event, d [2]uint64, met []uint64) {
 	if ev.kind == evDeliver {
-		hashRefs(h, w, ev.msg)
+		wr, _ := w.msgs.Get(ev.msg)
+		h.I64(int64(wr.refs))
 	}
 	h.Digest(d, met)
-}
-
-// hashRefs adds the count of deliveries of message id still scheduled.
-func hashRefs(h *stateHasher, w *World, id uint64) {
-	wr, _ := w.msgs.Get(id)
-	h.I64(int64(wr.refs))
 }
 
 // eventDigest walks what hashEvent keeps of an event in its memo.
 func eventDigest(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
 	h.I64(int64(at))
-	h.U64(uint64(ev.kind) | boolBits(bg)<<8)
+	h.U64(uint64(ev.kind) | hashwalk.BoolBits(bg)<<8)
 	h.U64(uint64(uint32(ev.node)) | uint64(uint32(ev.app))<<32)
 	h.U64(uint64(ev.gen))
-	hashTok(h, ev.tok)
+	h.U64(uint64(uint32(ev.tok.Conn.Client)) | uint64(uint32(ev.tok.Conn.Server))<<32)
+	h.U64(uint64(ev.tok.Conn.Gen) | uint64(ev.tok.Dir)<<32)
+	h.U64(uint64(ev.tok.Cut))
 	switch ev.kind {
 	case evDeliver:
 		wr, _ := w.msgs.Get(ev.msg)
@@ -311,12 +303,6 @@ func eventDigest(h *stateHasher, w *World, at sim.Time, ev Event, bg bool) {
 	default:
 		h.U64(ev.n)
 	}
-}
-
-func hashTok(h *stateHasher, t simnet.Token) {
-	h.U64(uint64(uint32(t.Conn.Client)) | uint64(uint32(t.Conn.Server))<<32)
-	h.U64(uint64(t.Conn.Gen) | uint64(t.Dir)<<32)
-	h.U64(uint64(t.Cut))
 }
 
 // eventValue hashes an Event reached through reflection (a held event),

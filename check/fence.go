@@ -19,13 +19,15 @@ import (
 // tell them apart; KIP-890).
 //
 // A replicated run judges the appends that stayed in the partition's
-// log: a leader that a failover deposed appends what it still takes for
-// its own (a paused leader that resumes runs the produce requests it had
-// queued before it learns of the new leader, as Kafka's
-// Partition.appendRecordsToLeader does while the replica is leader in its
-// own view) and truncates it when it follows the new leader (the
-// diverging epoch). Such an append, and a marker such a leader wrote,
-// were never readable; a violation is kept only when its batch, and the
+// log. A leader that a failover deposed appends what it still takes for
+// its own: a paused leader that resumes runs the produce requests it had
+// queued before it learns of the new leader, as Kafka does, whose leader
+// check is the replica's own view (core/src/main/scala/kafka/cluster/
+// Partition.scala, appendRecordsToLeader, l.1384 at
+// apache/kafka@1eb7644349cb: leaderLogIfLocal and its own ISR); it
+// truncates the append when it follows the new leader (the diverging
+// epoch, KIP-101). Such an append, and a marker such a leader wrote, were
+// never readable; a violation is kept only when its batch, and the
 // marker that closed its transaction, are entries of the final committed
 // log ([model.ObsFinalLog]), as INV-SEQ judges that log.
 type fence struct {

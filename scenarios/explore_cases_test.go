@@ -87,7 +87,7 @@ var exploreCases = []violationCase{
 		plan: "explore-zombie-timeout-fence.plan", scenario: "zombie", seed: 1,
 		sets:  kv("net.latency", "constant"),
 		shows: []string{"LIVE-PROD"},
-		trace: []string{"c1 aborts timed-out transactions", "p2 TxnOffsetCommit PRODUCER_FENCED", "p2 fatal PRODUCER_FENCED: instance stops"},
+		trace: []string{"c1 aborts timed-out transactions", "g1 txn-offset-commit group=app-0 pid=42 e=4 offset=40 -> INVALID_PRODUCER_EPOCH", "p2 TxnOffsetCommit INVALID_PRODUCER_EPOCH", "p2 fatal PRODUCER_FENCED: instance stops"},
 	},
 	{
 		// coordfailover with its own links, the full menu's one fault:

@@ -575,7 +575,15 @@ func (p *Producer) handleTxnResponse(now sim.Time, q *prequest, r *model.TxnResp
 	}
 }
 
-// fatalOf maps a coordinator error to the producer's fatal error.
+// fatalOf maps a coordinator error to the producer's fatal error. The
+// Java client's InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn and
+// EndTxn handlers turn INVALID_PRODUCER_EPOCH into ProducerFencedException;
+// its TxnOffsetCommitHandler raises the error it got
+// (isFatalException, then fatalError(error.exception())), so a fenced
+// TxnOffsetCommit, which brokers answer INVALID_PRODUCER_EPOCH, stops a
+// real Java producer with InvalidProducerEpochException where idemsim
+// counts a PRODUCER_FENCED fatal: the same stop, one label for every
+// fence (librdkafka reports each as its __FENCED).
 func fatalOf(e model.ErrCode) model.ErrCode {
 	if e == model.ErrInvalidProducerEpoch {
 		return model.ErrProducerFenced // INVALID_PRODUCER_EPOCH from a coordinator API is PRODUCER_FENCED (TransactionManager's coordinator response handlers)

@@ -27,13 +27,14 @@ import (
 //     is below one the group coordinator has seen for that producer id:
 //     the append to __consumer_offsets is checked against the producer
 //     state like any transactional write, so a fenced instance's commit
-//     is refused with PRODUCER_FENCED. A TxnOffsetCommit v5 (transaction
+//     is refused with INVALID_PRODUCER_EPOCH. A TxnOffsetCommit v5 (transaction
 //     version 2, KIP-890 part 2) comes without AddOffsetsToTxn: the group
 //     coordinator first adds the offsets partition to the transaction at
 //     the transaction coordinator (an AddPartitionsToTxn on the
 //     producer's behalf, as a partition leader does for Produce v12) and
 //     writes the offsets once that is answered; an error is the
-//     commit's answer;
+//     commit's answer, a fenced epoch's PRODUCER_FENCED as
+//     INVALID_PRODUCER_EPOCH (the broker's AddPartitionsToTxnManager);
 //
 //   - the transaction's marker, sent by the transaction coordinator to
 //     the offsets partition ([model.OffsetsPartition]), makes the pending offset
@@ -221,14 +222,21 @@ func (g *GroupCoordinator) Step(now sim.Time, from model.Peer, m model.Message) 
 // failed, else with the group's refusal of m's group metadata
 // (validateTransactionalOffsetCommit), else it stores the offset as
 // pending unless the producer's epoch is below one seen for its producer
-// id (PRODUCER_FENCED).
+// id: INVALID_PRODUCER_EPOCH, the append to __consumer_offsets refused by
+// the partition's producer state (ProducerAppendInfo.checkProducerEpoch
+// throws InvalidProducerEpochException for a client's write since 2.7,
+// KIP-588, storage/src/main/java/org/apache/kafka/storage/internals/log/
+// ProducerAppendInfo.java), which the group coordinator passes on
+// (CoordinatorOperationExceptionHelper.handleOperationException, its
+// default case, group-coordinator/src/main/java/org/apache/kafka/
+// coordinator/common/runtime/CoordinatorOperationExceptionHelper.java).
 func (g *GroupCoordinator) commitOffsets(now sim.Time, from model.Peer, m *model.TxnOffsetCommitRequest, err model.ErrCode) {
 	if err == model.ErrNone && (len(g.groups) > 0 || !m.GroupMetadata.None()) {
 		err = g.validateOffsetCommit(now, m.GroupID, m.GroupMetadata, true)
 	}
 	if err == model.ErrNone {
 		if e, ok := g.epochs[m.PID]; ok && m.Epoch < e {
-			err = model.ErrProducerFenced
+			err = model.ErrInvalidProducerEpoch
 		} else {
 			g.epochs[m.PID] = m.Epoch
 			p := pendingOffset{group: m.GroupID, offset: m.Offset}
@@ -270,6 +278,15 @@ func (g *GroupCoordinator) added(now sim.Time, m *model.VerifyPartitionsResponse
 		err := model.ErrNone
 		if len(m.Errs) > 0 {
 			err = m.Errs[0]
+		}
+		if err == model.ErrProducerFenced {
+			// The broker's AddPartitionsToTxnManager answers a fenced
+			// epoch INVALID_PRODUCER_EPOCH ("Producers expect to handle
+			// INVALID_PRODUCER_EPOCH in this scenario", from 3.6, KIP-890
+			// part 1; server/src/main/java/org/apache/kafka/server/
+			// transaction/AddPartitionsToTxnManager.java), as a partition
+			// leader does for Produce v12.
+			err = model.ErrInvalidProducerEpoch
 		}
 		g.commitOffsets(now, a.from, &a.req, err)
 		return

@@ -94,8 +94,8 @@ type txnFacts struct {
 	commitAsked map[txnKey]bool
 	// ended is, per (partition, pid, instance node, incarnation), the
 	// highest ordinal of that instance a marker for pid closed on the
-	// partition, and that marker's offset.
-	ended map[[4]int64][2]int64
+	// partition, that marker's offset and the time it was written.
+	ended map[[4]int64][3]int64
 	// open holds, per (partition, pid), the keys of the entries of the
 	// transaction open there (a key whose transaction ended keeps its
 	// emptied list, for the next).
@@ -138,18 +138,18 @@ func (f *txnFacts) keyOf(o *model.Obs) txnKey {
 
 // endedBefore returns the offset of the marker that already closed, on
 // the batch's partition and for its pid, the transaction of this appended
-// data batch or a later one of the same instance, and whether there was
-// one (the INV-FENCE clause).
-func (f *txnFacts) endedBefore(o *model.Obs) (int64, bool) {
+// data batch or a later one of the same instance, the time that marker
+// was written, and whether there was one (the INV-FENCE clause).
+func (f *txnFacts) endedBefore(o *model.Obs) (int64, sim.Time, bool) {
 	k := f.keyOf(o)
 	if !k.known() {
-		return 0, false
+		return 0, 0, false
 	}
 	e, ok := f.ended[[4]int64{int64(o.Batch.Partition), int64(o.Batch.PID), int64(k.node), int64(k.inc)}]
 	if !ok || int32(e[0]) < k.ord {
-		return 0, false
+		return 0, 0, false
 	}
-	return e[1], true
+	return e[1], sim.Time(e[2]), true
 }
 
 // observe reads o after the log view appended what it appended.
@@ -195,7 +195,7 @@ func (f *txnFacts) observe(o *model.Obs) {
 			}
 			ek := [4]int64{int64(o.Partition), int64(o.PID), int64(k.node), int64(k.inc)}
 			if e, had := f.ended[ek]; !had || e[0] < int64(k.ord) {
-				f.ended[ek] = [2]int64{int64(k.ord), o.Result.FirstOffset}
+				f.ended[ek] = [3]int64{int64(k.ord), o.Result.FirstOffset, int64(o.At)}
 			}
 		}
 		pend.list = pend.list[:0]

@@ -90,6 +90,19 @@ var exploreCases = []violationCase{
 		trace: []string{"c1 aborts timed-out transactions", "g1 txn-offset-commit group=app-0 pid=42 e=4 offset=40 -> INVALID_PRODUCER_EPOCH", "p2 TxnOffsetCommit INVALID_PRODUCER_EPOCH", "p2 fatal PRODUCER_FENCED: instance stops"},
 	},
 	{
+		// coordfailover with its own links, the full menu's one fault:
+		// p1's leader b2 pauses past its fencing with a Produce queued;
+		// b3 leads p1, takes the retry and the COMMIT marker; b2 resumes,
+		// appends the queued batch to its own log and truncates it away
+		// when it follows b3. INV-FENCE judged that append, which was
+		// never readable (checker false positive); it judges the final
+		// committed log now.
+		plan: "explore-coordfailover-stale-leader-fence.plan", scenario: "coordfailover", seed: 1,
+		sets:  kv("net.latency", "constant"),
+		fixed: []string{"INV-FENCE"},
+		trace: []string{"b2 append p1 pid=1000 e=0 seq=1..1 txn n=1 [a0:3] off=1..1", "b2 p1 truncated from offset 2 to 1"},
+	},
+	{
 		// A crashed exactly-once instance restarted and went on sending
 		// from where its crashed incarnation was, skipping the records
 		// that incarnation had not committed (model bug: INV-EOS); it

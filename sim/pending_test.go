@@ -96,29 +96,7 @@ func TestEachPendingMemo(t *testing.T) {
 	digest := func(at Time, ev tev) [2]uint64 { return [2]uint64{uint64(at), uint64(ev.id)} }
 	kept, filled := 0, 0
 	for step := range 20000 {
-		switch op := r.IntN(100); {
-		case op < 45:
-			pushRandom(r, &l, &id)
-		case op < 78:
-			if at, ok := l.Next(); ok {
-				l.RunToLimit(at, 1+int64(r.IntN(3)), &h)
-			}
-		case op < 82:
-			l.Shift(time.Duration(1+r.IntN(20))*time.Millisecond, func(ev tev) bool { return ev.id%3 == 0 })
-		case op < 85:
-			l.Edit(func(ev *tev) {
-				if ev.id%2 == 0 {
-					ev.id += 1 << 40
-				}
-			})
-		case op < 87:
-			l.AtBefore(l.Now().Add(time.Duration(r.IntN(20))*time.Millisecond), tev{id: id}, func(ev tev) bool { return ev.id%2 == 1 })
-			id++
-		case op < 89:
-			l.Trim(l.Pending() + r.IntN(4))
-		case op < 90:
-			l.Reset()
-		}
+		changeRandom(r, &l, &id, &h, r.IntN(100), [7]int{45, 78, 82, 85, 87, 89, 90})
 		if r.IntN(3) > 0 {
 			continue
 		}
@@ -140,6 +118,39 @@ func TestEachPendingMemo(t *testing.T) {
 		t.Fatalf("memos kept %d times, filled %d: the memos are not kept", kept, filled)
 	}
 	t.Logf("memos kept %d times, filled %d", kept, filled)
+}
+
+// changeRandom makes the change of the queue op (0 to 99) picks by the
+// cumulative bounds at: a push, a run of up to 3 events, a shift, an
+// edit, an AtBefore, a trim, a reset; it reports false for op at or past
+// the last bound (no change).
+func changeRandom(r *rand.Rand, l *Loop[tev], id *int, h *pendH, op int, at [7]int) bool {
+	switch {
+	case op < at[0]:
+		pushRandom(r, l, id)
+	case op < at[1]:
+		if t, ok := l.Next(); ok {
+			l.RunToLimit(t, 1+int64(r.IntN(3)), h)
+		}
+	case op < at[2]:
+		l.Shift(time.Duration(1+r.IntN(20))*time.Millisecond, func(ev tev) bool { return ev.id%3 == 0 })
+	case op < at[3]:
+		l.Edit(func(ev *tev) {
+			if ev.id%2 == 0 {
+				ev.id += 1 << 40
+			}
+		})
+	case op < at[4]:
+		l.AtBefore(l.Now().Add(time.Duration(r.IntN(20))*time.Millisecond), tev{id: *id}, func(ev tev) bool { return ev.id%2 == 1 })
+		*id++
+	case op < at[5]:
+		l.Trim(l.Pending() + r.IntN(4))
+	case op < at[6]:
+		l.Reset()
+	default:
+		return false
+	}
+	return true
 }
 
 // pushRandom schedules event *id within the next 50 ms, in the

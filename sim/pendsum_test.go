@@ -3,7 +3,6 @@ package sim
 import (
 	"slices"
 	"testing"
-	"time"
 )
 
 // TestSumPending: across pushes, pops, shifts, edits, trims, resets and
@@ -23,27 +22,7 @@ func TestSumPending(t *testing.T) {
 	filled, sums, seen := 0, 0, 0
 	for step := range 30000 {
 		switch op := r.IntN(100); {
-		case op < 45:
-			pushRandom(r, &l, &id)
-		case op < 78:
-			if at, ok := l.Next(); ok {
-				l.RunToLimit(at, 1+int64(r.IntN(3)), &h)
-			}
-		case op < 80:
-			l.Shift(time.Duration(1+r.IntN(20))*time.Millisecond, func(ev tev) bool { return ev.id%3 == 0 })
-		case op < 81:
-			l.Edit(func(ev *tev) {
-				if ev.id%2 == 0 {
-					ev.id += 1 << 40
-				}
-			})
-		case op < 82:
-			l.AtBefore(l.Now().Add(time.Duration(r.IntN(20))*time.Millisecond), tev{id: id}, func(ev tev) bool { return ev.id%2 == 1 })
-			id++
-		case op < 83:
-			l.Trim(l.Pending() + r.IntN(4))
-		case op < 84:
-			l.Reset()
+		case changeRandom(r, &l, &id, &h, op, [7]int{45, 78, 80, 81, 82, 83, 84}):
 		case op < 87:
 			l.EachPending(func(Time, tev, bool) {})
 		case op < 88:

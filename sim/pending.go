@@ -29,9 +29,6 @@ type Memo struct {
 	Sum [2]uint64
 	// Aux is the caller's list of numbers to keep with it (any length).
 	Aux []uint64
-	// Ref is the caller's number to find, without the event, what it
-	// reads again at each call (a message id).
-	Ref uint64
 	// OK tells a memo the caller filled.
 	OK bool
 	// Every asks [Loop.SumPending] to visit the event at every call.

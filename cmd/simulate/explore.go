@@ -79,19 +79,12 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 	}
 	cfg := explore.Config{Scenario: a.sc, ScenarioFile: a.scenFile, File: a.file, Bugs: a.bugs, Sets: a.sets, Seed: 1,
 		MaxFaults: *a.f.maxFaults, Budget: *a.f.budget, Prune: *a.f.prune, Reduce: *a.f.reduce, All: *a.f.all, Parallel: a.sw.parallel}
-	switch *a.f.branch {
-	case "off":
-	case "on":
-		cfg.Branch = true
-	default:
-		return usageErr(stderr, fmt.Sprintf("-explore-branch %q is not allowed (allowed: off, on)", *a.f.branch))
+	var bad string
+	if cfg.Branch, bad = pickOf("explore-branch", *a.f.branch, "off", "on"); bad != "" {
+		return usageErr(stderr, bad)
 	}
-	switch *a.f.menu {
-	case "basic":
-	case "full":
-		cfg.FullMenu = true
-	default:
-		return usageErr(stderr, fmt.Sprintf("-explore-menu %q is not allowed (allowed: basic, full)", *a.f.menu))
+	if cfg.FullMenu, bad = pickOf("explore-menu", *a.f.menu, "basic", "full"); bad != "" {
+		return usageErr(stderr, bad)
 	}
 	if a.seedText != "" {
 		s, err := strconv.ParseUint(a.seedText, 10, 64)
@@ -276,4 +269,13 @@ func writeTiming(dir string, t explore.Timing) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, explore.TimingFile), b, 0o644)
+}
+
+// pickOf reads two-valued flag -name's value v: false for no, true for
+// yes, else the line that refuses it.
+func pickOf(name, v, no, yes string) (bool, string) {
+	if v != no && v != yes {
+		return false, fmt.Sprintf("-%s %q is not allowed (allowed: %s, %s)", name, v, no, yes)
+	}
+	return v == yes, ""
 }

@@ -131,13 +131,14 @@ func BenchmarkSnapshot(b *testing.B) {
 		count := &saveAt{t: b, at: -1}
 		spec.Probe = count
 		mustRun(b, spec)
+		n := count.n // the run benchmark's runs count on
 		b.Run(name+"/run", func(b *testing.B) {
 			for range b.N {
 				mustRun(b, spec)
 			}
 		})
 		ss := world.NewSnapshots()
-		p, n := &saveAt{t: b, ss: ss}, count.n
+		p := &saveAt{t: b, ss: ss}
 		spec.Probe = p
 		for _, k := range []int{2, 3, 4, 8, 16} {
 			p.n, p.at = 0, n/k

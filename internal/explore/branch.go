@@ -51,7 +51,7 @@ type groupStats struct {
 	// them (BranchedMsg of them on messages), Replayed the children
 	// replayed instead (messages sent at 0s, points not saved).
 	Saves, Branched, BranchedMsg, Replayed int64
-	// SavedMax is the largest state saved, in bytes (its copy's).
+	// SavedMax is the largest state saved, in bytes (world.Saved.Bytes).
 	SavedMax int64
 	// Saving and Restoring are the wall-clock times of the saves and
 	// of the copies of saved states for all but the last child of a
@@ -126,7 +126,7 @@ func (b *brancher) Choice(cp *world.ChoicePoint) {
 		return
 	}
 	b.st.Saves++
-	b.st.SavedMax = max(b.st.SavedMax, int64(sv.Stats.Bytes))
+	b.st.SavedMax = max(b.st.SavedMax, sv.Bytes())
 	for n, k := range ks {
 		x := b.kids[k]
 		if f := x.f; f.atTime() && (cp.At != f.at || f.node != "" && !slices.Contains(cp.Up, f.node)) {
@@ -158,7 +158,7 @@ func (b *brancher) Choice(cp *world.ChoicePoint) {
 			b.err = err
 			return
 		}
-		b.saved[k] = int64(sv.Stats.Bytes)
+		b.saved[k] = sv.Bytes()
 		b.st.Branched++
 	}
 }

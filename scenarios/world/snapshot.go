@@ -19,10 +19,16 @@ import (
 // about to run; [Saved.Resume] runs a copy of it on, any number of times.
 type Saved struct {
 	w     *World
+	prog  *snapshot.Program // how to copy w again (Save's); nil after Restore
 	ev    Event
 	seq   uint64
 	Stats snapshot.Stats // the copy's allocations and bytes
 }
+
+// Bytes is what the saved state holds, in bytes: its copy's
+// allocations (backing arrays to their capacity) and the program that
+// copies it again (internal/snapshot.Program).
+func (sv *Saved) Bytes() int64 { return int64(sv.Stats.Bytes + sv.Stats.Program) }
 
 // ErrSettling is Save's answer at a point of a replicated run's settling
 // (after its phases): an explorer replays a branch from there.
@@ -37,11 +43,30 @@ func NewSnapshots() *Snapshots {
 	return &Snapshots{snapshot.New(reflect.TypeFor[Setup](), reflect.TypeFor[Resolved](), reflect.TypeFor[params.Values](), reflect.TypeFor[params.Config]())}
 }
 
-func (ss *Snapshots) copyWorld(w *World) (*World, snapshot.Stats, error) {
+// record copies w, with the program that copies the copy again; the
+// probe and the hash cache stay out of it.
+func (ss *Snapshots) record(w *World) (*World, *snapshot.Program, snapshot.Stats, error) {
 	pr := w.probe
 	w.probe.p, w.probe.cache = nil, nil
 	defer func() { w.probe.p, w.probe.cache = pr.p, pr.cache }()
-	return snapshot.Copy(ss.c, w)
+	x, prog, st, err := ss.c.CopyRecord(w)
+	if err != nil {
+		return nil, nil, st, err
+	}
+	return x.(*World), prog, st, nil
+}
+
+// copySaved copies the saved world: through its program when it has one.
+func (ss *Snapshots) copySaved(sv *Saved) (*World, snapshot.Stats, error) {
+	if sv.prog == nil {
+		w, _, st, err := ss.record(sv.w)
+		return w, st, err
+	}
+	x, st, err := ss.c.CopyProgram(sv.prog)
+	if err != nil {
+		return nil, st, err
+	}
+	return x.(*World), st, nil
 }
 
 // Save saves the world's state at a ChoiceTime point, in the probe's call.
@@ -49,14 +74,17 @@ func (cp *ChoicePoint) Save(ss *Snapshots) (*Saved, error) {
 	if r, ok := cp.w.repl.(*replState); cp.Kind != ChoiceTime || ok && r.until != 0 {
 		return nil, ErrSettling
 	}
-	w, st, err := ss.copyWorld(cp.w)
-	return &Saved{w: w, ev: cp.ev, seq: cp.seq, Stats: st}, err
+	w, prog, st, err := ss.record(cp.w)
+	if err != nil {
+		return nil, err
+	}
+	return &Saved{w: w, prog: prog, ev: cp.ev, seq: cp.seq, Stats: st}, nil
 }
 
 // Resume runs a copy of the saved world from its choice point to the end,
 // as the run it was saved from went on; p watches the points after it.
 func (sv *Saved) Resume(ss *Snapshots, p Probe) (*Result, error) {
-	w, _, err := ss.copyWorld(sv.w)
+	w, _, err := ss.copySaved(sv)
 	if w == nil {
 		return nil, err
 	}
@@ -67,7 +95,7 @@ func (sv *Saved) Resume(ss *Snapshots, p Probe) (*Result, error) {
 
 // Restore returns a copy of the saved state, for one Branch.
 func (sv *Saved) Restore(ss *Snapshots) (*Saved, error) {
-	w, st, err := ss.copyWorld(sv.w)
+	w, st, err := ss.copySaved(sv)
 	return &Saved{w: w, ev: sv.ev, seq: sv.seq, Stats: st}, err
 }
 
@@ -83,7 +111,7 @@ func (sv *Saved) Restore(ss *Snapshots) (*Saved, error) {
 func (sv *Saved) Branch(p Probe, hc *HashCache, plan string) (*Result, error) {
 	np, err := faults.Parse(plan)
 	w := sv.w
-	if sv.w = nil; err != nil || w == nil || np.End != w.plan.End {
+	if sv.w, sv.prog = nil, nil; err != nil || w == nil || np.End != w.plan.End {
 		return nil, cmp.Or(err, errors.New("scenarios: a branch's plan ends elsewhere, or its state is used up"))
 	}
 	old, now, idx, added := w.plan.Actions, w.loop.Now(), make([]uint64, 0, len(np.Actions)), []int(nil)

@@ -20,10 +20,13 @@ type Copier struct {
 
 // Stats are what the last copy did.
 type Stats struct {
-	// Regions is the number of allocations copied; Bytes their size;
+	// Regions is the number of allocations of the source copied; Bytes
+	// their size; Slabs the number of allocations the copy made for them
+	// (one per type: a copy's values of one type lie in one array);
 	// Maps the number of maps rebuilt; Funcs the function values met
-	// (kept as they are).
-	Regions, Bytes, Maps, Funcs int
+	// (kept as they are); Program the bytes of the copy's Program, when
+	// one is recorded (CopyRecord).
+	Regions, Bytes, Slabs, Maps, Funcs, Program int
 }
 
 // New returns a copier that leaves the shared types shared: a pointer of
@@ -56,6 +59,8 @@ type plan struct {
 	direct bool // an interface holds a value in its data word (direct)
 	slots  []slot
 	sliceT reflect.Type // []t, made when first needed
+	// gen and slab: this plan's slab in the copy numbered gen.
+	gen, slab int
 }
 
 // slotKind is what a slot holds.
@@ -158,9 +163,11 @@ type region struct {
 	pl         *plan          // the value's plan (the element's for an array)
 	n          int            // an array's length; -1 for a single value
 	// root is the index of the region that contains this one (itself
-	// for a root); newBase the new copy's address (roots only).
+	// for a root); newBase the new copy's address (roots only), within
+	// slab number slab.
 	root    int
 	newBase unsafe.Pointer
+	slab    int32
 }
 
 // regionKey is a region's place in merge's sort.
@@ -183,6 +190,18 @@ type state struct {
 	stats          Stats
 	err            error
 	last           *region // translate's last root
+	slabs          []slabAlloc
+	gen            int
+	prog           *Program // what Copy records, nil when it records nothing
+}
+
+// slabAlloc is one allocation of a copy: every root region of one plan,
+// one after another, in the order of their addresses.
+type slabAlloc struct {
+	pl   *plan
+	n    int            // elements
+	base unsafe.Pointer // the copy's
+	used int            // elements carved so far
 }
 
 // Copy returns a deep copy of *root (root must be a non-nil pointer):
@@ -191,24 +210,35 @@ type state struct {
 // one value, a pointer into a struct or an array, slices of one backing
 // array) share it in the copy. Function values are kept as they are
 // (the caller rebinds those that close over the copied state), strings
-// are shared (immutable), and the Shared types are not copied.
+// are shared (immutable), and the Shared types are not copied. The
+// copy's values of one type lie in one array of that type (a slab), in
+// the order of their addresses in the source.
 func (c *Copier) Copy(root any) (any, Stats, error) {
+	return c.copy(root, nil)
+}
+
+// CopyRecord is Copy that also returns the copy's Program, recorded
+// while the copy is made: what CopyProgram needs to copy the copy again
+// without walking it. The copy must not change while the program is
+// used.
+func (c *Copier) CopyRecord(root any) (any, *Program, Stats, error) {
+	p := &Program{}
+	out, st, err := c.copy(root, p)
+	if err != nil {
+		return nil, nil, st, err
+	}
+	return out, p, st, nil
+}
+
+func (c *Copier) copy(root any, prog *Program) (any, Stats, error) {
 	v := reflect.ValueOf(root)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return nil, Stats{}, fmt.Errorf("snapshot: Copy of a %T", root)
 	}
 	st := &c.st
-	clear(st.seen)
-	clear(st.maps)
-	clear(st.mapSeen)
-	st.regions, st.stats, st.err, st.last = st.regions[:0], Stats{}, nil, nil
-	defer func() {
-		// Let the source and the copy go: the buffers keep no pointer.
-		clear(st.maps)
-		clear(st.regions)
-		clear(st.spare[:cap(st.spare)])
-		st.last = nil
-	}()
+	c.reset()
+	st.prog = prog
+	defer c.release()
 	c.collectPtr(v)
 	if st.err != nil {
 		return nil, st.stats, st.err
@@ -216,43 +246,88 @@ func (c *Copier) Copy(root any) (any, Stats, error) {
 	if err := c.merge(); err != nil {
 		return nil, st.stats, err
 	}
-	// Allocate the roots and copy their bytes.
+	// One slab per plan, holding its roots in order.
+	st.gen++
+	st.slabs = st.slabs[:0]
 	for i := range st.regions {
 		r := &st.regions[i]
 		if r.root != i {
 			continue
 		}
-		if r.n < 0 {
-			nv := reflect.New(r.pl.t)
-			nv.Elem().Set(reflect.NewAt(r.pl.t, r.sp).Elem())
-			r.newBase = nv.UnsafePointer()
-		} else {
-			nv := reflect.MakeSlice(r.pl.slice(), r.n, r.n)
-			h := sliceHeader{r.sp, r.n, r.n}
-			reflect.Copy(nv, reflect.NewAt(r.pl.slice(), unsafe.Pointer(&h)).Elem())
-			r.newBase = nv.UnsafePointer()
+		if pl := r.pl; pl.gen != st.gen {
+			pl.gen, pl.slab = st.gen, len(st.slabs)
+			st.slabs = append(st.slabs, slabAlloc{pl: pl})
 		}
+		r.slab = int32(r.pl.slab)
+		st.slabs[r.slab].n += max(r.n, 1)
+	}
+	for k := range st.slabs {
+		s := &st.slabs[k]
+		s.base = reflect.MakeSlice(s.pl.slice(), s.n, s.n).UnsafePointer()
+	}
+	st.stats.Slabs = len(st.slabs)
+	// Carve the roots and copy their bytes.
+	for i := range st.regions {
+		r := &st.regions[i]
+		if r.root != i {
+			continue
+		}
+		s, n := &st.slabs[r.slab], max(r.n, 1)
+		r.newBase = unsafe.Add(s.base, uintptr(s.used)*s.pl.size)
+		typedCopy(s.pl, r.newBase, r.sp, n)
+		s.used += n
 		st.stats.Regions++
 		st.stats.Bytes += int(r.end - r.start)
 	}
 	// Fix up the references the copies hold.
+	rec := int32(-1)
 	for i := range st.regions {
 		r := &st.regions[i]
-		switch {
-		case r.root != i || !r.pl.ptrs:
-		case r.n < 0:
-			c.fixAt(r.newBase, r.pl)
-		default:
-			for j := range r.n {
-				c.fixAt(unsafe.Add(r.newBase, uintptr(j)*r.pl.size), r.pl)
-			}
+		if r.root != i || !r.pl.ptrs {
+			continue
+		}
+		if prog != nil {
+			rec = r.slab
+		}
+		for j := range max(r.n, 1) {
+			c.fixAt(unsafe.Add(r.newBase, uintptr(j)*r.pl.size), r.pl, rec)
 		}
 	}
 	if st.err != nil {
 		return nil, st.stats, st.err
 	}
-	out := c.translate(v.UnsafePointer())
-	return reflect.NewAt(v.Type().Elem(), out).Interface(), st.stats, nil
+	x := reflect.NewAt(v.Type().Elem(), c.translate(v.UnsafePointer())).Interface()
+	if prog != nil {
+		st.stats.Program = prog.finish(c, v.Type().Elem(), x)
+		prog.stats = st.stats
+	}
+	return x, st.stats, nil
+}
+
+// reset readies the buffers for a copy.
+func (c *Copier) reset() {
+	st := &c.st
+	clear(st.seen)
+	clear(st.maps)
+	clear(st.mapSeen)
+	st.regions, st.stats, st.err, st.last, st.prog = st.regions[:0], Stats{}, nil, nil, nil
+}
+
+// release lets the source and the copy go: the buffers keep no pointer.
+func (c *Copier) release() {
+	st := &c.st
+	clear(st.maps)
+	clear(st.regions)
+	clear(st.spare[:cap(st.spare)])
+	clear(st.slabs)
+	st.last, st.prog = nil, nil
+}
+
+// typedCopy copies n values of plan pl from src to dst, as the runtime
+// copies typed memory (with the collector's write barriers).
+func typedCopy(pl *plan, dst, src unsafe.Pointer, n int) {
+	hd, hs := sliceHeader{dst, n, n}, sliceHeader{src, n, n}
+	reflect.Copy(reflect.NewAt(pl.slice(), unsafe.Pointer(&hd)).Elem(), reflect.NewAt(pl.slice(), unsafe.Pointer(&hs)).Elem())
 }
 
 // hasPtrs reports whether values of t hold references to copy.
@@ -479,8 +554,9 @@ func (c *Copier) translate(sp unsafe.Pointer) unsafe.Pointer {
 }
 
 // fixAt rewrites the references the value of plan pl at p (in the
-// copy) holds to their copies.
-func (c *Copier) fixAt(p unsafe.Pointer, pl *plan) {
+// copy) holds to their copies. With rec >= 0 (p in slab rec) it records
+// them in the copy's program (CopyRecord).
+func (c *Copier) fixAt(p unsafe.Pointer, pl *plan, rec int32) {
 	for i := range pl.slots {
 		s := &pl.slots[i]
 		a := unsafe.Add(p, s.off)
@@ -488,13 +564,31 @@ func (c *Copier) fixAt(p unsafe.Pointer, pl *plan) {
 		case sPtr:
 			if q := (*unsafe.Pointer)(a); *q != nil && !s.shared && s.elem.size > 0 {
 				*q = c.translate(*q)
+				if rec >= 0 {
+					c.st.prog.reloc(c, rec, a)
+				}
 			}
 		case sSlice:
 			if h := (*sliceHeader)(a); h.data != nil && h.cap > 0 && s.elem.size > 0 {
 				h.data = c.translate(h.data)
+				if rec >= 0 {
+					c.st.prog.reloc(c, rec, a)
+				}
 			}
 		default:
-			c.fix(reflect.NewAt(s.t, a).Elem())
+			v := reflect.NewAt(s.t, a).Elem()
+			if rec < 0 {
+				c.fix(v)
+				continue
+			}
+			switch c.otherKind(v) {
+			case otherPtr: // an interface holding a pointer: its data word
+				c.fix(v)
+				c.st.prog.reloc(c, rec, unsafe.Add(a, ptrSize))
+			case otherFix:
+				c.fix(v)
+				c.st.prog.other(c, rec, a, s.t)
+			}
 		}
 	}
 }
@@ -504,7 +598,7 @@ func (c *Copier) fixAt(p unsafe.Pointer, pl *plan) {
 func (c *Copier) fix(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Struct:
-		c.fixAt(unsafe.Pointer(v.UnsafeAddr()), c.planOf(v.Type()))
+		c.fixAt(unsafe.Pointer(v.UnsafeAddr()), c.planOf(v.Type()), -1)
 	case reflect.Map:
 		if v.IsNil() {
 			return

@@ -21,6 +21,48 @@ type root struct {
 }
 
 func TestCopySharing(t *testing.T) {
+	r := sharingRoot()
+	c := New()
+	out, st, err := c.Copy(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCopy(t, r, out.(*root))
+	t.Logf("%+v", st)
+}
+
+// TestCopyProgram: a copy of a copy made from its recorded program has
+// the sharing of the source, twice, and leaves the copy as it was.
+func TestCopyProgram(t *testing.T) {
+	r := sharingRoot()
+	c := New()
+	out, prog, st, err := c.CopyRecord(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := out.(*root)
+	if st.Program == 0 || st.Slabs == 0 || st.Slabs > st.Regions {
+		t.Fatalf("stats %+v", st)
+	}
+	for range 2 {
+		x, st2, err := c.CopyProgram(prog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st2.Regions != st.Regions || st2.Bytes != st.Bytes || st2.Slabs != st.Slabs || st2.Program != 0 {
+			t.Fatalf("stats %+v, recorded %+v", st2, st)
+		}
+		checkCopy(t, saved, x.(*root))
+		checkCopy(t, r, saved) // the copies share nothing with the saved copy
+	}
+	c2 := New()
+	if _, _, err := c2.CopyProgram(&Program{root: -1}); err == nil {
+		t.Fatal("a program without a root copied")
+	}
+}
+
+// sharingRoot is a graph with every kind of sharing Copy keeps.
+func sharingRoot() *root {
 	r := &root{nodes: make([]node, 3, 5)}
 	for i := range r.nodes {
 		r.nodes[i].name = string(rune('a' + i))
@@ -34,22 +76,24 @@ func TestCopySharing(t *testing.T) {
 	r.sub = r.nodes[1:2]
 	r.nodes[0].m = map[string]*node{"x": &r.nodes[2]}
 	r.nodes[1].m = r.nodes[0].m
-	r.nodes[1].any = &r.nodes[0]
 	r.nodes[2].any = struct{ p *node }{&r.nodes[1]}
-	type boxed struct {
-		n int
-		p *node
-	}
 	r.nodes[1].any = boxed{7, &r.nodes[2]} // held through the data word
 	r.nodes[0].any = &r.nodes[1]
 	r.nodes[2].arr[1] = r.first
 	r.nodes[0].f = func() int { return 7 }
-	c := New()
-	out, st, err := c.Copy(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := out.(*root)
+	return r
+}
+
+type boxed struct {
+	n int
+	p *node
+}
+
+// checkCopy checks that n is a copy of r (a sharingRoot, or a copy of
+// one) with r's sharing, and changes n's map and values to see that r's
+// stay apart.
+func checkCopy(t *testing.T, r, n *root) {
+	t.Helper()
 	if n == r || &n.nodes[0] == &r.nodes[0] {
 		t.Fatal("not copied")
 	}
@@ -76,7 +120,8 @@ func TestCopySharing(t *testing.T) {
 	if r.nodes[0].vals[0] != 0 || n.nodes[0].f() != 7 {
 		t.Fatal("vals")
 	}
-	t.Logf("%+v", st)
+	n.nodes[0].vals[0] = 0
+	delete(n.nodes[0].m, "y")
 }
 
 // TestCopyOverlappingSlices: slices of one backing array met tail first

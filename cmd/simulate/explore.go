@@ -130,6 +130,7 @@ func runExplore(a exploreArgs, stdout, stderr io.Writer) int {
 	defer stop()
 	bar := newExploreProgress(stderr)
 	cfg.Progress = bar.update
+	defer tuneExploreGC(cfg.Memory)() // a batch of runs: explore_gc.go
 	r, err := explore.Run(ctx, cfg)
 	bar.finish()
 	if err != nil {

@@ -43,48 +43,22 @@ func NewSnapshots() *Snapshots {
 	return &Snapshots{snapshot.New(reflect.TypeFor[Setup](), reflect.TypeFor[Resolved](), reflect.TypeFor[params.Values](), reflect.TypeFor[params.Config]())}
 }
 
-// record copies w, with the program that copies the copy again; the
-// probe and the hash cache stay out of it.
-func (ss *Snapshots) record(w *World) (*World, *snapshot.Program, snapshot.Stats, error) {
-	pr := w.probe
-	w.probe.p, w.probe.cache = nil, nil
-	defer func() { w.probe.p, w.probe.cache = pr.p, pr.cache }()
-	x, prog, st, err := ss.c.CopyRecord(w)
-	if err != nil {
-		return nil, nil, st, err
-	}
-	return x.(*World), prog, st, nil
-}
-
-// copySaved copies the saved world: through its program when it has one.
-func (ss *Snapshots) copySaved(sv *Saved) (*World, snapshot.Stats, error) {
-	if sv.prog == nil {
-		w, _, st, err := ss.record(sv.w)
-		return w, st, err
-	}
-	x, st, err := ss.c.CopyProgram(sv.prog)
-	if err != nil {
-		return nil, st, err
-	}
-	return x.(*World), st, nil
-}
-
 // Save saves the world's state at a ChoiceTime point, in the probe's call.
 func (cp *ChoicePoint) Save(ss *Snapshots) (*Saved, error) {
 	if r, ok := cp.w.repl.(*replState); cp.Kind != ChoiceTime || ok && r.until != 0 {
 		return nil, ErrSettling
 	}
-	w, prog, st, err := ss.record(cp.w)
-	if err != nil {
-		return nil, err
-	}
-	return &Saved{w: w, prog: prog, ev: cp.ev, seq: cp.seq, Stats: st}, nil
+	w, pr := cp.w, cp.w.probe
+	w.probe.p, w.probe.cache = nil, nil // the probe and the hash cache stay out of the copy
+	x, prog, st, err := snapshot.Record(ss.c, w)
+	w.probe.p, w.probe.cache = pr.p, pr.cache
+	return &Saved{w: x, prog: prog, ev: cp.ev, seq: cp.seq, Stats: st}, err
 }
 
 // Resume runs a copy of the saved world from its choice point to the end,
 // as the run it was saved from went on; p watches the points after it.
 func (sv *Saved) Resume(ss *Snapshots, p Probe) (*Result, error) {
-	w, _, err := ss.copySaved(sv)
+	w, _, err := snapshot.FromProgram[World](ss.c, sv.prog) // nil after Restore or Branch: an error
 	if w == nil {
 		return nil, err
 	}
@@ -95,7 +69,7 @@ func (sv *Saved) Resume(ss *Snapshots, p Probe) (*Result, error) {
 
 // Restore returns a copy of the saved state, for one Branch.
 func (sv *Saved) Restore(ss *Snapshots) (*Saved, error) {
-	w, st, err := ss.copySaved(sv)
+	w, st, err := snapshot.FromProgram[World](ss.c, sv.prog)
 	return &Saved{w: w, ev: sv.ev, seq: sv.seq, Stats: st}, err
 }
 

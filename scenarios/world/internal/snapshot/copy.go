@@ -230,6 +230,24 @@ func (c *Copier) CopyRecord(root any) (any, *Program, Stats, error) {
 	return out, p, st, nil
 }
 
+// Record is c.CopyRecord(root) typed.
+func Record[T any](c *Copier, root *T) (*T, *Program, Stats, error) {
+	x, p, st, err := c.CopyRecord(root)
+	if err != nil {
+		return nil, nil, st, err
+	}
+	return x.(*T), p, st, nil
+}
+
+// FromProgram is c.CopyProgram(p) typed (T is the recorded root's type).
+func FromProgram[T any](c *Copier, p *Program) (*T, Stats, error) {
+	x, st, err := c.CopyProgram(p)
+	if err != nil {
+		return nil, st, err
+	}
+	return x.(*T), st, nil
+}
+
 func (c *Copier) copy(root any, prog *Program) (any, Stats, error) {
 	v := reflect.ValueOf(root)
 	if v.Kind() != reflect.Pointer || v.IsNil() {

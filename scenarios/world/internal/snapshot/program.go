@@ -149,7 +149,7 @@ func (p *Program) finish(c *Copier, rootT reflect.Type, out any) int {
 // but for Maps, this copy's, and Program, 0).
 func (c *Copier) CopyProgram(p *Program) (any, Stats, error) {
 	if p == nil || p.root < 0 {
-		return nil, Stats{}, fmt.Errorf("snapshot: CopyProgram without a recorded root")
+		return nil, Stats{}, fmt.Errorf("snapshot: no program to copy from (a copy made from a program, or one used up, is not copied again)")
 	}
 	st := &c.st
 	c.reset()

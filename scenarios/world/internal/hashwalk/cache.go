@@ -71,6 +71,12 @@ type Cache struct {
 	// sub is the cache of Hasher.Sub's walks (made on first use): their
 	// own pointers, the type facts shared.
 	sub *Cache
+	// h is the hasher of the walk under way (Begin); keys the cache of
+	// the walks of map keys (mapValue, made on first use); kvs the
+	// buffers of map entries not in use (mapValue).
+	h    Hasher
+	keys *Cache
+	kvs  [][]kv
 }
 
 // NewCache returns an empty cache for walks with opts.

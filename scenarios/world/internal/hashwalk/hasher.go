@@ -39,7 +39,8 @@ func (c *Cache) Begin(ctx any) *Hasher {
 	clear(c.ptrs)
 	clear(c.handles)
 	clear(c.others)
-	return &Hasher{ptrs: c.ptrs, handles: c.handles, c: c, Ctx: ctx}
+	c.h = Hasher{ptrs: c.ptrs, handles: c.handles, c: c, Ctx: ctx}
+	return &c.h
 }
 
 const (

@@ -216,26 +216,37 @@ func (h *Hasher) pointer(p uintptr, t reflect.Type) (uint64, bool) {
 	return n, false
 }
 
+// kv is a map entry as mapValue sorts it: its key's hash and its value.
+type kv struct {
+	k [2]uint64
+	v reflect.Value
+}
+
 // mapValue walks a map in the order of its keys' hashes.
 func (h *Hasher) mapValue(v reflect.Value) {
 	if v.IsNil() {
 		h.U64(math.MaxUint64)
 		return
 	}
-	type kv struct {
-		k [2]uint64
-		v reflect.Value
+	c := h.c
+	var es []kv
+	if n := len(c.kvs); n > 0 {
+		es, c.kvs = c.kvs[n-1][:0], c.kvs[:n-1]
 	}
-	es := make([]kv, 0, v.Len())
 	it := v.MapRange()
 	// One hasher for the keys, emptied for each (a key's pointers and
 	// handles are numbered within the key).
-	kh := &Hasher{Ctx: h.Ctx, c: &Cache{opts: h.c.opts, specials: h.c.specials, info: h.c.info, types: h.c.types}}
+	if c.keys == nil {
+		c.keys = &Cache{opts: c.opts, specials: c.specials, info: c.info, types: c.types}
+	}
+	kh := &c.keys.h
 	for it.Next() {
-		kh.a, kh.b, kh.ptrs, kh.handles, kh.c.others = 0, 0, nil, nil, nil
+		*kh = Hasher{Ctx: h.Ctx, c: c.keys}
+		kh.c.others = nil
 		kh.Value(it.Key())
 		es = append(es, kv{kh.Sum(), it.Value()})
 	}
+	kh.Ctx = nil
 	slices.SortFunc(es, func(x, y kv) int {
 		if c := cmp.Compare(x.k[0], y.k[0]); c != 0 {
 			return c
@@ -248,4 +259,6 @@ func (h *Hasher) mapValue(v reflect.Value) {
 		h.U64(e.k[1])
 		h.Value(e.v)
 	}
+	clear(es) // let the values go
+	c.kvs = append(c.kvs, es)
 }

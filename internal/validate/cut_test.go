@@ -43,41 +43,46 @@ func TestRealRunCutReturns(t *testing.T) {
 		{"eosv2", ClientSarama, true, nil, 0},       // sarama consumer group
 		{"groupid", ClientSarama, true, nil, 0},     // sarama, offsets by group id
 	}
-	const bound = 10 * time.Second
-	for _, c := range cells {
-		for _, cut := range []time.Duration{700 * time.Millisecond} {
-			sc, err := scenarios.Lookup(c.scenario)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var took time.Duration
-			var runErr error
-			ran := false
-			before := runtime.NumGoroutine()
-			cfg := Config{Scenario: sc, Runs: 1, SimRuns: 1, Base: 1, Margin: DefaultMargin, Modes: []bool{c.on}, Parallel: 1, Client: c.client, Sets: c.sets, Scale: c.scale,
-				realRunner: func(ctx context.Context, spec RealSpec) (Counts, error) {
-					ctx, cancel := context.WithTimeout(ctx, cut)
-					defer cancel()
-					start := time.Now()
-					counts, err := RunReal(ctx, spec)
-					took, runErr, ran = time.Since(start), err, true
-					if spec.Deadline < 30*time.Second {
-						t.Errorf("%s %s: the run's deadline is %v, want validate's span plus 30 s", c.scenario, c.client, spec.Deadline)
-					}
-					return counts, err
-				}}
-			_, _ = Validate(context.Background(), cfg)
-			if !ran {
-				t.Fatalf("%s %s: no real run", c.scenario, c.client)
-			}
-			t.Logf("%s %s cut after %v: returned after %v (%v)", c.scenario, c.client, cut, took, runErr)
-			if runErr == nil {
-				t.Errorf("%s %s cut after %v: the run finished without an error", c.scenario, c.client, cut)
-			}
-			if took > bound {
-				t.Errorf("%s %s cut after %v: returned after %v, want within %v", c.scenario, c.client, cut, took, bound)
-			}
-			leaktest.Check(t, before, c.scenario+" "+c.client+"'s cut run")
+	const bound, cut = 10 * time.Second, 700 * time.Millisecond
+	// The cells run at once (their runs mostly wait); the goroutines
+	// are counted before and after all of them.
+	before := runtime.NumGoroutine()
+	t.Run("cells", func(t *testing.T) {
+		for _, c := range cells {
+			t.Run(c.scenario+"/"+c.client, func(t *testing.T) {
+				t.Parallel()
+				sc, err := scenarios.Lookup(c.scenario)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var took time.Duration
+				var runErr error
+				ran := false
+				cfg := Config{Scenario: sc, Runs: 1, SimRuns: 1, Base: 1, Margin: DefaultMargin, Modes: []bool{c.on}, Parallel: 1, Client: c.client, Sets: c.sets, Scale: c.scale,
+					realRunner: func(ctx context.Context, spec RealSpec) (Counts, error) {
+						ctx, cancel := context.WithTimeout(ctx, cut)
+						defer cancel()
+						start := time.Now()
+						counts, err := RunReal(ctx, spec)
+						took, runErr, ran = time.Since(start), err, true
+						if spec.Deadline < 30*time.Second {
+							t.Errorf("the run's deadline is %v, want validate's span plus 30 s", spec.Deadline)
+						}
+						return counts, err
+					}}
+				_, _ = Validate(context.Background(), cfg)
+				if !ran {
+					t.Fatal("no real run")
+				}
+				t.Logf("cut after %v: returned after %v (%v)", cut, took, runErr)
+				if runErr == nil {
+					t.Errorf("cut after %v: the run finished without an error", cut)
+				}
+				if took > bound {
+					t.Errorf("cut after %v: returned after %v, want within %v", cut, took, bound)
+				}
+			})
 		}
-	}
+	})
+	leaktest.Check(t, before, "the cut runs")
 }

@@ -142,6 +142,7 @@ func withLines(plan, lines string) string {
 // after the point; each saved state branches twice with each kind.
 // -long runs thousands.
 func TestBranchMatchesReplay(t *testing.T) {
+	t.Parallel() // CPU-bound, shares nothing: overlaps the package's other parallel runs
 	seeds := 3
 	if *long {
 		seeds = 60

@@ -33,7 +33,10 @@ func fired(r *Result) map[string]bool {
 //   - with idempotence on (no -bug), no safety invariant is violated except
 //     those the scenario lists as failing in real Kafka too (OnShows), and
 //     those do fire;
-//   - with idempotence off, the failure the scenario exists to show fires.
+//   - with idempotence off, the failure the scenario exists to show fires;
+//   - in every run it makes, the simulator's accounting (SIM-OUTCOME)
+//     holds: TestOutcomeIdentityCatalogue leaves these runs, those
+//     without noise faults, to this test.
 func TestCatalogueSeeds(t *testing.T) {
 	for _, sc := range All() {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -42,6 +45,7 @@ func TestCatalogueSeeds(t *testing.T) {
 			onSeen, offSeen := map[string]bool{}, map[string]bool{}
 			for seed := uint64(1); seed <= n; seed++ {
 				on := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: idem(true)})
+				outcomeHolds(t, on)
 				for inv := range fired(on) {
 					onSeen[inv] = true
 					if slices.Contains(safety, inv) && !slices.Contains(sc.OnShows, inv) {
@@ -50,6 +54,7 @@ func TestCatalogueSeeds(t *testing.T) {
 				}
 				if len(sc.OffShows) > 0 {
 					off := mustRun(t, Spec{Scenario: sc, Seed: seed, Sets: idem(false)})
+					outcomeHolds(t, off)
 					for inv := range fired(off) {
 						offSeen[inv] = true
 					}

@@ -38,6 +38,7 @@ func (p *checkProbe) Choice(cp *world.ChoicePoint) {
 // reach one pointer. A change of the state the world does not mark shows
 // here as a difference. -long runs more seeds.
 func TestIncrementalHash(t *testing.T) {
+	t.Parallel() // CPU-bound, shares nothing: overlaps the package's other parallel runs
 	seeds := uint64(1)
 	if *long {
 		seeds = 8

@@ -96,6 +96,7 @@ func TestValidateCLI(t *testing.T) {
 // TestValidateAuto: -runs auto with a small budget prints a report that
 // says why the runs stopped, whichever came first.
 func TestValidateAuto(t *testing.T) {
+	t.Parallel() // waits out its budget; no working directory or package variable changed
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "plan.txt")
 	if err := os.WriteFile(plan, []byte("0s drop response 3 p1>b1\n"), 0o644); err != nil {
@@ -119,6 +120,7 @@ func TestValidateAuto(t *testing.T) {
 // with a row for every catalogue scenario × mode × client, and writes
 // nothing when the file's directory does not exist.
 func TestValidateAll(t *testing.T) {
+	t.Parallel() // waits out its budget; no working directory or package variable changed
 	dir := t.TempDir()
 	f := filepath.Join(dir, "validation.md")
 	var stdout, stderr bytes.Buffer

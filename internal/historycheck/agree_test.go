@@ -13,7 +13,7 @@ import (
 	"github.com/idemsim/idemsim/scenarios/params"
 )
 
-var long = flag.Bool("long", false, "run the agreement test over 500 seeds per scenario and mode (default 50)")
+var long = flag.Bool("long", false, "run the agreement test over 500 seeds per scenario and mode (default 25)")
 
 // seeds is how many seeds the agreement test runs per scenario and mode.
 func seeds() uint64 {
@@ -23,7 +23,7 @@ func seeds() uint64 {
 	case testing.Short():
 		return 10
 	}
-	return 50
+	return 25
 }
 
 // anomaly pairs one kind this checker reports with the invariant that
@@ -135,7 +135,7 @@ var faultSets = []params.KV{{Key: "fault.count", Value: "6"}, {Key: "net.request
 	{Key: "net.response_loss", Value: "0.05"}, {Key: "broker.transient_error", Value: "0.02"}}
 
 // TestAgreesWithInvariants runs every catalogue scenario, idempotence off
-// and on, and every -bug over 50 seeds (500 with -long, 10 with -short),
+// and on, and every -bug over 25 seeds (500 with -long, 10 with -short),
 // and every scenario in both modes under random faults and losses over a
 // fifth as many, and requires the history checker and the invariants to
 // agree run by run on every anomaly kind. Unless -short, each kind that an

@@ -15,6 +15,7 @@ func TestValidateEOSv2(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real runs of a few seconds")
 	}
+	t.Parallel() // its real runs mostly wait; no goroutine count here
 	sc, err := scenarios.Lookup("eosv2")
 	if err != nil {
 		t.Fatal(err)

@@ -327,6 +327,7 @@ func (r *realRun) setupBootstrap(ctx context.Context) error {
 
 // close ends every client, proxy and the cluster.
 func (r *realRun) close() {
+	r.endFaults()
 	r.mu.Lock()
 	clients := slices.Clone(r.inst)
 	for i := range r.inst {

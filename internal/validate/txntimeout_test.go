@@ -21,6 +21,7 @@ func TestTxnTimeoutPause(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real run of a few seconds")
 	}
+	t.Parallel() // its real runs mostly wait; no goroutine count here
 	sc, err := scenarios.Lookup("txntimeout")
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,7 @@ const fixedPlan = `0s drop response 3 p1>b1
 // exact on both sides, whatever the timing: with one request in flight
 // and one record per batch, the n-th request is the same on both sides.
 func TestFixedPlanBothSides(t *testing.T) {
+	t.Parallel() // its real runs mostly wait; no goroutine count here
 	sc, err := scenarios.Lookup("ackloss")
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +177,7 @@ func TestNoLeaks(t *testing.T) {
 // flight): the same exact counts on both sides, two duplicates without
 // idempotence and none with it.
 func TestFixedPlanSarama(t *testing.T) {
+	t.Parallel() // its real runs mostly wait; no goroutine count here
 	sc, err := scenarios.Lookup("ackloss")
 	if err != nil {
 		t.Fatal(err)

@@ -236,7 +236,16 @@ func (g *groupRun) close() {
 }
 
 // session opens instance i's GroupTransactSession through its proxy.
-func (g *groupRun) session(i int) (*kgo.GroupTransactSession, error) {
+// The client lives on ctx (kgo.WithContext), which drive cancels when
+// the run ends, before it closes the client: kgo sends a member's
+// JoinGroup and SyncGroup on the client's context, not the group's
+// (pkg/kgo/consumer_group.go joinAndSync), and Close waits for the
+// member's group management to end. A member in the middle of a
+// rebalance when the run ended (cut by its deadline or -budget, or at
+// the end, when the other instance's leave starts one) kept Close
+// waiting until kfake answered, up to the rebalance timeout later (30 s
+// at time scale 0.1).
+func (g *groupRun) session(ctx context.Context, i int) (*kgo.GroupTransactSession, error) {
 	s := &g.spec
 	via := g.proxies[i].Addr()
 	dialer := func(ctx context.Context, network, host string) (stdnet.Conn, error) {
@@ -247,6 +256,7 @@ func (g *groupRun) session(i int) (*kgo.GroupTransactSession, error) {
 		return d.DialContext(ctx, network, via)
 	}
 	opts := []kgo.Opt{
+		kgo.WithContext(ctx),
 		kgo.SeedBrokers(g.broker),
 		kgo.Dialer(dialer),
 		kgo.ClientID("idemsim-" + world.InstanceName(i)),
@@ -306,9 +316,11 @@ func (g *groupRun) pause(ctx context.Context, p Pause) {
 	px := g.proxies[p.Instance]
 	px.Hold(simnet.Request, until)
 	px.Hold(simnet.Response, until)
-	if SleepUntil(ctx, until) == nil {
-		px.Release()
-	}
+	// The pause ends at its end, or at the run's (ctx ends first only
+	// when the run is cut): a held request would keep its client, and
+	// so the instance's close, waiting until the hold's end.
+	_ = SleepUntil(ctx, until)
+	px.Release()
 }
 
 // drive runs the instances until every input offset is committed (true)
@@ -317,6 +329,10 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 	s := &g.spec
 	var sessions []*kgo.GroupTransactSession
 	var sinsts []*saramaInst
+	// The sessions' clients live on sessCtx (session), canceled before
+	// they close.
+	sessCtx, stopSessions := context.WithCancel(ctx)
+	defer stopSessions()
 	for i := 0; i < s.Instances; i++ {
 		var err error
 		if s.Client == ClientSarama {
@@ -326,11 +342,12 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 			}
 		} else {
 			var sess *kgo.GroupTransactSession
-			if sess, err = g.session(i); err == nil {
+			if sess, err = g.session(sessCtx, i); err == nil {
 				sessions = append(sessions, sess)
 			}
 		}
 		if err != nil {
+			stopSessions()
 			for _, o := range sessions {
 				o.Close()
 			}
@@ -392,6 +409,11 @@ func (g *groupRun) drive(ctx context.Context) (bool, error) {
 	}
 	stop()
 	wg.Wait()
+	// The run is over (every input offset is committed, or its time is
+	// up) and nothing reads the group again: the clients close without
+	// sending their LeaveGroups, which a member in the middle of a
+	// rebalance would send only after it (session).
+	stopSessions()
 	for _, sess := range sessions {
 		sess.Close()
 	}

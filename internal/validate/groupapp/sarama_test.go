@@ -2,6 +2,7 @@ package groupapp
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -35,31 +36,38 @@ func TestRealGroupSarama(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real runs of a few seconds")
 	}
-	for _, groupIDOnly := range []bool{false, true} {
-		before := runtime.NumGoroutine()
-		c, err := Run(context.Background(), saramaZombie(groupIDOnly))
-		if err != nil {
-			t.Fatal(err)
+	// The two runs go at once (they mostly wait); the goroutines are
+	// counted before and after both.
+	before := runtime.NumGoroutine()
+	t.Run("runs", func(t *testing.T) {
+		for _, groupIDOnly := range []bool{false, true} {
+			t.Run(fmt.Sprintf("groupIDOnly=%v", groupIDOnly), func(t *testing.T) {
+				t.Parallel()
+				c, err := Run(context.Background(), saramaZombie(groupIDOnly))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("group id only %v: %+v", groupIDOnly, c)
+				if !c.Finished {
+					t.Fatalf("group id only %v: the input was not all committed before the deadline: %+v", groupIDOnly, c)
+				}
+				if c.Lost != 0 || c.Unique != c.Input {
+					t.Errorf("group id only %v: %d distinct of %d input records committed, %d lost", groupIDOnly, c.Unique, c.Input, c.Lost)
+				}
+				if groupIDOnly {
+					if c.Duplicates == 0 {
+						t.Errorf("group id only: no duplicate in the committed output (%d records): the zombie's commit should have been accepted", c.Output)
+					}
+				} else {
+					if c.Duplicates != 0 {
+						t.Errorf("group metadata: %d duplicates in the committed output, want 0", c.Duplicates)
+					}
+					if c.Aborts == 0 || c.MemberRefused == 0 {
+						t.Errorf("group metadata: %d aborts, %d refusals (errors %v): the zombie should have been refused and aborted", c.Aborts, c.MemberRefused, c.Errors)
+					}
+				}
+			})
 		}
-		t.Logf("group id only %v: %+v", groupIDOnly, c)
-		if !c.Finished {
-			t.Fatalf("group id only %v: the input was not all committed before the deadline: %+v", groupIDOnly, c)
-		}
-		if c.Lost != 0 || c.Unique != c.Input {
-			t.Errorf("group id only %v: %d distinct of %d input records committed, %d lost", groupIDOnly, c.Unique, c.Input, c.Lost)
-		}
-		if groupIDOnly {
-			if c.Duplicates == 0 {
-				t.Errorf("group id only: no duplicate in the committed output (%d records): the zombie's commit should have been accepted", c.Output)
-			}
-		} else {
-			if c.Duplicates != 0 {
-				t.Errorf("group metadata: %d duplicates in the committed output, want 0", c.Duplicates)
-			}
-			if c.Aborts == 0 || c.MemberRefused == 0 {
-				t.Errorf("group metadata: %d aborts, %d refusals (errors %v): the zombie should have been refused and aborted", c.Aborts, c.MemberRefused, c.Errors)
-			}
-		}
-		leaktest.Check(t, before, "the run")
-	}
+	})
+	leaktest.Check(t, before, "the runs")
 }

@@ -159,8 +159,11 @@ type Proxy struct {
 	// new connections (a partition both ways).
 	cut    [2]bool
 	refuse bool
-	// holdUntil[dir] holds messages in that direction (a pause).
+	// holdUntil[dir] holds messages in that direction (a pause);
+	// released is closed (and replaced) when Release ends the holds,
+	// which wakes the writers waiting out one.
 	holdUntil [2]time.Time
+	released  chan struct{}
 	stats     Stats
 	wg        sync.WaitGroup
 }
@@ -187,7 +190,7 @@ func New(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{cfg: cfg, ln: ln, rng: rand.New(rand.NewPCG(cfg.Seed, 0x70726f7879)),
+	p := &Proxy{cfg: cfg, ln: ln, released: make(chan struct{}), rng: rand.New(rand.NewPCG(cfg.Seed, 0x70726f7879)),
 		conns: make(map[*pconn]struct{}), drops: make(map[dropKey]bool), rejects: make(map[int64]rejectRule),
 		nKey: make(map[int16]int64), lates: make(map[lateKey]time.Duration),
 		stats: Stats{Errors: make(map[string]int64)}}
@@ -378,10 +381,13 @@ func (p *Proxy) Hold(dir simnet.Direction, t time.Time) {
 	p.mu.Unlock()
 }
 
-// Release ends every hold at once (the end of the fault phase).
+// Release ends every hold at once (the end of the fault phase, or of
+// the run): what a hold kept goes through now, not at the hold's end.
 func (p *Proxy) Release() {
 	p.mu.Lock()
 	p.holdUntil = [2]time.Time{}
+	close(p.released)
+	p.released = make(chan struct{})
 	p.mu.Unlock()
 }
 
@@ -574,7 +580,7 @@ func (pc *pconn) write(dir simnet.Direction, w io.Writer) {
 		}
 		for {
 			pc.p.mu.Lock()
-			hold := pc.p.holdUntil[dir]
+			hold, released := pc.p.holdUntil[dir], pc.p.released
 			pc.p.mu.Unlock()
 			at := f.at
 			if hold.After(at) {
@@ -590,6 +596,8 @@ func (pc *pconn) write(dir simnet.Direction, w io.Writer) {
 				t.Stop()
 				return
 			case <-t.C:
+			case <-released:
+				t.Stop() // the hold ended early: wait for f.at alone
 			}
 		}
 		pc.p.mu.Lock()
